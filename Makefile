@@ -1,0 +1,57 @@
+# Driven by build.sh, which sets the variant. By hand:
+#   make BUILD=build/asan SAN=1     ASan+UBSan, dynamic, with unit tests
+#   make BUILD=build/static STATIC_PREFIX=...   the shipped static binary
+BUILD ?= build/dev
+VERSION ?= 0.1.0
+CC ?= cc
+
+WARN := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wno-missing-field-initializers
+CFLAGS_BASE := -std=gnu11 -g $(WARN) -DXLOOP_VERSION='"$(VERSION)"' -Isrc
+SYSLIBS := -lgit2 -lcurl -lsqlite3 -ljansson
+
+ifdef SAN
+CFLAGS_BASE += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=all -DXLOOP_TEST_BUILD
+LDFLAGS_BASE := -fsanitize=address,undefined
+LIBS := $(SYSLIBS)
+else ifdef STATIC_PREFIX
+CFLAGS_BASE += -O2 -I$(STATIC_PREFIX)/include
+LDFLAGS_BASE := -static -L$(STATIC_PREFIX)/lib
+LIBS := $(shell cat $(STATIC_PREFIX)/link-flags.txt)
+else
+CFLAGS_BASE += -O2
+LIBS := $(SYSLIBS)
+endif
+
+SRCS := $(wildcard src/*.c)
+OBJS := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
+LIB_OBJS := $(filter-out $(BUILD)/obj/xloop.o,$(OBJS))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/%)
+
+.PHONY: all units clean FORCE
+all: $(BUILD)/xloop
+
+units: $(UNIT_BINS)
+
+$(BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) -c $< -o $@
+
+# rebuild what prints the version when it changes
+$(BUILD)/version.txt: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
+$(BUILD)/obj/cmd-help.o: $(BUILD)/version.txt
+FORCE:
+
+$(BUILD)/xloop: $(OBJS)
+	$(CC) $(LDFLAGS_BASE) $(OBJS) $(LIBS) -o $@
+
+$(BUILD)/test_%: tests/unit/test_%.c $(LIB_OBJS)
+	$(CC) $(CFLAGS_BASE) -Wno-missing-prototypes $< $(LIB_OBJS) $(LDFLAGS_BASE) \
+		$(LIBS) -lcmocka -o $@
+
+clean:
+	rm -rf build xloop

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# One entry point for building and testing xloop.
+#   ./build.sh          the fully static ./xloop
+#   ./build.sh asan     an ASan+UBSan build (dynamic) in build/asan/, with unit tests
+#   ./build.sh test     both builds, then every unit and integration test
+#   ./build.sh clean    remove build outputs (keeps the dependency cache)
+# Installs what it needs with apt-get (as root) when it is missing.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")" && pwd)
+CACHE=${XLOOP_CACHE:-$ROOT/.cache}
+JOBS=$(nproc 2>/dev/null || echo 2)
+cd "$ROOT"
+
+say() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'build.sh: error: %s\n' "$*" >&2; exit 1; }
+
+BUILD_PKGS="gcc make pkg-config dpkg-dev autoconf automake libtool cmake file
+	libsqlite3-dev libjansson-dev libssl-dev zlib1g-dev libpcre2-dev
+	libhttp-parser-dev libgit2-dev libcurl4-openssl-dev"
+TEST_PKGS="libcmocka-dev git python3 valgrind slurm-wlm slurmdbd munge
+	mariadb-server util-linux passwd"
+
+# Install the packages that are not installed yet (apt-get update once).
+need_pkgs() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		die "missing packages: ${missing[*]} (run as root, or: sudo apt-get install ${missing[*]})"
+	fi
+	say "installing ${missing[*]}"
+	if [ -z "${APT_UPDATED:-}" ]; then
+		apt-get update -qq
+		APT_UPDATED=1
+	fi
+	# daemons from these packages must not start on their own: the test
+	# cluster starts its own, on its own ports
+	local policy=/usr/sbin/policy-rc.d created_policy=
+	if [ ! -e "$policy" ]; then
+		printf '#!/bin/sh\nexit 101\n' >"$policy"
+		chmod 755 "$policy"
+		created_policy=1
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		"${missing[@]}" >&2
+	[ -n "$created_policy" ] && rm -f "$policy"
+	return 0
+}
+
+# 0.1.0, plus the commit when built from a git checkout
+version() {
+	local rev
+	rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null) || rev=
+	echo "0.1.0${rev:++g$rev}"
+}
+
+build_static() {
+	need_pkgs $BUILD_PKGS
+	say "static libcurl and libgit2 (cached in $CACHE)"
+	local prefix
+	prefix=$(ops/build/static-deps.sh "$CACHE" | tail -n1)
+	[ -f "$prefix/link-flags.txt" ] || die "static dependencies missing in '$prefix'"
+	say "linking the static xloop"
+	local log=build/static-link.log
+	mkdir -p build
+	if ! make -j"$JOBS" BUILD=build/static STATIC_PREFIX="$prefix" \
+		VERSION="$(version)" build/static/xloop >"$log" 2>&1; then
+		cat "$log" >&2
+		die "static build failed"
+	fi
+	# glibc notes that getaddrinfo & co. want its shared NSS modules at run
+	# time; the files and dns lookups are built in, so that is expected
+	say "link notes: $(grep -c 'statically linked applications' "$log" || true) glibc NSS warnings (see $log)"
+	[ -x build/static/xloop ] || die "static link failed"
+	cp build/static/xloop xloop.tmp && mv xloop.tmp xloop
+	file xloop | grep -q "statically linked" || die "./xloop is not statically linked"
+	say "built ./xloop ($(stat -c %s xloop) bytes, statically linked)"
+}
+
+build_asan() {
+	need_pkgs $BUILD_PKGS libcmocka-dev
+	say "ASan+UBSan build in build/asan"
+	make -j"$JOBS" BUILD=build/asan SAN=1 VERSION="$(version)-asan" \
+		build/asan/xloop units >&2
+}
+
+case "${1:-static}" in
+static) build_static ;;
+asan) build_asan ;;
+test)
+	need_pkgs $BUILD_PKGS $TEST_PKGS
+	build_static
+	build_asan
+	exec tests/run.sh
+	;;
+clean) make clean ;;
+*) die "unknown mode '$1' (use: static, asan, test, clean)" ;;
+esac

@@ -1,0 +1,326 @@
+/*
+ * xloop init: make the current repository an xloop study. Creates
+ * xloop.json (defaults), .xloop/ with the state DB, ops/decisions.md, a
+ * section in AGENTS.md and a .gitignore entry. Running it again changes
+ * nothing; every file is replaced atomically.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "cmd.h"
+#include "fsutil.h"
+#include "opts.h"
+
+#define AGENTS_BEGIN "<!-- xloop:begin (maintained by 'xloop init') -->"
+#define AGENTS_END "<!-- xloop:end -->"
+
+static const char agents_section[] =
+	AGENTS_BEGIN "\n"
+	"## Experiments run through xloop\n"
+	"\n"
+	"This repository's experiments are run on Slurm by xloop. Its state lives in\n"
+	"`.xloop/state.db` and in git, not in your memory.\n"
+	"\n"
+	"- Start every session with `xloop resume`; continue with `xloop next`. They tell\n"
+	"  you what finished, what runs, what is best, and what to do next.\n"
+	"- Never write or run `sbatch` by hand, and never edit a submitted job.sh:\n"
+	"  `xloop new TAG --from PARENT --set VAR=VALUE` makes a run with exactly one\n"
+	"  change, `xloop submit TAG` submits it (logs in runs/<study>/<tag>/slurm/).\n"
+	"- A run succeeded only if Slurm says COMPLETED with ExitCode 0:0 and the job\n"
+	"  wrote runs/<study>/<tag>/cv.json with a finite numeric \"score\".\n"
+	"- Record why you chose a change: `xloop decide \"TEXT\" --run TAG`.\n"
+	"- Job logs: first line `START` with the config and the device, a progress line\n"
+	"  every 30-60 s, last line `FINISHED` or `FAILED`; no tqdm or carriage returns.\n"
+	"- The job reads XLOOP_RUN_DIR, XLOOP_TAG, XLOOP_ATTEMPT, XLOOP_STUDY and\n"
+	"  XLOOP_ROOT from its environment: write cv.json to \"$XLOOP_RUN_DIR/cv.json\".\n"
+	AGENTS_END "\n";
+
+static const char decisions_header[] =
+	"# Decisions\n"
+	"\n"
+	"Append-only log of this study's decisions. xloop adds an entry and commits\n"
+	"it for every verdict and every `xloop decide`.\n";
+
+struct change {
+	json_t *created;
+	json_t *updated;
+};
+
+/* Write path if its content differs; note what happened. */
+static int put_file(const char *root, const char *rel, const char *text,
+		    int existed, struct change *ch, char **cause)
+{
+	char *path = path_join(root, rel);
+	int rc = write_file_atomic(path, text, strlen(text), 0644, cause);
+
+	free(path);
+	if (rc == 0)
+		json_array_append_new(existed ? ch->updated : ch->created,
+				      json_string(rel));
+	return rc;
+}
+
+/* Read rel under root; 1 if it exists, 0 if not, -1 on error. */
+static int get_file(const char *root, const char *rel, struct buf *b, char **cause)
+{
+	char *path = path_join(root, rel);
+	int err, rc = read_file(path, 8 << 20, b, &err, cause);
+
+	free(path);
+	if (rc == 0)
+		return 1;
+	if (err == ENOENT) {
+		FREE_AND_NULL(*cause);
+		return 0;
+	}
+	return -1;
+}
+
+/* The AGENTS.md text with our section added or brought up to date. */
+static char *agents_text(const char *old, int exists)
+{
+	const char *b = exists ? strstr(old, AGENTS_BEGIN) : NULL;
+	const char *e = b ? strstr(b, AGENTS_END) : NULL;
+	struct buf out = BUF_INIT;
+
+	if (b && e) {
+		e += strlen(AGENTS_END);
+		if (*e == '\n')
+			e++;
+		buf_add(&out, old, (size_t)(b - old));
+		buf_adds(&out, agents_section);
+		buf_adds(&out, e);
+	} else if (exists && *old) {
+		buf_adds(&out, old);
+		if (old[strlen(old) - 1] != '\n')
+			buf_addc(&out, '\n');
+		buf_addf(&out, "\n%s", agents_section);
+	} else {
+		buf_addf(&out, "# AGENTS.md\n\n%s", agents_section);
+	}
+	return buf_detach(&out, NULL);
+}
+
+/* True when .gitignore already ignores .xloop/. */
+static int ignores_xloop(const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+
+		if ((n == 7 && strncmp(p, ".xloop/", 7) == 0) ||
+		    (n == 6 && strncmp(p, ".xloop", 6) == 0) ||
+		    (n == 8 && strncmp(p, "/.xloop/", 8) == 0))
+			return 1;
+		p += n;
+		if (*p == '\n')
+			p++;
+	}
+	return 0;
+}
+
+static int init_files(const char *root, const struct config *cfg,
+		      struct change *ch, char **cause)
+{
+	struct buf b = BUF_INIT;
+	char *text = NULL, *dir;
+	int ex, rc = -1;
+
+	/* xloop.json: only when missing; the user owns it afterwards */
+	ex = get_file(root, CONFIG_FILE, &b, cause);
+	if (ex < 0)
+		goto out;
+	if (!ex) {
+		text = config_to_json(cfg);
+		if (put_file(root, CONFIG_FILE, text, 0, ch, cause) < 0)
+			goto out;
+		FREE_AND_NULL(text);
+	}
+
+	dir = path_join(root, "ops");
+	rc = make_dir(dir, 0755, cause);
+	free(dir);
+	if (rc < 0)
+		goto out;
+	rc = -1;
+	buf_reset(&b);
+	ex = get_file(root, "ops/decisions.md", &b, cause);
+	if (ex < 0 || (!ex && put_file(root, "ops/decisions.md", decisions_header,
+				       0, ch, cause) < 0))
+		goto out;
+
+	buf_reset(&b);
+	ex = get_file(root, "AGENTS.md", &b, cause);
+	if (ex < 0)
+		goto out;
+	text = agents_text(b.s, ex);
+	if ((!ex || strcmp(text, b.s) != 0) &&
+	    put_file(root, "AGENTS.md", text, ex, ch, cause) < 0)
+		goto out;
+	FREE_AND_NULL(text);
+
+	buf_reset(&b);
+	ex = get_file(root, ".gitignore", &b, cause);
+	if (ex < 0)
+		goto out;
+	if (!ex || !ignores_xloop(b.s)) {
+		if (b.len && b.s[b.len - 1] != '\n')
+			buf_addc(&b, '\n');
+		buf_adds(&b, ".xloop/\n");
+		if (put_file(root, ".gitignore", b.s, ex, ch, cause) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(text);
+	buf_release(&b);
+	return rc;
+}
+
+static int init_state(const char *root, struct change *ch, char **cause)
+{
+	char *dir = path_join(root, ".xloop");
+	char *path = path_join(dir, "state.db");
+	int had_db = path_exists(path), rc;
+	struct db db;
+
+	rc = make_dir(dir, 0700, cause);
+	if (rc == 0)
+		rc = db_open(&db, path, cause);
+	if (rc == 0) {
+		db_close(&db);
+		if (!had_db)
+			json_array_append_new(ch->created, json_string(".xloop/state.db"));
+	}
+	free(dir);
+	free(path);
+	return rc;
+}
+
+/* Print what init did. */
+static void report(struct xl_ctx *ctx, const char *root, const struct config *cfg,
+		   struct change *ch)
+{
+	size_t i;
+	json_t *v;
+
+	if (ctx->json) {
+		cmd_emit_json(json_pack("{s:s, s:s, s:s, s:O, s:O}", "root", root,
+					"study", cfg->study, "partition", cfg->partition,
+					"created", ch->created, "updated", ch->updated));
+		return;
+	}
+	if (json_array_size(ch->created) + json_array_size(ch->updated) == 0) {
+		printf("xloop study '%s' in %s is already initialised; nothing to do\n",
+		       cfg->study, root);
+		return;
+	}
+	printf("initialised xloop study '%s' (partition '%s') in %s\n", cfg->study,
+	       cfg->partition, root);
+	json_array_foreach(ch->created, i, v)
+		printf("  created %s\n", json_string_value(v));
+	json_array_foreach(ch->updated, i, v)
+		printf("  updated %s\n", json_string_value(v));
+	printf("next: adopt a proven job script with 'xloop adopt PATH --tag TAG'\n");
+}
+
+/* Create or check the study files in the chosen directory. */
+static int cmd_init(struct xl_ctx *ctx, const struct cmd_entry *self,
+		    int argc, char **argv)
+{
+	const char *study = NULL, *partition = NULL;
+	const struct opt opts[] = {
+		{ "study", OPT_STRING, &study },
+		{ "partition", OPT_STRING, &partition },
+		OPT_END,
+	};
+	struct config cfg;
+	struct change ch = { NULL, NULL };
+	char **pos, *root, *cause = NULL;
+	int npos, rc, have_cfg = 0;
+
+	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
+	if (rc)
+		return rc > 0 ? XL_OK : XL_USAGE;
+	rc = opts_npos(self, pos, npos, 0, 0);
+	free(pos);
+	if (rc < 0)
+		return XL_USAGE;
+	if (study && !valid_name(study))
+		return cmd_usage_error(self, "invalid study name '%s': use letters, digits, "
+				       "'.', '_' and '-' (at most 64, starting with a "
+				       "letter or digit)", study), XL_USAGE;
+	if (partition && (!*partition || strspn(partition,
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+		strlen(partition)))
+		return cmd_usage_error(self, "invalid partition name '%s'", partition),
+		       XL_USAGE;
+
+	root = realpath(ctx->dir, NULL);
+	if (root == NULL) {
+		error("cannot use directory '%s': %s", ctx->dir, strerror(errno));
+		return XL_NOINPUT;
+	}
+	/* an existing config must be valid and agree with the options */
+	{
+		char *path = path_join(root, CONFIG_FILE);
+
+		have_cfg = path_exists(path);
+		free(path);
+	}
+	if (have_cfg) {
+		if (config_load(&cfg, root, &cause) < 0) {
+			error("%s", cause);
+			rc = XL_CONFIG;
+			goto out;
+		}
+		if ((study && strcmp(study, cfg.study) != 0) ||
+		    (partition && strcmp(partition, cfg.partition) != 0)) {
+			error("%s already sets study '%s' and partition '%s'; edit it to "
+			      "change them", CONFIG_FILE, cfg.study, cfg.partition);
+			config_release(&cfg);
+			rc = XL_CONFIG;
+			goto out;
+		}
+	} else {
+		config_defaults(&cfg, study, partition);
+	}
+
+	ch.created = json_array();
+	ch.updated = json_array();
+	if (init_files(root, &cfg, &ch, &cause) < 0 ||
+	    init_state(root, &ch, &cause) < 0) {
+		error("%s", cause);
+		rc = XL_ERR;
+	} else {
+		report(ctx, root, &cfg, &ch);
+		rc = XL_OK;
+	}
+	config_release(&cfg);
+	json_decref(ch.created);
+	json_decref(ch.updated);
+out:
+	free(cause);
+	free(root);
+	return rc;
+}
+
+const struct cmd_entry cmd_init_entry = {
+	"init", "[--study S] [--partition P]",
+	"make this directory an xloop study (idempotent)",
+	"Creates, where missing: xloop.json (the configuration, with defaults),\n"
+	".xloop/ (mode 0700) with the state database, ops/decisions.md, an xloop\n"
+	"section in AGENTS.md (kept up to date between its markers) and a .gitignore\n"
+	"entry for .xloop/. An existing xloop.json is validated and kept.\n"
+	"\n"
+	"options:\n"
+	"  --study S       the study name (default: main); runs live in runs/S/\n"
+	"  --partition P   the Slurm partition jobs go to (default: gpu)\n",
+	CMD_NOROOT, cmd_init,
+};

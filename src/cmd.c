@@ -1,0 +1,74 @@
+/* The command table and help output. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "cmd.h"
+
+extern const struct cmd_entry cmd_help_entry;
+extern const struct cmd_entry cmd_init_entry;
+extern const struct cmd_entry cmd_version_entry;
+//TMP extern const struct cmd_entry cmd_test_parse_entry;
+//TMP extern const struct cmd_entry cmd_test_slurm_entry;
+
+/* Sorted by name; hidden test commands last. */
+const struct cmd_entry *const cmd_table[] = {
+	&cmd_help_entry,
+	&cmd_init_entry,
+	&cmd_version_entry,
+//TMP 	&cmd_test_parse_entry,
+//TMP 	&cmd_test_slurm_entry,
+	NULL,
+};
+
+/* Find a command by exact name. */
+const struct cmd_entry *cmd_find(const char *name)
+{
+	const struct cmd_entry *const *c;
+
+	for (c = cmd_table; *c; c++)
+		if (strcmp((*c)->name, name) == 0)
+			return *c;
+	return NULL;
+}
+
+/* Print a command's full help. */
+void cmd_print_help(const struct cmd_entry *cmd)
+{
+	printf("usage: xloop %s%s%s\n\n%s\n", cmd->name, *cmd->usage ? " " : "",
+	       cmd->usage, cmd->summary);
+	if (cmd->help && *cmd->help)
+		printf("\n%s", cmd->help);
+}
+
+/* Print a usage error naming the mistake. */
+int cmd_usage_error(const struct cmd_entry *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "xloop %s: ", cmd->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nusage: xloop %s%s%s\n", cmd->name, *cmd->usage ? " " : "",
+		cmd->usage);
+	return -1;
+}
+
+/* Print one JSON document. */
+void cmd_emit_json(json_t *doc)
+{
+	char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+			     JSON_ENSURE_ASCII);
+
+	if (s == NULL)
+		die("unable to encode JSON output");
+	puts(s);
+	free(s);
+	json_decref(doc);
+}

@@ -1,0 +1,54 @@
+/*
+ * Commands: each cmd-<name>.c exports one struct cmd_entry; cmd.c holds
+ * the table. Flags on the entry decide the setup main() does before the
+ * command runs, so commands never repeat it.
+ */
+#ifndef XLOOP_CMD_H
+#define XLOOP_CMD_H
+
+#include "config.h"
+#include "db.h"
+#include "util.h"
+
+enum {
+	CMD_REPO = 1 << 0,	/* find the study root (xloop.json) and load the config */
+	CMD_DB = 1 << 1,	/* open .xloop/state.db (implies CMD_REPO) */
+	CMD_NOROOT = 1 << 2,	/* refuse to run as root unless --allow-root */
+	CMD_HIDDEN = 1 << 3,	/* test-* commands: not listed by help */
+};
+
+struct xl_ctx {
+	const char *dir;	/* -C DIR or "." */
+	char *root;		/* absolute study root, with CMD_REPO */
+	int json;		/* --json: print one JSON document */
+	int allow_root;		/* --allow-root */
+	struct config cfg;	/* with CMD_REPO */
+	struct db db;		/* with CMD_DB */
+};
+
+struct cmd_entry {
+	const char *name;
+	const char *usage;	/* after "xloop NAME " */
+	const char *summary;	/* one line for the command list */
+	const char *help;	/* the rest of `xloop help NAME` */
+	int flags;
+	int (*exec)(struct xl_ctx *ctx, const struct cmd_entry *self,
+		    int argc, char **argv);	/* returns an exit code */
+};
+
+extern const struct cmd_entry *const cmd_table[];
+
+/* The entry named name, or NULL. */
+const struct cmd_entry *cmd_find(const char *name);
+/* Print "usage: xloop NAME USAGE" and the help text to stdout. */
+void cmd_print_help(const struct cmd_entry *cmd);
+
+/* Print a usage error for cmd (exit code XL_USAGE follows). */
+int cmd_usage_error(const struct cmd_entry *cmd, const char *fmt, ...)
+	XL_PRINTF(2, 3);
+
+/* Print doc as the command's one JSON document on stdout and free it. */
+struct json_t;
+void cmd_emit_json(struct json_t *doc);
+
+#endif

@@ -1,0 +1,344 @@
+/* Loading, validating and writing xloop.json. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "config.h"
+#include "fsutil.h"
+
+/* A study or tag name. */
+int valid_name(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > 64 || !isalnum((unsigned char)s[0]))
+		return 0;
+	for (i = 1; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("._-", s[i]))
+			return 0;
+	return 1;
+}
+
+static int all_of(const char *s, const char *extra, int allow_empty)
+{
+	if (*s == '\0')
+		return allow_empty;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr(extra, *s))
+			return 0;
+	return 1;
+}
+
+/* "16G", "4000M", "500000K", "2T", "1024" (MB): positive. */
+static int valid_mem(const char *s)
+{
+	size_t n = strlen(s), digits = strspn(s, "0123456789");
+
+	if (digits == 0 || digits > 12 || strspn(s, "0") == digits)
+		return 0;
+	return n == digits || (n == digits + 1 && strchr("KMGT", s[digits]));
+}
+
+/* Slurm's time forms: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S; not zero. */
+static int valid_time(const char *s)
+{
+	const char *p = s;
+	int colons = 0, nonzero = 0, group = 0;
+
+	if (strchr(s, '-')) {
+		size_t d = strspn(s, "0123456789");
+
+		if (d == 0 || d > 4 || s[d] != '-')
+			return 0;
+		nonzero |= strspn(s, "0") != d;
+		p = s + d + 1;
+	}
+	for (; *p; p++) {
+		if (isdigit((unsigned char)*p)) {
+			if (++group > 6)
+				return 0;
+			nonzero |= *p != '0';
+		} else if (*p == ':' && group > 0 && ++colons <= 2) {
+			group = 0;
+		} else {
+			return 0;
+		}
+	}
+	return group > 0 && nonzero;
+}
+
+static int valid_env_name(const char *s)
+{
+	if (*s == '\0')
+		return 1;
+	if (!isalpha((unsigned char)*s) && *s != '_')
+		return 0;
+	return all_of(s, "_", 0);
+}
+
+/* Fill c with the defaults. */
+void config_defaults(struct config *c, const char *study, const char *partition)
+{
+	memset(c, 0, sizeof(*c));
+	c->study = xstrdup(study ? study : "main");
+	c->partition = xstrdup(partition ? partition : "gpu");
+	c->account = xstrdup("");
+	c->qos = xstrdup("");
+	c->res.gres = xstrdup("gpu:1");
+	c->res.cpus = 4;
+	c->res.mem = xstrdup("16G");
+	c->res.time = xstrdup("04:00:00");
+	c->metric = xstrdup("score");
+	c->goal_max = 1;
+	c->depth = 1;
+	c->retry_infra_max = 2;
+	c->retry_auto_resources = 0;
+	c->notify_url_env = xstrdup("XLOOP_NOTIFY_URL");
+	c->remote_host = xstrdup("");
+	c->remote_dir = xstrdup("");
+}
+
+/* Free the strings. */
+void config_release(struct config *c)
+{
+	free(c->study);
+	free(c->partition);
+	free(c->account);
+	free(c->qos);
+	free(c->res.gres);
+	free(c->res.mem);
+	free(c->res.time);
+	free(c->metric);
+	free(c->notify_url_env);
+	free(c->remote_host);
+	free(c->remote_dir);
+	memset(c, 0, sizeof(*c));
+}
+
+enum field_kind { F_STR, F_INT, F_BOOL, F_GOAL };
+
+struct field {
+	const char *section;	/* NULL: top level */
+	const char *key;
+	enum field_kind kind;
+	size_t off;		/* offsetof in struct config */
+	long long min, max;	/* F_INT */
+	int (*check)(const char *);	/* F_STR */
+	const char *what;	/* describes a valid value */
+};
+
+static int check_name(const char *s) { return valid_name(s); }
+static int check_word(const char *s) { return all_of(s, "_.-", 0); }
+static int check_word_or_empty(const char *s) { return all_of(s, "_.-", 1); }
+static int check_gres(const char *s) { return all_of(s, "_.:-", 1) && s[0] != ':'; }
+static int check_host(const char *s) { return s[0] != '-' && all_of(s, "_.@:[]-", 1); }
+static int check_dir(const char *s)
+{
+	return s[0] != '-' && strchr(s, '\n') == NULL;
+}
+
+#define OFF(m) offsetof(struct config, m)
+static const struct field fields[] = {
+	{ NULL, "study", F_STR, OFF(study), 0, 0, check_name,
+	  "a name of letters, digits, '.', '_', '-' (at most 64)" },
+	{ "slurm", "partition", F_STR, OFF(partition), 0, 0, check_word, "a partition name" },
+	{ "slurm", "account", F_STR, OFF(account), 0, 0, check_word_or_empty, "an account name or \"\"" },
+	{ "slurm", "qos", F_STR, OFF(qos), 0, 0, check_word_or_empty, "a QOS name or \"\"" },
+	{ "resources", "gres", F_STR, OFF(res.gres), 0, 0, check_gres, "a GRES like \"gpu:1\" or \"\"" },
+	{ "resources", "cpus", F_INT, OFF(res.cpus), 1, 4096, NULL, "an integer from 1 to 4096" },
+	{ "resources", "mem", F_STR, OFF(res.mem), 0, 0, valid_mem, "a positive size like \"16G\" or \"4000M\"" },
+	{ "resources", "time", F_STR, OFF(res.time), 0, 0, valid_time, "a Slurm time like \"04:00:00\" or \"1-00:00:00\"" },
+	{ "metric", "name", F_STR, OFF(metric), 0, 0, check_word, "a metric name" },
+	{ "metric", "goal", F_GOAL, OFF(goal_max), 0, 0, NULL, "\"max\" or \"min\"" },
+	{ "queue", "depth", F_INT, OFF(depth), 0, 16, NULL, "an integer from 0 to 16" },
+	{ "retry", "infra_max", F_INT, OFF(retry_infra_max), 0, 100, NULL, "an integer from 0 to 100" },
+	{ "retry", "auto_resources", F_BOOL, OFF(retry_auto_resources), 0, 0, NULL, "true or false" },
+	{ "notify", "url_env", F_STR, OFF(notify_url_env), 0, 0, valid_env_name,
+	  "the name of an environment variable, or \"\"" },
+	{ "remote", "host", F_STR, OFF(remote_host), 0, 0, check_host, "an ssh host name or \"\"" },
+	{ "remote", "dir", F_STR, OFF(remote_dir), 0, 0, check_dir, "a directory on the host or \"\"" },
+};
+
+static const struct field *find_field(const char *section, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fields); i++) {
+		const struct field *f = &fields[i];
+
+		if ((f->section == NULL) != (section == NULL))
+			continue;
+		if (section && strcmp(f->section, section) != 0)
+			continue;
+		if (key == NULL || strcmp(f->key, key) == 0)
+			return f;
+	}
+	return NULL;
+}
+
+static int set_field(struct config *c, const struct field *f, json_t *v,
+		     const char *path, char **cause)
+{
+	char *base = (char *)c + f->off;
+
+	switch (f->kind) {
+	case F_STR:
+		if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v) ||
+		    !f->check(json_string_value(v)))
+			goto bad;
+		free(*(char **)base);
+		*(char **)base = xstrdup(json_string_value(v));
+		return 0;
+	case F_INT:
+		if (!json_is_integer(v) || json_integer_value(v) < f->min ||
+		    json_integer_value(v) > f->max)
+			goto bad;
+		*(long long *)base = json_integer_value(v);
+		return 0;
+	case F_BOOL:
+		if (!json_is_boolean(v))
+			goto bad;
+		*(int *)base = json_is_true(v);
+		return 0;
+	case F_GOAL:
+		if (!json_is_string(v))
+			goto bad;
+		if (strcmp(json_string_value(v), "max") == 0)
+			*(int *)base = 1;
+		else if (strcmp(json_string_value(v), "min") == 0)
+			*(int *)base = 0;
+		else
+			goto bad;
+		return 0;
+	}
+bad:
+	*cause = xasprintf("%s: '%s' must be %s", CONFIG_FILE, path, f->what);
+	return -1;
+}
+
+/* Parse and validate config JSON. */
+int config_parse(struct config *c, const char *text, size_t len, char **cause)
+{
+	json_error_t jerr;
+	json_t *root, *v, *sv;
+	const char *key, *skey;
+	struct config tmp;
+	int rc = -1;
+
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (root == NULL) {
+		*cause = xasprintf("%s: invalid JSON at line %d: %s", CONFIG_FILE,
+				   jerr.line, jerr.text);
+		return -1;
+	}
+	if (!json_is_object(root)) {
+		*cause = xasprintf("%s: the top level must be an object", CONFIG_FILE);
+		goto out;
+	}
+	config_defaults(&tmp, NULL, NULL);
+	json_object_foreach(root, key, v) {
+		const struct field *f = find_field(NULL, key);
+
+		if (f) {
+			if (set_field(&tmp, f, v, key, cause) < 0)
+				goto fail;
+			continue;
+		}
+		if (find_field(key, NULL) == NULL) {
+			*cause = xasprintf("%s: unknown key '%s'", CONFIG_FILE, key);
+			goto fail;
+		}
+		if (!json_is_object(v)) {
+			*cause = xasprintf("%s: '%s' must be an object", CONFIG_FILE, key);
+			goto fail;
+		}
+		json_object_foreach(v, skey, sv) {
+			char *path = xasprintf("%s.%s", key, skey);
+
+			f = find_field(key, skey);
+			if (f == NULL) {
+				*cause = xasprintf("%s: unknown key '%s'", CONFIG_FILE, path);
+				free(path);
+				goto fail;
+			}
+			if (set_field(&tmp, f, sv, path, cause) < 0) {
+				free(path);
+				goto fail;
+			}
+			free(path);
+		}
+	}
+	*c = tmp;
+	rc = 0;
+	goto out;
+fail:
+	config_release(&tmp);
+out:
+	json_decref(root);
+	return rc;
+}
+
+/* Load <root>/xloop.json. */
+int config_load(struct config *c, const char *root, char **cause)
+{
+	char *path = path_join(root, CONFIG_FILE);
+	struct buf b = BUF_INIT;
+	int err, rc;
+
+	rc = read_file(path, CONFIG_MAX_BYTES, &b, &err, cause);
+	if (rc == 0)
+		rc = config_parse(c, b.s, b.len, cause);
+	buf_release(&b);
+	free(path);
+	return rc;
+}
+
+/* The configuration as pretty-printed JSON. */
+char *config_to_json(const struct config *c)
+{
+	json_t *root = json_object(), *sec = NULL;
+	const char *cur = NULL;
+	size_t i;
+	char *s, *out;
+
+	for (i = 0; i < ARRAY_SIZE(fields); i++) {
+		const struct field *f = &fields[i];
+		const char *base = (const char *)c + f->off;
+		json_t *v = NULL;
+
+		switch (f->kind) {
+		case F_STR:
+			v = json_string(*(char *const *)base);
+			break;
+		case F_INT:
+			v = json_integer(*(const long long *)base);
+			break;
+		case F_BOOL:
+			v = json_boolean(*(const int *)base);
+			break;
+		case F_GOAL:
+			v = json_string(*(const int *)base ? "max" : "min");
+			break;
+		}
+		if (f->section == NULL) {
+			json_object_set_new(root, f->key, v);
+			continue;
+		}
+		if (cur == NULL || strcmp(cur, f->section) != 0) {
+			sec = json_object();
+			json_object_set_new(root, f->section, sec);
+			cur = f->section;
+		}
+		json_object_set_new(sec, f->key, v);
+	}
+	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(root);
+	if (s == NULL)
+		die("unable to encode the configuration");
+	out = xasprintf("%s\n", s);
+	free(s);
+	return out;
+}

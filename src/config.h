@@ -1,0 +1,51 @@
+/* xloop.json: the study's configuration (schemas/config.schema.json). */
+#ifndef XLOOP_CONFIG_H
+#define XLOOP_CONFIG_H
+
+#include <stddef.h>
+
+#define CONFIG_FILE "xloop.json"
+#define CONFIG_MAX_BYTES (1 << 20)
+
+struct config {
+	char *study;
+	char *partition;
+	char *account;		/* "" when unset */
+	char *qos;		/* "" when unset */
+	struct {
+		char *gres;	/* "" for CPU-only studies */
+		long long cpus;
+		char *mem;	/* Slurm --mem syntax: "16G", "4000M" */
+		char *time;	/* Slurm --time syntax */
+	} res;
+	char *metric;		/* name shown next to scores */
+	int goal_max;		/* 1: higher is better; 0: lower is better */
+	long long depth;	/* jobs kept waiting behind the running one */
+	long long retry_infra_max;
+	int retry_auto_resources;
+	char *notify_url_env;	/* name of the env var that holds the webhook URL */
+	char *remote_host;	/* "" when local */
+	char *remote_dir;
+};
+
+/* A name usable as a study or a tag: [A-Za-z0-9][A-Za-z0-9._-]{0,63}. */
+int valid_name(const char *s);
+
+/* The defaults, with study and partition given (NULL: "main", "gpu"). */
+void config_defaults(struct config *c, const char *study, const char *partition);
+
+/*
+ * Parse and validate JSON text. Unknown keys, wrong types and bad values
+ * are errors: returns -1 with *cause naming the key. 0 on success.
+ */
+int config_parse(struct config *c, const char *text, size_t len, char **cause);
+
+/* Load <root>/xloop.json. -1 with *cause (missing file, bad JSON, bad value). */
+int config_load(struct config *c, const char *root, char **cause);
+
+/* The config as pretty JSON text, ending in a newline. Caller frees. */
+char *config_to_json(const struct config *c);
+
+void config_release(struct config *c);
+
+#endif

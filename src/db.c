@@ -1,0 +1,343 @@
+/* SQLite wrapper: open, migrate, prepared statements, transactions. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "util.h"
+
+#define BUSY_TIMEOUT_MS 10000
+#define MIN_SQLITE_VERSION 3031000
+
+/*
+ * Each entry moves the schema from version i to i + 1. Never edit an
+ * entry that has shipped: append a new one.
+ */
+static const char *const migrations[] = {
+	/* 1: runs, attempts, the plan, an event journal, key/values */
+	"CREATE TABLE run ("
+	"  id INTEGER PRIMARY KEY,"
+	"  study TEXT NOT NULL,"
+	"  tag TEXT NOT NULL,"
+	"  parent_id INTEGER REFERENCES run(id),"
+	"  var TEXT, old_value TEXT, new_value TEXT,"
+	"  note TEXT,"
+	"  created_at INTEGER NOT NULL,"
+	"  commit_id TEXT,"
+	"  UNIQUE (study, tag)"
+	");"
+	"CREATE TABLE attempt ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES run(id),"
+	"  n INTEGER NOT NULL CHECK (n >= 1),"
+	"  token TEXT NOT NULL UNIQUE,"
+	"  phase TEXT NOT NULL CHECK (phase IN ('intent', 'submitted', 'abandoned')),"
+	"  job_id TEXT,"
+	"  log_path TEXT NOT NULL,"
+	"  mem TEXT, time_limit TEXT, after_job TEXT,"
+	"  intent_at INTEGER NOT NULL,"
+	"  submitted_at INTEGER, started_at INTEGER, ended_at INTEGER,"
+	"  state TEXT, exit_code TEXT, node TEXT, slurm_reason TEXT,"
+	"  slurm_raw TEXT,"
+	"  verdict TEXT CHECK (verdict IN ('success', 'failure')),"
+	"  failure_class TEXT CHECK (failure_class IN ('infra', 'program')),"
+	"  verdict_reason TEXT,"
+	"  score REAL,"
+	"  judged_at INTEGER,"
+	"  UNIQUE (run_id, n)"
+	");"
+	"CREATE INDEX attempt_job ON attempt(job_id);"
+	"CREATE TABLE plan ("
+	"  id INTEGER PRIMARY KEY,"
+	"  parent TEXT NOT NULL,"
+	"  var TEXT NOT NULL,"
+	"  value TEXT NOT NULL,"
+	"  added_at INTEGER NOT NULL,"
+	"  run_id INTEGER REFERENCES run(id)"
+	");"
+	"CREATE TABLE event ("
+	"  id INTEGER PRIMARY KEY,"
+	"  at INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL,"
+	"  run_id INTEGER REFERENCES run(id),"
+	"  attempt_id INTEGER REFERENCES attempt(id),"
+	"  detail TEXT"
+	");"
+	"CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;",
+};
+
+/* The schema version this binary migrates to. */
+int db_schema_version(void)
+{
+	return (int)ARRAY_SIZE(migrations);
+}
+
+static int pragma_int(struct db *db, const char *sql, long long *out)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(db, &q, sql) < 0)
+		return -1;
+	rc = db_step(&q);
+	if (rc == SQLITE_ROW)
+		*out = db_col_int64(&q, 0);
+	db_finalize(&q);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* Open and migrate the database at path. */
+int db_open(struct db *db, const char *path, char **cause)
+{
+	int fd, rc;
+	long long appid = 0;
+
+	memset(db, 0, sizeof(*db));
+	if (sqlite3_libversion_number() < MIN_SQLITE_VERSION) {
+		*cause = xasprintf("sqlite %s is too old", sqlite3_libversion());
+		return -1;
+	}
+	/* create it ourselves so the mode is 0600 whatever the umask */
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		*cause = xasprintf("unable to open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	rc = sqlite3_open_v2(path, &db->h,
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL);
+	if (rc != SQLITE_OK) {
+		*cause = xasprintf("unable to open '%s': %s", path,
+				   db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc));
+		sqlite3_close(db->h);
+		db->h = NULL;
+		return -1;
+	}
+	db->path = xstrdup(path);
+	sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
+	sqlite3_db_config(db->h, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	sqlite3_db_config(db->h, SQLITE_DBCONFIG_DQS_DML, 0, NULL);
+	sqlite3_db_config(db->h, SQLITE_DBCONFIG_DQS_DDL, 0, NULL);
+	sqlite3_db_config(db->h, SQLITE_DBCONFIG_ENABLE_FKEY, 1, NULL);
+	if (db_exec(db, "PRAGMA journal_mode=WAL") < 0 ||
+	    db_exec(db, "PRAGMA synchronous=FULL") < 0 ||
+	    pragma_int(db, "PRAGMA application_id", &appid) < 0) {
+		*cause = xasprintf("unable to set up '%s'", path);
+		goto fail;
+	}
+	if (appid != 0 && appid != XLOOP_APPLICATION_ID) {
+		*cause = xasprintf("'%s' is not an xloop database", path);
+		goto fail;
+	}
+	if (db_migrate(db, cause) < 0)
+		goto fail;
+	return 0;
+fail:
+	db_close(db);
+	return -1;
+}
+
+/* Close the database (and roll back anything left open). */
+void db_close(struct db *db)
+{
+	if (db->h) {
+		if (db->txn_depth)
+			db_exec(db, "ROLLBACK");
+		if (sqlite3_close(db->h) != SQLITE_OK)
+			warning("database '%s' closed with statements still open",
+				db->path ? db->path : "?");
+	}
+	free(db->path);
+	memset(db, 0, sizeof(*db));
+}
+
+/* Apply the migrations the file does not have yet. */
+int db_migrate(struct db *db, char **cause)
+{
+	long long v = 0;
+	int i, n = db_schema_version();
+	char pragma[64];
+
+	if (db_begin_write(db) < 0) {
+		*cause = xasprintf("database '%s' is busy", db->path);
+		return -1;
+	}
+	if (pragma_int(db, "PRAGMA user_version", &v) < 0)
+		goto fail;
+	if (v > n) {
+		db_rollback(db);
+		*cause = xasprintf("database '%s' has schema version %lld; "
+				   "this xloop knows up to %d: upgrade xloop",
+				   db->path, v, n);
+		return -1;
+	}
+	for (i = (int)v; i < n; i++) {
+		if (db_exec(db, migrations[i]) < 0)
+			goto fail;
+		xsnprintf(pragma, sizeof(pragma), "PRAGMA user_version=%d", i + 1);
+		if (db_exec(db, pragma) < 0)
+			goto fail;
+	}
+	if (v == 0) {
+		xsnprintf(pragma, sizeof(pragma), "PRAGMA application_id=%d",
+			  XLOOP_APPLICATION_ID);
+		if (db_exec(db, pragma) < 0)
+			goto fail;
+	}
+	if (db_commit(db) < 0)
+		goto fail_nocommit;
+	return 0;
+fail:
+	db_rollback(db);
+fail_nocommit:
+	*cause = xasprintf("unable to migrate '%s' from version %lld", db->path, v);
+	return -1;
+}
+
+/* Run SQL that takes no parameters. */
+int db_exec(struct db *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		error("sqlite: %s", msg ? msg : sqlite3_errmsg(db->h));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Prepare a statement. */
+int db_prepare(struct db *db, struct stmt *q, const char *sql)
+{
+	q->db = db;
+	q->st = NULL;
+	if (sqlite3_prepare_v2(db->h, sql, -1, &q->st, NULL) != SQLITE_OK)
+		return error("sqlite: %s in '%s'", sqlite3_errmsg(db->h), sql);
+	return 0;
+}
+
+static int param(struct stmt *q, const char *name)
+{
+	int i = sqlite3_bind_parameter_index(q->st, name);
+
+	if (i == 0)
+		die("no parameter '%s' in '%s'", name, sqlite3_sql(q->st));
+	return i;
+}
+
+/* Bind text (NULL binds SQL NULL). */
+void db_bind_text(struct stmt *q, const char *name, const char *v)
+{
+	int i = param(q, name);
+
+	if (v == NULL)
+		sqlite3_bind_null(q->st, i);
+	else
+		sqlite3_bind_text(q->st, i, v, -1, SQLITE_TRANSIENT);
+}
+
+/* Bind an integer. */
+void db_bind_int64(struct stmt *q, const char *name, long long v)
+{
+	sqlite3_bind_int64(q->st, param(q, name), v);
+}
+
+/* Bind a double. */
+void db_bind_double(struct stmt *q, const char *name, double v)
+{
+	sqlite3_bind_double(q->st, param(q, name), v);
+}
+
+/* Bind NULL. */
+void db_bind_null(struct stmt *q, const char *name)
+{
+	sqlite3_bind_null(q->st, param(q, name));
+}
+
+/* Step; SQLITE_ROW, SQLITE_DONE or -1. */
+int db_step(struct stmt *q)
+{
+	int rc = sqlite3_step(q->st);
+
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return rc;
+	return error("sqlite: %s", sqlite3_errmsg(q->db->h));
+}
+
+/* Column i as text; "" for NULL. */
+const char *db_col_text(struct stmt *q, int i)
+{
+	const unsigned char *s = sqlite3_column_text(q->st, i);
+
+	return s ? (const char *)s : "";
+}
+
+/* Column i as an integer. */
+long long db_col_int64(struct stmt *q, int i)
+{
+	return sqlite3_column_int64(q->st, i);
+}
+
+/* True when column i is NULL. */
+int db_col_is_null(struct stmt *q, int i)
+{
+	return sqlite3_column_type(q->st, i) == SQLITE_NULL;
+}
+
+/* Reset for another step with new bindings. */
+void db_reset(struct stmt *q)
+{
+	sqlite3_reset(q->st);
+	sqlite3_clear_bindings(q->st);
+}
+
+/* Finalize a statement. */
+void db_finalize(struct stmt *q)
+{
+	sqlite3_finalize(q->st);
+	q->st = NULL;
+}
+
+/* Begin a write transaction, or join the open one. */
+int db_begin_write_at(struct db *db, const char *where)
+{
+	if (db->txn_depth++ > 0)
+		return 0;
+	if (db_exec(db, "BEGIN IMMEDIATE") < 0) {
+		db->txn_depth = 0;
+		return -1;
+	}
+	db->txn_where = where;
+	return 0;
+}
+
+/* Commit when the outermost transaction ends. */
+int db_commit(struct db *db)
+{
+	if (db->txn_depth <= 0)
+		die("db_commit without a transaction");
+	if (--db->txn_depth > 0)
+		return 0;
+	db->txn_where = NULL;
+	if (db_exec(db, "COMMIT") < 0) {
+		db_exec(db, "ROLLBACK");
+		return -1;
+	}
+	return 0;
+}
+
+/* Roll back everything, whatever the nesting. */
+void db_rollback(struct db *db)
+{
+	if (db->txn_depth <= 0)
+		return;
+	db->txn_depth = 0;
+	db->txn_where = NULL;
+	if (!sqlite3_get_autocommit(db->h))
+		db_exec(db, "ROLLBACK");
+}

@@ -1,0 +1,34 @@
+/* Files written so that a crash at any point leaves the old or the new content. */
+#ifndef XLOOP_FSUTIL_H
+#define XLOOP_FSUTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "buf.h"
+
+/* "a/b" from a and b (b absolute: b). Caller frees. */
+char *path_join(const char *a, const char *b);
+
+/*
+ * Replace path with data through a temporary file in the same directory,
+ * fsync and rename. Never follows a symlink at path. 0, or -1 with *cause.
+ */
+int write_file_atomic(const char *path, const void *data, size_t len,
+		      mode_t mode, char **cause);
+
+/*
+ * Read a regular file (not through a symlink) of at most max bytes into
+ * out. Returns 0; -1 with *cause and *err set to the errno (ENOENT for a
+ * missing file, EFBIG when too large, ELOOP for a symlink).
+ */
+int read_file(const char *path, size_t max, struct buf *out, int *err,
+	      char **cause);
+
+/* Create a directory with mode; an existing directory (not a symlink) is fine. */
+int make_dir(const char *path, mode_t mode, char **cause);
+
+/* 1 when path exists (lstat), 0 when not. */
+int path_exists(const char *path);
+
+#endif

@@ -1,0 +1,185 @@
+/* Allocation, error reporting and number parsing. */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static XL_NORETURN void oom(size_t n)
+{
+	fprintf(stderr, "xloop: fatal: out of memory allocating %zu bytes\n", n);
+	exit(XL_ERR);
+}
+
+/* malloc that never returns NULL. */
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+		oom(n);
+	return p;
+}
+
+/* calloc that never returns NULL. */
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (p == NULL)
+		oom(nmemb * size);
+	return p;
+}
+
+/* realloc of nmemb * size with an overflow check. */
+void *xreallocarray(void *p, size_t nmemb, size_t size)
+{
+	void *q;
+
+	if (size && nmemb > SIZE_MAX / size)
+		die("allocation overflow (%zu * %zu)", nmemb, size);
+	q = realloc(p, nmemb * size > 0 ? nmemb * size : 1);
+	if (q == NULL)
+		oom(nmemb * size);
+	return q;
+}
+
+/* strdup that never returns NULL. */
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+/* strndup that never returns NULL. */
+char *xstrndup(const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *p = xmalloc(len + 1);
+
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+/* vasprintf that never fails. */
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	va_list cp;
+	char probe[1];
+	int n;
+	char *p;
+
+	if (fmt == NULL)
+		die("NULL format");
+	va_copy(cp, ap);
+	n = vsnprintf(probe, sizeof(probe), fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		die("vsnprintf failed for format '%s'", fmt);
+	p = xmalloc((size_t)n + 1);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	return p;
+}
+
+/* asprintf that never fails. */
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	p = xvasprintf(fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+/* snprintf that dies on truncation. */
+void xsnprintf(char *dst, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vsnprintf(dst, n, fmt, ap);
+	va_end(ap);
+	if (r < 0 || (size_t)r >= n)
+		die("xsnprintf: output of '%s' truncated", fmt);
+}
+
+static void report(const char *prefix, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "xloop: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+/* Print an error and return -1. */
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report("error: ", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Print a warning. */
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+/* Print a fatal error and exit 1. */
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report("fatal: ", fmt, ap);
+	va_end(ap);
+	exit(XL_ERR);
+}
+
+/* Parse a whole decimal integer within bounds. */
+int parse_ll(const char *s, long long min, long long max, long long *out,
+	     const char **errstr)
+{
+	char *end;
+	long long v;
+
+	if (s == NULL || *s == '\0' || *s == ' ' || *s == '\t') {
+		*errstr = "not a number";
+		return -1;
+	}
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*end != '\0') {
+		*errstr = "not a number";
+		return -1;
+	}
+	if ((errno == ERANGE && v == LLONG_MIN) || v < min) {
+		*errstr = "too small";
+		return -1;
+	}
+	if ((errno == ERANGE && v == LLONG_MAX) || v > max) {
+		*errstr = "too large";
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* True when s starts with prefix. */
+int starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}

@@ -1,0 +1,57 @@
+/* Small helpers every module uses: allocation, errors, numbers. */
+#ifndef XLOOP_UTIL_H
+#define XLOOP_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/* Exit codes of the command contract (SPEC.md, sysexits). */
+enum {
+	XL_OK = 0,
+	XL_ERR = 1,		/* any other error */
+	XL_USAGE = 2,		/* bad command line */
+	XL_DATAERR = 65,	/* bad input data: job.sh, cv.json, VAR=VALUE */
+	XL_NOINPUT = 66,	/* unknown tag or missing file */
+	XL_UNAVAILABLE = 69,	/* Slurm commands not found */
+	XL_TEMPFAIL = 75,	/* try later: controller unreachable, lock held */
+	XL_NOPERM = 77,		/* refused (root) */
+	XL_CONFIG = 78,		/* bad config */
+};
+
+#define XL_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define XL_NORETURN __attribute__((noreturn))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xreallocarray(void *p, size_t nmemb, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) XL_PRINTF(1, 2);
+char *xvasprintf(const char *fmt, va_list ap) XL_PRINTF(1, 0);
+
+/* snprintf that treats truncation as a bug and dies. */
+void xsnprintf(char *dst, size_t n, const char *fmt, ...) XL_PRINTF(3, 4);
+
+/* "xloop: error: ..." on stderr; returns -1 so callers can `return error(...)`. */
+int error(const char *fmt, ...) XL_PRINTF(1, 2);
+void warning(const char *fmt, ...) XL_PRINTF(1, 2);
+/* Only main and the cmd-* files end the process. */
+XL_NORETURN void die(const char *fmt, ...) XL_PRINTF(1, 2);
+
+/*
+ * Parse a whole decimal integer in [min, max]. Returns 0, or -1 with *errstr
+ * set to a static description ("not a number", "too small", "too large").
+ */
+int parse_ll(const char *s, long long min, long long max, long long *out,
+	     const char **errstr);
+
+/* True when s starts with prefix. */
+int starts_with(const char *s, const char *prefix);
+
+/* Free and NULL a pointer. */
+#define FREE_AND_NULL(p) do { free(p); (p) = NULL; } while (0)
+
+#include "banned.h"
+
+#endif

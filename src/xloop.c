@@ -1,0 +1,174 @@
+/*
+ * main: global options, command lookup, setup by the entry's flags, the
+ * stdout check, and the exit code. Only here and in cmd-*.c does the
+ * process end.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "fsutil.h"
+
+#define MAIN_USAGE \
+	"usage: xloop [-C DIR] [--json] [--allow-root] COMMAND [ARGS]\n" \
+	"       xloop help [COMMAND]    xloop --version\n"
+
+/* Walk up from dir to the directory holding xloop.json. */
+static char *find_root(const char *dir, char **cause)
+{
+	char *cur = realpath(dir, NULL);
+
+	if (cur == NULL) {
+		*cause = xasprintf("cannot use directory '%s': %s", dir, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		char *cfg = path_join(cur, CONFIG_FILE), *slash;
+		int found = path_exists(cfg);
+
+		free(cfg);
+		if (found)
+			return cur;
+		slash = strrchr(cur, '/');
+		if (slash == NULL || cur[1] == '\0')
+			break;
+		if (slash == cur)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	free(cur);
+	cur = realpath(dir, NULL);
+	*cause = xasprintf("no %s in '%s' or above: run 'xloop init' there first",
+			   CONFIG_FILE, cur ? cur : dir);
+	free(cur);
+	return NULL;
+}
+
+/* Do what the command's flags ask for; returns an exit code (0: go on). */
+static int setup(struct xl_ctx *ctx, const struct cmd_entry *cmd)
+{
+	char *cause = NULL, *dir, *path;
+	int rc;
+
+	if ((cmd->flags & CMD_NOROOT) && geteuid() == 0 && !ctx->allow_root) {
+		error("refusing to run '%s' as root: run it as the user who owns the "
+		      "study, or pass --allow-root", cmd->name);
+		return XL_NOPERM;
+	}
+	if (!(cmd->flags & (CMD_REPO | CMD_DB)))
+		return 0;
+	ctx->root = find_root(ctx->dir, &cause);
+	if (ctx->root == NULL) {
+		error("%s", cause);
+		free(cause);
+		return XL_NOINPUT;
+	}
+	if (config_load(&ctx->cfg, ctx->root, &cause) < 0) {
+		error("%s", cause);
+		free(cause);
+		return XL_CONFIG;
+	}
+	if (!(cmd->flags & CMD_DB))
+		return 0;
+	dir = path_join(ctx->root, ".xloop");
+	path = path_join(dir, "state.db");
+	rc = make_dir(dir, 0700, &cause);
+	if (rc == 0)
+		rc = db_open(&ctx->db, path, &cause);
+	free(dir);
+	free(path);
+	if (rc < 0) {
+		error("%s", cause);
+		free(cause);
+		return XL_ERR;
+	}
+	return 0;
+}
+
+static void teardown(struct xl_ctx *ctx)
+{
+	if (ctx->db.h)
+		db_close(&ctx->db);
+	config_release(&ctx->cfg);
+	free(ctx->root);
+}
+
+/* Global flags are taken wherever they stand before "--". */
+static int is_global_flag(struct xl_ctx *ctx, const char *a)
+{
+	if (strcmp(a, "--json") == 0)
+		return ctx->json = 1;
+	if (strcmp(a, "--allow-root") == 0)
+		return ctx->allow_root = 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct xl_ctx ctx;
+	const struct cmd_entry *cmd;
+	int i, rc;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.dir = ".";
+	signal(SIGPIPE, SIG_IGN);
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "-C") == 0) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "xloop: option '-C' needs a directory\n%s",
+					MAIN_USAGE);
+				return XL_USAGE;
+			}
+			ctx.dir = argv[++i];
+		} else if (starts_with(a, "-C")) {
+			ctx.dir = a + 2;
+		} else if (strcmp(a, "--version") == 0) {
+			cmd = cmd_find("version");
+			return cmd->exec(&ctx, cmd, 1, argv + i);
+		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			cmd = cmd_find("help");
+			return cmd->exec(&ctx, cmd, 1, argv + i);
+		} else if (!is_global_flag(&ctx, a)) {
+			fprintf(stderr, "xloop: unknown option '%s'\n%s", a, MAIN_USAGE);
+			return XL_USAGE;
+		}
+	}
+	if (i >= argc) {
+		fprintf(stderr, "xloop: no command given\n%s", MAIN_USAGE);
+		return XL_USAGE;
+	}
+	cmd = cmd_find(argv[i]);
+	if (cmd == NULL) {
+		fprintf(stderr, "xloop: unknown command '%s'; 'xloop help' lists them\n",
+			argv[i]);
+		return XL_USAGE;
+	}
+	argc -= i;
+	argv += i;
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		is_global_flag(&ctx, argv[i]);
+
+	rc = setup(&ctx, cmd);
+	if (rc == 0)
+		rc = cmd->exec(&ctx, cmd, argc, argv);
+	teardown(&ctx);
+	if (rc < 0)
+		rc = XL_ERR;
+	/* a full disk or a closed pipe must not look like success */
+	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+		if (errno != EPIPE)
+			fprintf(stderr, "xloop: error: unable to write output: %s\n",
+				strerror(errno));
+		return rc ? rc : XL_ERR;
+	}
+	return rc;
+}

@@ -1,0 +1,232 @@
+/* Unit tests for the DB module on real SQLite files in a temp dir. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "buf.h"
+#include "db.h"
+
+struct fx {
+	char dir[64];
+	char *path;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = xcalloc(1, sizeof(*f));
+
+	xsnprintf(f->dir, sizeof(f->dir), "/tmp/xloop-test-db-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	f->path = xasprintf("%s/state.db", f->dir);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char *cmd = xasprintf("rm -rf '%s'", f->dir);
+	int rc = system(cmd);
+
+	free(cmd);
+	free(f->path);
+	free(f);
+	return rc == 0 ? 0 : -1;
+}
+
+/* The whole schema as text, plus user_version, for comparisons. */
+static char *schema_dump(struct db *db)
+{
+	struct buf b = BUF_INIT;
+	struct stmt q;
+
+	assert_int_equal(db_prepare(db, &q,
+		"SELECT type, name, sql FROM sqlite_schema ORDER BY name"), 0);
+	while (db_step(&q) == SQLITE_ROW)
+		buf_addf(&b, "%s %s %s\n", db_col_text(&q, 0), db_col_text(&q, 1),
+			 db_col_text(&q, 2));
+	db_finalize(&q);
+	assert_int_equal(db_prepare(db, &q, "PRAGMA user_version"), 0);
+	assert_int_equal(db_step(&q), SQLITE_ROW);
+	buf_addf(&b, "user_version %lld\n", db_col_int64(&q, 0));
+	db_finalize(&q);
+	return buf_detach(&b, NULL);
+}
+
+static void test_open_creates_0600_wal_schema(void **state)
+{
+	struct fx *f = *state;
+	struct db db;
+	char *cause = NULL;
+	struct stat st;
+	struct stmt q;
+
+	umask(022);
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	assert_null(cause);
+	assert_int_equal(stat(f->path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(db_prepare(&db, &q, "PRAGMA journal_mode"), 0);
+	assert_int_equal(db_step(&q), SQLITE_ROW);
+	assert_string_equal(db_col_text(&q, 0), "wal");
+	db_finalize(&q);
+	assert_int_equal(db_prepare(&db, &q, "PRAGMA user_version"), 0);
+	assert_int_equal(db_step(&q), SQLITE_ROW);
+	assert_int_equal(db_col_int64(&q, 0), db_schema_version());
+	db_finalize(&q);
+	assert_int_equal(db_prepare(&db, &q, "PRAGMA application_id"), 0);
+	assert_int_equal(db_step(&q), SQLITE_ROW);
+	assert_int_equal(db_col_int64(&q, 0), XLOOP_APPLICATION_ID);
+	db_finalize(&q);
+	db_close(&db);
+}
+
+static void test_migrate_twice_is_no_change(void **state)
+{
+	struct fx *f = *state;
+	struct db db;
+	char *cause = NULL, *first, *second;
+
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	first = schema_dump(&db);
+	assert_int_equal(db_migrate(&db, &cause), 0);
+	second = schema_dump(&db);
+	assert_string_equal(first, second);
+	db_close(&db);
+	/* and reopening applies nothing either */
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	free(second);
+	second = schema_dump(&db);
+	assert_string_equal(first, second);
+	assert_non_null(strstr(first, "table attempt"));
+	db_close(&db);
+	free(first);
+	free(second);
+}
+
+static void test_foreign_keys_enforced(void **state)
+{
+	struct fx *f = *state;
+	struct db db;
+	char *cause = NULL;
+	struct stmt q;
+
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	assert_int_equal(db_prepare(&db, &q,
+		"INSERT INTO attempt (run_id, n, token, phase, log_path, intent_at)"
+		" VALUES (:run, 1, 'tok', 'intent', '/x', 0)"), 0);
+	db_bind_int64(&q, ":run", 4242);
+	assert_int_equal(db_step(&q), -1);
+	db_finalize(&q);
+	db_close(&db);
+}
+
+static void test_bound_parameters_roundtrip(void **state)
+{
+	struct fx *f = *state;
+	struct db db;
+	char *cause = NULL;
+	struct stmt q;
+	const char *evil = "x'); DROP TABLE run; --";
+
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	assert_int_equal(db_prepare(&db, &q,
+		"INSERT INTO run (study, tag, created_at) VALUES (:s, :t, 1)"), 0);
+	db_bind_text(&q, ":s", "st");
+	db_bind_text(&q, ":t", evil);
+	assert_int_equal(db_step(&q), SQLITE_DONE);
+	db_finalize(&q);
+	assert_int_equal(db_prepare(&db, &q, "SELECT tag FROM run"), 0);
+	assert_int_equal(db_step(&q), SQLITE_ROW);
+	assert_string_equal(db_col_text(&q, 0), evil);
+	db_finalize(&q);
+	db_close(&db);
+}
+
+static void test_nested_transaction_and_rollback(void **state)
+{
+	struct fx *f = *state;
+	struct db db;
+	char *cause = NULL;
+	struct stmt q;
+
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	assert_int_equal(db_begin_write(&db), 0);
+	assert_int_equal(db_begin_write(&db), 0);
+	assert_int_equal(db_exec(&db, "INSERT INTO kv VALUES ('a', '1')"), 0);
+	assert_int_equal(db_commit(&db), 0);	/* inner: nothing yet */
+	db_rollback(&db);			/* outer: all gone */
+	assert_int_equal(db_prepare(&db, &q, "SELECT count(*) FROM kv"), 0);
+	assert_int_equal(db_step(&q), SQLITE_ROW);
+	assert_int_equal(db_col_int64(&q, 0), 0);
+	db_finalize(&q);
+	db_close(&db);
+}
+
+static void test_refuses_newer_schema_and_foreign_db(void **state)
+{
+	struct fx *f = *state;
+	struct db db;
+	char *cause = NULL;
+	char *other;
+	sqlite3 *h;
+
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	assert_int_equal(db_exec(&db, "PRAGMA user_version=999"), 0);
+	db_close(&db);
+	assert_int_equal(db_open(&db, f->path, &cause), -1);
+	assert_non_null(strstr(cause, "schema version 999"));
+	free(cause);
+	cause = NULL;
+
+	other = xasprintf("%s/other.db", f->dir);
+	assert_int_equal(sqlite3_open(other, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "PRAGMA application_id=7; CREATE TABLE t(x)",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(db_open(&db, other, &cause), -1);
+	assert_non_null(strstr(cause, "not an xloop database"));
+	free(cause);
+	free(other);
+}
+
+static void test_second_writer_waits_not_corrupts(void **state)
+{
+	struct fx *f = *state;
+	struct db a, b;
+	char *cause = NULL;
+
+	assert_int_equal(db_open(&a, f->path, &cause), 0);
+	assert_int_equal(db_open(&b, f->path, &cause), 0);
+	assert_int_equal(db_begin_write(&a), 0);
+	sqlite3_busy_timeout(b.h, 50);
+	assert_int_equal(db_begin_write(&b), -1);	/* busy: a holds it */
+	assert_int_equal(db_commit(&a), 0);
+	assert_int_equal(db_begin_write(&b), 0);
+	assert_int_equal(db_commit(&b), 0);
+	db_close(&a);
+	db_close(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_open_creates_0600_wal_schema, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_twice_is_no_change, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_keys_enforced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bound_parameters_roundtrip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nested_transaction_and_rollback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refuses_newer_schema_and_foreign_db, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_second_writer_waits_not_corrupts, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("db", tests, NULL, NULL);
+}

@@ -8,7 +8,7 @@ CC ?= cc
 WARN := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-missing-field-initializers
 CFLAGS_BASE := -std=gnu11 -g $(WARN) -DXLOOP_VERSION='"$(VERSION)"' -Isrc
-SYSLIBS := -lgit2 -lcurl -lsqlite3 -ljansson
+SYSLIBS := -lgit2 -lcurl -lsqlite3 -ljansson -lcrypto -lm
 
 ifdef SAN
 CFLAGS_BASE += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \

@@ -9,19 +9,31 @@
 
 #include "cmd.h"
 
+extern const struct cmd_entry cmd_adopt_entry;
+extern const struct cmd_entry cmd_diff_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_init_entry;
+extern const struct cmd_entry cmd_new_entry;
+extern const struct cmd_entry cmd_show_entry;
+extern const struct cmd_entry cmd_status_entry;
+extern const struct cmd_entry cmd_submit_entry;
 extern const struct cmd_entry cmd_version_entry;
-//TMP extern const struct cmd_entry cmd_test_parse_entry;
-//TMP extern const struct cmd_entry cmd_test_slurm_entry;
+extern const struct cmd_entry cmd_test_parse_entry;
+extern const struct cmd_entry cmd_test_slurm_entry;
 
 /* Sorted by name; hidden test commands last. */
 const struct cmd_entry *const cmd_table[] = {
+	&cmd_adopt_entry,
+	&cmd_diff_entry,
 	&cmd_help_entry,
 	&cmd_init_entry,
+	&cmd_new_entry,
+	&cmd_show_entry,
+	&cmd_status_entry,
+	&cmd_submit_entry,
 	&cmd_version_entry,
-//TMP 	&cmd_test_parse_entry,
-//TMP 	&cmd_test_slurm_entry,
+	&cmd_test_parse_entry,
+	&cmd_test_slurm_entry,
 	NULL,
 };
 

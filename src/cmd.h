@@ -15,6 +15,7 @@ enum {
 	CMD_DB = 1 << 1,	/* open .xloop/state.db (implies CMD_REPO) */
 	CMD_NOROOT = 1 << 2,	/* refuse to run as root unless --allow-root */
 	CMD_HIDDEN = 1 << 3,	/* test-* commands: not listed by help */
+	CMD_LOCK = 1 << 4,	/* hold .xloop/lock (implies CMD_DB): one writer at a time */
 };
 
 struct xl_ctx {
@@ -24,6 +25,7 @@ struct xl_ctx {
 	int allow_root;		/* --allow-root */
 	struct config cfg;	/* with CMD_REPO */
 	struct db db;		/* with CMD_DB */
+	int lock_fd;		/* with CMD_LOCK, else -1 */
 };
 
 struct cmd_entry {

@@ -33,7 +33,7 @@ static int all_of(const char *s, const char *extra, int allow_empty)
 }
 
 /* "16G", "4000M", "500000K", "2T", "1024" (MB): positive. */
-static int valid_mem(const char *s)
+int config_valid_mem(const char *s)
 {
 	size_t n = strlen(s), digits = strspn(s, "0123456789");
 
@@ -43,7 +43,7 @@ static int valid_mem(const char *s)
 }
 
 /* Slurm's time forms: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S; not zero. */
-static int valid_time(const char *s)
+int config_valid_time(const char *s)
 {
 	const char *p = s;
 	int colons = 0, nonzero = 0, group = 0;
@@ -68,6 +68,49 @@ static int valid_time(const char *s)
 		}
 	}
 	return group > 0 && nonzero;
+}
+
+/* Megabytes in a --mem value; K rounds up. */
+long long config_mem_mb(const char *s)
+{
+	long long v = strtoll(s, NULL, 10);
+
+	switch (s[strspn(s, "0123456789")]) {
+	case 'K':
+		return (v + 1023) / 1024;
+	case 'G':
+		return v * 1024;
+	case 'T':
+		return v * 1024 * 1024;
+	default:
+		return v;
+	}
+}
+
+/* Seconds in a --time value, read as Slurm reads it. */
+long long config_time_secs(const char *s)
+{
+	long long f[3] = { 0, 0, 0 }, days = 0;
+	const char *p = s, *dash = strchr(s, '-');
+	int n = 0;
+
+	if (dash) {
+		days = strtoll(s, NULL, 10);
+		p = dash + 1;
+	}
+	while (*p && n < 3) {
+		f[n++] = strtoll(p, NULL, 10);
+		p += strspn(p, "0123456789");
+		if (*p == ':')
+			p++;
+	}
+	if (dash) /* D-H, D-H:M, D-H:M:S */
+		return days * 86400 + f[0] * 3600 + f[1] * 60 + f[2];
+	if (n == 1)	/* M */
+		return f[0] * 60;
+	if (n == 2)	/* M:S */
+		return f[0] * 60 + f[1];
+	return f[0] * 3600 + f[1] * 60 + f[2];	/* H:M:S */
 }
 
 static int valid_env_name(const char *s)
@@ -149,8 +192,8 @@ static const struct field fields[] = {
 	{ "slurm", "qos", F_STR, OFF(qos), 0, 0, check_word_or_empty, "a QOS name or \"\"" },
 	{ "resources", "gres", F_STR, OFF(res.gres), 0, 0, check_gres, "a GRES like \"gpu:1\" or \"\"" },
 	{ "resources", "cpus", F_INT, OFF(res.cpus), 1, 4096, NULL, "an integer from 1 to 4096" },
-	{ "resources", "mem", F_STR, OFF(res.mem), 0, 0, valid_mem, "a positive size like \"16G\" or \"4000M\"" },
-	{ "resources", "time", F_STR, OFF(res.time), 0, 0, valid_time, "a Slurm time like \"04:00:00\" or \"1-00:00:00\"" },
+	{ "resources", "mem", F_STR, OFF(res.mem), 0, 0, config_valid_mem, "a positive size like \"16G\" or \"4000M\"" },
+	{ "resources", "time", F_STR, OFF(res.time), 0, 0, config_valid_time, "a Slurm time like \"04:00:00\" or \"1-00:00:00\"" },
 	{ "metric", "name", F_STR, OFF(metric), 0, 0, check_word, "a metric name" },
 	{ "metric", "goal", F_GOAL, OFF(goal_max), 0, 0, NULL, "\"max\" or \"min\"" },
 	{ "queue", "depth", F_INT, OFF(depth), 0, 16, NULL, "an integer from 0 to 16" },

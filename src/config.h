@@ -31,6 +31,15 @@ struct config {
 /* A name usable as a study or a tag: [A-Za-z0-9][A-Za-z0-9._-]{0,63}. */
 int valid_name(const char *s);
 
+/* A --mem value: "16G", "4000M", "2T", "1024" (MB); positive. */
+int config_valid_mem(const char *s);
+/* A --time value: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S; not zero. */
+int config_valid_time(const char *s);
+/* Megabytes in a --mem value (valid per config_valid_mem). */
+long long config_mem_mb(const char *s);
+/* Seconds in a --time value (valid per config_valid_time). */
+long long config_time_secs(const char *s);
+
 /* The defaults, with study and partition given (NULL: "main", "gpu"). */
 void config_defaults(struct config *c, const char *study, const char *partition);
 

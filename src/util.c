@@ -109,7 +109,7 @@ void xsnprintf(char *dst, size_t n, const char *fmt, ...)
 		die("xsnprintf: output of '%s' truncated", fmt);
 }
 
-static void report(const char *prefix, const char *fmt, va_list ap)
+static XL_PRINTF(2, 0) void report(const char *prefix, const char *fmt, va_list ap)
 {
 	fflush(stdout);
 	fprintf(stderr, "xloop: %s", prefix);

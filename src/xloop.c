@@ -5,7 +5,10 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +53,42 @@ static char *find_root(const char *dir, char **cause)
 	return NULL;
 }
 
+#define LOCK_WAIT_MS 15000
+
+/*
+ * One writer per study: flock on .xloop/lock, waiting a little for another
+ * xloop to finish. Returns 0, XL_TEMPFAIL (held too long) or -1.
+ */
+static int take_lock(struct xl_ctx *ctx, const char *dir, char **cause)
+{
+	char *path = path_join(dir, "lock");
+	int waited = 0;
+
+	ctx->lock_fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (ctx->lock_fd < 0) {
+		*cause = xasprintf("unable to open '%s': %s", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	while (flock(ctx->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			*cause = xasprintf("unable to lock '%s': %s", path, strerror(errno));
+			free(path);
+			return -1;
+		}
+		if (waited >= LOCK_WAIT_MS) {
+			error("another xloop is working on this study (it holds '%s'); "
+			      "try again later", path);
+			free(path);
+			return XL_TEMPFAIL;
+		}
+		nanosleep(&(struct timespec){ 0, 100 * 1000000L }, NULL);
+		waited += 100;
+	}
+	free(path);
+	return 0;
+}
+
 /* Do what the command's flags ask for; returns an exit code (0: go on). */
 static int setup(struct xl_ctx *ctx, const struct cmd_entry *cmd)
 {
@@ -61,7 +100,7 @@ static int setup(struct xl_ctx *ctx, const struct cmd_entry *cmd)
 		      "study, or pass --allow-root", cmd->name);
 		return XL_NOPERM;
 	}
-	if (!(cmd->flags & (CMD_REPO | CMD_DB)))
+	if (!(cmd->flags & (CMD_REPO | CMD_DB | CMD_LOCK)))
 		return 0;
 	ctx->root = find_root(ctx->dir, &cause);
 	if (ctx->root == NULL) {
@@ -74,27 +113,32 @@ static int setup(struct xl_ctx *ctx, const struct cmd_entry *cmd)
 		free(cause);
 		return XL_CONFIG;
 	}
-	if (!(cmd->flags & CMD_DB))
+	if (!(cmd->flags & (CMD_DB | CMD_LOCK)))
 		return 0;
 	dir = path_join(ctx->root, ".xloop");
-	path = path_join(dir, "state.db");
 	rc = make_dir(dir, 0700, &cause);
-	if (rc == 0)
+	if (rc == 0 && (cmd->flags & CMD_LOCK))
+		rc = take_lock(ctx, dir, &cause);
+	if (rc == 0) {
+		path = path_join(dir, "state.db");
 		rc = db_open(&ctx->db, path, &cause);
+		free(path);
+	}
 	free(dir);
-	free(path);
 	if (rc < 0) {
 		error("%s", cause);
 		free(cause);
 		return XL_ERR;
 	}
-	return 0;
+	return rc;
 }
 
 static void teardown(struct xl_ctx *ctx)
 {
 	if (ctx->db.h)
 		db_close(&ctx->db);
+	if (ctx->lock_fd >= 0)
+		close(ctx->lock_fd);
 	config_release(&ctx->cfg);
 	free(ctx->root);
 }
@@ -117,6 +161,7 @@ int main(int argc, char **argv)
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.dir = ".";
+	ctx.lock_fd = -1;
 	signal(SIGPIPE, SIG_IGN);
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -154,8 +199,14 @@ int main(int argc, char **argv)
 	}
 	argc -= i;
 	argv += i;
-	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		/* help needs no setup, so it works as root and outside a study */
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			cmd_print_help(cmd);
+			return XL_OK;
+		}
 		is_global_flag(&ctx, argv[i]);
+	}
 
 	rc = setup(&ctx, cmd);
 	if (rc == 0)

@@ -122,7 +122,7 @@ static void test_foreign_keys_enforced(void **state)
 	assert_int_equal(db_open(&db, f->path, &cause), 0);
 	assert_int_equal(db_prepare(&db, &q,
 		"INSERT INTO attempt (run_id, n, token, phase, log_path, intent_at)"
-		" VALUES (:run, 1, 'tok', 'intent', '/x', 0)"), 0);
+		" VALUES (:run, 1, 'tok', 'submitting', '/x', 0)"), 0);
 	db_bind_int64(&q, ":run", 4242);
 	assert_int_equal(db_step(&q), -1);
 	db_finalize(&q);

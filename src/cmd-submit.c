@@ -1,0 +1,92 @@
+/*
+ * xloop submit T [--after JOBID] [--no-chain] [--mem M] [--time D]:
+ * preflight, then sbatch with attempt-numbered logs, chained so the GPU
+ * never idles.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cmd.h"
+#include "loop.h"
+#include "opts.h"
+
+/* Submit a new attempt of a run. */
+static int cmd_submit(struct xl_ctx *ctx, const struct cmd_entry *self,
+		      int argc, char **argv)
+{
+	struct submit_opts o;
+	const struct opt opts[] = {
+		{ "after", OPT_STRING, &o.after },
+		{ "no-chain", OPT_FLAG, &o.no_chain },
+		{ "mem", OPT_STRING, &o.mem },
+		{ "time", OPT_STRING, &o.time },
+		OPT_END,
+	};
+	struct submit_result res;
+	struct slurm s;
+	struct run r;
+	char **pos, *cause = NULL;
+	int npos, rc;
+
+	memset(&o, 0, sizeof(o));
+	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
+	if (rc)
+		return rc > 0 ? XL_OK : XL_USAGE;
+	if (opts_npos(self, pos, npos, 1, 1) < 0 ||
+	    (o.after && o.no_chain &&
+	     cmd_usage_error(self, "--after and --no-chain contradict each other") < 0)) {
+		free(pos);
+		return XL_USAGE;
+	}
+	rc = loop_find_run(ctx, pos[0], &r, &cause);
+	free(pos);
+	if (rc) {
+		error("%s", cause);
+		free(cause);
+		return rc;
+	}
+	slurm_init(&s);
+	rc = loop_submit(ctx, &s, &r, &o, &res, &cause);
+	if (rc) {
+		error("%s", cause ? cause : "submission failed");
+		if (res.ambiguous)
+			fprintf(stderr, "xloop: sbatch may have submitted attempt %lld anyway; "
+				"'xloop next' will find it by its token before anything is "
+				"submitted again\n", res.n);
+	} else if (ctx->json) {
+		cmd_emit_json(json_pack("{s:s, s:I, s:s, s:s, s:o}", "tag", r.tag,
+					"attempt", (json_int_t)res.n, "job_id", res.job_id,
+					"log", res.log_path, "after",
+					*res.after ? json_string(res.after) : json_null()));
+	} else {
+		printf("submitted %s attempt %lld as job %s%s%s\n  log: %s\n", r.tag,
+		       res.n, res.job_id, *res.after ? ", after job " : "", res.after,
+		       res.log_path);
+	}
+	free(cause);
+	submit_result_release(&res);
+	run_release(&r);
+	return rc;
+}
+
+const struct cmd_entry cmd_submit_entry = {
+	"submit", "T [--after JOBID] [--no-chain] [--mem M] [--time D]",
+	"preflight a run and submit it to Slurm as a new attempt",
+	"Checks first (nothing is submitted when one fails): job.sh exists, is\n"
+	"executable and passes `bash -n`; --time is within the partition's MaxTime;\n"
+	"--mem fits the partition's nodes. Then sbatch with the resources of\n"
+	"xloop.json, the log runs/<study>/T/slurm/attemptN.out (N: the first free\n"
+	"number; logs are never overwritten), job name T, a token in the comment,\n"
+	"XLOOP_RUN_DIR/TAG/ATTEMPT/STUDY/ROOT in the job's environment, and\n"
+	"--dependency=afterany on the newest xloop job still queued or running.\n"
+	"\n"
+	"options:\n"
+	"  --after JOBID   chain onto this job instead\n"
+	"  --no-chain      start as soon as Slurm can\n"
+	"  --mem M         override resources.mem for this attempt (recorded)\n"
+	"  --time D        override resources.time for this attempt (recorded)\n",
+	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_submit,
+};

@@ -1,0 +1,577 @@
+/* Creating runs: files, DB, git, in that order. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "fsutil.h"
+#include "gitops.h"
+#include "loop.h"
+#include "study.h"
+
+/* The work tree root above root (the nearest directory holding .git), or NULL. */
+static char *worktree_prefix(const char *root)
+{
+	char *cur = xstrdup(root);
+
+	for (;;) {
+		char *git = path_join(cur, ".git"), *slash;
+		int found = path_exists(git);
+
+		free(git);
+		if (found) {
+			size_t n = strlen(cur);
+			char *prefix;
+
+			if (strcmp(cur, "/") == 0)
+				n = 0;
+			prefix = xstrdup(root[n] == '/' ? root + n + 1 : root + n);
+			free(cur);
+			return prefix;
+		}
+		slash = strrchr(cur, '/');
+		if (slash == NULL || slash == cur) {
+			free(cur);
+			return NULL;
+		}
+		*slash = '\0';
+	}
+}
+
+/* Commit some study files. */
+int loop_commit(struct xl_ctx *ctx, const char *const *paths, size_t n,
+		const char *msg, char oid[41], char **cause)
+{
+	char *prefix = worktree_prefix(ctx->root);
+	const char **rel = xcalloc(n + 1, sizeof(*rel));
+	struct gitops_result res;
+	size_t i;
+	int rc;
+
+	oid[0] = '\0';
+	if (prefix == NULL) {
+		warning("'%s' is not in a git repository: nothing committed "
+			"(the state DB still records everything)", ctx->root);
+		free(rel);
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		rel[i] = *prefix ? xasprintf("%s/%s", prefix, paths[i]) : xstrdup(paths[i]);
+	memset(&res, 0, sizeof(res));
+	rc = gitops_commit_paths(ctx->root, rel, n, msg, &res, cause);
+	if (rc == 0)
+		memcpy(oid, res.oid, sizeof(res.oid));
+	for (i = 0; i < n; i++)
+		free((char *)rel[i]);
+	free(rel);
+	free(prefix);
+	return rc;
+}
+
+/* Check a tag for a new run. */
+int loop_check_new_tag(struct xl_ctx *ctx, const char *tag, char **cause)
+{
+	struct run r;
+	char *dir;
+	int rc;
+
+	if (!valid_name(tag)) {
+		*cause = xasprintf("invalid tag '%s': use 1 to 64 letters, digits, '.', "
+				   "'_' or '-', starting with a letter or digit", tag);
+		return XL_USAGE;
+	}
+	rc = runs_get(&ctx->db, ctx->cfg.study, tag, &r);
+	if (rc < 0)
+		return XL_ERR;
+	if (rc == 0) {
+		run_release(&r);
+		*cause = xasprintf("run '%s' already exists in study '%s'", tag,
+				   ctx->cfg.study);
+		return XL_DATAERR;
+	}
+	dir = run_dir(ctx->root, ctx->cfg.study, tag);
+	rc = path_exists(dir);
+	if (rc)
+		*cause = xasprintf("'%s' already exists (not created by xloop?); "
+				   "choose another tag", dir);
+	free(dir);
+	return rc ? XL_DATAERR : 0;
+}
+
+/* 1 when the run's latest attempt succeeded. */
+int loop_run_proven(struct xl_ctx *ctx, const struct run *r)
+{
+	struct attempt a;
+	int proven;
+
+	if (attempts_latest(&ctx->db, r->id, &a) != 0)
+		return 0;
+	proven = strcmp(a.verdict, "success") == 0;
+	attempt_release(&a);
+	return proven;
+}
+
+/* Look a run up by tag or "best". */
+int loop_find_run(struct xl_ctx *ctx, const char *tag, struct run *r, char **cause)
+{
+	double score;
+	int rc;
+
+	if (strcmp(tag, "best") == 0) {
+		rc = runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, r, &score);
+		if (rc == 1)
+			*cause = xasprintf("study '%s' has no proven run yet, so there is no "
+					   "best: name a parent tag (and --force if it is "
+					   "not proven)", ctx->cfg.study);
+	} else {
+		rc = runs_get(&ctx->db, ctx->cfg.study, tag, r);
+		if (rc == 1)
+			*cause = xasprintf("no run '%s' in study '%s' ('xloop status' "
+					   "lists them)", tag, ctx->cfg.study);
+	}
+	return rc == 0 ? 0 : rc == 1 ? XL_NOINPUT : XL_ERR;
+}
+
+/* Remove what a failed creation left (only files it created). */
+static void undo_files(const char *dir)
+{
+	char *p;
+
+	p = path_join(dir, "job.sh");
+	unlink(p);
+	free(p);
+	p = path_join(dir, "cv.json");
+	unlink(p);
+	free(p);
+	p = path_join(dir, "slurm");
+	rmdir(p);
+	free(p);
+	rmdir(dir);
+}
+
+static int make_run_dirs(const char *root, const char *study, const char *dir,
+			 char **cause)
+{
+	char *runs = path_join(root, "runs"), *sdir = path_join(runs, study);
+	char *slurm = path_join(dir, "slurm");
+	int rc = make_dir(runs, 0755, cause);
+
+	if (rc == 0)
+		rc = make_dir(sdir, 0755, cause);
+	if (rc == 0 && mkdir(dir, 0755) < 0) {
+		*cause = xasprintf("unable to create '%s': %s", dir, strerror(errno));
+		rc = -1;
+	}
+	if (rc == 0 && make_dir(slurm, 0755, cause) < 0) {
+		rmdir(dir);
+		rc = -1;
+	}
+	free(runs);
+	free(sdir);
+	free(slurm);
+	return rc;
+}
+
+/* Create a run: files, DB row, commit. */
+int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
+		    size_t len, const char *cv_src, double cv_score, char **cause)
+{
+	const char *study = ctx->cfg.study;
+	char *dir = run_dir(ctx->root, study, r->tag);
+	char *job = path_join(dir, "job.sh"), *rel = NULL, *msg = NULL;
+	struct buf cv = BUF_INIT;
+	char oid[41], token[27];
+	int rc = XL_ERR, err;
+
+	if (cv_src && read_file(cv_src, CV_MAX_BYTES, &cv, &err, cause) < 0) {
+		rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
+		goto out;
+	}
+	if (make_run_dirs(ctx->root, study, dir, cause) < 0)
+		goto out;
+	if (write_file_atomic(job, text, len, 0755, cause) < 0)
+		goto undo;
+	if (cv_src) {
+		char *cvp = path_join(dir, "cv.json");
+		int w = write_file_atomic(cvp, cv.s, cv.len, 0644, cause);
+
+		free(cvp);
+		if (w < 0)
+			goto undo;
+	}
+	if (db_begin_write(&ctx->db) < 0) {
+		*cause = xasprintf("the state DB is busy; try again");
+		rc = XL_TEMPFAIL;
+		goto undo;
+	}
+	if (runs_insert(&ctx->db, r) < 0)
+		goto rollback;
+	if (cv_src) {
+		struct attempt a;
+
+		memset(&a, 0, sizeof(a));
+		study_token(token);
+		a.run_id = r->id;
+		a.n = 0;
+		a.token = token;
+		a.phase = "adopted";
+		a.log_path = "";
+		a.intent_at = time(NULL);
+		a.verdict = "success";
+		a.verdict_reason = "adopted with a hand-run cv.json";
+		a.has_score = 1;
+		a.score = cv_score;
+		if (attempts_insert(&ctx->db, &a) < 0)
+			goto rollback;
+	}
+	if (db_commit(&ctx->db) < 0)
+		goto undo;
+
+	/* the run exists now; git is the record, not the truth */
+	rel = xasprintf("runs/%s/%s/job.sh", study, r->tag);
+	if (r->parent_id)
+		msg = xasprintf("xloop: new %s/%s from %s: %s\n\nOne change: %s=%s "
+				"(was %s).%s%s\n", study, r->tag, r->parent_tag, r->var,
+				r->var, r->new_value, r->old_value,
+				r->note && *r->note ? "\n\n" : "", r->note ? r->note : "");
+	else
+		msg = xasprintf("xloop: adopt %s/%s\n", study, r->tag);
+	if (loop_commit(ctx, (const char *const *)&rel, 1, msg, oid, cause) < 0) {
+		warning("run '%s' was created but not committed: %s", r->tag, *cause);
+		FREE_AND_NULL(*cause);
+	} else if (*oid) {
+		struct stmt q;
+
+		if (db_prepare(&ctx->db, &q, "UPDATE run SET commit_id = :c WHERE id = :id") == 0) {
+			db_bind_text(&q, ":c", oid);
+			db_bind_int64(&q, ":id", r->id);
+			db_step(&q);
+			db_finalize(&q);
+		}
+		free(r->commit_id);
+		r->commit_id = xstrdup(oid);
+	}
+	rc = XL_OK;
+	goto out;
+rollback:
+	db_rollback(&ctx->db);
+	if (*cause == NULL)
+		*cause = xasprintf("unable to record run '%s' in the state DB", r->tag);
+undo:
+	undo_files(dir);
+out:
+	buf_release(&cv);
+	free(rel);
+	free(msg);
+	free(job);
+	free(dir);
+	return rc;
+}
+
+/* Free a submission's result. */
+void submit_result_release(struct submit_result *res)
+{
+	free(res->job_id);
+	free(res->log_path);
+	free(res->after);
+	memset(res, 0, sizeof(*res));
+}
+
+/* The newest of our unfinished attempts that squeue still lists. */
+int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
+		       char **cause)
+{
+	struct slurm_jobs q = SLURM_JOBS_INIT;
+	struct attempt *v = NULL;
+	size_t n = 0, i, j;
+	int rc;
+
+	*job_id = xstrdup("");
+	if (attempts_unfinished(&ctx->db, ctx->cfg.study, &v, &n) < 0)
+		return XL_ERR;
+	if (n == 0)
+		return 0;
+	rc = slurm_squeue_mine(s, &q, cause);
+	if (rc) {
+		attempts_free(v, n);
+		return rc;
+	}
+	for (i = n; i-- > 0 && !**job_id;) {
+		for (j = 0; j < q.nr; j++) {
+			if (strcmp(q.v[j].job_id, v[i].job_id) != 0 ||
+			    slurm_state_is_final(q.v[j].state))
+				continue;
+			free(*job_id);
+			*job_id = xstrdup(v[i].job_id);
+			break;
+		}
+	}
+	slurm_jobs_release(&q);
+	attempts_free(v, n);
+	return 0;
+}
+
+/* The largest value of key among records, as an integer; -1 when none. */
+static long long max_field(const struct slurm_records *recs, const char *key,
+			   const char *filter_key, const char *filter_has)
+{
+	long long best = -1, v;
+	const char *errstr;
+	size_t i;
+
+	for (i = 0; i < recs->nr; i++) {
+		const char *val = slurm_record_get(&recs->v[i], key);
+		const char *f = filter_key ? slurm_record_get(&recs->v[i], filter_key) : NULL;
+
+		if (filter_key && (!f || !slurm_list_has(f, filter_has)))
+			continue;
+		if (val && parse_ll(val, 0, LLONG_MAX, &v, &errstr) == 0 && v > best)
+			best = v;
+	}
+	return best;
+}
+
+/*
+ * Check the request against the partition's MaxTime and its nodes'
+ * RealMemory: a job over either would wait forever.
+ */
+static int preflight_limits(struct slurm *s, const char *partition, const char *time,
+			    int time_from_flag, const char *mem, int mem_from_flag,
+			    long long cpus, char **cause)
+{
+	struct slurm_records part = SLURM_RECORDS_INIT, nodes = SLURM_RECORDS_INIT;
+	const char *maxtime;
+	long long max_secs = -1, real;
+	int unknown, rc;
+
+	rc = slurm_scontrol_show(s, "partition", partition, &part, &unknown, cause);
+	if (rc)
+		goto out;
+	if (unknown || part.nr == 0) {
+		*cause = xasprintf("partition '%s' does not exist (xloop.json "
+				   "slurm.partition; 'sinfo -s' lists them)", partition);
+		rc = XL_CONFIG;
+		goto out;
+	}
+	maxtime = slurm_record_get(&part.v[0], "MaxTime");
+	if (maxtime && slurm_parse_duration(maxtime, &max_secs, NULL) == 0 &&
+	    max_secs > 0 && config_time_secs(time) > max_secs) {
+		*cause = xasprintf("--time %s is longer than partition '%s' allows "
+				   "(MaxTime=%s): Slurm would leave the job pending "
+				   "forever (PartitionTimeLimit); lower %s", time,
+				   partition, maxtime, time_from_flag ? "--time" :
+				   "resources.time in xloop.json");
+		rc = time_from_flag ? XL_DATAERR : XL_CONFIG;
+		goto out;
+	}
+	rc = slurm_scontrol_show(s, "node", NULL, &nodes, &unknown, cause);
+	if (rc)
+		goto out;
+	real = max_field(&nodes, "CPUTot", "Partitions", partition);
+	if (real > 0 && cpus > real) {
+		*cause = xasprintf("resources.cpus %lld is more than any node of partition "
+				   "'%s' has (CPUTot=%lld): the job could never start "
+				   "(PartitionConfig); lower it in xloop.json", cpus,
+				   partition, real);
+		rc = XL_CONFIG;
+		goto out;
+	}
+	real = max_field(&nodes, "RealMemory", "Partitions", partition);
+	if (real > 0 && config_mem_mb(mem) > real) {
+		*cause = xasprintf("--mem %s is more than any node of partition '%s' has "
+				   "(RealMemory=%lldM): the job could never start; "
+				   "lower %s", mem, partition, real,
+				   mem_from_flag ? "--mem" : "resources.mem in xloop.json");
+		rc = mem_from_flag ? XL_DATAERR : XL_CONFIG;
+	}
+out:
+	slurm_records_release(&part);
+	slurm_records_release(&nodes);
+	return rc;
+}
+
+/* The first attempt number with neither a DB row nor a log file. */
+static int next_attempt(struct xl_ctx *ctx, const struct run *r, long long *n)
+{
+	struct attempt a;
+	int rc = attempts_latest(&ctx->db, r->id, &a);
+
+	if (rc < 0)
+		return -1;
+	*n = rc == 0 ? a.n + 1 : 1;
+	if (rc == 0)
+		attempt_release(&a);
+	for (;; (*n)++) {
+		char *log = run_log_path(ctx->root, ctx->cfg.study, r->tag, *n);
+		int taken = path_exists(log);
+
+		free(log);
+		if (!taken)
+			return 0;
+	}
+}
+
+/* Preflight, record the intent, run sbatch, record the answer. */
+int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
+		const struct submit_opts *o, struct submit_result *res, char **cause)
+{
+	const struct config *c = &ctx->cfg;
+	char *job = run_job_path(ctx->root, c->study, r->tag);
+	char *dir = run_dir(ctx->root, c->study, r->tag);
+	struct buf text = BUF_INIT, over = BUF_INIT, env[5];
+	const char *mem = o->mem ? o->mem : c->res.mem;
+	const char *time_ = o->time ? o->time : c->res.time;
+	const char *envp[6];
+	char sha[65], token[27], *comment = NULL, *dep = NULL;
+	struct slurm_submit req;
+	struct attempt a;
+	long long id;
+	int rc, err, i;
+
+	memset(res, 0, sizeof(*res));
+	res->job_id = xstrdup("");
+	res->after = xstrdup("");
+	for (i = 0; i < 5; i++)
+		buf_init(&env[i]);
+
+	if (o->mem && !config_valid_mem(o->mem)) {
+		*cause = xasprintf("invalid --mem '%s': use a size like 16G or 4000M", o->mem);
+		rc = XL_USAGE;
+		goto out;
+	}
+	if (o->time && !config_valid_time(o->time)) {
+		*cause = xasprintf("invalid --time '%s': use Slurm's form, like 2:00:00 "
+				   "or 1-00:00:00", o->time);
+		rc = XL_USAGE;
+		goto out;
+	}
+	if (o->after && (!*o->after || strspn(o->after, "0123456789_") != strlen(o->after))) {
+		*cause = xasprintf("invalid --after '%s': give a Slurm job id", o->after);
+		rc = XL_USAGE;
+		goto out;
+	}
+	if (study_read_script(job, &text, &err, cause) < 0) {
+		rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
+		goto out;
+	}
+	if (access(job, X_OK) < 0) {
+		*cause = xasprintf("'%s' is not executable (chmod +x it)", job);
+		rc = XL_DATAERR;
+		goto out;
+	}
+	if (study_bash_syntax(job, text.s, cause) < 0) {
+		rc = XL_DATAERR;
+		goto out;
+	}
+	rc = preflight_limits(s, c->partition, time_, o->time != NULL, mem,
+			      o->mem != NULL, c->res.cpus, cause);
+	if (rc)
+		goto out;
+	if (o->after) {
+		free(res->after);
+		res->after = xstrdup(o->after);
+	} else if (!o->no_chain) {
+		free(res->after);
+		res->after = NULL;
+		rc = loop_last_live_job(ctx, s, &res->after, cause);
+		if (rc)
+			goto out;
+	}
+
+	/* the intent: from here on a crash leaves a row to reconcile */
+	if (db_begin_write(&ctx->db) < 0) {
+		*cause = xasprintf("the state DB is busy; try again");
+		rc = XL_TEMPFAIL;
+		goto out;
+	}
+	if (next_attempt(ctx, r, &res->n) < 0)
+		goto db_fail;
+	res->log_path = run_log_path(ctx->root, c->study, r->tag, res->n);
+	study_token(token);
+	study_sha256(text.s, text.len, sha);
+	if (o->mem)
+		buf_addf(&over, "--mem=%s", o->mem);
+	if (o->time)
+		buf_addf(&over, "%s--time=%s", over.len ? " " : "", o->time);
+	memset(&a, 0, sizeof(a));
+	a.run_id = r->id;
+	a.n = res->n;
+	a.token = token;
+	a.phase = "submitting";
+	a.log_path = res->log_path;
+	a.job_sha256 = sha;
+	a.partition = c->partition;
+	a.gres = c->res.gres;
+	a.cpus = c->res.cpus;
+	a.mem = (char *)mem;
+	a.time_limit = (char *)time_;
+	a.overrides = over.s;
+	a.after_job = res->after;
+	a.intent_at = time(NULL);
+	if (attempts_insert(&ctx->db, &a) < 0)
+		goto db_fail;
+	if (db_commit(&ctx->db) < 0)
+		goto db_fail_nocommit;
+
+	comment = xasprintf("xloop:%s/%s#%lld:%s", c->study, r->tag, res->n, token);
+	if (*res->after)
+		dep = xasprintf("afterany:%s", res->after);
+	buf_addf(&env[0], "XLOOP_RUN_DIR=%s", dir);
+	buf_addf(&env[1], "XLOOP_TAG=%s", r->tag);
+	buf_addf(&env[2], "XLOOP_ATTEMPT=%lld", res->n);
+	buf_addf(&env[3], "XLOOP_STUDY=%s", c->study);
+	buf_addf(&env[4], "XLOOP_ROOT=%s", ctx->root);
+	for (i = 0; i < 5; i++)
+		envp[i] = env[i].s;
+	envp[5] = NULL;
+	memset(&req, 0, sizeof(req));
+	req.script = job;
+	req.job_name = r->tag;
+	req.output = res->log_path;
+	req.comment = comment;
+	req.partition = c->partition;
+	req.gres = c->res.gres;
+	req.cpus = c->res.cpus;
+	req.mem = mem;
+	req.time = time_;
+	req.account = c->account;
+	req.qos = c->qos;
+	req.dependency = dep;
+	req.workdir = ctx->root;
+	req.env = envp;
+	rc = slurm_sbatch(s, &req, &id, &res->ambiguous, cause);
+	if (rc == 0) {
+		free(res->job_id);
+		res->job_id = xasprintf("%lld", id);
+		if (attempts_set_submitted(&ctx->db, a.id, res->job_id, time(NULL)) < 0) {
+			/* the job runs; the next reconcile finds it by its token */
+			*cause = xasprintf("job %s was submitted but could not be recorded; "
+					   "'xloop next' will find it by its token", res->job_id);
+			rc = XL_TEMPFAIL;
+		}
+	} else if (!res->ambiguous) {
+		attempts_set_submit_failed(&ctx->db, a.id, *cause);
+	}
+	/* ambiguous: the row stays 'submitting' for reconciliation */
+	goto out;
+db_fail:
+	db_rollback(&ctx->db);
+db_fail_nocommit:
+	*cause = xasprintf("unable to record the attempt in the state DB");
+	rc = XL_ERR;
+out:
+	for (i = 0; i < 5; i++)
+		buf_release(&env[i]);
+	buf_release(&text);
+	buf_release(&over);
+	free(comment);
+	free(dep);
+	free(job);
+	free(dir);
+	return rc;
+}

@@ -1,0 +1,78 @@
+/*
+ * The loop's operations that touch files, the DB and git together, in the
+ * order that keeps them consistent after a crash at any point: files are
+ * written first (atomically), then the DB (the source of truth), then git.
+ */
+#ifndef XLOOP_LOOP_H
+#define XLOOP_LOOP_H
+
+#include "cmd.h"
+#include "runs.h"
+#include "slurm.h"
+
+/*
+ * Commit paths (relative to the study root) with libgit2, touching nothing
+ * else the user staged. Without a repository: 0 and *oid = "" (a warning is
+ * printed once). -1 with *cause on failure.
+ */
+int loop_commit(struct xl_ctx *ctx, const char *const *paths, size_t n,
+		const char *msg, char oid[41], char **cause);
+
+/*
+ * Create run r (study, tag, parent and change filled in) with job script
+ * text: runs/<study>/<tag>/job.sh (mode 0755) and its slurm/ directory,
+ * the DB row, then a commit of job.sh. With cv_src, the run is proven by a
+ * hand-run result: cv_src is copied to the run's cv.json and an attempt 0
+ * records its score. Returns an exit code; *cause says why on failure.
+ * Nothing is left behind when it fails before the DB commit.
+ */
+int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
+		    size_t len, const char *cv_src, double cv_score, char **cause);
+
+/* Refuse a tag that is invalid or taken: XL_USAGE, XL_DATAERR or 0. */
+int loop_check_new_tag(struct xl_ctx *ctx, const char *tag, char **cause);
+
+/*
+ * Find the run called tag, or the best proven run for "best". Returns 0,
+ * XL_NOINPUT (unknown tag, no proven run) or XL_ERR.
+ */
+int loop_find_run(struct xl_ctx *ctx, const char *tag, struct run *r, char **cause);
+
+/* 1 when the run's latest attempt is a success. */
+int loop_run_proven(struct xl_ctx *ctx, const struct run *r);
+
+
+/* How to submit an attempt. NULL fields: from xloop.json / automatic. */
+struct submit_opts {
+	const char *after;	/* --after JOBID */
+	int no_chain;		/* --no-chain */
+	const char *mem;	/* --mem override */
+	const char *time;	/* --time override */
+};
+
+struct submit_result {
+	long long n;		/* the attempt number */
+	char *job_id;		/* "" when sbatch gave none */
+	char *log_path;
+	char *after;		/* the job it waits for, "" if none */
+	int ambiguous;		/* sbatch may have submitted without saying so */
+};
+
+void submit_result_release(struct submit_result *res);
+
+/*
+ * Preflight and submit a new attempt of run r (SPEC rule 2): the attempt
+ * is recorded as an intent before sbatch runs and completed after. Returns
+ * an exit code; *cause says why on failure.
+ */
+int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
+		const struct submit_opts *o, struct submit_result *res, char **cause);
+
+/*
+ * The newest live xloop job of the study (from one squeue call), into
+ * *job_id ("" when none). Returns 0 or an exit code.
+ */
+int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
+		       char **cause);
+
+#endif

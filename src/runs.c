@@ -1,0 +1,367 @@
+/* Runs and attempts: rows in, rows out. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fsutil.h"
+#include "runs.h"
+#include "util.h"
+
+/* The run's directory: <root>/runs/<study>/<tag>. */
+char *run_dir(const char *root, const char *study, const char *tag)
+{
+	return xasprintf("%s/runs/%s/%s", root, study, tag);
+}
+
+/* The run's job script. */
+char *run_job_path(const char *root, const char *study, const char *tag)
+{
+	return xasprintf("%s/runs/%s/%s/job.sh", root, study, tag);
+}
+
+/* The log of attempt n. */
+char *run_log_path(const char *root, const char *study, const char *tag, long long n)
+{
+	return xasprintf("%s/runs/%s/%s/slurm/attempt%lld.out", root, study, tag, n);
+}
+
+#define RUN_COLS "r.id, r.study, r.tag, coalesce(r.parent_id, 0)," \
+	" coalesce(p.tag, ''), coalesce(r.var, ''), coalesce(r.old_value, '')," \
+	" coalesce(r.new_value, ''), coalesce(r.note, ''), coalesce(r.commit_id, '')," \
+	" r.created_at"
+#define RUN_FROM " FROM run r LEFT JOIN run p ON p.id = r.parent_id"
+
+static void run_from(struct stmt *q, struct run *r)
+{
+	r->id = db_col_int64(q, 0);
+	r->study = xstrdup(db_col_text(q, 1));
+	r->tag = xstrdup(db_col_text(q, 2));
+	r->parent_id = db_col_int64(q, 3);
+	r->parent_tag = xstrdup(db_col_text(q, 4));
+	r->var = xstrdup(db_col_text(q, 5));
+	r->old_value = xstrdup(db_col_text(q, 6));
+	r->new_value = xstrdup(db_col_text(q, 7));
+	r->note = xstrdup(db_col_text(q, 8));
+	r->commit_id = xstrdup(db_col_text(q, 9));
+	r->created_at = db_col_int64(q, 10);
+}
+
+/* Free a run's strings. */
+void run_release(struct run *r)
+{
+	free(r->study);
+	free(r->tag);
+	free(r->parent_tag);
+	free(r->var);
+	free(r->old_value);
+	free(r->new_value);
+	free(r->note);
+	free(r->commit_id);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Free an array of runs. */
+void runs_free(struct run *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		run_release(&v[i]);
+	free(v);
+}
+
+/* One run by tag. */
+int runs_get(struct db *db, const char *study, const char *tag, struct run *r)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(db, &q, "SELECT " RUN_COLS RUN_FROM
+		       " WHERE r.study = :study AND r.tag = :tag") < 0)
+		return -1;
+	db_bind_text(&q, ":study", study);
+	db_bind_text(&q, ":tag", tag);
+	rc = db_step(&q);
+	if (rc == SQLITE_ROW)
+		run_from(&q, r);
+	db_finalize(&q);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
+}
+
+/* Every run of a study. */
+int runs_list(struct db *db, const char *study, struct run **v, size_t *n)
+{
+	struct stmt q;
+	int rc;
+
+	*v = NULL;
+	*n = 0;
+	if (db_prepare(db, &q, "SELECT " RUN_COLS RUN_FROM " WHERE r.study = :study"
+		       " ORDER BY r.id") < 0)
+		return -1;
+	db_bind_text(&q, ":study", study);
+	while ((rc = db_step(&q)) == SQLITE_ROW) {
+		*v = xreallocarray(*v, *n + 1, sizeof(**v));
+		run_from(&q, &(*v)[(*n)++]);
+	}
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Insert a run. */
+int runs_insert(struct db *db, struct run *r)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(db, &q, "INSERT INTO run (study, tag, parent_id, var,"
+		       " old_value, new_value, note, created_at, commit_id)"
+		       " VALUES (:study, :tag, :parent, :var, :old, :new, :note,"
+		       " :at, :commit)") < 0)
+		return -1;
+	r->created_at = time(NULL);
+	db_bind_text(&q, ":study", r->study);
+	db_bind_text(&q, ":tag", r->tag);
+	if (r->parent_id)
+		db_bind_int64(&q, ":parent", r->parent_id);
+	else
+		db_bind_null(&q, ":parent");
+	db_bind_text(&q, ":var", r->parent_id ? r->var : NULL);
+	db_bind_text(&q, ":old", r->parent_id ? r->old_value : NULL);
+	db_bind_text(&q, ":new", r->parent_id ? r->new_value : NULL);
+	db_bind_text(&q, ":note", r->note && *r->note ? r->note : NULL);
+	db_bind_int64(&q, ":at", r->created_at);
+	db_bind_text(&q, ":commit", r->commit_id && *r->commit_id ? r->commit_id : NULL);
+	rc = db_step(&q);
+	db_finalize(&q);
+	if (rc != SQLITE_DONE)
+		return -1;
+	r->id = sqlite3_last_insert_rowid(db->h);
+	return 0;
+}
+
+#define ATTEMPT_COLS "id, run_id, n, token, phase, coalesce(job_id, ''), log_path," \
+	" coalesce(job_sha256, ''), coalesce(partition, ''), coalesce(gres, '')," \
+	" coalesce(mem, ''), coalesce(time_limit, ''), coalesce(overrides, '')," \
+	" coalesce(after_job, ''), coalesce(cpus, 0), coalesce(submit_error, '')," \
+	" intent_at, coalesce(submitted_at, 0), coalesce(started_at, 0)," \
+	" coalesce(ended_at, 0), coalesce(state, ''), coalesce(exit_code, '')," \
+	" coalesce(node, ''), coalesce(slurm_reason, ''), coalesce(verdict, '')," \
+	" coalesce(failure_class, ''), coalesce(verdict_reason, ''), score"
+
+static void attempt_from(struct stmt *q, struct attempt *a)
+{
+	char **s[] = { &a->token, &a->phase, &a->job_id, &a->log_path, &a->job_sha256,
+		       &a->partition, &a->gres, &a->mem, &a->time_limit, &a->overrides,
+		       &a->after_job };
+	size_t i;
+
+	a->id = db_col_int64(q, 0);
+	a->run_id = db_col_int64(q, 1);
+	a->n = db_col_int64(q, 2);
+	for (i = 0; i < ARRAY_SIZE(s); i++)
+		*s[i] = xstrdup(db_col_text(q, 3 + (int)i));
+	a->cpus = db_col_int64(q, 14);
+	a->submit_error = xstrdup(db_col_text(q, 15));
+	a->intent_at = db_col_int64(q, 16);
+	a->submitted_at = db_col_int64(q, 17);
+	a->started_at = db_col_int64(q, 18);
+	a->ended_at = db_col_int64(q, 19);
+	a->state = xstrdup(db_col_text(q, 20));
+	a->exit_code = xstrdup(db_col_text(q, 21));
+	a->node = xstrdup(db_col_text(q, 22));
+	a->slurm_reason = xstrdup(db_col_text(q, 23));
+	a->verdict = xstrdup(db_col_text(q, 24));
+	a->failure_class = xstrdup(db_col_text(q, 25));
+	a->verdict_reason = xstrdup(db_col_text(q, 26));
+	a->has_score = !db_col_is_null(q, 27);
+	a->score = a->has_score ? sqlite3_column_double(q->st, 27) : 0;
+}
+
+/* Free an attempt's strings. */
+void attempt_release(struct attempt *a)
+{
+	char *s[] = { a->token, a->phase, a->job_id, a->log_path, a->job_sha256,
+		      a->partition, a->gres, a->mem, a->time_limit, a->overrides,
+		      a->after_job, a->submit_error, a->state, a->exit_code, a->node,
+		      a->slurm_reason, a->verdict, a->failure_class, a->verdict_reason };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(s); i++)
+		free(s[i]);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Free an array of attempts. */
+void attempts_free(struct attempt *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		attempt_release(&v[i]);
+	free(v);
+}
+
+static int attempts_query(struct db *db, const char *sql, const char *name,
+			  long long id, const char *text, struct attempt **v, size_t *n)
+{
+	struct stmt q;
+	int rc;
+
+	*v = NULL;
+	*n = 0;
+	if (db_prepare(db, &q, sql) < 0)
+		return -1;
+	if (text)
+		db_bind_text(&q, name, text);
+	else
+		db_bind_int64(&q, name, id);
+	while ((rc = db_step(&q)) == SQLITE_ROW) {
+		*v = xreallocarray(*v, *n + 1, sizeof(**v));
+		attempt_from(&q, &(*v)[(*n)++]);
+	}
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Every attempt of a run, in order. */
+int attempts_list(struct db *db, long long run_id, struct attempt **v, size_t *n)
+{
+	return attempts_query(db, "SELECT " ATTEMPT_COLS " FROM attempt"
+			      " WHERE run_id = :run ORDER BY n", ":run", run_id, NULL, v, n);
+}
+
+/* The latest attempt of a run. */
+int attempts_latest(struct db *db, long long run_id, struct attempt *a)
+{
+	struct attempt *v;
+	size_t n;
+
+	if (attempts_query(db, "SELECT " ATTEMPT_COLS " FROM attempt"
+			   " WHERE run_id = :run ORDER BY n DESC LIMIT 1", ":run",
+			   run_id, NULL, &v, &n) < 0)
+		return -1;
+	if (n == 0)
+		return 1;
+	*a = v[0];
+	free(v);
+	return 0;
+}
+
+/* Attempts submitted (or being submitted) and not known to be over. */
+int attempts_unfinished(struct db *db, const char *study, struct attempt **v, size_t *n)
+{
+	return attempts_query(db, "SELECT " ATTEMPT_COLS " FROM attempt"
+			      " WHERE phase IN ('submitting', 'submitted') AND verdict IS NULL"
+			      " AND ended_at IS NULL"
+			      " AND run_id IN (SELECT id FROM run WHERE study = :study)"
+			      " ORDER BY id", ":study", 0, study, v, n);
+}
+
+/* Insert an attempt. */
+int attempts_insert(struct db *db, struct attempt *a)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(db, &q, "INSERT INTO attempt (run_id, n, token, phase, job_id,"
+		       " log_path, job_sha256, partition, gres, cpus, mem, time_limit,"
+		       " overrides, after_job, intent_at, verdict, score, judged_at,"
+		       " verdict_reason)"
+		       " VALUES (:run, :n, :token, :phase, :job, :log, :sha, :part, :gres,"
+		       " :cpus, :mem, :time, :over, :after, :at, :verdict, :score,"
+		       " :judged, :reason)") < 0)
+		return -1;
+	db_bind_int64(&q, ":run", a->run_id);
+	db_bind_int64(&q, ":n", a->n);
+	db_bind_text(&q, ":token", a->token);
+	db_bind_text(&q, ":phase", a->phase);
+	db_bind_text(&q, ":job", a->job_id && *a->job_id ? a->job_id : NULL);
+	db_bind_text(&q, ":log", a->log_path);
+	db_bind_text(&q, ":sha", a->job_sha256);
+	db_bind_text(&q, ":part", a->partition);
+	db_bind_text(&q, ":gres", a->gres);
+	db_bind_int64(&q, ":cpus", a->cpus);
+	db_bind_text(&q, ":mem", a->mem);
+	db_bind_text(&q, ":time", a->time_limit);
+	db_bind_text(&q, ":over", a->overrides && *a->overrides ? a->overrides : NULL);
+	db_bind_text(&q, ":after", a->after_job && *a->after_job ? a->after_job : NULL);
+	db_bind_int64(&q, ":at", a->intent_at);
+	db_bind_text(&q, ":verdict", a->verdict && *a->verdict ? a->verdict : NULL);
+	if (a->has_score)
+		db_bind_double(&q, ":score", a->score);
+	else
+		db_bind_null(&q, ":score");
+	if (a->verdict && *a->verdict)
+		db_bind_int64(&q, ":judged", a->intent_at);
+	else
+		db_bind_null(&q, ":judged");
+	db_bind_text(&q, ":reason", a->verdict_reason && *a->verdict_reason ?
+		     a->verdict_reason : NULL);
+	rc = db_step(&q);
+	db_finalize(&q);
+	if (rc != SQLITE_DONE)
+		return -1;
+	a->id = sqlite3_last_insert_rowid(db->h);
+	return 0;
+}
+
+static int exec_update(struct db *db, const char *sql, long long id,
+		       const char *name, const char *text, long long at)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(db, &q, sql) < 0)
+		return -1;
+	db_bind_int64(&q, ":id", id);
+	db_bind_text(&q, name, text);
+	if (at)
+		db_bind_int64(&q, ":at", at);
+	rc = db_step(&q);
+	db_finalize(&q);
+	return rc == SQLITE_DONE && sqlite3_changes(db->h) == 1 ? 0 : -1;
+}
+
+/* sbatch answered with a job id. */
+int attempts_set_submitted(struct db *db, long long id, const char *job_id,
+			   long long at)
+{
+	return exec_update(db, "UPDATE attempt SET phase = 'submitted', job_id = :job,"
+			   " submitted_at = :at WHERE id = :id", id, ":job", job_id, at);
+}
+
+/* sbatch refused the job. */
+int attempts_set_submit_failed(struct db *db, long long id, const char *err)
+{
+	return exec_update(db, "UPDATE attempt SET phase = 'submit_failed',"
+			   " submit_error = :err WHERE id = :id", id, ":err", err, 0);
+}
+
+/* The proven run with the best score. */
+int runs_best(struct db *db, const char *study, int goal_max, struct run *r,
+	      double *score)
+{
+	struct stmt q;
+	int rc;
+
+	/* proven: the latest attempt of the run is a success */
+	if (db_prepare(db, &q, goal_max ?
+		       "SELECT " RUN_COLS ", a.score" RUN_FROM " JOIN attempt a ON a.run_id = r.id"
+		       " WHERE r.study = :study AND a.verdict = 'success'"
+		       " AND a.n = (SELECT max(n) FROM attempt WHERE run_id = r.id)"
+		       " ORDER BY a.score DESC, r.id LIMIT 1" :
+		       "SELECT " RUN_COLS ", a.score" RUN_FROM " JOIN attempt a ON a.run_id = r.id"
+		       " WHERE r.study = :study AND a.verdict = 'success'"
+		       " AND a.n = (SELECT max(n) FROM attempt WHERE run_id = r.id)"
+		       " ORDER BY a.score ASC, r.id LIMIT 1") < 0)
+		return -1;
+	db_bind_text(&q, ":study", study);
+	rc = db_step(&q);
+	if (rc == SQLITE_ROW) {
+		run_from(&q, r);
+		*score = sqlite3_column_double(q.st, 11);
+	}
+	db_finalize(&q);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
+}

@@ -1,0 +1,75 @@
+/*
+ * Runs and attempts in the state database (part of the DB module: the only
+ * SQL outside db.c lives here), and the paths of a run in the repository.
+ */
+#ifndef XLOOP_RUNS_H
+#define XLOOP_RUNS_H
+
+#include "db.h"
+
+struct run {
+	long long id;
+	char *study;
+	char *tag;
+	long long parent_id;	/* 0 for a root run */
+	char *parent_tag;	/* "" for a root run */
+	char *var, *old_value, *new_value;	/* "" for a root run */
+	char *note;
+	char *commit_id;
+	long long created_at;
+};
+
+struct attempt {
+	long long id;
+	long long run_id;
+	long long n;
+	char *token;
+	char *phase;		/* submitting, submitted, submit_failed, adopted */
+	char *job_id;		/* "" before sbatch answered */
+	char *log_path;
+	char *job_sha256;
+	char *partition, *gres, *mem, *time_limit, *overrides, *after_job;
+	long long cpus;
+	char *submit_error;
+	long long intent_at, submitted_at, started_at, ended_at;
+	char *state, *exit_code, *node, *slurm_reason;
+	char *verdict;		/* "", success, failure */
+	char *failure_class;
+	char *verdict_reason;
+	int has_score;
+	double score;
+};
+
+/* Paths of a run (malloc'd). */
+char *run_dir(const char *root, const char *study, const char *tag);
+char *run_job_path(const char *root, const char *study, const char *tag);
+char *run_log_path(const char *root, const char *study, const char *tag, long long n);
+
+/* Look a run up by tag: 0 found, 1 not found, -1 error. */
+int runs_get(struct db *db, const char *study, const char *tag, struct run *r);
+/* Insert r (id and created_at are filled in). 0 or -1. */
+int runs_insert(struct db *db, struct run *r);
+/* All runs of a study in creation order; *v malloc'd. */
+int runs_list(struct db *db, const char *study, struct run **v, size_t *n);
+void run_release(struct run *r);
+void runs_free(struct run *v, size_t n);
+
+/* The latest attempt of a run: 0 found, 1 none, -1 error. */
+int attempts_latest(struct db *db, long long run_id, struct attempt *a);
+/* All attempts of a run in order. */
+int attempts_list(struct db *db, long long run_id, struct attempt **v, size_t *n);
+/* Attempts with a job id and no final state yet (live as far as we know). */
+int attempts_unfinished(struct db *db, const char *study, struct attempt **v, size_t *n);
+/* Insert a (id filled in). 0 or -1. */
+int attempts_insert(struct db *db, struct attempt *a);
+/* Record the result of sbatch for attempt id. */
+int attempts_set_submitted(struct db *db, long long id, const char *job_id,
+			   long long at);
+int attempts_set_submit_failed(struct db *db, long long id, const char *err);
+/* The best proven run (goal_max: highest score): 0 found, 1 none, -1 error. */
+int runs_best(struct db *db, const char *study, int goal_max, struct run *r,
+	      double *score);
+void attempt_release(struct attempt *a);
+void attempts_free(struct attempt *v, size_t n);
+
+#endif

@@ -1,0 +1,352 @@
+/*
+ * Pure parsers for what Slurm's command-line tools print: sbatch --parsable,
+ * scontrol show job [-o], squeue -h -o FORMAT, sacct -P/-p, sinfo -R, job
+ * states, exit codes, timestamps and durations.
+ *
+ * Nothing here does I/O, spawns, prints or exits. A parser that fails
+ * returns -1 and, when cause is not NULL, sets *cause to a malloc'd
+ * lowercase message naming the offending text (the caller frees it);
+ * outputs are then left empty. Strings in parsed structures are never NULL
+ * unless the comment says so, and belong to the structure: free them with
+ * its *_release() function.
+ *
+ * Written from Slurm's documented output formats and checked against
+ * samples of versions 14.11 to 25.11; Debian 12 ships 22.05.
+ */
+#ifndef XLOOP_SLURM_PARSE_H
+#define XLOOP_SLURM_PARSE_H
+
+#include <stddef.h>
+#include <time.h>
+
+/* Return values besides 0 (parsed) and -1 (error, *cause set). */
+#define SLURM_PARSE_UNKNOWN_JOB 1	/* the controller forgot the job */
+#define SLURM_PARSE_NO_ACCOUNTING 2	/* sacct: no accounting storage */
+
+/*
+ * Job states. The text tools print one word per job: a flag state
+ * (COMPLETING, REQUEUED, ...) when one is set, else the base state.
+ */
+enum slurm_state {
+	SLURM_STATE_UNKNOWN = 0,
+	/* base states */
+	SLURM_STATE_PENDING,
+	SLURM_STATE_RUNNING,
+	SLURM_STATE_SUSPENDED,
+	SLURM_STATE_COMPLETED,
+	SLURM_STATE_CANCELLED,
+	SLURM_STATE_FAILED,
+	SLURM_STATE_TIMEOUT,
+	SLURM_STATE_NODE_FAIL,
+	SLURM_STATE_PREEMPTED,
+	SLURM_STATE_BOOT_FAIL,
+	SLURM_STATE_DEADLINE,
+	SLURM_STATE_OUT_OF_MEMORY,
+	/* flag states, printed instead of the base state */
+	SLURM_STATE_COMPLETING,
+	SLURM_STATE_STAGE_OUT,
+	SLURM_STATE_CONFIGURING,
+	SLURM_STATE_EXPEDITING,
+	SLURM_STATE_RESIZING,
+	SLURM_STATE_REQUEUED,		/* also 20.11's REQUEUED_CRON (RC) */
+	SLURM_STATE_REQUEUE_FED,
+	SLURM_STATE_REQUEUE_HOLD,
+	SLURM_STATE_SPECIAL_EXIT,
+	SLURM_STATE_STOPPED,
+	SLURM_STATE_REVOKED,
+	SLURM_STATE_RESV_DEL_HOLD,
+	SLURM_STATE_SIGNALING,
+	/* flags seen only in JSON state arrays and verbose state strings */
+	SLURM_STATE_LAUNCH_FAILED,
+	SLURM_STATE_POWER_UP_NODE,
+	SLURM_STATE_RECONFIG_FAIL,
+	SLURM_STATE_UPDATE_DB,
+	SLURM_STATE_NR
+};
+
+/* Flags of slurm_state_parse(). */
+#define SLURM_STATE_COMPACT 1u	/* also squeue %t codes: PD, R, OOM, ... */
+
+/*
+ * Map a state as printed to the enum; SLURM_STATE_UNKNOWN when it is not a
+ * state. Accepts any case, surrounding blanks, "CANCELLED by 1000", width
+ * truncation with '+' ("CANCELLED+", "OUT_OF_ME+": the unique state with
+ * that prefix), and comma lists of states and flags ("PENDING,REQUEUED"),
+ * which resolve as Slurm's own job_state_string() does: the first flag
+ * state in Slurm's order wins over the base state.
+ */
+enum slurm_state slurm_state_parse(const char *s, unsigned flags);
+/* Long name ("OUT_OF_MEMORY"); "UNKNOWN" for SLURM_STATE_UNKNOWN. */
+const char *slurm_state_name(enum slurm_state st);
+/* squeue's compact code ("OOM"); "?" when the state has none. */
+const char *slurm_state_code(enum slurm_state st);
+/*
+ * True for states after which the job will not run again on its own:
+ * COMPLETED, CANCELLED, FAILED, TIMEOUT, NODE_FAIL, PREEMPTED, BOOT_FAIL,
+ * DEADLINE, OUT_OF_MEMORY, REVOKED. PENDING, RUNNING, COMPLETING,
+ * REQUEUED, SPECIAL_EXIT, ... and UNKNOWN are not final.
+ */
+int slurm_state_is_final(enum slurm_state st);
+
+/*
+ * sbatch --parsable stdout: "12345\n" or "12345;cluster\n". Blank lines
+ * and lines before the id (site banners, a merged "sbatch: ..." stderr
+ * line) are skipped as long as none of them looks like a job id; the id
+ * must be on the last non-blank line. Also accepts "Submitted batch job N
+ * [on cluster C]" from wrappers that ignore --parsable. *cluster (when
+ * cluster is not NULL) is set to a malloc'd name or NULL.
+ */
+int slurm_parse_sbatch(const char *out, long long *jobid, char **cluster,
+		       char **cause);
+
+/* ExitCode "status:signal" ("0:0", "127:0", "0:9") into its two numbers. */
+int slurm_parse_exit_code(const char *s, int *status, int *signo,
+			  char **cause);
+
+/*
+ * Timestamp "2024-03-01T12:34:56" (local time) to time_t. "Unknown",
+ * "None", "N/A", "NONE", "(null)" and "" give 0.
+ */
+int slurm_parse_time(const char *s, time_t *t, char **cause);
+/* Format t the way Slurm prints it (local time); malloc'd, "" for 0. */
+char *slurm_format_time(time_t t);
+
+/*
+ * Duration "[D-]HH:MM:SS", "H:MM:SS", "MM:SS", "M:SS" (fractions of a
+ * second, as in sacct's TotalCPU, are dropped) to seconds. "UNLIMITED",
+ * "INFINITE", "INVALID", "Partition_Limit", "N/A", "NONE" and "" give -1.
+ */
+int slurm_parse_duration(const char *s, long long *secs, char **cause);
+
+/*
+ * A job id as squeue, sacct and scontrol print it: "36", "36_3",
+ * "36_[4-7%2]", "93+1", "36.batch", "36_3.extern", "67767+1.0".
+ */
+struct slurm_jobid {
+	char *job;		/* the id without the step: "36_3" */
+	long long id;		/* the leading number: 36 */
+	char *array_task;	/* "3", "4-7%2" (brackets removed) or NULL */
+	long long het_offset;	/* 1 in "93+1"; -1 when not a het component */
+	char *step;		/* "batch", "extern", "0"; NULL: allocation */
+	int step_truncated;	/* cut by a column width ("bat+") */
+};
+/* Parse a job id; a step cut to "bat+"/"ext+" is completed. */
+int slurm_parse_jobid(const char *s, struct slurm_jobid *id, char **cause);
+void slurm_jobid_release(struct slurm_jobid *id);
+
+/* One key/value pair as printed (scontrol key, or "%i" for squeue). */
+struct slurm_kv {
+	char *key;
+	char *value;
+};
+
+/*
+ * One job as scontrol or squeue describe it. Fields a source does not give
+ * are "" (strings) or -1 (numbers). "(null)", "Unknown", "None" and "N/A"
+ * in the time fields and "(null)" elsewhere become "".
+ */
+struct slurm_job {
+	char *job_id;		/* "36", "36_3", "36_[4-7]", "93+1" */
+	long long id;		/* numeric id (JobId, %A); -1 when not given */
+	char *array_job_id;	/* "36" or "" */
+	char *array_task_id;	/* "3", "4-7%2" (no brackets) or "" */
+	char *name;
+	char *user;		/* without the "(uid)" */
+	enum slurm_state state;
+	char *state_raw;	/* as printed */
+	char *reason;
+	int exit_code;		/* ExitCode status, -1 when not given */
+	int exit_signal;	/* ExitCode signal, -1 when not given */
+	char *comment;
+	char *partition;
+	char *nodes;
+	char *submit_time;
+	char *start_time;
+	char *end_time;
+	char *time_limit;
+	char *run_time;
+	char *std_out;
+	char *std_err;
+	char *work_dir;
+	char *dependency;
+	int batch_flag;		/* -1 when not given */
+	int requeue;		/* -1 when not given */
+	int restarts;		/* -1 when not given */
+	struct slurm_kv *kv;	/* every pair as printed, in order */
+	size_t nr_kv;
+};
+
+struct slurm_jobs {
+	struct slurm_job *v;
+	size_t nr;
+};
+#define SLURM_JOBS_INIT { NULL, 0 }
+
+/* The first value printed for key (exact match), or NULL. */
+const char *slurm_job_get(const struct slurm_job *job, const char *key);
+void slurm_jobs_release(struct slurm_jobs *jobs);
+
+/*
+ * `scontrol show job [-d] [-o] [ID]`: one-line (-o) or multi-line records.
+ * Values may contain spaces. A key the record already had is text (each
+ * key is printed once, except the -d node lines). A free-text value
+ * (JobName, Reason, Command, SubmitLine, WorkDir, Comment, AdminComment,
+ * SystemComment, Extra, CrontabSpec) ends at the " Key=" of the key
+ * scontrol prints next: the earliest-printed known key printed after it,
+ * so a comment "a b=c Partition=x" or a SubmitLine holding " Comment=y"
+ * stays whole (a comment holding a key printed later than Comment and
+ * before the real next key is still cut there). Other values end at the
+ * next known or " Capitalised=" key, so keys of newer versions still
+ * split. 20.11's "NtasksPerTRES:0" is key NtasksPerTRES. "No jobs in the
+ * system" gives 0 jobs. Returns SLURM_PARSE_UNKNOWN_JOB for
+ * "slurm_load_jobs error: Invalid job id specified" or "Job N not found",
+ * and -1 for other error text or lines that are not key=value.
+ */
+int slurm_parse_scontrol(const char *out, struct slurm_jobs *jobs,
+			 char **cause);
+
+/* Records of other scontrol entities: Key=Value pairs in print order. */
+struct slurm_record {
+	struct slurm_kv *kv;
+	size_t nr_kv;
+};
+
+struct slurm_records {
+	struct slurm_record *v;
+	size_t nr;
+};
+#define SLURM_RECORDS_INIT { NULL, 0 }
+
+/* "Partition gpux not found", "Node x not found" from scontrol show. */
+#define SLURM_PARSE_NOT_FOUND SLURM_PARSE_UNKNOWN_JOB
+
+/*
+ * `scontrol show partition|node|... [-o] [NAME]`: one record per -o line
+ * or per multi-line block (a key line at column 0 starts one). A value
+ * ends at the next " Key=" with a capitalised or job key, so "OS=Linux
+ * 6.1.0 #1 SMP" and "Reason=Not responding [slurm@...]" stay whole. "No
+ * ... in the system" gives 0 records; "... not found" gives
+ * SLURM_PARSE_NOT_FOUND; other lines that are not key=value give -1.
+ */
+int slurm_parse_records(const char *out, struct slurm_records *recs,
+			char **cause);
+/* The first value of key in a record (exact match), or NULL. */
+const char *slurm_record_get(const struct slurm_record *rec, const char *key);
+void slurm_records_release(struct slurm_records *recs);
+/* True when the comma list ("gpu,short") holds item exactly. */
+int slurm_list_has(const char *list, const char *item);
+
+/* The squeue format xloop asks for, and what slurm_parse_squeue takes. */
+#define SLURM_SQUEUE_FORMAT "%i|%j|%T|%r|%S|%e|%k|%P|%M|%l|%A"
+
+/*
+ * `squeue -h -o FORMAT` lines. format is the -o string: %X fields (width
+ * modifiers allowed) between literal separators. Known fields fill the
+ * struct (%i %A %F %K %j %u %T %t %r %R %N %S %e %V %k %P %M %l %E %Z);
+ * every field is kept raw under its "%X" key. When a line holds more
+ * separators than the format, one free-text field takes the extra: the
+ * first of %k (comment), %j (name), %r, %R, %E, %Z for which every other
+ * field is valid; the fields before it are split from the left and those
+ * after it from the right. A header line (JOBID) is skipped. "slurm_load_
+ * jobs error: Invalid job id specified" gives SLURM_PARSE_UNKNOWN_JOB.
+ */
+int slurm_parse_squeue(const char *out, const char *format,
+		       struct slurm_jobs *jobs, char **cause);
+
+/* One line of sinfo -R. */
+struct slurm_node_reason {
+	char *node;		/* a node (%n) or a node list (default form) */
+	char *reason;
+	char *user;		/* "" when not printed */
+	char *timestamp;	/* as printed */
+	int truncated;		/* the reason filled its fixed-width column */
+};
+
+struct slurm_node_reasons {
+	struct slurm_node_reason *v;
+	size_t nr;
+};
+#define SLURM_NODE_REASONS_INIT { NULL, 0 }
+
+/*
+ * `sinfo -R -h -o '%n|%E|%H'` (node|reason|timestamp; the reason takes any
+ * extra '|'), or sinfo -R's default fixed-width table with its header
+ * (REASON USER TIMESTAMP NODELIST, or REASON NODELIST), where reasons are
+ * cut at the column width.
+ */
+int slurm_parse_sinfo_reasons(const char *out,
+			      struct slurm_node_reasons *reasons, char **cause);
+void slurm_node_reasons_release(struct slurm_node_reasons *reasons);
+
+/* The sacct fields xloop asks for (comma-separated for -o). */
+#define SLURM_SACCT_FIELDS "JobID,JobIDRaw,JobName,State,ExitCode,Start,End," \
+	"Elapsed,MaxRSS,ReqMem,Comment,NodeList,Partition,Submit"
+/* The same list as an array, for slurm_parse_sacct(). */
+const char *const *slurm_sacct_fields(size_t *nr);
+
+/* Flags of slurm_parse_sacct(). */
+#define SLURM_SACCT_TRAILING_DELIM 1u	/* -p: a delimiter ends each line */
+
+/* One sacct line: the allocation or one step of a job. */
+struct slurm_acct_row {
+	struct slurm_jobid id;	/* from JobID, else JobIDRaw */
+	long long raw_id;	/* JobIDRaw's number, -1 when not requested */
+	enum slurm_state state;	/* SLURM_STATE_UNKNOWN without State */
+	int exit_code;		/* -1 without ExitCode */
+	int exit_signal;
+	char **values;		/* one per requested field, as printed */
+};
+
+struct slurm_acct {
+	char **fields;		/* the requested names, without %width */
+	size_t nr_fields;
+	struct slurm_acct_row *rows;
+	size_t nr;
+};
+#define SLURM_ACCT_INIT { NULL, 0, NULL, 0 }
+
+/*
+ * `sacct -n -P` (or -p with SLURM_SACCT_TRAILING_DELIM, or --delimiter=D
+ * with delim D; NULL means "|") for the given fields, in the order
+ * requested (names case-insensitive, "%width" ignored). JobID or JobIDRaw
+ * must be among them. A header line is skipped; blank output gives 0 rows.
+ * A free-text field (Comment, JobName, SubmitLine, WorkDir, ...) takes any
+ * extra delimiters, chosen as in slurm_parse_squeue. "sacct: error: ..."
+ * lines give -1 with that line as cause; "Slurm accounting storage is
+ * disabled" gives SLURM_PARSE_NO_ACCOUNTING.
+ */
+int slurm_parse_sacct(const char *out, const char *const *fields,
+		      size_t nr_fields, const char *delim, unsigned flags,
+		      struct slurm_acct *acct, char **cause);
+/* A row's value of field (case-insensitive), or NULL if not requested. */
+const char *slurm_acct_get(const struct slurm_acct *acct,
+			   const struct slurm_acct_row *row, const char *field);
+void slurm_acct_release(struct slurm_acct *acct);
+
+/* The rows of one job folded into what a verdict needs. */
+struct slurm_acct_summary {
+	enum slurm_state state;		/* the verdict state, see below */
+	enum slurm_state alloc_state;	/* the allocation row's state */
+	int exit_code;			/* see below */
+	int exit_signal;
+	const struct slurm_acct_row *alloc;	/* the allocation row */
+	const struct slurm_acct_row *worst_step; /* NULL when no step failed */
+	size_t nr_steps;
+};
+
+/*
+ * Fold the rows of job ("36", "36_3", "93+1", matched against JobID and
+ * JobIDRaw) into one summary. When the allocation is final, a step that
+ * ended in anything but COMPLETED can make it worse: state becomes the
+ * more telling of the two (OUT_OF_MEMORY > NODE_FAIL, BOOT_FAIL >
+ * TIMEOUT, DEADLINE, PREEMPTED > FAILED, REVOKED > CANCELLED > COMPLETED),
+ * so COMPLETED with an OUT_OF_MEMORY step is OUT_OF_MEMORY. exit_code and
+ * exit_signal are the allocation's, or the worst step's when the
+ * allocation says 0:0. With sacct -D (requeued jobs print one allocation
+ * per run), the last allocation row and the steps after it count. Returns
+ * -1 when no allocation row of job is present.
+ */
+int slurm_acct_summarize(const struct slurm_acct *acct, const char *job,
+			 struct slurm_acct_summary *sum, char **cause);
+
+#endif

@@ -1,0 +1,254 @@
+/* Running Slurm's command-line tools and reading their answers. */
+#include <errno.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "slurm.h"
+
+#define SLURM_TIMEOUT_MS 60000
+
+/* Set up an adapter that really runs Slurm's commands. */
+void slurm_init(struct slurm *s)
+{
+	s->run = proc_run;
+	s->timeout_ms = SLURM_TIMEOUT_MS;
+	s->calls = 0;
+}
+
+/* Words in a Slurm client's stderr that mean "try again later". */
+static int transient(const char *err)
+{
+	static const char *const words[] = {
+		"Unable to contact slurm controller",
+		"Socket timed out",
+		"Connection refused",
+		"Zero Bytes were transmitted",
+		"Communication connection failure",
+		"Slurm backup controller in standby mode",
+		"Resource temporarily unavailable",
+		"Unable to establish connection",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(words); i++)
+		if (strstr(err, words[i]))
+			return 1;
+	return 0;
+}
+
+/* Run argv; returns 0 when it ran and exited 0, else an exit code. */
+static int run(struct slurm *s, const char *const *argv, const char *const *env,
+	       struct proc *p, char **cause)
+{
+	struct buf how = BUF_INIT;
+	int rc;
+
+	p->argv = argv;
+	p->env = env;
+	p->timeout_ms = s->timeout_ms;
+	s->calls++;
+	if (s->run(p) < 0) {
+		if (p->exec_errno == ENOENT) {
+			*cause = xasprintf("'%s' not found: is Slurm installed and on PATH?",
+					   argv[0]);
+			return XL_UNAVAILABLE;
+		}
+		*cause = xasprintf("unable to run '%s': %s", argv[0],
+				   strerror(p->exec_errno));
+		return XL_ERR;
+	}
+	if (p->status == 0 && !p->timed_out)
+		return 0;
+	buf_rtrim(&p->err);
+	proc_describe(p, &how);
+	*cause = xasprintf("'%s' %s%s%s", argv[0], how.s, p->err.len ? ": " : "",
+			   p->err.s);
+	rc = (p->timed_out || transient(p->err.s)) ? XL_TEMPFAIL : XL_ERR;
+	buf_release(&how);
+	return rc;
+}
+
+/* Build sbatch's argument vector. */
+char **slurm_sbatch_argv(const struct slurm_submit *req, struct buf *scratch)
+{
+	char **argv = xcalloc(24, sizeof(*argv));
+	size_t n = 0, i, off[24];
+	struct {
+		const char *opt;
+		const char *val;
+	} s[] = {
+		{ "--job-name=", req->job_name },
+		{ "--output=", req->output },
+		{ "--comment=", req->comment },
+		{ "--partition=", req->partition },
+		{ "--gres=", req->gres },
+		{ "--mem=", req->mem },
+		{ "--time=", req->time },
+		{ "--account=", req->account },
+		{ "--qos=", req->qos },
+		{ "--dependency=", req->dependency },
+		{ "--chdir=", req->workdir },
+	};
+	size_t nopt = 0;
+
+	/* build every "--opt=value" in one buffer, then point into it */
+	buf_reset(scratch);
+	for (i = 0; i < ARRAY_SIZE(s); i++) {
+		if (s[i].val == NULL || *s[i].val == '\0')
+			continue;
+		off[nopt++] = scratch->len;
+		buf_addf(scratch, "%s%s", s[i].opt, s[i].val);
+		buf_addc(scratch, '\0');
+	}
+	if (req->cpus > 0) {
+		off[nopt++] = scratch->len;
+		buf_addf(scratch, "--cpus-per-task=%lld", req->cpus);
+		buf_addc(scratch, '\0');
+	}
+	argv[n++] = "sbatch";
+	argv[n++] = "--parsable";
+	argv[n++] = "--export=ALL";
+	for (i = 0; i < nopt; i++)
+		argv[n++] = scratch->s + off[i];
+	argv[n++] = (char *)req->script;
+	argv[n] = NULL;
+	return argv;
+}
+
+/* Submit a batch script. */
+int slurm_sbatch(struct slurm *s, const struct slurm_submit *req,
+		 long long *jobid, int *ambiguous, char **cause)
+{
+	struct buf scratch = BUF_INIT;
+	char **argv = slurm_sbatch_argv(req, &scratch);
+	struct proc p = PROC_INIT;
+	int rc;
+
+	*ambiguous = 0;
+	rc = run(s, (const char *const *)argv, req->env, &p, cause);
+	if (rc == 0) {
+		if (slurm_parse_sbatch(p.out.s, jobid, NULL, cause) < 0) {
+			/* it exited 0, so it most likely submitted */
+			*ambiguous = 1;
+			rc = XL_TEMPFAIL;
+		}
+	} else if (rc != XL_UNAVAILABLE) {
+		/*
+		 * "sbatch: error: Batch job submission failed: ..." is a clear
+		 * refusal; anything else (a timeout, a signal, a silent exit 1)
+		 * may have reached the controller.
+		 */
+		*ambiguous = strstr(p.err.s, "Batch job submission failed") == NULL;
+		if (!*ambiguous && rc == XL_TEMPFAIL)
+			rc = XL_ERR;
+	}
+	proc_release(&p);
+	free(argv);
+	buf_release(&scratch);
+	return rc;
+}
+
+/* Ask scontrol about one job. */
+int slurm_scontrol_job(struct slurm *s, const char *jobid,
+		       struct slurm_jobs *jobs, int *unknown, char **cause)
+{
+	const char *argv[] = { "scontrol", "show", "job", "-o", jobid, NULL };
+	struct proc p = PROC_INIT;
+	int rc = run(s, argv, NULL, &p, cause);
+
+	*unknown = 0;
+	/* scontrol exits 1 for an unknown job: let the parser see it */
+	if (rc == XL_ERR && !p.timed_out && !p.signo) {
+		struct buf all = BUF_INIT;
+
+		buf_addf(&all, "%s%s", p.out.s, p.err.s);
+		if (slurm_parse_scontrol(all.s, jobs, NULL) == SLURM_PARSE_UNKNOWN_JOB) {
+			FREE_AND_NULL(*cause);
+			*unknown = 1;
+			rc = 0;
+		}
+		buf_release(&all);
+	} else if (rc == 0) {
+		rc = slurm_parse_scontrol(p.out.s, jobs, cause);
+		if (rc == SLURM_PARSE_UNKNOWN_JOB)
+			*unknown = 1;
+		rc = rc < 0 ? XL_ERR : 0;
+	}
+	proc_release(&p);
+	return rc;
+}
+
+/* List the current user's jobs. */
+int slurm_squeue_mine(struct slurm *s, struct slurm_jobs *jobs, char **cause)
+{
+	struct passwd *pw = getpwuid(getuid());
+	const char *argv[] = { "squeue", "-h", "-o", SLURM_SQUEUE_FORMAT, "-u",
+			       pw ? pw->pw_name : "", NULL };
+	struct proc p = PROC_INIT;
+	int rc;
+
+	if (pw == NULL) {
+		*cause = xasprintf("no user name for uid %u", (unsigned)getuid());
+		return XL_ERR;
+	}
+	rc = run(s, argv, NULL, &p, cause);
+	if (rc == 0 && slurm_parse_squeue(p.out.s, SLURM_SQUEUE_FORMAT, jobs, cause) != 0)
+		rc = XL_ERR;
+	proc_release(&p);
+	return rc;
+}
+
+/* Ask the accounting database about some jobs. */
+int slurm_sacct(struct slurm *s, const char *const *jobids, size_t n,
+		struct slurm_acct *acct, int *no_accounting, char **cause)
+{
+	struct buf ids = BUF_INIT;
+	const char *argv[] = { "sacct", "-n", "-P", "-o", SLURM_SACCT_FIELDS, "-j",
+			       NULL, NULL };
+	struct proc p = PROC_INIT;
+	const char *const *fields;
+	size_t i, nf;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		buf_addf(&ids, "%s%s", i ? "," : "", jobids[i]);
+	argv[6] = ids.s;
+	*no_accounting = 0;
+	rc = run(s, argv, NULL, &p, cause);
+	if (rc == XL_ERR && strstr(p.err.s, "accounting storage is disabled")) {
+		FREE_AND_NULL(*cause);
+		*no_accounting = 1;
+		rc = 0;
+	} else if (rc == 0) {
+		fields = slurm_sacct_fields(&nf);
+		rc = slurm_parse_sacct(p.out.s, fields, nf, NULL, 0, acct, cause);
+		if (rc == SLURM_PARSE_NO_ACCOUNTING)
+			*no_accounting = 1;
+		rc = rc < 0 ? XL_ERR : 0;
+	}
+	proc_release(&p);
+	buf_release(&ids);
+	return rc;
+}
+
+/* Partition or node records from scontrol. */
+int slurm_scontrol_show(struct slurm *s, const char *entity, const char *name,
+			struct slurm_records *recs, int *unknown, char **cause)
+{
+	const char *argv[] = { "scontrol", "show", entity, "-o", name, NULL };
+	struct proc p = PROC_INIT;
+	int rc = run(s, argv, NULL, &p, cause);
+
+	*unknown = 0;
+	if (rc == XL_ERR && (strstr(p.out.s, " not found") || strstr(p.err.s, " not found"))) {
+		FREE_AND_NULL(*cause);
+		*unknown = 1;
+		rc = 0;
+	} else if (rc == 0 && slurm_parse_records(p.out.s, recs, cause) < 0) {
+		rc = XL_ERR;
+	}
+	proc_release(&p);
+	return rc;
+}

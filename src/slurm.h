@@ -1,0 +1,79 @@
+/*
+ * The Slurm adapter: the argument vector of every Slurm command xloop runs,
+ * run through an injectable runner (proc_run unless a test swaps it), with
+ * the answers handed to the pure parsers of slurm-parse.h. Failures come
+ * back as exit codes of the command contract: XL_UNAVAILABLE when the
+ * command is not installed, XL_TEMPFAIL when the controller cannot be
+ * reached or the command timed out, XL_ERR otherwise; *cause says why.
+ */
+#ifndef XLOOP_SLURM_H
+#define XLOOP_SLURM_H
+
+#include "proc.h"
+#include "slurm-parse.h"
+
+struct slurm {
+	int (*run)(struct proc *p);	/* proc_run by default */
+	int timeout_ms;			/* per command */
+	int calls;			/* Slurm commands run so far */
+};
+
+void slurm_init(struct slurm *s);
+
+/* One sbatch submission. NULL or "" fields are left out. */
+struct slurm_submit {
+	const char *script;		/* absolute path of job.sh */
+	const char *job_name;
+	const char *output;		/* absolute log path (stdout and stderr) */
+	const char *comment;		/* carries xloop's token */
+	const char *partition;
+	const char *gres;
+	long long cpus;			/* 0: not given */
+	const char *mem;
+	const char *time;
+	const char *account;
+	const char *qos;
+	const char *dependency;		/* "afterany:123" */
+	const char *workdir;
+	const char *const *env;		/* "K=V" for sbatch's environment */
+};
+
+/* The argv for req (NULL-terminated; free the array, not the strings it borrows). */
+char **slurm_sbatch_argv(const struct slurm_submit *req, struct buf *scratch);
+
+/*
+ * Submit. Returns 0 with *jobid; otherwise an exit code. *ambiguous is set
+ * when sbatch may have submitted although no id came back (timeout, killed,
+ * non-zero exit without a clear refusal): the caller must then look for
+ * the job by its comment instead of submitting again.
+ */
+int slurm_sbatch(struct slurm *s, const struct slurm_submit *req,
+		 long long *jobid, int *ambiguous, char **cause);
+
+/*
+ * `scontrol show job -o ID`. Returns 0 with the records (one per array
+ * task), or with *unknown set and no records when Slurm no longer knows
+ * the job; otherwise an exit code.
+ */
+int slurm_scontrol_job(struct slurm *s, const char *jobid,
+		       struct slurm_jobs *jobs, int *unknown, char **cause);
+
+/* The current user's jobs from `squeue -h -o SLURM_SQUEUE_FORMAT -u USER`. */
+int slurm_squeue_mine(struct slurm *s, struct slurm_jobs *jobs, char **cause);
+
+/*
+ * `sacct -n -P -o SLURM_SACCT_FIELDS -j ID[,ID...]`. Returns 0 (with
+ * *no_accounting set and no rows when accounting is off), or an exit code.
+ */
+int slurm_sacct(struct slurm *s, const char *const *jobids, size_t n,
+		struct slurm_acct *acct, int *no_accounting, char **cause);
+
+
+/*
+ * `scontrol show partition -o [NAME]` or `scontrol show node -o`: records
+ * of Key=Value pairs. *unknown is set when NAME does not exist.
+ */
+int slurm_scontrol_show(struct slurm *s, const char *entity, const char *name,
+			struct slurm_records *recs, int *unknown, char **cause);
+
+#endif

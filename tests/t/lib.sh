@@ -1,0 +1,83 @@
+# Helpers for the integration tests; source it first.
+#   check NAME CMD...          CMD must succeed
+#   expect_rc RC NAME CMD...   CMD must exit RC
+#   as_user CMD...             run CMD as the unprivileged test user
+#   finish                     print the RESULT line (last line of every test)
+# Output of a failing command is shown indented under "not ok".
+set -u
+
+T_NAME=$(basename "$0" .sh)
+T_PASS=0 T_FAIL=0 T_SKIP=0
+XLOOP_BIN=${XLOOP_BIN:?run through tests/run.sh}
+XLOOP_TEST_USER=${XLOOP_TEST_USER:-xloopt}
+XLOOP_PROFILE=${XLOOP_PROFILE:-none}
+
+T_TMP=$(mktemp -d "/tmp/xloop-$T_NAME-XXXXXX")
+chmod 755 "$T_TMP"
+trap 'rm -rf "$T_TMP"' EXIT
+
+ok() { T_PASS=$((T_PASS + 1)); echo "ok - $T_NAME: $1"; }
+not_ok() {
+	T_FAIL=$((T_FAIL + 1))
+	echo "not ok - $T_NAME: $1"
+	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/    /' | head -n 40
+	return 0
+}
+skip() { T_SKIP=$((T_SKIP + 1)); echo "ok - $T_NAME: $1 # skip ${2:-}"; }
+
+check() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$out"; fi
+}
+
+expect_rc() {
+	local want=$1 name=$2 out rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" -eq "$want" ]; then ok "$name"; else not_ok "$name (exit $rc, want $want)" "$out"; fi
+}
+
+# Run as the unprivileged user, keeping the Slurm client configuration.
+as_user() {
+	if [ "$(id -u)" -ne 0 ]; then
+		"$@"
+	else
+		runuser -u "$XLOOP_TEST_USER" -- env PATH="$PATH" \
+			${SLURM_CONF:+SLURM_CONF="$SLURM_CONF"} "$@"
+	fi
+}
+
+# A directory the test user owns.
+user_dir() {
+	local d
+	d=$(mktemp -d "$T_TMP/u-XXXXXX")
+	[ "$(id -u)" -eq 0 ] && chown "$XLOOP_TEST_USER" "$d"
+	echo "$d"
+}
+
+# One JSON value out of a document on stdin: jget '.jobs[0].state'
+jget() {
+	python3 -c 'import json,sys
+v=json.load(sys.stdin)
+for k in sys.argv[1].strip(".").replace("[",".").replace("]","").split("."):
+    if k=="": continue
+    v=v[int(k)] if isinstance(v,list) else v[k]
+print(v if not isinstance(v,(dict,list)) else json.dumps(v))' "$1"
+}
+
+# A hash of everything under a directory (names, modes, contents).
+tree_hash() {
+	(cd "$1" && find . -printf '%p %m %s\n' | LC_ALL=C sort &&
+		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum) | sha256sum
+}
+
+finish() {
+	# leave no job of this test behind for the next one
+	if [ -n "${SLURM_CONF:-}" ] && command -v scancel >/dev/null; then
+		scancel -u "$XLOOP_TEST_USER" >/dev/null 2>&1 || true
+	fi
+	echo "RESULT pass=$T_PASS fail=$T_FAIL skip=$T_SKIP"
+	[ "$T_FAIL" -eq 0 ]
+}

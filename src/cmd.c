@@ -10,10 +10,17 @@
 #include "cmd.h"
 
 extern const struct cmd_entry cmd_adopt_entry;
+extern const struct cmd_entry cmd_cancel_entry;
+extern const struct cmd_entry cmd_decide_entry;
 extern const struct cmd_entry cmd_diff_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_init_entry;
+extern const struct cmd_entry cmd_judge_entry;
 extern const struct cmd_entry cmd_new_entry;
+extern const struct cmd_entry cmd_next_entry;
+extern const struct cmd_entry cmd_plan_entry;
+extern const struct cmd_entry cmd_resume_entry;
+extern const struct cmd_entry cmd_retry_entry;
 extern const struct cmd_entry cmd_show_entry;
 extern const struct cmd_entry cmd_status_entry;
 extern const struct cmd_entry cmd_submit_entry;
@@ -24,10 +31,17 @@ extern const struct cmd_entry cmd_test_slurm_entry;
 /* Sorted by name; hidden test commands last. */
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_adopt_entry,
+	&cmd_cancel_entry,
+	&cmd_decide_entry,
 	&cmd_diff_entry,
 	&cmd_help_entry,
 	&cmd_init_entry,
+	&cmd_judge_entry,
 	&cmd_new_entry,
+	&cmd_next_entry,
+	&cmd_plan_entry,
+	&cmd_resume_entry,
+	&cmd_retry_entry,
 	&cmd_show_entry,
 	&cmd_status_entry,
 	&cmd_submit_entry,
@@ -75,8 +89,8 @@ int cmd_usage_error(const struct cmd_entry *cmd, const char *fmt, ...)
 /* Print one JSON document. */
 void cmd_emit_json(json_t *doc)
 {
-	char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-			     JSON_ENSURE_ASCII);
+	char *s = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+				   JSON_ENSURE_ASCII) : NULL;
 
 	if (s == NULL)
 		die("unable to encode JSON output");

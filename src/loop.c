@@ -11,6 +11,7 @@
 #include "config.h"
 #include "fsutil.h"
 #include "gitops.h"
+#include "jobsh.h"
 #include "loop.h"
 #include "study.h"
 
@@ -574,4 +575,201 @@ out:
 	free(job);
 	free(dir);
 	return rc;
+}
+
+/* Append to the decision log and commit it. */
+int loop_decide(struct xl_ctx *ctx, const char *entry, const char *msg,
+		char **cause)
+{
+	char *path = path_join(ctx->root, "ops/decisions.md"), *dir, oid[41];
+	struct buf b = BUF_INIT;
+	const char *rel = "ops/decisions.md";
+	int err, rc = -1;
+
+	dir = path_join(ctx->root, "ops");
+	if (make_dir(dir, 0755, cause) < 0)
+		goto out;
+	if (read_file(path, 64 << 20, &b, &err, cause) < 0) {
+		if (err != ENOENT)
+			goto out;
+		FREE_AND_NULL(*cause);
+		buf_adds(&b, "# Decisions\n");
+	}
+	if (b.len && b.s[b.len - 1] != '\n')
+		buf_addc(&b, '\n');
+	buf_addf(&b, "\n%s", entry);
+	if (b.s[b.len - 1] != '\n')
+		buf_addc(&b, '\n');
+	if (write_file_atomic(path, b.s, b.len, 0644, cause) < 0)
+		goto out;
+	if (loop_commit(ctx, &rel, 1, msg, oid, cause) < 0) {
+		/* the DB is the truth; the entry stays in the file for the next commit */
+		warning("decision recorded in ops/decisions.md but not committed: %s", *cause);
+		FREE_AND_NULL(*cause);
+	}
+	rc = 0;
+out:
+	free(dir);
+	free(path);
+	buf_release(&b);
+	return rc;
+}
+
+/* Append to the event journal. */
+int loop_event(struct xl_ctx *ctx, const char *kind, long long run_id,
+	       long long attempt_id, const char *detail)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(&ctx->db, &q, "INSERT INTO event (at, kind, run_id, attempt_id,"
+		       " detail) VALUES (:at, :kind, :run, :att, :detail)") < 0)
+		return -1;
+	db_bind_int64(&q, ":at", time(NULL));
+	db_bind_text(&q, ":kind", kind);
+	if (run_id)
+		db_bind_int64(&q, ":run", run_id);
+	else
+		db_bind_null(&q, ":run");
+	if (attempt_id)
+		db_bind_int64(&q, ":att", attempt_id);
+	else
+		db_bind_null(&q, ":att");
+	db_bind_text(&q, ":detail", detail);
+	rc = db_step(&q);
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Free what loop_new_run made. */
+void new_run_release(struct new_run *nr)
+{
+	run_release(&nr->run);
+	free(nr->new_text);
+	free(nr->old_raw);
+	memset(nr, 0, sizeof(*nr));
+}
+
+/* Warn when the parent's script names its own run literally. */
+static void warn_literal_paths(struct xl_ctx *ctx, const struct run *parent,
+			       const char *text)
+{
+	char *dir = run_dir(ctx->root, ctx->cfg.study, parent->tag);
+	char *rel = xasprintf("runs/%s/%s", ctx->cfg.study, parent->tag);
+	int line;
+
+	if (jobsh_mentions(text, dir, &line) || jobsh_mentions(text, rel, &line))
+		warning("the parent's job.sh names its own run directory on line %d; "
+			"use \"$XLOOP_RUN_DIR\" instead, or the new run will write "
+			"into the parent's directory", line);
+	free(dir);
+	free(rel);
+}
+
+/* Make a one-change run. */
+int loop_new_run(struct xl_ctx *ctx, const char *tag, const char *from,
+		 const char *var, const char *value, const char *note, int force,
+		 struct new_run *out, char **cause)
+{
+	struct buf text = BUF_INIT, nt = BUF_INIT;
+	struct jobsh_change ch = JOBSH_CHANGE_INIT;
+	struct run parent;
+	char *ppath = NULL;
+	int rc, err;
+
+	memset(out, 0, sizeof(*out));
+	rc = loop_check_new_tag(ctx, tag, cause);
+	if (rc)
+		return rc;
+	rc = loop_find_run(ctx, from, &parent, cause);
+	if (rc)
+		return rc;
+	if (!force && !loop_run_proven(ctx, &parent)) {
+		*cause = xasprintf("parent '%s' is not proven (its latest attempt did not "
+				   "succeed); pass --force to branch from it anyway",
+				   parent.tag);
+		rc = XL_DATAERR;
+		goto out;
+	}
+	ppath = run_job_path(ctx->root, ctx->cfg.study, parent.tag);
+	if (study_read_script(ppath, &text, &err, cause) < 0) {
+		rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
+		goto out;
+	}
+	if (jobsh_rewrite(text.s, text.len, var, value, &nt, &ch, cause) < 0) {
+		char *c = xasprintf("cannot change %s in %s: %s", var, ppath, *cause);
+
+		free(*cause);
+		*cause = c;
+		rc = XL_DATAERR;
+		goto out;
+	}
+	if (study_bash_syntax("the new job.sh", nt.s, cause) < 0) {
+		rc = XL_DATAERR;
+		goto out;
+	}
+	warn_literal_paths(ctx, &parent, text.s);
+	out->run.study = xstrdup(ctx->cfg.study);
+	out->run.tag = xstrdup(tag);
+	out->run.parent_id = parent.id;
+	out->run.parent_tag = xstrdup(parent.tag);
+	out->run.var = xstrdup(var);
+	out->run.old_value = xstrdup(ch.old_value ? ch.old_value : ch.old_raw);
+	out->run.new_value = xstrdup(value);
+	out->run.note = xstrdup(note ? note : "");
+	rc = loop_create_run(ctx, &out->run, nt.s, nt.len, NULL, 0, cause);
+	if (rc) {
+		run_release(&out->run);
+		goto out;
+	}
+	out->line = ch.line;
+	out->new_text = xstrdup(ch.new_text);
+	out->old_raw = xstrdup(ch.old_raw);
+out:
+	run_release(&parent);
+	jobsh_change_release(&ch);
+	buf_release(&text);
+	buf_release(&nt);
+	free(ppath);
+	return rc;
+}
+
+/* A free, tag-safe name for a change. */
+char *loop_auto_tag(struct xl_ctx *ctx, const char *var, const char *value)
+{
+	struct buf b = BUF_INIT;
+	const char *p;
+	char *base, *tag;
+	int i;
+
+	buf_adds(&b, var);
+	buf_addc(&b, '-');
+	for (p = value; *p && b.len < 48; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-')
+			buf_addc(&b, (char)c);
+		else if (b.len && b.s[b.len - 1] != '-')
+			buf_addc(&b, '-');
+	}
+	while (b.len && (b.s[b.len - 1] == '-' || b.s[b.len - 1] == '.'))
+		buf_setlen(&b, b.len - 1);
+	base = buf_detach(&b, NULL);
+	if (!valid_name(base)) {
+		free(base);
+		base = xstrdup("run");
+	}
+	tag = xstrdup(base);
+	for (i = 2;; i++) {
+		char *cause = NULL;
+
+		if (loop_check_new_tag(ctx, tag, &cause) == 0)
+			break;
+		free(cause);
+		free(tag);
+		tag = xasprintf("%s-%d", base, i);
+	}
+	free(base);
+	return tag;
 }

@@ -75,4 +75,39 @@ int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 		       char **cause);
 
+
+/*
+ * Append an entry (markdown, starting with "## ") to ops/decisions.md and
+ * commit that file alone with msg. The file is created when missing.
+ * Returns 0, or -1 with *cause (the entry is then not written).
+ */
+int loop_decide(struct xl_ctx *ctx, const char *entry, const char *msg,
+		char **cause);
+
+/* Record an event for the briefing ("verdict", "submitted", "repaired", ...). */
+int loop_event(struct xl_ctx *ctx, const char *kind, long long run_id,
+	       long long attempt_id, const char *detail);
+
+
+/* What loop_new_run made. */
+struct new_run {
+	struct run run;		/* the new run (owned) */
+	int line;		/* the line of job.sh that changed */
+	char *new_text;		/* the value as written in job.sh */
+	char *old_raw;		/* the old value as written */
+};
+void new_run_release(struct new_run *nr);
+
+/*
+ * Create run tag from parent from ("best" allowed) with var set to value
+ * (SPEC rule 1). A parent that is not proven is refused unless force.
+ * Returns an exit code; *cause says why on failure.
+ */
+int loop_new_run(struct xl_ctx *ctx, const char *tag, const char *from,
+		 const char *var, const char *value, const char *note, int force,
+		 struct new_run *out, char **cause);
+
+/* A free tag for var=value: "<var>-<value>" made tag-safe, "-2", "-3"... */
+char *loop_auto_tag(struct xl_ctx *ctx, const char *var, const char *value);
+
 #endif

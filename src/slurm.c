@@ -252,3 +252,14 @@ int slurm_scontrol_show(struct slurm *s, const char *entity, const char *name,
 	proc_release(&p);
 	return rc;
 }
+
+/* Cancel a job. */
+int slurm_scancel(struct slurm *s, const char *jobid, char **cause)
+{
+	const char *argv[] = { "scancel", jobid, NULL };
+	struct proc p = PROC_INIT;
+	int rc = run(s, argv, NULL, &p, cause);
+
+	proc_release(&p);
+	return rc;
+}

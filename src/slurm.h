@@ -76,4 +76,8 @@ int slurm_sacct(struct slurm *s, const char *const *jobids, size_t n,
 int slurm_scontrol_show(struct slurm *s, const char *entity, const char *name,
 			struct slurm_records *recs, int *unknown, char **cause);
 
+
+/* `scancel ID`. 0 or an exit code. */
+int slurm_scancel(struct slurm *s, const char *jobid, char **cause);
+
 #endif

@@ -46,6 +46,9 @@ XL_NORETURN void die(const char *fmt, ...) XL_PRINTF(1, 2);
 int parse_ll(const char *s, long long min, long long max, long long *out,
 	     const char **errstr);
 
+/* A copy of s[0, len) that is valid UTF-8: bad bytes become '?', NUL too. */
+char *utf8_clean(const char *s, size_t len);
+
 /* True when s starts with prefix. */
 int starts_with(const char *s, const char *prefix);
 

@@ -104,6 +104,14 @@ check "logs are attempt1.out" sh -c "[ -f '$d/runs/dino/lr-0.1/slurm/attempt1.ou
 check "the job saw its tag and attempt" grep -q 'tag=ep-3 attempt=1' "$d/runs/dino/ep-3/slurm/attempt1.out"
 check "the job wrote cv.json into its own run dir" grep -q '"score": 3' "$d/runs/dino/ep-3/cv.json"
 
+# every --json output validates against its schema
+u adopt "$T_TMP/job.sh" --tag base2 --json >"$T_TMP/adopt.json"
+check "adopt --json validates" sh -c "$V '$S/adopt.schema.json' <'$T_TMP/adopt.json'"
+u new ep-4 --from base2 --force --set EPOCHS=4 --json >"$T_TMP/new.json"
+check "new --json validates" sh -c "$V '$S/new.schema.json' <'$T_TMP/new.json'"
+u submit ep-4 --no-chain --json >"$T_TMP/submit.json"
+check "submit --json validates" sh -c "$V '$S/submit.schema.json' <'$T_TMP/submit.json'"
+
 # a second attempt gets attempt2.out, the first log is kept
 expect_rc 0 "resubmit lr-0.1 without a chain" u submit lr-0.1 --no-chain
 check "attempt 2 has its own log path" sh -c \

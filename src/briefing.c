@@ -1,0 +1,405 @@
+/* Building and printing the briefing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "briefing.h"
+#include "fsutil.h"
+#include "plan.h"
+#include "reasons.h"
+#include "runs.h"
+
+#define TAIL_LINES 5
+
+static long long kv_int(struct xl_ctx *ctx, const char *key)
+{
+	struct stmt q;
+	long long v = 0;
+
+	if (db_prepare(&ctx->db, &q, "SELECT value FROM kv WHERE key = :k") < 0)
+		return 0;
+	db_bind_text(&q, ":k", key);
+	if (db_step(&q) == SQLITE_ROW)
+		v = strtoll(db_col_text(&q, 0), NULL, 10);
+	db_finalize(&q);
+	return v;
+}
+
+/* The last n non-blank lines of a log (carriage-return progress folded). */
+static json_t *log_tail(const char *path, int n)
+{
+	struct buf b = BUF_INIT;
+	json_t *a = json_array();
+	char *cause = NULL;
+	const char *p, **lines = NULL;
+	size_t nl = 0, i;
+	int err;
+
+	if (!*path || read_file(path, 64 << 20, &b, &err, &cause) < 0) {
+		free(cause);
+		buf_release(&b);
+		return a;
+	}
+	for (p = b.s; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		if (len > 0 && strspn(p, " \t\r") < len) {
+			lines = xreallocarray(lines, nl + 1, sizeof(*lines));
+			lines[nl++] = p;
+		}
+		p += len;
+		if (*p)
+			p++;
+	}
+	for (i = nl > (size_t)n ? nl - (size_t)n : 0; i < nl; i++) {
+		const char *l = lines[i], *cr;
+		size_t len = strcspn(l, "\n");
+
+		/* after a carriage return the terminal shows what follows it */
+		while ((cr = memchr(l, '\r', len)) != NULL && cr + 1 < l + len) {
+			len -= (size_t)(cr + 1 - l);
+			l = cr + 1;
+		}
+		if (len && l[len - 1] == '\r')
+			len--;
+		{
+			char *clean = utf8_clean(l, len > 300 ? 300 : len);
+
+			json_array_append_new(a, json_string(clean));
+			free(clean);
+		}
+	}
+	free(lines);
+	buf_release(&b);
+	return a;
+}
+
+static json_t *finished_since(struct xl_ctx *ctx, long long seen, long long *max_id)
+{
+	json_t *a = json_array();
+	struct stmt q;
+
+	if (db_prepare(&ctx->db, &q,
+		       "SELECT e.id, r.tag, t.n, coalesce(r.var, ''), coalesce(r.old_value, ''),"
+		       " coalesce(r.new_value, ''), t.verdict, coalesce(t.failure_class, ''),"
+		       " t.score, coalesce(t.verdict_reason, ''), coalesce(t.evidence, ''),"
+		       " t.log_path, coalesce(t.job_id, ''), coalesce(t.state, ''),"
+		       " r.parent_id IS NOT NULL"
+		       " FROM event e JOIN attempt t ON t.id = e.attempt_id"
+		       " JOIN run r ON r.id = t.run_id"
+		       " WHERE e.kind = 'verdict' AND e.id > :seen AND r.study = :study"
+		       " ORDER BY e.id") < 0)
+		return a;
+	db_bind_int64(&q, ":seen", seen);
+	db_bind_text(&q, ":study", ctx->cfg.study);
+	while (db_step(&q) == SQLITE_ROW) {
+		int ok = strcmp(db_col_text(&q, 6), "success") == 0;
+		json_t *o = json_pack("{s:s, s:I, s:o, s:s, s:o, s:o, s:s, s:s, s:s, s:s, s:s}",
+			"tag", db_col_text(&q, 1), "attempt", (json_int_t)db_col_int64(&q, 2),
+			"change", db_col_int64(&q, 14) ? json_sprintf("%s: %s -> %s",
+				db_col_text(&q, 3), db_col_text(&q, 4), db_col_text(&q, 5)) :
+				json_null(),
+			"verdict", db_col_text(&q, 6),
+			"class", *db_col_text(&q, 7) ? json_string(db_col_text(&q, 7)) : json_null(),
+			"score", db_col_is_null(&q, 8) ? json_null() :
+				json_real(sqlite3_column_double(q.st, 8)),
+			"reason", db_col_text(&q, 9), "evidence", db_col_text(&q, 10),
+			"log", db_col_text(&q, 11), "job_id", db_col_text(&q, 12),
+			"state", db_col_text(&q, 13));
+
+		json_object_set_new(o, "log_tail", ok ? json_array() :
+				    log_tail(db_col_text(&q, 11), TAIL_LINES));
+		json_array_append_new(a, o);
+		if (db_col_int64(&q, 0) > *max_id)
+			*max_id = db_col_int64(&q, 0);
+	}
+	db_finalize(&q);
+	return a;
+}
+
+static json_t *events_since(struct xl_ctx *ctx, const char *kind, long long seen,
+			    long long *max_id)
+{
+	json_t *a = json_array();
+	struct stmt q;
+
+	if (db_prepare(&ctx->db, &q, "SELECT id, coalesce(detail, '') FROM event"
+		       " WHERE kind = :kind AND id > :seen ORDER BY id") < 0)
+		return a;
+	db_bind_text(&q, ":kind", kind);
+	db_bind_int64(&q, ":seen", seen);
+	while (db_step(&q) == SQLITE_ROW) {
+		json_array_append_new(a, json_string(db_col_text(&q, 1)));
+		if (db_col_int64(&q, 0) > *max_id)
+			*max_id = db_col_int64(&q, 0);
+	}
+	db_finalize(&q);
+	return a;
+}
+
+/* The action text with its TAG and JOBID placeholders filled in. */
+static json_t *fill_action(const char *action, const char *tag, const char *job)
+{
+	struct buf b = BUF_INIT;
+	const char *p = action;
+	json_t *j;
+
+	while (*p) {
+		if (starts_with(p, "TAG")) {
+			buf_adds(&b, tag);
+			p += 3;
+		} else if (starts_with(p, "JOBID")) {
+			buf_adds(&b, job);
+			p += 5;
+		} else {
+			buf_addc(&b, *p++);
+		}
+	}
+	j = json_string(b.s);
+	buf_release(&b);
+	return j;
+}
+
+static json_t *live_jobs(struct xl_ctx *ctx)
+{
+	json_t *a = json_array();
+	struct attempt *v = NULL;
+	struct stmt q;
+	size_t n = 0, i;
+
+	if (attempts_unfinished(&ctx->db, ctx->cfg.study, &v, &n) < 0)
+		return a;
+	for (i = 0; i < n; i++) {
+		const struct reason_info *ri = reason_explain(v[i].slurm_reason);
+		const char *tag = "?";
+		int pending = strcmp(v[i].state, "PENDING") == 0;
+		json_t *o;
+
+		if (db_prepare(&ctx->db, &q, "SELECT tag FROM run WHERE id = :id") < 0)
+			break;
+		db_bind_int64(&q, ":id", v[i].run_id);
+		if (db_step(&q) == SQLITE_ROW)
+			tag = db_col_text(&q, 0);
+		o = json_pack("{s:s, s:I, s:s, s:s, s:s, s:o, s:o}", "tag", tag,
+			      "attempt", (json_int_t)v[i].n, "job_id", v[i].job_id,
+			      "state", *v[i].state ? v[i].state :
+				(*v[i].job_id ? "SUBMITTED" : "SUBMITTING"),
+			      "reason", v[i].slurm_reason,
+			      "reason_meaning", pending ? json_string(ri->meaning) : json_null(),
+			      "reason_action", pending && *ri->action ?
+				fill_action(ri->action, tag, v[i].job_id) : json_null());
+		db_finalize(&q);
+		json_array_append_new(a, o);
+	}
+	attempts_free(v, n);
+	return a;
+}
+
+/* The one thing to do next. */
+static char *next_action(struct xl_ctx *ctx, json_t *finished, json_t *live,
+			 size_t queued, int has_runs, int has_best)
+{
+	size_t i;
+	json_t *f;
+
+	/* the newest failure that needs a decision comes first */
+	for (i = json_array_size(finished); i-- > 0;) {
+		const char *tag, *state, *cls;
+
+		f = json_array_get(finished, i);
+		if (strcmp(json_string_value(json_object_get(f, "verdict")), "success") == 0)
+			continue;
+		tag = json_string_value(json_object_get(f, "tag"));
+		state = json_string_value(json_object_get(f, "state"));
+		cls = json_string_value(json_object_get(f, "class"));
+		if (strcmp(state, "OUT_OF_MEMORY") == 0)
+			return xasprintf("%s ran out of memory (%s): retry with more, e.g. "
+					 "`xloop retry %s --mem %lldG`", tag, ctx->cfg.res.mem,
+					 tag, (config_mem_mb(ctx->cfg.res.mem) * 2 + 1023) / 1024);
+		if (strcmp(state, "TIMEOUT") == 0)
+			return xasprintf("%s hit its time limit (%s): retry with more time, "
+					 "e.g. `xloop retry %s --time %lld`", tag, ctx->cfg.res.time,
+					 tag, (config_time_secs(ctx->cfg.res.time) * 3 / 2 + 59) / 60);
+		if (cls && strcmp(cls, "infra") == 0)
+			return xasprintf("%s failed for reasons outside the job (%s): "
+					 "`xloop retry %s`", tag, state, tag);
+		return xasprintf("%s failed: read its log tail above, fix the cause in a new "
+				 "run (`xloop new TAG --from %s --set VAR=VALUE --force`) or "
+				 "record why you drop it (`xloop decide TEXT --run %s`)",
+				 tag, tag, tag);
+	}
+	for (i = 0; i < json_array_size(live); i++) {
+		f = json_array_get(live, i);
+		if (json_is_string(json_object_get(f, "reason_action")) &&
+		    strcmp(json_string_value(json_object_get(f, "state")), "PENDING") == 0)
+			return xasprintf("%s is stuck pending: %s",
+					 json_string_value(json_object_get(f, "tag")),
+					 json_string_value(json_object_get(f, "reason_action")));
+	}
+	if (!has_runs)
+		return xstrdup("adopt a proven baseline: `xloop adopt PATH --tag base "
+			       "--cv cv.json`");
+	if (!has_best && json_array_size(live) == 0)
+		return xstrdup("no run is proven yet: submit the baseline "
+			       "(`xloop submit TAG`) or adopt one with --cv");
+	if (queued == 0)
+		return xstrdup(json_array_size(live) ?
+			"the plan is empty: queue the next changes with `xloop plan add "
+			"VAR=VALUE` so the GPU stays busy after the running job" :
+			"the plan is empty and the GPU is idle: `xloop next --set VAR=VALUE` "
+			"or `xloop plan add VAR=VALUE`");
+	return xstrdup("nothing to decide now: run `xloop next` again after the running "
+		       "job ends (or let cron run `xloop tick`)");
+}
+
+/* Build the briefing document. */
+json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
+		       const struct feed_result *fed, int with_rules)
+{
+	long long seen = kv_int(ctx, "briefing_seen"), max_id = seen;
+	json_t *b, *finished, *repaired, *live, *sub = json_array(), *skipped = json_array();
+	struct plan_entry *plan = NULL;
+	struct run *runs = NULL, best;
+	size_t nplan = 0, nruns = 0, i;
+	double score = 0;
+	int has_best;
+	char *action;
+
+	finished = finished_since(ctx, seen, &max_id);
+	repaired = events_since(ctx, "repaired", seen, &max_id);
+	live = live_jobs(ctx);
+	plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan);
+	runs_list(&ctx->db, ctx->cfg.study, &runs, &nruns);
+	has_best = runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &best, &score) == 0;
+	for (i = 0; fed && i < fed->nr; i++)
+		json_array_append_new(sub, json_pack("{s:s, s:s, s:s, s:I, s:o}",
+			"tag", fed->v[i].tag, "change", fed->v[i].change,
+			"job_id", fed->v[i].job_id, "attempt", (json_int_t)fed->v[i].attempt,
+			"after", *fed->v[i].after ? json_string(fed->v[i].after) : json_null()));
+	for (i = 0; fed && i < fed->nr_skipped; i++)
+		json_array_append_new(skipped, json_string(fed->skipped[i]));
+	action = next_action(ctx, finished, live, nplan, nruns > 0, has_best);
+	b = json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:s, s:I, s:I}",
+		      "study", ctx->cfg.study, "metric", ctx->cfg.metric,
+		      "generated_at", (json_int_t)time(NULL),
+		      "finished", finished, "repaired", repaired, "live", live,
+		      "best", has_best ? json_pack("{s:s, s:f}", "tag", best.tag, "score",
+						   score) : json_null(),
+		      "submitted", sub, "skipped", skipped,
+		      "plan_queued", (json_int_t)nplan, "next_action", action,
+		      "slurm_calls", (json_int_t)(ref ? ref->calls : 0),
+		      "seen_upto", (json_int_t)max_id);
+	json_object_set_new(b, "rules", with_rules ? json_pack("[s, s, s]",
+		"one change per run: `xloop new TAG --from P|best --set VAR=VALUE` "
+		"(never edit or sbatch a job.sh by hand)",
+		"logs: runs/<study>/<tag>/slurm/attemptN.out; START first, progress "
+		"every 30-60 s, FINISHED or FAILED last",
+		"a run succeeded only if Slurm says COMPLETED with ExitCode 0:0 and it "
+		"wrote a fresh cv.json with a finite \"score\"") : json_array());
+	free(action);
+	if (has_best)
+		run_release(&best);
+	runs_free(runs, nruns);
+	plan_entries_free(plan, nplan);
+	return b;
+}
+
+/* Remember that the agent saw everything up to this briefing. */
+int briefing_mark_seen(struct xl_ctx *ctx, json_t *b)
+{
+	struct stmt q;
+	char v[32];
+	int rc;
+
+	xsnprintf(v, sizeof(v), "%lld",
+		  (long long)json_integer_value(json_object_get(b, "seen_upto")));
+	if (db_prepare(&ctx->db, &q, "INSERT OR REPLACE INTO kv (key, value)"
+		       " VALUES ('briefing_seen', :v)") < 0)
+		return -1;
+	db_bind_text(&q, ":v", v);
+	rc = db_step(&q);
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static const char *jstr(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
+/* Print the briefing. */
+void briefing_print(const json_t *b)
+{
+	const json_t *a, *o, *l;
+	size_t i, k;
+
+	printf("xloop briefing: study %s\n", jstr(b, "study"));
+	a = json_object_get(b, "rules");
+	if (json_array_size(a)) {
+		printf("\nrules of this study:\n");
+		json_array_foreach(a, i, o)
+			printf("  - %s\n", json_string_value(o));
+	}
+	a = json_object_get(b, "finished");
+	printf("\nfinished since the last briefing: %s\n", json_array_size(a) ? "" : "nothing");
+	json_array_foreach(a, i, o) {
+		const json_t *sc = json_object_get(o, "score");
+
+		printf("  %s attempt %lld: %s", jstr(o, "tag"),
+		       (long long)json_integer_value(json_object_get(o, "attempt")),
+		       jstr(o, "verdict"));
+		if (json_is_string(json_object_get(o, "class")))
+			printf(" (%s)", jstr(o, "class"));
+		if (json_is_number(sc))
+			printf(", %s %g", jstr(b, "metric"), json_number_value(sc));
+		if (json_is_string(json_object_get(o, "change")))
+			printf("  [%s]", jstr(o, "change"));
+		printf("\n    %s\n", jstr(o, "reason"));
+		if (*jstr(o, "evidence"))
+			printf("    %s\n", jstr(o, "evidence"));
+		l = json_object_get(o, "log_tail");
+		if (json_array_size(l)) {
+			printf("    log tail (%s):\n", jstr(o, "log"));
+			json_array_foreach(l, k, sc)
+				printf("      | %s\n", json_string_value(sc));
+		}
+	}
+	a = json_object_get(b, "repaired");
+	json_array_foreach(a, i, o)
+		printf("  repaired: %s\n", json_string_value(o));
+	a = json_object_get(b, "live");
+	printf("\nrunning and pending: %s\n", json_array_size(a) ? "" : "none (the GPU is idle)");
+	json_array_foreach(a, i, o) {
+		printf("  %s attempt %lld: job %s %s", jstr(o, "tag"),
+		       (long long)json_integer_value(json_object_get(o, "attempt")),
+		       jstr(o, "job_id"), jstr(o, "state"));
+		if (json_is_string(json_object_get(o, "reason_meaning")))
+			printf(" (%s: %s)", jstr(o, "reason"), jstr(o, "reason_meaning"));
+		putchar('\n');
+	}
+	o = json_object_get(b, "best");
+	if (json_is_object(o))
+		printf("\nbest so far: %s, %s %g\n", jstr(o, "tag"), jstr(b, "metric"),
+		       json_number_value(json_object_get(o, "score")));
+	else
+		printf("\nbest so far: no proven run yet\n");
+	a = json_object_get(b, "submitted");
+	if (json_array_size(a)) {
+		printf("\nsubmitted now:\n");
+		json_array_foreach(a, i, o)
+			printf("  %s (%s) as job %s%s%s\n", jstr(o, "tag"), jstr(o, "change"),
+			       jstr(o, "job_id"),
+			       json_is_string(json_object_get(o, "after")) ? ", after job " : "",
+			       jstr(o, "after"));
+	}
+	a = json_object_get(b, "skipped");
+	json_array_foreach(a, i, o)
+		printf("  %s\n", json_string_value(o));
+	printf("\nplan: %lld change%s queued\n",
+	       (long long)json_integer_value(json_object_get(b, "plan_queued")),
+	       json_integer_value(json_object_get(b, "plan_queued")) == 1 ? "" : "s");
+	printf("\nnext: %s\n", jstr(b, "next_action"));
+}

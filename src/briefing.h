@@ -1,0 +1,29 @@
+/*
+ * The briefing of `next` and `resume` (SPEC "The briefing"): one JSON
+ * document (schemas/next.schema.json) built from the DB, and its text
+ * rendering for a person or an agent, most important first.
+ */
+#ifndef XLOOP_BRIEFING_H
+#define XLOOP_BRIEFING_H
+
+#include <jansson.h>
+
+#include "cmd.h"
+#include "reconcile.h"
+
+/*
+ * Everything since the last briefing that was shown: verdicts, repairs,
+ * live jobs with their pending reasons explained, the best run, what
+ * feeding submitted, and one next action. with_rules adds the study's
+ * rules (for resume).
+ */
+json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
+		       const struct feed_result *fed, int with_rules);
+
+/* Mark everything in the briefing as seen. */
+int briefing_mark_seen(struct xl_ctx *ctx, json_t *b);
+
+/* Print the briefing as text. */
+void briefing_print(const json_t *b);
+
+#endif

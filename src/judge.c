@@ -1,0 +1,96 @@
+/* The verdict on a finished attempt. */
+#include <stdlib.h>
+
+#include "judge.h"
+#include "util.h"
+
+/* Which side a final state blames. */
+const char *judge_class(enum slurm_state st)
+{
+	switch (st) {
+	case SLURM_STATE_NODE_FAIL:
+	case SLURM_STATE_BOOT_FAIL:
+	case SLURM_STATE_PREEMPTED:
+		return "infra";
+	default:
+		return "program";
+	}
+}
+
+static const char *state_reason(enum slurm_state st)
+{
+	switch (st) {
+	case SLURM_STATE_FAILED:
+		return "the job exited non-zero";
+	case SLURM_STATE_TIMEOUT:
+		return "the job ran past its time limit";
+	case SLURM_STATE_OUT_OF_MEMORY:
+		return "the job used more memory than it asked for";
+	case SLURM_STATE_CANCELLED:
+		return "the job was cancelled";
+	case SLURM_STATE_NODE_FAIL:
+		return "the node failed under the job";
+	case SLURM_STATE_BOOT_FAIL:
+		return "the node failed to boot for the job";
+	case SLURM_STATE_PREEMPTED:
+		return "the job was preempted";
+	case SLURM_STATE_DEADLINE:
+		return "the job missed its deadline";
+	default:
+		return "it did not complete";
+	}
+}
+
+/* Judge a finished attempt. */
+void judge_attempt(const struct judge_input *in, struct verdict *out)
+{
+	out->success = 0;
+	out->failure_class = "program";
+	if (in->lost) {
+		out->failure_class = "infra";
+		out->reason = xstrdup("lost: Slurm no longer knows the job and never "
+				      "reported a final state");
+		return;
+	}
+	if (in->state != SLURM_STATE_COMPLETED) {
+		out->failure_class = judge_class(in->state);
+		if (in->exit_code >= 0)
+			out->reason = xasprintf("%s (ExitCode %d:%d): %s",
+						slurm_state_name(in->state), in->exit_code,
+						in->exit_signal < 0 ? 0 : in->exit_signal,
+						state_reason(in->state));
+		else
+			out->reason = xasprintf("%s: %s", slurm_state_name(in->state),
+						state_reason(in->state));
+		return;
+	}
+	if (in->exit_code != 0 || in->exit_signal > 0) {
+		out->reason = xasprintf("COMPLETED but ExitCode %d:%d: a step failed",
+					in->exit_code, in->exit_signal < 0 ? 0 : in->exit_signal);
+		return;
+	}
+	if (in->cv == CV_MISSING) {
+		out->reason = xstrdup("COMPLETED 0:0 but the job wrote no cv.json");
+		return;
+	}
+	if (in->cv == CV_INVALID) {
+		out->reason = xasprintf("COMPLETED 0:0 but cv.json is invalid: %s",
+					in->cv_error ? in->cv_error : "?");
+		return;
+	}
+	if (in->started_at > 0 && in->cv_mtime < in->started_at) {
+		out->reason = xstrdup("COMPLETED 0:0 but cv.json is older than this "
+				      "attempt's start: it is stale, from an earlier run");
+		return;
+	}
+	out->success = 1;
+	out->failure_class = NULL;
+	out->reason = xasprintf("COMPLETED 0:0, score %g", in->score);
+}
+
+/* Free the reason. */
+void verdict_release(struct verdict *v)
+{
+	free(v->reason);
+	v->reason = NULL;
+}

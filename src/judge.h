@@ -1,0 +1,41 @@
+/*
+ * The strict verdict (SPEC rule 4), as a pure function: success only for
+ * COMPLETED + ExitCode 0:0 + a valid cv.json written after the attempt
+ * started. Everything else is a failure with a reason, classed infra
+ * (the machine's fault: retry) or program (the job's fault: surface it).
+ */
+#ifndef XLOOP_JUDGE_H
+#define XLOOP_JUDGE_H
+
+#include <time.h>
+
+#include "slurm-parse.h"
+
+enum cv_status { CV_OK, CV_MISSING, CV_INVALID };
+
+struct judge_input {
+	int lost;		/* Slurm forgot the job without a final state */
+	enum slurm_state state;	/* final state (sacct summary or scontrol) */
+	int exit_code;		/* ExitCode status; -1 unknown */
+	int exit_signal;
+	enum cv_status cv;
+	const char *cv_error;	/* why CV_INVALID */
+	double score;		/* with CV_OK */
+	time_t cv_mtime;	/* with CV_OK */
+	time_t started_at;	/* when the attempt started (0: unknown) */
+};
+
+struct verdict {
+	int success;
+	const char *failure_class;	/* "infra", "program"; NULL on success */
+	char *reason;			/* one line; malloc'd */
+};
+
+/* Judge one finished attempt. */
+void judge_attempt(const struct judge_input *in, struct verdict *out);
+void verdict_release(struct verdict *v);
+
+/* "infra" for NODE_FAIL, BOOT_FAIL, PREEMPTED (and lost), else "program". */
+const char *judge_class(enum slurm_state st);
+
+#endif

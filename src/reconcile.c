@@ -1,0 +1,607 @@
+/* Refreshing live jobs and judging finished ones. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "fsutil.h"
+#include "judge.h"
+#include "loop.h"
+#include "plan.h"
+#include "reconcile.h"
+#include "study.h"
+
+/* Free the refresh summary. */
+void refresh_release(struct refresh *r)
+{
+	free(r->newest_live_job);
+	r->newest_live_job = NULL;
+}
+
+/* What Slurm finally said about one job, from sacct or scontrol. */
+struct final {
+	int known;		/* a final state was read */
+	enum slurm_state state;
+	int exit_code, exit_signal;
+	time_t start, end;
+	char *node;
+	char *raw;
+};
+
+static void final_release(struct final *f)
+{
+	free(f->node);
+	free(f->raw);
+	memset(f, 0, sizeof(*f));
+}
+
+static const struct slurm_job *job_by_id(const struct slurm_jobs *q, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < q->nr; i++)
+		if (strcmp(q->v[i].job_id, id) == 0)
+			return &q->v[i];
+	return NULL;
+}
+
+static const struct slurm_job *job_by_token(const struct slurm_jobs *q, const char *token)
+{
+	size_t i;
+
+	for (i = 0; i < q->nr; i++)
+		if (strstr(q->v[i].comment, token))
+			return &q->v[i];
+	return NULL;
+}
+
+static char *kv_text(const struct slurm_job *j)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < j->nr_kv; i++)
+		buf_addf(&b, "%s%s=%s", i ? " " : "", j->kv[i].key, j->kv[i].value);
+	return buf_detach(&b, NULL);
+}
+
+static void final_from_job(const struct slurm_job *j, struct final *f)
+{
+	f->known = slurm_state_is_final(j->state);
+	f->state = j->state;
+	f->exit_code = j->exit_code;
+	f->exit_signal = j->exit_signal;
+	slurm_parse_time(j->start_time, &f->start, NULL);
+	slurm_parse_time(j->end_time, &f->end, NULL);
+	f->node = xstrdup(j->nodes);
+	f->raw = kv_text(j);
+}
+
+static void final_from_acct(const struct slurm_acct *acct,
+			    const struct slurm_acct_summary *sum, const char *job,
+			    struct final *f)
+{
+	struct buf b = BUF_INIT;
+	const char *v;
+	size_t i, k;
+
+	f->known = slurm_state_is_final(sum->state);
+	f->state = sum->state;
+	f->exit_code = sum->exit_code;
+	f->exit_signal = sum->exit_signal;
+	v = slurm_acct_get(acct, sum->alloc, "Start");
+	slurm_parse_time(v ? v : "", &f->start, NULL);
+	v = slurm_acct_get(acct, sum->alloc, "End");
+	slurm_parse_time(v ? v : "", &f->end, NULL);
+	v = slurm_acct_get(acct, sum->alloc, "NodeList");
+	f->node = xstrdup(v ? v : "");
+	for (i = 0; i < acct->nr; i++) {
+		if (strcmp(acct->rows[i].id.job, job) != 0)
+			continue;
+		for (k = 0; k < acct->nr_fields; k++)
+			buf_addf(&b, "%s%s", k ? "|" : "", acct->rows[i].values[k]);
+		buf_addc(&b, '\n');
+	}
+	f->raw = buf_detach(&b, NULL);
+}
+
+/* The log's first START line and last line, as evidence. */
+static char *log_evidence(const char *log, int gpu_job)
+{
+	struct buf b = BUF_INIT, out = BUF_INIT;
+	char *cause = NULL;
+	const char *p, *start = NULL, *last = NULL;
+	int err;
+
+	if (read_file(log, 16 << 20, &b, &err, &cause) < 0) {
+		buf_addf(&out, "log: %s", err == ENOENT ? "missing" : "unreadable");
+		free(cause);
+		buf_release(&b);
+		return buf_detach(&out, NULL);
+	}
+	buf_rtrim(&b);
+	for (p = b.s; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+		if (!start && starts_with(p, "START"))
+			start = p;
+		last = p;
+	}
+	if (last)
+		buf_addf(&out, "log last line: '%.*s'", (int)strcspn(last, "\n"), last);
+	else
+		buf_adds(&out, "log: empty");
+	if (gpu_job) {
+		if (!start) {
+			buf_adds(&out, "; no START line");
+		} else {
+			char *line = xstrndup(start, strcspn(start, "\n"));
+			int gpu = (strcasestr(line, "cuda") || strcasestr(line, "gpu")) &&
+				  !strcasestr(line, "device=cpu");
+
+			buf_addf(&out, gpu ? "; START names a GPU" :
+				 "; START line shows no GPU: '%s'", line);
+			free(line);
+		}
+	}
+	buf_release(&b);
+	{
+		char *clean = utf8_clean(out.s, out.len);
+
+		buf_release(&out);
+		return clean;
+	}
+}
+
+/* The best score before this verdict, for the decision entry. */
+static void best_before(struct xl_ctx *ctx, char *buf, size_t n)
+{
+	struct run r;
+	double score;
+
+	if (runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &r, &score) == 0) {
+		xsnprintf(buf, n, "%g (%s)", score, r.tag);
+		run_release(&r);
+	} else {
+		xsnprintf(buf, n, "none yet");
+	}
+}
+
+/* Store the verdict, then append it to the decision log. */
+static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
+			 const struct final *f, int lost)
+{
+	struct judge_input in;
+	struct verdict v;
+	struct run r;
+	struct stmt q;
+	char *dir = NULL, *cvp = NULL, *cause = NULL, *evidence, *entry, *msg, best[128];
+	char exitbuf[32] = "";
+	const char *rel_log;
+	int err, rc = -1, found;
+	time_t now = time(NULL);
+	struct tm tm;
+	char when[32];
+
+	found = 0;
+	{
+		struct stmt rq;
+
+		if (db_prepare(&ctx->db, &rq, "SELECT tag FROM run WHERE id = :id") < 0)
+			return -1;
+		db_bind_int64(&rq, ":id", a->run_id);
+		if (db_step(&rq) == SQLITE_ROW) {
+			found = runs_get(&ctx->db, ctx->cfg.study, db_col_text(&rq, 0), &r) == 0;
+		}
+		db_finalize(&rq);
+	}
+	if (!found)
+		return -1;
+	memset(&in, 0, sizeof(in));
+	in.lost = lost;
+	if (!lost) {
+		in.state = f->state;
+		in.exit_code = f->exit_code;
+		in.exit_signal = f->exit_signal;
+		in.started_at = f->start ? f->start : a->submitted_at;
+		dir = run_dir(ctx->root, ctx->cfg.study, r.tag);
+		cvp = path_join(dir, "cv.json");
+		if (study_load_cv(cvp, &in.score, &in.cv_mtime, &err, &cause) == 0)
+			in.cv = CV_OK;
+		else
+			in.cv = err == ENOENT ? CV_MISSING : CV_INVALID;
+		in.cv_error = cause;
+		if (f->exit_code >= 0)
+			xsnprintf(exitbuf, sizeof(exitbuf), "%d:%d", f->exit_code,
+				  f->exit_signal < 0 ? 0 : f->exit_signal);
+	}
+	judge_attempt(&in, &v);
+	evidence = log_evidence(a->log_path, *a->gres != '\0');
+	best_before(ctx, best, sizeof(best));
+
+	if (db_begin_write(&ctx->db) < 0)
+		goto out;
+	if (db_prepare(&ctx->db, &q, "UPDATE attempt SET state = :state,"
+		       " exit_code = :exit, node = :node, started_at = :start,"
+		       " ended_at = :end, slurm_raw = :raw, verdict = :verdict,"
+		       " failure_class = :class, verdict_reason = :reason, score = :score,"
+		       " judged_at = :now, evidence = :evidence"
+		       " WHERE id = :id AND verdict IS NULL") < 0) {
+		db_rollback(&ctx->db);
+		goto out;
+	}
+	db_bind_text(&q, ":state", lost ? "LOST" : slurm_state_name(f->state));
+	db_bind_text(&q, ":exit", *exitbuf ? exitbuf : NULL);
+	db_bind_text(&q, ":node", lost ? NULL : f->node);
+	if (!lost && f->start)
+		db_bind_int64(&q, ":start", f->start);
+	else
+		db_bind_null(&q, ":start");
+	db_bind_int64(&q, ":end", !lost && f->end ? f->end : now);
+	db_bind_text(&q, ":raw", lost ? NULL : f->raw);
+	db_bind_text(&q, ":verdict", v.success ? "success" : "failure");
+	db_bind_text(&q, ":class", v.failure_class);
+	db_bind_text(&q, ":reason", v.reason);
+	if (v.success)
+		db_bind_double(&q, ":score", in.score);
+	else
+		db_bind_null(&q, ":score");
+	db_bind_int64(&q, ":now", now);
+	db_bind_text(&q, ":evidence", evidence);
+	db_bind_int64(&q, ":id", a->id);
+	if (db_step(&q) != SQLITE_DONE) {
+		db_finalize(&q);
+		db_rollback(&ctx->db);
+		goto out;
+	}
+	db_finalize(&q);
+	if (sqlite3_changes(ctx->db.h) == 1)
+		loop_event(ctx, "verdict", a->run_id, a->id, v.reason);
+	if (db_commit(&ctx->db) < 0)
+		goto out;
+
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+	rel_log = a->log_path;
+	if (starts_with(rel_log, ctx->root) && rel_log[strlen(ctx->root)] == '/')
+		rel_log += strlen(ctx->root) + 1;
+	entry = xasprintf("## %s · %s attempt %lld: %s\n"
+			  "- change: %s\n"
+			  "- verdict: %s%s%s%s, best before: %s\n"
+			  "- reason: %s\n"
+			  "- evidence: %s\n"
+			  "- job %s, log %s\n",
+			  when, r.tag, a->n, v.success ? "success" : "failure",
+			  r.parent_id ? "" : "(root run)",
+			  v.success ? "success" : "failure",
+			  v.failure_class ? " (" : "", v.failure_class ? v.failure_class : "",
+			  v.failure_class ? ")" : "", best, v.reason, evidence, a->job_id,
+			  rel_log);
+	if (r.parent_id) {
+		char *e2 = xasprintf("## %s · %s attempt %lld: %s\n"
+				     "- change: %s %s -> %s (from %s)\n%s",
+				     when, r.tag, a->n, v.success ? "success" : "failure",
+				     r.var, r.old_value, r.new_value, r.parent_tag,
+				     strstr(entry, "- verdict:"));
+		free(entry);
+		entry = e2;
+	}
+	msg = xasprintf("xloop: verdict %s/%s attempt %lld: %s\n\n%s\n", ctx->cfg.study,
+			r.tag, a->n, v.success ? "success" : "failure", v.reason);
+	FREE_AND_NULL(cause);
+	if (loop_decide(ctx, entry, msg, &cause) < 0)
+		warning("verdict on %s stored, but ops/decisions.md was not updated: %s",
+			r.tag, cause);
+	free(entry);
+	free(msg);
+	rc = 0;
+out:
+	verdict_release(&v);
+	run_release(&r);
+	free(evidence);
+	free(cause);
+	free(cvp);
+	free(dir);
+	return rc;
+}
+
+static int exec_attempt(struct xl_ctx *ctx, const char *sql, long long id,
+			const char *text, long long num)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(&ctx->db, &q, sql) < 0)
+		return -1;
+	db_bind_int64(&q, ":id", id);
+	if (strstr(sql, ":text"))
+		db_bind_text(&q, ":text", text);
+	if (strstr(sql, ":num"))
+		db_bind_int64(&q, ":num", num);
+	rc = db_step(&q);
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Refresh and judge. */
+int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
+	      char **cause)
+{
+	struct slurm_jobs q = SLURM_JOBS_INIT, sc = SLURM_JOBS_INIT;
+	struct slurm_acct acct = SLURM_ACCT_INIT;
+	struct attempt *v = NULL;
+	size_t n = 0, i, nids = 0, newest = 0;
+	const char **ids = NULL;
+	int rc, calls0 = s->calls, need_scontrol = 0, have_scontrol = 0, noacct = 1;
+	time_t now = time(NULL);
+
+	memset(out, 0, sizeof(*out));
+	out->newest_live_job = xstrdup("");
+	if (attempts_unfinished(&ctx->db, ctx->cfg.study, &v, &n) < 0)
+		return XL_ERR;
+	if (n == 0)
+		return 0;	/* nothing in flight: not a single Slurm call */
+	rc = slurm_squeue_mine(s, &q, cause);
+	if (rc)
+		goto out;
+
+	/* pass 1: what squeue shows is alive */
+	ids = xcalloc(n, sizeof(*ids));
+	for (i = 0; i < n; i++) {
+		struct attempt *a = &v[i];
+		const struct slurm_job *j = *a->job_id ? job_by_id(&q, a->job_id) :
+			job_by_token(&q, a->token);
+
+		if (!*a->job_id && j) {
+			/* sbatch submitted it but we never heard the id: adopt it */
+			char *d = xasprintf("attempt %lld was left in 'submitting'; found "
+					    "its job %s by its token", a->n, j->job_id);
+
+			attempts_set_submitted(&ctx->db, a->id, j->job_id, now);
+			loop_event(ctx, "repaired", a->run_id, a->id, d);
+			free(d);
+			free(a->job_id);
+			a->job_id = xstrdup(j->job_id);
+		}
+		if (j && !slurm_state_is_final(j->state)) {
+			time_t st = 0;
+
+			if (j->state == SLURM_STATE_PENDING)
+				out->pending++;
+			else
+				out->running++;
+			slurm_parse_time(j->start_time, &st, NULL);
+			exec_attempt(ctx, "UPDATE attempt SET state = :text, missing_since = NULL"
+				     " WHERE id = :id", a->id, slurm_state_name(j->state), 0);
+			exec_attempt(ctx, "UPDATE attempt SET slurm_reason = :text"
+				     " WHERE id = :id", a->id, j->reason, 0);
+			if (st)
+				exec_attempt(ctx, "UPDATE attempt SET started_at = :num"
+					     " WHERE id = :id", a->id, NULL, (long long)st);
+			if (!newest || a->id > v[newest - 1].id) {
+				newest = i + 1;
+				free(out->newest_live_job);
+				out->newest_live_job = xstrdup(a->job_id);
+			}
+			continue;
+		}
+		if (*a->job_id)
+			ids[nids++] = a->job_id;
+		else
+			need_scontrol = 1;	/* an intent to look up by token */
+	}
+
+	/* pass 2: final states, with one sacct (or one scontrol) call */
+	if (nids) {
+		rc = slurm_sacct(s, ids, nids, &acct, &noacct, cause);
+		if (rc) {
+			/* sacct failing is no reason to stop: scontrol may know */
+			FREE_AND_NULL(*cause);
+			noacct = 1;
+		}
+	}
+	for (i = 0; i < n && !need_scontrol; i++) {
+		struct slurm_acct_summary sum;
+
+		if (!*v[i].job_id || job_by_id(&q, v[i].job_id))
+			continue;
+		if (noacct || slurm_acct_summarize(&acct, v[i].job_id, &sum, NULL) < 0 ||
+		    !slurm_state_is_final(sum.state))
+			need_scontrol = 1;
+	}
+	if (need_scontrol) {
+		int unknown;
+
+		rc = slurm_scontrol_job(s, NULL, &sc, &unknown, cause);
+		if (rc)
+			goto out;
+		have_scontrol = 1;
+	}
+	for (i = 0; i < n; i++) {
+		struct attempt *a = &v[i];
+		struct slurm_acct_summary sum;
+		const struct slurm_job *j;
+		struct final f;
+
+		memset(&f, 0, sizeof(f));
+		if (*a->job_id && job_by_id(&q, a->job_id) &&
+		    !slurm_state_is_final(job_by_id(&q, a->job_id)->state))
+			continue;	/* alive */
+		if (!*a->job_id) {
+			j = have_scontrol ? job_by_token(&sc, a->token) : NULL;
+			if (j) {
+				char *d = xasprintf("attempt %lld was left in 'submitting'; "
+						    "found its job %s by its token", a->n,
+						    j->job_id);
+
+				attempts_set_submitted(&ctx->db, a->id, j->job_id, now);
+				loop_event(ctx, "repaired", a->run_id, a->id, d);
+				free(d);
+				free(a->job_id);
+				a->job_id = xstrdup(j->job_id);
+			} else if (now - a->intent_at > SUBMIT_ORPHAN_SECS) {
+				attempts_set_submit_failed(&ctx->db, a->id, "sbatch never "
+					"answered and no job carries this attempt's token");
+				loop_event(ctx, "repaired", a->run_id, a->id,
+					   "an attempt left in 'submitting' never reached Slurm; "
+					   "marked submit_failed");
+				continue;
+			} else {
+				continue;
+			}
+		}
+		if (!noacct && slurm_acct_summarize(&acct, a->job_id, &sum, NULL) == 0 &&
+		    slurm_state_is_final(sum.state))
+			final_from_acct(&acct, &sum, a->job_id, &f);
+		else if (have_scontrol && (j = job_by_id(&sc, a->job_id)) != NULL)
+			final_from_job(j, &f);
+		else if ((j = job_by_id(&q, a->job_id)) != NULL)
+			final_from_job(j, &f);
+		if (f.known) {
+			if (store_verdict(ctx, a, &f, 0) == 0)
+				out->judged++;
+		} else if (!f.raw) {
+			/* nowhere: lost only after two polls a minute apart */
+			{
+				struct stmt mq;
+				long long since = 0;
+
+				if (db_prepare(&ctx->db, &mq, "SELECT coalesce(missing_since, 0)"
+					       " FROM attempt WHERE id = :id") == 0) {
+					db_bind_int64(&mq, ":id", a->id);
+					if (db_step(&mq) == SQLITE_ROW)
+						since = db_col_int64(&mq, 0);
+					db_finalize(&mq);
+				}
+				if (since == 0)
+					exec_attempt(ctx, "UPDATE attempt SET missing_since = :num"
+						     " WHERE id = :id", a->id, NULL, now);
+				else if (now - since >= LOST_AFTER_SECS &&
+					 store_verdict(ctx, a, &f, 1) == 0)
+					out->judged++;
+			}
+		}
+		final_release(&f);
+	}
+	rc = 0;
+out:
+	out->calls = s->calls - calls0;
+	free(ids);
+	attempts_free(v, n);
+	slurm_jobs_release(&q);
+	slurm_jobs_release(&sc);
+	slurm_acct_release(&acct);
+	return rc;
+}
+
+/* Free what feeding made. */
+void feed_result_release(struct feed_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->nr; i++) {
+		free(res->v[i].tag);
+		free(res->v[i].change);
+		free(res->v[i].job_id);
+		free(res->v[i].after);
+	}
+	for (i = 0; i < res->nr_skipped; i++)
+		free(res->skipped[i]);
+	free(res->v);
+	free(res->skipped);
+	memset(res, 0, sizeof(*res));
+}
+
+/* Create and submit one run; 0, or an exit code with *cause. */
+static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
+		    const char *tag_opt, const char *from, const char *var,
+		    const char *value, long long plan_id, struct feed_result *res,
+		    char **cause)
+{
+	struct submit_opts o;
+	struct submit_result sr;
+	struct new_run nr;
+	char *tag = tag_opt ? xstrdup(tag_opt) : loop_auto_tag(ctx, var, value);
+	char *note = plan_id ? xasprintf("from plan entry %lld", plan_id) : NULL;
+	int rc = loop_new_run(ctx, tag, from, var, value, note, 0, &nr, cause);
+	struct fed *f;
+
+	free(note);
+	free(tag);
+	if (rc)
+		return rc;
+	if (plan_id)
+		plan_mark(&ctx->db, ctx->cfg.study, plan_id, "done", nr.run.id, NULL);
+	memset(&o, 0, sizeof(o));
+	if (*ref->newest_live_job)
+		o.after = ref->newest_live_job;
+	else
+		o.no_chain = 1;
+	rc = loop_submit(ctx, s, &nr.run, &o, &sr, cause);
+	if (rc == 0 || *sr.job_id) {
+		res->v = xreallocarray(res->v, res->nr + 1, sizeof(*res->v));
+		f = &res->v[res->nr++];
+		f->tag = xstrdup(nr.run.tag);
+		f->change = xasprintf("%s=%s", var, value);
+		f->job_id = xstrdup(sr.job_id);
+		f->attempt = sr.n;
+		f->after = xstrdup(sr.after);
+		/* the next one chains onto this one */
+		free(ref->newest_live_job);
+		ref->newest_live_job = xstrdup(sr.job_id);
+		if (ref->running + ref->pending == 0)
+			ref->running++;	/* it will start at once */
+		else
+			ref->pending++;
+	}
+	submit_result_release(&sr);
+	new_run_release(&nr);
+	return rc;
+}
+
+/* Keep depth jobs waiting behind the running one. */
+int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
+	       const struct feed_request *req, struct feed_result *res, char **cause)
+{
+	struct plan_entry *plan = NULL;
+	size_t nplan = 0, next = 0;
+	int rc = 0, used_request = !(req && req->var);
+
+	memset(res, 0, sizeof(*res));
+	if (plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan) < 0)
+		return XL_ERR;
+	while (ref->running + ref->pending < (size_t)ctx->cfg.depth + 1) {
+		if (!used_request) {
+			used_request = 1;
+			rc = feed_one(ctx, s, ref, req->tag, req->from ? req->from : "best",
+				      req->var, req->value, 0, res, cause);
+			if (rc)
+				break;
+			continue;
+		}
+		if (next >= nplan)
+			break;
+		rc = feed_one(ctx, s, ref, NULL, plan[next].parent, plan[next].var,
+			      plan[next].value, plan[next].id, res, cause);
+		if (rc == XL_DATAERR || rc == XL_NOINPUT || rc == XL_USAGE) {
+			/* this entry cannot become a run (any more): skip it, go on */
+			char *why = xasprintf("plan entry %lld (%s=%s from %s) skipped: %s",
+					      plan[next].id, plan[next].var, plan[next].value,
+					      plan[next].parent, *cause);
+
+			plan_mark(&ctx->db, ctx->cfg.study, plan[next].id, "skipped", 0, *cause);
+			loop_event(ctx, "plan-skipped", 0, 0, why);
+			res->skipped = xreallocarray(res->skipped, res->nr_skipped + 1,
+						     sizeof(*res->skipped));
+			res->skipped[res->nr_skipped++] = why;
+			FREE_AND_NULL(*cause);
+			rc = 0;
+		} else if (rc) {
+			break;
+		}
+		next++;
+	}
+	plan_entries_free(plan, nplan);
+	return rc;
+}

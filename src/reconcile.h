@@ -1,0 +1,64 @@
+/*
+ * Reconcile the state DB with Slurm and judge what ended (SPEC rules 4-6):
+ * a constant number of Slurm calls per cycle (one squeue; one sacct or
+ * scontrol only when something left the queue), verdicts stored the first
+ * time they are seen, each verdict appended to ops/decisions.md.
+ */
+#ifndef XLOOP_RECONCILE_H
+#define XLOOP_RECONCILE_H
+
+#include "cmd.h"
+#include "slurm.h"
+
+#define LOST_AFTER_SECS 60	/* missing everywhere on two polls this far apart */
+#define SUBMIT_ORPHAN_SECS 120	/* an intent older than this with no job: failed */
+
+struct refresh {
+	size_t pending;		/* our jobs waiting */
+	size_t running;		/* our jobs running (or completing) */
+	size_t judged;		/* verdicts reached in this call */
+	char *newest_live_job;	/* the job a new submission chains onto, "" */
+	int calls;		/* Slurm commands run */
+};
+
+/*
+ * Refresh all unfinished attempts of the study and judge those that ended.
+ * Returns 0 or an exit code (XL_TEMPFAIL when Slurm cannot be reached).
+ */
+int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
+	      char **cause);
+void refresh_release(struct refresh *r);
+
+
+/* One submission that feeding made. */
+struct fed {
+	char *tag;
+	char *change;		/* "VAR=VALUE" */
+	char *job_id;
+	long long attempt;
+	char *after;
+};
+
+struct feed_result {
+	struct fed *v;
+	size_t nr;
+	char **skipped;		/* plan entries that could not become runs */
+	size_t nr_skipped;
+};
+
+/* An explicit request from `next --set` (NULL fields: none). */
+struct feed_request {
+	const char *var, *value, *from, *tag;
+};
+
+/*
+ * Keep the queue fed (SPEC rule 3): while fewer than depth jobs wait behind
+ * the running one (or nothing runs), turn the request, then plan entries,
+ * into runs and submit them chained afterany. Returns an exit code; what
+ * was submitted is in *res even on failure.
+ */
+int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
+	       const struct feed_request *req, struct feed_result *res, char **cause);
+void feed_result_release(struct feed_result *res);
+
+#endif

@@ -1,0 +1,170 @@
+/* Unit tests for xloop.json parsing, names and Slurm resource syntax. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "config.h"
+#include "util.h"
+
+static void test_valid_name(void **state)
+{
+	static const char *good[] = { "a", "base", "lr-0.1", "A_b.c-9", "0x", NULL };
+	static const char *bad[] = { "", ".", "..", "-x", "_x", ".hidden", "a/b", "a b",
+				     "a\tb", "tag\n", "é", "a:b", "$(x)", NULL };
+	char long_ok[65], long_bad[66];
+	int i;
+
+	(void)state;
+	for (i = 0; good[i]; i++)
+		assert_true(valid_name(good[i]));
+	for (i = 0; bad[i]; i++)
+		if (valid_name(bad[i]))
+			fail_msg("'%s' was accepted", bad[i]);
+	memset(long_ok, 'a', 64);
+	long_ok[64] = '\0';
+	memset(long_bad, 'a', 65);
+	long_bad[65] = '\0';
+	assert_true(valid_name(long_ok));
+	assert_false(valid_name(long_bad));
+}
+
+static void test_mem_and_time(void **state)
+{
+	(void)state;
+	assert_true(config_valid_mem("16G"));
+	assert_true(config_valid_mem("4000M"));
+	assert_true(config_valid_mem("1024"));
+	assert_false(config_valid_mem("0"));
+	assert_false(config_valid_mem("0G"));
+	assert_false(config_valid_mem("-4G"));
+	assert_false(config_valid_mem("16GB"));
+	assert_false(config_valid_mem("lots"));
+	assert_false(config_valid_mem(""));
+	assert_int_equal(config_mem_mb("16G"), 16384);
+	assert_int_equal(config_mem_mb("1T"), 1048576);
+	assert_int_equal(config_mem_mb("1500K"), 2);
+	assert_int_equal(config_mem_mb("300"), 300);
+
+	assert_true(config_valid_time("04:00:00"));
+	assert_true(config_valid_time("1-00:00:00"));
+	assert_true(config_valid_time("30"));
+	assert_false(config_valid_time("0"));
+	assert_false(config_valid_time("00:00:00"));
+	assert_false(config_valid_time("1:2:3:4"));
+	assert_false(config_valid_time("1h"));
+	assert_false(config_valid_time("-1"));
+	assert_false(config_valid_time(""));
+	assert_int_equal(config_time_secs("30"), 30 * 60);		/* minutes */
+	assert_int_equal(config_time_secs("30:15"), 30 * 60 + 15);	/* M:S */
+	assert_int_equal(config_time_secs("2:00:00"), 7200);
+	assert_int_equal(config_time_secs("1-2"), 86400 + 7200);	/* D-H */
+	assert_int_equal(config_time_secs("1-2:30"), 86400 + 7200 + 1800);
+	assert_int_equal(config_time_secs("1-00:00:10"), 86410);
+}
+
+static int parse(const char *json, struct config *c, char **cause)
+{
+	*cause = NULL;
+	return config_parse(c, json, strlen(json), cause);
+}
+
+static void test_parse_defaults_and_overrides(void **state)
+{
+	struct config c;
+	char *cause;
+
+	(void)state;
+	assert_int_equal(parse("{}", &c, &cause), 0);
+	assert_string_equal(c.study, "main");
+	assert_string_equal(c.partition, "gpu");
+	assert_string_equal(c.res.gres, "gpu:1");
+	assert_int_equal(c.depth, 1);
+	assert_true(c.goal_max);
+	config_release(&c);
+
+	assert_int_equal(parse("{\"study\": \"dino\", \"slurm\": {\"partition\": \"short\"},"
+			       " \"resources\": {\"gres\": \"\", \"mem\": \"2G\"},"
+			       " \"metric\": {\"goal\": \"min\"}, \"queue\": {\"depth\": 3}}",
+			       &c, &cause), 0);
+	assert_string_equal(c.study, "dino");
+	assert_string_equal(c.partition, "short");
+	assert_string_equal(c.res.gres, "");
+	assert_string_equal(c.res.mem, "2G");
+	assert_false(c.goal_max);
+	assert_int_equal(c.depth, 3);
+	config_release(&c);
+}
+
+static void test_parse_refusals(void **state)
+{
+	static const struct {
+		const char *json, *needle;
+	} bad[] = {
+		{ "[]", "must be an object" },
+		{ "{\"study\": 1}", "'study'" },
+		{ "{\"study\": \"a/b\"}", "'study'" },
+		{ "{\"colour\": \"blue\"}", "unknown key 'colour'" },
+		{ "{\"resources\": {\"ram\": \"1G\"}}", "unknown key 'resources.ram'" },
+		{ "{\"resources\": {\"mem\": \"-4G\"}}", "'resources.mem'" },
+		{ "{\"resources\": {\"cpus\": 0}}", "'resources.cpus'" },
+		{ "{\"resources\": {\"cpus\": \"4\"}}", "'resources.cpus'" },
+		{ "{\"resources\": \"big\"}", "'resources' must be an object" },
+		{ "{\"queue\": {\"depth\": 99}}", "'queue.depth'" },
+		{ "{\"metric\": {\"goal\": \"up\"}}", "'metric.goal'" },
+		{ "{\"retry\": {\"auto_resources\": 1}}", "'retry.auto_resources'" },
+		{ "{\"notify\": {\"url_env\": \"https://hooks\"}}", "'notify.url_env'" },
+		{ "{\"remote\": {\"host\": \"-oProxyCommand=x\"}}", "'remote.host'" },
+		{ "{\"study\": \"a\", \"study\": \"b\"}", "invalid JSON" },
+		{ "{\"study\": \"a\\u0000b\"}", "invalid JSON" },
+		{ "{\"study\": ", "invalid JSON" },
+	};
+	struct config c;
+	char *cause;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (parse(bad[i].json, &c, &cause) != -1)
+			fail_msg("accepted: %s", bad[i].json);
+		if (!cause || !strstr(cause, bad[i].needle))
+			fail_msg("for %s: cause '%s' lacks '%s'", bad[i].json,
+				 cause ? cause : "(null)", bad[i].needle);
+		free(cause);
+	}
+}
+
+static void test_roundtrip(void **state)
+{
+	struct config a, b;
+	char *cause, *text, *text2;
+
+	(void)state;
+	config_defaults(&a, "dino", "short");
+	text = config_to_json(&a);
+	assert_int_equal(parse(text, &b, &cause), 0);
+	text2 = config_to_json(&b);
+	assert_string_equal(text, text2);
+	assert_string_equal(b.study, "dino");
+	assert_string_equal(b.partition, "short");
+	free(text);
+	free(text2);
+	config_release(&a);
+	config_release(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_valid_name),
+		cmocka_unit_test(test_mem_and_time),
+		cmocka_unit_test(test_parse_defaults_and_overrides),
+		cmocka_unit_test(test_parse_refusals),
+		cmocka_unit_test(test_roundtrip),
+	};
+
+	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
+}

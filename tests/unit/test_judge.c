@@ -1,0 +1,124 @@
+/* Unit tests for the verdict rule. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "judge.h"
+
+static struct judge_input ok_input(void)
+{
+	struct judge_input in;
+
+	memset(&in, 0, sizeof(in));
+	in.state = SLURM_STATE_COMPLETED;
+	in.exit_code = 0;
+	in.exit_signal = 0;
+	in.cv = CV_OK;
+	in.score = 0.875;
+	in.started_at = 1000;
+	in.cv_mtime = 1005;
+	return in;
+}
+
+static void expect(const struct judge_input *in, int success, const char *cls,
+		   const char *needle)
+{
+	struct verdict v;
+
+	judge_attempt(in, &v);
+	assert_int_equal(v.success, success);
+	if (cls)
+		assert_string_equal(v.failure_class, cls);
+	else
+		assert_null(v.failure_class);
+	if (!strstr(v.reason, needle))
+		fail_msg("reason '%s' lacks '%s'", v.reason, needle);
+	verdict_release(&v);
+}
+
+static void test_success(void **state)
+{
+	struct judge_input in = ok_input();
+
+	(void)state;
+	expect(&in, 1, NULL, "score 0.875");
+	in.cv_mtime = in.started_at;	/* same second counts as after */
+	expect(&in, 1, NULL, "COMPLETED 0:0");
+}
+
+static void test_program_failures(void **state)
+{
+	struct judge_input in = ok_input();
+
+	(void)state;
+	in.cv = CV_MISSING;
+	expect(&in, 0, "program", "no cv.json");
+	in = ok_input();
+	in.cv = CV_INVALID;
+	in.cv_error = "no \"score\"";
+	expect(&in, 0, "program", "no \"score\"");
+	in = ok_input();
+	in.cv_mtime = in.started_at - 1;
+	expect(&in, 0, "program", "stale");
+	in = ok_input();
+	in.exit_code = 1;
+	expect(&in, 0, "program", "ExitCode 1:0");
+	in = ok_input();
+	in.exit_signal = 9;
+	expect(&in, 0, "program", "ExitCode 0:9");
+	in = ok_input();
+	in.state = SLURM_STATE_FAILED;
+	in.exit_code = 3;
+	expect(&in, 0, "program", "FAILED (ExitCode 3:0)");
+	in.state = SLURM_STATE_OUT_OF_MEMORY;
+	in.exit_code = 0;
+	in.exit_signal = 125;
+	expect(&in, 0, "program", "OUT_OF_MEMORY");
+	in.state = SLURM_STATE_TIMEOUT;
+	expect(&in, 0, "program", "TIMEOUT");
+	in.state = SLURM_STATE_CANCELLED;
+	expect(&in, 0, "program", "CANCELLED");
+	in.state = SLURM_STATE_DEADLINE;
+	expect(&in, 0, "program", "DEADLINE");
+}
+
+static void test_infra_failures(void **state)
+{
+	struct judge_input in = ok_input();
+
+	(void)state;
+	in.state = SLURM_STATE_NODE_FAIL;
+	expect(&in, 0, "infra", "NODE_FAIL");
+	in.state = SLURM_STATE_BOOT_FAIL;
+	expect(&in, 0, "infra", "BOOT_FAIL");
+	in.state = SLURM_STATE_PREEMPTED;
+	expect(&in, 0, "infra", "PREEMPTED");
+	in = ok_input();
+	in.lost = 1;
+	expect(&in, 0, "infra", "lost");
+}
+
+static void test_cv_ok_does_not_rescue_a_failed_job(void **state)
+{
+	struct judge_input in = ok_input();
+
+	(void)state;
+	in.state = SLURM_STATE_FAILED;
+	in.exit_code = 1;
+	expect(&in, 0, "program", "FAILED");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_success),
+		cmocka_unit_test(test_program_failures),
+		cmocka_unit_test(test_infra_failures),
+		cmocka_unit_test(test_cv_ok_does_not_rescue_a_failed_job),
+	};
+
+	return cmocka_run_group_tests_name("judge", tests, NULL, NULL);
+}

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "briefing.h"
@@ -11,20 +12,7 @@
 #include "runs.h"
 
 #define TAIL_LINES 5
-
-static long long kv_int(struct xl_ctx *ctx, const char *key)
-{
-	struct stmt q;
-	long long v = 0;
-
-	if (db_prepare(&ctx->db, &q, "SELECT value FROM kv WHERE key = :k") < 0)
-		return 0;
-	db_bind_text(&q, ":k", key);
-	if (db_step(&q) == SQLITE_ROW)
-		v = strtoll(db_col_text(&q, 0), NULL, 10);
-	db_finalize(&q);
-	return v;
-}
+#define STALE_AFTER_SECS (15 * 60)
 
 /* The last n non-blank lines of a log (carriage-return progress folded). */
 static json_t *log_tail(const char *path, int n)
@@ -161,6 +149,24 @@ static json_t *fill_action(const char *action, const char *tag, const char *job)
 	return j;
 }
 
+/*
+ * A RUNNING job whose log has been silent for STALE_AFTER_SECS: the node
+ * may have frozen while Slurm still calls the job RUNNING.
+ */
+static json_t *stale_note(const struct attempt *a, const char *tag)
+{
+	struct stat st;
+	time_t now = time(NULL);
+
+	if (strcmp(a->state, "RUNNING") != 0 || !*a->log_path ||
+	    stat(a->log_path, &st) < 0 || now - st.st_mtime < STALE_AFTER_SECS)
+		return json_null();
+	return json_sprintf("job %s is RUNNING but its log has been silent for %lld min: "
+			    "the node may have frozen; check it, then `xloop cancel %s` "
+			    "and `xloop retry %s`", a->job_id,
+			    (long long)(now - st.st_mtime) / 60, tag, tag);
+}
+
 static json_t *live_jobs(struct xl_ctx *ctx)
 {
 	json_t *a = json_array();
@@ -190,6 +196,8 @@ static json_t *live_jobs(struct xl_ctx *ctx)
 			      "reason_action", pending && *ri->action ?
 				fill_action(ri->action, tag, v[i].job_id) : json_null());
 		db_finalize(&q);
+		json_object_set_new(o, "stale", stale_note(&v[i], json_string_value(
+			json_object_get(o, "tag"))));
 		json_array_append_new(a, o);
 	}
 	attempts_free(v, n);
@@ -231,6 +239,8 @@ static char *next_action(struct xl_ctx *ctx, json_t *finished, json_t *live,
 	}
 	for (i = 0; i < json_array_size(live); i++) {
 		f = json_array_get(live, i);
+		if (json_is_string(json_object_get(f, "stale")))
+			return xstrdup(json_string_value(json_object_get(f, "stale")));
 		if (json_is_string(json_object_get(f, "reason_action")) &&
 		    strcmp(json_string_value(json_object_get(f, "state")), "PENDING") == 0)
 			return xasprintf("%s is stuck pending: %s",
@@ -257,7 +267,7 @@ static char *next_action(struct xl_ctx *ctx, json_t *finished, json_t *live,
 json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 		       const struct feed_result *fed, int with_rules)
 {
-	long long seen = kv_int(ctx, "briefing_seen"), max_id = seen;
+	long long seen = db_kv_get(&ctx->db, "briefing_seen"), max_id = seen;
 	json_t *b, *finished, *repaired, *live, *sub = json_array(), *skipped = json_array();
 	struct plan_entry *plan = NULL;
 	struct run *runs = NULL, best;
@@ -308,19 +318,8 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 /* Remember that the agent saw everything up to this briefing. */
 int briefing_mark_seen(struct xl_ctx *ctx, json_t *b)
 {
-	struct stmt q;
-	char v[32];
-	int rc;
-
-	xsnprintf(v, sizeof(v), "%lld",
-		  (long long)json_integer_value(json_object_get(b, "seen_upto")));
-	if (db_prepare(&ctx->db, &q, "INSERT OR REPLACE INTO kv (key, value)"
-		       " VALUES ('briefing_seen', :v)") < 0)
-		return -1;
-	db_bind_text(&q, ":v", v);
-	rc = db_step(&q);
-	db_finalize(&q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return db_kv_set(&ctx->db, "briefing_seen",
+			 json_integer_value(json_object_get(b, "seen_upto")));
 }
 
 static const char *jstr(const json_t *o, const char *k)
@@ -379,6 +378,8 @@ void briefing_print(const json_t *b)
 		if (json_is_string(json_object_get(o, "reason_meaning")))
 			printf(" (%s: %s)", jstr(o, "reason"), jstr(o, "reason_meaning"));
 		putchar('\n');
+		if (json_is_string(json_object_get(o, "stale")))
+			printf("    STALE: %s\n", jstr(o, "stale"));
 	}
 	o = json_object_get(b, "best");
 	if (json_is_object(o))

@@ -11,19 +11,23 @@
 
 extern const struct cmd_entry cmd_adopt_entry;
 extern const struct cmd_entry cmd_cancel_entry;
+extern const struct cmd_entry cmd_cron_line_entry;
 extern const struct cmd_entry cmd_decide_entry;
 extern const struct cmd_entry cmd_diff_entry;
+extern const struct cmd_entry cmd_doctor_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_init_entry;
 extern const struct cmd_entry cmd_judge_entry;
 extern const struct cmd_entry cmd_new_entry;
 extern const struct cmd_entry cmd_next_entry;
+extern const struct cmd_entry cmd_notify_entry;
 extern const struct cmd_entry cmd_plan_entry;
 extern const struct cmd_entry cmd_resume_entry;
 extern const struct cmd_entry cmd_retry_entry;
 extern const struct cmd_entry cmd_show_entry;
 extern const struct cmd_entry cmd_status_entry;
 extern const struct cmd_entry cmd_submit_entry;
+extern const struct cmd_entry cmd_tick_entry;
 extern const struct cmd_entry cmd_version_entry;
 extern const struct cmd_entry cmd_test_parse_entry;
 extern const struct cmd_entry cmd_test_slurm_entry;
@@ -32,19 +36,23 @@ extern const struct cmd_entry cmd_test_slurm_entry;
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_adopt_entry,
 	&cmd_cancel_entry,
+	&cmd_cron_line_entry,
 	&cmd_decide_entry,
 	&cmd_diff_entry,
+	&cmd_doctor_entry,
 	&cmd_help_entry,
 	&cmd_init_entry,
 	&cmd_judge_entry,
 	&cmd_new_entry,
 	&cmd_next_entry,
+	&cmd_notify_entry,
 	&cmd_plan_entry,
 	&cmd_resume_entry,
 	&cmd_retry_entry,
 	&cmd_show_entry,
 	&cmd_status_entry,
 	&cmd_submit_entry,
+	&cmd_tick_entry,
 	&cmd_version_entry,
 	&cmd_test_parse_entry,
 	&cmd_test_slurm_entry,

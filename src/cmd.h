@@ -16,6 +16,7 @@ enum {
 	CMD_NOROOT = 1 << 2,	/* refuse to run as root unless --allow-root */
 	CMD_HIDDEN = 1 << 3,	/* test-* commands: not listed by help */
 	CMD_LOCK = 1 << 4,	/* hold .xloop/lock (implies CMD_DB): one writer at a time */
+	CMD_LOCK_NOWAIT = 1 << 5,	/* with CMD_LOCK: if held, exit 75 at once, quietly */
 };
 
 struct xl_ctx {

@@ -140,6 +140,7 @@ void config_defaults(struct config *c, const char *study, const char *partition)
 	c->retry_infra_max = 2;
 	c->retry_auto_resources = 0;
 	c->notify_url_env = xstrdup("XLOOP_NOTIFY_URL");
+	c->notify_kind = xstrdup("json");
 	c->remote_host = xstrdup("");
 	c->remote_dir = xstrdup("");
 }
@@ -156,6 +157,7 @@ void config_release(struct config *c)
 	free(c->res.time);
 	free(c->metric);
 	free(c->notify_url_env);
+	free(c->notify_kind);
 	free(c->remote_host);
 	free(c->remote_dir);
 	memset(c, 0, sizeof(*c));
@@ -178,6 +180,11 @@ static int check_word(const char *s) { return all_of(s, "_.-", 0); }
 static int check_word_or_empty(const char *s) { return all_of(s, "_.-", 1); }
 static int check_gres(const char *s) { return all_of(s, "_.:-", 1) && s[0] != ':'; }
 static int check_host(const char *s) { return s[0] != '-' && all_of(s, "_.@:[]-", 1); }
+static int check_notify_kind(const char *s)
+{
+	return strcmp(s, "discord") == 0 || strcmp(s, "slack") == 0 ||
+	       strcmp(s, "ntfy") == 0 || strcmp(s, "json") == 0;
+}
 static int check_dir(const char *s)
 {
 	return s[0] != '-' && strchr(s, '\n') == NULL;
@@ -201,6 +208,8 @@ static const struct field fields[] = {
 	{ "retry", "auto_resources", F_BOOL, OFF(retry_auto_resources), 0, 0, NULL, "true or false" },
 	{ "notify", "url_env", F_STR, OFF(notify_url_env), 0, 0, valid_env_name,
 	  "the name of an environment variable, or \"\"" },
+	{ "notify", "kind", F_STR, OFF(notify_kind), 0, 0, check_notify_kind,
+	  "\"discord\", \"slack\", \"ntfy\" or \"json\"" },
 	{ "remote", "host", F_STR, OFF(remote_host), 0, 0, check_host, "an ssh host name or \"\"" },
 	{ "remote", "dir", F_STR, OFF(remote_dir), 0, 0, check_dir, "a directory on the host or \"\"" },
 };

@@ -24,6 +24,7 @@ struct config {
 	long long retry_infra_max;
 	int retry_auto_resources;
 	char *notify_url_env;	/* name of the env var that holds the webhook URL */
+	char *notify_kind;	/* payload: "discord", "slack", "ntfy" or "json" */
 	char *remote_host;	/* "" when local */
 	char *remote_dir;
 };

@@ -56,6 +56,7 @@ static const char *const migrations[] = {
 	"  judged_at INTEGER,"
 	"  missing_since INTEGER,"	/* first poll that found the job nowhere */
 	"  evidence TEXT,"		/* what the log showed: last line, GPU */
+	"  decided INTEGER NOT NULL DEFAULT 0,"	/* its decisions.md entry is written */
 	"  UNIQUE (run_id, n)"
 	");"
 	"CREATE INDEX attempt_job ON attempt(job_id);"
@@ -80,6 +81,22 @@ static const char *const migrations[] = {
 	"  detail TEXT"
 	");"
 	"CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;",
+	/* 2: the notification outbox (notify.c): queued in the transaction that
+	 * made the event, sent after it, at least once */
+	"CREATE TABLE outbox ("
+	"  id INTEGER PRIMARY KEY,"
+	"  at INTEGER NOT NULL,"		/* when it was queued */
+	"  kind TEXT NOT NULL,"
+	"  study TEXT NOT NULL,"
+	"  tag TEXT NOT NULL DEFAULT '',"
+	"  text TEXT NOT NULL,"
+	"  status TEXT NOT NULL DEFAULT 'queued'"
+	"    CHECK (status IN ('queued', 'sent', 'failed', 'expired', 'no_url')),"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"	/* HTTP requests made */
+	"  last_error TEXT,"			/* URL redacted */
+	"  done_at INTEGER"			/* when it left 'queued' */
+	");"
+	"CREATE INDEX outbox_status ON outbox(status, id);",
 };
 
 /* The schema version this binary migrates to. */
@@ -352,4 +369,36 @@ void db_rollback(struct db *db)
 	db->txn_where = NULL;
 	if (!sqlite3_get_autocommit(db->h))
 		db_exec(db, "ROLLBACK");
+}
+
+/* An integer from the kv table; 0 when absent. */
+long long db_kv_get(struct db *db, const char *key)
+{
+	struct stmt q;
+	long long v = 0;
+
+	if (db_prepare(db, &q, "SELECT value FROM kv WHERE key = :k") < 0)
+		return 0;
+	db_bind_text(&q, ":k", key);
+	if (db_step(&q) == SQLITE_ROW)
+		v = strtoll(db_col_text(&q, 0), NULL, 10);
+	db_finalize(&q);
+	return v;
+}
+
+/* Store an integer in the kv table. */
+int db_kv_set(struct db *db, const char *key, long long v)
+{
+	struct stmt q;
+	char s[32];
+	int rc;
+
+	xsnprintf(s, sizeof(s), "%lld", v);
+	if (db_prepare(db, &q, "INSERT OR REPLACE INTO kv (key, value) VALUES (:k, :v)") < 0)
+		return -1;
+	db_bind_text(&q, ":k", key);
+	db_bind_text(&q, ":v", s);
+	rc = db_step(&q);
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
 }

@@ -54,6 +54,10 @@ int db_col_is_null(struct stmt *q, int i);
 void db_reset(struct stmt *q);
 void db_finalize(struct stmt *q);
 
+/* The kv table: an integer by key (0 when absent), and setting one. */
+long long db_kv_get(struct db *db, const char *key);
+int db_kv_set(struct db *db, const char *key, long long v);
+
 /* BEGIN IMMEDIATE (nesting counted); 0 or -1 (busy after the timeout). */
 #define db_begin_write(db) db_begin_write_at((db), __FILE__ ":" XL_STR(__LINE__))
 #define XL_STR(x) XL_STR2(x)

@@ -519,6 +519,7 @@ int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 	if (db_commit(&ctx->db) < 0)
 		goto db_fail_nocommit;
 
+	crash_point("submit-after-intent");
 	comment = xasprintf("xloop:%s/%s#%lld:%s", c->study, r->tag, res->n, token);
 	if (*res->after)
 		dep = xasprintf("afterany:%s", res->after);
@@ -546,6 +547,7 @@ int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 	req.workdir = ctx->root;
 	req.env = envp;
 	rc = slurm_sbatch(s, &req, &id, &res->ambiguous, cause);
+	crash_point("submit-after-sbatch");
 	if (rc == 0) {
 		free(res->job_id);
 		res->job_id = xasprintf("%lld", id);
@@ -602,6 +604,7 @@ int loop_decide(struct xl_ctx *ctx, const char *entry, const char *msg,
 		buf_addc(&b, '\n');
 	if (write_file_atomic(path, b.s, b.len, 0644, cause) < 0)
 		goto out;
+	crash_point("decide-after-write");
 	if (loop_commit(ctx, &rel, 1, msg, oid, cause) < 0) {
 		/* the DB is the truth; the entry stays in the file for the next commit */
 		warning("decision recorded in ops/decisions.md but not committed: %s", *cause);

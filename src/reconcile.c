@@ -14,6 +14,18 @@
 #include "reconcile.h"
 #include "study.h"
 
+/* How long an intent may wait for its sbatch (tests shorten it). */
+static long long orphan_secs(void)
+{
+#ifdef XLOOP_TEST_BUILD
+	const char *v = getenv("XLOOP_TEST_ORPHAN_SECS");
+
+	if (v && *v)
+		return strtoll(v, NULL, 10);
+#endif
+	return SUBMIT_ORPHAN_SECS;
+}
+
 /* Free the refresh summary. */
 void refresh_release(struct refresh *r)
 {
@@ -154,6 +166,24 @@ static char *log_evidence(const char *log, int gpu_job)
 	}
 }
 
+static int exec_attempt(struct xl_ctx *ctx, const char *sql, long long id,
+			const char *text, long long num)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(&ctx->db, &q, sql) < 0)
+		return -1;
+	db_bind_int64(&q, ":id", id);
+	if (strstr(sql, ":text"))
+		db_bind_text(&q, ":text", text);
+	if (strstr(sql, ":num"))
+		db_bind_int64(&q, ":num", num);
+	rc = db_step(&q);
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* The best score before this verdict, for the decision entry. */
 static void best_before(struct xl_ctx *ctx, char *buf, size_t n)
 {
@@ -168,6 +198,102 @@ static void best_before(struct xl_ctx *ctx, char *buf, size_t n)
 	}
 }
 
+/*
+ * Append the decision entry of a judged attempt to ops/decisions.md and
+ * mark it written. Also used to repair an entry a crash left unwritten.
+ */
+static void write_decision(struct xl_ctx *ctx, long long attempt_id, const char *best)
+{
+	struct stmt q;
+	struct buf e = BUF_INIT;
+	char *cause = NULL, *msg = NULL, when[32];
+	const char *log;
+	time_t now = time(NULL);
+	struct tm tm;
+	int ok;
+
+	if (db_prepare(&ctx->db, &q, "SELECT r.tag, t.n, r.parent_id IS NOT NULL,"
+		       " coalesce(r.var, ''), coalesce(r.old_value, ''), coalesce(r.new_value, ''),"
+		       " coalesce(p.tag, ''), t.verdict, coalesce(t.failure_class, ''),"
+		       " coalesce(t.verdict_reason, ''), coalesce(t.evidence, ''),"
+		       " coalesce(t.job_id, ''), t.log_path"
+		       " FROM attempt t JOIN run r ON r.id = t.run_id"
+		       " LEFT JOIN run p ON p.id = r.parent_id WHERE t.id = :id") < 0)
+		return;
+	db_bind_int64(&q, ":id", attempt_id);
+	if (db_step(&q) != SQLITE_ROW) {
+		db_finalize(&q);
+		return;
+	}
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+	ok = strcmp(db_col_text(&q, 7), "success") == 0;
+	log = db_col_text(&q, 12);
+	if (starts_with(log, ctx->root) && log[strlen(ctx->root)] == '/')
+		log += strlen(ctx->root) + 1;
+	buf_addf(&e, "## %s · %s attempt %lld: %s\n", when, db_col_text(&q, 0),
+		 db_col_int64(&q, 1), db_col_text(&q, 7));
+	if (db_col_int64(&q, 2))
+		buf_addf(&e, "- change: %s %s -> %s (from %s)\n", db_col_text(&q, 3),
+			 db_col_text(&q, 4), db_col_text(&q, 5), db_col_text(&q, 6));
+	else
+		buf_adds(&e, "- change: (root run)\n");
+	buf_addf(&e, "- verdict: %s%s%s%s, best before: %s\n", db_col_text(&q, 7),
+		 ok ? "" : " (", ok ? "" : db_col_text(&q, 8), ok ? "" : ")", best);
+	buf_addf(&e, "- reason: %s\n- evidence: %s\n- job %s, log %s\n",
+		 db_col_text(&q, 9), db_col_text(&q, 10), db_col_text(&q, 11), log);
+	msg = xasprintf("xloop: verdict %s/%s attempt %lld: %s\n\n%s\n", ctx->cfg.study,
+			db_col_text(&q, 0), db_col_int64(&q, 1), db_col_text(&q, 7),
+			db_col_text(&q, 9));
+	db_finalize(&q);
+	if (loop_decide(ctx, e.s, msg, &cause) < 0)
+		warning("verdict stored, but ops/decisions.md was not updated: %s", cause);
+	else
+		exec_attempt(ctx, "UPDATE attempt SET decided = 1 WHERE id = :id",
+			     attempt_id, NULL, 0);
+	free(cause);
+	free(msg);
+	buf_release(&e);
+}
+
+/* Write the decision entries that a crash left unwritten. */
+static void repair_decisions(struct xl_ctx *ctx)
+{
+	struct stmt q;
+	long long *ids = NULL;
+	size_t n = 0, i;
+
+	if (db_prepare(&ctx->db, &q, "SELECT t.id FROM attempt t JOIN run r ON r.id = t.run_id"
+		       " WHERE r.study = :study AND t.verdict IS NOT NULL AND t.decided = 0"
+		       " AND t.phase != 'adopted' ORDER BY t.id") < 0)
+		return;
+	db_bind_text(&q, ":study", ctx->cfg.study);
+	while (db_step(&q) == SQLITE_ROW) {
+		ids = xreallocarray(ids, n + 1, sizeof(*ids));
+		ids[n++] = db_col_int64(&q, 0);
+	}
+	db_finalize(&q);
+	for (i = 0; i < n; i++)
+		write_decision(ctx, ids[i], "unknown (entry written after a crash)");
+	free(ids);
+}
+
+/* Whether `xloop cancel` cancelled this attempt. */
+static int cancelled_by_user(struct xl_ctx *ctx, long long attempt_id)
+{
+	struct stmt q;
+	int yes = 0;
+
+	if (db_prepare(&ctx->db, &q, "SELECT cancelled_by_user FROM attempt"
+		       " WHERE id = :id") < 0)
+		return 0;
+	db_bind_int64(&q, ":id", attempt_id);
+	if (db_step(&q) == SQLITE_ROW)
+		yes = db_col_int64(&q, 0) != 0;
+	db_finalize(&q);
+	return yes;
+}
+
 /* Store the verdict, then append it to the decision log. */
 static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 			 const struct final *f, int lost)
@@ -176,13 +302,10 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 	struct verdict v;
 	struct run r;
 	struct stmt q;
-	char *dir = NULL, *cvp = NULL, *cause = NULL, *evidence, *entry, *msg, best[128];
+	char *dir = NULL, *cvp = NULL, *cause = NULL, *evidence, best[128];
 	char exitbuf[32] = "";
-	const char *rel_log;
 	int err, rc = -1, found;
 	time_t now = time(NULL);
-	struct tm tm;
-	char when[32];
 
 	found = 0;
 	{
@@ -217,6 +340,10 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 				  f->exit_signal < 0 ? 0 : f->exit_signal);
 	}
 	judge_attempt(&in, &v);
+	if (!lost && f->state == SLURM_STATE_CANCELLED && cancelled_by_user(ctx, a->id)) {
+		free(v.reason);
+		v.reason = xstrdup("CANCELLED by you (xloop cancel)");
+	}
 	evidence = log_evidence(a->log_path, *a->gres != '\0');
 	best_before(ctx, best, sizeof(best));
 
@@ -260,41 +387,9 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 		loop_event(ctx, "verdict", a->run_id, a->id, v.reason);
 	if (db_commit(&ctx->db) < 0)
 		goto out;
+	crash_point("verdict-after-db");
 
-	localtime_r(&now, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
-	rel_log = a->log_path;
-	if (starts_with(rel_log, ctx->root) && rel_log[strlen(ctx->root)] == '/')
-		rel_log += strlen(ctx->root) + 1;
-	entry = xasprintf("## %s · %s attempt %lld: %s\n"
-			  "- change: %s\n"
-			  "- verdict: %s%s%s%s, best before: %s\n"
-			  "- reason: %s\n"
-			  "- evidence: %s\n"
-			  "- job %s, log %s\n",
-			  when, r.tag, a->n, v.success ? "success" : "failure",
-			  r.parent_id ? "" : "(root run)",
-			  v.success ? "success" : "failure",
-			  v.failure_class ? " (" : "", v.failure_class ? v.failure_class : "",
-			  v.failure_class ? ")" : "", best, v.reason, evidence, a->job_id,
-			  rel_log);
-	if (r.parent_id) {
-		char *e2 = xasprintf("## %s · %s attempt %lld: %s\n"
-				     "- change: %s %s -> %s (from %s)\n%s",
-				     when, r.tag, a->n, v.success ? "success" : "failure",
-				     r.var, r.old_value, r.new_value, r.parent_tag,
-				     strstr(entry, "- verdict:"));
-		free(entry);
-		entry = e2;
-	}
-	msg = xasprintf("xloop: verdict %s/%s attempt %lld: %s\n\n%s\n", ctx->cfg.study,
-			r.tag, a->n, v.success ? "success" : "failure", v.reason);
-	FREE_AND_NULL(cause);
-	if (loop_decide(ctx, entry, msg, &cause) < 0)
-		warning("verdict on %s stored, but ops/decisions.md was not updated: %s",
-			r.tag, cause);
-	free(entry);
-	free(msg);
+	write_decision(ctx, a->id, best);
 	rc = 0;
 out:
 	verdict_release(&v);
@@ -304,24 +399,6 @@ out:
 	free(cvp);
 	free(dir);
 	return rc;
-}
-
-static int exec_attempt(struct xl_ctx *ctx, const char *sql, long long id,
-			const char *text, long long num)
-{
-	struct stmt q;
-	int rc;
-
-	if (db_prepare(&ctx->db, &q, sql) < 0)
-		return -1;
-	db_bind_int64(&q, ":id", id);
-	if (strstr(sql, ":text"))
-		db_bind_text(&q, ":text", text);
-	if (strstr(sql, ":num"))
-		db_bind_int64(&q, ":num", num);
-	rc = db_step(&q);
-	db_finalize(&q);
-	return rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* Refresh and judge. */
@@ -338,6 +415,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 
 	memset(out, 0, sizeof(*out));
 	out->newest_live_job = xstrdup("");
+	repair_decisions(ctx);
 	if (attempts_unfinished(&ctx->db, ctx->cfg.study, &v, &n) < 0)
 		return XL_ERR;
 	if (n == 0)
@@ -440,7 +518,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 				free(d);
 				free(a->job_id);
 				a->job_id = xstrdup(j->job_id);
-			} else if (now - a->intent_at > SUBMIT_ORPHAN_SECS) {
+			} else if (now - a->intent_at >= orphan_secs()) {
 				attempts_set_submit_failed(&ctx->db, a->id, "sbatch never "
 					"answered and no job carries this attempt's token");
 				loop_event(ctx, "repaired", a->run_id, a->id,

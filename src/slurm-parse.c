@@ -2248,3 +2248,156 @@ int slurm_acct_summarize(const struct slurm_acct *acct, const char *job,
 	}
 	return 0;
 }
+
+/* ----------------------------------------------------------- show config */
+
+/* Free one record's pairs. */
+void slurm_record_release(struct slurm_record *rec)
+{
+	kv_free(rec->kv, rec->nr_kv);
+	rec->kv = NULL;
+	rec->nr_kv = 0;
+}
+
+/* Parse `scontrol show config`: its "Key = Value" lines. */
+int slurm_parse_config(const char *out, struct slurm_record *conf,
+		       char **cause)
+{
+	struct slurm_record res = { NULL, 0 };
+	const char *p = out ? out : "";
+	struct span line, t, k, v;
+	size_t cap = 0, i;
+	const char *eq;
+
+	conf->kv = NULL;
+	conf->nr_kv = 0;
+	while (next_line(&p, &line)) {
+		t = trim(line);
+		if (t.n == 0)
+			continue;
+		if (mem_find(t.s, t.n, " error:", 7) || span_starts(t, "error:")) {
+			fail(cause, "scontrol show config failed: '%.*s'",
+			     QLEN(t.n), t.s);
+			slurm_record_release(&res);
+			return -1;
+		}
+		eq = memchr(t.s, '=', t.n);
+		if (eq == NULL)
+			continue;	/* a title, a section, a ping line */
+		k.s = t.s;
+		k.n = (size_t)(eq - t.s);
+		k = trim(k);
+		for (i = 0; i < k.n && !isspace((unsigned char)k.s[i]); i++)
+			;
+		if (k.n == 0 || i < k.n)
+			continue;	/* not "Key = Value" */
+		v.s = eq + 1;
+		v.n = (size_t)(t.s + t.n - v.s);
+		kv_add(&res.kv, &res.nr_kv, &cap, k, trim(v));
+	}
+	if (res.nr_kv == 0)
+		return fail(cause, "no 'Key = Value' line in scontrol show "
+			    "config output");
+	*conf = res;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ ping */
+
+/* Free the controllers. */
+void slurm_ping_release(struct slurm_ping *ping)
+{
+	size_t i;
+
+	for (i = 0; i < ping->nr; i++) {
+		free(ping->v[i].role);
+		free(ping->v[i].host);
+	}
+	free(ping->v);
+	ping->v = NULL;
+	ping->nr = 0;
+}
+
+/* The i-th '/'-separated piece of sp; empty when there are fewer pieces. */
+static struct span slash_piece(struct span sp, size_t i)
+{
+	const char *p = sp.s, *end = sp.s + sp.n, *q;
+	struct span r;
+
+	for (;;) {
+		q = memchr(p, '/', (size_t)(end - p));
+		if (i == 0) {
+			r.s = p;
+			r.n = q ? (size_t)(q - p) : (size_t)(end - p);
+			return r;
+		}
+		if (q == NULL) {
+			r.s = end;
+			r.n = 0;
+			return r;
+		}
+		p = q + 1;
+		i--;
+	}
+}
+
+/* Parse `scontrol ping`. */
+int slurm_parse_ping(const char *out, struct slurm_ping *ping, char **cause)
+{
+	struct slurm_ping res = { NULL, 0 };
+	const char *p = out ? out : "";
+	struct span line, t, role, host, state;
+	const char *open, *close, *at, *is;
+	size_t cap = 0, i;
+
+	ping->v = NULL;
+	ping->nr = 0;
+	while (next_line(&p, &line)) {
+		t = trim(line);
+		if (t.n == 0 || t.s[0] == '*')
+			continue;	/* the "RESTORE SLURMCTLD" banner */
+		open = span_starts(t, "Slurmctld(") ? t.s + 9 : NULL;
+		close = open ? memchr(open, ')', (size_t)(t.s + t.n - open)) : NULL;
+		at = close ? mem_find(close, (size_t)(t.s + t.n - close), ") at ", 5) : NULL;
+		is = at ? mem_rfind(at, (size_t)(t.s + t.n - at), " is ", 4) : NULL;
+		if (is == NULL && at)
+			is = mem_rfind(at, (size_t)(t.s + t.n - at), " are ", 5);
+		if (at != close || is == NULL) {
+			fail(cause, "unexpected scontrol ping output '%.*s'",
+			     QLEN(t.n), t.s);
+			slurm_ping_release(&res);
+			return -1;
+		}
+		role.s = open + 1;
+		role.n = (size_t)(close - role.s);
+		host.s = at + 5;
+		host.n = (size_t)(is - host.s);
+		state.s = is + (is[1] == 'i' ? 4 : 5);
+		state.n = (size_t)(t.s + t.n - state.s);
+		/* before 20.02: "Slurmctld(primary/backup) at a/b are UP/DOWN" */
+		for (i = 0; i == 0 || slash_piece(role, i).n; i++) {
+			struct span r = trim(slash_piece(role, i));
+			struct span h = trim(slash_piece(host, i));
+			struct span s = trim(slash_piece(state, i));
+			struct slurm_ping_ctld *c;
+
+			if (h.n == 0 || span_ieq(h, "(null)"))
+				continue;	/* no backup configured */
+			if (!span_ieq(s, "UP") && !span_ieq(s, "DOWN")) {
+				fail(cause, "unexpected scontrol ping state "
+				     "'%.*s'", QLEN(s.n), s.s);
+				slurm_ping_release(&res);
+				return -1;
+			}
+			GROW(res.v, res.nr, cap);
+			c = &res.v[res.nr++];
+			c->role = xstrndup(r.s, r.n);
+			c->host = xstrndup(h.s, h.n);
+			c->up = span_ieq(s, "UP");
+		}
+	}
+	if (res.nr == 0)
+		return fail(cause, "no controller in scontrol ping output");
+	*ping = res;
+	return 0;
+}

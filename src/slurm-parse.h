@@ -349,4 +349,42 @@ struct slurm_acct_summary {
 int slurm_acct_summarize(const struct slurm_acct *acct, const char *job,
 			 struct slurm_acct_summary *sum, char **cause);
 
+/* Free one record's pairs (a record not inside a struct slurm_records). */
+void slurm_record_release(struct slurm_record *rec);
+
+/*
+ * `scontrol show config`: every "Key = Value" line, in print order, as one
+ * record. Keys keep an index ("SlurmctldHost[0]"), values their unit
+ * ("300 sec") and any '=' of their own ("socket=/run/munge"). The "as of"
+ * title, section titles ("Cgroup Support Configuration:"), blank lines and
+ * the "Slurmctld(primary) at vm is UP" lines are skipped; a key repeated
+ * in a later section is kept twice (slurm_record_get finds the first).
+ * "... error: ..." lines, or no pair at all, give -1.
+ */
+int slurm_parse_config(const char *out, struct slurm_record *conf,
+		       char **cause);
+
+/* One controller as `scontrol ping` reports it. */
+struct slurm_ping_ctld {
+	char *role;		/* "primary", "backup1", "backup" */
+	char *host;
+	int up;			/* 1: "UP", 0: "DOWN" */
+};
+
+struct slurm_ping {
+	struct slurm_ping_ctld *v;
+	size_t nr;
+};
+#define SLURM_PING_INIT { NULL, 0 }
+
+/*
+ * `scontrol ping`: "Slurmctld(primary) at vm is UP" lines (DOWN too; the
+ * "RESTORE SLURMCTLD DAEMON" banner of '*' lines is skipped), or the form
+ * before 20.02, "Slurmctld(primary/backup) at a/b are UP/DOWN", where a
+ * "(NULL)" host (no backup) is left out. Other text, or no controller,
+ * gives -1.
+ */
+int slurm_parse_ping(const char *out, struct slurm_ping *ping, char **cause);
+void slurm_ping_release(struct slurm_ping *ping);
+
 #endif

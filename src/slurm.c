@@ -263,3 +263,56 @@ int slurm_scancel(struct slurm *s, const char *jobid, char **cause)
 	proc_release(&p);
 	return rc;
 }
+
+/* Ask every configured controller whether it answers. */
+int slurm_ping(struct slurm *s, struct slurm_ping *ping, char **cause)
+{
+	const char *argv[] = { "scontrol", "ping", NULL };
+	struct proc p = PROC_INIT;
+	int rc = run(s, argv, NULL, &p, cause);
+
+	/* scontrol ping exits 1 when a controller is DOWN, saying so on stdout */
+	if (rc == 0 || (rc != XL_UNAVAILABLE && !p.timed_out && !p.signo &&
+			p.out.len)) {
+		char *why = NULL;
+
+		if (slurm_parse_ping(p.out.s, ping, &why) == 0) {
+			FREE_AND_NULL(*cause);
+			rc = 0;
+		} else if (rc == 0) {
+			*cause = why;
+			why = NULL;
+			rc = XL_ERR;
+		}
+		free(why);
+	}
+	proc_release(&p);
+	return rc;
+}
+
+/* Nodes that are down, drained or failing, each with its reason. */
+int slurm_sinfo_reasons(struct slurm *s, struct slurm_node_reasons *reasons,
+			char **cause)
+{
+	const char *argv[] = { "sinfo", "-R", "-h", "-o", "%n|%E|%H", NULL };
+	struct proc p = PROC_INIT;
+	int rc = run(s, argv, NULL, &p, cause);
+
+	if (rc == 0 && slurm_parse_sinfo_reasons(p.out.s, reasons, cause) < 0)
+		rc = XL_ERR;
+	proc_release(&p);
+	return rc;
+}
+
+/* The controller's running configuration. */
+int slurm_show_config(struct slurm *s, struct slurm_record *conf, char **cause)
+{
+	const char *argv[] = { "scontrol", "show", "config", NULL };
+	struct proc p = PROC_INIT;
+	int rc = run(s, argv, NULL, &p, cause);
+
+	if (rc == 0 && slurm_parse_config(p.out.s, conf, cause) < 0)
+		rc = XL_ERR;
+	proc_release(&p);
+	return rc;
+}

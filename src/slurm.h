@@ -80,4 +80,18 @@ int slurm_scontrol_show(struct slurm *s, const char *entity, const char *name,
 /* `scancel ID`. 0 or an exit code. */
 int slurm_scancel(struct slurm *s, const char *jobid, char **cause);
 
+/*
+ * `scontrol ping`: 0 with every configured controller and whether it
+ * answers (also when none does: scontrol then exits 1), or an exit code
+ * when scontrol could not be run or printed something else.
+ */
+int slurm_ping(struct slurm *s, struct slurm_ping *ping, char **cause);
+
+/* `sinfo -R -h -o '%n|%E|%H'`: down, drained and failing nodes with why. */
+int slurm_sinfo_reasons(struct slurm *s, struct slurm_node_reasons *reasons,
+			char **cause);
+
+/* `scontrol show config`: the "Key = Value" pairs as one record. */
+int slurm_show_config(struct slurm *s, struct slurm_record *conf, char **cause);
+
 #endif

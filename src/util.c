@@ -1,5 +1,6 @@
 /* Allocation, error reporting and number parsing. */
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -239,3 +240,16 @@ char *utf8_clean(const char *s, size_t len)
 	out[o] = '\0';
 	return out;
 }
+
+#ifdef XLOOP_TEST_BUILD
+/* Die here if the test asked for it. */
+void crash_point(const char *name)
+{
+	const char *want = getenv("XLOOP_CRASH_AT");
+
+	if (want && strcmp(want, name) == 0) {
+		fflush(NULL);
+		raise(SIGKILL);
+	}
+}
+#endif

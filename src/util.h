@@ -49,6 +49,16 @@ int parse_ll(const char *s, long long min, long long max, long long *out,
 /* A copy of s[0, len) that is valid UTF-8: bad bytes become '?', NUL too. */
 char *utf8_clean(const char *s, size_t len);
 
+/*
+ * Crash-safety tests: in the test build, die by SIGKILL at the named point
+ * when XLOOP_CRASH_AT names it. Compiled out of the shipped binary.
+ */
+#ifdef XLOOP_TEST_BUILD
+void crash_point(const char *name);
+#else
+#define crash_point(name) ((void)0)
+#endif
+
 /* True when s starts with prefix. */
 int starts_with(const char *s, const char *prefix);
 

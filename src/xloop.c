@@ -59,7 +59,7 @@ static char *find_root(const char *dir, char **cause)
  * One writer per study: flock on .xloop/lock, waiting a little for another
  * xloop to finish. Returns 0, XL_TEMPFAIL (held too long) or -1.
  */
-static int take_lock(struct xl_ctx *ctx, const char *dir, char **cause)
+static int take_lock(struct xl_ctx *ctx, const char *dir, int nowait, char **cause)
 {
 	char *path = path_join(dir, "lock");
 	int waited = 0;
@@ -75,6 +75,10 @@ static int take_lock(struct xl_ctx *ctx, const char *dir, char **cause)
 			*cause = xasprintf("unable to lock '%s': %s", path, strerror(errno));
 			free(path);
 			return -1;
+		}
+		if (nowait) {
+			free(path);
+			return XL_TEMPFAIL;	/* cron: another tick is at work */
 		}
 		if (waited >= LOCK_WAIT_MS) {
 			error("another xloop is working on this study (it holds '%s'); "
@@ -118,7 +122,7 @@ static int setup(struct xl_ctx *ctx, const struct cmd_entry *cmd)
 	dir = path_join(ctx->root, ".xloop");
 	rc = make_dir(dir, 0700, &cause);
 	if (rc == 0 && (cmd->flags & CMD_LOCK))
-		rc = take_lock(ctx, dir, &cause);
+		rc = take_lock(ctx, dir, cmd->flags & CMD_LOCK_NOWAIT, &cause);
 	if (rc == 0) {
 		path = path_join(dir, "state.db");
 		rc = db_open(&ctx->db, path, &cause);

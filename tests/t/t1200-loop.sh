@@ -133,7 +133,7 @@ for i in $(seq 1 150); do
 done
 u judge >/dev/null 2>&1
 u status --json >"$T_TMP/st.json"
-check "the pending job cancelled is judged CANCELLED" grep -q 'CANCELLED' "$T_TMP/st.json"
+check "the pending job cancelled is judged CANCELLED by the user" grep -q 'CANCELLED by you' "$T_TMP/st.json"
 check "the slow job is judged TIMEOUT" grep -q '^failure TIMEOUT' <<<"$(verdict slow)"
 check "the job over its memory is judged OUT_OF_MEMORY" grep -q '^failure OUT_OF_MEMORY' <<<"$(verdict oom)"
 u next >"$T_TMP/final.txt" 2>&1

@@ -1,0 +1,207 @@
+/*
+ * xloop tick: the cron entry. Takes the study's lock without waiting (held:
+ * exit 75 quietly), reconciles and judges, keeps the queue fed, queues
+ * notifications for what changed, prints only real news, and appends one
+ * line to .xloop/tick.log.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "fsutil.h"
+#include "loop.h"
+#include "notify.h"
+#include "opts.h"
+#include "reconcile.h"
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Whether tag is the study's best proven run now. */
+static int is_best(struct xl_ctx *ctx, const char *tag)
+{
+	struct run r;
+	double score;
+	int yes = 0;
+
+	if (runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &r, &score) == 0) {
+		yes = strcmp(r.tag, tag) == 0;
+		run_release(&r);
+	}
+	return yes;
+}
+
+/* Turn new events into news lines and queued notifications. */
+static void collect_news(struct xl_ctx *ctx, struct buf *news, int *changes)
+{
+	long long seen = db_kv_get(&ctx->db, "tick_seen"), max = seen;
+	struct stmt q;
+
+	if (db_prepare(&ctx->db, &q, "SELECT e.id, e.kind, coalesce(r.tag, ''),"
+		       " coalesce(e.detail, ''), coalesce(t.verdict, ''), coalesce(t.n, 0)"
+		       " FROM event e LEFT JOIN run r ON r.id = e.run_id"
+		       " LEFT JOIN attempt t ON t.id = e.attempt_id"
+		       " WHERE e.id > :seen ORDER BY e.id") < 0)
+		return;
+	db_bind_int64(&q, ":seen", seen);
+	while (db_step(&q) == SQLITE_ROW) {
+		const char *kind = db_col_text(&q, 1), *tag = db_col_text(&q, 2);
+		int verdict = strcmp(kind, "verdict") == 0;
+		struct notify_event ev;
+		char *text;
+
+		max = db_col_int64(&q, 0);
+		if (strcmp(kind, "decision") == 0)
+			continue;	/* the user's own words: no news to them */
+		if (verdict)
+			text = xasprintf("%s attempt %lld: %s: %s", tag, db_col_int64(&q, 5),
+					 db_col_text(&q, 4), db_col_text(&q, 3));
+		else
+			text = xasprintf("%s%s%s", tag, *tag ? ": " : "", db_col_text(&q, 3));
+		buf_addf(news, "%s\n", text);
+		(*changes)++;
+		if (verdict) {
+			int ok = strcmp(db_col_text(&q, 4), "success") == 0;
+
+			ev.kind = !ok ? "failure" : is_best(ctx, tag) ? "new_best" : "job_ended";
+			ev.study = ctx->cfg.study;
+			ev.tag = tag;
+			ev.text = text;
+			notify_queue(&ctx->db, &ev);
+		}
+		free(text);
+	}
+	db_finalize(&q);
+	if (max != seen)
+		db_kv_set(&ctx->db, "tick_seen", max);
+}
+
+/* One line per tick in .xloop/tick.log. */
+static void tick_log(struct xl_ctx *ctx, const char *what, int calls, long long ms)
+{
+	char *path = xasprintf("%s/.xloop/tick.log", ctx->root), when[32];
+	struct buf line = BUF_INIT;
+	time_t now = time(NULL);
+	struct tm tm;
+	int fd;
+	ssize_t w;
+
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	buf_addf(&line, "%s %s; slurm_calls=%d; %lld ms\n", when, what, calls, ms);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		w = write(fd, line.s, line.len);
+		(void)w;
+		close(fd);
+	}
+	buf_release(&line);
+	free(path);
+}
+
+/* The cron entry. */
+static int cmd_tick(struct xl_ctx *ctx, const struct cmd_entry *self,
+		    int argc, char **argv)
+{
+	struct feed_request req;
+	struct feed_result fed;
+	struct refresh ref;
+	struct slurm s;
+	struct buf news = BUF_INIT, what = BUF_INIT;
+	char **pos, *cause = NULL, *warn = NULL;
+	long long t0 = now_ms();
+	int npos, rc, changes = 0, live;
+	long long prev;
+	size_t i;
+
+	rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
+	if (rc)
+		return rc > 0 ? XL_OK : XL_USAGE;
+	rc = opts_npos(self, pos, npos, 0, 0);
+	free(pos);
+	if (rc < 0)
+		return XL_USAGE;
+	slurm_init(&s);
+	memset(&req, 0, sizeof(req));
+	memset(&fed, 0, sizeof(fed));
+	rc = reconcile(ctx, &s, &ref, &cause);
+	if (rc) {
+		/* one clear line; nothing changed; the next tick catches up */
+		fprintf(stderr, "xloop tick: %s; nothing changed, the next tick will "
+			"catch up\n", cause ? cause : "Slurm is unreachable");
+		buf_addf(&what, "skipped: %s", cause ? cause : "slurm unreachable");
+		tick_log(ctx, what.s, s.calls, now_ms() - t0);
+		goto out;
+	}
+	rc = feed_queue(ctx, &s, &ref, &req, &fed, &cause);
+	if (rc)
+		buf_addf(&news, "feeding the queue failed: %s\n", cause);
+	for (i = 0; i < fed.nr; i++) {
+		buf_addf(&news, "submitted %s (%s) as job %s%s%s\n", fed.v[i].tag,
+			 fed.v[i].change, fed.v[i].job_id, *fed.v[i].after ? " after job " : "",
+			 fed.v[i].after);
+		changes++;
+	}
+	collect_news(ctx, &news, &changes);
+
+	/* the queue drains: say so when it happens, not on every tick */
+	live = (int)(ref.running + ref.pending);
+	prev = db_kv_get(&ctx->db, "last_live");
+	if (live != prev) {
+		struct notify_event ev = { NULL, ctx->cfg.study, "", NULL };
+
+		if (live == 0 && prev > 0) {
+			ev.kind = "queue_empty";
+			ev.text = "the queue is empty: the GPU is idle; add changes with "
+				  "`xloop plan add VAR=VALUE`";
+		} else if (live == 1 && prev > 1 && fed.nr == 0) {
+			ev.kind = "one_left";
+			ev.text = "one job left in the queue: add changes with "
+				  "`xloop plan add VAR=VALUE` to keep the GPU busy";
+		}
+		if (ev.kind) {
+			notify_queue(&ctx->db, &ev);
+			buf_addf(&news, "%s\n", ev.text);
+			changes++;
+		}
+		db_kv_set(&ctx->db, "last_live", live);
+	}
+	notify_flush(&ctx->db, &ctx->cfg, &warn);
+	if (warn)
+		buf_addf(&what, "notify: %s; ", warn);
+	buf_addf(&what, "%d change%s (%zu judged, %zu submitted), %zu running, "
+		 "%zu pending", changes, changes == 1 ? "" : "s", ref.judged, fed.nr,
+		 ref.running, ref.pending);
+	tick_log(ctx, what.s, s.calls, now_ms() - t0);
+	if (news.len)
+		fputs(news.s, stdout);
+out:
+	feed_result_release(&fed);
+	refresh_release(&ref);
+	buf_release(&news);
+	buf_release(&what);
+	free(cause);
+	free(warn);
+	return rc;
+}
+
+const struct cmd_entry cmd_tick_entry = {
+	"tick", "", "the cron entry: reconcile, judge, feed, notify; silent when nothing happened",
+	"Takes .xloop/lock without waiting: when another xloop holds it, exits 75\n"
+	"quietly. Then does what `next` does without the briefing, queues and sends\n"
+	"notifications for what changed, and prints one line per change (nothing\n"
+	"when nothing happened, so cron mails only news). Each tick appends a line\n"
+	"to .xloop/tick.log. When Slurm is unreachable it exits 75 with one line.\n"
+	"`xloop cron-line` prints a ready crontab entry.\n",
+	CMD_DB | CMD_NOROOT | CMD_LOCK | CMD_LOCK_NOWAIT, cmd_tick,
+};

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Crash safety on the real cluster (SPEC rule 6): xloop killed with SIGKILL
+# at every step of a submission and of a verdict, an sbatch that submits
+# and then fails silently, 20 ticks at once, the controller down. After
+# recovery: exactly one Slurm job per attempt, no attempt or decision lost.
+# The crash points exist only in the test build (build/asan/xloop).
+. "$(dirname "$0")/lib.sh"
+
+X=${XLOOP_ASAN_BIN:?}
+d=$(user_dir)
+u() { as_user "$X" -C "$d" "$@"; }
+crash() { local at=$1; shift; as_user env XLOOP_CRASH_AT="$at" "$X" -C "$d" "$@"; }
+
+as_user git -C "$d" init -q -b main
+as_user git -C "$d" config user.name "Test User"
+as_user git -C "$d" config user.email test@example.com
+u init --study c >/dev/null
+/usr/bin/python3 - "$d/xloop.json" <<'PY'
+import json, sys
+p = sys.argv[1]
+c = json.load(open(p))
+c["resources"].update(cpus=1, mem="100M", time="00:02:00", gres="")
+c["queue"]["depth"] = 0
+json.dump(c, open(p, "w"), indent=2)
+PY
+cat >"$T_TMP/job.sh" <<'JOB'
+#!/bin/bash
+V=0
+echo START
+sleep 2
+echo "{\"score\": $V}" >"$XLOOP_RUN_DIR/cv.json"
+echo FINISHED
+JOB
+chmod 644 "$T_TMP/job.sh"
+printf '{"score": 0}\n' >"$T_TMP/cv.json"
+u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
+for v in 1 2 3 4 5 6; do u new "v$v" --from base --set "V=$v" >/dev/null; done
+
+jobs_named() { as_user squeue -h -u "$XLOOP_TEST_USER" -n "$1" -o %i | wc -l; }
+all_jobs_named() {	# this study's jobs, live or finished, from the controller's memory
+	as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$d " | grep -c "JobName=$1 "
+}
+attempt_field() {	# tag field
+	as_user "$X" -C "$d" status "$1" --json |
+		/usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['runs'][0]['attempts'][-1][sys.argv[1]])" "$2"
+}
+wait_idle() {
+	local i
+	for i in $(seq 1 60); do
+		[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && return 0
+		sleep 1
+	done
+}
+
+# 1. killed after the intent, before sbatch: no job; the intent is failed, not resubmitted
+expect_rc 137 "killed after recording the intent" crash submit-after-intent submit v1
+check "the attempt is left in 'submitting'" test "$(attempt_field v1 phase)" = submitting
+check "no job reached Slurm" test "$(all_jobs_named v1)" = 0
+as_user env XLOOP_TEST_ORPHAN_SECS=0 "$X" -C "$d" judge >/dev/null 2>&1
+check "reconcile marks the intent submit_failed" test "$(attempt_field v1 phase)" = submit_failed
+check "still no job for it" test "$(all_jobs_named v1)" = 0
+expect_rc 0 "a retry submits attempt 2" u retry v1 --no-chain
+check "exactly one job for v1" test "$(all_jobs_named v1)" = 1
+
+# 2. killed after sbatch, before the job id was recorded: found by its token
+expect_rc 137 "killed right after sbatch" crash submit-after-sbatch submit v2 --no-chain
+check "its job exists" test "$(all_jobs_named v2)" = 1
+check "the attempt has no job id yet" test "$(attempt_field v2 job_id)" = ""
+u resume >"$T_TMP/resume.txt" 2>&1
+check "resume reports the repair" grep -q "found its job .* by its token" "$T_TMP/resume.txt"
+check "the attempt adopted the job" sh -c "[ -n \"\$(runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' status v2 --json | grep -o '\"job_id\": \"[0-9]*\"')\" ]"
+u judge >/dev/null 2>&1
+check "still exactly one job for v2" test "$(all_jobs_named v2)" = 1
+
+# 3. an sbatch that submits and then exits 1 saying nothing (seed 003)
+mkdir -p "$T_TMP/fakebin"
+cat >"$T_TMP/fakebin/sbatch" <<FAKE
+#!/bin/sh
+$(command -v sbatch) "\$@" >/dev/null 2>&1
+exit 1
+FAKE
+chmod 755 "$T_TMP/fakebin" "$T_TMP/fakebin/sbatch"
+as_user env PATH="$T_TMP/fakebin:$PATH" "$X" -C "$d" submit v3 --no-chain >/dev/null 2>&1
+check "the silent failure left a job in Slurm" test "$(all_jobs_named v3)" = 1
+u next >/dev/null 2>&1
+check "next adopted it instead of submitting again" test "$(all_jobs_named v3)" = 1
+check "the attempt knows its job" sh -c "[ \"\$(runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' status v3 --json | grep -c '\"phase\": \"submitted\"')\" -ge 1 ]"
+
+# 4. killed after the verdict was stored, before decisions.md: the entry is repaired
+wait_idle
+expect_rc 137 "killed after storing a verdict" crash verdict-after-db judge
+n1=$(grep -c '^## .* attempt' "$d/ops/decisions.md")
+u judge >/dev/null 2>&1
+n2=$(grep -c '^## .* attempt' "$d/ops/decisions.md")
+check "the missing decision entries were written ($n1 -> $n2)" test "$n2" -gt "$n1"
+for t in v1 v2 v3; do
+	check "one decision entry for $t's last attempt" test \
+		"$(grep -c "^## .* · $t attempt" "$d/ops/decisions.md")" -ge 1
+done
+check "no entry written twice" sh -c "[ -z \"\$(grep '^## .* attempt' '$d/ops/decisions.md' | sed 's/^## [0-9-]* [0-9:]* · //' | sort | uniq -d)\" ]"
+
+# 5. killed between writing decisions.md and committing it: the next decision commits it
+expect_rc 137 "killed before committing decisions.md" crash decide-after-write decide "first thought"
+check "the entry is in the file" grep -q 'first thought' "$d/ops/decisions.md"
+u decide "second thought" >/dev/null
+check "the next commit carries both entries" sh -c \
+	"runuser -u '$XLOOP_TEST_USER' -- git -C '$d' show HEAD:ops/decisions.md | grep -q 'first thought' &&
+	 runuser -u '$XLOOP_TEST_USER' -- git -C '$d' show HEAD:ops/decisions.md | grep -q 'second thought'"
+check "the DB still opens cleanly" sh -c "runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' status >/dev/null"
+
+# 6. 20 ticks at once with one free slot: exactly one submission, no lock errors
+u plan add V=7 V=8 V=9 --from base >/dev/null
+wait_idle
+u judge >/dev/null 2>&1
+before=$(as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$d " | grep -c 'JobName=V-')
+for i in $(seq 1 20); do
+	(as_user "$X" -C "$d" tick >"$T_TMP/tick$i.out" 2>&1; echo $? >"$T_TMP/tick$i.rc") &
+done
+wait
+after=$(as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$d " | grep -c 'JobName=V-')
+check "20 concurrent ticks submitted exactly one job ($before -> $after)" test "$((after - before))" = 1
+check "no 'database is locked' reached the user" sh -c "! cat '$T_TMP'/tick*.out | grep -qi 'locked'"
+check "the ticks that found the lock held exited 75" sh -c \
+	"[ \$(cat '$T_TMP'/tick*.rc | grep -c '^75$') -ge 1 ] && [ \$(cat '$T_TMP'/tick*.rc | grep -vc '^\(0\|75\)$') = 0 ]"
+check "tick.log has a line per tick that ran" test -s "$d/.xloop/tick.log"
+
+# 7. the controller unreachable: 75, one line, nothing changed; the next tick catches up
+sed 's/^SlurmctldPort=.*/SlurmctldPort=1/' "$SLURM_CONF" >"$T_TMP/down.conf"
+chmod 644 "$T_TMP/down.conf"
+wait_idle
+h=$(as_user "$X" -C "$d" status --json | md5sum)
+out=$(runuser -u "$XLOOP_TEST_USER" -- env SLURM_CONF="$T_TMP/down.conf" "$X" -C "$d" tick 2>&1)
+rc=$?
+check "tick with the controller down exits 75" test "$rc" = 75
+check "with one line" test "$(printf '%s\n' "$out" | wc -l)" = 1
+check "and changes nothing" test "$h" = "$(as_user "$X" -C "$d" status --json | md5sum)"
+out=$(u tick 2>&1)
+check "the next tick catches up (judges and feeds)" sh -c "printf '%s' '$out' | grep -q 'V-'"
+
+finish

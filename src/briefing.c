@@ -12,7 +12,6 @@
 #include "runs.h"
 
 #define TAIL_LINES 5
-#define STALE_AFTER_SECS (15 * 60)
 
 /* The last n non-blank lines of a log (carriage-return progress folded). */
 static json_t *log_tail(const char *path, int n)
@@ -127,11 +126,10 @@ static json_t *events_since(struct xl_ctx *ctx, const char *kind, long long seen
 }
 
 /* The action text with its TAG and JOBID placeholders filled in. */
-static json_t *fill_action(const char *action, const char *tag, const char *job)
+char *briefing_fill_action(const char *action, const char *tag, const char *job)
 {
 	struct buf b = BUF_INIT;
 	const char *p = action;
-	json_t *j;
 
 	while (*p) {
 		if (starts_with(p, "TAG")) {
@@ -144,27 +142,43 @@ static json_t *fill_action(const char *action, const char *tag, const char *job)
 			buf_addc(&b, *p++);
 		}
 	}
-	j = json_string(b.s);
-	buf_release(&b);
+	return buf_detach(&b, NULL);
+}
+
+static json_t *fill_action(const char *action, const char *tag, const char *job)
+{
+	char *s = briefing_fill_action(action, tag, job);
+	json_t *j = json_string(s);
+
+	free(s);
 	return j;
 }
 
-/*
- * A RUNNING job whose log has been silent for STALE_AFTER_SECS: the node
- * may have frozen while Slurm still calls the job RUNNING.
- */
-static json_t *stale_note(const struct attempt *a, const char *tag)
+/* Seconds of log silence after which a RUNNING job is stale. */
+static long long stale_secs(struct xl_ctx *ctx)
+{
+#ifdef XLOOP_TEST_BUILD
+	const char *v = getenv("XLOOP_TEST_STALE_SECS");
+
+	if (v && *v)
+		return strtoll(v, NULL, 10);
+#endif
+	return ctx->cfg.stale_after * 60;
+}
+
+/* A RUNNING job whose log is silent: the node may have frozen. */
+char *briefing_stale(struct xl_ctx *ctx, const struct attempt *a, const char *tag)
 {
 	struct stat st;
 	time_t now = time(NULL);
 
 	if (strcmp(a->state, "RUNNING") != 0 || !*a->log_path ||
-	    stat(a->log_path, &st) < 0 || now - st.st_mtime < STALE_AFTER_SECS)
-		return json_null();
-	return json_sprintf("job %s is RUNNING but its log has been silent for %lld min: "
-			    "the node may have frozen; check it, then `xloop cancel %s` "
-			    "and `xloop retry %s`", a->job_id,
-			    (long long)(now - st.st_mtime) / 60, tag, tag);
+	    stat(a->log_path, &st) < 0 || now - st.st_mtime < stale_secs(ctx))
+		return NULL;
+	return xasprintf("job %s is RUNNING but its log has been silent for %lld min: "
+			 "the node may have frozen; check it, then `xloop cancel %s` and "
+			 "`xloop retry %s`", a->job_id, (long long)(now - st.st_mtime) / 60,
+			 tag, tag);
 }
 
 static json_t *live_jobs(struct xl_ctx *ctx)
@@ -196,8 +210,13 @@ static json_t *live_jobs(struct xl_ctx *ctx)
 			      "reason_action", pending && *ri->action ?
 				fill_action(ri->action, tag, v[i].job_id) : json_null());
 		db_finalize(&q);
-		json_object_set_new(o, "stale", stale_note(&v[i], json_string_value(
-			json_object_get(o, "tag"))));
+		{
+			char *note = briefing_stale(ctx, &v[i],
+						    json_string_value(json_object_get(o, "tag")));
+
+			json_object_set_new(o, "stale", note ? json_string(note) : json_null());
+			free(note);
+		}
 		json_array_append_new(a, o);
 	}
 	attempts_free(v, n);

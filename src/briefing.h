@@ -10,6 +10,7 @@
 
 #include "cmd.h"
 #include "reconcile.h"
+#include "runs.h"
 
 /*
  * Everything since the last briefing that was shown: verdicts, repairs,
@@ -22,6 +23,16 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 
 /* Mark everything in the briefing as seen. */
 int briefing_mark_seen(struct xl_ctx *ctx, json_t *b);
+
+/*
+ * When attempt a (of run tag) is RUNNING but its log has been silent for
+ * queue.stale_after minutes: a malloc'd line saying so and what to do.
+ * NULL otherwise.
+ */
+char *briefing_stale(struct xl_ctx *ctx, const struct attempt *a, const char *tag);
+
+/* A pending reason's action with TAG and JOBID filled in (malloc'd). */
+char *briefing_fill_action(const char *action, const char *tag, const char *job);
 
 /* Print the briefing as text. */
 void briefing_print(const json_t *b);

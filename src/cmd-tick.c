@@ -12,11 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "briefing.h"
 #include "cmd.h"
 #include "fsutil.h"
 #include "loop.h"
 #include "notify.h"
 #include "opts.h"
+#include "reasons.h"
 #include "reconcile.h"
 
 static long long now_ms(void)
@@ -86,6 +88,60 @@ static void collect_news(struct xl_ctx *ctx, struct buf *news, int *changes)
 		db_kv_set(&ctx->db, "tick_seen", max);
 }
 
+/*
+ * Flag, once per attempt, a RUNNING job whose log went silent and a PENDING
+ * job that will not start by itself (PartitionTimeLimit, a hold, ...).
+ */
+static void collect_alerts(struct xl_ctx *ctx, struct buf *news, int *changes)
+{
+	struct attempt *v = NULL;
+	struct stmt q;
+	size_t n = 0, i;
+
+	if (attempts_unfinished(&ctx->db, ctx->cfg.study, &v, &n) < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		char key[64], *tag = NULL, *note;
+		const char *kind;
+
+		xsnprintf(key, sizeof(key), "stale_said_%lld", v[i].id);
+		if (db_kv_get(&ctx->db, key))
+			continue;
+		if (db_prepare(&ctx->db, &q, "SELECT tag FROM run WHERE id = :id") < 0)
+			break;
+		db_bind_int64(&q, ":id", v[i].run_id);
+		if (db_step(&q) == SQLITE_ROW)
+			tag = xstrdup(db_col_text(&q, 0));
+		db_finalize(&q);
+		note = tag ? briefing_stale(ctx, &v[i], tag) : NULL;
+		kind = "stale";
+		if (!note && tag && strcmp(v[i].state, "PENDING") == 0) {
+			const struct reason_info *ri = reason_explain(v[i].slurm_reason);
+
+			if (ri->kind == REASON_BLOCKED || ri->kind == REASON_HELD ||
+			    ri->kind == REASON_NODE) {
+				char *act = briefing_fill_action(ri->action, tag, v[i].job_id);
+
+				note = xasprintf("job %s is stuck pending (%s): %s %s",
+						 v[i].job_id, v[i].slurm_reason, ri->meaning, act);
+				kind = "stuck";
+				free(act);
+			}
+		}
+		if (note) {
+			struct notify_event ev = { kind, ctx->cfg.study, tag, note };
+
+			notify_queue(&ctx->db, &ev);
+			buf_addf(news, "%s: %s\n", tag, note);
+			db_kv_set(&ctx->db, key, 1);
+			(*changes)++;
+		}
+		free(note);
+		free(tag);
+	}
+	attempts_free(v, n);
+}
+
 /* One line per tick in .xloop/tick.log. */
 static void tick_log(struct xl_ctx *ctx, const char *what, int calls, long long ms)
 {
@@ -153,6 +209,7 @@ static int cmd_tick(struct xl_ctx *ctx, const struct cmd_entry *self,
 		changes++;
 	}
 	collect_news(ctx, &news, &changes);
+	collect_alerts(ctx, &news, &changes);
 
 	/* the queue drains: say so when it happens, not on every tick */
 	live = (int)(ref.running + ref.pending);

@@ -137,6 +137,7 @@ void config_defaults(struct config *c, const char *study, const char *partition)
 	c->metric = xstrdup("score");
 	c->goal_max = 1;
 	c->depth = 1;
+	c->stale_after = 15;
 	c->retry_infra_max = 2;
 	c->retry_auto_resources = 0;
 	c->notify_url_env = xstrdup("XLOOP_NOTIFY_URL");
@@ -204,6 +205,8 @@ static const struct field fields[] = {
 	{ "metric", "name", F_STR, OFF(metric), 0, 0, check_word, "a metric name" },
 	{ "metric", "goal", F_GOAL, OFF(goal_max), 0, 0, NULL, "\"max\" or \"min\"" },
 	{ "queue", "depth", F_INT, OFF(depth), 0, 16, NULL, "an integer from 0 to 16" },
+	{ "queue", "stale_after", F_INT, OFF(stale_after), 1, 10080, NULL,
+	  "minutes from 1 to 10080" },
 	{ "retry", "infra_max", F_INT, OFF(retry_infra_max), 0, 100, NULL, "an integer from 0 to 100" },
 	{ "retry", "auto_resources", F_BOOL, OFF(retry_auto_resources), 0, 0, NULL, "true or false" },
 	{ "notify", "url_env", F_STR, OFF(notify_url_env), 0, 0, valid_env_name,

@@ -21,6 +21,7 @@ struct config {
 	char *metric;		/* name shown next to scores */
 	int goal_max;		/* 1: higher is better; 0: lower is better */
 	long long depth;	/* jobs kept waiting behind the running one */
+	long long stale_after;	/* minutes a RUNNING job's log may stay silent */
 	long long retry_infra_max;
 	int retry_auto_resources;
 	char *notify_url_env;	/* name of the env var that holds the webhook URL */

@@ -26,8 +26,9 @@ PY
 cat >"$T_TMP/job.sh" <<'JOB'
 #!/bin/bash
 V=0
+SLEEP=2
 echo START
-sleep 2
+sleep $SLEEP
 echo "{\"score\": $V}" >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
@@ -136,5 +137,37 @@ check "with one line" test "$(printf '%s\n' "$out" | wc -l)" = 1
 check "and changes nothing" test "$h" = "$(as_user "$X" -C "$d" status --json | md5sum)"
 out=$(u tick 2>&1)
 check "the next tick catches up (judges and feeds)" sh -c "printf '%s' '$out' | grep -q 'V-'"
+
+# 8. a RUNNING job whose log went silent is flagged stale, notified once
+u new quiet --from base --set SLEEP=30 >/dev/null
+wait_idle
+u submit quiet --no-chain >/dev/null
+for i in $(seq 1 20); do
+	[ "$(as_user squeue -h -n quiet -u "$XLOOP_TEST_USER" -o %T)" = RUNNING ] && break
+	sleep 0.5
+done
+sleep 4
+out1=$(as_user env XLOOP_TEST_STALE_SECS=3 "$X" -C "$d" tick 2>&1)
+out2=$(as_user env XLOOP_TEST_STALE_SECS=3 "$X" -C "$d" tick 2>&1)
+check "tick flags the silent RUNNING job" grep -q 'quiet: job .* RUNNING but its log has been silent' <<<"$out1"
+check "and says it only once" test -z "$(grep 'silent' <<<"$out2")"
+as_user env XLOOP_TEST_STALE_SECS=3 "$X" -C "$d" next >"$T_TMP/stale.txt" 2>&1
+check "the briefing marks it STALE with the fix" grep -q 'STALE: .*xloop cancel quiet' "$T_TMP/stale.txt"
+out3=$(u next 2>&1)
+check "with the default stale_after (15 min) it is not stale" test -z "$(grep STALE <<<"$out3")"
+
+# 9. a pending job that will not start by itself (held) is flagged at once, once
+u new held --from base --set SLEEP=1 >/dev/null
+u submit held >/dev/null
+hid=$(as_user squeue -h -n held -u "$XLOOP_TEST_USER" -o %i)
+as_user scontrol hold "$hid"
+sleep 1
+u judge >/dev/null 2>&1
+out4=$(u tick 2>&1)
+out5=$(u tick 2>&1)
+check "tick flags the held job as stuck" grep -q "held: job $hid is stuck pending (JobHeldUser)" <<<"$out4"
+check "the stuck alert names the fix" grep -q 'scontrol release' <<<"$out4"
+check "and says it only once" test -z "$(grep 'stuck' <<<"$out5")"
+as_user scancel "$hid"
 
 finish

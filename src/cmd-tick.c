@@ -88,11 +88,31 @@ static void collect_news(struct xl_ctx *ctx, struct buf *news, int *changes)
 		db_kv_set(&ctx->db, "tick_seen", max);
 }
 
+/* " Nodes: vm: disk full." from sinfo -R (one call), or ""; malloc'd. */
+static char *node_reasons(struct slurm *s)
+{
+	struct slurm_node_reasons r = SLURM_NODE_REASONS_INIT;
+	struct buf b = BUF_INIT;
+	char *cause = NULL;
+	size_t i;
+
+	if (slurm_sinfo_reasons(s, &r, &cause) == 0 && r.nr) {
+		buf_adds(&b, " Nodes:");
+		for (i = 0; i < r.nr && i < 8; i++)
+			buf_addf(&b, " %s: %s%s", r.v[i].node, r.v[i].reason,
+				 i + 1 < r.nr && i < 7 ? ";" : ".");
+	}
+	slurm_node_reasons_release(&r);
+	free(cause);
+	return buf_detach(&b, NULL);
+}
+
 /*
  * Flag, once per attempt, a RUNNING job whose log went silent and a PENDING
  * job that will not start by itself (PartitionTimeLimit, a hold, ...).
  */
-static void collect_alerts(struct xl_ctx *ctx, struct buf *news, int *changes)
+static void collect_alerts(struct xl_ctx *ctx, struct slurm *s, struct buf *news,
+			   int *changes)
 {
 	struct attempt *v = NULL;
 	struct stmt q;
@@ -121,10 +141,14 @@ static void collect_alerts(struct xl_ctx *ctx, struct buf *news, int *changes)
 			if (ri->kind == REASON_BLOCKED || ri->kind == REASON_HELD ||
 			    ri->kind == REASON_NODE) {
 				char *act = briefing_fill_action(ri->action, tag, v[i].job_id);
+				char *nodes = ri->kind == REASON_NODE ? node_reasons(s) :
+					xstrdup("");
 
-				note = xasprintf("job %s is stuck pending (%s): %s %s",
-						 v[i].job_id, v[i].slurm_reason, ri->meaning, act);
+				note = xasprintf("job %s is stuck pending (%s): %s %s%s",
+						 v[i].job_id, v[i].slurm_reason, ri->meaning, act,
+						 nodes);
 				kind = "stuck";
+				free(nodes);
 				free(act);
 			}
 		}
@@ -209,7 +233,7 @@ static int cmd_tick(struct xl_ctx *ctx, const struct cmd_entry *self,
 		changes++;
 	}
 	collect_news(ctx, &news, &changes);
-	collect_alerts(ctx, &news, &changes);
+	collect_alerts(ctx, &s, &news, &changes);
 
 	/* the queue drains: say so when it happens, not on every tick */
 	live = (int)(ref.running + ref.pending);

@@ -516,6 +516,7 @@ int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 	a.intent_at = time(NULL);
 	if (attempts_insert(&ctx->db, &a) < 0)
 		goto db_fail;
+	crash_point("submit-in-transaction");
 	if (db_commit(&ctx->db) < 0)
 		goto db_fail_nocommit;
 

@@ -53,6 +53,12 @@ wait_idle() {
 	done
 }
 
+# 0. killed inside the intent's transaction: SQLite rolls it back, nothing half-written
+expect_rc 137 "killed inside the DB transaction" crash submit-in-transaction submit v1
+check "the DB opens and has no attempt for v1" test "$(as_user "$X" -C "$d" status v1 --json |
+	/usr/bin/python3 -c 'import json,sys; print(len(json.load(sys.stdin)["runs"][0]["attempts"]))')" = 0
+check "no job reached Slurm for it" test "$(all_jobs_named v1)" = 0
+
 # 1. killed after the intent, before sbatch: no job; the intent is failed, not resubmitted
 expect_rc 137 "killed after recording the intent" crash submit-after-intent submit v1
 check "the attempt is left in 'submitting'" test "$(attempt_field v1 phase)" = submitting
@@ -169,5 +175,26 @@ check "tick flags the held job as stuck" grep -q "held: job $hid is stuck pendin
 check "the stuck alert names the fix" grep -q 'scontrol release' <<<"$out4"
 check "and says it only once" test -z "$(grep 'stuck' <<<"$out5")"
 as_user scancel "$hid"
+
+# 10. the only node drained: the stuck alert carries sinfo -R's reason
+if [ "$(id -u)" -eq 0 ]; then
+	node=$(hostname -s)
+	trap 'scontrol update nodename="$node" state=resume >/dev/null 2>&1; rm -rf "$T_TMP"' EXIT
+	wait_idle
+	scontrol update nodename="$node" state=drain reason="disk almost full"
+	u new drained --from base --set SLEEP=1 >/dev/null
+	u submit drained --no-chain >/dev/null
+	sleep 2
+	u judge >/dev/null 2>&1
+	out6=$(u tick 2>&1)
+	reason=$(as_user squeue -h -n drained -u "$XLOOP_TEST_USER" -o %r)
+	scontrol update nodename="$node" state=resume
+	case $reason in
+	ReqNodeNotAvail* | NodeDown* | "Nodes required"*)
+		check "a node-blocked job's alert names the drain reason" grep -q "Nodes: $node: disk almost full" <<<"$out6" ;;
+	*)
+		skip "drain reason in the alert" "Slurm gave '$reason', not a node reason" ;;
+	esac
+fi
 
 finish

@@ -45,7 +45,7 @@ need_pkgs() {
 		chmod 755 "$policy"
 		created_policy=1
 	fi
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		"${missing[@]}" >&2
 	[ -n "$created_policy" ] && rm -f "$policy"
 	return 0

@@ -43,7 +43,8 @@ $(BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) Makefile
 $(BUILD)/version.txt: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
-$(BUILD)/obj/cmd-help.o: $(BUILD)/version.txt
+# every object that prints XLOOP_VERSION (help, the webhook User-Agent)
+$(BUILD)/obj/cmd-help.o $(BUILD)/obj/notify.o: $(BUILD)/version.txt
 FORCE:
 
 $(BUILD)/xloop: $(OBJS)

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "briefing.h"
+#include "retry.h"
 #include "fsutil.h"
 #include "plan.h"
 #include "reasons.h"
@@ -223,6 +224,42 @@ static json_t *live_jobs(struct xl_ctx *ctx)
 	return a;
 }
 
+/*
+ * For a run that ran out of memory or time: the retry with that resource
+ * raised (the sweep's retry for a sweep task).
+ */
+static char *resource_action(struct xl_ctx *ctx, const char *tag, const char *state)
+{
+	int oom = strcmp(state, "OUT_OF_MEMORY") == 0;
+	struct proposal p;
+	struct attempt a;
+	struct run r;
+	char *sweep = NULL, *out;
+
+	memset(&p, 0, sizeof(p));
+	if (runs_get(&ctx->db, ctx->cfg.study, tag, &r) != 0)
+		return xasprintf("%s ended %s", tag, state);
+	sweep = sweeps_of_run(&ctx->db, r.id);
+	if (attempts_latest(&ctx->db, r.id, &a) == 0) {
+		if (retry_proposal(ctx, &a, &p))
+			out = xasprintf("%s %s (%s): retry with more, `xloop %s %s --%s %s` "
+					"(%s)", tag, oom ? "ran out of memory" :
+					"hit its time limit", oom ? a.mem : a.time_limit,
+					sweep ? "sweep retry" : "retry", sweep ? sweep : tag,
+					oom ? "mem" : "time", oom ? p.mem : p.time, p.why);
+		else
+			out = xasprintf("%s %s and cannot simply get more: %s", tag,
+					oom ? "ran out of memory" : "hit its time limit", p.why);
+		attempt_release(&a);
+	} else {
+		out = xasprintf("%s ended %s", tag, state);
+	}
+	proposal_release(&p);
+	free(sweep);
+	run_release(&r);
+	return out;
+}
+
 /* The one thing to do next. */
 static char *next_action(struct xl_ctx *ctx, json_t *finished, json_t *live,
 			 size_t queued, int has_runs, int has_best)
@@ -240,14 +277,8 @@ static char *next_action(struct xl_ctx *ctx, json_t *finished, json_t *live,
 		tag = json_string_value(json_object_get(f, "tag"));
 		state = json_string_value(json_object_get(f, "state"));
 		cls = json_string_value(json_object_get(f, "class"));
-		if (strcmp(state, "OUT_OF_MEMORY") == 0)
-			return xasprintf("%s ran out of memory (%s): retry with more, e.g. "
-					 "`xloop retry %s --mem %lldG`", tag, ctx->cfg.res.mem,
-					 tag, (config_mem_mb(ctx->cfg.res.mem) * 2 + 1023) / 1024);
-		if (strcmp(state, "TIMEOUT") == 0)
-			return xasprintf("%s hit its time limit (%s): retry with more time, "
-					 "e.g. `xloop retry %s --time %lld`", tag, ctx->cfg.res.time,
-					 tag, (config_time_secs(ctx->cfg.res.time) * 3 / 2 + 59) / 60);
+		if (strcmp(state, "OUT_OF_MEMORY") == 0 || strcmp(state, "TIMEOUT") == 0)
+			return resource_action(ctx, tag, state);
 		if (cls && strcmp(cls, "infra") == 0)
 			return xasprintf("%s failed for reasons outside the job (%s): "
 					 "`xloop retry %s`", tag, state, tag);

@@ -69,7 +69,8 @@ static int changed_since_submit(struct xl_ctx *ctx, const struct run *r,
 
 static json_t *attempt_json(const struct attempt *a, const struct slurm_job *j)
 {
-	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:s, s:o}",
+	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:s, s:o,"
+			 " s:o, s:o}",
 			 "n", (json_int_t)a->n, "phase", a->phase, "state", state_word(a, j),
 			 "job_id", a->job_id, "log", a->log_path,
 			 "reason", j ? j->reason : a->slurm_reason,
@@ -78,7 +79,9 @@ static json_t *attempt_json(const struct attempt *a, const struct slurm_job *j)
 			 "score", a->has_score ? json_real(a->score) : json_null(),
 			 "resources", a->overrides,
 			 "submitted_at", a->submitted_at ? json_integer(a->submitted_at) :
-				json_null());
+				json_null(),
+			 "class", *a->failure_class ? json_string(a->failure_class) : json_null(),
+			 "auto_retry", *a->auto_retry ? json_string(a->auto_retry) : json_null());
 }
 
 static void print_detail(struct xl_ctx *ctx, const struct run *r,

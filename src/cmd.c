@@ -18,15 +18,18 @@ extern const struct cmd_entry cmd_doctor_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_init_entry;
 extern const struct cmd_entry cmd_judge_entry;
+extern const struct cmd_entry cmd_mem_entry;
 extern const struct cmd_entry cmd_new_entry;
 extern const struct cmd_entry cmd_next_entry;
 extern const struct cmd_entry cmd_notify_entry;
 extern const struct cmd_entry cmd_plan_entry;
 extern const struct cmd_entry cmd_resume_entry;
 extern const struct cmd_entry cmd_retry_entry;
+extern const struct cmd_entry cmd_sample_entry;
 extern const struct cmd_entry cmd_show_entry;
 extern const struct cmd_entry cmd_status_entry;
 extern const struct cmd_entry cmd_submit_entry;
+extern const struct cmd_entry cmd_sweep_entry;
 extern const struct cmd_entry cmd_tick_entry;
 extern const struct cmd_entry cmd_version_entry;
 extern const struct cmd_entry cmd_test_parse_entry;
@@ -43,15 +46,18 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_help_entry,
 	&cmd_init_entry,
 	&cmd_judge_entry,
+	&cmd_mem_entry,
 	&cmd_new_entry,
 	&cmd_next_entry,
 	&cmd_notify_entry,
 	&cmd_plan_entry,
 	&cmd_resume_entry,
 	&cmd_retry_entry,
+	&cmd_sample_entry,
 	&cmd_show_entry,
 	&cmd_status_entry,
 	&cmd_submit_entry,
+	&cmd_sweep_entry,
 	&cmd_tick_entry,
 	&cmd_version_entry,
 	&cmd_test_parse_entry,

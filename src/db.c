@@ -97,6 +97,26 @@ static const char *const migrations[] = {
 	"  done_at INTEGER"			/* when it left 'queued' */
 	");"
 	"CREATE INDEX outbox_status ON outbox(status, id);",
+	/* 3: sweeps (one run per value, submitted as job arrays; the index of
+	 * a run in its sweep never changes) and automatic retries */
+	"CREATE TABLE sweep ("
+	"  id INTEGER PRIMARY KEY,"
+	"  study TEXT NOT NULL,"
+	"  name TEXT NOT NULL,"
+	"  parent TEXT NOT NULL,"		/* the parent's tag */
+	"  var TEXT NOT NULL,"
+	"  max_parallel INTEGER NOT NULL DEFAULT 0,"	/* the %K of --array; 0: none */
+	"  created_at INTEGER NOT NULL,"
+	"  UNIQUE (study, name)"
+	");"
+	"CREATE TABLE sweep_task ("
+	"  sweep_id INTEGER NOT NULL REFERENCES sweep(id),"
+	"  idx INTEGER NOT NULL CHECK (idx >= 0),"	/* the array index */
+	"  run_id INTEGER NOT NULL UNIQUE REFERENCES run(id),"
+	"  PRIMARY KEY (sweep_id, idx)"
+	");"
+	"ALTER TABLE attempt ADD COLUMN auto_retry TEXT"	/* why xloop retried on its own */
+	"  CHECK (auto_retry IN ('infra', 'resources'));",
 };
 
 /* The schema version this binary migrates to. */

@@ -138,6 +138,21 @@ int loop_find_run(struct xl_ctx *ctx, const char *tag, struct run *r, char **cau
 	return rc == 0 ? 0 : rc == 1 ? XL_NOINPUT : XL_ERR;
 }
 
+/* The parent of new runs: a run (or the best), proven unless force. */
+int loop_find_parent(struct xl_ctx *ctx, const char *from, int force, struct run *r,
+		     char **cause)
+{
+	int rc = loop_find_run(ctx, from, r, cause);
+
+	if (rc == 0 && !force && !loop_run_proven(ctx, r)) {
+		*cause = xasprintf("parent '%s' is not proven (its latest attempt did not "
+				   "succeed); pass --force to branch from it anyway", r->tag);
+		run_release(r);
+		rc = XL_DATAERR;
+	}
+	return rc;
+}
+
 /* Remove what a failed creation left (only files it created). */
 static void undo_files(const char *dir)
 {
@@ -343,7 +358,7 @@ static long long max_field(const struct slurm_records *recs, const char *key,
  */
 static int preflight_limits(struct slurm *s, const char *partition, const char *time,
 			    int time_from_flag, const char *mem, int mem_from_flag,
-			    long long cpus, char **cause)
+			    long long cpus, struct part_limits *lim, char **cause)
 {
 	struct slurm_records part = SLURM_RECORDS_INIT, nodes = SLURM_RECORDS_INIT;
 	const char *maxtime;
@@ -360,8 +375,9 @@ static int preflight_limits(struct slurm *s, const char *partition, const char *
 		goto out;
 	}
 	maxtime = slurm_record_get(&part.v[0], "MaxTime");
-	if (maxtime && slurm_parse_duration(maxtime, &max_secs, NULL) == 0 &&
-	    max_secs > 0 && config_time_secs(time) > max_secs) {
+	if (maxtime && slurm_parse_duration(maxtime, &max_secs, NULL) == 0 && max_secs > 0)
+		lim->max_secs = max_secs;
+	if (lim->max_secs > 0 && config_time_secs(time) > max_secs) {
 		*cause = xasprintf("--time %s is longer than partition '%s' allows "
 				   "(MaxTime=%s): Slurm would leave the job pending "
 				   "forever (PartitionTimeLimit); lower %s", time,
@@ -383,6 +399,8 @@ static int preflight_limits(struct slurm *s, const char *partition, const char *
 		goto out;
 	}
 	real = max_field(&nodes, "RealMemory", "Partitions", partition);
+	if (real > 0)
+		lim->real_mb = real;
 	if (real > 0 && config_mem_mb(mem) > real) {
 		*cause = xasprintf("--mem %s is more than any node of partition '%s' has "
 				   "(RealMemory=%lldM): the job could never start; "
@@ -397,7 +415,7 @@ out:
 }
 
 /* The first attempt number with neither a DB row nor a log file. */
-static int next_attempt(struct xl_ctx *ctx, const struct run *r, long long *n)
+int loop_next_attempt(struct xl_ctx *ctx, const struct run *r, long long *n)
 {
 	struct attempt a;
 	int rc = attempts_latest(&ctx->db, r->id, &a);
@@ -417,6 +435,123 @@ static int next_attempt(struct xl_ctx *ctx, const struct run *r, long long *n)
 	}
 }
 
+/* The kv key caching a partition limit ("maxtime", "realmem"). */
+static char *limit_key(const char *what, const char *partition)
+{
+	return xasprintf("limit.%s.%s", what, partition);
+}
+
+/* Check the resources against the partition, remembering its limits. */
+int loop_preflight(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
+		   char **cause)
+{
+	const struct config *c = &ctx->cfg;
+	struct part_limits lim = { -1, -1 };
+	int rc = preflight_limits(s, c->partition, o->time ? o->time : c->res.time,
+				  o->time != NULL, o->mem ? o->mem : c->res.mem,
+				  o->mem != NULL, c->res.cpus, &lim, cause);
+	char *k;
+
+	if (lim.max_secs > 0) {
+		k = limit_key("maxtime", c->partition);
+		db_kv_set(&ctx->db, k, lim.max_secs);
+		free(k);
+	}
+	if (lim.real_mb > 0) {
+		k = limit_key("realmem", c->partition);
+		db_kv_set(&ctx->db, k, lim.real_mb);
+		free(k);
+	}
+	return rc;
+}
+
+/* The partition's limits as the last preflight saw them (-1: unknown). */
+void loop_known_limits(struct xl_ctx *ctx, struct part_limits *lim)
+{
+	char *k = limit_key("maxtime", ctx->cfg.partition);
+
+	lim->max_secs = db_kv_get(&ctx->db, k);
+	free(k);
+	k = limit_key("realmem", ctx->cfg.partition);
+	lim->real_mb = db_kv_get(&ctx->db, k);
+	free(k);
+	if (lim->max_secs <= 0)
+		lim->max_secs = -1;
+	if (lim->real_mb <= 0)
+		lim->real_mb = -1;
+}
+
+/* Refuse malformed --mem, --time and --after values. */
+int loop_check_overrides(const struct submit_opts *o, char **cause)
+{
+	if (o->mem && !config_valid_mem(o->mem)) {
+		*cause = xasprintf("invalid --mem '%s': use a size like 16G or 4000M", o->mem);
+		return XL_USAGE;
+	}
+	if (o->time && !config_valid_time(o->time)) {
+		*cause = xasprintf("invalid --time '%s': use Slurm's form, like 2:00:00 "
+				   "or 1-00:00:00", o->time);
+		return XL_USAGE;
+	}
+	if (o->after && (!*o->after || strspn(o->after, "0123456789_") != strlen(o->after))) {
+		*cause = xasprintf("invalid --after '%s': give a Slurm job id", o->after);
+		return XL_USAGE;
+	}
+	return 0;
+}
+
+/* Read a run's job.sh and check it can be submitted; its sha256 into sha. */
+int loop_check_script(struct xl_ctx *ctx, const char *tag, struct buf *text,
+		      char sha[65], char **cause)
+{
+	char *job = run_job_path(ctx->root, ctx->cfg.study, tag);
+	int err, rc = 0;
+
+	if (study_read_script(job, text, &err, cause) < 0)
+		rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
+	else if (access(job, X_OK) < 0) {
+		*cause = xasprintf("'%s' is not executable (chmod +x it)", job);
+		rc = XL_DATAERR;
+	} else if (study_bash_syntax(job, text->s, cause) < 0)
+		rc = XL_DATAERR;
+	else
+		study_sha256(text->s, text->len, sha);
+	free(job);
+	return rc;
+}
+
+/*
+ * The job a new submission waits for: --after, else the newest live job
+ * (unless --no-chain), "" for none. A live array task "12_3" becomes its
+ * array "12", so the chain waits for every task.
+ */
+int loop_resolve_after(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
+		       char **after, char **cause)
+{
+	int rc = 0;
+
+	*after = NULL;
+	if (o->after)
+		*after = xstrdup(o->after);
+	else if (!o->no_chain && (rc = loop_last_live_job(ctx, s, after, cause)) == 0)
+		(*after)[strcspn(*after, "_")] = '\0';
+	if (!*after)
+		*after = xstrdup("");
+	return rc;
+}
+
+/* "--mem=M --time=D" as recorded on the attempt ("" when none). */
+char *loop_overrides_text(const struct submit_opts *o)
+{
+	struct buf over = BUF_INIT;
+
+	if (o->mem)
+		buf_addf(&over, "--mem=%s", o->mem);
+	if (o->time)
+		buf_addf(&over, "%s--time=%s", over.len ? " " : "", o->time);
+	return buf_detach(&over, NULL);
+}
+
 /* Preflight, record the intent, run sbatch, record the answer. */
 int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 		const struct submit_opts *o, struct submit_result *res, char **cause)
@@ -424,65 +559,32 @@ int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 	const struct config *c = &ctx->cfg;
 	char *job = run_job_path(ctx->root, c->study, r->tag);
 	char *dir = run_dir(ctx->root, c->study, r->tag);
-	struct buf text = BUF_INIT, over = BUF_INIT, env[5];
+	struct buf text = BUF_INIT, env[5];
 	const char *mem = o->mem ? o->mem : c->res.mem;
 	const char *time_ = o->time ? o->time : c->res.time;
 	const char *envp[6];
-	char sha[65], token[27], *comment = NULL, *dep = NULL;
+	char sha[65], token[27], *comment = NULL, *dep = NULL, *over = NULL;
 	struct slurm_submit req;
 	struct attempt a;
 	long long id;
-	int rc, err, i;
+	int rc, i;
 
 	memset(res, 0, sizeof(*res));
 	res->job_id = xstrdup("");
-	res->after = xstrdup("");
 	for (i = 0; i < 5; i++)
 		buf_init(&env[i]);
 
-	if (o->mem && !config_valid_mem(o->mem)) {
-		*cause = xasprintf("invalid --mem '%s': use a size like 16G or 4000M", o->mem);
-		rc = XL_USAGE;
-		goto out;
-	}
-	if (o->time && !config_valid_time(o->time)) {
-		*cause = xasprintf("invalid --time '%s': use Slurm's form, like 2:00:00 "
-				   "or 1-00:00:00", o->time);
-		rc = XL_USAGE;
-		goto out;
-	}
-	if (o->after && (!*o->after || strspn(o->after, "0123456789_") != strlen(o->after))) {
-		*cause = xasprintf("invalid --after '%s': give a Slurm job id", o->after);
-		rc = XL_USAGE;
-		goto out;
-	}
-	if (study_read_script(job, &text, &err, cause) < 0) {
-		rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
-		goto out;
-	}
-	if (access(job, X_OK) < 0) {
-		*cause = xasprintf("'%s' is not executable (chmod +x it)", job);
-		rc = XL_DATAERR;
-		goto out;
-	}
-	if (study_bash_syntax(job, text.s, cause) < 0) {
-		rc = XL_DATAERR;
-		goto out;
-	}
-	rc = preflight_limits(s, c->partition, time_, o->time != NULL, mem,
-			      o->mem != NULL, c->res.cpus, cause);
+	rc = loop_check_overrides(o, cause);
+	if (rc == 0)
+		rc = loop_check_script(ctx, r->tag, &text, sha, cause);
+	if (rc == 0)
+		rc = loop_preflight(ctx, s, o, cause);
+	if (rc == 0)
+		rc = loop_resolve_after(ctx, s, o, &res->after, cause);
+	if (!res->after)
+		res->after = xstrdup("");
 	if (rc)
 		goto out;
-	if (o->after) {
-		free(res->after);
-		res->after = xstrdup(o->after);
-	} else if (!o->no_chain) {
-		free(res->after);
-		res->after = NULL;
-		rc = loop_last_live_job(ctx, s, &res->after, cause);
-		if (rc)
-			goto out;
-	}
 
 	/* the intent: from here on a crash leaves a row to reconcile */
 	if (db_begin_write(&ctx->db) < 0) {
@@ -490,15 +592,11 @@ int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 		rc = XL_TEMPFAIL;
 		goto out;
 	}
-	if (next_attempt(ctx, r, &res->n) < 0)
+	if (loop_next_attempt(ctx, r, &res->n) < 0)
 		goto db_fail;
 	res->log_path = run_log_path(ctx->root, c->study, r->tag, res->n);
 	study_token(token);
-	study_sha256(text.s, text.len, sha);
-	if (o->mem)
-		buf_addf(&over, "--mem=%s", o->mem);
-	if (o->time)
-		buf_addf(&over, "%s--time=%s", over.len ? " " : "", o->time);
+	over = loop_overrides_text(o);
 	memset(&a, 0, sizeof(a));
 	a.run_id = r->id;
 	a.n = res->n;
@@ -511,9 +609,10 @@ int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 	a.cpus = c->res.cpus;
 	a.mem = (char *)mem;
 	a.time_limit = (char *)time_;
-	a.overrides = over.s;
+	a.overrides = over;
 	a.after_job = res->after;
 	a.intent_at = time(NULL);
+	a.auto_retry = (char *)o->auto_retry;
 	if (attempts_insert(&ctx->db, &a) < 0)
 		goto db_fail;
 	crash_point("submit-in-transaction");
@@ -532,20 +631,11 @@ int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 	for (i = 0; i < 5; i++)
 		envp[i] = env[i].s;
 	envp[5] = NULL;
-	memset(&req, 0, sizeof(req));
+	loop_fill_request(ctx, &req, mem, time_, dep);
 	req.script = job;
 	req.job_name = r->tag;
 	req.output = res->log_path;
 	req.comment = comment;
-	req.partition = c->partition;
-	req.gres = c->res.gres;
-	req.cpus = c->res.cpus;
-	req.mem = mem;
-	req.time = time_;
-	req.account = c->account;
-	req.qos = c->qos;
-	req.dependency = dep;
-	req.workdir = ctx->root;
 	req.env = envp;
 	rc = slurm_sbatch(s, &req, &id, &res->ambiguous, cause);
 	crash_point("submit-after-sbatch");
@@ -572,12 +662,30 @@ out:
 	for (i = 0; i < 5; i++)
 		buf_release(&env[i]);
 	buf_release(&text);
-	buf_release(&over);
+	free(over);
 	free(comment);
 	free(dep);
 	free(job);
 	free(dir);
 	return rc;
+}
+
+/* The parts of an sbatch request that come from xloop.json. */
+void loop_fill_request(struct xl_ctx *ctx, struct slurm_submit *req, const char *mem,
+		       const char *time_, const char *dependency)
+{
+	const struct config *c = &ctx->cfg;
+
+	memset(req, 0, sizeof(*req));
+	req->partition = c->partition;
+	req->gres = c->res.gres;
+	req->cpus = c->res.cpus;
+	req->mem = mem;
+	req->time = time_;
+	req->account = c->account;
+	req->qos = c->qos;
+	req->dependency = dependency;
+	req->workdir = ctx->root;
 }
 
 /* Append to the decision log and commit it. */
@@ -685,16 +793,9 @@ int loop_new_run(struct xl_ctx *ctx, const char *tag, const char *from,
 	rc = loop_check_new_tag(ctx, tag, cause);
 	if (rc)
 		return rc;
-	rc = loop_find_run(ctx, from, &parent, cause);
+	rc = loop_find_parent(ctx, from, force, &parent, cause);
 	if (rc)
 		return rc;
-	if (!force && !loop_run_proven(ctx, &parent)) {
-		*cause = xasprintf("parent '%s' is not proven (its latest attempt did not "
-				   "succeed); pass --force to branch from it anyway",
-				   parent.tag);
-		rc = XL_DATAERR;
-		goto out;
-	}
 	ppath = run_job_path(ctx->root, ctx->cfg.study, parent.tag);
 	if (study_read_script(ppath, &text, &err, cause) < 0) {
 		rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;

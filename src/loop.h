@@ -38,6 +38,10 @@ int loop_check_new_tag(struct xl_ctx *ctx, const char *tag, char **cause);
  */
 int loop_find_run(struct xl_ctx *ctx, const char *tag, struct run *r, char **cause);
 
+/* The parent of new runs (tag or "best"), proven unless force: 0 or an exit code. */
+int loop_find_parent(struct xl_ctx *ctx, const char *from, int force, struct run *r,
+		     char **cause);
+
 /* 1 when the run's latest attempt is a success. */
 int loop_run_proven(struct xl_ctx *ctx, const struct run *r);
 
@@ -48,6 +52,7 @@ struct submit_opts {
 	int no_chain;		/* --no-chain */
 	const char *mem;	/* --mem override */
 	const char *time;	/* --time override */
+	const char *auto_retry;	/* "infra", "resources": xloop retries on its own */
 };
 
 struct submit_result {
@@ -67,6 +72,37 @@ void submit_result_release(struct submit_result *res);
  */
 int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 		const struct submit_opts *o, struct submit_result *res, char **cause);
+
+/* The partition's limits; -1 when unknown. */
+struct part_limits {
+	long long max_secs;	/* MaxTime */
+	long long real_mb;	/* the largest RealMemory of its nodes */
+};
+
+/*
+ * Check the request (xloop.json with o's overrides) against the partition's
+ * MaxTime and its nodes' CPUs and RealMemory, and remember the limits for
+ * loop_known_limits(). 0 or an exit code.
+ */
+int loop_preflight(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
+		   char **cause);
+/* The limits the last preflight saw, without asking Slurm. */
+void loop_known_limits(struct xl_ctx *ctx, struct part_limits *lim);
+/* Refuse malformed --mem, --time, --after: 0 or XL_USAGE. */
+int loop_check_overrides(const struct submit_opts *o, char **cause);
+/* Read run tag's job.sh into text, check it (executable, bash -n), hash it. */
+int loop_check_script(struct xl_ctx *ctx, const char *tag, struct buf *text,
+		      char sha[65], char **cause);
+/* The job to chain onto (*after malloc'd, "" for none; "12_3" becomes "12"). */
+int loop_resolve_after(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
+		       char **after, char **cause);
+/* The resource overrides as recorded on an attempt (malloc'd, maybe ""). */
+char *loop_overrides_text(const struct submit_opts *o);
+/* The next free attempt number of r (no DB row, no log file). 0 or -1. */
+int loop_next_attempt(struct xl_ctx *ctx, const struct run *r, long long *n);
+/* Fill req (zeroed first) with xloop.json's partition, account, resources. */
+void loop_fill_request(struct xl_ctx *ctx, struct slurm_submit *req, const char *mem,
+		       const char *time_, const char *dependency);
 
 /*
  * The newest live xloop job of the study (from one squeue call), into

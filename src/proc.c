@@ -25,7 +25,26 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* The child's environment: ours, with p->env entries replacing same names. */
+/* Whether entry (an environment string) is named by spec ("K=V", "-K", "-PREFIX*"). */
+static int env_names(const char *spec, const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+	size_t klen = eq ? (size_t)(eq - entry) : strlen(entry);
+	size_t slen;
+
+	if (*spec != '-')
+		return strncmp(spec, entry, klen) == 0 && spec[klen] == '=';
+	spec++;
+	slen = strlen(spec);
+	if (slen && spec[slen - 1] == '*')
+		return klen >= slen - 1 && strncmp(spec, entry, slen - 1) == 0;
+	return klen == slen && strncmp(spec, entry, klen) == 0;
+}
+
+/*
+ * The child's environment: ours, with p->env entries replacing same names
+ * ("K=V") or removing them ("-K", "-PREFIX*").
+ */
 static char **build_env(const char *const *extra)
 {
 	size_t n = 0, m = 0, i, j, k = 0;
@@ -37,19 +56,16 @@ static char **build_env(const char *const *extra)
 		m++;
 	envp = xcalloc(n + m + 1, sizeof(*envp));
 	for (i = 0; i < n; i++) {
-		const char *eq = strchr(environ[i], '=');
-		size_t klen = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
-		int overridden = 0;
+		int named = 0;
 
-		for (j = 0; j < m; j++)
-			if (strncmp(extra[j], environ[i], klen) == 0 &&
-			    extra[j][klen] == '=')
-				overridden = 1;
-		if (!overridden)
+		for (j = 0; j < m && !named; j++)
+			named = env_names(extra[j], environ[i]);
+		if (!named)
 			envp[k++] = environ[i];
 	}
 	for (j = 0; j < m; j++)
-		envp[k++] = (char *)extra[j];
+		if (extra[j][0] != '-')
+			envp[k++] = (char *)extra[j];
 	envp[k] = NULL;
 	return envp;
 }

@@ -13,7 +13,8 @@
 struct proc {
 	/* Inputs. argv[0] is looked up in PATH; the vector ends with NULL. */
 	const char *const *argv;
-	const char *const *env;	/* "K=V" set on top of the environment, or NULL */
+	const char *const *env;	/* "K=V" set on top of the environment, "-K" or
+				 * "-PREFIX*" removed from it; or NULL */
 	const char *dir;	/* working directory of the child, or NULL */
 	const char *in;		/* bytes for stdin (NUL-terminated), or NULL: /dev/null */
 	int timeout_ms;		/* 0: no timeout */

@@ -1,5 +1,6 @@
 /* Refreshing live jobs and judging finished ones. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "loop.h"
 #include "plan.h"
 #include "reconcile.h"
+#include "retry.h"
 #include "study.h"
 
 /* How long an intent may wait for its sbatch (tests shorten it). */
@@ -60,13 +62,28 @@ static const struct slurm_job *job_by_id(const struct slurm_jobs *q, const char 
 	return NULL;
 }
 
+/*
+ * The job carrying an attempt's token in its comment. A sweep task's token
+ * is "<array token>_<index>": the array's comment holds the first part and
+ * the task is the one with that index.
+ */
 static const struct slurm_job *job_by_token(const struct slurm_jobs *q, const char *token)
 {
-	size_t i;
+	size_t i, len = strcspn(token, "_");
+	const char *idx = token[len] ? token + len + 1 : NULL;
 
-	for (i = 0; i < q->nr; i++)
-		if (strstr(q->v[i].comment, token))
+	for (i = 0; i < q->nr; i++) {
+		const char *c = q->v[i].comment, *at;
+
+		for (at = strstr(c, ":"); at; at = strstr(at + 1, ":"))
+			if (strncmp(at + 1, token, len) == 0 &&
+			    !isalnum((unsigned char)at[1 + len]))
+				break;
+		if (!at)
+			continue;
+		if (!idx || strcmp(q->v[i].array_task_id, idx) == 0)
 			return &q->v[i];
+	}
 	return NULL;
 }
 
@@ -460,7 +477,9 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 			if (!newest || a->id > v[newest - 1].id) {
 				newest = i + 1;
 				free(out->newest_live_job);
-				out->newest_live_job = xstrdup(a->job_id);
+				/* an array task's chain waits for its whole array */
+				out->newest_live_job = xstrndup(a->job_id,
+								strcspn(a->job_id, "_"));
 			}
 			continue;
 		}
@@ -647,6 +666,10 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	int rc = 0, used_request = !(req && req->var);
 
 	memset(res, 0, sizeof(*res));
+	/* what failed for the machine's reasons goes first: it was already due */
+	rc = retry_auto(ctx, s, ref, res, cause);
+	if (rc)
+		return rc;
 	if (plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan) < 0)
 		return XL_ERR;
 	while (ref->running + ref->pending < (size_t)ctx->cfg.depth + 1) {

@@ -52,9 +52,10 @@ struct feed_request {
 };
 
 /*
- * Keep the queue fed (SPEC rule 3): while fewer than depth jobs wait behind
- * the running one (or nothing runs), turn the request, then plan entries,
- * into runs and submit them chained afterany. Returns an exit code; what
+ * Keep the queue fed (SPEC rule 3): first the automatic retries
+ * (retry_auto), then, while fewer than depth jobs wait behind the running
+ * one (or nothing runs), turn the request, then plan entries, into runs
+ * and submit them chained afterany. Returns an exit code; what
  * was submitted is in *res even on failure.
  */
 int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,

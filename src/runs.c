@@ -147,7 +147,8 @@ int runs_insert(struct db *db, struct run *r)
 	" intent_at, coalesce(submitted_at, 0), coalesce(started_at, 0)," \
 	" coalesce(ended_at, 0), coalesce(state, ''), coalesce(exit_code, '')," \
 	" coalesce(node, ''), coalesce(slurm_reason, ''), coalesce(verdict, '')," \
-	" coalesce(failure_class, ''), coalesce(verdict_reason, ''), score"
+	" coalesce(failure_class, ''), coalesce(verdict_reason, ''), score," \
+	" coalesce(auto_retry, '')"
 
 static void attempt_from(struct stmt *q, struct attempt *a)
 {
@@ -176,6 +177,7 @@ static void attempt_from(struct stmt *q, struct attempt *a)
 	a->verdict_reason = xstrdup(db_col_text(q, 26));
 	a->has_score = !db_col_is_null(q, 27);
 	a->score = a->has_score ? sqlite3_column_double(q->st, 27) : 0;
+	a->auto_retry = xstrdup(db_col_text(q, 28));
 }
 
 /* Free an attempt's strings. */
@@ -184,7 +186,8 @@ void attempt_release(struct attempt *a)
 	char *s[] = { a->token, a->phase, a->job_id, a->log_path, a->job_sha256,
 		      a->partition, a->gres, a->mem, a->time_limit, a->overrides,
 		      a->after_job, a->submit_error, a->state, a->exit_code, a->node,
-		      a->slurm_reason, a->verdict, a->failure_class, a->verdict_reason };
+		      a->slurm_reason, a->verdict, a->failure_class, a->verdict_reason,
+		      a->auto_retry };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(s); i++)
@@ -267,10 +270,10 @@ int attempts_insert(struct db *db, struct attempt *a)
 	if (db_prepare(db, &q, "INSERT INTO attempt (run_id, n, token, phase, job_id,"
 		       " log_path, job_sha256, partition, gres, cpus, mem, time_limit,"
 		       " overrides, after_job, intent_at, verdict, score, judged_at,"
-		       " verdict_reason)"
+		       " verdict_reason, auto_retry)"
 		       " VALUES (:run, :n, :token, :phase, :job, :log, :sha, :part, :gres,"
 		       " :cpus, :mem, :time, :over, :after, :at, :verdict, :score,"
-		       " :judged, :reason)") < 0)
+		       " :judged, :reason, :auto)") < 0)
 		return -1;
 	db_bind_int64(&q, ":run", a->run_id);
 	db_bind_int64(&q, ":n", a->n);
@@ -298,6 +301,7 @@ int attempts_insert(struct db *db, struct attempt *a)
 		db_bind_null(&q, ":judged");
 	db_bind_text(&q, ":reason", a->verdict_reason && *a->verdict_reason ?
 		     a->verdict_reason : NULL);
+	db_bind_text(&q, ":auto", a->auto_retry && *a->auto_retry ? a->auto_retry : NULL);
 	rc = db_step(&q);
 	db_finalize(&q);
 	if (rc != SQLITE_DONE)
@@ -364,4 +368,138 @@ int runs_best(struct db *db, const char *study, int goal_max, struct run *r,
 	}
 	db_finalize(&q);
 	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
+}
+
+/* Free a sweep. */
+void sweep_release(struct sweep *sw)
+{
+	size_t i;
+
+	free(sw->name);
+	free(sw->parent);
+	free(sw->var);
+	for (i = 0; i < sw->nr; i++) {
+		free(sw->tasks[i].tag);
+		free(sw->tasks[i].value);
+	}
+	free(sw->tasks);
+	memset(sw, 0, sizeof(*sw));
+}
+
+/* Insert a sweep (no tasks yet); sw->id is filled in. */
+int sweeps_insert(struct db *db, const char *study, struct sweep *sw)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(db, &q, "INSERT INTO sweep (study, name, parent, var, max_parallel,"
+		       " created_at) VALUES (:study, :name, :parent, :var, :k, :at)") < 0)
+		return -1;
+	db_bind_text(&q, ":study", study);
+	db_bind_text(&q, ":name", sw->name);
+	db_bind_text(&q, ":parent", sw->parent);
+	db_bind_text(&q, ":var", sw->var);
+	db_bind_int64(&q, ":k", sw->max_parallel);
+	db_bind_int64(&q, ":at", sw->created_at);
+	rc = db_step(&q);
+	db_finalize(&q);
+	if (rc != SQLITE_DONE)
+		return -1;
+	sw->id = sqlite3_last_insert_rowid(db->h);
+	return 0;
+}
+
+/* Give run_id the array index idx in the sweep. */
+int sweeps_add_task(struct db *db, long long sweep_id, long long idx, long long run_id)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(db, &q, "INSERT INTO sweep_task (sweep_id, idx, run_id)"
+		       " VALUES (:sweep, :idx, :run)") < 0)
+		return -1;
+	db_bind_int64(&q, ":sweep", sweep_id);
+	db_bind_int64(&q, ":idx", idx);
+	db_bind_int64(&q, ":run", run_id);
+	rc = db_step(&q);
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Look a sweep up by name, with its tasks in index order. */
+int sweeps_get(struct db *db, const char *study, const char *name, struct sweep *sw)
+{
+	struct stmt q;
+	int rc;
+
+	memset(sw, 0, sizeof(*sw));
+	if (db_prepare(db, &q, "SELECT id, parent, var, max_parallel, created_at"
+		       " FROM sweep WHERE study = :study AND name = :name") < 0)
+		return -1;
+	db_bind_text(&q, ":study", study);
+	db_bind_text(&q, ":name", name);
+	rc = db_step(&q);
+	if (rc == SQLITE_ROW) {
+		sw->id = db_col_int64(&q, 0);
+		sw->name = xstrdup(name);
+		sw->parent = xstrdup(db_col_text(&q, 1));
+		sw->var = xstrdup(db_col_text(&q, 2));
+		sw->max_parallel = db_col_int64(&q, 3);
+		sw->created_at = db_col_int64(&q, 4);
+	}
+	db_finalize(&q);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 1 : -1;
+	if (db_prepare(db, &q, "SELECT t.idx, t.run_id, r.tag, coalesce(r.new_value, '')"
+		       " FROM sweep_task t JOIN run r ON r.id = t.run_id"
+		       " WHERE t.sweep_id = :id ORDER BY t.idx") < 0)
+		goto fail;
+	db_bind_int64(&q, ":id", sw->id);
+	while ((rc = db_step(&q)) == SQLITE_ROW) {
+		struct sweep_task *t;
+
+		sw->tasks = xreallocarray(sw->tasks, sw->nr + 1, sizeof(*sw->tasks));
+		t = &sw->tasks[sw->nr++];
+		t->idx = db_col_int64(&q, 0);
+		t->run_id = db_col_int64(&q, 1);
+		t->tag = xstrdup(db_col_text(&q, 2));
+		t->value = xstrdup(db_col_text(&q, 3));
+	}
+	db_finalize(&q);
+	if (rc == SQLITE_DONE)
+		return 0;
+fail:
+	sweep_release(sw);
+	return -1;
+}
+
+/* The name of the sweep run_id belongs to (malloc'd), or NULL. */
+char *sweeps_of_run(struct db *db, long long run_id)
+{
+	struct stmt q;
+	char *name = NULL;
+
+	if (db_prepare(db, &q, "SELECT s.name FROM sweep s JOIN sweep_task t"
+		       " ON t.sweep_id = s.id WHERE t.run_id = :run") < 0)
+		return NULL;
+	db_bind_int64(&q, ":run", run_id);
+	if (db_step(&q) == SQLITE_ROW)
+		name = xstrdup(db_col_text(&q, 0));
+	db_finalize(&q);
+	return name;
+}
+
+/* Remove a sweep that never got a task. */
+int sweeps_delete_empty(struct db *db, long long sweep_id)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(db, &q, "DELETE FROM sweep WHERE id = :id AND NOT EXISTS"
+		       " (SELECT 1 FROM sweep_task WHERE sweep_id = :id)") < 0)
+		return -1;
+	db_bind_int64(&q, ":id", sweep_id);
+	rc = db_step(&q);
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
 }

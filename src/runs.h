@@ -38,6 +38,7 @@ struct attempt {
 	char *verdict_reason;
 	int has_score;
 	double score;
+	char *auto_retry;	/* "", "infra", "resources": why xloop retried on its own */
 };
 
 /* Paths of a run (malloc'd). */
@@ -71,5 +72,37 @@ int runs_best(struct db *db, const char *study, int goal_max, struct run *r,
 	      double *score);
 void attempt_release(struct attempt *a);
 void attempts_free(struct attempt *v, size_t n);
+
+/* One run of a sweep: its array index never changes. */
+struct sweep_task {
+	long long idx;
+	long long run_id;
+	char *tag;
+	char *value;		/* the sweep variable's value in this run */
+};
+
+/* A sweep: one run per value of var, submitted as job arrays. */
+struct sweep {
+	long long id;
+	char *name;
+	char *parent;		/* the parent's tag */
+	char *var;
+	long long max_parallel;	/* the %K of --array; 0: no limit */
+	long long created_at;
+	struct sweep_task *tasks;	/* in index order */
+	size_t nr;
+};
+
+/* Insert a sweep without tasks (id filled in). 0 or -1. */
+int sweeps_insert(struct db *db, const char *study, struct sweep *sw);
+/* Give run_id the array index idx in sweep_id. 0 or -1. */
+int sweeps_add_task(struct db *db, long long sweep_id, long long idx, long long run_id);
+/* Look a sweep up by name with its tasks: 0 found, 1 not found, -1 error. */
+int sweeps_get(struct db *db, const char *study, const char *name, struct sweep *sw);
+/* Remove sweep_id when it has no task (a creation that failed at once). */
+int sweeps_delete_empty(struct db *db, long long sweep_id);
+/* The name of the sweep run_id belongs to (malloc'd), or NULL. */
+char *sweeps_of_run(struct db *db, long long run_id);
+void sweep_release(struct sweep *sw);
 
 #endif

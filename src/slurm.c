@@ -38,18 +38,41 @@ static int transient(const char *err)
 	return 0;
 }
 
+/*
+ * Variables that change what Slurm's clients print or which jobs they list
+ * (SQUEUE_STATES, SQUEUE_PARTITION, SACCT_FORMAT, SLURM_TIME_FORMAT=relative,
+ * SLURM_BITSTR_LEN...): removed from every child's environment, so the
+ * parsers always read the format they asked for.
+ */
+static const char *const neutral_env[] = {
+	"-SQUEUE_*", "-SACCT_*", "-SINFO_*", "-SCONTROL_*", "-SLURM_TIME_FORMAT",
+	"-SLURM_BITSTR_LEN",
+};
+
 /* Run argv; returns 0 when it ran and exited 0, else an exit code. */
 static int run(struct slurm *s, const char *const *argv, const char *const *env,
 	       struct proc *p, char **cause)
 {
+	const char *envp[ARRAY_SIZE(neutral_env) + 16];
 	struct buf how = BUF_INIT;
+	size_t n = 0, i;
 	int rc;
 
+	for (i = 0; i < ARRAY_SIZE(neutral_env); i++)
+		envp[n++] = neutral_env[i];
+	for (i = 0; env && env[i]; i++) {
+		if (n + 1 >= ARRAY_SIZE(envp))
+			die("too many environment entries for '%s'", argv[0]);
+		envp[n++] = env[i];
+	}
+	envp[n] = NULL;
 	p->argv = argv;
-	p->env = env;
+	p->env = envp;
 	p->timeout_ms = s->timeout_ms;
 	s->calls++;
-	if (s->run(p) < 0) {
+	rc = s->run(p);
+	p->env = NULL;		/* envp is ours, on this stack */
+	if (rc < 0) {
 		if (p->exec_errno == ENOENT) {
 			*cause = xasprintf("'%s' not found: is Slurm installed and on PATH?",
 					   argv[0]);
@@ -73,8 +96,8 @@ static int run(struct slurm *s, const char *const *argv, const char *const *env,
 /* Build sbatch's argument vector. */
 char **slurm_sbatch_argv(const struct slurm_submit *req, struct buf *scratch)
 {
-	char **argv = xcalloc(24, sizeof(*argv));
-	size_t n = 0, i, off[24];
+	char **argv = xcalloc(26, sizeof(*argv));
+	size_t n = 0, i, off[26];
 	struct {
 		const char *opt;
 		const char *val;
@@ -89,6 +112,7 @@ char **slurm_sbatch_argv(const struct slurm_submit *req, struct buf *scratch)
 		{ "--account=", req->account },
 		{ "--qos=", req->qos },
 		{ "--dependency=", req->dependency },
+		{ "--array=", req->array },
 		{ "--chdir=", req->workdir },
 	};
 	size_t nopt = 0;
@@ -184,7 +208,8 @@ int slurm_scontrol_job(struct slurm *s, const char *jobid,
 int slurm_squeue_mine(struct slurm *s, struct slurm_jobs *jobs, char **cause)
 {
 	struct passwd *pw = getpwuid(getuid());
-	const char *argv[] = { "squeue", "-h", "-o", SLURM_SQUEUE_FORMAT, "-u",
+	/* -r: one line per array task, never a pending range "12_[3-7%2]" */
+	const char *argv[] = { "squeue", "-h", "-r", "-o", SLURM_SQUEUE_FORMAT, "-u",
 			       pw ? pw->pw_name : "", NULL };
 	struct proc p = PROC_INIT;
 	int rc;

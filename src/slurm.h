@@ -34,6 +34,7 @@ struct slurm_submit {
 	const char *account;
 	const char *qos;
 	const char *dependency;		/* "afterany:123" */
+	const char *array;		/* "0-5%2", "3,5": a job array */
 	const char *workdir;
 	const char *const *env;		/* "K=V" for sbatch's environment */
 };

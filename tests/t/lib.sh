@@ -14,7 +14,8 @@ XLOOP_PROFILE=${XLOOP_PROFILE:-none}
 
 T_TMP=$(mktemp -d "/tmp/xloop-$T_NAME-XXXXXX")
 chmod 755 "$T_TMP"
-trap 'rm -rf "$T_TMP"' EXIT
+# XLOOP_KEEP_TMP=1 keeps the test's files for debugging
+[ -n "${XLOOP_KEEP_TMP:-}" ] || trap 'rm -rf "$T_TMP"' EXIT
 
 ok() { T_PASS=$((T_PASS + 1)); echo "ok - $T_NAME: $1"; }
 not_ok() {
@@ -55,6 +56,21 @@ user_dir() {
 	d=$(mktemp -d "$T_TMP/u-XXXXXX")
 	[ "$(id -u)" -eq 0 ] && chown "$XLOOP_TEST_USER" "$d"
 	echo "$d"
+}
+
+# A git repository the test user owns in DIR, `xloop init --study S` done,
+# then xloop.json changed by the Python statements PY (the config is c):
+#   new_study "$d" s 'c["queue"]["depth"] = 0'
+new_study() {
+	as_user git -C "$1" init -q -b main
+	as_user git -C "$1" config user.name "Test User"
+	as_user git -C "$1" config user.email test@example.com
+	as_user "$XLOOP_BIN" -C "$1" init --study "$2" >/dev/null
+	/usr/bin/python3 -c "import json, sys
+p = sys.argv[1]
+c = json.load(open(p))
+$3
+json.dump(c, open(p, 'w'), indent=2)" "$1/xloop.json"
 }
 
 # One JSON value out of a document on stdin: jget '.jobs[0].state'

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <cmocka.h>
@@ -135,6 +136,25 @@ static void test_stdin_env_dir(void **state)
 	proc_release(&p);
 }
 
+static void test_env_removal(void **state)
+{
+	const char *argv[] = { "sh", "-c", "env | grep '^XLT' | sort", NULL };
+	const char *env[] = { "-XLT_GONE", "-XLT_P_*", "XLT_NEW=n", NULL };
+	struct proc p = PROC_INIT;
+
+	(void)state;
+	setenv("XLT_GONE", "1", 1);
+	setenv("XLT_GONER", "keep: only the exact name goes", 1);
+	setenv("XLT_P_A", "1", 1);
+	setenv("XLT_P_", "1", 1);
+	setenv("XLT_Q", "kept", 1);
+	p.env = env;
+	assert_int_equal(run(&p, argv), 0);
+	assert_string_equal(p.out.s, "XLT_GONER=keep: only the exact name goes\n"
+			    "XLT_NEW=n\nXLT_Q=kept\n");
+	proc_release(&p);
+}
+
 static void test_no_fd_leak(void **state)
 {
 	/* only 0, 1, 2 (and ls's own) are open in the child */
@@ -173,6 +193,7 @@ int main(void)
 		cmocka_unit_test(test_large_output_both_pipes),
 		cmocka_unit_test(test_output_cap),
 		cmocka_unit_test(test_stdin_env_dir),
+		cmocka_unit_test(test_env_removal),
 		cmocka_unit_test(test_no_fd_leak),
 		cmocka_unit_test(test_child_exits_stdin_unread),
 	};

@@ -1,0 +1,401 @@
+/* Sweeps: runs made together and submitted as one job array. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fsutil.h"
+#include "jobsh.h"
+#include "study.h"
+#include "sweep.h"
+
+/* Free split values. */
+void sweep_values_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Split a comma-separated list of values. */
+int sweep_split_values(const char *list, char ***v, size_t *n, char **cause)
+{
+	struct buf cur = BUF_INIT;
+	const char *p = list;
+	size_t i;
+
+	*v = NULL;
+	*n = 0;
+	for (;;) {
+		if (*p == '\\' && p[1] == ',') {
+			buf_addc(&cur, ',');
+			p += 2;
+			continue;
+		}
+		if (*p && *p != ',') {
+			buf_addc(&cur, *p++);
+			continue;
+		}
+		if (cur.len == 0) {
+			*cause = xasprintf("empty value in '%s': give V1,V2,... (\\, for a "
+					   "comma inside a value)", list);
+			goto fail;
+		}
+		for (i = 0; i < *n; i++)
+			if (strcmp((*v)[i], cur.s) == 0) {
+				*cause = xasprintf("value '%s' is given twice", cur.s);
+				goto fail;
+			}
+		if (*n >= SWEEP_MAX_VALUES) {
+			*cause = xasprintf("more than %d values: split the sweep",
+					   SWEEP_MAX_VALUES);
+			goto fail;
+		}
+		*v = xreallocarray(*v, *n + 1, sizeof(**v));
+		(*v)[(*n)++] = buf_detach(&cur, NULL);
+		if (!*p++)
+			break;
+	}
+	return 0;
+fail:
+	buf_release(&cur);
+	sweep_values_free(*v, *n);
+	*v = NULL;
+	*n = 0;
+	return XL_USAGE;
+}
+
+/* A free sweep name. */
+char *sweep_auto_name(struct xl_ctx *ctx, const char *base)
+{
+	char *name = xstrdup(base);
+	int i;
+
+	for (i = 2;; i++) {
+		struct sweep sw;
+		int rc = sweeps_get(&ctx->db, ctx->cfg.study, name, &sw);
+
+		if (rc != 0)
+			return name;
+		sweep_release(&sw);
+		free(name);
+		name = xasprintf("%s-%d", base, i);
+	}
+}
+
+/* Make the sweep and its runs. */
+int sweep_create(struct xl_ctx *ctx, const char *name, const char *from,
+		 const char *var, char **values, size_t n, long long max_parallel,
+		 int force, struct sweep *sw, char **cause)
+{
+	struct sweep row;
+	struct run parent;
+	size_t i;
+	int rc;
+
+	memset(sw, 0, sizeof(*sw));
+	if (!valid_name(name)) {
+		*cause = xasprintf("invalid sweep name '%s': use 1 to 64 letters, digits, "
+				   "'.', '_' or '-', starting with a letter or digit", name);
+		return XL_USAGE;
+	}
+	rc = sweeps_get(&ctx->db, ctx->cfg.study, name, &row);
+	if (rc == 0) {
+		sweep_release(&row);
+		*cause = xasprintf("sweep '%s' already exists ('xloop sweep retry %s' "
+				   "resubmits its failed tasks)", name, name);
+		return XL_DATAERR;
+	}
+	if (rc < 0)
+		return XL_ERR;
+	/* resolve "best" once, so every task has the same parent */
+	rc = loop_find_parent(ctx, from, force, &parent, cause);
+	if (rc)
+		return rc;
+	memset(&row, 0, sizeof(row));
+	row.name = (char *)name;
+	row.parent = parent.tag;
+	row.var = (char *)var;
+	row.max_parallel = max_parallel;
+	row.created_at = time(NULL);
+	if (sweeps_insert(&ctx->db, ctx->cfg.study, &row) < 0) {
+		*cause = xasprintf("unable to record the sweep in the state DB");
+		run_release(&parent);
+		return XL_ERR;
+	}
+	for (i = 0; i < n; i++) {
+		struct new_run nr;
+		char *tag = loop_auto_tag(ctx, var, values[i]);
+		char *note = xasprintf("sweep %s, index %zu", name, i);
+
+		rc = loop_new_run(ctx, tag, parent.tag, var, values[i], note, 1, &nr,
+				  cause);
+		free(tag);
+		free(note);
+		if (rc)
+			break;
+		if (sweeps_add_task(&ctx->db, row.id, (long long)i, nr.run.id) < 0) {
+			*cause = xasprintf("run %s was made but not added to the sweep",
+					   nr.run.tag);
+			rc = XL_ERR;
+		}
+		new_run_release(&nr);
+		if (rc)
+			break;
+	}
+	run_release(&parent);
+	if (rc && i == 0) {
+		/* not one run was made: leave no trace */
+		sweeps_delete_empty(&ctx->db, row.id);
+		return rc;
+	}
+	if (sweeps_get(&ctx->db, ctx->cfg.study, name, sw) != 0 && rc == 0) {
+		*cause = xasprintf("unable to read sweep '%s' back", name);
+		rc = XL_ERR;
+	}
+	return rc;
+}
+
+/* Free a submission's result. */
+void sweep_submitted_release(struct sweep_submitted *res)
+{
+	free(res->array_id);
+	free(res->after);
+	free(res->array_spec);
+	free(res->attempt);
+	memset(res, 0, sizeof(*res));
+}
+
+/* "0-3,5,7-8%2": the indexes of the picked tasks, ranges folded. */
+static char *array_spec(const struct sweep *sw, const size_t *pick, size_t n,
+			long long max_parallel)
+{
+	struct buf b = BUF_INIT;
+	size_t i = 0, j;
+
+	while (i < n) {
+		for (j = i; j + 1 < n && sw->tasks[pick[j + 1]].idx ==
+			    sw->tasks[pick[j]].idx + 1; j++)
+			;
+		buf_addf(&b, "%s%lld", b.len ? "," : "", sw->tasks[pick[i]].idx);
+		if (j > i)
+			buf_addf(&b, "%s%lld", j == i + 1 ? "," : "-", sw->tasks[pick[j]].idx);
+		i = j + 1;
+	}
+	if (max_parallel > 0 && max_parallel < (long long)n)
+		buf_addf(&b, "%%%lld", max_parallel);
+	return buf_detach(&b, NULL);
+}
+
+/* The #SBATCH lines at the top of a job script (they apply to the array). */
+static void sbatch_header(const char *text, struct buf *out)
+{
+	const char *p = text;
+
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+
+		if (starts_with(p, "#SBATCH"))
+			buf_addf(out, "%.*s\n", (int)len, p);
+		else if (*p != '#' && len > 0 && strspn(p, " \t\r") < len)
+			break;	/* sbatch stops reading directives at the first command */
+		p += len + (p[len] == '\n');
+	}
+}
+
+/*
+ * The array's batch script: the index picks the run, its attempt number,
+ * its log; the run's own job.sh is checked against the hash recorded at
+ * submission and exec'd, so each task behaves as a single run would.
+ */
+static char *wrapper_script(struct xl_ctx *ctx, const struct sweep *sw,
+			    const size_t *pick, size_t n, const long long *attempt,
+			    char (*sha)[65], const char *header)
+{
+	struct buf b = BUF_INIT;
+	char *q;
+	size_t i;
+
+	buf_addf(&b, "#!/bin/bash\n# written by xloop: sweep %s of study %s\n%s",
+		 sw->name, ctx->cfg.study, header);
+	buf_adds(&b, "case \"${SLURM_ARRAY_TASK_ID:-}\" in\n");
+	for (i = 0; i < n; i++)
+		buf_addf(&b, "%lld) tag=%s n=%lld sha=%s ;;\n", sw->tasks[pick[i]].idx,
+			 sw->tasks[pick[i]].tag, attempt[i], sha[i]);
+	buf_adds(&b, "*) echo \"xloop: array index '${SLURM_ARRAY_TASK_ID:-}' is not "
+		 "part of this submission\" >&2; exit 64 ;;\nesac\n");
+	q = jobsh_quote(ctx->root);
+	buf_addf(&b, "export XLOOP_ROOT=%s\n", q);
+	free(q);
+	q = jobsh_quote(ctx->cfg.study);
+	buf_addf(&b, "export XLOOP_STUDY=%s XLOOP_TAG=\"$tag\" XLOOP_ATTEMPT=\"$n\"\n", q);
+	free(q);
+	buf_adds(&b,
+		 "export XLOOP_RUN_DIR=\"$XLOOP_ROOT/runs/$XLOOP_STUDY/$tag\"\n"
+		 "exec >\"$XLOOP_RUN_DIR/slurm/attempt$n.out\" 2>&1\n"
+		 "if command -v sha256sum >/dev/null &&\n"
+		 "   ! echo \"$sha  $XLOOP_RUN_DIR/job.sh\" | sha256sum -c --status; then\n"
+		 "\techo \"xloop: $XLOOP_RUN_DIR/job.sh changed after it was submitted; "
+		 "not running it\" >&2\n\texit 65\nfi\n"
+		 "exec \"$XLOOP_RUN_DIR/job.sh\"\n");
+	return buf_detach(&b, NULL);
+}
+
+/* Submit some tasks of a sweep as one array. */
+int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
+		 const size_t *pick, size_t n, const struct submit_opts *o,
+		 struct sweep_submitted *res, char **cause)
+{
+	const struct config *c = &ctx->cfg;
+	const char *mem = o->mem ? o->mem : c->res.mem;
+	const char *time_ = o->time ? o->time : c->res.time;
+	struct buf text = BUF_INIT, header = BUF_INIT;
+	char (*sha)[65] = xcalloc(n ? n : 1, sizeof(*sha));
+	long long *ids = xcalloc(n ? n : 1, sizeof(*ids));
+	char token[27], *over = NULL, *dir = NULL, *script = NULL, *path = NULL;
+	char *out = NULL, *comment = NULL, *dep = NULL, *rel;
+	struct slurm_submit req;
+	long long arr;
+	size_t i;
+	int rc = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->array_id = xstrdup("");
+	res->attempt = xcalloc(n ? n : 1, sizeof(*res->attempt));
+	res->nr = n;
+	rc = loop_check_overrides(o, cause);
+	for (i = 0; rc == 0 && i < n; i++) {
+		buf_reset(&text);
+		rc = loop_check_script(ctx, sw->tasks[pick[i]].tag, &text, sha[i], cause);
+		if (i == 0 && rc == 0)
+			sbatch_header(text.s, &header);
+	}
+	if (rc == 0)
+		rc = loop_preflight(ctx, s, o, cause);
+	if (rc == 0)
+		rc = loop_resolve_after(ctx, s, o, &res->after, cause);
+	if (!res->after)
+		res->after = xstrdup("");
+	if (rc)
+		goto out;
+	res->array_spec = array_spec(sw, pick, n, sw->max_parallel);
+	/* .xloop/ exists (main made it); the wrapper scripts live below it */
+	rel = path_join(ctx->root, ".xloop/sweeps");
+	dir = path_join(rel, sw->name);
+	rc = make_dir(rel, 0700, cause) < 0 || make_dir(dir, 0700, cause) < 0;
+	free(rel);
+	if (rc) {
+		rc = XL_ERR;
+		goto out;
+	}
+
+	/* the intents, one per task, in one transaction */
+	if (db_begin_write(&ctx->db) < 0) {
+		*cause = xasprintf("the state DB is busy; try again");
+		rc = XL_TEMPFAIL;
+		goto out;
+	}
+	study_token(token);
+	over = loop_overrides_text(o);
+	for (i = 0; i < n; i++) {
+		const struct sweep_task *t = &sw->tasks[pick[i]];
+		struct run r;
+		struct attempt a;
+		char *tok, *log;
+		int bad;
+
+		memset(&r, 0, sizeof(r));
+		r.id = t->run_id;
+		r.tag = t->tag;
+		if (loop_next_attempt(ctx, &r, &res->attempt[i]) < 0)
+			goto db_fail;
+		tok = xasprintf("%s_%lld", token, t->idx);
+		log = run_log_path(ctx->root, c->study, t->tag, res->attempt[i]);
+		memset(&a, 0, sizeof(a));
+		a.run_id = t->run_id;
+		a.n = res->attempt[i];
+		a.token = tok;
+		a.phase = "submitting";
+		a.log_path = log;
+		a.job_sha256 = sha[i];
+		a.partition = c->partition;
+		a.gres = c->res.gres;
+		a.cpus = c->res.cpus;
+		a.mem = (char *)mem;
+		a.time_limit = (char *)time_;
+		a.overrides = over;
+		a.after_job = res->after;
+		a.intent_at = time(NULL);
+		bad = attempts_insert(&ctx->db, &a) < 0;
+		ids[i] = a.id;
+		free(tok);
+		free(log);
+		if (bad)
+			goto db_fail;
+	}
+	if (db_commit(&ctx->db) < 0)
+		goto db_fail_nocommit;
+	crash_point("sweep-after-intent");
+
+	script = wrapper_script(ctx, sw, pick, n, res->attempt, sha, header.s);
+	path = xasprintf("%s/submit-%s.sh", dir, token);
+	if (write_file_atomic(path, script, strlen(script), 0700, cause) < 0) {
+		rc = XL_ERR;
+		for (i = 0; i < n; i++)
+			attempts_set_submit_failed(&ctx->db, ids[i], *cause);
+		goto out;
+	}
+	out = xasprintf("%s/%%A_%%a.out", dir);
+	comment = xasprintf("xloop:%s/sweep:%s:%s", c->study, sw->name, token);
+	if (*res->after)
+		dep = xasprintf("afterany:%s", res->after);
+	loop_fill_request(ctx, &req, mem, time_, dep);
+	req.script = path;
+	req.job_name = sw->name;
+	req.output = out;
+	req.comment = comment;
+	req.array = res->array_spec;
+	rc = slurm_sbatch(s, &req, &arr, &res->ambiguous, cause);
+	crash_point("sweep-after-sbatch");
+	if (rc == 0) {
+		free(res->array_id);
+		res->array_id = xasprintf("%lld", arr);
+		for (i = 0; i < n; i++) {
+			char *job = xasprintf("%lld_%lld", arr, sw->tasks[pick[i]].idx);
+
+			if (attempts_set_submitted(&ctx->db, ids[i], job, time(NULL)) < 0) {
+				FREE_AND_NULL(*cause);
+				*cause = xasprintf("array %lld was submitted but not all tasks "
+						   "could be recorded; 'xloop next' will find "
+						   "them by their token", arr);
+				rc = XL_TEMPFAIL;
+			}
+			free(job);
+		}
+	} else if (!res->ambiguous) {
+		for (i = 0; i < n; i++)
+			attempts_set_submit_failed(&ctx->db, ids[i], *cause);
+	}
+	goto out;
+db_fail:
+	db_rollback(&ctx->db);
+db_fail_nocommit:
+	*cause = xasprintf("unable to record the attempts in the state DB");
+	rc = XL_ERR;
+out:
+	buf_release(&text);
+	buf_release(&header);
+	free(sha);
+	free(ids);
+	free(over);
+	free(dir);
+	free(script);
+	free(path);
+	free(out);
+	free(comment);
+	free(dep);
+	return rc;
+}

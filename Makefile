@@ -1,5 +1,6 @@
 # Driven by build.sh, which sets the variant. By hand:
 #   make BUILD=build/asan SAN=1     ASan+UBSan, dynamic, with unit tests
+#   make BUILD=build/vg VG=1 units  no sanitizers, -O1: unit tests for valgrind
 #   make BUILD=build/static STATIC_PREFIX=...   the shipped static binary
 BUILD ?= build/dev
 VERSION ?= 0.1.0
@@ -14,6 +15,9 @@ ifdef SAN
 CFLAGS_BASE += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -DXLOOP_TEST_BUILD
 LDFLAGS_BASE := -fsanitize=address,undefined
+LIBS := $(SYSLIBS)
+else ifdef VG
+CFLAGS_BASE += -O1 -DXLOOP_TEST_BUILD
 LIBS := $(SYSLIBS)
 else ifdef STATIC_PREFIX
 CFLAGS_BASE += -O2 -I$(STATIC_PREFIX)/include

@@ -3,6 +3,8 @@
 #   ./build.sh          the fully static ./xloop
 #   ./build.sh asan     an ASan+UBSan build (dynamic) in build/asan/, with unit tests
 #   ./build.sh test     both builds, then every unit and integration test
+#   ./build.sh fuzz [SECONDS]   libFuzzer targets (fuzz/README.md), SECONDS each
+#   ./build.sh valgrind the unit tests, built without sanitizers, under memcheck
 #   ./build.sh clean    remove build outputs (keeps the dependency cache)
 # Installs what it needs with apt-get (as root) when it is missing.
 set -euo pipefail
@@ -88,9 +90,43 @@ build_asan() {
 		build/asan/xloop units >&2
 }
 
+# Build the libFuzzer targets into build/fuzz and run each for $1 seconds.
+build_fuzz() {
+	need_pkgs $BUILD_PKGS clang libclang-rt-14-dev
+	say "libFuzzer targets in build/fuzz"
+	nice -n 19 make -f fuzz/Makefile -j"$JOBS" BUILD=build/fuzz >&2
+	fuzz/run.sh "${1:-60}"
+}
+
+# Every unit test, built plainly in build/vg, under valgrind's memcheck.
+run_valgrind() {
+	local t rc failed=0 log
+	need_pkgs $BUILD_PKGS libcmocka-dev valgrind git
+	say "unit tests for valgrind in build/vg"
+	make -j"$JOBS" BUILD=build/vg VG=1 VERSION="$(version)-vg" units >&2
+	mkdir -p build/vg/logs
+	for t in build/vg/test_*; do
+		[ -x "$t" ] || continue
+		log=build/vg/logs/${t##*/}.log
+		rc=0
+		valgrind -q --error-exitcode=99 --leak-check=full \
+			--errors-for-leak-kinds=definite "$t" >"$log" 2>&1 || rc=$?
+		if [ "$rc" -eq 0 ]; then
+			echo "ok - valgrind ${t##*/}"
+		else
+			echo "not ok - valgrind ${t##*/} (exit $rc, see $log)"
+			grep -E '^==[0-9]+== [A-Z]|\[  FAILED  \]' "$log" | head -n 20
+			failed=1
+		fi
+	done
+	return "$failed"
+}
+
 case "${1:-static}" in
 static) build_static ;;
 asan) build_asan ;;
+fuzz) build_fuzz "${2:-60}" ;;
+valgrind) run_valgrind ;;
 test)
 	need_pkgs $BUILD_PKGS $TEST_PKGS
 	build_static
@@ -98,5 +134,5 @@ test)
 	exec tests/run.sh
 	;;
 clean) make clean ;;
-*) die "unknown mode '$1' (use: static, asan, test, clean)" ;;
+*) die "unknown mode '$1' (use: static, asan, test, fuzz, valgrind, clean)" ;;
 esac

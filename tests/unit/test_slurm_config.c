@@ -157,6 +157,23 @@ static void test_ping_backup(void **state)
 	slurm_ping_release(&ping);
 }
 
+static void test_ping_no_host(void **state)
+{
+	struct slurm_ping ping = SLURM_PING_INIT;
+	char *cause = NULL;
+
+	(void)state;
+	/* found by fuzz_records: the host's length underflowed */
+	assert_int_equal(slurm_parse_ping("Slurmctld(x) at is UP\n", &ping, &cause), -1);
+	assert_non_null(strstr(cause, "unexpected"));
+	free(cause);
+	cause = NULL;
+	assert_int_equal(slurm_parse_ping("Slurmctld(a/b) at are UP/DOWN\n", &ping, &cause),
+			 -1);
+	free(cause);
+	assert_int_equal(ping.nr, 0);
+}
+
 static void test_ping_old_form(void **state)
 {
 	struct slurm_ping ping = SLURM_PING_INIT;
@@ -216,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_ping_up),
 		cmocka_unit_test(test_ping_down_banner),
 		cmocka_unit_test(test_ping_backup),
+		cmocka_unit_test(test_ping_no_host),
 		cmocka_unit_test(test_ping_old_form),
 		cmocka_unit_test(test_ping_errors),
 	};

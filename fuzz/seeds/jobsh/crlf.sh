@@ -1,0 +1,3 @@
+#!/bin/bash
+LR=0.1
+EPOCHS=5

@@ -15,7 +15,7 @@
 #define TAIL_LINES 5
 
 /* The last n non-blank lines of a log (carriage-return progress folded). */
-static json_t *log_tail(const char *path, int n)
+json_t *briefing_log_tail(const char *path, int n)
 {
 	struct buf b = BUF_INIT;
 	json_t *a = json_array();
@@ -97,7 +97,7 @@ static json_t *finished_since(struct xl_ctx *ctx, long long seen, long long *max
 			"state", db_col_text(&q, 13));
 
 		json_object_set_new(o, "log_tail", ok ? json_array() :
-				    log_tail(db_col_text(&q, 11), TAIL_LINES));
+				    briefing_log_tail(db_col_text(&q, 11), TAIL_LINES));
 		json_array_append_new(a, o);
 		if (db_col_int64(&q, 0) > *max_id)
 			*max_id = db_col_int64(&q, 0);

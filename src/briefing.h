@@ -31,6 +31,9 @@ int briefing_mark_seen(struct xl_ctx *ctx, json_t *b);
  */
 char *briefing_stale(struct xl_ctx *ctx, const struct attempt *a, const char *tag);
 
+/* The last n non-blank lines of a log as a JSON array of strings. */
+json_t *briefing_log_tail(const char *path, int n);
+
 /* A pending reason's action with TAG and JOBID filled in (malloc'd). */
 char *briefing_fill_action(const char *action, const char *tag, const char *job);
 

@@ -23,6 +23,7 @@ extern const struct cmd_entry cmd_new_entry;
 extern const struct cmd_entry cmd_next_entry;
 extern const struct cmd_entry cmd_notify_entry;
 extern const struct cmd_entry cmd_plan_entry;
+extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_resume_entry;
 extern const struct cmd_entry cmd_retry_entry;
 extern const struct cmd_entry cmd_sample_entry;
@@ -51,6 +52,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_next_entry,
 	&cmd_notify_entry,
 	&cmd_plan_entry,
+	&cmd_report_entry,
 	&cmd_resume_entry,
 	&cmd_retry_entry,
 	&cmd_sample_entry,

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# xloop report: one self-contained HTML page, checked in a real headless
+# Chromium (no console errors, not blank, every run in the DOM) on a study
+# whose attempts are written into its state DB with known times, so the
+# idle gaps are known. Needs no Slurm.
+. "$(dirname "$0")/lib.sh"
+
+X=$XLOOP_BIN
+S=${XLOOP_ROOT_DIR:?}/schemas
+V="/usr/bin/python3 $(dirname "$0")/validate.py"
+d=$(user_dir)
+u() { as_user "$X" -C "$d" "$@"; }
+new_study "$d" rep 'c["metric"]["name"] = "acc"'
+
+printf '#!/bin/bash\nLR=0.1\nDEPTH=3\necho "START lr=$LR"\n' >"$T_TMP/job.sh"
+echo '{"score": 0.5}' >"$T_TMP/cv.json"
+chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+expect_rc 0 "adopt" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
+expect_rc 0 "a child" u new lr-small --from base --set LR=0.01
+expect_rc 0 "a failing child" u new depth-9 --from base --set DEPTH=9
+expect_rc 0 "a grandchild" u new deeper --from lr-small --set DEPTH=4 --force
+expect_rc 0 "a child with markup in its value" u new odd --from base --set 'LR=<script>alert(1)</script>&'
+expect_rc 0 "a running child" u new live --from base --set LR=0.2
+as_user sh -c "printf 'START lr=0.1\nfold 1/5\nTraceback (most recent call last):\nValueError: depth <9> is too deep\nFAILED\n' >'$d/runs/rep/depth-9/slurm/attempt1.out'"
+
+# attempts with known times: busy 1000-1010, 1012-1020, 1030-1040 (and a
+# running one inside): 2 s + 10 s idle over 40 s
+/usr/bin/python3 - "$d" <<'PY'
+import sqlite3, sys
+d = sys.argv[1]
+c = sqlite3.connect(d + "/.xloop/state.db")
+ids = {t: i for i, t in c.execute("SELECT id, tag FROM run")}
+def att(tag, n, start, end, state, verdict, score, reason, cls=None):
+    c.execute("INSERT INTO attempt (run_id, n, token, phase, job_id, log_path, intent_at,"
+              " submitted_at, started_at, ended_at, state, verdict, failure_class,"
+              " verdict_reason, score) VALUES (?, ?, ?, 'submitted', ?, ?, ?, ?, ?, ?, ?, ?,"
+              " ?, ?, ?)", (ids[tag], n, "tok-%s-%d" % (tag, n), str(100 + ids[tag] * 10 + n),
+              "%s/runs/rep/%s/slurm/attempt%d.out" % (d, tag, n), start - 5, start - 5,
+              start, end, state, verdict, cls, reason, score))
+att("lr-small", 1, 1000, 1010, "COMPLETED", "success", 0.7, "COMPLETED 0:0, score 0.7")
+att("depth-9", 1, 1012, 1020, "FAILED", "failure", None, "FAILED (ExitCode 1:0)", "program")
+att("deeper", 1, 1030, 1040, "COMPLETED", "success", 0.9, "COMPLETED 0:0, score 0.9")
+att("odd", 1, 1032, 1036, "COMPLETED", "success", 0.6, "COMPLETED 0:0, score 0.6")
+c.commit()
+PY
+
+o=$(user_dir)
+u report --out "$o/r.html" --json >"$T_TMP/r.json" 2>"$T_TMP/r.err"
+cp "$o/r.html" "$T_TMP/r.html"
+check "report --json validates" sh -c "$V '$S/report.schema.json' <'$T_TMP/r.json'"
+check "it counts 12 s idle over 40 s" test "$(jget .idle_s <"$T_TMP/r.json") $(jget .span_s <"$T_TMP/r.json")" = "12 40"
+check "the page states the idle share" grep -q 'GPU idle 30.0% of the study: 12 s' "$T_TMP/r.html"
+check "the page is self-contained" sh -c "! grep -Eiq '<script|<link|src=|url\\(|@import|https?://[^\"]*\\.(js|css)' '$T_TMP/r.html'"
+check "markup in a value is escaped" grep -q '&lt;script&gt;alert(1)&lt;/script&gt;&amp;' "$T_TMP/r.html"
+check "the failure's log tail is shown" grep -q 'ValueError: depth &lt;9&gt; is too deep' "$T_TMP/r.html"
+check "the best run is highlighted" grep -q 'class="run success best" data-tag="deeper"' "$T_TMP/r.html"
+expect_rc 0 "the default path" u report
+check "is .xloop/report.html" test -s "$d/.xloop/report.html"
+
+if ! command -v chromium >/dev/null; then
+	skip "the page in Chromium" "chromium is not installed"
+	finish
+	exit
+fi
+ud=$(mktemp -d "$T_TMP/chromium-XXXXXX")
+chrome() {
+	timeout 60 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$ud" --enable-logging=stderr --v=0 "$@"
+}
+chrome --dump-dom "file://$T_TMP/r.html" >"$T_TMP/dom.html" 2>"$T_TMP/dom.err"
+check "Chromium loads the page" grep -q '<h1>Study rep</h1>' "$T_TMP/dom.html"
+check "no console message" sh -c "! grep -Ei 'CONSOLE|Uncaught|Refused|ERR_FILE' '$T_TMP/dom.err'"
+for t in base lr-small depth-9 deeper odd live; do
+	check "the DOM holds run $t (leaderboard, tree, detail)" sh -c "
+		grep -q 'class=\"run [a-z ]*\" data-tag=\"$t\"' '$T_TMP/dom.html' &&
+		grep -q 'class=\"node [a-z]*\" data-tag=\"$t\"' '$T_TMP/dom.html' &&
+		grep -q 'id=\"run-$t\"' '$T_TMP/dom.html'"
+done
+check "no script element came out of the value" sh -c "! grep -qi '<script' '$T_TMP/dom.html'"
+chrome --window-size=1100,1400 --screenshot="$T_TMP/r.png" "file://$T_TMP/r.html" >/dev/null 2>&1
+# not blank: many distinct colours in the decoded pixels
+check "the screenshot is not blank" /usr/bin/python3 - "$T_TMP/r.png" <<'PY'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+pos, idat, w = 8, b"", 0
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b"IHDR":
+        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+    elif kind == b"IDAT":
+        idat += body
+    pos += 12 + n
+raw = zlib.decompress(idat)
+colours = {raw[i:i + 3] for i in range(1, len(raw), 4 * 7)}
+print(len(colours), "colours sampled")
+assert len(colours) > 20, "the page looks blank"
+PY
+finish

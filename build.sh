@@ -3,6 +3,7 @@
 #   ./build.sh          the fully static ./xloop
 #   ./build.sh asan     an ASan+UBSan build (dynamic) in build/asan/, with unit tests
 #   ./build.sh test     both builds, then every unit and integration test
+#   ./build.sh demo     build, start the test cluster, run the example study (ops/demo)
 #   ./build.sh fuzz [SECONDS]   libFuzzer targets (fuzz/README.md), SECONDS each
 #   ./build.sh valgrind the unit tests, built without sanitizers, under memcheck
 #   ./build.sh clean    remove build outputs (keeps the dependency cache)
@@ -125,6 +126,11 @@ run_valgrind() {
 case "${1:-static}" in
 static) build_static ;;
 asan) build_asan ;;
+demo)
+	need_pkgs $BUILD_PKGS $TEST_PKGS python3-sklearn
+	build_static
+	exec ops/demo/demo.sh
+	;;
 fuzz) build_fuzz "${2:-60}" ;;
 valgrind) run_valgrind ;;
 test)

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The demo (./build.sh demo): a real experiment loop on the local test
+# cluster. A temporary git repository gets the example study
+# (runs/digits/base/job.sh: 5-fold CV on scikit-learn's digits); the
+# baseline is submitted and proven, five one-variable changes are planned
+# (one of them deliberately broken), and `xloop tick` drives the loop until
+# the plan is done, as cron would. It ends with the briefing and the HTML
+# report. Runs as root (it starts the cluster); xloop runs as the
+# unprivileged user $XLOOP_DEMO_USER (default xloopt).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+X=$ROOT/xloop
+DEMO_USER=${XLOOP_DEMO_USER:-xloopt}
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+[ "$(id -u)" -eq 0 ] || { echo "demo.sh: run as root (it starts the test cluster)" >&2; exit 77; }
+[ -x "$X" ] || { echo "demo.sh: build ./xloop first (./build.sh)" >&2; exit 1; }
+
+id "$DEMO_USER" >/dev/null 2>&1 || useradd -m "$DEMO_USER"
+say "starting the local Slurm test cluster"
+"$ROOT/ops/slurm/testcluster.sh" up
+eval "$("$ROOT/ops/slurm/testcluster.sh" env)"
+
+d=$(mktemp -d /tmp/xloop-demo-XXXXXX)
+chmod 755 "$d"
+chown "$DEMO_USER" "$d"
+# as the user, with a plain PATH (the job needs Debian's python3-sklearn)
+u() { runuser -u "$DEMO_USER" -- env PATH=/usr/local/bin:/usr/bin:/bin HOME="$d" \
+	SLURM_CONF="$SLURM_CONF" "$@"; }
+x() { u "$X" -C "$d" "$@"; }
+
+say "a study in $d"
+u git -C "$d" init -q -b main
+u git -C "$d" config user.name "xloop demo"
+u git -C "$d" config user.email demo@example.invalid
+x init --study digits
+u /usr/bin/python3 - "$d/xloop.json" <<'PY'
+import json, sys
+p = sys.argv[1]
+c = json.load(open(p))
+c["resources"].update(cpus=1, mem="1G", time="00:10:00")
+c["metric"].update(name="accuracy", goal="max")
+c["queue"]["depth"] = 2
+json.dump(c, open(p, "w"), indent=2)
+PY
+cp "$ROOT/runs/digits/base/job.sh" "$d/base-job.sh"
+chown "$DEMO_USER" "$d/base-job.sh"
+x adopt "$d/base-job.sh" --tag base
+rm -f "$d/base-job.sh"
+
+# tick as cron would (every few seconds here), printing what it reports
+drive() {
+	local deadline=$((SECONDS + $1)) out
+	while [ $SECONDS -lt $deadline ]; do
+		out=$(x tick 2>&1) || true
+		[ -n "$out" ] && printf '%s\n' "$out"
+		if eval "$2"; then
+			return 0
+		fi
+		sleep 2
+	done
+	echo "demo.sh: gave up waiting after $1 s" >&2
+	return 1
+}
+proven() { x status --json | /usr/bin/python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["best"] else 1)'; }
+done_all() {
+	x plan ls 2>/dev/null | grep -q '^the plan is empty' &&
+		[ -z "$(u squeue -h -u "$DEMO_USER" -o %i)" ]
+}
+
+say "submitting the baseline and waiting for its verdict"
+x submit base --no-chain
+drive 120 proven
+
+say "planning five one-variable changes (C=-1 is broken on purpose)"
+x plan add C=0.1 C=10 SCALE=no C=-1 MAX_ITER=20
+x next
+
+say "xloop tick drives the loop until the plan is done"
+drive 240 done_all
+x tick >/dev/null 2>&1 || true
+
+say "the briefing"
+x next
+
+say "the report"
+x report --out "$d/report.html"
+x report --json --out "$d/report.html" | /usr/bin/python3 -c 'import json,sys
+r = json.load(sys.stdin)
+print("GPU idle %.1f%% of the study (%d s of %d s)" % (r["idle_percent"], r["idle_s"], r["span_s"]))'
+echo
+echo "study:  $d (git log, ops/decisions.md, runs/digits/*/slurm/attempt*.out)"
+echo "report: $d/report.html"
+echo "the test cluster is still up: ops/slurm/testcluster.sh down stops it"

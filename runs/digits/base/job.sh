@@ -1,0 +1,46 @@
+#!/bin/bash
+# The example study: 5-fold cross-validated logistic regression on
+# scikit-learn's bundled digits dataset (1797 8x8 images), repeated with
+# REPEATS shuffles: a few seconds per run on a CPU. It follows xloop's log contract: a START line with the
+# configuration and device, one line per fold, FINISHED or FAILED; the
+# score goes to $XLOOP_RUN_DIR/cv.json. xloop changes exactly one of the
+# assignments below per run.
+set -euo pipefail
+C=1.0
+MAX_ITER=200
+SCALE=yes
+SOLVER=lbfgs
+REPEATS=10
+python3 - "$C" "$MAX_ITER" "$SCALE" "$SOLVER" "$REPEATS" <<'PY'
+import json, os, sys, warnings
+c, max_iter, scale, solver, repeats = sys.argv[1:6]
+print(f"START model=logreg C={c} max_iter={max_iter} scale={scale} solver={solver} "
+      f"repeats={repeats} device=cpu", flush=True)
+try:
+    from sklearn.datasets import load_digits
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import RepeatedStratifiedKFold
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_digits(return_X_y=True)
+    folds = RepeatedStratifiedKFold(n_splits=5, n_repeats=int(repeats), random_state=0)
+    total = 5 * int(repeats)
+    scores = []
+    for k, (train, test) in enumerate(folds.split(X, y), 1):
+        model = LogisticRegression(C=float(c), max_iter=int(max_iter), solver=solver)
+        if scale == "yes":
+            model = make_pipeline(StandardScaler(), model)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # convergence warnings at small max_iter
+            model.fit(X[train], y[train])
+        scores.append(float(model.score(X[test], y[test])))
+        print(f"fold {k}/{total} n={len(train)} acc={scores[-1]:.4f}", flush=True)
+except Exception as e:
+    print(f"FAILED {type(e).__name__}: {e}", flush=True)
+    sys.exit(1)
+mean = sum(scores) / len(scores)
+with open(os.path.join(os.environ["XLOOP_RUN_DIR"], "cv.json"), "w") as f:
+    json.dump({"score": mean, "metric": "accuracy", "folds": scores}, f)
+print(f"FINISHED cv_accuracy={mean:.4f}", flush=True)
+PY

@@ -22,7 +22,7 @@ BUILD_PKGS="gcc make pkg-config dpkg-dev autoconf automake libtool cmake file
 	libsqlite3-dev libjansson-dev libssl-dev zlib1g-dev libpcre2-dev
 	libhttp-parser-dev libgit2-dev libcurl4-openssl-dev"
 TEST_PKGS="libcmocka-dev git python3 python3-jsonschema valgrind slurm-wlm slurmdbd munge chromium
-	mariadb-server util-linux passwd"
+	mariadb-server util-linux passwd python3-sklearn"
 
 # Install the packages that are not installed yet (apt-get update once).
 need_pkgs() {
@@ -127,7 +127,7 @@ case "${1:-static}" in
 static) build_static ;;
 asan) build_asan ;;
 demo)
-	need_pkgs $BUILD_PKGS $TEST_PKGS python3-sklearn
+	need_pkgs $BUILD_PKGS $TEST_PKGS
 	build_static
 	exec ops/demo/demo.sh
 	;;

@@ -17,8 +17,12 @@ say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 [ -x "$X" ] || { echo "demo.sh: build ./xloop first (./build.sh)" >&2; exit 1; }
 
 id "$DEMO_USER" >/dev/null 2>&1 || useradd -m "$DEMO_USER"
-say "starting the local Slurm test cluster"
-"$ROOT/ops/slurm/testcluster.sh" up
+if "$ROOT/ops/slurm/testcluster.sh" status >/dev/null 2>&1; then
+	say "using the local Slurm test cluster that is up"
+else
+	say "starting the local Slurm test cluster"
+	"$ROOT/ops/slurm/testcluster.sh" up
+fi
 eval "$("$ROOT/ops/slurm/testcluster.sh" env)"
 
 d=$(mktemp -d /tmp/xloop-demo-XXXXXX)

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The demo (README's main command) end to end on the cluster that is up:
+# the baseline proven, the five planned changes judged (C=-1 a failure with
+# its log tail), chained jobs with no idle gap, the report written.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$XLOOP_PROFILE" != plain ]; then
+	skip "the demo" "run once, without accounting"
+	finish
+	exit
+fi
+if ! /usr/bin/python3 -c 'import sklearn' 2>/dev/null; then
+	not_ok "python3-sklearn is installed (./build.sh test installs it)"
+	finish
+	exit
+fi
+start=$(date +%s)
+XLOOP_DEMO_USER=$XLOOP_TEST_USER "$XLOOP_ROOT_DIR/ops/demo/demo.sh" >"$T_TMP/demo.txt" 2>&1
+rc=$?
+took=$(($(date +%s) - start))
+check "the demo ends well" sh -c "[ $rc -eq 0 ] || { tail -n 30 '$T_TMP/demo.txt'; exit 1; }"
+check "it took under two minutes here ($took s)" test "$took" -lt 120
+d=$(sed -n 's/^study:  \([^ ]*\) .*/\1/p' "$T_TMP/demo.txt")
+check "the baseline was proven" grep -q '^base attempt 1: success' "$T_TMP/demo.txt"
+check "four changes succeeded" test "$(grep -Ec '^(C-0\.1|C-10|SCALE-no|MAX_ITER-20) attempt 1: success' "$T_TMP/demo.txt")" = 4
+check "the broken change failed, with its log tail" sh -c "grep -q '^C--1 attempt 1: failure' '$T_TMP/demo.txt' && grep -q '| FAILED InvalidParameterError' '$T_TMP/demo.txt'"
+check "the report was written" test -s "$d/report.html"
+check "with all six runs" test "$(grep -c 'class="run [a-z ]*" data-tag=' "$d/report.html")" = 6
+# chained jobs: every start after the first change is the previous end
+check "chained jobs followed each other without idle time" /usr/bin/python3 - "$d/.xloop/state.db" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+rows = c.execute("SELECT r.tag, a.started_at, a.ended_at, a.after_job FROM attempt a"
+                 " JOIN run r ON r.id = a.run_id ORDER BY a.started_at").fetchall()
+gaps = [b[1] - a[2] for a, b in zip(rows, rows[1:]) if b[3]]
+print("gaps behind a chained job:", gaps)
+assert gaps and max(gaps) <= 2, gaps
+PY
+check "decisions.md records every verdict" test "$(grep -c '^## ' "$d/ops/decisions.md")" -ge 6
+rm -rf "$d"
+finish

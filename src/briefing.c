@@ -340,8 +340,8 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 	for (i = 0; fed && i < fed->nr_skipped; i++)
 		json_array_append_new(skipped, json_string(fed->skipped[i]));
 	action = next_action(ctx, finished, live, nplan, nruns > 0, has_best);
-	b = json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:s, s:I, s:I}",
-		      "study", ctx->cfg.study, "metric", ctx->cfg.metric,
+	b = json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:s, s:I, s:I}",
+		      "schema", "xloop.next/1", "study", ctx->cfg.study, "metric", ctx->cfg.metric,
 		      "generated_at", (json_int_t)time(NULL),
 		      "finished", finished, "repaired", repaired, "live", live,
 		      "best", has_best ? json_pack("{s:s, s:f}", "tag", best.tag, "score",

@@ -867,7 +867,8 @@ static json_t *to_json(const struct checks *c, int ok)
 		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:s}",
 			"name", c->v[i].name, "status", status_names[c->v[i].st],
 			"detail", c->v[i].detail, "fix", c->v[i].fix));
-	return json_pack("{s:o, s:b}", "checks", arr, "ok", ok);
+	return json_pack("{s:s, s:o, s:b}", "schema", "xloop.doctor/1", "checks", arr,
+			 "ok", ok);
 }
 
 /* Check the environment a study runs in. */

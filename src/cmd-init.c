@@ -38,6 +38,15 @@ static const char agents_section[] =
 	"  every 30-60 s, last line `FINISHED` or `FAILED`; no tqdm or carriage returns.\n"
 	"- The job reads XLOOP_RUN_DIR, XLOOP_TAG, XLOOP_ATTEMPT, XLOOP_STUDY and\n"
 	"  XLOOP_ROOT from its environment: write cv.json to \"$XLOOP_RUN_DIR/cv.json\".\n"
+	"- A grid of one variable is a sweep: `xloop sweep --set VAR=V1,V2,...`; its\n"
+	"  failed tasks are resubmitted with `xloop sweep retry NAME`. Failures of the\n"
+	"  machine (NODE_FAIL, PREEMPTED) are retried by xloop itself; for TIMEOUT and\n"
+	"  OUT_OF_MEMORY the briefing gives the retry command with the raised limit.\n"
+	"- `--json` on next, resume, status, doctor and report gives a versioned\n"
+	"  document (\"schema\": \"xloop.next/1\", ...; see schemas/ in xloop).\n"
+	"- Never: scancel or `scontrol update` any job (least of all other users'),\n"
+	"  edit or delete a job.sh that was submitted, reorder or renumber a sweep,\n"
+	"  or edit .xloop/. Ask the user before `xloop cancel`.\n"
 	AGENTS_END "\n";
 
 static const char decisions_header[] =

@@ -179,7 +179,8 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 			      &best_score) == 0;
 
 	if (ctx->json) {
-		doc = json_pack("{s:s, s:s, s:o, s:b}", "study", ctx->cfg.study,
+		doc = json_pack("{s:s, s:s, s:s, s:o, s:b}", "schema", "xloop.status/1",
+				"study", ctx->cfg.study,
 				"metric", ctx->cfg.metric,
 				"best", have_best ? json_string(best.tag) : json_null(),
 				"slurm_reachable", sq == 0);

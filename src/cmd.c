@@ -10,6 +10,7 @@
 #include "cmd.h"
 
 extern const struct cmd_entry cmd_adopt_entry;
+extern const struct cmd_entry cmd_agent_setup_entry;
 extern const struct cmd_entry cmd_cancel_entry;
 extern const struct cmd_entry cmd_cron_line_entry;
 extern const struct cmd_entry cmd_decide_entry;
@@ -39,6 +40,7 @@ extern const struct cmd_entry cmd_test_slurm_entry;
 /* Sorted by name; hidden test commands last. */
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_adopt_entry,
+	&cmd_agent_setup_entry,
 	&cmd_cancel_entry,
 	&cmd_cron_line_entry,
 	&cmd_decide_entry,

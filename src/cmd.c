@@ -34,6 +34,7 @@ extern const struct cmd_entry cmd_submit_entry;
 extern const struct cmd_entry cmd_sweep_entry;
 extern const struct cmd_entry cmd_tick_entry;
 extern const struct cmd_entry cmd_version_entry;
+extern const struct cmd_entry cmd_watch_entry;
 extern const struct cmd_entry cmd_test_parse_entry;
 extern const struct cmd_entry cmd_test_slurm_entry;
 
@@ -64,6 +65,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_sweep_entry,
 	&cmd_tick_entry,
 	&cmd_version_entry,
+	&cmd_watch_entry,
 	&cmd_test_parse_entry,
 	&cmd_test_slurm_entry,
 	NULL,

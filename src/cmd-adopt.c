@@ -93,9 +93,10 @@ const struct cmd_entry cmd_adopt_entry = {
 	"register an existing job script as a root run of the study",
 	"The script is copied byte for byte to runs/<study>/T/job.sh (mode 0755)\n"
 	"and committed to git (only that path; what you staged stays staged). It\n"
-	"must pass `bash -n`. With --cv, FILE is a cv.json from a run you made by\n"
-	"hand (a JSON object with a finite numeric \"score\"): the run is proven with\n"
-	"that score, so it can be a parent straight away.\n"
+	"must pass `bash -n` and have Unix line ends (sbatch refuses CRLF). With\n"
+	"--cv, FILE is a cv.json from a run you made by hand (a JSON object with a\n"
+	"finite numeric \"score\"): the run is proven with that score, so it can be\n"
+	"a parent straight away.\n"
 	"\n"
 	"options:\n"
 	"  --tag T     the run's tag: 1-64 of [A-Za-z0-9._-], not starting with . _ -\n"

@@ -32,8 +32,8 @@ static int cmd_decide(struct xl_ctx *ctx, const struct cmd_entry *self,
 		free(pos);
 		return XL_USAGE;
 	}
-	if (!*pos[0] || strlen(pos[0]) > 10000) {
-		error("the decision text must be 1 to 10000 characters");
+	if (!*pos[0] || strlen(pos[0]) > 10000 || !utf8_valid(pos[0], strlen(pos[0]))) {
+		error("the decision text must be 1 to 10000 characters of UTF-8 text");
 		free(pos);
 		return XL_DATAERR;
 	}

@@ -39,9 +39,12 @@ static int cmd_new(struct xl_ctx *ctx, const struct cmd_entry *self,
 		free(pos);
 		return XL_USAGE;
 	}
-	if (jobsh_parse_setting(set, &var, &value, &cause) < 0)
+	if (jobsh_parse_setting(set, &var, &value, &cause) < 0) {
 		rc = XL_DATAERR;
-	else
+	} else if (note && !utf8_valid(note, strlen(note))) {
+		cause = xstrdup("the --note is not valid UTF-8 text");
+		rc = XL_DATAERR;
+	} else
 		rc = loop_new_run(ctx, pos[0], from, var, value, note, force, &nr, &cause);
 	if (rc) {
 		error("%s", cause ? cause : "new failed");

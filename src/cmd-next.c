@@ -9,6 +9,7 @@
 #include "briefing.h"
 #include "cmd.h"
 #include "jobsh.h"
+#include "loop.h"
 #include "opts.h"
 
 /* Refresh, judge, feed, brief. */
@@ -25,6 +26,7 @@ static int cmd_next(struct xl_ctx *ctx, const struct cmd_entry *self,
 	struct feed_request req;
 	struct feed_result fed;
 	struct refresh ref;
+	struct run parent;
 	struct slurm s;
 	char **pos, *cause = NULL, *var = NULL, *value = NULL;
 	int npos, rc, frc = 0;
@@ -49,6 +51,18 @@ static int cmd_next(struct xl_ctx *ctx, const struct cmd_entry *self,
 		req.value = value;
 		req.from = from;
 		req.tag = tag;
+		/* refuse a bad --tag or --from before anything is reconciled */
+		rc = tag ? loop_check_new_tag(ctx, tag, &cause) : 0;
+		if (rc == 0 && from && strcmp(from, "best") != 0 &&
+		    (rc = loop_find_run(ctx, from, &parent, &cause)) == 0)
+			run_release(&parent);
+		if (rc) {
+			error("%s", cause ? cause : "unable to read the state DB");
+			free(cause);
+			free(var);
+			free(value);
+			return rc;
+		}
 	}
 	slurm_init(&s);
 	memset(&fed, 0, sizeof(fed));

@@ -80,15 +80,19 @@ static int plan_add_cmd(struct xl_ctx *ctx, char **pos, int npos, const char *fr
 			break;
 		}
 		json_array_append_new(ids, json_integer(id));
-		if (!ctx->json)
-			printf("plan %lld: %s=%s from %s\n", id, vars[i], vals[i], from);
 	}
 	if (rc == 0 && db_commit(&ctx->db) < 0)
 		rc = XL_ERR;
+	/* say what was added only once it is stored */
 	if (rc)
 		error("%s", cause ? cause : "unable to add to the plan");
 	else if (ctx->json)
 		cmd_emit_json(json_pack("{s:O}", "added", ids));
+	else
+		for (i = 1; i < npos; i++)
+			printf("plan %lld: %s=%s from %s\n",
+			       (long long)json_integer_value(json_array_get(ids, (size_t)i - 1)),
+			       vars[i], vals[i], from);
 	json_decref(ids);
 	for (i = 0; i < npos; i++) {
 		free(vars[i]);

@@ -175,7 +175,11 @@ int db_open(struct db *db, const char *path, char **cause)
 	if (db_exec(db, "PRAGMA journal_mode=WAL") < 0 ||
 	    db_exec(db, "PRAGMA synchronous=FULL") < 0 ||
 	    pragma_int(db, "PRAGMA application_id", &appid) < 0) {
-		*cause = xasprintf("unable to set up '%s'", path);
+		/* the OS's reason, e.g. a full disk, says more than "disk I/O error" */
+		int e = sqlite3_system_errno(db->h);
+
+		*cause = xasprintf("unable to set up '%s'%s%s", path, e ? ": " : "",
+				   e ? strerror(e) : "");
 		goto fail;
 	}
 	if (appid != 0 && appid != XLOOP_APPLICATION_ID) {
@@ -374,7 +378,9 @@ int db_commit(struct db *db)
 		return 0;
 	db->txn_where = NULL;
 	if (db_exec(db, "COMMIT") < 0) {
-		db_exec(db, "ROLLBACK");
+		/* SQLITE_FULL and the like roll back by themselves */
+		if (!sqlite3_get_autocommit(db->h))
+			db_exec(db, "ROLLBACK");
 		return -1;
 	}
 	return 0;

@@ -1613,6 +1613,11 @@ int jobsh_parse_setting(const char *arg, char **name, char **value,
 		free(n);
 		return -1;
 	}
+	if (!utf8_valid(eq + 1, strlen(eq + 1))) {
+		fail(cause, "the value of %s is not valid UTF-8 text", n);
+		free(n);
+		return -1;
+	}
 	*name = n;
 	*value = xstrdup(eq + 1);
 	return 0;

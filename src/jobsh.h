@@ -87,7 +87,8 @@ int jobsh_valid_name(const char *name);
 
 /*
  * Split "VAR=VALUE" at the first '='. VAR must be a valid name; VALUE may
- * be empty and may hold further '='. *name and *value are malloc'd.
+ * be empty and may hold further '=', but must be UTF-8 (it is shown in JSON).
+ * *name and *value are malloc'd.
  */
 int jobsh_parse_setting(const char *arg, char **name, char **value,
 			char **cause);

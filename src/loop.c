@@ -245,8 +245,10 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 		if (attempts_insert(&ctx->db, &a) < 0)
 			goto rollback;
 	}
-	if (db_commit(&ctx->db) < 0)
+	if (db_commit(&ctx->db) < 0) {
+		*cause = xasprintf("unable to record run '%s' in the state DB", r->tag);
 		goto undo;
+	}
 
 	/* the run exists now; git is the record, not the truth */
 	rel = xasprintf("runs/%s/%s/job.sh", study, r->tag);
@@ -787,6 +789,7 @@ int loop_new_run(struct xl_ctx *ctx, const char *tag, const char *from,
 	struct jobsh_change ch = JOBSH_CHANGE_INIT;
 	struct run parent;
 	char *ppath = NULL;
+	const char *old;
 	int rc, err;
 
 	memset(out, 0, sizeof(*out));
@@ -819,7 +822,8 @@ int loop_new_run(struct xl_ctx *ctx, const char *tag, const char *from,
 	out->run.parent_id = parent.id;
 	out->run.parent_tag = xstrdup(parent.tag);
 	out->run.var = xstrdup(var);
-	out->run.old_value = xstrdup(ch.old_value ? ch.old_value : ch.old_raw);
+	old = ch.old_value ? ch.old_value : ch.old_raw;
+	out->run.old_value = utf8_clean(old, strlen(old));	/* shown, never used */
 	out->run.new_value = xstrdup(value);
 	out->run.note = xstrdup(note ? note : "");
 	rc = loop_create_run(ctx, &out->run, nt.s, nt.len, NULL, 0, cause);

@@ -74,11 +74,27 @@ void study_sha256(const void *data, size_t len, char hex[65])
 /* Read a job script with the checks every command wants. */
 int study_read_script(const char *path, struct buf *out, int *err, char **cause)
 {
+	size_t i, line = 1;
+
 	if (read_file(path, JOBSH_MAX_BYTES, out, err, cause) < 0)
 		return -1;
 	if (memchr(out->s, '\0', out->len)) {
 		*err = EINVAL;
 		*cause = xasprintf("'%s' contains a NUL byte: not a shell script", path);
+		return -1;
+	}
+	for (i = 0; i < out->len; i++) {
+		if (out->s[i] == '\n')
+			line++;
+		else if (out->s[i] == '\r' && i + 1 < out->len && out->s[i + 1] == '\n')
+			break;
+	}
+	if (i < out->len) {
+		/* sbatch refuses any script with one ("DOS line breaks") */
+		*err = EINVAL;
+		*cause = xasprintf("'%s' has Windows line ends (CRLF, first on line %zu): "
+				   "sbatch would refuse it; convert it with dos2unix",
+				   path, line);
 		return -1;
 	}
 	return 0;

@@ -24,7 +24,7 @@ void study_sha256(const void *data, size_t len, char hex[65]);
 
 /*
  * Read a job script: a regular file (no symlink), at most JOBSH_MAX_BYTES,
- * no NUL byte. -1 with *cause; *err is the errno (ENOENT: missing).
+ * no NUL byte, no CRLF. -1 with *cause; *err is the errno (ENOENT: missing).
  */
 int study_read_script(const char *path, struct buf *out, int *err, char **cause);
 

@@ -110,12 +110,37 @@ void xsnprintf(char *dst, size_t n, const char *fmt, ...)
 		die("xsnprintf: output of '%s' truncated", fmt);
 }
 
+#define REPORT_MAX 1000	/* bytes of a message shown; the middle of a longer one is left out */
+
+/*
+ * One line on stderr whatever the message holds: control bytes (a newline
+ * in a tag, a terminal escape) shown as \n or \xNN, a huge argument cut.
+ */
 static XL_PRINTF(2, 0) void report(const char *prefix, const char *fmt, va_list ap)
 {
+	char *msg = xvasprintf(fmt, ap);
+	size_t len = strlen(msg), i;
+
+	while (len && msg[len - 1] == '\n')
+		len--;
 	fflush(stdout);
 	fprintf(stderr, "xloop: %s", prefix);
-	vfprintf(stderr, fmt, ap);
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)msg[i];
+
+		if (len > REPORT_MAX && i == REPORT_MAX / 2) {
+			fprintf(stderr, " [... %zu bytes left out ...] ", len - REPORT_MAX);
+			i += len - REPORT_MAX - 1;
+		} else if (c == '\n') {
+			fputs("\\n", stderr);
+		} else if ((c < 0x20 && c != '\t') || c == 0x7f) {
+			fprintf(stderr, "\\x%02x", c);
+		} else {
+			fputc(c, stderr);
+		}
+	}
 	fputc('\n', stderr);
+	free(msg);
 }
 
 /* Print an error and return -1. */
@@ -217,6 +242,20 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 	    (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
 	return len;
+}
+
+/* Whether s[0, len) is valid UTF-8 without NUL bytes. */
+int utf8_valid(const char *s, size_t len)
+{
+	size_t i = 0, k;
+
+	while (i < len) {
+		k = utf8_seq((const unsigned char *)s + i, len - i);
+		if (k == 0)
+			return 0;
+		i += k;
+	}
+	return 1;
 }
 
 /* Copy with invalid UTF-8 replaced. */

@@ -46,6 +46,9 @@ XL_NORETURN void die(const char *fmt, ...) XL_PRINTF(1, 2);
 int parse_ll(const char *s, long long min, long long max, long long *out,
 	     const char **errstr);
 
+/* 1 when s[0, len) is valid UTF-8 (and holds no NUL byte), else 0. */
+int utf8_valid(const char *s, size_t len);
+
 /* A copy of s[0, len) that is valid UTF-8: bad bytes become '?', NUL too. */
 char *utf8_clean(const char *s, size_t len);
 

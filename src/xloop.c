@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,13 @@
 static char *find_root(const char *dir, char **cause)
 {
 	char *cur = realpath(dir, NULL);
+	struct stat st;
 
+	if (cur && stat(cur, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		free(cur);
+		cur = NULL;
+		errno = ENOTDIR;	/* -C a file must not find the study around it */
+	}
 	if (cur == NULL) {
 		*cause = xasprintf("cannot use directory '%s': %s", dir, strerror(errno));
 		return NULL;

@@ -920,6 +920,8 @@ static void test_parse_setting(void **state)
 		{ "A B=x", NULL, NULL, "'A B' is not a valid variable name (letters, "
 		  "digits and '_', not starting with a digit)" },
 		{ "A", NULL, NULL, "'A' is not VAR=VALUE" },
+		{ "A=caf\xc3\xa9", "A", "caf\xc3\xa9", NULL },
+		{ "A=\xff", NULL, NULL, "the value of A is not valid UTF-8 text" },
 		{ "", NULL, NULL, "'' is not VAR=VALUE" },
 	};
 	size_t i;

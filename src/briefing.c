@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "breaker.h"
 #include "briefing.h"
 #include "retry.h"
 #include "fsutil.h"
@@ -324,7 +325,7 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 	size_t nplan = 0, nruns = 0, i;
 	double score = 0;
 	int has_best;
-	char *action;
+	char *action, *breaker;
 
 	finished = finished_since(ctx, seen, &max_id);
 	repaired = events_since(ctx, "repaired", seen, &max_id);
@@ -339,7 +340,15 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 			"after", *fed->v[i].after ? json_string(fed->v[i].after) : json_null()));
 	for (i = 0; fed && i < fed->nr_skipped; i++)
 		json_array_append_new(skipped, json_string(fed->skipped[i]));
+	breaker = breaker_open_reason(ctx);
 	action = next_action(ctx, finished, live, nplan, nruns > 0, has_best);
+	if (breaker) {
+		char *a = xasprintf("feeding is stopped (%s). %s; then `xloop breaker reset` "
+				    "(or `xloop resume --feed`) to feed again", breaker, action);
+
+		free(action);
+		action = a;
+	}
 	b = json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:s, s:I, s:I}",
 		      "schema", "xloop.next/1", "study", ctx->cfg.study, "metric", ctx->cfg.metric,
 		      "generated_at", (json_int_t)time(NULL),
@@ -350,6 +359,8 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 		      "plan_queued", (json_int_t)nplan, "next_action", action,
 		      "slurm_calls", (json_int_t)(ref ? ref->calls : 0),
 		      "seen_upto", (json_int_t)max_id);
+	json_object_set_new(b, "breaker", breaker ? json_string(breaker) : json_null());
+	free(breaker);
 	json_object_set_new(b, "rules", with_rules ? json_pack("[s, s, s]",
 		"one change per run: `xloop new TAG --from P|best --set VAR=VALUE` "
 		"(never edit or sbatch a job.sh by hand)",
@@ -452,5 +463,7 @@ void briefing_print(const json_t *b)
 	printf("\nplan: %lld change%s queued\n",
 	       (long long)json_integer_value(json_object_get(b, "plan_queued")),
 	       json_integer_value(json_object_get(b, "plan_queued")) == 1 ? "" : "s");
+	if (json_is_string(json_object_get(b, "breaker")))
+		printf("\nFEEDING STOPPED: %s\n", jstr(b, "breaker"));
 	printf("\nnext: %s\n", jstr(b, "next_action"));
 }

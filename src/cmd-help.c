@@ -43,7 +43,7 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 	}
 	free(pos);
 	printf("xloop runs the experiment loop of an ML project on Slurm.\n\n"
-	       "usage: xloop [-C DIR] [--json] [--allow-root] COMMAND [ARGS]\n\n"
+	       "usage: xloop [-C DIR] [--json] [--allow-root] [--allow-secret] COMMAND [ARGS]\n\n"
 	       "commands:\n");
 	for (c = cmd_table; *c; c++)
 		if (!((*c)->flags & CMD_HIDDEN))

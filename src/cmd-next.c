@@ -16,11 +16,12 @@
 static int cmd_next(struct xl_ctx *ctx, const struct cmd_entry *self,
 		    int argc, char **argv)
 {
-	const char *set = NULL, *from = NULL, *tag = NULL;
+	const char *set = NULL, *from = NULL, *tag = NULL, *nice = NULL;
 	const struct opt opts[] = {
 		{ "set", OPT_STRING, &set },
 		{ "from", OPT_STRING, &from },
 		{ "tag", OPT_STRING, &tag },
+		{ "nice", OPT_STRING, &nice },
 		OPT_END,
 	};
 	struct feed_request req;
@@ -38,7 +39,8 @@ static int cmd_next(struct xl_ctx *ctx, const struct cmd_entry *self,
 	rc = opts_npos(self, pos, npos, 0, 0);
 	free(pos);
 	if (rc < 0 || ((from || tag) && !set &&
-		       cmd_usage_error(self, "--from and --tag go with --set") < 0))
+		       cmd_usage_error(self, "--from and --tag go with --set") < 0) ||
+	    cmd_apply_nice(ctx, self, nice) < 0)
 		return XL_USAGE;
 	memset(&req, 0, sizeof(req));
 	if (set) {
@@ -94,7 +96,7 @@ out:
 }
 
 const struct cmd_entry cmd_next_entry = {
-	"next", "[--set VAR=VALUE [--from P|best] [--tag T]]",
+	"next", "[--set VAR=VALUE [--from P|best] [--tag T]] [--nice N]",
 	"reconcile with Slurm, judge what ended, keep the queue fed, print the briefing",
 	"1. refreshes every live job with one squeue call (one sacct or scontrol\n"
 	"   call more when something ended) and judges what ended;\n"
@@ -107,6 +109,8 @@ const struct cmd_entry cmd_next_entry = {
 	"options:\n"
 	"  --set V=X   the change to submit now (else the plan's next entry)\n"
 	"  --from P    its parent (default: best)\n"
-	"  --tag T     its tag (default: <VAR>-<VALUE>, made unique)\n",
+	"  --tag T     its tag (default: <VAR>-<VALUE>, made unique)\n"
+	"  --nice N    sbatch --nice for what this call submits (default:\n"
+	"              xloop.json slurm.nice; users can only lower priority)\n",
 	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_next,
 };

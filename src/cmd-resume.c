@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "breaker.h"
 #include "briefing.h"
 #include "cmd.h"
 #include "opts.h"
@@ -45,6 +46,13 @@ static int cmd_resume(struct xl_ctx *ctx, const struct cmd_entry *self,
 		FREE_AND_NULL(cause);
 		reachable = 0;
 	} else if (feed) {
+		/* feeding on purpose: the breaker is closed by the one who resumes */
+		char *why = breaker_open_reason(ctx);
+
+		if (why && breaker_reset(ctx, "reset by `xloop resume --feed`") == 0 &&
+		    !ctx->json)
+			printf("the breaker was open (%s); reset, feeding again\n", why);
+		free(why);
 		frc = feed_queue(ctx, &s, &ref, &req, &fed, &cause);
 		if (frc)
 			error("%s", cause ? cause : "unable to feed the queue");

@@ -18,11 +18,13 @@ static int cmd_submit(struct xl_ctx *ctx, const struct cmd_entry *self,
 		      int argc, char **argv)
 {
 	struct submit_opts o;
+	const char *nice = NULL;
 	const struct opt opts[] = {
 		{ "after", OPT_STRING, &o.after },
 		{ "no-chain", OPT_FLAG, &o.no_chain },
 		{ "mem", OPT_STRING, &o.mem },
 		{ "time", OPT_STRING, &o.time },
+		{ "nice", OPT_STRING, &nice },
 		OPT_END,
 	};
 	struct submit_result res;
@@ -37,7 +39,8 @@ static int cmd_submit(struct xl_ctx *ctx, const struct cmd_entry *self,
 		return rc > 0 ? XL_OK : XL_USAGE;
 	if (opts_npos(self, pos, npos, 1, 1) < 0 ||
 	    (o.after && o.no_chain &&
-	     cmd_usage_error(self, "--after and --no-chain contradict each other") < 0)) {
+	     cmd_usage_error(self, "--after and --no-chain contradict each other") < 0) ||
+	    cmd_apply_nice(ctx, self, nice) < 0) {
 		free(pos);
 		return XL_USAGE;
 	}
@@ -73,7 +76,7 @@ static int cmd_submit(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_submit_entry = {
-	"submit", "T [--after JOBID] [--no-chain] [--mem M] [--time D]",
+	"submit", "T [--after JOBID] [--no-chain] [--mem M] [--time D] [--nice N]",
 	"preflight a run and submit it to Slurm as a new attempt",
 	"Checks first (nothing is submitted when one fails): job.sh exists, is\n"
 	"executable and passes `bash -n`; --time is within the partition's MaxTime;\n"

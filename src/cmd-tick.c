@@ -226,6 +226,11 @@ static int cmd_tick(struct xl_ctx *ctx, const struct cmd_entry *self,
 	rc = feed_queue(ctx, &s, &ref, &req, &fed, &cause);
 	if (rc)
 		buf_addf(&news, "feeding the queue failed: %s\n", cause);
+	if (fed.breaker_opened) {
+		buf_addf(&news, "feeding stopped: %s; fix the cause, then "
+			 "`xloop breaker reset`\n", fed.breaker);
+		changes++;
+	}
 	for (i = 0; i < fed.nr; i++) {
 		buf_addf(&news, "submitted %s (%s) as job %s%s%s\n", fed.v[i].tag,
 			 fed.v[i].change, fed.v[i].job_id, *fed.v[i].after ? " after job " : "",

@@ -9,8 +9,10 @@
 
 #include "cmd.h"
 
+extern const struct cmd_entry cmd_adjust_entry;
 extern const struct cmd_entry cmd_adopt_entry;
 extern const struct cmd_entry cmd_agent_setup_entry;
+extern const struct cmd_entry cmd_breaker_entry;
 extern const struct cmd_entry cmd_cancel_entry;
 extern const struct cmd_entry cmd_cron_line_entry;
 extern const struct cmd_entry cmd_decide_entry;
@@ -35,13 +37,16 @@ extern const struct cmd_entry cmd_sweep_entry;
 extern const struct cmd_entry cmd_tick_entry;
 extern const struct cmd_entry cmd_version_entry;
 extern const struct cmd_entry cmd_watch_entry;
+extern const struct cmd_entry cmd_why_entry;
 extern const struct cmd_entry cmd_test_parse_entry;
 extern const struct cmd_entry cmd_test_slurm_entry;
 
 /* Sorted by name; hidden test commands last. */
 const struct cmd_entry *const cmd_table[] = {
+	&cmd_adjust_entry,
 	&cmd_adopt_entry,
 	&cmd_agent_setup_entry,
+	&cmd_breaker_entry,
 	&cmd_cancel_entry,
 	&cmd_cron_line_entry,
 	&cmd_decide_entry,
@@ -66,6 +71,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_tick_entry,
 	&cmd_version_entry,
 	&cmd_watch_entry,
+	&cmd_why_entry,
 	&cmd_test_parse_entry,
 	&cmd_test_slurm_entry,
 	NULL,
@@ -95,15 +101,33 @@ void cmd_print_help(const struct cmd_entry *cmd)
 int cmd_usage_error(const struct cmd_entry *cmd, const char *fmt, ...)
 {
 	va_list ap;
+	char *msg;
 
 	fflush(stdout);
-	fprintf(stderr, "xloop %s: ", cmd->name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "xloop %s: ", cmd->name);
+	fput_one_line(stderr, msg);
+	free(msg);
 	fprintf(stderr, "\nusage: xloop %s%s%s\n", cmd->name, *cmd->usage ? " " : "",
 		cmd->usage);
 	return -1;
+}
+
+/* --nice N: this invocation's sbatch --nice (xloop.json slurm.nice otherwise). */
+int cmd_apply_nice(struct xl_ctx *ctx, const struct cmd_entry *cmd, const char *v)
+{
+	const char *errstr;
+	long long n;
+
+	if (!v)
+		return 0;
+	if (parse_ll(v, 0, 2147483645, &n, &errstr) < 0)
+		return cmd_usage_error(cmd, "--nice wants a number from 0 (users can only "
+				       "lower their priority, not raise it)");
+	ctx->cfg.nice = n;
+	return 0;
 }
 
 /* Print one JSON document. */

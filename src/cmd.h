@@ -24,6 +24,7 @@ struct xl_ctx {
 	char *root;		/* absolute study root, with CMD_REPO */
 	int json;		/* --json: print one JSON document */
 	int allow_root;		/* --allow-root */
+	int allow_secret;	/* --allow-secret: commit a job.sh the secret scan flags */
 	struct config cfg;	/* with CMD_REPO */
 	struct db db;		/* with CMD_DB */
 	int lock_fd;		/* with CMD_LOCK, else -1 */
@@ -49,6 +50,9 @@ void cmd_print_help(const struct cmd_entry *cmd);
 /* Print a usage error for cmd (exit code XL_USAGE follows). */
 int cmd_usage_error(const struct cmd_entry *cmd, const char *fmt, ...)
 	XL_PRINTF(2, 3);
+
+/* Apply --nice N (NULL: not given) to ctx->cfg.nice; -1 after a usage error. */
+int cmd_apply_nice(struct xl_ctx *ctx, const struct cmd_entry *cmd, const char *v);
 
 /* Print doc as the command's one JSON document on stdout and free it. */
 struct json_t;

@@ -140,6 +140,9 @@ void config_defaults(struct config *c, const char *study, const char *partition)
 	c->stale_after = 15;
 	c->retry_infra_max = 2;
 	c->retry_auto_resources = 0;
+	c->breaker_program = 2;
+	c->breaker_infra = 3;
+	c->breaker_no_gpu = 1;
 	c->notify_url_env = xstrdup("XLOOP_NOTIFY_URL");
 	c->notify_kind = xstrdup("json");
 	c->remote_host = xstrdup("");
@@ -164,7 +167,7 @@ void config_release(struct config *c)
 	memset(c, 0, sizeof(*c));
 }
 
-enum field_kind { F_STR, F_INT, F_BOOL, F_GOAL };
+enum field_kind { F_STR, F_INT, F_BOOL, F_GOAL, F_CHAIN };
 
 struct field {
 	const char *section;	/* NULL: top level */
@@ -186,6 +189,10 @@ static int check_notify_kind(const char *s)
 	return strcmp(s, "discord") == 0 || strcmp(s, "slack") == 0 ||
 	       strcmp(s, "ntfy") == 0 || strcmp(s, "json") == 0;
 }
+static int check_chain(const char *s)
+{
+	return strcmp(s, "study") == 0 || strcmp(s, "any-user") == 0;
+}
 static int check_dir(const char *s)
 {
 	return s[0] != '-' && strchr(s, '\n') == NULL;
@@ -198,6 +205,10 @@ static const struct field fields[] = {
 	{ "slurm", "partition", F_STR, OFF(partition), 0, 0, check_word, "a partition name" },
 	{ "slurm", "account", F_STR, OFF(account), 0, 0, check_word_or_empty, "an account name or \"\"" },
 	{ "slurm", "qos", F_STR, OFF(qos), 0, 0, check_word_or_empty, "a QOS name or \"\"" },
+	{ "slurm", "nice", F_INT, OFF(nice), 0, 2147483645, NULL,
+	  "an integer from 0 (users can only lower their priority)" },
+	{ "slurm", "chain", F_CHAIN, OFF(chain_any_user), 0, 0, NULL,
+	  "\"study\" or \"any-user\"" },
 	{ "resources", "gres", F_STR, OFF(res.gres), 0, 0, check_gres, "a GRES like \"gpu:1\" or \"\"" },
 	{ "resources", "cpus", F_INT, OFF(res.cpus), 1, 4096, NULL, "an integer from 1 to 4096" },
 	{ "resources", "mem", F_STR, OFF(res.mem), 0, 0, config_valid_mem, "a positive size like \"16G\" or \"4000M\"" },
@@ -209,6 +220,11 @@ static const struct field fields[] = {
 	  "minutes from 1 to 10080" },
 	{ "retry", "infra_max", F_INT, OFF(retry_infra_max), 0, 100, NULL, "an integer from 0 to 100" },
 	{ "retry", "auto_resources", F_BOOL, OFF(retry_auto_resources), 0, 0, NULL, "true or false" },
+	{ "breaker", "program", F_INT, OFF(breaker_program), 0, 100, NULL,
+	  "an integer from 0 (never) to 100" },
+	{ "breaker", "infra", F_INT, OFF(breaker_infra), 0, 100, NULL,
+	  "an integer from 0 (never) to 100" },
+	{ "breaker", "no_gpu", F_BOOL, OFF(breaker_no_gpu), 0, 0, NULL, "true or false" },
 	{ "notify", "url_env", F_STR, OFF(notify_url_env), 0, 0, valid_env_name,
 	  "the name of an environment variable, or \"\"" },
 	{ "notify", "kind", F_STR, OFF(notify_kind), 0, 0, check_notify_kind,
@@ -267,6 +283,11 @@ static int set_field(struct config *c, const struct field *f, json_t *v,
 			*(int *)base = 0;
 		else
 			goto bad;
+		return 0;
+	case F_CHAIN:
+		if (!json_is_string(v) || !check_chain(json_string_value(v)))
+			goto bad;
+		*(int *)base = strcmp(json_string_value(v), "any-user") == 0;
 		return 0;
 	}
 bad:
@@ -376,6 +397,9 @@ char *config_to_json(const struct config *c)
 			break;
 		case F_GOAL:
 			v = json_string(*(const int *)base ? "max" : "min");
+			break;
+		case F_CHAIN:
+			v = json_string(*(const int *)base ? "any-user" : "study");
 			break;
 		}
 		if (f->section == NULL) {

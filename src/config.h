@@ -12,6 +12,8 @@ struct config {
 	char *partition;
 	char *account;		/* "" when unset */
 	char *qos;		/* "" when unset */
+	long long nice;		/* sbatch --nice; only ever lowers priority */
+	int chain_any_user;	/* chain behind any job of the user in the partition */
 	struct {
 		char *gres;	/* "" for CPU-only studies */
 		long long cpus;
@@ -24,6 +26,9 @@ struct config {
 	long long stale_after;	/* minutes a RUNNING job's log may stay silent */
 	long long retry_infra_max;
 	int retry_auto_resources;
+	long long breaker_program;	/* consecutive program failures that stop feeding; 0: never */
+	long long breaker_infra;	/* the same for infra failures */
+	int breaker_no_gpu;		/* a GPU job whose START line shows no GPU stops feeding */
 	char *notify_url_env;	/* name of the env var that holds the webhook URL */
 	char *notify_kind;	/* payload: "discord", "slack", "ntfy" or "json" */
 	char *remote_host;	/* "" when local */

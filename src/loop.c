@@ -13,6 +13,7 @@
 #include "gitops.h"
 #include "jobsh.h"
 #include "loop.h"
+#include "secrets.h"
 #include "study.h"
 
 /* The work tree root above root (the nearest directory holding .git), or NULL. */
@@ -202,11 +203,28 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 	char *job = path_join(dir, "job.sh"), *rel = NULL, *msg = NULL;
 	struct buf cv = BUF_INIT;
 	char oid[41], token[27];
-	int rc = XL_ERR, err;
+	struct secret_hit secret;
+	int rc = XL_ERR, err, has_secret;
 
 	if (cv_src && read_file(cv_src, CV_MAX_BYTES, &cv, &err, cause) < 0) {
 		rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
 		goto out;
+	}
+	/* job.sh goes into git: a token written into it would be published */
+	has_secret = secrets_scan(text, &secret) > 0;
+	if (has_secret) {
+		if (!ctx->allow_secret) {
+			*cause = xasprintf("job.sh line %d holds what looks like %s; git would "
+					   "publish it. Read it at run time instead, from the "
+					   "environment (\"$HF_TOKEN\") or a 0600 file "
+					   "(\"$(cat ~/.config/hf_token)\"). --allow-secret "
+					   "commits it anyway", secret.line, secret.what);
+			rc = XL_DATAERR;
+			goto out;
+		}
+		warning("COMMITTING A SECRET: job.sh line %d holds what looks like %s "
+			"(--allow-secret); it is in git history from now on", secret.line,
+			secret.what);
 	}
 	if (make_run_dirs(ctx->root, study, dir, cause) < 0)
 		goto out;
@@ -227,6 +245,15 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 	}
 	if (runs_insert(&ctx->db, r) < 0)
 		goto rollback;
+	if (has_secret) {
+		char *d = xasprintf("job.sh line %d holds what looks like %s; committed "
+				    "with --allow-secret", secret.line, secret.what);
+		int bad = loop_event(ctx, "secret-allowed", r->id, 0, d) < 0;
+
+		free(d);
+		if (bad)
+			goto rollback;
+	}
 	if (cv_src) {
 		struct attempt a;
 
@@ -259,6 +286,13 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 				r->note && *r->note ? "\n\n" : "", r->note ? r->note : "");
 	else
 		msg = xasprintf("xloop: adopt %s/%s\n", study, r->tag);
+	if (has_secret) {
+		char *m = xasprintf("%s\nWARNING: committed with --allow-secret: line %d "
+				    "holds what looks like %s.\n", msg, secret.line, secret.what);
+
+		free(msg);
+		msg = m;
+	}
 	if (loop_commit(ctx, (const char *const *)&rel, 1, msg, oid, cause) < 0) {
 		warning("run '%s' was created but not committed: %s", r->tag, *cause);
 		FREE_AND_NULL(*cause);
@@ -312,12 +346,18 @@ int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 	*job_id = xstrdup("");
 	if (attempts_unfinished(&ctx->db, ctx->cfg.study, &v, &n) < 0)
 		return XL_ERR;
-	if (n == 0)
+	if (n == 0 && !ctx->cfg.chain_any_user)
 		return 0;
 	rc = slurm_squeue_mine(s, &q, cause);
 	if (rc) {
 		attempts_free(v, n);
 		return rc;
+	}
+	if (ctx->cfg.chain_any_user) {
+		/* studies share the GPU in turn: behind the newest job of the user */
+		free(*job_id);
+		*job_id = loop_newest_in_partition(&q, ctx->cfg.partition);
+		n = 0;
 	}
 	for (i = n; i-- > 0 && !**job_id;) {
 		for (j = 0; j < q.nr; j++) {
@@ -332,6 +372,23 @@ int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 	slurm_jobs_release(&q);
 	attempts_free(v, n);
 	return 0;
+}
+
+/* The live job of q in partition with the highest id ("" when none). */
+char *loop_newest_in_partition(const struct slurm_jobs *q, const char *partition)
+{
+	const struct slurm_job *best = NULL;
+	size_t i;
+
+	for (i = 0; i < q->nr; i++) {
+		const struct slurm_job *j = &q->v[i];
+
+		if (slurm_state_is_final(j->state) || strcmp(j->partition, partition) != 0)
+			continue;
+		if (!best || j->id > best->id)
+			best = j;
+	}
+	return xstrdup(best ? best->job_id : "");
 }
 
 /* The largest value of key among records, as an integer; -1 when none. */
@@ -688,6 +745,7 @@ void loop_fill_request(struct xl_ctx *ctx, struct slurm_submit *req, const char 
 	req->qos = c->qos;
 	req->dependency = dependency;
 	req->workdir = ctx->root;
+	req->nice = c->nice;
 }
 
 /* Append to the decision log and commit it. */

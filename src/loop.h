@@ -104,9 +104,13 @@ int loop_next_attempt(struct xl_ctx *ctx, const struct run *r, long long *n);
 void loop_fill_request(struct xl_ctx *ctx, struct slurm_submit *req, const char *mem,
 		       const char *time_, const char *dependency);
 
+/* The live job of q in partition with the highest id (malloc'd, "" when none). */
+char *loop_newest_in_partition(const struct slurm_jobs *q, const char *partition);
+
 /*
  * The newest live xloop job of the study (from one squeue call), into
- * *job_id ("" when none). Returns 0 or an exit code.
+ * *job_id ("" when none); with slurm.chain "any-user", the newest live job
+ * of the user in the partition, from any project. 0 or an exit code.
  */
 int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 		       char **cause);

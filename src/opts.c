@@ -55,6 +55,10 @@ int opts_parse(struct xl_ctx *ctx, const struct cmd_entry *cmd,
 			ctx->allow_root = 1;
 			continue;
 		}
+		if (!eq && strcmp(name, "allow-secret") == 0) {
+			ctx->allow_secret = 1;
+			continue;
+		}
 		o = find(opts, name, len);
 		if (o == NULL)
 			goto unknown;

@@ -12,6 +12,7 @@
 #include "judge.h"
 #include "loop.h"
 #include "plan.h"
+#include "breaker.h"
 #include "reconcile.h"
 #include "retry.h"
 #include "study.h"
@@ -489,6 +490,17 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 			need_scontrol = 1;	/* an intent to look up by token */
 	}
 
+	if (ctx->cfg.chain_any_user) {
+		/* the chain continues behind any project's newest job */
+		char *any = loop_newest_in_partition(&q, ctx->cfg.partition);
+
+		if (*any) {
+			free(out->newest_live_job);
+			out->newest_live_job = xstrndup(any, strcspn(any, "_"));
+		}
+		free(any);
+	}
+
 	/* pass 2: final states, with one sacct (or one scontrol) call */
 	if (nids) {
 		rc = slurm_sacct(s, ids, nids, &acct, &noacct, cause);
@@ -605,6 +617,7 @@ void feed_result_release(struct feed_result *res)
 	}
 	for (i = 0; i < res->nr_skipped; i++)
 		free(res->skipped[i]);
+	free(res->breaker);
 	free(res->v);
 	free(res->skipped);
 	memset(res, 0, sizeof(*res));
@@ -633,8 +646,8 @@ static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	memset(&o, 0, sizeof(o));
 	if (*ref->newest_live_job)
 		o.after = ref->newest_live_job;
-	else
-		o.no_chain = 1;
+	else if (!ctx->cfg.chain_any_user)
+		o.no_chain = 1;	/* (any-user: loop_submit looks for other projects' jobs) */
 	rc = loop_submit(ctx, s, &nr.run, &o, &sr, cause);
 	if (rc == 0 || *sr.job_id) {
 		res->v = xreallocarray(res->v, res->nr + 1, sizeof(*res->v));
@@ -666,6 +679,18 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	int rc = 0, used_request = !(req && req->var);
 
 	memset(res, 0, sizeof(*res));
+	/* failures in a row stop everything, retries included */
+	{
+		struct breaker bk;
+
+		if (breaker_check(ctx, &bk) < 0)
+			return XL_ERR;
+		if (bk.open) {
+			res->breaker = bk.reason;
+			res->breaker_opened = bk.opened_now;
+			return 0;
+		}
+	}
 	/* what failed for the machine's reasons goes first: it was already due */
 	rc = retry_auto(ctx, s, ref, res, cause);
 	if (rc)

@@ -42,6 +42,8 @@ struct fed {
 struct feed_result {
 	struct fed *v;
 	size_t nr;
+	char *breaker;		/* why feeding is stopped (breaker.h), or NULL */
+	int breaker_opened;	/* this call opened the breaker */
 	char **skipped;		/* plan entries that could not become runs */
 	size_t nr_skipped;
 };
@@ -52,7 +54,8 @@ struct feed_request {
 };
 
 /*
- * Keep the queue fed (SPEC rule 3): first the automatic retries
+ * Keep the queue fed (SPEC rule 3), unless the circuit breaker is open
+ * (then nothing, and res->breaker says why): first the automatic retries
  * (retry_auto), then, while fewer than depth jobs wait behind the running
  * one (or nothing runs), turn the request, then plan entries, into runs
  * and submit them chained afterany. Returns an exit code; what

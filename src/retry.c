@@ -183,7 +183,7 @@ static int retry_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	o.time = p && p->time ? p->time : *a->time_limit ? a->time_limit : NULL;
 	if (*ref->newest_live_job)
 		o.after = ref->newest_live_job;
-	else
+	else if (!ctx->cfg.chain_any_user)
 		o.no_chain = 1;
 	rc = loop_submit(ctx, s, &r, &o, &sr, cause);
 	if (rc == 0 || *sr.job_id) {

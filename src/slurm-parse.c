@@ -2402,3 +2402,30 @@ int slurm_parse_ping(const char *out, struct slurm_ping *ping, char **cause)
 	*ping = res;
 	return 0;
 }
+
+/* When sbatch --test-only expects the job to start. */
+int slurm_parse_test_only(const char *out, time_t *start, char **cause)
+{
+	const char *p = strstr(out, " to start at ");
+	const char *err = strstr(out, "error: ");
+	char *when;
+	size_t n;
+	int rc;
+
+	if (!p) {
+		if (err) {
+			n = strcspn(err + 7, "\n");
+			return fail(cause, "%.*s", QLEN(n), err + 7);
+		}
+		return fail(cause, "no start time in sbatch --test-only's answer '%.*s'",
+			    QLEN(strcspn(out, "\n")), out);
+	}
+	p += strlen(" to start at ");
+	n = strcspn(p, " \n");
+	when = xstrndup(p, n);
+	rc = slurm_parse_time(when, start, NULL);
+	free(when);
+	if (rc < 0 || *start == 0)
+		return fail(cause, "bad start time in '%.*s'", QLEN(strcspn(p, "\n")), p);
+	return 0;
+}

@@ -99,6 +99,14 @@ int slurm_state_is_final(enum slurm_state st);
 int slurm_parse_sbatch(const char *out, long long *jobid, char **cluster,
 		       char **cause);
 
+/*
+ * `sbatch --test-only`: "sbatch: Job 12 to start at 2026-11-29T14:20:00
+ * using 1 processors on nodes vm in partition gpu" (on stderr). Returns 0
+ * with *start, or -1 with *cause (the refusal Slurm printed, when there is
+ * one: a request that can never run).
+ */
+int slurm_parse_test_only(const char *out, time_t *start, char **cause);
+
 /* ExitCode "status:signal" ("0:0", "127:0", "0:9") into its two numbers. */
 int slurm_parse_exit_code(const char *s, int *status, int *signo,
 			  char **cause);

@@ -131,6 +131,11 @@ char **slurm_sbatch_argv(const struct slurm_submit *req, struct buf *scratch)
 		buf_addf(scratch, "--cpus-per-task=%lld", req->cpus);
 		buf_addc(scratch, '\0');
 	}
+	if (req->nice > 0) {
+		off[nopt++] = scratch->len;
+		buf_addf(scratch, "--nice=%lld", req->nice);
+		buf_addc(scratch, '\0');
+	}
 	argv[n++] = "sbatch";
 	argv[n++] = "--parsable";
 	argv[n++] = "--export=ALL";
@@ -275,6 +280,47 @@ int slurm_scontrol_show(struct slurm *s, const char *entity, const char *name,
 		rc = XL_ERR;
 	}
 	proc_release(&p);
+	return rc;
+}
+
+/* Ask sbatch when a request would start, submitting nothing. */
+int slurm_sbatch_test(struct slurm *s, const struct slurm_submit *req, time_t *start,
+		      char **cause)
+{
+	struct buf scratch = BUF_INIT, all = BUF_INIT;
+	char **argv = slurm_sbatch_argv(req, &scratch), **a;
+	struct proc p = PROC_INIT;
+	int rc;
+
+	/* "--parsable" becomes "--test-only": nothing is submitted */
+	for (a = argv; *a; a++)
+		if (strcmp(*a, "--parsable") == 0)
+			*a = "--test-only";
+	rc = run(s, (const char *const *)argv, req->env, &p, cause);
+	if (rc == 0 || rc == XL_ERR) {
+		buf_addf(&all, "%s%s", p.out.s, p.err.s);
+		FREE_AND_NULL(*cause);
+		rc = slurm_parse_test_only(all.s, start, cause) < 0 ? XL_DATAERR : 0;
+	}
+	proc_release(&p);
+	free(argv);
+	buf_release(&scratch);
+	buf_release(&all);
+	return rc;
+}
+
+/* Change one field of a job. */
+int slurm_scontrol_update(struct slurm *s, const char *jobid, const char *key,
+			  const char *value, char **cause)
+{
+	char *id = xasprintf("jobid=%s", jobid), *kv = xasprintf("%s=%s", key, value);
+	const char *argv[] = { "scontrol", "update", id, kv, NULL };
+	struct proc p = PROC_INIT;
+	int rc = run(s, argv, NULL, &p, cause);
+
+	proc_release(&p);
+	free(id);
+	free(kv);
 	return rc;
 }
 

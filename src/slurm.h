@@ -29,6 +29,7 @@ struct slurm_submit {
 	const char *partition;
 	const char *gres;
 	long long cpus;			/* 0: not given */
+	long long nice;			/* --nice; 0: not given */
 	const char *mem;
 	const char *time;
 	const char *account;
@@ -77,6 +78,17 @@ int slurm_sacct(struct slurm *s, const char *const *jobids, size_t n,
 int slurm_scontrol_show(struct slurm *s, const char *entity, const char *name,
 			struct slurm_records *recs, int *unknown, char **cause);
 
+
+/*
+ * `sbatch --test-only` with req: when Slurm would start it now. 0 with
+ * *start, or an exit code (*cause: Slurm's refusal).
+ */
+int slurm_sbatch_test(struct slurm *s, const struct slurm_submit *req, time_t *start,
+		      char **cause);
+
+/* `scontrol update jobid=ID KEY=VALUE`. 0 or an exit code. */
+int slurm_scontrol_update(struct slurm *s, const char *jobid, const char *key,
+			  const char *value, char **cause);
 
 /* `scancel ID`. 0 or an exit code. */
 int slurm_scancel(struct slurm *s, const char *jobid, char **cause);

@@ -113,32 +113,38 @@ void xsnprintf(char *dst, size_t n, const char *fmt, ...)
 #define REPORT_MAX 1000	/* bytes of a message shown; the middle of a longer one is left out */
 
 /*
- * One line on stderr whatever the message holds: control bytes (a newline
- * in a tag, a terminal escape) shown as \n or \xNN, a huge argument cut.
+ * msg on one line of f, whatever it holds: control bytes (a newline in a
+ * tag, a terminal escape) shown as \n or \xNN, the middle of a huge one cut.
  */
-static XL_PRINTF(2, 0) void report(const char *prefix, const char *fmt, va_list ap)
+void fput_one_line(FILE *f, const char *msg)
 {
-	char *msg = xvasprintf(fmt, ap);
 	size_t len = strlen(msg), i;
 
 	while (len && msg[len - 1] == '\n')
 		len--;
-	fflush(stdout);
-	fprintf(stderr, "xloop: %s", prefix);
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)msg[i];
 
 		if (len > REPORT_MAX && i == REPORT_MAX / 2) {
-			fprintf(stderr, " [... %zu bytes left out ...] ", len - REPORT_MAX);
+			fprintf(f, " [... %zu bytes left out ...] ", len - REPORT_MAX);
 			i += len - REPORT_MAX - 1;
 		} else if (c == '\n') {
-			fputs("\\n", stderr);
+			fputs("\\n", f);
 		} else if ((c < 0x20 && c != '\t') || c == 0x7f) {
-			fprintf(stderr, "\\x%02x", c);
+			fprintf(f, "\\x%02x", c);
 		} else {
-			fputc(c, stderr);
+			fputc(c, f);
 		}
 	}
+}
+
+static XL_PRINTF(2, 0) void report(const char *prefix, const char *fmt, va_list ap)
+{
+	char *msg = xvasprintf(fmt, ap);
+
+	fflush(stdout);
+	fprintf(stderr, "xloop: %s", prefix);
+	fput_one_line(stderr, msg);
 	fputc('\n', stderr);
 	free(msg);
 }

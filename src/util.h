@@ -3,6 +3,7 @@
 #define XLOOP_UTIL_H
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stddef.h>
 
 /* Exit codes of the command contract (SPEC.md, sysexits). */
@@ -29,6 +30,8 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) XL_PRINTF(1, 2);
 char *xvasprintf(const char *fmt, va_list ap) XL_PRINTF(1, 0);
+/* msg on one line of f: control bytes escaped, the middle of a huge one cut. */
+void fput_one_line(FILE *f, const char *msg);
 
 /* snprintf that treats truncation as a bug and dies. */
 void xsnprintf(char *dst, size_t n, const char *fmt, ...) XL_PRINTF(3, 4);

@@ -19,7 +19,7 @@
 #include "fsutil.h"
 
 #define MAIN_USAGE \
-	"usage: xloop [-C DIR] [--json] [--allow-root] COMMAND [ARGS]\n" \
+	"usage: xloop [-C DIR] [--json] [--allow-root] [--allow-secret] COMMAND [ARGS]\n" \
 	"       xloop help [COMMAND]    xloop --version\n"
 
 /* Walk up from dir to the directory holding xloop.json. */
@@ -161,6 +161,8 @@ static int is_global_flag(struct xl_ctx *ctx, const char *a)
 		return ctx->json = 1;
 	if (strcmp(a, "--allow-root") == 0)
 		return ctx->allow_root = 1;
+	if (strcmp(a, "--allow-secret") == 0)
+		return ctx->allow_secret = 1;
 	return 0;
 }
 

@@ -61,6 +61,8 @@ user_dir() {
 # A git repository the test user owns in DIR, `xloop init --study S` done,
 # then xloop.json changed by the Python statements PY (the config is c):
 #   new_study "$d" s 'c["queue"]["depth"] = 0'
+# The test cluster's GPU is a device node and test jobs compute on the CPU,
+# so the breaker's no-GPU check is off unless PY turns it on.
 new_study() {
 	as_user git -C "$1" init -q -b main
 	as_user git -C "$1" config user.name "Test User"
@@ -69,6 +71,7 @@ new_study() {
 	/usr/bin/python3 -c "import json, sys
 p = sys.argv[1]
 c = json.load(open(p))
+c['breaker']['no_gpu'] = False
 $3
 json.dump(c, open(p, 'w'), indent=2)" "$1/xloop.json"
 }

@@ -23,7 +23,8 @@ resume_node() { scontrol update nodename="$node" state=resume >/dev/null 2>&1 ||
 
 new_study "$d" inf 'c["resources"].update(cpus=1, mem="100M", time="00:01:00")
 c["queue"]["depth"] = 0
-c["retry"].update(infra_max=1, auto_resources=True)'
+c["retry"].update(infra_max=1, auto_resources=True)
+c["breaker"] = {"program": 0, "no_gpu": False}'
 
 # SLEEP is how long it works; 0 fails at once
 cat >"$T_TMP/job.sh" <<'JOB'

@@ -4,6 +4,7 @@
 #   ./build.sh asan     an ASan+UBSan build (dynamic) in build/asan/, with unit tests
 #   ./build.sh test     both builds, then every unit and integration test
 #   ./build.sh demo     build, start the test cluster, run the example study (ops/demo)
+#   ./build.sh bench    build, then the benchmarks (bench/run.sh): rewrites BENCHMARKS.md
 #   ./build.sh fuzz [SECONDS]   libFuzzer targets (fuzz/README.md), SECONDS each
 #   ./build.sh valgrind the unit tests, built without sanitizers, under memcheck
 #   ./build.sh clean    remove build outputs (keeps the dependency cache)
@@ -22,7 +23,7 @@ BUILD_PKGS="gcc make pkg-config dpkg-dev autoconf automake libtool cmake file
 	libsqlite3-dev libjansson-dev libssl-dev zlib1g-dev libpcre2-dev
 	libhttp-parser-dev libgit2-dev libcurl4-openssl-dev"
 TEST_PKGS="libcmocka-dev git python3 python3-jsonschema valgrind slurm-wlm slurmdbd munge chromium
-	mariadb-server util-linux passwd python3-sklearn"
+	mariadb-server util-linux passwd python3-sklearn openssh-server openssh-client"
 
 # Install the packages that are not installed yet (apt-get update once).
 need_pkgs() {
@@ -131,6 +132,11 @@ demo)
 	build_static
 	exec ops/demo/demo.sh
 	;;
+bench)
+	need_pkgs $BUILD_PKGS $TEST_PKGS
+	build_static
+	exec bench/run.sh
+	;;
 fuzz) build_fuzz "${2:-60}" ;;
 valgrind) run_valgrind ;;
 test)
@@ -140,5 +146,5 @@ test)
 	exec tests/run.sh
 	;;
 clean) make clean ;;
-*) die "unknown mode '$1' (use: static, asan, test, fuzz, valgrind, clean)" ;;
+*) die "unknown mode '$1' (use: static, asan, test, demo, bench, fuzz, valgrind, clean)" ;;
 esac

@@ -43,7 +43,7 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 	}
 	free(pos);
 	printf("xloop runs the experiment loop of an ML project on Slurm.\n\n"
-	       "usage: xloop [-C DIR] [--json] [--allow-root] [--allow-secret] COMMAND [ARGS]\n\n"
+	       "usage: xloop [--host HOST] [-C DIR] [--json] [--allow-root] [--allow-secret] COMMAND [ARGS]\n\n"
 	       "commands:\n");
 	for (c = cmd_table; *c; c++)
 		if (!((*c)->flags & CMD_HIDDEN))
@@ -56,7 +56,7 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_help_entry = {
-	"help", "[COMMAND]", "show the commands, or one command's help", "", 0, cmd_help,
+	"help", "[COMMAND]", "show the commands, or one command's help", "", CMD_LOCAL, cmd_help,
 };
 
 /* Print the version of xloop and of the libraries linked in. */
@@ -92,5 +92,5 @@ static int cmd_version(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_version_entry = {
-	"version", "", "print the version of xloop and its libraries", "", 0, cmd_version,
+	"version", "", "print the version of xloop and its libraries", "", CMD_LOCAL, cmd_version,
 };

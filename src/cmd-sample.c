@@ -220,5 +220,5 @@ const struct cmd_entry cmd_sample_entry = {
 	"file, memory.current and memory.peak), GPU memory where nvidia-smi exists,\n"
 	"and whether the log's last line speaks of training or evaluation (LOG,\n"
 	"default: FILE with .mem replaced by .out). It stops with the job.\n",
-	0, cmd_sample,
+	CMD_LOCAL, cmd_sample,
 };

@@ -14,6 +14,7 @@ enum {
 	CMD_REPO = 1 << 0,	/* find the study root (xloop.json) and load the config */
 	CMD_DB = 1 << 1,	/* open .xloop/state.db (implies CMD_REPO) */
 	CMD_NOROOT = 1 << 2,	/* refuse to run as root unless --allow-root */
+	CMD_LOCAL = 1 << 7,	/* always runs here, never on --host */
 	CMD_HIDDEN = 1 << 3,	/* test-* commands: not listed by help */
 	CMD_LOCK = 1 << 4,	/* hold .xloop/lock (implies CMD_DB): one writer at a time */
 	CMD_LOCK_NOWAIT = 1 << 5,	/* with CMD_LOCK: if held, exit 75 at once, quietly */

@@ -139,14 +139,14 @@ int proc_run(struct proc *p)
 	buf_init(&p->err);
 	p->status = p->signo = p->timed_out = p->truncated = p->exec_errno = 0;
 
-	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
+	if ((!p->out_inherit && pipe2(outp, O_CLOEXEC) < 0) || pipe2(errp, O_CLOEXEC) < 0 ||
 	    pipe2(ep, O_CLOEXEC) < 0)
 		goto out_errno;
 	if (p->in) {
 		if (pipe2(inp, O_CLOEXEC) < 0)
 			goto out_errno;
 	} else {
-		inp[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		inp[0] = open(p->in_path ? p->in_path : "/dev/null", O_RDONLY | O_CLOEXEC);
 		if (inp[0] < 0)
 			goto out_errno;
 	}
@@ -164,7 +164,7 @@ int proc_run(struct proc *p)
 		goto out_errno;
 	}
 	if (pid == 0)
-		child(p, envp, inp[0], outp[1], errp[1], ep[1]);
+		child(p, envp, inp[0], p->out_inherit ? STDOUT_FILENO : outp[1], errp[1], ep[1]);
 	free(envp);
 	setpgid(pid, pid);	/* also in the child: whichever runs first */
 	close_if(&inp[0]);

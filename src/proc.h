@@ -19,6 +19,8 @@ struct proc {
 	const char *in;		/* bytes for stdin (NUL-terminated), or NULL: /dev/null */
 	int timeout_ms;		/* 0: no timeout */
 	size_t max_output;	/* per stream; 0: 64 MiB. Beyond it bytes are dropped */
+	const char *in_path;	/* stdin from this file (when in is NULL), or NULL */
+	int out_inherit;	/* the child writes to our stdout; out stays empty */
 
 	/* Outputs, valid after proc_run() returned 0. */
 	struct buf out;
@@ -30,7 +32,7 @@ struct proc {
 	int exec_errno;		/* why the program could not be started */
 };
 
-#define PROC_INIT { NULL, NULL, NULL, NULL, 0, 0, BUF_INIT, BUF_INIT, 0, 0, 0, 0, 0 }
+#define PROC_INIT { NULL, NULL, NULL, NULL, 0, 0, NULL, 0, BUF_INIT, BUF_INIT, 0, 0, 0, 0, 0 }
 
 /*
  * Run p->argv to completion. Returns 0 when the program ran (whatever its

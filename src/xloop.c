@@ -17,9 +17,10 @@
 
 #include "cmd.h"
 #include "fsutil.h"
+#include "remote.h"
 
 #define MAIN_USAGE \
-	"usage: xloop [-C DIR] [--json] [--allow-root] [--allow-secret] COMMAND [ARGS]\n" \
+	"usage: xloop [--host HOST] [-C DIR] [--json] [--allow-root] [--allow-secret] COMMAND [ARGS]\n" \
 	"       xloop help [COMMAND]    xloop --version\n"
 
 /* Walk up from dir to the directory holding xloop.json. */
@@ -166,11 +167,69 @@ static int is_global_flag(struct xl_ctx *ctx, const char *a)
 	return 0;
 }
 
+/*
+ * The host to run on: --host, else XLOOP_HOST, else remote.host of the
+ * xloop.json around -C (whose remote.dir then is the directory there).
+ * NULL: run here. *dir is the remote study directory or NULL.
+ */
+static char *remote_target(const char *flag_host, const char *local_dir,
+			   int dir_given, char **dir)
+{
+	const char *env = getenv("XLOOP_HOST");
+	struct config c;
+	char *root, *cause = NULL, *host = NULL;
+
+	*dir = NULL;
+	if (flag_host || (env && *env)) {
+		if (dir_given)
+			*dir = xstrdup(local_dir);
+		return xstrdup(flag_host ? flag_host : env);
+	}
+	root = find_root(local_dir, &cause);
+	free(cause);
+	if (!root)
+		return NULL;
+	cause = NULL;
+	if (config_load(&c, root, &cause) == 0) {
+		if (*c.remote_host) {
+			host = xstrdup(c.remote_host);
+			*dir = *c.remote_dir ? xstrdup(c.remote_dir) : NULL;
+		}
+		config_release(&c);
+	}
+	free(cause);
+	free(root);
+	return host;
+}
+
+/* Every argument but --host H and -C D (those say where, not what). */
+static char **remote_args(int argc, char **argv, int *n)
+{
+	char **v = xcalloc((size_t)argc + 1, sizeof(*v));
+	int i, cmd_seen = 0;
+
+	*n = 0;
+	for (i = 1; i < argc; i++) {
+		if (!cmd_seen && (strcmp(argv[i], "--host") == 0 || strcmp(argv[i], "-C") == 0)) {
+			i++;
+			continue;
+		}
+		if (!cmd_seen && (starts_with(argv[i], "--host=") || strcmp(argv[i], "--here") == 0 ||
+				  (starts_with(argv[i], "-C") && argv[i][2])))
+			continue;
+		if (argv[i][0] != '-')
+			cmd_seen = 1;
+		v[(*n)++] = argv[i];
+	}
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	struct xl_ctx ctx;
 	const struct cmd_entry *cmd;
-	int i, rc;
+	const char *host = NULL;
+	int i, rc, dir_given = 0, here = 0;
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.dir = ".";
@@ -187,8 +246,21 @@ int main(int argc, char **argv)
 				return XL_USAGE;
 			}
 			ctx.dir = argv[++i];
+			dir_given = 1;
 		} else if (starts_with(a, "-C")) {
 			ctx.dir = a + 2;
+			dir_given = 1;
+		} else if (strcmp(a, "--host") == 0) {
+			if (i + 1 >= argc || !*argv[i + 1]) {
+				fprintf(stderr, "xloop: option '--host' needs a host\n%s",
+					MAIN_USAGE);
+				return XL_USAGE;
+			}
+			host = argv[++i];
+		} else if (starts_with(a, "--host=") && a[7]) {
+			host = a + 7;
+		} else if (strcmp(a, "--here") == 0) {
+			here = 1;	/* what a remote invocation carries: never forward */
 		} else if (strcmp(a, "--version") == 0) {
 			cmd = cmd_find("version");
 			return cmd->exec(&ctx, cmd, 1, argv + i);
@@ -208,6 +280,25 @@ int main(int argc, char **argv)
 	if (cmd == NULL) {
 		fprintf(stderr, "xloop: unknown command '%s'; 'xloop help' lists them\n",
 			argv[i]);
+		return XL_USAGE;
+	}
+	/* on a remote host: everything but help, version and remote itself */
+	if (!(cmd->flags & (CMD_LOCAL | CMD_HIDDEN)) && !here) {
+		char *dir, *where = remote_target(host, ctx.dir, dir_given, &dir);
+
+		if (where) {
+			int n;
+			char **args = remote_args(argc, argv, &n);
+
+			rc = remote_run(where, dir, n, args);
+			free(args);
+			free(where);
+			free(dir);
+			return rc;
+		}
+	} else if (host && strcmp(cmd->name, "remote") != 0) {
+		fprintf(stderr, "xloop: '%s' runs here; --host is for study commands\n",
+			cmd->name);
 		return XL_USAGE;
 	}
 	argc -= i;

@@ -1,0 +1,39 @@
+/*
+ * Remote clusters (seed 003): xloop runs on the login node, next to Slurm
+ * and the shared filesystem; from anywhere else `xloop --host HOST ...`
+ * runs the same command there over ssh (BatchMode, a shared connection),
+ * every argument quoted for the remote shell. Its stdout arrives byte for
+ * byte, its stderr and exit code unchanged, except that ssh's own
+ * failures become errors that say what to do.
+ */
+#ifndef XLOOP_REMOTE_H
+#define XLOOP_REMOTE_H
+
+#include "buf.h"
+
+/* Where the remote binary is installed by default (relative to $HOME). */
+#define REMOTE_DEFAULT_PATH ".local/bin"
+
+/* The ssh argv prefix for host (NULL-terminated, static strings but host). */
+void remote_ssh_argv(const char *host, const char **argv, size_t *n);
+
+/*
+ * The remote shell command that runs xloop with args there: xloop from
+ * PATH or ~/.local/bin, -C dir when dir is not NULL, then every argument
+ * single-quoted. Missing xloop exits 127 with a marker line.
+ */
+void remote_command(const char *dir, int argc, char *const *argv, struct buf *out);
+
+/*
+ * Run xloop on host; returns the exit code to end with (the remote one,
+ * or 69/75/77 for what ssh itself could not do, with a message).
+ */
+int remote_run(const char *host, const char *dir, int argc, char *const *argv);
+
+/*
+ * Map ssh's exit status and stderr to the command contract; NULL message
+ * when ssh did not fail (the status is the remote command's). Pure.
+ */
+int remote_map_failure(const char *host, int status, const char *err, char **message);
+
+#endif

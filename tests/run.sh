@@ -40,10 +40,11 @@ done
 
 # integration tests print "RESULT pass=N fail=M skip=K" last
 run_t() {
-	local t=$1 out rc line
+	local t=$1 out rc line t0=$SECONDS
 	echo "# $t (${XLOOP_PROFILE})"
 	out=$(bash "$t" 2>&1)
 	rc=$?
+	echo "# $t took $((SECONDS - t0)) s"
 	printf '%s\n' "$out" | grep -v '^RESULT '
 	line=$(printf '%s\n' "$out" | grep '^RESULT ' | tail -n1)
 	if [ -z "$line" ]; then

@@ -62,6 +62,25 @@ run_t() {
 	fi
 }
 
+# every fuzz target for a short bounded time (./build.sh fuzz runs longer):
+# a crash, a leak or a failed rewrite property fails the run
+if [ -x build/fuzz/fuzz_sacct ]; then
+	t0=$SECONDS
+	if out=$(fuzz/run.sh "${XLOOP_FUZZ_SECONDS:-2}" 2>&1); then
+		printf '%s\n' "$out" | sed 's/^/# /'
+		echo "ok - fuzz: every target ${XLOOP_FUZZ_SECONDS:-2} s, no finding"
+		passed=$((passed + 1))
+	else
+		printf '%s\n' "$out"
+		echo "not ok - fuzz: a target found something (build/fuzz/artifacts/)"
+		failed=$((failed + 1))
+	fi
+	echo "# fuzz took $((SECONDS - t0)) s"
+else
+	echo "ok - fuzz # skip build/fuzz is not built (./build.sh test builds it)"
+	skipped=$((skipped + 1))
+fi
+
 if [ "$(id -u)" -eq 0 ]; then
 	id "$XLOOP_TEST_USER" >/dev/null 2>&1 || useradd -m "$XLOOP_TEST_USER"
 fi

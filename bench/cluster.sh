@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The benchmark's cluster phase, run by bench/run.sh under
+# `flock /tmp/xloop-cluster.lock`: the cluster is shared, so everything that
+# talks to Slurm happens here and nowhere else. Exits 99 at once when a test
+# suite is running (the caller waits and tries again). Brings the test
+# cluster up (plain profile) when it is down and leaves it up; cancels every
+# job of the benchmark user before it returns.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+R=$BENCH_OUT/results
+TC=$BENCH_ROOT/ops/slurm/testcluster.sh
+mkdir -p "$R"
+
+if pgrep -f 'tests/run\.sh|build\.sh test' >/dev/null; then
+	note "a test suite is running: the lock goes back"
+	exit 99
+fi
+t_lock=$EPOCHREALTIME
+echo "$t_lock" >"$R/lock-taken"
+if ! "$TC" status >/dev/null 2>&1; then
+	say "starting the test cluster (plain profile)"
+	"$TC" up >&2
+fi
+"$TC" adduser "$BU" >/dev/null
+eval "$("$TC" env)"
+export SLURM_CONF
+cleanup() {
+	u scancel -u "$BU" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+
+# the GPU must be free: nobody else's jobs may run during the measurements
+for i in $(seq 1 30); do
+	others=$(squeue -h -o '%i %u %j %T')
+	[ -z "$others" ] && break
+	[ "$i" -eq 1 ] && note "waiting (30 s at most) for jobs already in the queue: $others"
+	sleep 1
+done
+if [ -n "$others" ]; then
+	echo "bench: the cluster is busy with jobs that are not ours:" >&2
+	echo "$others" >&2
+	exit 1
+fi
+
+profile=$("$TC" status 2>/dev/null | sed -n 's/^profile: *//p')
+$PY - "$R/cluster.json" "$(sinfo -V 2>&1)" "${profile:-?}" \
+	"$(scontrol show config | sed -n 's/^MinJobAge *= *//p')" \
+	"$(scontrol show config | sed -n 's/^SchedulerParameters *= *//p')" <<'PY'
+import json, sys
+json.dump({"sinfo_v": sys.argv[2], "profile": sys.argv[3], "min_job_age": sys.argv[4],
+           "sched": sys.argv[5]}, open(sys.argv[1], "w"), indent=1)
+PY
+
+phase() {
+	local name=$1 t0=$EPOCHREALTIME
+	shift
+	"$@"
+	echo "{\"$name\": $(since "$t0")}" >"$R/took-$name.json"
+}
+phase gap bash "$BENCH_ROOT/bench/gap.sh"
+phase calls bash "$BENCH_ROOT/bench/calls.sh"
+phase scale bash "$BENCH_ROOT/bench/scale.sh" measure
+
+cleanup
+for _ in $(seq 1 20); do
+	[ -z "$(squeue -h -u "$BU" -o %i)" ] && break
+	sleep 1
+done
+echo "{\"lock\": $(since "$t_lock")}" >"$R/took-lock.json"

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Part 1: the GPU's idle gap between consecutive experiments, driven three
+# ways on the one-GPU test cluster, plus the driver dying after run 2.
+# Called by bench/cluster.sh with the cluster up and the lock held; writes
+# $BENCH_OUT/results/gap-{a,b,c,dies}.json (bench/slurmjobs.py: times from
+# `scontrol show job`, not from our clock).
+#   BENCH_RUNS_A (6)  runs driven by `xloop next` every 3 s, queue.depth 1
+#   BENCH_RUNS_B (4)  runs of the naive poller (sbatch, squeue every 30 s)
+#   BENCH_RUNS_C (3)  runs driven by `xloop tick` every 60 s, queue.depth 0
+#   BENCH_RUNS_D (6)  runs of the driver-dies case (depth 1, cron ticks every 60 s)
+#   BENCH_POLL_B (30), BENCH_TICK_C (60): the intervals
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+R=$BENCH_OUT/results
+NA=${BENCH_RUNS_A:-6} NB=${BENCH_RUNS_B:-4} NC=${BENCH_RUNS_C:-3} ND=${BENCH_RUNS_D:-6}
+POLL_B=${BENCH_POLL_B:-30} TICK=${BENCH_TICK_C:-60}
+
+judged() { dbq "$1" "SELECT count(*) FROM attempt WHERE n > 0 AND verdict IS NOT NULL"; }
+submitted() { dbq "$1" "SELECT count(*) FROM attempt WHERE n > 0 AND job_id IS NOT NULL"; }
+job_ids() { dbq "$1" "SELECT job_id FROM attempt WHERE n > 0 AND job_id IS NOT NULL ORDER BY id"; }
+plan() {
+	local d=$1 n=$2 i vals=()
+	for i in $(seq 1 "$n"); do vals+=("X=$i"); done
+	u "$X" -C "$d" plan add "${vals[@]}" >/dev/null
+}
+# wait until the study has submitted n jobs and Slurm runs none (at most $3 s)
+wait_drained() {
+	local d=$1 n=$2 end=$((SECONDS + $3))
+	while [ "$SECONDS" -lt "$end" ]; do
+		[ "$(submitted "$d")" -ge "$n" ] && [ "$(live_jobs)" -eq 0 ] && return 0
+		sleep 1
+	done
+	note "gave up waiting for $d to drain"
+	return 1
+}
+
+# (a) the agent calls `xloop next` every 3 s; depth 1 keeps the next run queued afterany
+mode_a() {
+	local d t0 end
+	say "1a: xloop next every 3 s, queue.depth 1, $NA runs of ${RUN_SECS} s"
+	d=$(user_dir gap-a)
+	study "$d" gapa 1
+	plan "$d" "$NA"
+	t0=$SECONDS end=$((SECONDS + 120 + NA * (RUN_SECS + 10)))
+	while [ "$SECONDS" -lt "$end" ]; do
+		u "$X" -C "$d" next >>"$d/driver.txt" 2>&1 || true
+		[ "$(judged "$d")" -ge "$NA" ] && break
+		sleep 3
+	done
+	note "took $((SECONDS - t0)) s"
+	# shellcheck disable=SC2046
+	$PY "$BENCH_ROOT/bench/slurmjobs.py" a "$R/gap-a.json" $(job_ids "$d")
+}
+
+# (b) the naive poller: sbatch, then squeue every 30 s until the queue is empty
+mode_b() {
+	local d t0 pid
+	say "1b: naive poller (sbatch; squeue every ${POLL_B} s until empty), $NB runs"
+	d=$(user_dir gap-b)
+	write_job "$d/job.sh"
+	t0=$SECONDS
+	u bash "$BENCH_ROOT/bench/naive-poller.sh" "$d" "$NB" "$POLL_B" >"$d/poller.txt" 2>&1 &
+	pid=$!
+	wait "$pid" || note "the poller failed: $(tail -n 3 "$d/poller.txt")"
+	local end=$((SECONDS + RUN_SECS + 120))
+	while [ "$(live_jobs)" -gt 0 ] && [ "$SECONDS" -lt "$end" ]; do sleep 1; done
+	note "took $((SECONDS - t0)) s"
+	# shellcheck disable=SC2046
+	$PY "$BENCH_ROOT/bench/slurmjobs.py" b "$R/gap-b.json" $(cat "$d/ids")
+}
+
+# (c) cron: `xloop tick` every 60 s, queue.depth 0 (nothing pre-queued)
+mode_c() {
+	local d t0 k=0 done_=0
+	say "1c: xloop tick every ${TICK} s, queue.depth 0, $NC runs"
+	d=$(user_dir gap-c)
+	study "$d" gapc 0
+	plan "$d" "$NC"
+	t0=$SECONDS
+	while [ "$done_" -eq 0 ] && [ "$k" -lt $((NC + 3)) ]; do
+		u "$X" -C "$d" tick >>"$d/ticks.txt" 2>&1 || true
+		k=$((k + 1))
+		while [ "$SECONDS" -lt $((t0 + TICK * k)) ]; do
+			if [ "$(submitted "$d")" -ge "$NC" ] && [ "$(live_jobs)" -eq 0 ]; then
+				done_=1
+				break
+			fi
+			sleep 1
+		done
+	done
+	note "took $((SECONDS - t0)) s, $k ticks"
+	# shellcheck disable=SC2046
+	$PY "$BENCH_ROOT/bench/slurmjobs.py" c "$R/gap-c.json" $(job_ids "$d")
+}
+
+# (a) when the driver dies: the agent's `next` loop is killed right after the
+# call that judged run 2; only the cron tick (every 60 s) is left
+mode_dies() {
+	local d t0 drv cron killed_at="" end queued=""
+	say "1d: depth 1, the agent's next loop dies after run 2; cron ticks every ${TICK} s; $ND runs"
+	d=$(user_dir gap-d)
+	study "$d" gapd 1
+	plan "$d" "$ND"
+	t0=$SECONDS
+	(while :; do
+		u "$X" -C "$d" next >>"$d/driver.txt" 2>&1 || true
+		sleep 3
+	done) &
+	drv=$!
+	sleep 1
+	(c0=$(date +%s) k=0
+	while :; do
+		u "$X" -C "$d" tick >>"$d/ticks.txt" 2>&1 || true
+		k=$((k + 1))
+		while [ "$(date +%s)" -lt $((c0 + TICK * k)) ]; do sleep 1; done
+	done) &
+	cron=$!
+	end=$((SECONDS + 90 + ND * (RUN_SECS + 10) + 2 * TICK))
+	while [ "$SECONDS" -lt "$end" ]; do
+		if [ -z "$killed_at" ] && [ "$(judged "$d")" -ge 2 ]; then
+			kill "$drv" 2>/dev/null || true
+			killed_at=$(date +%s)
+			# the `next` that judged run 2 finishes what it started (it
+			# feeds the queue after judging); the loop around it is gone
+			for _ in $(seq 1 60); do
+				pgrep -f -- "-C $d next" >/dev/null || break
+				sleep 0.5
+			done
+			queued=$(u squeue -h -u "$BU" -o '%j:%T' | tr '\n' ' ')
+			note "driver killed after run 2 was judged; in Slurm: ${queued:-nothing}"
+		fi
+		if [ -n "$killed_at" ] && [ "$(submitted "$d")" -ge "$ND" ] &&
+			[ "$(live_jobs)" -eq 0 ]; then
+			break
+		fi
+		sleep 0.5
+	done
+	kill "$drv" "$cron" 2>/dev/null || true
+	wait "$drv" "$cron" 2>/dev/null || true
+	note "took $((SECONDS - t0)) s"
+	# shellcheck disable=SC2046
+	$PY "$BENCH_ROOT/bench/slurmjobs.py" dies "$R/gap-dies.json" $(job_ids "$d")
+	$PY - "$R/gap-dies.json" "${killed_at:-0}" "$queued" "$(judged "$d")" "$ND" <<'PY'
+import json, sys
+p, killed, queued, judged, want = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+doc = json.load(open(p))
+doc.update(killed_at=killed, queued_at_kill=queued.split(), runs_wanted=want)
+ran = sorted((j for j in doc["jobs"] if j["start"] and j["end"]), key=lambda j: j["start"])
+doc["completed"] = len(ran) >= want
+doc["idle_after_kill_s"] = sum(max(0, b["start"] - max(a["end"], killed))
+                               for a, b in zip(ran, ran[1:]) if b["start"] > killed)
+json.dump(doc, open(p, "w"), indent=1)
+PY
+}
+
+mkdir -p "$R"
+printf '{"run_secs": %s, "runs": {"a": %s, "b": %s, "c": %s, "dies": %s}, "poll_b": %s, "tick": %s}\n' \
+	"$RUN_SECS" "$NA" "$NB" "$NC" "$ND" "$POLL_B" "$TICK" >"$R/gap-config.json"
+for m in ${BENCH_GAP_MODES:-a dies b c}; do
+	"mode_$m"
+done

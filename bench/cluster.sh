@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# The benchmark's cluster phase, run by bench/run.sh under
-# `flock /tmp/xloop-cluster.lock`: the cluster is shared, so everything that
-# talks to Slurm happens here and nowhere else. Exits 99 at once when a test
-# suite is running (the caller waits and tries again). Brings the test
-# cluster up (plain profile) when it is down and leaves it up; cancels every
-# job of the benchmark user before it returns.
+# cluster.sh STEP: one step of the benchmark's cluster phase, run by
+# bench/run.sh under `flock -o /tmp/xloop-cluster.lock`. The cluster is
+# shared, so every Slurm-facing step runs here, each under its own short
+# hold of the lock (2 minutes or so), never all at once. Steps: gap-a,
+# gap-dies, gap-b, gap-c (bench/gap.sh), calls (bench/calls.sh), scale
+# (bench/scale.sh measure). Exits 99 at once when a test suite is running
+# (the caller waits and tries again). Brings the test cluster up (plain
+# profile) when it is down and leaves it up; cancels every job of the
+# benchmark user before it returns.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 R=$BENCH_OUT/results
 TC=$BENCH_ROOT/ops/slurm/testcluster.sh
+step=$1
 mkdir -p "$R"
 
 if pgrep -f 'tests/run\.sh|build\.sh test' >/dev/null; then
@@ -16,7 +20,7 @@ if pgrep -f 'tests/run\.sh|build\.sh test' >/dev/null; then
 	exit 99
 fi
 t_lock=$EPOCHREALTIME
-echo "$t_lock" >"$R/lock-taken"
+echo "$t_lock" >"$R/lock-taken-$step"
 if ! "$TC" status >/dev/null 2>&1; then
 	say "starting the test cluster (plain profile)"
 	"$TC" up >&2
@@ -42,28 +46,30 @@ if [ -n "$others" ]; then
 	exit 1
 fi
 
-profile=$("$TC" status 2>/dev/null | sed -n 's/^profile: *//p')
-$PY - "$R/cluster.json" "$(sinfo -V 2>&1)" "${profile:-?}" \
-	"$(scontrol show config | sed -n 's/^MinJobAge *= *//p')" \
-	"$(scontrol show config | sed -n 's/^SchedulerParameters *= *//p')" <<'PY'
+if [ ! -e "$R/cluster.json" ]; then
+	profile=$("$TC" status 2>/dev/null | sed -n 's/^profile: *//p')
+	$PY - "$R/cluster.json" "$(sinfo -V 2>&1)" "${profile:-?}" \
+		"$(scontrol show config | sed -n 's/^MinJobAge *= *//p')" \
+		"$(scontrol show config | sed -n 's/^SchedulerParameters *= *//p')" <<'PY'
 import json, sys
 json.dump({"sinfo_v": sys.argv[2], "profile": sys.argv[3], "min_job_age": sys.argv[4],
            "sched": sys.argv[5]}, open(sys.argv[1], "w"), indent=1)
 PY
+fi
 
-phase() {
-	local name=$1 t0=$EPOCHREALTIME
-	shift
-	"$@"
-	echo "{\"$name\": $(since "$t0")}" >"$R/took-$name.json"
-}
-phase gap bash "$BENCH_ROOT/bench/gap.sh"
-phase calls bash "$BENCH_ROOT/bench/calls.sh"
-phase scale bash "$BENCH_ROOT/bench/scale.sh" measure
+case $step in
+gap-*) BENCH_GAP_MODES=${step#gap-} bash "$BENCH_ROOT/bench/gap.sh" ;;
+calls) bash "$BENCH_ROOT/bench/calls.sh" ;;
+scale) bash "$BENCH_ROOT/bench/scale.sh" measure ;;
+*)
+	echo "cluster.sh: unknown step '$step'" >&2
+	exit 2
+	;;
+esac
 
 cleanup
 for _ in $(seq 1 20); do
 	[ -z "$(squeue -h -u "$BU" -o %i)" ] && break
 	sleep 1
 done
-echo "{\"lock\": $(since "$t_lock")}" >"$R/took-lock.json"
+echo "{\"$step\": $(since "$t_lock")}" >"$R/took-$step.json"

@@ -6,8 +6,9 @@
 #   3. tick vs one squeue; status/next/report on 10,000 runs and 50,000
 #      attempts; binary size and start-up (bench/scale.sh)
 # then rewrites BENCHMARKS.md (bench/report.py). Runs as root: the test
-# cluster is shared, so every Slurm-facing step runs in bench/cluster.sh
-# under `flock -o /tmp/xloop-cluster.lock`, and only once no test suite runs.
+# cluster is shared, so every Slurm-facing step runs in bench/cluster.sh,
+# each step under its own `flock -o /tmp/xloop-cluster.lock` (a couple of
+# minutes at most) and only while no test suite runs.
 # The cluster is left up. BENCH_KEEP=1 keeps the scratch directory.
 set -euo pipefail
 
@@ -41,24 +42,26 @@ PY
 bash bench/scale.sh startup
 bash bench/scale.sh make
 
-# the cluster phase: no test suite may be running, and we hold the lock
+# the cluster phase, step by step: for each, no test suite may be running,
+# and the step holds the lock (a couple of minutes at most)
 waited=0
-while :; do
-	t_wait=$EPOCHREALTIME
-	if pgrep -f 'tests/run\.sh|build\.sh test' >/dev/null; then
-		say "a test suite is running on the shared cluster: waiting for it to end"
-		while pgrep -f 'tests/run\.sh|build\.sh test' >/dev/null; do sleep 10; done
-	fi
-	say "waiting for $LOCK"
-	rc=0
-	# -o: the lock's descriptor must not leak into the daemons that
-	# `testcluster.sh up` may start, or they would hold it for ever
-	flock -o "$LOCK" bash bench/cluster.sh || rc=$?
-	taken=$(cat "$BENCH_OUT/results/lock-taken" 2>/dev/null || echo "$EPOCHREALTIME")
-	waited=$(awk -v a="$waited" -v b="$t_wait" -v c="$taken" 'BEGIN { printf "%.1f", a + c - b }')
-	[ "$rc" -eq 99 ] && continue
-	[ "$rc" -eq 0 ] || { echo "bench: the cluster phase failed (exit $rc)" >&2; exit "$rc"; }
-	break
+for step in gap-a gap-dies gap-b gap-c calls scale; do
+	while :; do
+		t_wait=$EPOCHREALTIME
+		if pgrep -f 'tests/run\.sh|build\.sh test' >/dev/null; then
+			say "a test suite is running on the shared cluster: waiting for it to end"
+			while pgrep -f 'tests/run\.sh|build\.sh test' >/dev/null; do sleep 10; done
+		fi
+		rc=0
+		# -o: the lock's descriptor must not leak into the daemons that
+		# `testcluster.sh up` may start, or they would hold it for ever
+		flock -o "$LOCK" bash bench/cluster.sh "$step" || rc=$?
+		taken=$(cat "$BENCH_OUT/results/lock-taken-$step" 2>/dev/null || echo "$EPOCHREALTIME")
+		waited=$(awk -v a="$waited" -v b="$t_wait" -v c="$taken" 'BEGIN { printf "%.1f", a + c - b }')
+		[ "$rc" -eq 99 ] && continue
+		[ "$rc" -eq 0 ] || { echo "bench: step $step failed (exit $rc)" >&2; exit "$rc"; }
+		break
+	done
 done
 
 total=$(since "$t_start")

@@ -43,7 +43,7 @@ static char *trip_reason(struct xl_ctx *ctx)
 	if (db_prepare(&ctx->db, &q, "SELECT t.verdict, coalesce(t.failure_class, ''),"
 		       " coalesce(t.evidence, ''), coalesce(t.gres, ''), r.tag, t.n"
 		       " FROM attempt t JOIN run r ON r.id = t.run_id"
-		       " WHERE r.study = :study AND t.verdict IS NOT NULL"
+		       " WHERE +r.study = :study AND t.verdict IS NOT NULL"
 		       " AND t.phase != 'adopted' AND t.judged_at > :reset"
 		       " AND t.cancelled_by_user = 0"	/* a cancel says nothing of the job */
 		       " ORDER BY t.judged_at DESC, t.id DESC LIMIT 200") < 0)

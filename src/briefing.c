@@ -321,8 +321,9 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 	long long seen = db_kv_get(&ctx->db, "briefing_seen"), max_id = seen;
 	json_t *b, *finished, *repaired, *live, *sub = json_array(), *skipped = json_array();
 	struct plan_entry *plan = NULL;
-	struct run *runs = NULL, best;
-	size_t nplan = 0, nruns = 0, i;
+	struct run best;
+	size_t nplan = 0, i;
+	long long nruns;
 	double score = 0;
 	int has_best;
 	char *action, *breaker;
@@ -331,7 +332,7 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 	repaired = events_since(ctx, "repaired", seen, &max_id);
 	live = live_jobs(ctx);
 	plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan);
-	runs_list(&ctx->db, ctx->cfg.study, &runs, &nruns);
+	nruns = runs_count(&ctx->db, ctx->cfg.study);
 	has_best = runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &best, &score) == 0;
 	for (i = 0; fed && i < fed->nr; i++)
 		json_array_append_new(sub, json_pack("{s:s, s:s, s:s, s:I, s:o}",
@@ -371,7 +372,6 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 	free(action);
 	if (has_best)
 		run_release(&best);
-	runs_free(runs, nruns);
 	plan_entries_free(plan, nplan);
 	return b;
 }

@@ -22,24 +22,48 @@
 #define TL_WIDTH 960		/* px of the time axis */
 #define LANE_H 26
 
-/* One run with what the page shows of it. */
+/*
+ * One run with what the page shows of it. Only the latest attempt is kept:
+ * the timeline keeps a small bar per attempt, and the details section reads
+ * the attempts again, run by run, so that a study of 10,000 runs and 50,000
+ * attempts is never all in memory.
+ */
 struct rrun {
 	struct run r;
-	struct attempt *a;	/* all attempts, in order */
-	size_t na;
-	const struct attempt *last;	/* NULL: never submitted */
+	size_t na;		/* attempts */
+	struct attempt last_a;
+	const struct attempt *last;	/* &last_a, or NULL: never submitted */
 	int has_score;		/* the latest attempt succeeded with a score */
 	double score;
 	int depth, row;		/* lineage layout */
+	size_t child, sibling;	/* first child, next sibling: index + 1, 0 none */
 };
 
-/* One attempt on the timeline. */
+/* One attempt on the timeline (or one point of the score chart). */
 struct bar {
 	long long start, end;
 	const struct rrun *run;
-	const struct attempt *a;
+	long long n;
+	const char *cls;	/* "success", "failure", "live" */
+	char label[24];		/* its state, or its phase */
 	int lane;
 };
+
+/* The page, written out to a temporary file each time a megabyte is ready. */
+struct page {
+	struct buf b;
+	struct atomic_file f;
+	char *cause;		/* set once a write failed (the file is dropped) */
+};
+
+static void page_flush(struct page *pg, size_t at_least)
+{
+	if (pg->b.len < at_least)
+		return;
+	if (!pg->cause)
+		atomic_write(&pg->f, pg->b.s, pg->b.len, &pg->cause);
+	buf_reset(&pg->b);
+}
 
 /* Append text with HTML's special characters escaped. */
 static void esc(struct buf *b, const char *s)
@@ -95,42 +119,108 @@ static void add_change(struct buf *b, const struct run *r)
 	esc(b, r->new_value);
 }
 
-/* Load every run and its attempts. */
-static int load(struct xl_ctx *ctx, struct rrun **out, size_t *n)
+/* Runs sorted by id: the one with this id, or NULL. */
+static struct rrun *find_run(struct rrun *v, size_t n, long long id)
 {
-	struct run *runs;
-	size_t i;
+	size_t lo = 0, hi = n;
 
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].r.id == id)
+			return &v[mid];
+		if (v[mid].r.id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* An attempt that ran (or runs) becomes a bar of the timeline. */
+static void add_bar(struct bar **bars, size_t *nb, const struct rrun *x,
+		    const struct attempt *a, long long now)
+{
+	long long end = a->ended_at ? a->ended_at : strcmp(a->state, "RUNNING") == 0 ? now : 0;
+	struct bar *r;
+
+	if (!a->started_at || !end || end < a->started_at)
+		return;
+	*bars = xreallocarray(*bars, *nb + 1, sizeof(**bars));
+	r = &(*bars)[(*nb)++];
+	memset(r, 0, sizeof(*r));
+	r->start = a->started_at;
+	r->end = end;
+	r->run = x;
+	r->n = a->n;
+	r->cls = strcmp(a->verdict, "success") == 0 ? "success" :
+		 strcmp(a->verdict, "failure") == 0 ? "failure" : "live";
+	xsnprintf(r->label, sizeof(r->label), "%s", *a->state ? a->state : a->phase);
+}
+
+/* The runs (sorted by id) with their latest attempt, and the timeline's bars. */
+static int load(struct xl_ctx *ctx, struct rrun **out, size_t *n, struct bar **bars,
+		size_t *nb)
+{
+	struct attempt_walk w;
+	struct run *runs;
+	long long now = time(NULL);
+	size_t i, j;
+
+	*bars = NULL;
+	*nb = 0;
 	if (runs_list(&ctx->db, ctx->cfg.study, &runs, n) < 0)
 		return -1;
 	*out = xcalloc(*n ? *n : 1, sizeof(**out));
+	for (i = 0; i < *n; i++)
+		(*out)[i].r = runs[i];
+	free(runs);
+	if (attempt_walk_open(&ctx->db, ctx->cfg.study, 0, &w) < 0)
+		return -1;
 	for (i = 0; i < *n; i++) {
 		struct rrun *x = &(*out)[i];
+		struct attempt *a;
 
-		x->r = runs[i];
-		if (attempts_list(&ctx->db, x->r.id, &x->a, &x->na) < 0)
+		if (attempt_walk_run(&w, x->r.id, &a, &x->na) < 0) {
+			attempt_walk_close(&w);
 			return -1;
-		x->last = x->na ? &x->a[x->na - 1] : NULL;
+		}
+		for (j = 0; j < x->na; j++)
+			add_bar(bars, nb, x, &a[j], now);
+		if (x->na) {
+			x->last_a = a[x->na - 1];
+			x->last = &x->last_a;
+		}
+		for (j = 0; j + 1 < x->na; j++)
+			attempt_release(&a[j]);
+		free(a);
 		x->has_score = x->last && strcmp(x->last->verdict, "success") == 0 &&
 			       x->last->has_score;
 		x->score = x->has_score ? x->last->score : 0;
 	}
-	free(runs);
+	attempt_walk_close(&w);
+	/* the lineage: children in id order under their parent */
+	for (i = *n; i-- > 0;) {
+		struct rrun *x = &(*out)[i], *p = x->r.parent_id ?
+			find_run(*out, *n, x->r.parent_id) : NULL;
+
+		if (p) {
+			x->sibling = p->child;
+			p->child = i + 1;
+		}
+	}
 	return 0;
 }
 
-/* Place runs: depth by generation, rows in depth-first order. */
-static void layout(struct rrun *v, size_t n, long long parent, int depth, int *row)
+/* Place run i and its descendants: depth by generation, rows depth-first. */
+static void layout(struct rrun *v, size_t i, int depth, int *row)
 {
-	size_t i;
+	size_t c;
 
-	for (i = 0; i < n; i++) {
-		if (v[i].r.parent_id != parent)
-			continue;
-		v[i].depth = depth;
-		v[i].row = (*row)++;
-		layout(v, n, v[i].r.id, depth + 1, row);
-	}
+	v[i].depth = depth;
+	v[i].row = (*row)++;
+	for (c = v[i].child; c; c = v[c - 1].sibling)
+		layout(v, c - 1, depth + 1, row);
 }
 
 /* Order for the leaderboard: scored runs best first, then the rest. */
@@ -147,9 +237,10 @@ static int by_score(const void *pa, const void *pb)
 	return a->r.id < b->r.id ? -1 : 1;
 }
 
-static void leaderboard(struct xl_ctx *ctx, struct buf *b, struct rrun *v, size_t n,
+static void leaderboard(struct xl_ctx *ctx, struct page *pg, struct rrun *v, size_t n,
 			long long best_id)
 {
+	struct buf *b = &pg->b;
 	struct rrun **o = xcalloc(n ? n : 1, sizeof(*o));
 	size_t i;
 
@@ -192,17 +283,21 @@ static void leaderboard(struct xl_ctx *ctx, struct buf *b, struct rrun *v, size_
 		add_duration(b, l && l->started_at && l->ended_at ?
 			     l->ended_at - l->started_at : -1);
 		buf_adds(b, "</td></tr>\n");
+		page_flush(pg, 1 << 20);
 	}
 	buf_adds(b, "</table>\n");
 	free(o);
 }
 
-static void lineage(struct buf *b, struct rrun *v, size_t n)
+static void lineage(struct page *pg, struct rrun *v, size_t n)
 {
+	struct buf *b = &pg->b;
 	int rows = 0, maxd = 0;
-	size_t i, j;
+	size_t i;
 
-	layout(v, n, 0, 0, &rows);
+	for (i = 0; i < n; i++)
+		if (!v[i].r.parent_id)
+			layout(v, i, 0, &rows);
 	for (i = 0; i < n; i++)
 		if (v[i].depth > maxd)
 			maxd = v[i].depth;
@@ -212,12 +307,10 @@ static void lineage(struct buf *b, struct rrun *v, size_t n)
 		 (maxd + 1) * 260 + 40, rows * 44 + 20);
 	for (i = 0; i < n; i++) {
 		const struct rrun *c = &v[i];
+		const struct rrun *p = c->r.parent_id ? find_run(v, n, c->r.parent_id) : NULL;
 
-		for (j = 0; j < n && c->r.parent_id; j++) {
-			const struct rrun *p = &v[j];
-
-			if (p->r.id != c->r.parent_id)
-				continue;
+		page_flush(pg, 1 << 20);
+		if (p) {
 			buf_addf(b, "<path class=\"edge %s\" d=\"M%d %d C%d %d %d %d %d %d\"/>"
 				 "<text class=\"elabel\" x=\"%d\" y=\"%d\">", run_class(c),
 				 p->depth * 260 + 150, p->row * 44 + 30,
@@ -242,6 +335,7 @@ static void lineage(struct buf *b, struct rrun *v, size_t n)
 		esc(b, c->r.tag);
 		if (c->has_score)
 			buf_addf(b, " %.4g", c->score);
+		page_flush(pg, 1 << 20);
 		buf_adds(b, "</text></g>\n");
 	}
 	buf_adds(b, "</svg>\n");
@@ -255,30 +349,14 @@ static int by_start(const void *pa, const void *pb)
 }
 
 /* The GPU timeline; returns the idle seconds, *span the study's seconds. */
-static long long timeline(struct xl_ctx *ctx, struct buf *b, struct rrun *v, size_t n,
-			  long long *span_out)
+static long long timeline(struct page *pg, struct bar *bars, size_t nb, long long *span_out)
 {
-	struct bar *bars = NULL;
-	long long lane_end[64], t0 = 0, t1 = 0, idle = 0, cover_end, now = time(NULL);
-	size_t nb = 0, i, j;
+	struct buf *b = &pg->b;
+	long long lane_end[64], t0 = 0, t1 = 0, idle = 0, cover_end;
+	size_t i;
 	int lanes = 0;
 	double k;
 
-	for (i = 0; i < n; i++)
-		for (j = 0; j < v[i].na; j++) {
-			const struct attempt *a = &v[i].a[j];
-			long long end = a->ended_at ? a->ended_at :
-				strcmp(a->state, "RUNNING") == 0 ? now : 0;
-
-			if (!a->started_at || !end || end < a->started_at)
-				continue;
-			bars = xreallocarray(bars, nb + 1, sizeof(*bars));
-			bars[nb].start = a->started_at;
-			bars[nb].end = end;
-			bars[nb].run = &v[i];
-			bars[nb].a = a;
-			nb++;
-		}
 	qsort(bars, nb, sizeof(*bars), by_start);
 	for (i = 0; i < nb; i++) {
 		int l;
@@ -300,7 +378,6 @@ static long long timeline(struct xl_ctx *ctx, struct buf *b, struct rrun *v, siz
 	buf_addf(b, "<h2 id=\"timeline\">GPU timeline</h2>\n");
 	if (nb == 0) {
 		buf_adds(b, "<p>No attempt has run yet.</p>\n");
-		free(bars);
 		return 0;
 	}
 	k = t1 > t0 ? (double)TL_WIDTH / (double)(t1 - t0) : 1;
@@ -317,21 +394,19 @@ static long long timeline(struct xl_ctx *ctx, struct buf *b, struct rrun *v, siz
 				 10 + (double)(cover_end - t0) * k,
 				 fmax(1.0, (double)(bars[i].start - cover_end) * k),
 				 lanes * LANE_H + 6, bars[i].start - cover_end);
+			page_flush(pg, 1 << 20);
 		}
 		if (bars[i].end > cover_end)
 			cover_end = bars[i].end;
 	}
 	for (i = 0; i < nb; i++) {
-		const struct attempt *a = bars[i].a;
-		const char *cls = *a->verdict ? a->verdict : "live";
-
 		buf_addf(b, "<rect class=\"bar %s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
-			 "height=\"%d\"><title>", cls, 10 + (double)(bars[i].start - t0) * k,
+			 "height=\"%d\"><title>", bars[i].cls, 10 + (double)(bars[i].start - t0) * k,
 			 bars[i].lane * LANE_H + 3,
 			 fmax(1.0, (double)(bars[i].end - bars[i].start) * k), LANE_H - 6);
 		esc(b, bars[i].run->r.tag);
-		buf_addf(b, " attempt %lld: %lld s, %s</title></rect>\n", a->n,
-			 bars[i].end - bars[i].start, *a->state ? a->state : a->phase);
+		buf_addf(b, " attempt %lld: %lld s, %s</title></rect>\n", bars[i].n,
+			 bars[i].end - bars[i].start, bars[i].label);
 		if ((double)(bars[i].end - bars[i].start) * k >= 60) {
 			buf_addf(b, "<text class=\"blabel\" x=\"%.1f\" y=\"%d\">",
 				 14 + (double)(bars[i].start - t0) * k,
@@ -339,6 +414,7 @@ static long long timeline(struct xl_ctx *ctx, struct buf *b, struct rrun *v, siz
 			esc(b, bars[i].run->r.tag);
 			buf_adds(b, "</text>\n");
 		}
+		page_flush(pg, 1 << 20);
 	}
 	buf_addf(b, "<text x=\"10\" y=\"%d\">0</text><text x=\"%d\" y=\"%d\" "
 		 "text-anchor=\"end\">", lanes * LANE_H + 28, TL_WIDTH + 10,
@@ -351,13 +427,12 @@ static long long timeline(struct xl_ctx *ctx, struct buf *b, struct rrun *v, siz
 	buf_addf(b, " (%zu attempts over ", nb);
 	add_duration(b, t1 - t0);
 	buf_adds(b, ").</p>\n");
-	(void)ctx;
-	free(bars);
 	return idle;
 }
 
-static void score_chart(struct xl_ctx *ctx, struct buf *b, struct rrun *v, size_t n)
+static void score_chart(struct xl_ctx *ctx, struct page *pg, struct rrun *v, size_t n)
 {
+	struct buf *b = &pg->b;
 	struct bar *pts = NULL;
 	size_t np = 0, i;
 	long long t0, t1;
@@ -369,7 +444,6 @@ static void score_chart(struct xl_ctx *ctx, struct buf *b, struct rrun *v, size_
 			pts[np].start = v[i].last->ended_at ? v[i].last->ended_at :
 					v[i].last->intent_at;
 			pts[np].run = &v[i];
-			pts[np].a = v[i].last;
 			if (!np || v[i].score < lo)
 				lo = v[i].score;
 			if (!np || v[i].score > hi)
@@ -414,18 +488,31 @@ static void score_chart(struct xl_ctx *ctx, struct buf *b, struct rrun *v, size_
 		buf_addf(b, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\"><title>", px, py);
 		esc(b, pts[i].run->r.tag);
 		buf_addf(b, ": %.6g</title></circle>\n", pts[i].run->score);
+		page_flush(pg, 1 << 20);
 	}
 	buf_adds(b, "</svg>\n");
 	free(pts);
 }
 
-static void details(struct buf *b, struct rrun *v, size_t n)
+/* Each run's diff and attempts, read again from the DB run by run. */
+static int details(struct xl_ctx *ctx, struct page *pg, struct rrun *v, size_t n)
 {
+	struct buf *b = &pg->b;
+	struct attempt_walk w;
 	size_t i, j, k;
 
+	if (attempt_walk_open(&ctx->db, ctx->cfg.study, 0, &w) < 0)
+		return -1;
 	buf_adds(b, "<h2 id=\"runs\">Runs</h2>\n");
 	for (i = 0; i < n; i++) {
 		const struct rrun *x = &v[i];
+		struct attempt *att;
+		size_t na;
+
+		if (attempt_walk_run(&w, x->r.id, &att, &na) < 0) {
+			attempt_walk_close(&w);
+			return -1;
+		}
 
 		buf_addf(b, "<section class=\"detail %s\" id=\"run-", run_class(x));
 		esc(b, x->r.tag);
@@ -450,8 +537,8 @@ static void details(struct buf *b, struct rrun *v, size_t n)
 			buf_adds(b, "root run (adopted)");
 		}
 		buf_adds(b, "</p>\n<ul>\n");
-		for (j = 0; j < x->na; j++) {
-			const struct attempt *a = &x->a[j];
+		for (j = 0; j < na; j++) {
+			const struct attempt *a = &att[j];
 
 			buf_addf(b, "<li>attempt %lld: ", a->n);
 			esc(b, *a->verdict ? a->verdict : *a->state ? a->state : a->phase);
@@ -479,10 +566,14 @@ static void details(struct buf *b, struct rrun *v, size_t n)
 			}
 			buf_adds(b, "</li>\n");
 		}
-		if (!x->na)
+		if (!na)
 			buf_adds(b, "<li>never submitted</li>\n");
 		buf_adds(b, "</ul></section>\n");
+		attempts_free(att, na);
+		page_flush(pg, 1 << 20);
 	}
+	attempt_walk_close(&w);
+	return 0;
 }
 
 static const char css[] =
@@ -512,13 +603,14 @@ static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
 		{ "out", OPT_STRING, &out_opt },
 		OPT_END,
 	};
-	struct buf b = BUF_INIT;
+	struct page pg = { BUF_INIT, { NULL, NULL, -1 }, NULL };
 	struct rrun *v = NULL;
+	struct bar *bars = NULL;
 	struct run best;
-	size_t n = 0, i;
+	size_t n = 0, nb = 0, i;
 	long long best_id = 0, idle, span = 0;
 	double best_score;
-	char **pos, *out, *cause = NULL, when[32];
+	char **pos, *out = NULL, when[32];
 	time_t now = time(NULL);
 	struct tm tm;
 	int npos, rc;
@@ -530,7 +622,7 @@ static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
 	free(pos);
 	if (rc < 0)
 		return XL_USAGE;
-	if (load(ctx, &v, &n) < 0) {
+	if (load(ctx, &v, &n, &bars, &nb) < 0) {
 		error("unable to read the state DB");
 		rc = XL_ERR;
 		goto out;
@@ -539,27 +631,36 @@ static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
 		best_id = best.id;
 		run_release(&best);
 	}
+	out = out_opt ? xstrdup(out_opt) : path_join(ctx->root, ".xloop/report.html");
+	if (atomic_begin(&pg.f, out, 0644, &pg.cause) < 0) {
+		error("%s", pg.cause);
+		rc = XL_ERR;
+		goto out;
+	}
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
-	buf_adds(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	buf_adds(&pg.b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 		 "<meta name=\"viewport\" content=\"width=device-width\">\n<title>xloop: ");
-	esc(&b, ctx->cfg.study);
-	buf_addf(&b, "</title>\n<style>%s</style></head>\n<body>\n<h1>Study ", css);
-	esc(&b, ctx->cfg.study);
-	buf_addf(&b, "</h1>\n<p class=\"sub\">%zu runs &#183; metric ", n);
-	esc(&b, ctx->cfg.metric);
-	buf_addf(&b, " (%s is better) &#183; generated %s by xloop</p>\n",
+	esc(&pg.b, ctx->cfg.study);
+	buf_addf(&pg.b, "</title>\n<style>%s</style></head>\n<body>\n<h1>Study ", css);
+	esc(&pg.b, ctx->cfg.study);
+	buf_addf(&pg.b, "</h1>\n<p class=\"sub\">%zu runs &#183; metric ", n);
+	esc(&pg.b, ctx->cfg.metric);
+	buf_addf(&pg.b, " (%s is better) &#183; generated %s by xloop</p>\n",
 		 ctx->cfg.goal_max ? "higher" : "lower", when);
-	leaderboard(ctx, &b, v, n, best_id);
-	lineage(&b, v, n);
-	idle = timeline(ctx, &b, v, n, &span);
-	score_chart(ctx, &b, v, n);
-	details(&b, v, n);
-	buf_adds(&b, "</body></html>\n");
-
-	out = out_opt ? xstrdup(out_opt) : path_join(ctx->root, ".xloop/report.html");
-	if (write_file_atomic(out, b.s, b.len, 0644, &cause) < 0) {
-		error("%s", cause);
+	leaderboard(ctx, &pg, v, n, best_id);
+	lineage(&pg, v, n);
+	idle = timeline(&pg, bars, nb, &span);
+	score_chart(ctx, &pg, v, n);
+	if (details(ctx, &pg, v, n) < 0) {
+		error("unable to read the state DB");
+		rc = XL_ERR;
+		goto out;
+	}
+	buf_adds(&pg.b, "</body></html>\n");
+	page_flush(&pg, 0);
+	if (pg.cause || atomic_commit(&pg.f, &pg.cause) < 0) {
+		error("%s", pg.cause);
 		rc = XL_ERR;
 	} else if (ctx->json) {
 		cmd_emit_json(json_pack("{s:s, s:s, s:I, s:I, s:I, s:f}", "schema",
@@ -572,15 +673,18 @@ static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
 		printf("wrote %s (%zu runs; GPU idle %lld s of %lld s)\n", out, n, idle, span);
 		rc = 0;
 	}
-	free(out);
 out:
+	atomic_abort(&pg.f);	/* after a commit: nothing left to drop */
 	for (i = 0; i < n; i++) {
 		run_release(&v[i].r);
-		attempts_free(v[i].a, v[i].na);
+		if (v[i].last)
+			attempt_release(&v[i].last_a);
 	}
 	free(v);
-	free(cause);
-	buf_release(&b);
+	free(bars);
+	free(out);
+	free(pg.cause);
+	buf_release(&pg.b);
 	return rc;
 }
 

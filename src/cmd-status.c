@@ -67,21 +67,58 @@ static int changed_since_submit(struct xl_ctx *ctx, const struct run *r,
 	return changed;
 }
 
-static json_t *attempt_json(const struct attempt *a, const struct slurm_job *j)
+/* One run of status --json, written straight out (schemas/status.json). */
+static void run_json(struct jsonw *w, const struct run *r, const struct attempt *v,
+		     size_t n, const struct slurm_jobs *q, int best)
 {
-	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:s, s:o,"
-			 " s:o, s:o}",
-			 "n", (json_int_t)a->n, "phase", a->phase, "state", state_word(a, j),
-			 "job_id", a->job_id, "log", a->log_path,
-			 "reason", j ? j->reason : a->slurm_reason,
-			 "elapsed", j ? j->run_time : "",
-			 "verdict", a->verdict, "verdict_reason", a->verdict_reason,
-			 "score", a->has_score ? json_real(a->score) : json_null(),
-			 "resources", a->overrides,
-			 "submitted_at", a->submitted_at ? json_integer(a->submitted_at) :
-				json_null(),
-			 "class", *a->failure_class ? json_string(a->failure_class) : json_null(),
-			 "auto_retry", *a->auto_retry ? json_string(a->auto_retry) : json_null());
+	const struct attempt *last = n ? &v[n - 1] : NULL;
+	size_t k;
+
+	jsonw_open(w, NULL, '{');
+	jsonw_str(w, "tag", r->tag);
+	if (r->parent_id) {
+		jsonw_str(w, "parent", r->parent_tag);
+		jsonw_open(w, "change", '{');
+		jsonw_str(w, "var", r->var);
+		jsonw_str(w, "old", r->old_value);
+		jsonw_str(w, "new", r->new_value);
+		jsonw_close(w, '}');
+	} else {
+		jsonw_null(w, "parent");
+		jsonw_null(w, "change");
+	}
+	jsonw_str(w, "state", last ? state_word(last, find_job(q, last->job_id)) : "new");
+	jsonw_bool(w, "best", best);
+	jsonw_open(w, "attempts", '[');
+	for (k = 0; k < n; k++) {
+		const struct attempt *a = &v[k];
+		const struct slurm_job *j = find_job(q, a->job_id);
+
+		jsonw_open(w, NULL, '{');
+		jsonw_int(w, "n", a->n);
+		jsonw_str(w, "phase", a->phase);
+		jsonw_str(w, "state", state_word(a, j));
+		jsonw_str(w, "job_id", a->job_id);
+		jsonw_str(w, "log", a->log_path);
+		jsonw_str(w, "reason", j ? j->reason : a->slurm_reason);
+		jsonw_str(w, "elapsed", j ? j->run_time : "");
+		jsonw_str(w, "verdict", a->verdict);
+		jsonw_str(w, "verdict_reason", a->verdict_reason);
+		if (a->has_score)
+			jsonw_real(w, "score", a->score);
+		else
+			jsonw_null(w, "score");
+		jsonw_str(w, "resources", a->overrides);
+		if (a->submitted_at)
+			jsonw_int(w, "submitted_at", a->submitted_at);
+		else
+			jsonw_null(w, "submitted_at");
+		jsonw_str_or_null(w, "class", a->failure_class);
+		jsonw_str_or_null(w, "auto_retry", a->auto_retry);
+		jsonw_close(w, '}');
+	}
+	jsonw_close(w, ']');
+	jsonw_close(w, '}');
 }
 
 static void print_detail(struct xl_ctx *ctx, const struct run *r,
@@ -135,13 +172,14 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 		      int argc, char **argv)
 {
 	struct slurm_jobs q = SLURM_JOBS_INIT;
+	struct attempt_walk walk;
+	struct json_stream js;
 	struct run *runs = NULL, best;
 	struct slurm s;
 	char **pos, *cause = NULL;
 	size_t nruns = 0, i;
 	double best_score = 0;
 	int npos, rc, sq, have_best;
-	json_t *doc = NULL, *arr = NULL;
 
 	rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
 	if (rc)
@@ -178,14 +216,17 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	have_best = runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &best,
 			      &best_score) == 0;
 
-	if (ctx->json) {
-		doc = json_pack("{s:s, s:s, s:s, s:o, s:b}", "schema", "xloop.status/1",
-				"study", ctx->cfg.study,
-				"metric", ctx->cfg.metric,
-				"best", have_best ? json_string(best.tag) : json_null(),
-				"slurm_reachable", sq == 0);
-		arr = json_array();
-		json_object_set_new(doc, "runs", arr);
+	if (attempt_walk_open(&ctx->db, ctx->cfg.study, npos ? runs[0].id : 0, &walk) < 0) {
+		rc = XL_ERR;
+	} else if (ctx->json) {
+		/* streamed: a study of 10,000 runs is tens of MB of JSON */
+		cmd_json_begin(&js, json_pack("{s:s, s:s, s:s, s:o, s:b}",
+					      "schema", "xloop.status/1",
+					      "study", ctx->cfg.study,
+					      "metric", ctx->cfg.metric,
+					      "best", have_best ? json_string(best.tag) :
+						json_null(),
+					      "slurm_reachable", sq == 0), "runs");
 	} else if (npos == 0) {
 		printf("study %s: %zu run%s", ctx->cfg.study, nruns, nruns == 1 ? "" : "s");
 		if (have_best)
@@ -193,35 +234,23 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 		printf("\n%-2s%-20s %-14s %-28s %-13s %3s %-10s %-10s %s\n", "", "TAG",
 		       "PARENT", "CHANGE", "STATE", "ATT", "JOB", "ELAPSED", "SCORE");
 	}
-	for (i = 0; i < nruns; i++) {
+	for (i = 0; rc == XL_OK && i < nruns; i++) {
 		struct run *r = &runs[i];
 		struct attempt *v = NULL, *a;
 		const struct slurm_job *j;
-		size_t n = 0, k;
+		size_t n = 0;
 		char change[64], score[32];
 
-		if (attempts_list(&ctx->db, r->id, &v, &n) < 0) {
-			rc = XL_ERR;
+		if (attempt_walk_run(&walk, r->id, &v, &n) < 0) {
+			rc = XL_ERR;	/* a broken document and exit 70 */
 			break;
 		}
 		a = n ? &v[n - 1] : NULL;
 		j = a ? find_job(&q, a->job_id) : NULL;
 		if (ctx->json) {
-			json_t *atts = json_array();
-
-			for (k = 0; k < n; k++)
-				json_array_append_new(atts, attempt_json(&v[k],
-						      find_job(&q, v[k].job_id)));
-			json_array_append_new(arr, json_pack(
-				"{s:s, s:o, s:o, s:s, s:b, s:o}",
-				"tag", r->tag,
-				"parent", r->parent_id ? json_string(r->parent_tag) : json_null(),
-				"change", r->parent_id ? json_pack("{s:s, s:s, s:s}", "var",
-					r->var, "old", r->old_value, "new", r->new_value) :
-					json_null(),
-				"state", a ? state_word(a, j) : "new",
-				"best", have_best && best.id == r->id,
-				"attempts", atts));
+			run_json(&js.w, r, v, n, &q, have_best && best.id == r->id);
+			if (js.out.len >= 1 << 16)
+				cmd_json_flush(&js);
 		} else if (npos == 1) {
 			print_detail(ctx, r, v, n, &q);
 		} else {
@@ -252,9 +281,8 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 		attempts_free(v, n);
 	}
 	if (ctx->json && rc != XL_ERR)
-		cmd_emit_json(doc);
-	else
-		json_decref(doc);
+		cmd_json_end(&js);
+	attempt_walk_close(&walk);
 	if (have_best)
 		run_release(&best);
 	runs_free(runs, nruns);

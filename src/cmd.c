@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "jsonw.h"
 
 extern const struct cmd_entry cmd_adjust_entry;
 extern const struct cmd_entry cmd_adopt_entry;
@@ -135,12 +136,34 @@ int cmd_apply_nice(struct xl_ctx *ctx, const struct cmd_entry *cmd, const char *
 /* Print one JSON document. */
 void cmd_emit_json(json_t *doc)
 {
-	char *s = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-				   JSON_ENSURE_ASCII) : NULL;
+	char *s = doc ? json_dumps(doc, JSONW_DUMP_FLAGS) : NULL;
 
 	if (s == NULL)
 		die("unable to encode JSON output");
 	puts(s);
 	free(s);
 	json_decref(doc);
+}
+
+/* A streamed document: see cmd.h. */
+void cmd_json_begin(struct json_stream *js, json_t *head, const char *key)
+{
+	buf_init(&js->out);
+	jsonw_stream_begin(&js->w, &js->out, head, key);
+	json_decref(head);
+	cmd_json_flush(js);
+}
+
+void cmd_json_flush(struct json_stream *js)
+{
+	fwrite(js->out.s, 1, js->out.len, stdout);
+	buf_reset(&js->out);
+}
+
+void cmd_json_end(struct json_stream *js)
+{
+	jsonw_stream_end(&js->w);
+	buf_addc(&js->out, '\n');
+	cmd_json_flush(js);
+	buf_release(&js->out);
 }

@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "db.h"
+#include "jsonw.h"
 #include "util.h"
 
 enum {
@@ -58,5 +59,18 @@ int cmd_apply_nice(struct xl_ctx *ctx, const struct cmd_entry *cmd, const char *
 /* Print doc as the command's one JSON document on stdout and free it. */
 struct json_t;
 void cmd_emit_json(struct json_t *doc);
+
+/*
+ * The same layout streamed, for lists too large to build whole: begin
+ * prints head's members (and frees head) and opens key: [; the caller
+ * writes each item with js->w (jsonw.h) and flushes it; end closes.
+ */
+struct json_stream {
+	struct buf out;
+	struct jsonw w;
+};
+void cmd_json_begin(struct json_stream *js, struct json_t *head, const char *key);
+void cmd_json_flush(struct json_stream *js);
+void cmd_json_end(struct json_stream *js);
 
 #endif

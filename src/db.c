@@ -117,6 +117,17 @@ static const char *const migrations[] = {
 	");"
 	"ALTER TABLE attempt ADD COLUMN auto_retry TEXT"	/* why xloop retried on its own */
 	"  CHECK (auto_retry IN ('infra', 'resources'));",
+	/* 4: indexes for large studies, so that a tick or a briefing reads
+	 * what is open, undecided, recent or best without walking every
+	 * attempt. The partial ones are used only by queries that repeat
+	 * their WHERE terms and write `+r.study` (so the planner starts
+	 * from the attempt side); see runs.c and breaker.c. */
+	"CREATE INDEX attempt_open ON attempt(id) WHERE verdict IS NULL;"
+	"CREATE INDEX attempt_undecided ON attempt(id) WHERE decided = 0;"
+	"CREATE INDEX attempt_judged ON attempt(judged_at);"
+	"CREATE INDEX attempt_success ON attempt(score) WHERE verdict = 'success';"
+	"CREATE INDEX attempt_retryable ON attempt(judged_at) WHERE verdict = 'failure'"
+	"  AND (failure_class = 'infra' OR state IN ('TIMEOUT', 'OUT_OF_MEMORY'));",
 };
 
 /* The schema version this binary migrates to. */
@@ -139,6 +150,18 @@ static int pragma_int(struct db *db, const char *sql, long long *out)
 	return rc == SQLITE_ROW ? 0 : -1;
 }
 
+/* XLOOP_TRACE_SQL=1: each statement and its time on stderr (for profiling). */
+static int trace_sql(unsigned type, void *arg, void *p, void *x)
+{
+	char *sql = sqlite3_expanded_sql(p);
+
+	(void)type;
+	(void)arg;
+	fprintf(stderr, "sql %8.3f ms  %s\n", *(sqlite3_int64 *)x / 1e6, sql ? sql : "?");
+	sqlite3_free(sql);
+	return 0;
+}
+
 /* Open and migrate the database at path. */
 int db_open(struct db *db, const char *path, char **cause)
 {
@@ -158,7 +181,8 @@ int db_open(struct db *db, const char *path, char **cause)
 	}
 	close(fd);
 	rc = sqlite3_open_v2(path, &db->h,
-			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL);
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW |
+			     SQLITE_OPEN_NOMUTEX, NULL);	/* one thread uses it */
 	if (rc != SQLITE_OK) {
 		*cause = xasprintf("unable to open '%s': %s", path,
 				   db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc));
@@ -168,6 +192,8 @@ int db_open(struct db *db, const char *path, char **cause)
 	}
 	db->path = xstrdup(path);
 	sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
+	if (getenv("XLOOP_TRACE_SQL"))
+		sqlite3_trace_v2(db->h, SQLITE_TRACE_PROFILE, trace_sql, NULL);
 	sqlite3_db_config(db->h, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
 	sqlite3_db_config(db->h, SQLITE_DBCONFIG_DQS_DML, 0, NULL);
 	sqlite3_db_config(db->h, SQLITE_DBCONFIG_DQS_DDL, 0, NULL);
@@ -215,6 +241,9 @@ int db_migrate(struct db *db, char **cause)
 	int i, n = db_schema_version();
 	char pragma[64];
 
+	/* the usual case, up to date, needs no write lock */
+	if (pragma_int(db, "PRAGMA user_version", &v) == 0 && v == n)
+		return 0;
 	if (db_begin_write(db) < 0) {
 		*cause = xasprintf("database '%s' is busy", db->path);
 		return -1;
@@ -328,6 +357,19 @@ const char *db_col_text(struct stmt *q, int i)
 	const unsigned char *s = sqlite3_column_text(q->st, i);
 
 	return s ? (const char *)s : "";
+}
+
+/* A malloc'd copy of column i ("" for NULL), without a strlen. */
+char *db_col_dup(struct stmt *q, int i)
+{
+	const unsigned char *s = sqlite3_column_text(q->st, i);
+	size_t n = s ? (size_t)sqlite3_column_bytes(q->st, i) : 0;
+	char *d = xmalloc(n + 1);
+
+	if (n)
+		memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
 }
 
 /* Column i as an integer. */

@@ -49,6 +49,7 @@ void db_bind_null(struct stmt *q, const char *name);
 /* SQLITE_ROW, SQLITE_DONE, or -1 (error printed). */
 int db_step(struct stmt *q);
 const char *db_col_text(struct stmt *q, int i);	/* "" for NULL */
+char *db_col_dup(struct stmt *q, int i);	/* malloc'd; "" for NULL */
 long long db_col_int64(struct stmt *q, int i);
 int db_col_is_null(struct stmt *q, int i);
 void db_reset(struct stmt *q);

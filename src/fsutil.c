@@ -54,45 +54,87 @@ static void fsync_dir_of(const char *path)
 }
 
 /* Replace a file's content atomically. */
+int atomic_begin(struct atomic_file *f, const char *path, mode_t mode, char **cause)
+{
+	struct stat st;
+
+	f->path = xstrdup(path);
+	f->tmp = xasprintf("%s.tmp-XXXXXX", path);
+	f->fd = -1;
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		*cause = xasprintf("refusing to replace '%s': not a regular file", path);
+		atomic_abort(f);
+		return -1;
+	}
+	f->fd = mkostemp(f->tmp, O_CLOEXEC);
+	if (f->fd < 0) {
+		*cause = xasprintf("unable to create a file next to '%s': %s", path,
+				   strerror(errno));
+		FREE_AND_NULL(f->tmp);	/* nothing to unlink */
+		atomic_abort(f);
+		return -1;
+	}
+	if (fchmod(f->fd, mode) < 0) {
+		*cause = xasprintf("unable to write '%s': %s", path, strerror(errno));
+		atomic_abort(f);
+		return -1;
+	}
+	return 0;
+}
+
+int atomic_write(struct atomic_file *f, const void *data, size_t len, char **cause)
+{
+	if (write_all(f->fd, data, len) < 0) {
+		*cause = xasprintf("unable to write '%s': %s", f->path, strerror(errno));
+		atomic_abort(f);
+		return -1;
+	}
+	return 0;
+}
+
+int atomic_commit(struct atomic_file *f, char **cause)
+{
+	int fd = f->fd, e = 0;
+
+	f->fd = -1;
+	if (fsync(fd) < 0)
+		e = errno;
+	if (close(fd) < 0 && !e)
+		e = errno;
+	if (!e && rename(f->tmp, f->path) < 0)
+		e = errno;
+	if (e) {
+		*cause = xasprintf("unable to write '%s': %s", f->path, strerror(e));
+		atomic_abort(f);
+		return -1;
+	}
+	fsync_dir_of(f->path);
+	FREE_AND_NULL(f->tmp);
+	atomic_abort(f);	/* frees the rest */
+	return 0;
+}
+
+void atomic_abort(struct atomic_file *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	if (f->tmp)
+		unlink(f->tmp);
+	free(f->tmp);
+	free(f->path);
+	f->tmp = f->path = NULL;
+	f->fd = -1;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len,
 		      mode_t mode, char **cause)
 {
-	char *tmp = xasprintf("%s.tmp-XXXXXX", path);
-	struct stat st;
-	int fd, e;
+	struct atomic_file f;
 
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		*cause = xasprintf("refusing to replace '%s': not a regular file", path);
-		free(tmp);
+	if (atomic_begin(&f, path, mode, cause) < 0 ||
+	    atomic_write(&f, data, len, cause) < 0)
 		return -1;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		*cause = xasprintf("unable to create a file next to '%s': %s", path,
-				   strerror(errno));
-		free(tmp);
-		return -1;
-	}
-	if (fchmod(fd, mode) < 0 || write_all(fd, data, len) < 0 || fsync(fd) < 0)
-		goto fail;
-	if (close(fd) < 0) {
-		fd = -1;
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp, path) < 0)
-		goto fail;
-	fsync_dir_of(path);
-	free(tmp);
-	return 0;
-fail:
-	e = errno;
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	*cause = xasprintf("unable to write '%s': %s", path, strerror(e));
-	free(tmp);
-	return -1;
+	return atomic_commit(&f, cause);
 }
 
 /* Read a regular file of bounded size. */

@@ -18,6 +18,20 @@ int write_file_atomic(const char *path, const void *data, size_t len,
 		      mode_t mode, char **cause);
 
 /*
+ * The same in pieces, for files too large to hold: begin, write any number
+ * of times, commit (fsync, rename). Each returns 0, or -1 with *cause after
+ * removing the temporary file; abort drops an unfinished one.
+ */
+struct atomic_file {
+	char *path, *tmp;
+	int fd;
+};
+int atomic_begin(struct atomic_file *f, const char *path, mode_t mode, char **cause);
+int atomic_write(struct atomic_file *f, const void *data, size_t len, char **cause);
+int atomic_commit(struct atomic_file *f, char **cause);
+void atomic_abort(struct atomic_file *f);
+
+/*
  * Read a regular file (not through a symlink) of at most max bytes into
  * out. Returns 0; -1 with *cause and *err set to the errno (ENOENT for a
  * missing file, EFBIG when too large, ELOOP for a symlink).

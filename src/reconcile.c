@@ -202,6 +202,30 @@ static int exec_attempt(struct xl_ctx *ctx, const char *sql, long long id,
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/*
+ * What squeue shows of a live attempt, in one statement that writes only
+ * when something changed (a tick with nothing new writes nothing).
+ */
+static void note_live(struct xl_ctx *ctx, long long id, const char *state,
+		      const char *reason, long long started)
+{
+	struct stmt q;
+
+	if (db_prepare(&ctx->db, &q, "UPDATE attempt SET state = :state,"
+		       " missing_since = NULL, slurm_reason = :reason,"
+		       " started_at = CASE WHEN :start > 0 THEN :start ELSE started_at END"
+		       " WHERE id = :id AND (state IS NOT :state OR missing_since IS NOT NULL"
+		       " OR slurm_reason IS NOT :reason"
+		       " OR (:start > 0 AND started_at IS NOT :start))") < 0)
+		return;
+	db_bind_int64(&q, ":id", id);
+	db_bind_text(&q, ":state", state);
+	db_bind_text(&q, ":reason", reason);
+	db_bind_int64(&q, ":start", started);
+	db_step(&q);
+	db_finalize(&q);
+}
+
 /* The best score before this verdict, for the decision entry. */
 static void best_before(struct xl_ctx *ctx, char *buf, size_t n)
 {
@@ -282,7 +306,7 @@ static void repair_decisions(struct xl_ctx *ctx)
 	size_t n = 0, i;
 
 	if (db_prepare(&ctx->db, &q, "SELECT t.id FROM attempt t JOIN run r ON r.id = t.run_id"
-		       " WHERE r.study = :study AND t.verdict IS NOT NULL AND t.decided = 0"
+		       " WHERE +r.study = :study AND t.verdict IS NOT NULL AND t.decided = 0"
 		       " AND t.phase != 'adopted' ORDER BY t.id") < 0)
 		return;
 	db_bind_text(&q, ":study", ctx->cfg.study);
@@ -468,13 +492,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 			else
 				out->running++;
 			slurm_parse_time(j->start_time, &st, NULL);
-			exec_attempt(ctx, "UPDATE attempt SET state = :text, missing_since = NULL"
-				     " WHERE id = :id", a->id, slurm_state_name(j->state), 0);
-			exec_attempt(ctx, "UPDATE attempt SET slurm_reason = :text"
-				     " WHERE id = :id", a->id, j->reason, 0);
-			if (st)
-				exec_attempt(ctx, "UPDATE attempt SET started_at = :num"
-					     " WHERE id = :id", a->id, NULL, (long long)st);
+			note_live(ctx, a->id, slurm_state_name(j->state), j->reason, st);
 			if (!newest || a->id > v[newest - 1].id) {
 				newest = i + 1;
 				free(out->newest_live_job);

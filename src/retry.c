@@ -139,7 +139,8 @@ static int candidates(struct xl_ctx *ctx, struct candidate **v, size_t *n)
 		       " (SELECT count(*) FROM attempt x WHERE x.run_id = r.id"
 		       "  AND x.auto_retry = 'resources')"
 		       " FROM run r JOIN attempt t ON t.run_id = r.id"
-		       " WHERE r.study = :study AND t.verdict = 'failure'"
+		       " WHERE +r.study = :study AND t.verdict = 'failure'"
+		       " AND (t.failure_class = 'infra' OR t.state IN ('TIMEOUT', 'OUT_OF_MEMORY'))"
 		       " AND t.cancelled_by_user = 0"
 		       " AND t.n = (SELECT max(n) FROM attempt WHERE run_id = r.id)"
 		       " ORDER BY t.judged_at, t.id") < 0)

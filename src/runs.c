@@ -108,6 +108,21 @@ int runs_list(struct db *db, const char *study, struct run **v, size_t *n)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* How many runs the study has; -1 on error. */
+long long runs_count(struct db *db, const char *study)
+{
+	struct stmt q;
+	long long n = -1;
+
+	if (db_prepare(db, &q, "SELECT count(*) FROM run WHERE study = :study") < 0)
+		return -1;
+	db_bind_text(&q, ":study", study);
+	if (db_step(&q) == SQLITE_ROW)
+		n = db_col_int64(&q, 0);
+	db_finalize(&q);
+	return n;
+}
+
 /* Insert a run. */
 int runs_insert(struct db *db, struct run *r)
 {
@@ -161,23 +176,23 @@ static void attempt_from(struct stmt *q, struct attempt *a)
 	a->run_id = db_col_int64(q, 1);
 	a->n = db_col_int64(q, 2);
 	for (i = 0; i < ARRAY_SIZE(s); i++)
-		*s[i] = xstrdup(db_col_text(q, 3 + (int)i));
+		*s[i] = db_col_dup(q, 3 + (int)i);
 	a->cpus = db_col_int64(q, 14);
-	a->submit_error = xstrdup(db_col_text(q, 15));
+	a->submit_error = db_col_dup(q, 15);
 	a->intent_at = db_col_int64(q, 16);
 	a->submitted_at = db_col_int64(q, 17);
 	a->started_at = db_col_int64(q, 18);
 	a->ended_at = db_col_int64(q, 19);
-	a->state = xstrdup(db_col_text(q, 20));
-	a->exit_code = xstrdup(db_col_text(q, 21));
-	a->node = xstrdup(db_col_text(q, 22));
-	a->slurm_reason = xstrdup(db_col_text(q, 23));
-	a->verdict = xstrdup(db_col_text(q, 24));
-	a->failure_class = xstrdup(db_col_text(q, 25));
-	a->verdict_reason = xstrdup(db_col_text(q, 26));
+	a->state = db_col_dup(q, 20);
+	a->exit_code = db_col_dup(q, 21);
+	a->node = db_col_dup(q, 22);
+	a->slurm_reason = db_col_dup(q, 23);
+	a->verdict = db_col_dup(q, 24);
+	a->failure_class = db_col_dup(q, 25);
+	a->verdict_reason = db_col_dup(q, 26);
 	a->has_score = !db_col_is_null(q, 27);
 	a->score = a->has_score ? sqlite3_column_double(q->st, 27) : 0;
-	a->auto_retry = xstrdup(db_col_text(q, 28));
+	a->auto_retry = db_col_dup(q, 28);
 }
 
 /* Free an attempt's strings. */
@@ -234,6 +249,70 @@ int attempts_list(struct db *db, long long run_id, struct attempt **v, size_t *n
 			      " WHERE run_id = :run ORDER BY n", ":run", run_id, NULL, v, n);
 }
 
+/* Walk every attempt of a study (or of one run) in one query. */
+int attempt_walk_open(struct db *db, const char *study, long long run_id,
+		      struct attempt_walk *w)
+{
+	memset(w, 0, sizeof(*w));
+	if (db_prepare(db, &w->q, run_id ?
+		       "SELECT " ATTEMPT_COLS " FROM attempt WHERE run_id = :run"
+		       " ORDER BY n" :
+		       "SELECT " ATTEMPT_COLS " FROM attempt"
+		       " WHERE run_id IN (SELECT id FROM run WHERE study = :study)"
+		       " ORDER BY run_id, n") < 0)
+		return -1;
+	if (run_id)
+		db_bind_int64(&w->q, ":run", run_id);
+	else
+		db_bind_text(&w->q, ":study", study);
+	return 0;
+}
+
+/* The attempts of run_id; runs must be asked for in increasing id order. */
+int attempt_walk_run(struct attempt_walk *w, long long run_id, struct attempt **v, size_t *n)
+{
+	int rc;
+
+	*v = NULL;
+	*n = 0;
+	for (;;) {
+		if (!w->have) {
+			if (w->done)
+				return 0;
+			rc = db_step(&w->q);
+			if (rc != SQLITE_ROW) {
+				w->done = 1;
+				if (rc == SQLITE_DONE)
+					return 0;
+				attempts_free(*v, *n);
+				*v = NULL;
+				*n = 0;
+				return -1;
+			}
+			attempt_from(&w->q, &w->next);
+			w->have = 1;
+		}
+		if (w->next.run_id > run_id)
+			return 0;
+		if (w->next.run_id == run_id) {
+			*v = xreallocarray(*v, *n + 1, sizeof(**v));
+			(*v)[(*n)++] = w->next;
+		} else {
+			attempt_release(&w->next);	/* a run the caller skipped */
+		}
+		w->have = 0;
+	}
+}
+
+void attempt_walk_close(struct attempt_walk *w)
+{
+	if (w->have)
+		attempt_release(&w->next);
+	if (w->q.st)
+		db_finalize(&w->q);
+	memset(w, 0, sizeof(*w));
+}
+
 /* The latest attempt of a run. */
 int attempts_latest(struct db *db, long long run_id, struct attempt *a)
 {
@@ -254,10 +333,11 @@ int attempts_latest(struct db *db, long long run_id, struct attempt *a)
 /* Attempts submitted (or being submitted) and not known to be over. */
 int attempts_unfinished(struct db *db, const char *study, struct attempt **v, size_t *n)
 {
+	/* +run_id: start from the attempt_open index, not from the study's runs */
 	return attempts_query(db, "SELECT " ATTEMPT_COLS " FROM attempt"
 			      " WHERE phase IN ('submitting', 'submitted') AND verdict IS NULL"
 			      " AND ended_at IS NULL"
-			      " AND run_id IN (SELECT id FROM run WHERE study = :study)"
+			      " AND +run_id IN (SELECT id FROM run WHERE study = :study)"
 			      " ORDER BY id", ":study", 0, study, v, n);
 }
 
@@ -352,11 +432,11 @@ int runs_best(struct db *db, const char *study, int goal_max, struct run *r,
 	/* proven: the latest attempt of the run is a success */
 	if (db_prepare(db, &q, goal_max ?
 		       "SELECT " RUN_COLS ", a.score" RUN_FROM " JOIN attempt a ON a.run_id = r.id"
-		       " WHERE r.study = :study AND a.verdict = 'success'"
+		       " WHERE +r.study = :study AND a.verdict = 'success'"
 		       " AND a.n = (SELECT max(n) FROM attempt WHERE run_id = r.id)"
 		       " ORDER BY a.score DESC, r.id LIMIT 1" :
 		       "SELECT " RUN_COLS ", a.score" RUN_FROM " JOIN attempt a ON a.run_id = r.id"
-		       " WHERE r.study = :study AND a.verdict = 'success'"
+		       " WHERE +r.study = :study AND a.verdict = 'success'"
 		       " AND a.n = (SELECT max(n) FROM attempt WHERE run_id = r.id)"
 		       " ORDER BY a.score ASC, r.id LIMIT 1") < 0)
 		return -1;

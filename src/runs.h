@@ -52,6 +52,8 @@ int runs_get(struct db *db, const char *study, const char *tag, struct run *r);
 int runs_insert(struct db *db, struct run *r);
 /* All runs of a study in creation order; *v malloc'd. */
 int runs_list(struct db *db, const char *study, struct run **v, size_t *n);
+/* How many runs the study has; -1 on error. */
+long long runs_count(struct db *db, const char *study);
 void run_release(struct run *r);
 void runs_free(struct run *v, size_t n);
 
@@ -59,6 +61,21 @@ void runs_free(struct run *v, size_t n);
 int attempts_latest(struct db *db, long long run_id, struct attempt *a);
 /* All attempts of a run in order. */
 int attempts_list(struct db *db, long long run_id, struct attempt **v, size_t *n);
+/*
+ * Every attempt of a study (run_id 0) or of one run in one query, handed
+ * out run by run: open, then attempt_walk_run() for each run in increasing
+ * id order (runs_list's order), then close.
+ */
+struct attempt_walk {
+	struct stmt q;
+	struct attempt next;	/* read ahead: the first row of a later run */
+	int have, done;
+};
+int attempt_walk_open(struct db *db, const char *study, long long run_id,
+		      struct attempt_walk *w);
+/* The attempts of run_id into *v (malloc'd, attempts_free); 0 or -1. */
+int attempt_walk_run(struct attempt_walk *w, long long run_id, struct attempt **v, size_t *n);
+void attempt_walk_close(struct attempt_walk *w);
 /* Attempts with a job id and no final state yet (live as far as we know). */
 int attempts_unfinished(struct db *db, const char *study, struct attempt **v, size_t *n);
 /* Insert a (id filled in). 0 or -1. */

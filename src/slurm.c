@@ -1,6 +1,5 @@
 /* Running Slurm's command-line tools and reading their answers. */
 #include <errno.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -212,17 +211,15 @@ int slurm_scontrol_job(struct slurm *s, const char *jobid,
 /* List the current user's jobs. */
 int slurm_squeue_mine(struct slurm *s, struct slurm_jobs *jobs, char **cause)
 {
-	struct passwd *pw = getpwuid(getuid());
-	/* -r: one line per array task, never a pending range "12_[3-7%2]" */
+	char uid[24];
+	/* -r: one line per array task, never a pending range "12_[3-7%2]";
+	 * -u takes a uid as well as a name: no passwd lookup needed */
 	const char *argv[] = { "squeue", "-h", "-r", "-o", SLURM_SQUEUE_FORMAT, "-u",
-			       pw ? pw->pw_name : "", NULL };
+			       uid, NULL };
 	struct proc p = PROC_INIT;
 	int rc;
 
-	if (pw == NULL) {
-		*cause = xasprintf("no user name for uid %u", (unsigned)getuid());
-		return XL_ERR;
-	}
+	xsnprintf(uid, sizeof(uid), "%u", (unsigned)getuid());
 	rc = run(s, argv, NULL, &p, cause);
 	if (rc == 0 && slurm_parse_squeue(p.out.s, SLURM_SQUEUE_FORMAT, jobs, cause) != 0)
 		rc = XL_ERR;

@@ -217,7 +217,7 @@ int starts_with(const char *s, const char *prefix)
 }
 
 /* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
+size_t utf8_seq(const unsigned char *s, size_t n)
 {
 	size_t len, i;
 	unsigned int cp;

@@ -49,6 +49,8 @@ XL_NORETURN void die(const char *fmt, ...) XL_PRINTF(1, 2);
 int parse_ll(const char *s, long long min, long long max, long long *out,
 	     const char **errstr);
 
+/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
+size_t utf8_seq(const unsigned char *s, size_t n);
 /* 1 when s[0, len) is valid UTF-8 (and holds no NUL byte), else 0. */
 int utf8_valid(const char *s, size_t len);
 

@@ -182,6 +182,26 @@ static void test_child_exits_stdin_unread(void **state)
 	proc_release(&p);
 }
 
+/* The child leads its own process group and gets SIGPIPE back (we ignore it). */
+static void test_pgroup_and_sigpipe(void **state)
+{
+	/* field 5 of /proc/self/stat is the process group; $$ is sh's pid */
+	const char *pg[] = { "sh", "-c", "read -r a b c d e r </proc/self/stat; "
+			     "[ \"$e\" = \"$$\" ] && echo own", NULL };
+	const char *pipe_[] = { "sh", "-c", "yes | head -n 1", NULL };
+	struct proc p = PROC_INIT, q = PROC_INIT;
+
+	(void)state;
+	assert_int_equal(run(&p, pg), 0);
+	assert_string_equal(p.out.s, "own\n");
+	proc_release(&p);
+	/* with SIGPIPE ignored, yes would see EPIPE and complain on stderr */
+	assert_int_equal(run(&q, pipe_), 0);
+	assert_string_equal(q.out.s, "y\n");
+	assert_string_equal(q.err.s, "");
+	proc_release(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_env_removal),
 		cmocka_unit_test(test_no_fd_leak),
 		cmocka_unit_test(test_child_exits_stdin_unread),
+		cmocka_unit_test(test_pgroup_and_sigpipe),
 	};
 
 	return cmocka_run_group_tests_name("proc", tests, NULL, NULL);

@@ -1,0 +1,189 @@
+/* JSON text written as it is made, in json_dumps' indented layout. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "jsonw.h"
+
+void jsonw_init(struct jsonw *w, struct buf *out, int depth)
+{
+	memset(w, 0, sizeof(*w));
+	w->out = out;
+	w->depth = depth;
+}
+
+void jsonw_quote(struct buf *out, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0, run;
+
+	buf_grow(out, n + 2);
+	buf_addc(out, '"');
+	while (i < n) {
+		unsigned c = p[i], cp, units[2];
+		size_t k, u, nu;
+
+		/* copy plain ASCII in one go */
+		for (run = i; run < n && p[run] >= 0x20 && p[run] < 0x80 &&
+			      p[run] != '"' && p[run] != '\\'; run++)
+			;
+		if (run > i) {
+			buf_add(out, p + i, run - i);
+			i = run;
+			continue;
+		}
+		switch (c) {
+		case '"': buf_adds(out, "\\\""); i++; continue;
+		case '\\': buf_adds(out, "\\\\"); i++; continue;
+		case '\b': buf_adds(out, "\\b"); i++; continue;
+		case '\f': buf_adds(out, "\\f"); i++; continue;
+		case '\n': buf_adds(out, "\\n"); i++; continue;
+		case '\r': buf_adds(out, "\\r"); i++; continue;
+		case '\t': buf_adds(out, "\\t"); i++; continue;
+		}
+		k = utf8_seq(p + i, n - i);
+		if (k == 0) {		/* not UTF-8: what utf8_clean() would show */
+			buf_addc(out, '?');
+			i++;
+			continue;
+		}
+		if (k == 1)
+			cp = c;
+		else if (k == 2)
+			cp = (c & 0x1fu) << 6 | (p[i + 1] & 0x3fu);
+		else if (k == 3)
+			cp = (c & 0x0fu) << 12 | (p[i + 1] & 0x3fu) << 6 | (p[i + 2] & 0x3fu);
+		else
+			cp = (c & 0x07u) << 18 | (p[i + 1] & 0x3fu) << 12 |
+			     (p[i + 2] & 0x3fu) << 6 | (p[i + 3] & 0x3fu);
+		i += k;
+		nu = 1;
+		units[0] = cp;
+		if (cp >= 0x10000) {
+			cp -= 0x10000;
+			units[0] = 0xd800 | (cp >> 10);
+			units[1] = 0xdc00 | (cp & 0x3ff);
+			nu = 2;
+		}
+		for (u = 0; u < nu; u++) {
+			char e[6] = { '\\', 'u', hex[units[u] >> 12 & 15], hex[units[u] >> 8 & 15],
+				      hex[units[u] >> 4 & 15], hex[units[u] & 15] };
+
+			buf_add(out, e, sizeof(e));
+		}
+	}
+	buf_addc(out, '"');
+}
+
+/* ",\n" and the indent of depth d (d < JSONW_MAX_DEPTH). */
+static void newline(struct buf *out, int comma, int d)
+{
+	static const char s[] = ",\n                                ";
+
+	_Static_assert(sizeof(s) - 3 >= 2 * (JSONW_MAX_DEPTH - 1), "indent too short");
+	buf_add(out, s + !comma, (size_t)(1 + comma + 2 * d));
+}
+
+/* The separator, the indent and the key before a value. */
+static void member(struct jsonw *w, const char *key)
+{
+	int d = w->depth < JSONW_MAX_DEPTH ? w->depth : JSONW_MAX_DEPTH - 1;
+
+	if (d == 0)		/* the document itself */
+		return;
+	newline(w->out, w->count[d]++ > 0, d);
+	if (key) {		/* our own plain words: nothing to escape */
+		buf_addc(w->out, '"');
+		buf_adds(w->out, key);
+		buf_add(w->out, "\": ", 3);
+	}
+}
+
+void jsonw_open(struct jsonw *w, const char *key, char bracket)
+{
+	member(w, key);
+	buf_addc(w->out, bracket);
+	if (++w->depth < JSONW_MAX_DEPTH)
+		w->count[w->depth] = 0;
+}
+
+void jsonw_close(struct jsonw *w, char bracket)
+{
+	int d = w->depth < JSONW_MAX_DEPTH ? w->depth : JSONW_MAX_DEPTH - 1;
+
+	w->depth--;
+	if (w->count[d])
+		newline(w->out, 0, d - 1);
+	buf_addc(w->out, bracket);
+}
+
+void jsonw_str(struct jsonw *w, const char *key, const char *s)
+{
+	member(w, key);
+	jsonw_quote(w->out, s);
+}
+
+void jsonw_str_or_null(struct jsonw *w, const char *key, const char *s)
+{
+	if (s && *s)
+		jsonw_str(w, key, s);
+	else
+		jsonw_null(w, key);
+}
+
+void jsonw_int(struct jsonw *w, const char *key, long long v)
+{
+	member(w, key);
+	buf_addf(w->out, "%lld", v);
+}
+
+void jsonw_real(struct jsonw *w, const char *key, double v)
+{
+	json_t *j = isfinite(v) ? json_real(v) : NULL;
+	char tmp[64];
+	size_t n = j ? json_dumpb(j, tmp, sizeof(tmp), JSON_ENCODE_ANY) : 0;
+
+	member(w, key);
+	/* jansson's own digits, so that a score reads the same as elsewhere */
+	if (n > 0 && n < sizeof(tmp))
+		buf_add(w->out, tmp, n);
+	else
+		buf_adds(w->out, "null");
+	json_decref(j);
+}
+
+void jsonw_bool(struct jsonw *w, const char *key, int v)
+{
+	member(w, key);
+	buf_adds(w->out, v ? "true" : "false");
+}
+
+void jsonw_null(struct jsonw *w, const char *key)
+{
+	member(w, key);
+	buf_adds(w->out, "null");
+}
+
+void jsonw_stream_begin(struct jsonw *w, struct buf *out, const json_t *head, const char *key)
+{
+	char *s = json_dumps(head, JSONW_DUMP_FLAGS);
+	size_t len = s ? strlen(s) : 0;
+
+	if (len <= 2)		/* "{}" */
+		buf_adds(out, "{");
+	else
+		buf_add(out, s, len - 2);	/* without the closing "\n}" */
+	free(s);
+	jsonw_init(w, out, 1);
+	w->count[1] = len > 2;
+	jsonw_open(w, key, '[');
+}
+
+void jsonw_stream_end(struct jsonw *w)
+{
+	jsonw_close(w, ']');
+	jsonw_close(w, '}');
+}

@@ -1,0 +1,58 @@
+/*
+ * JSON text written as it is made, without building a json_t: for lists
+ * too large to hold (status --json of a study with 50,000 attempts). The
+ * output is byte for byte what json_dumps() gives for the same document
+ * with JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII, the flags
+ * of every other --json document (test_jsonw checks this against jansson).
+ * Pure: appends to a buf.
+ */
+#ifndef XLOOP_JSONW_H
+#define XLOOP_JSONW_H
+
+#include "buf.h"
+
+struct json_t;
+
+#define JSONW_MAX_DEPTH 16
+/* json_dumps flags of every --json document (cmd_emit_json) */
+#define JSONW_DUMP_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII)
+
+struct jsonw {
+	struct buf *out;
+	int depth;			/* containers open around the next value */
+	size_t count[JSONW_MAX_DEPTH];	/* values written at each depth */
+};
+
+/*
+ * Start writing values at depth (0: a whole document; 2: the items of an
+ * array that is a member of the top-level object).
+ */
+void jsonw_init(struct jsonw *w, struct buf *out, int depth);
+
+/*
+ * Each value is a member named key inside an object, or an item (key NULL).
+ * Keys are written as they are: plain words of ours, never user data.
+ */
+void jsonw_open(struct jsonw *w, const char *key, char bracket);	/* '{' '[' */
+void jsonw_close(struct jsonw *w, char bracket);			/* '}' ']' */
+void jsonw_str(struct jsonw *w, const char *key, const char *s);
+/* s, or null when s is NULL or "". */
+void jsonw_str_or_null(struct jsonw *w, const char *key, const char *s);
+void jsonw_int(struct jsonw *w, const char *key, long long v);
+void jsonw_real(struct jsonw *w, const char *key, double v);	/* null if not finite */
+void jsonw_bool(struct jsonw *w, const char *key, int v);
+void jsonw_null(struct jsonw *w, const char *key);
+
+/*
+ * A document too large to build: head's members (dumped by jansson), then
+ * key: [ ... ] whose items the caller writes with w (at depth 2), then end.
+ * head is not freed. key is a plain word ("runs").
+ */
+void jsonw_stream_begin(struct jsonw *w, struct buf *out, const struct json_t *head,
+			const char *key);
+void jsonw_stream_end(struct jsonw *w);
+
+/* The string s as a JSON string literal (quoted, escaped, ASCII only). */
+void jsonw_quote(struct buf *out, const char *s);
+
+#endif

@@ -134,46 +134,65 @@ static int ignores_xloop(const char *text)
 	return 0;
 }
 
-static int init_files(const char *root, const struct config *cfg,
-		      struct change *ch, char **cause)
+/* What init will write, worked out (and checked) before anything is written. */
+struct init_plan {
+	char *config;		/* xloop.json, or NULL: it exists (the user's) */
+	int decisions_missing;
+	char *agents;		/* AGENTS.md, or NULL: up to date */
+	int agents_existed;
+	char *gitignore;	/* .gitignore, or NULL: it ignores .xloop/ already */
+	int gitignore_existed;
+};
+
+static void plan_release(struct init_plan *pl)
+{
+	free(pl->config);
+	free(pl->agents);
+	free(pl->gitignore);
+}
+
+/* rel under root, when it exists, must be a directory (not a symlink). */
+static int check_dir(const char *root, const char *rel, char **cause)
+{
+	char *path = path_join(root, rel);
+	int rc = path_exists(path) ? make_dir(path, 0755, cause) : 0;
+
+	free(path);
+	return rc;
+}
+
+/*
+ * Read every file init touches first, so that a symlink or a directory in
+ * the way refuses init before it has written anything.
+ */
+static int plan_files(const char *root, const struct config *cfg, struct init_plan *pl,
+		      char **cause)
 {
 	struct buf b = BUF_INIT;
-	char *text = NULL, *dir;
 	int ex, rc = -1;
 
+	memset(pl, 0, sizeof(*pl));
+	if (check_dir(root, "ops", cause) < 0 || check_dir(root, ".xloop", cause) < 0)
+		goto out;
 	/* xloop.json: only when missing; the user owns it afterwards */
 	ex = get_file(root, CONFIG_FILE, &b, cause);
 	if (ex < 0)
 		goto out;
-	if (!ex) {
-		text = config_to_json(cfg);
-		if (put_file(root, CONFIG_FILE, text, 0, ch, cause) < 0)
-			goto out;
-		FREE_AND_NULL(text);
-	}
-
-	dir = path_join(root, "ops");
-	rc = make_dir(dir, 0755, cause);
-	free(dir);
-	if (rc < 0)
-		goto out;
-	rc = -1;
+	if (!ex)
+		pl->config = config_to_json(cfg);
 	buf_reset(&b);
 	ex = get_file(root, "ops/decisions.md", &b, cause);
-	if (ex < 0 || (!ex && put_file(root, "ops/decisions.md", decisions_header,
-				       0, ch, cause) < 0))
+	if (ex < 0)
 		goto out;
-
+	pl->decisions_missing = !ex;
 	buf_reset(&b);
 	ex = get_file(root, "AGENTS.md", &b, cause);
 	if (ex < 0)
 		goto out;
-	text = agents_text(b.s, ex);
-	if ((!ex || strcmp(text, b.s) != 0) &&
-	    put_file(root, "AGENTS.md", text, ex, ch, cause) < 0)
-		goto out;
-	FREE_AND_NULL(text);
-
+	pl->agents = agents_text(b.s, ex);
+	pl->agents_existed = ex;
+	if (ex && strcmp(pl->agents, b.s) == 0)
+		FREE_AND_NULL(pl->agents);
 	buf_reset(&b);
 	ex = get_file(root, ".gitignore", &b, cause);
 	if (ex < 0)
@@ -182,17 +201,41 @@ static int init_files(const char *root, const struct config *cfg,
 		if (b.len && b.s[b.len - 1] != '\n')
 			buf_addc(&b, '\n');
 		buf_adds(&b, ".xloop/\n");
-		if (put_file(root, ".gitignore", b.s, ex, ch, cause) < 0)
-			goto out;
+		pl->gitignore = buf_detach(&b, NULL);
+		pl->gitignore_existed = ex;
 	}
 	rc = 0;
 out:
-	free(text);
 	buf_release(&b);
 	return rc;
 }
 
-static int init_state(const char *root, struct change *ch, char **cause)
+/* Write what plan_files worked out. */
+static int write_files(const char *root, const struct init_plan *pl, struct change *ch,
+		       char **cause)
+{
+	char *dir = path_join(root, "ops");
+	int rc = make_dir(dir, 0755, cause);
+
+	free(dir);
+	if (rc < 0)
+		return -1;
+	if (pl->config && put_file(root, CONFIG_FILE, pl->config, 0, ch, cause) < 0)
+		return -1;
+	if (pl->decisions_missing &&
+	    put_file(root, "ops/decisions.md", decisions_header, 0, ch, cause) < 0)
+		return -1;
+	if (pl->agents && put_file(root, "AGENTS.md", pl->agents, pl->agents_existed,
+				   ch, cause) < 0)
+		return -1;
+	if (pl->gitignore && put_file(root, ".gitignore", pl->gitignore,
+				      pl->gitignore_existed, ch, cause) < 0)
+		return -1;
+	return 0;
+}
+
+/* .xloop/ and the state DB; *created when the DB is new. */
+static int init_state(const char *root, int *created, char **cause)
 {
 	char *dir = path_join(root, ".xloop");
 	char *path = path_join(dir, "state.db");
@@ -204,8 +247,7 @@ static int init_state(const char *root, struct change *ch, char **cause)
 		rc = db_open(&db, path, cause);
 	if (rc == 0) {
 		db_close(&db);
-		if (!had_db)
-			json_array_append_new(ch->created, json_string(".xloop/state.db"));
+		*created = !had_db;
 	}
 	free(dir);
 	free(path);
@@ -251,8 +293,9 @@ static int cmd_init(struct xl_ctx *ctx, const struct cmd_entry *self,
 	};
 	struct config cfg;
 	struct change ch = { NULL, NULL };
+	struct init_plan plan = { NULL, 0, NULL, 0, NULL, 0 };
 	char **pos, *root, *cause = NULL;
-	int npos, rc, have_cfg = 0;
+	int npos, rc, have_cfg = 0, new_db = 0;
 
 	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
 	if (rc)
@@ -303,14 +346,19 @@ static int cmd_init(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 	ch.created = json_array();
 	ch.updated = json_array();
-	if (init_files(root, &cfg, &ch, &cause) < 0 ||
-	    init_state(root, &ch, &cause) < 0) {
+	/* check everything, then the DB, then the files: a refusal writes nothing */
+	if (plan_files(root, &cfg, &plan, &cause) < 0 ||
+	    init_state(root, &new_db, &cause) < 0 ||
+	    write_files(root, &plan, &ch, &cause) < 0) {
 		error("%s", cause);
 		rc = XL_ERR;
 	} else {
+		if (new_db)
+			json_array_append_new(ch.created, json_string(".xloop/state.db"));
 		report(ctx, root, &cfg, &ch);
 		rc = XL_OK;
 	}
+	plan_release(&plan);
 	config_release(&cfg);
 	json_decref(ch.created);
 	json_decref(ch.updated);

@@ -20,8 +20,19 @@ void jsonw_quote(struct buf *out, const char *s)
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s), i = 0, run;
 
+	/* the usual case: printable ASCII with nothing to escape, in one copy */
+	for (run = 0; run < n && p[run] >= 0x20 && p[run] < 0x80 && p[run] != '"' &&
+		      p[run] != '\\'; run++)
+		;
 	buf_grow(out, n + 2);
-	buf_addc(out, '"');
+	out->s[out->len++] = '"';
+	if (run == n) {
+		memcpy(out->s + out->len, s, n);
+		out->len += n;
+		out->s[out->len++] = '"';
+		out->s[out->len] = '\0';
+		return;
+	}
 	while (i < n) {
 		unsigned c = p[i], cp, units[2];
 		size_t k, u, nu;
@@ -96,9 +107,13 @@ static void member(struct jsonw *w, const char *key)
 		return;
 	newline(w->out, w->count[d]++ > 0, d);
 	if (key) {		/* our own plain words: nothing to escape */
-		buf_addc(w->out, '"');
-		buf_adds(w->out, key);
-		buf_add(w->out, "\": ", 3);
+		size_t k = strlen(key);
+
+		buf_grow(w->out, k + 4);
+		w->out->s[w->out->len++] = '"';
+		memcpy(w->out->s + w->out->len, key, k);
+		memcpy(w->out->s + w->out->len + k, "\": ", 4);	/* with the NUL */
+		w->out->len += k + 3;
 	}
 }
 
@@ -136,8 +151,16 @@ void jsonw_str_or_null(struct jsonw *w, const char *key, const char *s)
 
 void jsonw_int(struct jsonw *w, const char *key, long long v)
 {
+	char tmp[24], *e = tmp + sizeof(tmp), *p = e;
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+
 	member(w, key);
-	buf_addf(w->out, "%lld", v);
+	do			/* digits without printf: status writes 100,000 of them */
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10));
+	if (v < 0)
+		*--p = '-';
+	buf_add(w->out, p, (size_t)(e - p));
 }
 
 void jsonw_real(struct jsonw *w, const char *key, double v)

@@ -110,10 +110,23 @@ lnk "$O" "$d/runs"
 through 1 "adopt: runs/ a symlink out: refused" "not a directory" adopt "$F/job.sh" --tag base
 rm "$d/runs" && mkdir "$d/runs" && chown "$XLOOP_TEST_USER" "$d/runs" && lnk "$O" "$d/runs/q"
 through 1 "adopt: runs/<study> a symlink out: refused" "not a directory" adopt "$F/job.sh" --tag base
-for f in AGENTS.md .gitignore; do
+for f in AGENTS.md .gitignore xloop.json ops/decisions.md; do
 	d=$(repo)
+	[ "$f" = ops/decisions.md ] && mkdir "$d/ops" && chown "$XLOOP_TEST_USER" "$d/ops"
 	lnk "$O/file" "$d/$f"
-	through 1 "init: $f a symlink out: refused" "symbolic link" init --study q
+	want=1
+	[ "$f" = xloop.json ] && want=78	# a config it cannot load
+	through "$want" "init: $f a symlink out: refused" "symbolic link" init --study q
+	check "init: $f a symlink: nothing written (no xloop.json, .xloop, AGENTS.md)" \
+		sh -c "{ [ $f = xloop.json ] || [ ! -e '$d/xloop.json' ]; } && [ ! -e '$d/.xloop' ] &&
+			{ [ $f = AGENTS.md ] || [ ! -e '$d/AGENTS.md' ]; }"
+done
+for f in ops .xloop; do
+	d=$(repo)
+	lnk "$O" "$d/$f"
+	through 1 "init: $f a symlink out: refused" "not a directory" init --study q
+	check "init: $f a symlink: nothing written" \
+		sh -c "[ ! -e '$d/xloop.json' ] && [ ! -e '$d/AGENTS.md' ] && [ ! -e '$d/.gitignore' ]"
 done
 
 # --- the webhook URL stays a secret ----------------------------------------------------------

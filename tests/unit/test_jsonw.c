@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +80,9 @@ static json_t *random_value(struct jsonw *w, const char *key, int depth)
 		jsonw_str(w, key, json_string_value(j));
 		return j;
 	case 1: {
-		long long v = (long long)next_rand(1u << 31) - (1ll << 30);
+		static const long long edges[] = { 0, -1, 9, 10, LLONG_MAX, LLONG_MIN };
+		long long v = next_rand(4) ? (long long)next_rand(1u << 31) - (1ll << 30) :
+			      edges[next_rand(sizeof(edges) / sizeof(edges[0]))];
 
 		jsonw_int(w, key, v);
 		return json_integer(v);

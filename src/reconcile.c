@@ -452,7 +452,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	struct attempt *v = NULL;
 	size_t n = 0, i, nids = 0, newest = 0;
 	const char **ids = NULL;
-	int rc, calls0 = s->calls, need_scontrol = 0, have_scontrol = 0, noacct = 1;
+	int rc, calls0 = s->calls, need_scontrol = 0, have_scontrol = 0, noacct = 1, txn;
 	time_t now = time(NULL);
 
 	memset(out, 0, sizeof(*out));
@@ -466,8 +466,10 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	if (rc)
 		goto out;
 
-	/* pass 1: what squeue shows is alive */
+	/* pass 1: what squeue shows is alive; its notes in one transaction
+	 * (one sync, not one per job when a whole sweep starts at once) */
 	ids = xcalloc(n, sizeof(*ids));
+	txn = db_begin_write(&ctx->db) == 0;
 	for (i = 0; i < n; i++) {
 		struct attempt *a = &v[i];
 		const struct slurm_job *j = *a->job_id ? job_by_id(&q, a->job_id) :
@@ -507,6 +509,8 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 		else
 			need_scontrol = 1;	/* an intent to look up by token */
 	}
+	if (txn && db_commit(&ctx->db) < 0)
+		warning("unable to record what squeue showed (the next tick will)");
 
 	if (ctx->cfg.chain_any_user) {
 		/* the chain continues behind any project's newest job */

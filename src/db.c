@@ -121,7 +121,7 @@ static const char *const migrations[] = {
 	 * what is open, undecided, recent or best without walking every
 	 * attempt. The partial ones are used only by queries that repeat
 	 * their WHERE terms and write `+r.study` (so the planner starts
-	 * from the attempt side); see runs.c and breaker.c. */
+	 * from the attempt side): runs.c, reconcile.c, retry.c, breaker.c. */
 	"CREATE INDEX attempt_open ON attempt(id) WHERE verdict IS NULL;"
 	"CREATE INDEX attempt_undecided ON attempt(id) WHERE decided = 0;"
 	"CREATE INDEX attempt_judged ON attempt(judged_at);"

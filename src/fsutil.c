@@ -53,7 +53,7 @@ static void fsync_dir_of(const char *path)
 	free(copy);
 }
 
-/* Replace a file's content atomically. */
+/* Start replacing path: a temporary file next to it, with mode. */
 int atomic_begin(struct atomic_file *f, const char *path, mode_t mode, char **cause)
 {
 	struct stat st;
@@ -82,6 +82,7 @@ int atomic_begin(struct atomic_file *f, const char *path, mode_t mode, char **ca
 	return 0;
 }
 
+/* Append to the temporary file. */
 int atomic_write(struct atomic_file *f, const void *data, size_t len, char **cause)
 {
 	if (write_all(f->fd, data, len) < 0) {
@@ -92,6 +93,7 @@ int atomic_write(struct atomic_file *f, const void *data, size_t len, char **cau
 	return 0;
 }
 
+/* Make it durable and put it in place. */
 int atomic_commit(struct atomic_file *f, char **cause)
 {
 	int fd = f->fd, e = 0;
@@ -114,6 +116,7 @@ int atomic_commit(struct atomic_file *f, char **cause)
 	return 0;
 }
 
+/* Drop an unfinished replacement (harmless after commit or an error). */
 void atomic_abort(struct atomic_file *f)
 {
 	if (f->fd >= 0)
@@ -126,6 +129,7 @@ void atomic_abort(struct atomic_file *f)
 	f->fd = -1;
 }
 
+/* Replace a file's content atomically. */
 int write_file_atomic(const char *path, const void *data, size_t len,
 		      mode_t mode, char **cause)
 {

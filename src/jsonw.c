@@ -7,6 +7,7 @@
 
 #include "jsonw.h"
 
+/* Write values at depth into out. */
 void jsonw_init(struct jsonw *w, struct buf *out, int depth)
 {
 	memset(w, 0, sizeof(*w));
@@ -14,6 +15,7 @@ void jsonw_init(struct jsonw *w, struct buf *out, int depth)
 	w->depth = depth;
 }
 
+/* s as a string literal: escapes as jansson writes them, non-ASCII as \uXXXX. */
 void jsonw_quote(struct buf *out, const char *s)
 {
 	static const char hex[] = "0123456789ABCDEF";
@@ -117,6 +119,7 @@ static void member(struct jsonw *w, const char *key)
 	}
 }
 
+/* "{" or "[" as the next value. */
 void jsonw_open(struct jsonw *w, const char *key, char bracket)
 {
 	member(w, key);
@@ -125,6 +128,7 @@ void jsonw_open(struct jsonw *w, const char *key, char bracket)
 		w->count[w->depth] = 0;
 }
 
+/* The closing bracket, on its own line unless the container is empty. */
 void jsonw_close(struct jsonw *w, char bracket)
 {
 	int d = w->depth < JSONW_MAX_DEPTH ? w->depth : JSONW_MAX_DEPTH - 1;
@@ -135,12 +139,14 @@ void jsonw_close(struct jsonw *w, char bracket)
 	buf_addc(w->out, bracket);
 }
 
+/* A string value. */
 void jsonw_str(struct jsonw *w, const char *key, const char *s)
 {
 	member(w, key);
 	jsonw_quote(w->out, s);
 }
 
+/* A string, or null for "" or NULL. */
 void jsonw_str_or_null(struct jsonw *w, const char *key, const char *s)
 {
 	if (s && *s)
@@ -149,6 +155,7 @@ void jsonw_str_or_null(struct jsonw *w, const char *key, const char *s)
 		jsonw_null(w, key);
 }
 
+/* An integer value. */
 void jsonw_int(struct jsonw *w, const char *key, long long v)
 {
 	char tmp[24], *e = tmp + sizeof(tmp), *p = e;
@@ -163,6 +170,7 @@ void jsonw_int(struct jsonw *w, const char *key, long long v)
 	buf_add(w->out, p, (size_t)(e - p));
 }
 
+/* A real, in jansson's own digits. */
 void jsonw_real(struct jsonw *w, const char *key, double v)
 {
 	json_t *j = isfinite(v) ? json_real(v) : NULL;
@@ -178,18 +186,21 @@ void jsonw_real(struct jsonw *w, const char *key, double v)
 	json_decref(j);
 }
 
+/* true or false. */
 void jsonw_bool(struct jsonw *w, const char *key, int v)
 {
 	member(w, key);
 	buf_adds(w->out, v ? "true" : "false");
 }
 
+/* null. */
 void jsonw_null(struct jsonw *w, const char *key)
 {
 	member(w, key);
 	buf_adds(w->out, "null");
 }
 
+/* head's members and key: [ (see jsonw.h). */
 void jsonw_stream_begin(struct jsonw *w, struct buf *out, const json_t *head, const char *key)
 {
 	char *s = json_dumps(head, JSONW_DUMP_FLAGS);
@@ -205,6 +216,7 @@ void jsonw_stream_begin(struct jsonw *w, struct buf *out, const json_t *head, co
 	jsonw_open(w, key, '[');
 }
 
+/* The closing ] and }. */
 void jsonw_stream_end(struct jsonw *w)
 {
 	jsonw_close(w, ']');

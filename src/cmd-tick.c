@@ -127,7 +127,7 @@ static void collect_alerts(struct xl_ctx *ctx, struct slurm *s, struct buf *news
 		xsnprintf(key, sizeof(key), "stale_said_%lld", v[i].id);
 		if (db_kv_get(&ctx->db, key))
 			continue;
-		if (db_prepare(&ctx->db, &q, "SELECT tag FROM run WHERE id = :id") < 0)
+		if (db_prepare_cached(&ctx->db, &q, "SELECT tag FROM run WHERE id = :id") < 0)
 			break;
 		db_bind_int64(&q, ":id", v[i].run_id);
 		if (db_step(&q) == SQLITE_ROW)

@@ -28,6 +28,7 @@ struct xl_ctx {
 	int allow_root;		/* --allow-root */
 	int allow_secret;	/* --allow-secret: commit a job.sh the secret scan flags */
 	struct config cfg;	/* with CMD_REPO */
+	int cfg_loaded;		/* root and cfg already read (by the remote check) */
 	struct db db;		/* with CMD_DB */
 	int lock_fd;		/* with CMD_LOCK, else -1 */
 };

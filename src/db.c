@@ -224,6 +224,10 @@ fail:
 void db_close(struct db *db)
 {
 	if (db->h) {
+		int i;
+
+		for (i = 0; i < DB_CACHED; i++)
+			sqlite3_finalize(db->cached[i].st);
 		if (db->txn_depth)
 			db_exec(db, "ROLLBACK");
 		if (sqlite3_close(db->h) != SQLITE_OK)
@@ -298,8 +302,40 @@ int db_prepare(struct db *db, struct stmt *q, const char *sql)
 {
 	q->db = db;
 	q->st = NULL;
+	q->slot = 0;
 	if (sqlite3_prepare_v2(db->h, sql, -1, &q->st, NULL) != SQLITE_OK)
 		return error("sqlite: %s in '%s'", sqlite3_errmsg(db->h), sql);
+	return 0;
+}
+
+/* Prepare a literal once per connection; a plain prepare when busy or full. */
+int db_prepare_cached(struct db *db, struct stmt *q, const char *sql)
+{
+	int i, free_slot = -1;
+
+	for (i = 0; i < DB_CACHED; i++) {
+		if (db->cached[i].sql == sql && !db->cached[i].in_use) {
+			db->cached[i].in_use = 1;
+			q->db = db;
+			q->st = db->cached[i].st;
+			q->slot = i + 1;
+			return 0;
+		}
+		if (!db->cached[i].sql && free_slot < 0)
+			free_slot = i;
+	}
+	if (free_slot < 0)
+		return db_prepare(db, q, sql);
+	q->db = db;
+	q->st = NULL;
+	q->slot = 0;
+	if (sqlite3_prepare_v3(db->h, sql, -1, SQLITE_PREPARE_PERSISTENT, &q->st,
+			       NULL) != SQLITE_OK)
+		return error("sqlite: %s in '%s'", sqlite3_errmsg(db->h), sql);
+	db->cached[free_slot].sql = sql;
+	db->cached[free_slot].st = q->st;
+	db->cached[free_slot].in_use = 1;
+	q->slot = free_slot + 1;
 	return 0;
 }
 
@@ -394,7 +430,14 @@ void db_reset(struct stmt *q)
 /* Finalize a statement. */
 void db_finalize(struct stmt *q)
 {
-	sqlite3_finalize(q->st);
+	if (q->slot) {		/* cached: ready for the next use */
+		sqlite3_reset(q->st);
+		sqlite3_clear_bindings(q->st);
+		q->db->cached[q->slot - 1].in_use = 0;
+		q->slot = 0;
+	} else {
+		sqlite3_finalize(q->st);
+	}
 	q->st = NULL;
 }
 
@@ -445,7 +488,7 @@ long long db_kv_get(struct db *db, const char *key)
 	struct stmt q;
 	long long v = 0;
 
-	if (db_prepare(db, &q, "SELECT value FROM kv WHERE key = :k") < 0)
+	if (db_prepare_cached(db, &q, "SELECT value FROM kv WHERE key = :k") < 0)
 		return 0;
 	db_bind_text(&q, ":k", key);
 	if (db_step(&q) == SQLITE_ROW)

@@ -11,16 +11,24 @@
 
 #define XLOOP_APPLICATION_ID 0x786c6f70	/* "xlop" */
 
+#define DB_CACHED 8
+
 struct db {
 	sqlite3 *h;
 	char *path;
 	int txn_depth;
 	const char *txn_where;	/* file:line that opened the transaction */
+	struct {		/* db_prepare_cached: prepared once per connection */
+		const char *sql;
+		sqlite3_stmt *st;
+		int in_use;
+	} cached[DB_CACHED];
 };
 
 struct stmt {
 	sqlite3_stmt *st;
 	struct db *db;
+	int slot;		/* 1 + its db->cached slot, or 0 */
 };
 
 /* Number of migrations this binary knows; user_version after db_open. */
@@ -41,6 +49,12 @@ int db_exec(struct db *db, const char *sql);
 
 /* Prepare; returns 0 or -1 (error printed). */
 int db_prepare(struct db *db, struct stmt *q, const char *sql);
+/*
+ * The same for a statement run many times (once per job, per tick): sql
+ * must be a string literal (the cache is keyed by its address). Prepared
+ * once per connection; db_finalize() only resets it.
+ */
+int db_prepare_cached(struct db *db, struct stmt *q, const char *sql);
 /* Bind by name (":tag"); an unknown name is a programming error: dies. */
 void db_bind_text(struct stmt *q, const char *name, const char *v);
 void db_bind_int64(struct stmt *q, const char *name, long long v);

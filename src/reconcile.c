@@ -211,7 +211,7 @@ static void note_live(struct xl_ctx *ctx, long long id, const char *state,
 {
 	struct stmt q;
 
-	if (db_prepare(&ctx->db, &q, "UPDATE attempt SET state = :state,"
+	if (db_prepare_cached(&ctx->db, &q, "UPDATE attempt SET state = :state,"
 		       " missing_since = NULL, slurm_reason = :reason,"
 		       " started_at = CASE WHEN :start > 0 THEN :start ELSE started_at END"
 		       " WHERE id = :id AND (state IS NOT :state OR missing_since IS NOT NULL"

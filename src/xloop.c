@@ -114,13 +114,14 @@ static int setup(struct xl_ctx *ctx, const struct cmd_entry *cmd)
 	}
 	if (!(cmd->flags & (CMD_REPO | CMD_DB | CMD_LOCK)))
 		return 0;
-	ctx->root = find_root(ctx->dir, &cause);
+	if (!ctx->cfg_loaded)
+		ctx->root = find_root(ctx->dir, &cause);
 	if (ctx->root == NULL) {
 		error("%s", cause);
 		free(cause);
 		return XL_NOINPUT;
 	}
-	if (config_load(&ctx->cfg, ctx->root, &cause) < 0) {
+	if (!ctx->cfg_loaded && config_load(&ctx->cfg, ctx->root, &cause) < 0) {
 		error("%s", cause);
 		free(cause);
 		return XL_CONFIG;
@@ -170,10 +171,11 @@ static int is_global_flag(struct xl_ctx *ctx, const char *a)
 /*
  * The host to run on: --host, else XLOOP_HOST, else remote.host of the
  * xloop.json around -C (whose remote.dir then is the directory there).
- * NULL: run here. *dir is the remote study directory or NULL.
+ * NULL: run here (and ctx keeps the root and config it read, for setup).
+ * *dir is the remote study directory or NULL.
  */
-static char *remote_target(const char *flag_host, const char *local_dir,
-			   int dir_given, char **dir)
+static char *remote_target(struct xl_ctx *ctx, const char *flag_host, int dir_given,
+			   char **dir)
 {
 	const char *env = getenv("XLOOP_HOST");
 	struct config c;
@@ -182,10 +184,10 @@ static char *remote_target(const char *flag_host, const char *local_dir,
 	*dir = NULL;
 	if (flag_host || (env && *env)) {
 		if (dir_given)
-			*dir = xstrdup(local_dir);
+			*dir = xstrdup(ctx->dir);
 		return xstrdup(flag_host ? flag_host : env);
 	}
-	root = find_root(local_dir, &cause);
+	root = find_root(ctx->dir, &cause);
 	free(cause);
 	if (!root)
 		return NULL;
@@ -194,8 +196,13 @@ static char *remote_target(const char *flag_host, const char *local_dir,
 		if (*c.remote_host) {
 			host = xstrdup(c.remote_host);
 			*dir = *c.remote_dir ? xstrdup(c.remote_dir) : NULL;
+			config_release(&c);
+		} else {
+			ctx->root = root;
+			ctx->cfg = c;
+			ctx->cfg_loaded = 1;
+			root = NULL;
 		}
-		config_release(&c);
 	}
 	free(cause);
 	free(root);
@@ -284,7 +291,7 @@ int main(int argc, char **argv)
 	}
 	/* on a remote host: everything but help, version and remote itself */
 	if (!(cmd->flags & (CMD_LOCAL | CMD_HIDDEN)) && !here) {
-		char *dir, *where = remote_target(host, ctx.dir, dir_given, &dir);
+		char *dir, *where = remote_target(&ctx, host, dir_given, &dir);
 
 		if (where) {
 			int n;

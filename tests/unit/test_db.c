@@ -216,6 +216,42 @@ static void test_second_writer_waits_not_corrupts(void **state)
 	db_close(&b);
 }
 
+/* A cached statement is prepared once, reset by db_finalize, never shared while in use. */
+static void test_prepare_cached(void **state)
+{
+	static const char sql[] = "SELECT value FROM kv WHERE key = :k";
+	struct fx *f = *state;
+	struct db db;
+	char *cause = NULL;
+	struct stmt a, b, c;
+	sqlite3_stmt *first;
+
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	assert_int_equal(db_kv_set(&db, "x", 7), 0);
+	assert_int_equal(db_kv_set(&db, "y", 9), 0);
+	assert_int_equal(db_prepare_cached(&db, &a, sql), 0);
+	first = a.st;
+	db_bind_text(&a, ":k", "x");
+	assert_int_equal(db_step(&a), SQLITE_ROW);
+	/* while a is in use, the same text gets a statement of its own */
+	assert_int_equal(db_prepare_cached(&db, &b, sql), 0);
+	assert_ptr_not_equal(b.st, first);
+	db_bind_text(&b, ":k", "y");
+	assert_int_equal(db_step(&b), SQLITE_ROW);
+	assert_string_equal(db_col_text(&b, 0), "9");
+	assert_string_equal(db_col_text(&a, 0), "7");
+	db_finalize(&b);
+	db_finalize(&a);
+	/* given back: the same statement again, bindings cleared */
+	assert_int_equal(db_prepare_cached(&db, &c, sql), 0);
+	assert_ptr_equal(c.st, first);
+	assert_int_equal(db_step(&c), SQLITE_DONE);	/* :k is NULL now */
+	db_finalize(&c);
+	assert_int_equal(db_kv_get(&db, "y"), 9);
+	assert_int_equal(db_kv_get(&db, "x"), 7);
+	db_close(&db);		/* finalizes them: no "statements still open" */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +262,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_nested_transaction_and_rollback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_newer_schema_and_foreign_db, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_writer_waits_not_corrupts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prepare_cached, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("db", tests, NULL, NULL);

@@ -27,7 +27,6 @@ static int pending_job(struct xl_ctx *ctx, struct slurm *s, const char *tag,
 		       const struct slurm_job **job)
 {
 	char *cause = NULL;
-	size_t i;
 	int rc = loop_find_run(ctx, tag, r, &cause);
 
 	*job = NULL;
@@ -53,9 +52,7 @@ static int pending_job(struct xl_ctx *ctx, struct slurm *s, const char *tag,
 		free(cause);
 		goto fail;
 	}
-	for (i = 0; i < q->nr; i++)
-		if (strcmp(q->v[i].job_id, a->job_id) == 0)
-			*job = &q->v[i];
+	*job = slurm_jobs_find(q, a->job_id);
 	if (!*job || (*job)->state != SLURM_STATE_PENDING) {
 		error("%s's job %s is %s, not pending: its limits cannot change any more; "
 		      "`xloop retry %s --mem M` or `--time D` starts a new attempt",

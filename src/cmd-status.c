@@ -22,16 +22,6 @@ struct live {
 	char *elapsed;
 };
 
-static const struct slurm_job *find_job(const struct slurm_jobs *q, const char *id)
-{
-	size_t i;
-
-	for (i = 0; id && *id && i < q->nr; i++)
-		if (strcmp(q->v[i].job_id, id) == 0)
-			return &q->v[i];
-	return NULL;
-}
-
 /* One word for an attempt's state. */
 static const char *state_word(const struct attempt *a, const struct slurm_job *j)
 {
@@ -87,12 +77,12 @@ static void run_json(struct jsonw *w, const struct run *r, const struct attempt 
 		jsonw_null(w, "parent");
 		jsonw_null(w, "change");
 	}
-	jsonw_str(w, "state", last ? state_word(last, find_job(q, last->job_id)) : "new");
+	jsonw_str(w, "state", last ? state_word(last, slurm_jobs_find(q, last->job_id)) : "new");
 	jsonw_bool(w, "best", best);
 	jsonw_open(w, "attempts", '[');
 	for (k = 0; k < n; k++) {
 		const struct attempt *a = &v[k];
-		const struct slurm_job *j = find_job(q, a->job_id);
+		const struct slurm_job *j = slurm_jobs_find(q, a->job_id);
 
 		jsonw_open(w, NULL, '{');
 		jsonw_int(w, "n", a->n);
@@ -141,7 +131,7 @@ static void print_detail(struct xl_ctx *ctx, const struct run *r,
 		printf("  not submitted yet: xloop submit %s\n", r->tag);
 	for (i = 0; i < n; i++) {
 		const struct attempt *a = &v[i];
-		const struct slurm_job *j = find_job(q, a->job_id);
+		const struct slurm_job *j = slurm_jobs_find(q, a->job_id);
 
 		printf("  attempt %lld: %s", a->n, state_word(a, j));
 		if (*a->job_id)
@@ -246,7 +236,7 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 			break;
 		}
 		a = n ? &v[n - 1] : NULL;
-		j = a ? find_job(&q, a->job_id) : NULL;
+		j = a ? slurm_jobs_find(&q, a->job_id) : NULL;
 		if (ctx->json) {
 			run_json(&js.w, r, v, n, &q, have_best && best.id == r->id);
 			if (js.out.len >= 1 << 16)

@@ -109,7 +109,7 @@ static int collect(struct xl_ctx *ctx, struct slurm *s, struct row **rows, size_
 {
 	struct slurm_jobs q = SLURM_JOBS_INIT;
 	struct attempt *v = NULL;
-	size_t n = 0, i, j;
+	size_t n = 0, i;
 	int rc;
 
 	*rows = NULL;
@@ -127,9 +127,7 @@ static int collect(struct xl_ctx *ctx, struct slurm *s, struct row **rows, size_
 		json_t *tail;
 		char *eta = NULL;
 
-		for (j = 0; j < q.nr && *v[i].job_id; j++)
-			if (strcmp(q.v[j].job_id, v[i].job_id) == 0)
-				job = &q.v[j];
+		job = slurm_jobs_find(&q, v[i].job_id);
 		if (!job)
 			continue;	/* ended: the next `xloop next` judges it */
 		if (db_prepare(&ctx->db, &st, "SELECT tag FROM run WHERE id = :id") == 0) {

@@ -340,7 +340,7 @@ int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 {
 	struct slurm_jobs q = SLURM_JOBS_INIT;
 	struct attempt *v = NULL;
-	size_t n = 0, i, j;
+	size_t n = 0, i;
 	int rc;
 
 	*job_id = xstrdup("");
@@ -360,13 +360,11 @@ int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 		n = 0;
 	}
 	for (i = n; i-- > 0 && !**job_id;) {
-		for (j = 0; j < q.nr; j++) {
-			if (strcmp(q.v[j].job_id, v[i].job_id) != 0 ||
-			    slurm_state_is_final(q.v[j].state))
-				continue;
+		const struct slurm_job *j = slurm_jobs_find(&q, v[i].job_id);
+
+		if (j && !slurm_state_is_final(j->state)) {
 			free(*job_id);
 			*job_id = xstrdup(v[i].job_id);
-			break;
 		}
 	}
 	slurm_jobs_release(&q);

@@ -53,16 +53,6 @@ static void final_release(struct final *f)
 	memset(f, 0, sizeof(*f));
 }
 
-static const struct slurm_job *job_by_id(const struct slurm_jobs *q, const char *id)
-{
-	size_t i;
-
-	for (i = 0; i < q->nr; i++)
-		if (strcmp(q->v[i].job_id, id) == 0)
-			return &q->v[i];
-	return NULL;
-}
-
 /*
  * The job carrying an attempt's token in its comment. A sweep task's token
  * is "<array token>_<index>": the array's comment holds the first part and
@@ -472,7 +462,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	txn = db_begin_write(&ctx->db) == 0;
 	for (i = 0; i < n; i++) {
 		struct attempt *a = &v[i];
-		const struct slurm_job *j = *a->job_id ? job_by_id(&q, a->job_id) :
+		const struct slurm_job *j = *a->job_id ? slurm_jobs_find(&q, a->job_id) :
 			job_by_token(&q, a->token);
 
 		if (!*a->job_id && j) {
@@ -535,7 +525,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	for (i = 0; i < n && !need_scontrol; i++) {
 		struct slurm_acct_summary sum;
 
-		if (!*v[i].job_id || job_by_id(&q, v[i].job_id))
+		if (!*v[i].job_id || slurm_jobs_find(&q, v[i].job_id))
 			continue;
 		if (noacct || slurm_acct_summarize(&acct, v[i].job_id, &sum, NULL) < 0 ||
 		    !slurm_state_is_final(sum.state))
@@ -556,8 +546,8 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 		struct final f;
 
 		memset(&f, 0, sizeof(f));
-		if (*a->job_id && job_by_id(&q, a->job_id) &&
-		    !slurm_state_is_final(job_by_id(&q, a->job_id)->state))
+		if (*a->job_id && slurm_jobs_find(&q, a->job_id) &&
+		    !slurm_state_is_final(slurm_jobs_find(&q, a->job_id)->state))
 			continue;	/* alive */
 		if (!*a->job_id) {
 			j = have_scontrol ? job_by_token(&sc, a->token) : NULL;
@@ -585,9 +575,9 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 		if (!noacct && slurm_acct_summarize(&acct, a->job_id, &sum, NULL) == 0 &&
 		    slurm_state_is_final(sum.state))
 			final_from_acct(&acct, &sum, a->job_id, &f);
-		else if (have_scontrol && (j = job_by_id(&sc, a->job_id)) != NULL)
+		else if (have_scontrol && (j = slurm_jobs_find(&sc, a->job_id)) != NULL)
 			final_from_job(j, &f);
-		else if ((j = job_by_id(&q, a->job_id)) != NULL)
+		else if ((j = slurm_jobs_find(&q, a->job_id)) != NULL)
 			final_from_job(j, &f);
 		if (f.known) {
 			if (store_verdict(ctx, a, &f, 0) == 0)

@@ -827,6 +827,17 @@ void slurm_jobs_release(struct slurm_jobs *jobs)
 	jobs->nr = 0;
 }
 
+/* The job with this id. */
+const struct slurm_job *slurm_jobs_find(const struct slurm_jobs *jobs, const char *id)
+{
+	size_t i;
+
+	for (i = 0; id && *id && i < jobs->nr; i++)
+		if (strcmp(jobs->v[i].job_id, id) == 0)
+			return &jobs->v[i];
+	return NULL;
+}
+
 /* First value printed for key. */
 const char *slurm_job_get(const struct slurm_job *job, const char *key)
 {

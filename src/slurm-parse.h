@@ -193,6 +193,8 @@ struct slurm_jobs {
 /* The first value printed for key (exact match), or NULL. */
 const char *slurm_job_get(const struct slurm_job *job, const char *key);
 void slurm_jobs_release(struct slurm_jobs *jobs);
+/* The job with this id ("12", "12_3"), or NULL (also for an empty id). */
+const struct slurm_job *slurm_jobs_find(const struct slurm_jobs *jobs, const char *id);
 
 /*
  * `scontrol show job [-d] [-o] [ID]`: one-line (-o) or multi-line records.

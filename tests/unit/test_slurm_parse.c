@@ -1284,6 +1284,14 @@ static void test_squeue_strings(void **unused)
 	assert_string_equal(jobs.v[1].nodes, "node1");
 	assert_string_equal(jobs.v[1].reason, "");
 	slurm_jobs_release(&jobs);
+	/* looking a job up by its id (array tasks by "12_3") */
+	squeue_ok("12_3|R\n7|PD\n12_4|R\n", "%i|%t", &jobs);
+	assert_ptr_equal(slurm_jobs_find(&jobs, "7"), &jobs.v[1]);
+	assert_ptr_equal(slurm_jobs_find(&jobs, "12_4"), &jobs.v[2]);
+	assert_null(slurm_jobs_find(&jobs, "12"));
+	assert_null(slurm_jobs_find(&jobs, ""));
+	assert_null(slurm_jobs_find(&jobs, NULL));
+	slurm_jobs_release(&jobs);
 	/* name and comment both with '|': the comment takes the extra */
 	squeue_ok("5|a|b|RUNNING|c|d\n", "%i|%j|%T|%k", &jobs);
 	assert_string_equal(jobs.v[0].name, "a");

@@ -187,22 +187,17 @@ static json_t *live_jobs(struct xl_ctx *ctx)
 {
 	json_t *a = json_array();
 	struct attempt *v = NULL;
-	struct stmt q;
 	size_t n = 0, i;
 
 	if (attempts_unfinished(&ctx->db, ctx->cfg.study, &v, &n) < 0)
 		return a;
 	for (i = 0; i < n; i++) {
 		const struct reason_info *ri = reason_explain(v[i].slurm_reason);
-		const char *tag = "?";
+		char *found = runs_tag(&ctx->db, v[i].run_id);
+		const char *tag = found ? found : "?";
 		int pending = strcmp(v[i].state, "PENDING") == 0;
 		json_t *o;
 
-		if (db_prepare(&ctx->db, &q, "SELECT tag FROM run WHERE id = :id") < 0)
-			break;
-		db_bind_int64(&q, ":id", v[i].run_id);
-		if (db_step(&q) == SQLITE_ROW)
-			tag = db_col_text(&q, 0);
 		o = json_pack("{s:s, s:I, s:s, s:s, s:s, s:o, s:o}", "tag", tag,
 			      "attempt", (json_int_t)v[i].n, "job_id", v[i].job_id,
 			      "state", *v[i].state ? v[i].state :
@@ -211,7 +206,7 @@ static json_t *live_jobs(struct xl_ctx *ctx)
 			      "reason_meaning", pending ? json_string(ri->meaning) : json_null(),
 			      "reason_action", pending && *ri->action ?
 				fill_action(ri->action, tag, v[i].job_id) : json_null());
-		db_finalize(&q);
+		free(found);
 		{
 			char *note = briefing_stale(ctx, &v[i],
 						    json_string_value(json_object_get(o, "tag")));

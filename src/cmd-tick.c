@@ -115,7 +115,6 @@ static void collect_alerts(struct xl_ctx *ctx, struct slurm *s, struct buf *news
 			   int *changes)
 {
 	struct attempt *v = NULL;
-	struct stmt q;
 	size_t n = 0, i;
 
 	if (attempts_unfinished(&ctx->db, ctx->cfg.study, &v, &n) < 0)
@@ -127,12 +126,7 @@ static void collect_alerts(struct xl_ctx *ctx, struct slurm *s, struct buf *news
 		xsnprintf(key, sizeof(key), "stale_said_%lld", v[i].id);
 		if (db_kv_get(&ctx->db, key))
 			continue;
-		if (db_prepare_cached(&ctx->db, &q, "SELECT tag FROM run WHERE id = :id") < 0)
-			break;
-		db_bind_int64(&q, ":id", v[i].run_id);
-		if (db_step(&q) == SQLITE_ROW)
-			tag = xstrdup(db_col_text(&q, 0));
-		db_finalize(&q);
+		tag = runs_tag(&ctx->db, v[i].run_id);
 		note = tag ? briefing_stale(ctx, &v[i], tag) : NULL;
 		kind = "stale";
 		if (!note && tag && strcmp(v[i].state, "PENDING") == 0) {

@@ -120,24 +120,16 @@ static int collect(struct xl_ctx *ctx, struct slurm *s, struct row **rows, size_
 		return 0;
 	rc = slurm_squeue_mine(s, &q, cause);
 	for (i = 0; rc == 0 && i < n; i++) {
-		const struct slurm_job *job = NULL;
+		const struct slurm_job *job = slurm_jobs_find(&q, v[i].job_id);
 		struct buf t = BUF_INIT;
-		struct stmt st;
-		const char *tag = "?";
 		json_t *tail;
-		char *eta = NULL;
+		char *eta = NULL, *tag;
 
-		job = slurm_jobs_find(&q, v[i].job_id);
 		if (!job)
 			continue;	/* ended: the next `xloop next` judges it */
-		if (db_prepare(&ctx->db, &st, "SELECT tag FROM run WHERE id = :id") == 0) {
-			db_bind_int64(&st, ":id", v[i].run_id);
-			if (db_step(&st) == SQLITE_ROW)
-				buf_addf(&t, "%-20s", db_col_text(&st, 0));
-			db_finalize(&st);
-		}
-		if (!t.len)
-			buf_addf(&t, "%-20s", tag);
+		tag = runs_tag(&ctx->db, v[i].run_id);
+		buf_addf(&t, "%-20s", tag ? tag : "?");
+		free(tag);
 		buf_addf(&t, " #%lld job %-10s %-9s %8s", v[i].n, v[i].job_id, job->state_raw,
 			 *job->run_time ? job->run_time : "-");
 		*rows = xreallocarray(*rows, *nr + 1, sizeof(**rows));

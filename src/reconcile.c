@@ -341,15 +341,10 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 
 	found = 0;
 	{
-		struct stmt rq;
+		char *tag = runs_tag(&ctx->db, a->run_id);
 
-		if (db_prepare(&ctx->db, &rq, "SELECT tag FROM run WHERE id = :id") < 0)
-			return -1;
-		db_bind_int64(&rq, ":id", a->run_id);
-		if (db_step(&rq) == SQLITE_ROW) {
-			found = runs_get(&ctx->db, ctx->cfg.study, db_col_text(&rq, 0), &r) == 0;
-		}
-		db_finalize(&rq);
+		found = tag && runs_get(&ctx->db, ctx->cfg.study, tag, &r) == 0;
+		free(tag);
 	}
 	if (!found)
 		return -1;

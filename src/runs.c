@@ -108,6 +108,21 @@ int runs_list(struct db *db, const char *study, struct run **v, size_t *n)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* The tag of run id (malloc'd), or NULL when there is no such run. */
+char *runs_tag(struct db *db, long long run_id)
+{
+	struct stmt q;
+	char *tag = NULL;
+
+	if (db_prepare_cached(db, &q, "SELECT tag FROM run WHERE id = :id") < 0)
+		return NULL;
+	db_bind_int64(&q, ":id", run_id);
+	if (db_step(&q) == SQLITE_ROW)
+		tag = xstrdup(db_col_text(&q, 0));
+	db_finalize(&q);
+	return tag;
+}
+
 /* How many runs the study has; -1 on error. */
 long long runs_count(struct db *db, const char *study)
 {

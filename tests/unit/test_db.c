@@ -12,6 +12,7 @@
 
 #include "buf.h"
 #include "db.h"
+#include "runs.h"
 
 struct fx {
 	char dir[64];
@@ -252,6 +253,28 @@ static void test_prepare_cached(void **state)
 	db_close(&db);		/* finalizes them: no "statements still open" */
 }
 
+/* A run's tag by its id; NULL for an id that is no run. */
+static void test_runs_tag(void **state)
+{
+	struct fx *f = *state;
+	struct db db;
+	char *cause = NULL, *tag;
+	struct stmt q;
+	long long id;
+
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	assert_int_equal(db_prepare(&db, &q,
+		"INSERT INTO run (study, tag, created_at) VALUES ('s', 'lr-3', 1)"), 0);
+	assert_int_equal(db_step(&q), SQLITE_DONE);
+	db_finalize(&q);
+	id = sqlite3_last_insert_rowid(db.h);
+	tag = runs_tag(&db, id);
+	assert_string_equal(tag, "lr-3");
+	free(tag);
+	assert_null(runs_tag(&db, id + 1));
+	db_close(&db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +286,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_refuses_newer_schema_and_foreign_db, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_writer_waits_not_corrupts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prepare_cached, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs_tag, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("db", tests, NULL, NULL);

@@ -13,7 +13,6 @@
 #include <jansson.h>
 
 #include "cmd.h"
-#include "jobsh.h"
 #include "opts.h"
 #include "proc.h"
 #include "remote.h"
@@ -49,17 +48,16 @@ static int ssh_run(const char *host, const char *command, const char *in_path,
 /* The directory as the remote shell should see it ("~/x" is $HOME/x). */
 static char *shell_dir(const char *dir)
 {
-	char *q, *out;
+	struct buf out = BUF_INIT;
 
 	if (strcmp(dir, "~") == 0)
 		return xstrdup("\"$HOME\"");
 	if (starts_with(dir, "~/")) {
-		q = jobsh_quote(dir + 2);
-		out = xasprintf("\"$HOME\"/%s", q);
-		free(q);
-		return out;
+		buf_adds(&out, "\"$HOME\"/");
+		dir += 2;
 	}
-	return jobsh_quote(dir);
+	remote_quote(&out, dir);
+	return buf_detach(&out, NULL);
 }
 
 /* Copy, check, advise. */
@@ -137,9 +135,7 @@ static int cmd_remote(struct xl_ctx *ctx, const struct cmd_entry *self,
 	proc_release(&p);
 
 	/* 4. PATH */
-	cmd = xasprintf("command -v xloop");
-	on_path = ssh_run(host, cmd, NULL, &p) == 0 && p.out.len;
-	free(cmd);
+	on_path = ssh_run(host, "command -v xloop", NULL, &p) == 0 && p.out.len;
 
 	if (ctx->json) {
 		cmd_emit_json(json_pack("{s:s, s:s, s:s, s:b, s:b}", "host", host, "path",

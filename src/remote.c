@@ -11,9 +11,10 @@
 #define MISSING_MARK "xloop-remote: xloop is not installed here"
 
 /*
- * ssh, never asking for a password. No ControlPersist: its background
- * master would hold our stderr pipe open for its whole life; a user who
- * wants shared connections sets them up in ~/.ssh/config, which ssh reads.
+ * ssh, never asking for a password, up to "--" (the caller appends the
+ * command and the NULL). No ControlPersist: its background master would
+ * hold our stderr pipe open for its whole life; a user who wants shared
+ * connections sets them up in ~/.ssh/config, which ssh reads.
  */
 void remote_ssh_argv(const char *host, const char **argv, size_t *n)
 {
@@ -30,11 +31,8 @@ void remote_ssh_argv(const char *host, const char **argv, size_t *n)
 	argv[(*n)++] = "--";
 }
 
-/*
- * s single-quoted for any POSIX shell: '...' holds every byte but the
- * quote itself (newlines included), which becomes '\''.
- */
-static void add_quoted(struct buf *out, const char *s)
+/* s single-quoted for any POSIX shell (see remote.h). */
+void remote_quote(struct buf *out, const char *s)
 {
 	buf_addc(out, '\'');
 	for (; *s; s++) {
@@ -56,11 +54,11 @@ void remote_command(const char *dir, int argc, char *const *argv, struct buf *ou
 		 "exec \"$x\" --here");
 	if (dir) {
 		buf_adds(out, " -C ");
-		add_quoted(out, dir);
+		remote_quote(out, dir);
 	}
 	for (i = 0; i < argc; i++) {
 		buf_addc(out, ' ');
-		add_quoted(out, argv[i]);
+		remote_quote(out, argv[i]);
 	}
 }
 

@@ -1,8 +1,8 @@
 /*
  * Remote clusters (seed 003): xloop runs on the login node, next to Slurm
  * and the shared filesystem; from anywhere else `xloop --host HOST ...`
- * runs the same command there over ssh (BatchMode, a shared connection),
- * every argument quoted for the remote shell. Its stdout arrives byte for
+ * runs the same command there over ssh (BatchMode: never a password
+ * prompt), every argument quoted for any POSIX login shell. Its stdout arrives byte for
  * byte, its stderr and exit code unchanged, except that ssh's own
  * failures become errors that say what to do.
  */
@@ -14,8 +14,17 @@
 /* Where the remote binary is installed by default (relative to $HOME). */
 #define REMOTE_DEFAULT_PATH ".local/bin"
 
-/* The ssh argv prefix for host (NULL-terminated, static strings but host). */
+/*
+ * The ssh argv for host up to "--", in argv[0..*n) (static strings but
+ * host; 9 of them): the caller appends the command and the NULL.
+ */
 void remote_ssh_argv(const char *host, const char **argv, size_t *n);
+
+/*
+ * s single-quoted for any POSIX shell (the login shell there may be dash):
+ * '...' holds every byte but the quote itself, which becomes '\''.
+ */
+void remote_quote(struct buf *out, const char *s);
 
 /*
  * The remote shell command that runs xloop with args there: xloop from

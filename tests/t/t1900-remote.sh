@@ -106,6 +106,12 @@ check "the binary is there" test -x "$uhome/.local/bin/xloop"
 check "it runs there" grep -q '^installed on xl-host: xloop ' "$T_TMP/install.out"
 check "and Slurm answers it" grep -q '^slurm there: answers' "$T_TMP/install.out"
 check "it says what to put in PATH" grep -q 'export PATH="$HOME/.local/bin:$PATH"' "$T_TMP/install.out"
+# --path quoted for the login shell there, which is dash: no bash-only $'...'
+tabdir=$(printf 'opt\tx')
+r remote install xl-host --path "~/$tabdir" >"$T_TMP/install2.out" 2>&1
+check "remote install --path with a tab (the login shell is $(getent passwd "$U" | cut -d: -f7))" \
+	sh -c "[ -x '$uhome/$tabdir/xloop' ] || { cat '$T_TMP/install2.out'; exit 1; }"
+rm -rf "${uhome:?}/$tabdir"
 
 # a full loop over ssh
 expect_rc 0 "adopt over ssh" r --host xl-host -C "$d" adopt "$T_TMP/job.sh" --tag base

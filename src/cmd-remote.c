@@ -21,23 +21,13 @@
 static int ssh_run(const char *host, const char *command, const char *in_path,
 		   struct proc *p)
 {
-	const char *av[24];
 	char *message;
-	size_t n;
 	int rc;
 
-	remote_ssh_argv(host, av, &n);
-	av[n++] = command;
-	av[n] = NULL;
-	p->argv = av;
 	p->in_path = in_path;
 	p->timeout_ms = 300000;
-	if (proc_run(p) < 0) {
-		error("unable to run ssh: %s", strerror(p->exec_errno));
-		return XL_UNAVAILABLE;
-	}
+	rc = remote_ssh(host, command, p, &message);
 	buf_rtrim(&p->err);
-	rc = remote_map_failure(host, p->status, p->err.s, &message);
 	if (message) {
 		error("%s", message);
 		free(message);

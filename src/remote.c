@@ -1,4 +1,5 @@
 /* Running xloop on a remote host over ssh. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@
  * hold our stderr pipe open for its whole life; a user who wants shared
  * connections sets them up in ~/.ssh/config, which ssh reads.
  */
-void remote_ssh_argv(const char *host, const char **argv, size_t *n)
+static void ssh_argv(const char *host, const char **argv, size_t *n)
 {
 	static const char *const opts[] = {
 		"ssh", "-o", "BatchMode=yes", "-o", "ServerAliveInterval=15",
@@ -65,6 +66,8 @@ void remote_command(const char *dir, int argc, char *const *argv, struct buf *ou
 /* What ssh's failure means, or 0 with no message. */
 int remote_map_failure(const char *host, int status, const char *err, char **message)
 {
+	size_t len;
+
 	*message = NULL;
 	if (status == 127 && strstr(err, MISSING_MARK)) {
 		*message = xasprintf("xloop is not installed on %s: `xloop remote install "
@@ -90,35 +93,46 @@ int remote_map_failure(const char *host, int status, const char *err, char **mes
 				     "remote.host in xloop.json)", host);
 		return XL_UNAVAILABLE;
 	}
-	*message = xasprintf("ssh to %s failed (try again later): %s", host,
-			     *err ? err : "no message");
+	len = strlen(err);
+	while (len && isspace((unsigned char)err[len - 1]))
+		len--;		/* ssh ends its lines with "\r\n" */
+	*message = xasprintf("ssh to %s failed (try again later): %.*s", host,
+			     len ? (int)len : 10, len ? err : "no message");
 	return XL_TEMPFAIL;
+}
+
+/* Run one shell command on host. */
+int remote_ssh(const char *host, const char *command, struct proc *p, char **message)
+{
+	const char *av[12];
+	size_t n;
+	int rc;
+
+	ssh_argv(host, av, &n);
+	av[n++] = command;
+	av[n] = NULL;
+	p->argv = av;
+	rc = proc_run(p);
+	p->argv = NULL;		/* av ends here */
+	if (rc < 0) {
+		*message = xasprintf("unable to run ssh: %s", strerror(p->exec_errno));
+		return XL_UNAVAILABLE;
+	}
+	return remote_map_failure(host, p->status, p->err.s, message);
 }
 
 /* Run the command there. */
 int remote_run(const char *host, const char *dir, int argc, char *const *argv)
 {
-	const char *av[24];
 	struct buf cmd = BUF_INIT;
 	struct proc p = PROC_INIT;
 	char *message;
-	size_t n;
 	int rc;
 
-	remote_ssh_argv(host, av, &n);
 	remote_command(dir, argc, argv, &cmd);
-	av[n++] = cmd.s;
-	av[n] = NULL;
-	p.argv = av;
 	p.out_inherit = 1;	/* --json documents arrive byte for byte */
 	fflush(stdout);
-	if (proc_run(&p) < 0) {
-		error("unable to run ssh: %s", strerror(p.exec_errno));
-		buf_release(&cmd);
-		return XL_UNAVAILABLE;
-	}
-	rc = p.signo ? 128 + p.signo : p.status;
-	rc = remote_map_failure(host, rc, p.err.s, &message);
+	rc = remote_ssh(host, cmd.s, &p, &message);
 	if (message) {
 		error("%s", message);
 		free(message);

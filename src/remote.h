@@ -15,12 +15,6 @@
 #define REMOTE_DEFAULT_PATH ".local/bin"
 
 /*
- * The ssh argv for host up to "--", in argv[0..*n) (static strings but
- * host; 9 of them): the caller appends the command and the NULL.
- */
-void remote_ssh_argv(const char *host, const char **argv, size_t *n);
-
-/*
  * s single-quoted for any POSIX shell (the login shell there may be dash):
  * '...' holds every byte but the quote itself, which becomes '\''.
  */
@@ -32,6 +26,15 @@ void remote_quote(struct buf *out, const char *s);
  * single-quoted. Missing xloop exits 127 with a marker line.
  */
 void remote_command(const char *dir, int argc, char *const *argv, struct buf *out);
+
+/*
+ * Run one shell command on host over ssh with p (whose other inputs the
+ * caller set: stdin, timeout, out_inherit). The exit code to end with:
+ * the command's own, or 69/75/77 with *message (malloc'd) when ssh itself
+ * failed; *message is NULL otherwise.
+ */
+struct proc;
+int remote_ssh(const char *host, const char *command, struct proc *p, char **message);
 
 /*
  * Run xloop on host; returns the exit code to end with (the remote one,

@@ -86,7 +86,12 @@ static void test_failures(void **state)
 	assert_non_null(strstr(m, "host key"));
 	free(m);
 	assert_int_equal(remote_map_failure("h", 255, "ssh: connect to host h port 22: "
-					    "Connection refused", &m), 75);
+					    "Connection refused\r\n", &m), 75);
+	assert_string_equal(m, "ssh to h failed (try again later): ssh: connect to host h "
+			    "port 22: Connection refused");
+	free(m);
+	assert_int_equal(remote_map_failure("h", 255, "\n", &m), 75);
+	assert_string_equal(m, "ssh to h failed (try again later): no message");
 	free(m);
 	assert_int_equal(remote_map_failure("h", 255, "ssh: Could not resolve hostname h", &m),
 			 69);

@@ -9,7 +9,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
-#include "reconcile.h"
+#include "feed.h"
 #include "runs.h"
 
 /*

@@ -19,7 +19,7 @@
 #include "notify.h"
 #include "opts.h"
 #include "reasons.h"
-#include "reconcile.h"
+#include "feed.h"
 
 static long long now_ms(void)
 {

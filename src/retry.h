@@ -10,7 +10,7 @@
 
 #include "memsample.h"
 #include "loop.h"
-#include "reconcile.h"
+#include "feed.h"
 
 /* What a retry of a failed attempt should ask for. */
 struct proposal {

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Run some integration tests against the shared local test cluster:
+#   tests/one.sh [--accounting] tests/t/t1200-loop.sh [more tests...]
+# Holds /tmp/xloop-cluster.lock for the whole run (the cluster is shared by
+# everything on the machine), brings the cluster up with the profile asked
+# for, and prints each test's lines and a last "N passed, N failed" line.
+# t0* tests need no cluster: run them directly with tests/one.sh as well.
+# Daemons and tests run with the lock fd closed, so nothing started here keeps it.
+# Build first (./build.sh and ./build.sh asan).
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+profile=plain up=
+if [ "${1:-}" = --accounting ]; then
+	profile=accounting up=--accounting
+	shift
+fi
+[ $# -gt 0 ] || { echo "usage: tests/one.sh [--accounting] TEST..." >&2; exit 2; }
+export XLOOP_ROOT_DIR=$ROOT XLOOP_BIN=${XLOOP_BIN:-$ROOT/xloop}
+export XLOOP_ASAN_BIN=${XLOOP_ASAN_BIN:-$ROOT/build/asan/xloop}
+export XLOOP_SAMPLES=${XLOOP_SAMPLES:-$ROOT/../shared/slurm-samples}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export XLOOP_TEST_USER=${XLOOP_TEST_USER:-xloopt}
+id "$XLOOP_TEST_USER" >/dev/null 2>&1 || useradd -m "$XLOOP_TEST_USER"
+
+needs_cluster=
+for t in "$@"; do case ${t##*/} in t0*) ;; *) needs_cluster=1 ;; esac; done
+
+body() {
+	if [ -n "$needs_cluster" ]; then
+		ops/slurm/testcluster.sh up $up >/dev/null 8>&- || { echo "not ok - test cluster did not come up"; exit 1; }
+		eval "$(ops/slurm/testcluster.sh env)"
+		ops/slurm/testcluster.sh adduser "$XLOOP_TEST_USER" >/dev/null 8>&-
+	fi
+	local passed=0 failed=0 skipped=0 t out line pass fail skip
+	for t in "$@"; do
+		case ${t##*/} in t0*) XLOOP_PROFILE=none ;; *) XLOOP_PROFILE=$profile ;; esac
+		export XLOOP_PROFILE
+		out=$(bash "$t" 2>&1 8>&-)
+		printf '%s\n' "$out" | grep -v '^RESULT '
+		line=$(printf '%s\n' "$out" | grep '^RESULT ' | tail -n1)
+		if [ -z "$line" ]; then
+			echo "not ok - $t ended without a result"
+			failed=$((failed + 1))
+			continue
+		fi
+		eval "${line#RESULT }"
+		passed=$((passed + pass)) failed=$((failed + fail)) skipped=$((skipped + skip))
+	done
+	echo "$passed passed, $failed failed, $skipped skipped"
+	[ "$failed" -eq 0 ]
+}
+
+if [ -n "$needs_cluster" ]; then
+	exec 8>>/tmp/xloop-cluster.lock
+	flock 8
+fi
+body "$@"

@@ -49,7 +49,7 @@ static int cmd_adopt(struct xl_ctx *ctx, const struct cmd_entry *self,
 		rc = XL_DATAERR;
 		goto fail;
 	}
-	if (cv && study_load_cv(cv, &score, NULL, &err, &cause) < 0) {
+	if (cv && study_load_cv(cv, ctx->cfg.metric, &score, NULL, &err, &cause) < 0) {
 		rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
 		goto fail;
 	}
@@ -93,10 +93,17 @@ const struct cmd_entry cmd_adopt_entry = {
 	"register an existing job script as a root run of the study",
 	"The script is copied byte for byte to runs/<study>/T/job.sh (mode 0755)\n"
 	"and committed to git (only that path; what you staged stays staged). It\n"
-	"must pass `bash -n` and have Unix line ends (sbatch refuses CRLF). With\n"
-	"--cv, FILE is a cv.json from a run you made by hand (a JSON object with a\n"
-	"finite numeric \"score\"): the run is proven with that score, so it can be\n"
-	"a parent straight away.\n"
+	"must pass `bash -n` and have Unix line ends (sbatch refuses CRLF).\n"
+	"\n"
+	"The job's output contract: it writes \"$XLOOP_RUN_DIR/cv.json\" (a JSON\n"
+	"object), and its score is the finite number under the key metric.name in\n"
+	"xloop.json names (default \"score\"; when that key is absent, \"score\" is\n"
+	"read). A job that already writes {\"accuracy\": 0.91} needs metric.name\n"
+	"\"accuracy\", not a rename. Slurm runs a copy of job.sh, so use\n"
+	"$XLOOP_RUN_DIR, not dirname \"$0\", to find the run directory.\n"
+	"\n"
+	"With --cv, FILE is a cv.json from a run you made by hand: the run is\n"
+	"proven with its score, so it can be a parent straight away.\n"
 	"\n"
 	"options:\n"
 	"  --tag T     the run's tag: 1-64 of [A-Za-z0-9._-], not starting with . _ -\n"

@@ -32,7 +32,8 @@ static const char agents_section[] =
 	"  `xloop new TAG --from PARENT --set VAR=VALUE` makes a run with exactly one\n"
 	"  change, `xloop submit TAG` submits it (logs in runs/<study>/<tag>/slurm/).\n"
 	"- A run succeeded only if Slurm says COMPLETED with ExitCode 0:0 and the job\n"
-	"  wrote runs/<study>/<tag>/cv.json with a finite numeric \"score\".\n"
+	"  wrote \"$XLOOP_RUN_DIR/cv.json\" with a finite number under the key\n"
+	"  metric.name in xloop.json names (default \"score\").\n"
 	"- Record why you chose a change: `xloop decide \"TEXT\" --run TAG`.\n"
 	"- Job logs: first line `START` with the config and the device, a progress line\n"
 	"  every 30-60 s, last line `FINISHED` or `FAILED`; no tqdm or carriage returns.\n"
@@ -278,6 +279,9 @@ static void report(struct xl_ctx *ctx, const char *root, const struct config *cf
 		printf("  created %s\n", json_string_value(v));
 	json_array_foreach(ch->updated, i, v)
 		printf("  updated %s\n", json_string_value(v));
+	printf("the job's output: it writes \"$XLOOP_RUN_DIR/cv.json\" with its score under "
+	       "the key \"%s\" (metric.name in %s; goal %s)\n", cfg->metric, CONFIG_FILE,
+	       cfg->goal_max ? "max" : "min");
 	printf("next: adopt a proven job script with 'xloop adopt PATH --tag TAG'\n");
 }
 

@@ -354,7 +354,7 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 		in.started_at = f->start ? f->start : a->submitted_at;
 		dir = run_dir(ctx->root, ctx->cfg.study, r.tag);
 		cvp = path_join(dir, "cv.json");
-		if (study_load_cv(cvp, &in.score, &in.cv_mtime, &err, &cause) == 0)
+		if (study_load_cv(cvp, ctx->cfg.metric, &in.score, &in.cv_mtime, &err, &cause) == 0)
 			in.cv = CV_OK;
 		else
 			in.cv = err == ENOENT ? CV_MISSING : CV_INVALID;

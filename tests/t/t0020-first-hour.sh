@@ -28,4 +28,23 @@ check "report landed in DIR/sub" test -s "$d/sub/r2.html"
 expect_rc 66 "-C a missing directory" as_user "$X" -C "$T_TMP/nope" status
 as_user rm -f "$d/r1.html" "$d/sub/r2.html"
 
+# 4. the output contract where people look; the score's key is metric.name
+for c in adopt judge; do
+	check "help $c says the job writes \$XLOOP_RUN_DIR/cv.json" sh -c "'$X' help $c | grep -q 'XLOOP_RUN_DIR/cv.json'"
+	check "help $c says the key is metric.name" sh -c "'$X' help $c | grep -q 'metric.name'"
+done
+d4=$(user_dir)
+as_user git -C "$d4" init -q -b main
+as_user "$X" -C "$d4" init --study acc >"$T_TMP/init4.out" 2>&1
+check "init's output states the contract" grep -q 'writes "$XLOOP_RUN_DIR/cv.json" with its score under the key "score"' "$T_TMP/init4.out"
+as_user sed -i 's/"name": "score"/"name": "accuracy"/' "$d4/xloop.json"
+as_user sh -c "echo '{\"accuracy\": 0.91, \"loss\": 0.3}' >'$d4/cv.json'"
+expect_rc 0 "a cv.json with the metric.name key proves an adopted run" \
+	as_user "$X" -C "$d4" adopt "$d/train.sh" --tag base --cv "$d4/cv.json"
+check "its score is the accuracy" sh -c "runuser -u '$XLOOP_TEST_USER' -- '$X' -C '$d4' status --json | grep -q '0.91'"
+as_user sh -c "echo '{\"loss\": 0.3}' >'$d4/cv2.json'"
+expect_rc 65 "a cv.json without the key is refused" \
+	as_user "$X" -C "$d4" adopt "$d/train.sh" --tag b2 --cv "$d4/cv2.json"
+check "and the message names the key" sh -c "runuser -u '$XLOOP_TEST_USER' -- '$X' -C '$d4' adopt '$d/train.sh' --tag b2 --cv '$d4/cv2.json' 2>&1 | grep -q 'neither \"accuracy\"'"
+
 finish

@@ -28,6 +28,24 @@ check "report landed in DIR/sub" test -s "$d/sub/r2.html"
 expect_rc 66 "-C a missing directory" as_user "$X" -C "$T_TMP/nope" status
 as_user rm -f "$d/r1.html" "$d/sub/r2.html"
 
+# 3. #SBATCH lines against xloop.json: one rule, said by adopt and help submit
+check "help submit states the rule" sh -c "'$X' help submit | grep -q 'command line win over #SBATCH lines'"
+as_user sh -c "printf '#!/bin/bash\n#SBATCH --time=08:00:00\n#SBATCH -c 4 --mem 16384M\n#SBATCH --partition=gpu  # same as xloop.json\n#SBATCH --constraint=a100\n#SBATCH -e err.txt\nLR=0.1\n#SBATCH --time=1:00:00\necho START\n' >'$d/sb.sh'"
+as_user python3 -c "import json; p='$d/xloop.json'; c=json.load(open(p)); c['resources'].update(cpus=2, time='02:00:00'); json.dump(c, open(p, 'w'))"
+as_user "$X" -C "$d" adopt sb.sh --tag sb --json >"$T_TMP/sb.json" 2>"$T_TMP/sb.err"
+check "adopt names the differing --time and what Slurm gets" grep -q "line 2: '#SBATCH --time=08:00:00' differs from what xloop passes: Slurm gets --time=02:00:00 (resources.time in xloop.json" "$T_TMP/sb.err"
+check "and -c 4 (cpus)" grep -q "line 3: '#SBATCH -c 4' differs from what xloop passes: Slurm gets --cpus-per-task=2" "$T_TMP/sb.err"
+check "an equal --mem in other units is no warning" sh -c "! grep -q 'mem 16384M' '$T_TMP/sb.err'"
+check "an equal partition is no warning" sh -c "! grep -q 'partition=gpu' '$T_TMP/sb.err'"
+check "an option xloop does not pass is no warning" sh -c "! grep -q constraint '$T_TMP/sb.err'"
+check "--error is named: it takes stderr out of the log" grep -q "line 6: '#SBATCH -e err.txt' sends stderr away" "$T_TMP/sb.err"
+check "a #SBATCH after the first command is not read" sh -c "! grep -q 'line 8' '$T_TMP/sb.err'"
+check "the rule is stated once" sh -c "[ \$(grep -c 'the rule: ' '$T_TMP/sb.err') = 1 ]"
+check "adopt --json lists them" sh -c "python3 -c 'import json; d=json.load(open(\"$T_TMP/sb.json\")); assert [x[\"line\"] for x in d[\"sbatch_lines\"]]==[2,3,6], d'"
+check "adopt --json validates" sh -c "/usr/bin/python3 '$(dirname "$0")/validate.py' '${XLOOP_ROOT_DIR:?}/schemas/adopt.schema.json' <'$T_TMP/sb.json'"
+as_user "$X" -C "$d" adopt train.sh --tag quiet >"$T_TMP/quiet.out" 2>&1
+check "a job.sh without #SBATCH lines: no warning" sh -c "! grep -q warning '$T_TMP/quiet.out'"
+
 # 4. the output contract where people look; the score's key is metric.name
 for c in adopt judge; do
 	check "help $c says the job writes \$XLOOP_RUN_DIR/cv.json" sh -c "'$X' help $c | grep -q 'XLOOP_RUN_DIR/cv.json'"

@@ -631,7 +631,7 @@ static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
 		best_id = best.id;
 		run_release(&best);
 	}
-	out = out_opt ? xstrdup(out_opt) : path_join(ctx->root, ".xloop/report.html");
+	out = out_opt ? xstrdup(out_opt) : path_join(ctx->root, "report.html");
 	if (atomic_begin(&pg.f, out, 0644, &pg.cause) < 0) {
 		error("%s", pg.cause);
 		rc = XL_ERR;
@@ -691,7 +691,9 @@ out:
 const struct cmd_entry cmd_report_entry = {
 	"report", "[--out F.html]",
 	"the study as one self-contained HTML page (leaderboard, lineage, GPU timeline)",
-	"Writes .xloop/report.html (or F.html): inline CSS and SVG, no script,\n"
+	"Writes report.html at the study root (or F.html; a relative F is taken\n"
+	"from the current directory, or from -C DIR), ignored by the .gitignore\n"
+	"that init writes: inline CSS and SVG, no script,\n"
 	"nothing fetched, readable offline. A leaderboard with the best run\n"
 	"highlighted; the lineage tree (edges labelled with the change, coloured\n"
 	"by verdict); the GPU timeline, one bar per attempt, with the idle gaps\n"

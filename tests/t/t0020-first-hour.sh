@@ -65,4 +65,49 @@ expect_rc 65 "a cv.json without the key is refused" \
 	as_user "$X" -C "$d4" adopt "$d/train.sh" --tag b2 --cv "$d4/cv2.json"
 check "and the message names the key" sh -c "runuser -u '$XLOOP_TEST_USER' -- '$X' -C '$d4' adopt '$d/train.sh' --tag b2 --cv '$d4/cv2.json' 2>&1 | grep -q 'neither \"accuracy\"'"
 
+# 2. init commits what it created in one commit, the user's staging left alone;
+# without Slurm it warns and keeps the defaults, and runs doctor's checks
+d2=$(user_dir)
+g2() { as_user git -C "$d2" "$@"; }
+g2 init -q -b main
+g2 config user.name "Test User"
+g2 config user.email test@example.com
+as_user sh -c "printf '# Rules\nBe nice.\n' >'$d2/AGENTS.md'; printf 'node_modules/\n' >'$d2/.gitignore'"
+g2 add AGENTS.md .gitignore
+g2 commit -qm "the user's files"
+as_user sh -c "echo 'Be kind too.' >>'$d2/AGENTS.md'; echo notes >'$d2/notes.txt'"
+g2 add notes.txt
+as_user env PATH=/nonexistent "$X" -C "$d2" init --json >"$T_TMP/init2.json" 2>"$T_TMP/init2.err"
+check "init --json validates" sh -c "/usr/bin/python3 '$(dirname "$0")/validate.py' '${XLOOP_ROOT_DIR:?}/schemas/init.schema.json' <'$T_TMP/init2.json'"
+check "without Slurm: a warning that the defaults stay and doctor --fix fits them" \
+	grep -q 'Slurm does not answer here.*keeps the defaults.*xloop doctor --fix' "$T_TMP/init2.err"
+check "one commit on top of the user's" test "$(g2 rev-list --count HEAD)" = 2
+check "it holds xloop.json, ops/decisions.md and .gitignore (its edit of a clean file)" test \
+	"$(g2 show --name-only --format= HEAD | sort | tr '\n' ' ')" = ".gitignore ops/decisions.md xloop.json "
+check "AGENTS.md had the user's uncommitted edit: not committed" \
+	sh -c "python3 -c 'import json; d=json.load(open(\"$T_TMP/init2.json\")); assert d[\"not_committed\"]==[\"AGENTS.md\"] and d[\"slurm\"] is False, d'"
+check "the user's staged file is still staged, and only it" test "$(g2 diff --cached --name-only)" = notes.txt
+check "the user's edit of AGENTS.md is still in the work tree" grep -q 'Be kind too.' "$d2/AGENTS.md"
+check "doctor's checks came with it" sh -c "python3 -c 'import json; d=json.load(open(\"$T_TMP/init2.json\")); assert [c[\"name\"] for c in d[\"doctor\"]][:2]==[\"config\",\"controller\"], d'"
+d3=$(user_dir)
+as_user git -C "$d3" init -q -b main
+as_user sh -c "printf 'x\n' >'$d3/AGENTS.md'"
+as_user env PATH=/nonexistent "$X" -C "$d3" init >"$T_TMP/init3.out" 2>&1
+check "init's text says what it committed" grep -q 'committed xloop.json, ops/decisions.md, .gitignore as [0-9a-f]' "$T_TMP/init3.out"
+check "and what it did not commit" grep -q 'not committed: AGENTS.md had edits of yours' "$T_TMP/init3.out"
+check "and prints doctor's checks" grep -q '^  ok    config ' "$T_TMP/init3.out"
+
+# 12. what is in git: .gitignore covers the logs and the report; adopt --cv
+# commits the cv.json with the job.sh
+for p in .xloop/state.db runs/fh/base/slurm/attempt1.out runs/fh/base/slurm/attempt1.mem report.html; do
+	check "init's .gitignore ignores $p" sh -c "runuser -u '$XLOOP_TEST_USER' -- git -C '$d2' check-ignore -q '$p'"
+done
+check "it does not ignore a run's cv.json or job.sh" sh -c "! runuser -u '$XLOOP_TEST_USER' -- git -C '$d2' check-ignore -q runs/fh/base/cv.json && ! runuser -u '$XLOOP_TEST_USER' -- git -C '$d2' check-ignore -q runs/fh/base/job.sh"
+check "adopt --cv commits cv.json with job.sh" test \
+	"$(as_user git -C "$d" show --name-only --format= "$(as_user git -C "$d" log --format=%H --grep '^xloop: adopt fh/base' | head -n1)" | sort | tr '\n' ' ')" = "runs/fh/base/cv.json runs/fh/base/job.sh "
+as_user "$X" -C "$d" report >/dev/null 2>&1
+check "report writes report.html at the study root" test -s "$d/report.html"
+check "after adopt, new and report, git status shows nothing of xloop's" \
+	test -z "$(as_user git -C "$d" status --porcelain --untracked-files=all | grep -v -e ' train.sh$' -e ' cv0.json$' -e ' cv2.json$' -e ' sb.sh$' -e ' xloop.json$')"
+
 finish

@@ -55,7 +55,8 @@ check "markup in a value is escaped" grep -q '&lt;script&gt;alert(1)&lt;/script&
 check "the failure's log tail is shown" grep -q 'ValueError: depth &lt;9&gt; is too deep' "$T_TMP/r.html"
 check "the best run is highlighted" grep -q 'class="run success best" data-tag="deeper"' "$T_TMP/r.html"
 expect_rc 0 "the default path" u report
-check "is .xloop/report.html" test -s "$d/.xloop/report.html"
+check "is report.html at the study root" test -s "$d/report.html"
+check "which git ignores" sh -c "runuser -u '$XLOOP_TEST_USER' -- git -C '$d' check-ignore -q report.html"
 
 if ! command -v chromium >/dev/null; then
 	skip "the page in Chromium" "chromium is not installed"

@@ -823,13 +823,15 @@ const struct cmd_entry cmd_report_entry = {
 	"report", "[--out F.html]",
 	"the study as one self-contained HTML page (leaderboard, lineage, GPU timeline)",
 	"Writes report.html at the study root (or F.html; a relative F is taken\n"
-	"from the current directory, or from -C DIR), ignored by the .gitignore\n"
-	"that init writes: inline CSS and SVG, no script,\n"
-	"nothing fetched, readable offline. A leaderboard with the best run\n"
-	"highlighted; the lineage tree (edges labelled with the change, coloured\n"
-	"by verdict); the GPU timeline, one bar per attempt, with the idle gaps\n"
-	"between jobs shaded and summed; the score of proven runs over time with\n"
-	"the best so far; each run's one-line diff, attempts, and the log tail of\n"
-	"failures. Reads the state DB and the logs only: Slurm is not asked.\n",
+	"from the current directory, or from -C DIR), which the .gitignore that\n"
+	"init writes ignores. Inline CSS and SVG, no script, nothing fetched,\n"
+	"readable offline, and it fits the page at any number of runs: a\n"
+	"leaderboard with the best run highlighted; the lineage as an indented\n"
+	"tree, one row per run with its change, boxes sized to their text, the\n"
+	"path to the best run in bold; the GPU timeline, one bar per attempt,\n"
+	"with the idle gaps between jobs shaded and summed; the score of proven\n"
+	"runs over time with the best so far; each run's one-line diff,\n"
+	"attempts, and the log tail of failures. Reads the state DB and the logs\n"
+	"only: Slurm is not asked.\n",
 	CMD_DB | CMD_NOROOT, cmd_report,
 };

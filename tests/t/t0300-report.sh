@@ -142,7 +142,7 @@ for j in range(14):
 c.commit()
 print(len(ids) + 14, "runs")
 PY
-as_user "$X" -C "$d6" report --out r60.html >/dev/null 2>&1
+as_user "$X" -C "$d6" report --out "$d6/r60.html" >/dev/null 2>&1
 cp "$d6/r60.html" "$T_TMP/r60.html"
 check "the 60-run report names the best path's end" grep -q 'class="node success bestpath" data-tag="hill-climb-step-44-lr-warmup-cosine"' "$T_TMP/r60.html"
 # a copy with a measuring script (the report itself has none)
@@ -178,5 +178,5 @@ assert m['bestpath'] == 46 and float(m['bestStroke'].rstrip('px')) >= 3, m" "$T_
 done
 chrome --window-size=1280,5200 --screenshot="$T_TMP/r60.png" "file://$T_TMP/r60.html" >/dev/null 2>&1
 check "a screenshot of the 60-run page" test -s "$T_TMP/r60.png"
-[ -n "${XLOOP_SHOT_DIR:-}" ] && cp "$T_TMP/r60.png" "$T_TMP/r60.html" "$T_TMP/m60-1280.json" "$XLOOP_SHOT_DIR/" 2>/dev/null
+[ -n "${XLOOP_SHOT_DIR:-}" ] && cp "$T_TMP/m60-800.json" "$T_TMP/r60.png" "$T_TMP/r60.html" "$T_TMP/m60-1280.json" "$XLOOP_SHOT_DIR/" 2>/dev/null
 finish

@@ -137,23 +137,55 @@ static void parse_line(const char *p, int line, struct sbatch_directives *d)
 	}
 }
 
-/* Read the directives at the head of a job script. */
-void sbatch_directives_parse(const char *text, struct sbatch_directives *out)
+/*
+ * Call fn for each #SBATCH line at the head of text (sbatch reads them up
+ * to the first command) with the line, its length and its number.
+ */
+static void each_line(const char *text, void (*fn)(const char *, size_t, int, void *),
+		      void *arg)
 {
 	const char *p = text;
 	int line = 1;
 
-	memset(out, 0, sizeof(*out));
 	while (*p) {
 		size_t len = strcspn(p, "\n");
 
-		if (starts_with(p, "#SBATCH") && (p[7] == ' ' || p[7] == '\t'))
-			parse_line(p + 7, line, out);
+		if (starts_with(p, "#SBATCH") && (len == 7 || p[7] == ' ' || p[7] == '\t'))
+			fn(p, len, line, arg);
 		else if (*p != '#' && strspn(p, " \t\r") < len)
 			break;	/* sbatch stops at the first command */
 		p += len + (p[len] == '\n');
 		line++;
 	}
+}
+
+/* each_line's callback for sbatch_directives_parse. */
+static void parse_cb(const char *p, size_t len, int line, void *arg)
+{
+	char *copy = xstrndup(p + 7, len - 7);
+
+	parse_line(copy, line, arg);
+	free(copy);
+}
+
+/* Read the directives at the head of a job script. */
+void sbatch_directives_parse(const char *text, struct sbatch_directives *out)
+{
+	memset(out, 0, sizeof(*out));
+	each_line(text, parse_cb, out);
+}
+
+/* each_line's callback for sbatch_header_lines. */
+static void copy_cb(const char *p, size_t len, int line, void *arg)
+{
+	(void)line;
+	buf_addf(arg, "%.*s\n", (int)len, p);
+}
+
+/* The #SBATCH lines themselves. */
+void sbatch_header_lines(const char *text, struct buf *out)
+{
+	each_line(text, copy_cb, out);
 }
 
 /* Free the directives. */

@@ -532,6 +532,22 @@ static long long node_int(const struct node *n, const char *key)
 	return v && parse_ll(v, 0, LLONG_MAX, &x, &errstr) == 0 ? x : -1;
 }
 
+/* The most CPUs (CPUTot) and memory (RealMemory, MB) a node has; -1 unknown. */
+static void node_max(const struct node *v, size_t nr, long long *cpu, long long *mem)
+{
+	size_t i;
+
+	*cpu = *mem = -1;
+	for (i = 0; i < nr; i++) {
+		long long nc = node_int(&v[i], "CPUTot"), nm = node_int(&v[i], "RealMemory");
+
+		if (nc > *cpu)
+			*cpu = nc;
+		if (nm > *mem)
+			*mem = nm;
+	}
+}
+
 /* resources.cpus and .mem fit on one node of the partition. */
 static void check_resources(struct doctor_checks *c, const struct config *cfg,
 			    const struct node *v, size_t nr)
@@ -541,13 +557,10 @@ static void check_resources(struct doctor_checks *c, const struct config *cfg,
 	size_t i, fit = 0;
 	struct buf why = BUF_INIT, fix = BUF_INIT;
 
+	node_max(v, nr, &max_cpu, &max_mem);
 	for (i = 0; i < nr; i++) {
 		long long nc = node_int(&v[i], "CPUTot"), nm = node_int(&v[i], "RealMemory");
 
-		if (nc > max_cpu)
-			max_cpu = nc;
-		if (nm > max_mem)
-			max_mem = nm;
 		fit += (nc < 0 || cpus <= nc) && (nm < 0 || mem <= nm);
 	}
 	if (fit) {
@@ -980,13 +993,8 @@ int doctor_fit(const struct doctor_facts *f, struct config *cfg, json_t *changes
 	if (f->node_rc)
 		return (int)(json_array_size(changes) - before);
 	nodes = partition_nodes(f, cfg->partition, &nr);
+	node_max(nodes, nr, &max_cpu, &max_mem);
 	for (i = 0; i < nr; i++) {
-		long long nc = node_int(&nodes[i], "CPUTot"), nm = node_int(&nodes[i], "RealMemory");
-
-		if (nc > max_cpu)
-			max_cpu = nc;
-		if (nm > max_mem)
-			max_mem = nm;
 		if (*cfg->res.gres && gres_parse(cfg->res.gres, strlen(cfg->res.gres), &want) == 0) {
 			long long have = gres_available(slurm_record_get(nodes[i].rec, "Gres"), &want);
 

@@ -89,7 +89,7 @@ static void parse_line(const char *p, int line, struct sbatch_directives *d)
 	size_t i;
 
 	while ((w = next_word(&p)) != NULL) {
-		if (w[0] == '-' && w[1] == '-' && w[2]) {
+		if (w[0] == '-' && w[1] == '-' && w[2] && w[2] != '=') {
 			char *eq = strchr(w, '=');
 
 			if (eq) {

@@ -75,7 +75,7 @@ int loop_commit(struct xl_ctx *ctx, const char *const *paths, size_t n,
 	return rc;
 }
 
-/* Whether HEAD has exactly this text at rel. */
+/* Whether committing rel takes no edit of the user's along. */
 int loop_matches_head(struct xl_ctx *ctx, const char *rel, const char *text,
 		      size_t len, char **cause)
 {
@@ -84,13 +84,11 @@ int loop_matches_head(struct xl_ctx *ctx, const char *rel, const char *text,
 	int found = 0, rc;
 
 	if (prefix == NULL)
-		return 0;
+		return 1;	/* no repository: no edit of the user's to keep */
 	path = *prefix ? xasprintf("%s/%s", prefix, rel) : xstrdup(rel);
 	rc = gitops_file_at_head(ctx->root, path, &b, &found, cause);
 	if (rc == 0)
 		rc = found && b.len == len && memcmp(b.s, text, len) == 0;
-	else if (rc == 1)
-		rc = 0;
 	buf_release(&b);
 	free(path);
 	free(prefix);

@@ -19,10 +19,10 @@ int loop_commit(struct xl_ctx *ctx, const char *const *paths, size_t n,
 		const char *msg, char oid[41], char **cause);
 
 /*
- * 1 when HEAD holds rel (relative to the study root) with exactly text, so
- * committing a new version of it takes no edit of the user's along; 0 when
- * it does not (also untracked, an unborn branch, no repository); -1 with
- * *cause.
+ * 1 when committing a new version of rel (relative to the study root) takes
+ * no edit of the user's along: HEAD holds it with exactly text, or there is
+ * no repository (gitops_file_at_head answered 1). 0 when it does not (it
+ * differs, is untracked, or the branch is unborn); -1 with *cause.
  */
 int loop_matches_head(struct xl_ctx *ctx, const char *rel, const char *text,
 		      size_t len, char **cause);

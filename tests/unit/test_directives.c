@@ -59,6 +59,10 @@ static void test_stops_at_first_command(void **state)
 	sbatch_directives_parse("", &d);
 	assert_int_equal(d.nr, 0);
 	sbatch_directives_release(&d);
+	sbatch_directives_parse("#SBATCH --=x -- --time=1\n", &d);	/* no name: skipped */
+	assert_int_equal(d.nr, 1);
+	expect(&d, 0, "time", "1", 1);
+	sbatch_directives_release(&d);
 	sbatch_directives_parse("  echo hi\n#SBATCH --mem=1G\n", &d);
 	assert_int_equal(d.nr, 0);
 	sbatch_directives_release(&d);

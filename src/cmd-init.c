@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "cmd.h"
 #include "doctor.h"
+#include "driver.h"
 #include "fsutil.h"
 #include "loop.h"
 #include "opts.h"
@@ -404,6 +406,30 @@ static void report(struct xl_ctx *ctx, const char *root, const struct config *cf
 }
 
 /*
+ * Where Slurm answers, Slurm drives the loop (driver.mode slurm); on a
+ * network filesystem the feeder forwards its tick to this host.
+ */
+static void fit_driver(struct config *cfg)
+{
+	char host[256], *t = NULL;
+
+	free(cfg->driver.mode);
+	cfg->driver.mode = xstrdup("slurm");
+	if (cfg->remote_host[0] == '\0' && gethostname(host, sizeof(host)) == 0 &&
+	    (host[sizeof(host) - 1] = '\0', *host) && host[0] != '-') {
+		char *cwd = realpath(".", NULL);
+
+		t = driver_fstype(cwd ? cwd : ".");
+		if (driver_fs_is_network(t)) {
+			free(cfg->driver.host);
+			cfg->driver.host = xstrdup(host);
+		}
+		free(cwd);
+	}
+	free(t);
+}
+
+/*
  * Ask Slurm about the partition and, for a new xloop.json, fit the
  * defaults to it: Slurm's default partition when the one asked for by
  * default does not exist, resources lowered to what it has.
@@ -427,6 +453,7 @@ static void fit_config(struct doctor_facts *f, struct config *cfg, int new_cfg,
 	}
 	if (!new_cfg)
 		return;
+	fit_driver(cfg);
 	if (!partition_given && f->part_rc == 0 && f->part_unknown) {
 		char *def = doctor_default_partition(f);
 

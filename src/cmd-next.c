@@ -8,6 +8,7 @@
 
 #include "briefing.h"
 #include "cmd.h"
+#include "driver.h"
 #include "jobsh.h"
 #include "loop.h"
 #include "opts.h"
@@ -76,6 +77,7 @@ static int cmd_next(struct xl_ctx *ctx, const struct cmd_entry *self,
 	frc = feed_queue(ctx, &s, &ref, &req, &fed, &cause);
 	if (frc)
 		error("%s", cause ? cause : "unable to feed the queue");
+	driver_keep_feeder(ctx, &s, &fed, NULL);
 	ref.calls = s.calls;
 	b = briefing_build(ctx, &ref, &fed, 0);
 	briefing_mark_seen(ctx, b);

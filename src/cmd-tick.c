@@ -20,6 +20,7 @@
 #include "opts.h"
 #include "reasons.h"
 #include "feed.h"
+#include "driver.h"
 
 static long long now_ms(void)
 {
@@ -183,6 +184,48 @@ static void tick_log(struct xl_ctx *ctx, const char *what, int calls, long long 
 	free(path);
 }
 
+/*
+ * A feeder runs inside a Slurm job: the job's own SLURM_* variables must not
+ * reach the jobs it submits (SLURM_CONF stays: it says which cluster).
+ */
+static void feeder_clean_env(void)
+{
+	extern char **environ;
+	char **names = NULL;
+	size_t n = 0, i;
+	char **e;
+
+	for (e = environ; e && *e; e++)
+		if (starts_with(*e, "SLURM_") && !starts_with(*e, "SLURM_CONF=")) {
+			names = xreallocarray(names, n + 1, sizeof(*names));
+			names[n++] = xstrndup(*e, strcspn(*e, "="));
+		}
+	for (i = 0; i < n; i++) {
+		unsetenv(names[i]);
+		free(names[i]);
+	}
+	free(names);
+}
+
+/* Reconcile; a feeder waits out a controller restart (about a minute) first. */
+static int reconcile_patiently(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
+			       int feeder, char **cause)
+{
+	unsigned delay = 2;
+	int rc, waited = 0;
+
+	for (;;) {
+		rc = reconcile(ctx, s, ref, cause);
+		if (rc != XL_TEMPFAIL || !feeder || waited >= 90)
+			return rc;
+		refresh_release(ref);
+		FREE_AND_NULL(*cause);
+		sleep(delay);
+		waited += (int)delay;
+		delay = delay * 2 > 30 ? 30 : delay * 2;
+	}
+}
+
 /* The cron entry. */
 static int cmd_tick(struct xl_ctx *ctx, const struct cmd_entry *self,
 		    int argc, char **argv)
@@ -192,29 +235,49 @@ static int cmd_tick(struct xl_ctx *ctx, const struct cmd_entry *self,
 	struct refresh ref;
 	struct slurm s;
 	struct buf news = BUF_INIT, what = BUF_INIT;
-	char **pos, *cause = NULL, *warn = NULL;
+	char **pos, *cause = NULL, *warn = NULL, *self_job = NULL, *token = NULL;
+	const char *feeder_job = NULL, *feeder_token = NULL;
+	int feeder = 0;
+	const struct opt opts[] = {
+		{ "feeder", OPT_FLAG, &feeder },
+		{ "feeder-job", OPT_STRING, &feeder_job },
+		{ "feeder-token", OPT_STRING, &feeder_token },
+		OPT_END,
+	};
 	long long t0 = now_ms();
 	int npos, rc, changes = 0, live;
 	long long prev;
 	size_t i;
 
-	rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
+	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
 	if (rc)
 		return rc > 0 ? XL_OK : XL_USAGE;
 	rc = opts_npos(self, pos, npos, 0, 0);
 	free(pos);
 	if (rc < 0)
 		return XL_USAGE;
+	if (feeder) {
+		const char *j = feeder_job ? feeder_job : getenv("SLURM_JOB_ID");
+		const char *t = feeder_token ? feeder_token : getenv("XLOOP_FEEDER_TOKEN");
+
+		self_job = j && *j ? xstrdup(j) : NULL;
+		token = t && *t ? xstrdup(t) : NULL;
+		feeder_clean_env();
+		driver_feeder_started(ctx, self_job, token);
+		buf_adds(&what, "feeder: ");
+	}
 	slurm_init(&s);
 	memset(&req, 0, sizeof(req));
 	memset(&fed, 0, sizeof(fed));
-	rc = reconcile(ctx, &s, &ref, &cause);
+	rc = reconcile_patiently(ctx, &s, &ref, feeder, &cause);
 	if (rc) {
 		/* one clear line; nothing changed; the next tick catches up */
 		fprintf(stderr, "xloop tick: %s; nothing changed, the next tick will "
 			"catch up\n", cause ? cause : "Slurm is unreachable");
 		buf_addf(&what, "skipped: %s", cause ? cause : "slurm unreachable");
 		tick_log(ctx, what.s, s.calls, now_ms() - t0);
+		if (feeder)
+			driver_feeder_ended(ctx, self_job, token, 0, what.s);
 		goto out;
 	}
 	rc = feed_queue(ctx, &s, &ref, &req, &fed, &cause);
@@ -259,13 +322,28 @@ static int cmd_tick(struct xl_ctx *ctx, const struct cmd_entry *self,
 	notify_flush(&ctx->db, &ctx->cfg, &warn);
 	if (warn)
 		buf_addf(&what, "notify: %s; ", warn);
+	/* the last thing under the lock: the next feeder (driver.mode slurm) */
+	{
+		char *why = NULL;
+
+		if (driver_ensure(ctx, &s, &fed, self_job, &why) != 0) {
+			buf_addf(&news, "no feeder job could be queued: %s\n", why);
+			buf_addf(&what, "feeder: %s; ", why);
+			changes++;
+		}
+		free(why);
+	}
 	buf_addf(&what, "%d change%s (%zu judged, %zu submitted), %zu running, "
 		 "%zu pending", changes, changes == 1 ? "" : "s", ref.judged, fed.nr,
 		 ref.running, ref.pending);
 	tick_log(ctx, what.s, s.calls, now_ms() - t0);
+	if (feeder)
+		driver_feeder_ended(ctx, self_job, token, rc == 0, what.s);
 	if (news.len)
 		fputs(news.s, stdout);
 out:
+	free(self_job);
+	free(token);
 	feed_result_release(&fed);
 	refresh_release(&ref);
 	buf_release(&news);
@@ -282,6 +360,17 @@ const struct cmd_entry cmd_tick_entry = {
 	"notifications for what changed, and prints one line per change (nothing\n"
 	"when nothing happened, so cron mails only news). Each tick appends a line\n"
 	"to .xloop/tick.log. When Slurm is unreachable it exits 75 with one line.\n"
-	"`xloop cron-line` prints a ready crontab entry.\n",
+	"`xloop cron-line` prints a ready crontab entry.\n"
+	"\n"
+	"With driver.mode slurm (what init writes), every tick, next and feeder\n"
+	"leaves exactly one small feeder job (name xloop-feed, 1 CPU, no GPU)\n"
+	"pending behind the running runs while there is work, and none when\n"
+	"there is none: no cron is needed. `xloop driver status` shows it.\n"
+	"\n"
+	"options:\n"
+	"  --feeder    what a feeder job runs: waits up to 15 s for the lock and\n"
+	"              then exits 0 quietly if another xloop still holds it (that\n"
+	"              one leaves the next feeder); waits out a controller restart;\n"
+	"              on a network filesystem it forwards itself to driver.host\n",
 	CMD_DB | CMD_NOROOT | CMD_LOCK | CMD_LOCK_NOWAIT, cmd_tick,
 };

@@ -147,6 +147,9 @@ void config_defaults(struct config *c, const char *study, const char *partition)
 	c->notify_kind = xstrdup("json");
 	c->remote_host = xstrdup("");
 	c->remote_dir = xstrdup("");
+	c->driver.mode = xstrdup("none");	/* init writes "slurm" where Slurm answers */
+	c->driver.partition = xstrdup("");
+	c->driver.host = xstrdup("");
 }
 
 /* Free the strings. */
@@ -164,6 +167,9 @@ void config_release(struct config *c)
 	free(c->notify_kind);
 	free(c->remote_host);
 	free(c->remote_dir);
+	free(c->driver.mode);
+	free(c->driver.partition);
+	free(c->driver.host);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -192,6 +198,11 @@ static int check_notify_kind(const char *s)
 static int check_chain(const char *s)
 {
 	return strcmp(s, "study") == 0 || strcmp(s, "any-user") == 0;
+}
+static int check_driver_mode(const char *s)
+{
+	return strcmp(s, "slurm") == 0 || strcmp(s, "scrontab") == 0 ||
+	       strcmp(s, "cron") == 0 || strcmp(s, "none") == 0;
 }
 static int check_dir(const char *s)
 {
@@ -231,6 +242,11 @@ static const struct field fields[] = {
 	  "\"discord\", \"slack\", \"ntfy\" or \"json\"" },
 	{ "remote", "host", F_STR, OFF(remote_host), 0, 0, check_host, "an ssh host name or \"\"" },
 	{ "remote", "dir", F_STR, OFF(remote_dir), 0, 0, check_dir, "a directory on the host or \"\"" },
+	{ "driver", "mode", F_STR, OFF(driver.mode), 0, 0, check_driver_mode,
+	  "\"slurm\", \"scrontab\", \"cron\" or \"none\"" },
+	{ "driver", "partition", F_STR, OFF(driver.partition), 0, 0, check_word_or_empty,
+	  "a partition name or \"\"" },
+	{ "driver", "host", F_STR, OFF(driver.host), 0, 0, check_host, "an ssh host name or \"\"" },
 };
 
 static const struct field *find_field(const char *section, const char *key)

@@ -33,6 +33,11 @@ struct config {
 	char *notify_kind;	/* payload: "discord", "slack", "ntfy" or "json" */
 	char *remote_host;	/* "" when local */
 	char *remote_dir;
+	struct {
+		char *mode;	/* "slurm", "scrontab", "cron" or "none" (driver.h) */
+		char *partition;	/* where feeders run; "": slurm.partition */
+		char *host;	/* the login node a feeder forwards to; "": none */
+	} driver;
 };
 
 /* A name usable as a study or a tag: [A-Za-z0-9][A-Za-z0-9._-]{0,63}. */

@@ -128,6 +128,21 @@ static const char *const migrations[] = {
 	"CREATE INDEX attempt_success ON attempt(score) WHERE verdict = 'success';"
 	"CREATE INDEX attempt_retryable ON attempt(judged_at) WHERE verdict = 'failure'"
 	"  AND (failure_class = 'infra' OR state IN ('TIMEOUT', 'OUT_OF_MEMORY'));",
+	/* 5: the Slurm driver's feeder jobs (driver.c): each recorded as an
+	 * intent before sbatch, found again by its token after a crash */
+	"CREATE TABLE feeder ("
+	"  id INTEGER PRIMARY KEY,"
+	"  study TEXT NOT NULL,"
+	"  token TEXT NOT NULL UNIQUE,"
+	"  phase TEXT NOT NULL CHECK (phase IN"
+	"    ('submitting', 'queued', 'running', 'done', 'failed', 'gone')),"
+	"  job_id TEXT,"
+	"  waits TEXT,"			/* its --dependency or --begin */
+	"  intent_at INTEGER NOT NULL,"
+	"  submitted_at INTEGER, started_at INTEGER, ended_at INTEGER,"
+	"  result TEXT"
+	");"
+	"CREATE INDEX feeder_open ON feeder(study, id) WHERE phase IN ('submitting', 'queued', 'running');",
 };
 
 /* The schema version this binary migrates to. */

@@ -12,6 +12,7 @@
 #include "fsutil.h"
 #include "gitops.h"
 #include "jobsh.h"
+#include "driver.h"
 #include "loop.h"
 #include "secrets.h"
 #include "study.h"
@@ -404,8 +405,9 @@ char *loop_newest_in_partition(const struct slurm_jobs *q, const char *partition
 	for (i = 0; i < q->nr; i++) {
 		const struct slurm_job *j = &q->v[i];
 
-		if (slurm_state_is_final(j->state) || strcmp(j->partition, partition) != 0)
-			continue;
+		if (slurm_state_is_final(j->state) || strcmp(j->partition, partition) != 0 ||
+		    driver_is_feeder_comment(j->comment))
+			continue;	/* a feeder is never a chain target */
 		if (!best || j->id > best->id)
 			best = j;
 	}

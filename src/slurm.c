@@ -95,8 +95,8 @@ static int run(struct slurm *s, const char *const *argv, const char *const *env,
 /* Build sbatch's argument vector. */
 char **slurm_sbatch_argv(const struct slurm_submit *req, struct buf *scratch)
 {
-	char **argv = xcalloc(26, sizeof(*argv));
-	size_t n = 0, i, off[26];
+	char **argv = xcalloc(28, sizeof(*argv));
+	size_t n = 0, i, off[28];
 	struct {
 		const char *opt;
 		const char *val;
@@ -112,6 +112,8 @@ char **slurm_sbatch_argv(const struct slurm_submit *req, struct buf *scratch)
 		{ "--qos=", req->qos },
 		{ "--dependency=", req->dependency },
 		{ "--array=", req->array },
+		{ "--begin=", req->begin },
+		{ "--open-mode=", req->open_mode },
 		{ "--chdir=", req->workdir },
 	};
 	size_t nopt = 0;
@@ -381,6 +383,35 @@ int slurm_show_config(struct slurm *s, struct slurm_record *conf, char **cause)
 
 	if (rc == 0 && slurm_parse_config(p.out.s, conf, cause) < 0)
 		rc = XL_ERR;
+	proc_release(&p);
+	return rc;
+}
+
+/* The user's scrontab. */
+int slurm_scrontab_get(struct slurm *s, struct buf *out, char **cause)
+{
+	const char *argv[] = { "scrontab", "-l", NULL };
+	struct proc p = PROC_INIT;
+	int rc = run(s, argv, NULL, &p, cause);
+
+	buf_reset(out);
+	if (rc == XL_ERR && strstr(p.err.s, "no crontab for")) {
+		FREE_AND_NULL(*cause);
+		rc = 0;
+	} else if (rc == 0) {
+		buf_add(out, p.out.s, p.out.len);
+	}
+	proc_release(&p);
+	return rc;
+}
+
+/* Replace the user's scrontab with a file. */
+int slurm_scrontab_set(struct slurm *s, const char *file, char **cause)
+{
+	const char *argv[] = { "scrontab", file, NULL };
+	struct proc p = PROC_INIT;
+	int rc = run(s, argv, NULL, &p, cause);
+
 	proc_release(&p);
 	return rc;
 }

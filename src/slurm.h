@@ -36,6 +36,8 @@ struct slurm_submit {
 	const char *qos;
 	const char *dependency;		/* "afterany:123" */
 	const char *array;		/* "0-5%2", "3,5": a job array */
+	const char *begin;		/* --begin: "now+60" */
+	const char *open_mode;		/* --open-mode: "append" */
 	const char *workdir;
 	const char *const *env;		/* "K=V" for sbatch's environment */
 };
@@ -106,5 +108,13 @@ int slurm_sinfo_reasons(struct slurm *s, struct slurm_node_reasons *reasons,
 
 /* `scontrol show config`: the "Key = Value" pairs as one record. */
 int slurm_show_config(struct slurm *s, struct slurm_record *conf, char **cause);
+
+/*
+ * `scrontab -l` into *out ("" when the user has none). 0 or an exit code
+ * (*cause: Slurm's words, e.g. scrontab disabled by the site).
+ */
+int slurm_scrontab_get(struct slurm *s, struct buf *out, char **cause);
+/* `scrontab FILE`: replace the user's scrontab. 0 or an exit code. */
+int slurm_scrontab_set(struct slurm *s, const char *file, char **cause);
 
 #endif

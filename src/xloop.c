@@ -17,6 +17,7 @@
 
 #include "cmd.h"
 #include "fsutil.h"
+#include "driver.h"
 #include "remote.h"
 
 #define MAIN_USAGE \
@@ -67,7 +68,8 @@ static char *find_root(const char *dir, char **cause)
  * One writer per study: flock on .xloop/lock, waiting a little for another
  * xloop to finish. Returns 0, XL_TEMPFAIL (held too long) or -1.
  */
-static int take_lock(struct xl_ctx *ctx, const char *dir, int nowait, char **cause)
+static int take_lock(struct xl_ctx *ctx, const char *dir, int nowait, int quiet,
+		     char **cause)
 {
 	char *path = path_join(dir, "lock");
 	int waited = 0;
@@ -89,6 +91,10 @@ static int take_lock(struct xl_ctx *ctx, const char *dir, int nowait, char **cau
 			return XL_TEMPFAIL;	/* cron: another tick is at work */
 		}
 		if (waited >= LOCK_WAIT_MS) {
+			if (quiet) {
+				free(path);
+				return XL_TEMPFAIL;
+			}
 			error("another xloop is working on this study (it holds '%s'); "
 			      "try again later", path);
 			free(path);
@@ -101,8 +107,11 @@ static int take_lock(struct xl_ctx *ctx, const char *dir, int nowait, char **cau
 	return 0;
 }
 
-/* Do what the command's flags ask for; returns an exit code (0: go on). */
-static int setup(struct xl_ctx *ctx, const struct cmd_entry *cmd)
+/*
+ * Do what the command's flags ask for; returns an exit code (0: go on).
+ * A feeder (tick --feeder) waits for the lock like next does, quietly.
+ */
+static int setup(struct xl_ctx *ctx, const struct cmd_entry *cmd, int feeder)
 {
 	char *cause = NULL, *dir, *path;
 	int rc;
@@ -131,7 +140,8 @@ static int setup(struct xl_ctx *ctx, const struct cmd_entry *cmd)
 	dir = path_join(ctx->root, ".xloop");
 	rc = make_dir(dir, 0700, &cause);
 	if (rc == 0 && (cmd->flags & CMD_LOCK))
-		rc = take_lock(ctx, dir, cmd->flags & CMD_LOCK_NOWAIT, &cause);
+		rc = take_lock(ctx, dir, !feeder && (cmd->flags & CMD_LOCK_NOWAIT), feeder,
+			       &cause);
 	if (rc == 0) {
 		path = path_join(dir, "state.db");
 		rc = db_open(&ctx->db, path, &cause);
@@ -231,6 +241,37 @@ static char **remote_args(int argc, char **argv, int *n)
 	return v;
 }
 
+/* Whether this is a feeder job's tick (`tick --feeder` before any "--"). */
+static int is_feeder(const struct cmd_entry *cmd, int argc, char **argv)
+{
+	int i;
+
+	if (strcmp(cmd->name, "tick") != 0)
+		return 0;
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--feeder") == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * A feeder on a network filesystem runs its tick on driver.host over ssh
+ * (only one host may open the state DB); -1 when it runs here.
+ */
+static int feeder_forward(struct xl_ctx *ctx)
+{
+	const char *host = driver_forward_host(&ctx->cfg, ctx->root);
+	char **args;
+	int n, rc;
+
+	if (!host)
+		return -1;
+	args = driver_forward_args(getenv("SLURM_JOB_ID"), getenv("XLOOP_FEEDER_TOKEN"), &n);
+	rc = remote_run(host, ctx->root, n, args);
+	driver_forward_args_free(args, n);
+	return rc;
+}
+
 /* A further -C D is relative to the one before, as in git. */
 static const char *next_dir(const char *prev, int given, const char *d)
 {
@@ -244,7 +285,7 @@ int main(int argc, char **argv)
 	struct xl_ctx ctx;
 	const struct cmd_entry *cmd;
 	const char *host = NULL;
-	int i, rc, dir_given = 0, here = 0;
+	int i, rc, dir_given = 0, here = 0, feeder;
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.dir = ".";
@@ -297,10 +338,15 @@ int main(int argc, char **argv)
 			argv[i]);
 		return XL_USAGE;
 	}
+	feeder = is_feeder(cmd, argc - i, argv + i);
 	/* on a remote host: everything but help, version and remote itself */
 	if (!(cmd->flags & (CMD_LOCAL | CMD_HIDDEN)) && !here) {
 		char *dir, *where = remote_target(&ctx, host, dir_given, &dir);
 
+		if (!where && feeder && ctx.cfg_loaded && (rc = feeder_forward(&ctx)) >= 0) {
+			teardown(&ctx);
+			return rc;
+		}
 		if (where) {
 			int n;
 			char **args = remote_args(argc, argv, &n);
@@ -335,8 +381,10 @@ int main(int argc, char **argv)
 		is_global_flag(&ctx, argv[i]);
 	}
 
-	rc = setup(&ctx, cmd);
-	if (rc == 0)
+	rc = setup(&ctx, cmd, feeder);
+	if (rc == XL_TEMPFAIL && feeder && ctx.lock_fd >= 0 && !ctx.db.h)
+		rc = XL_OK;	/* another xloop holds the lock: it leaves the next feeder */
+	else if (rc == 0)
 		rc = cmd->exec(&ctx, cmd, argc, argv);
 	teardown(&ctx);
 	if (rc < 0)

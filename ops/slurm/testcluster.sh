@@ -83,6 +83,7 @@ usage: $PROG up [--accounting] | down | status | env | adduser NAME
   status             print what runs; exit 0 if the cluster is up, 3 if not
   env                print 'export SLURM_CONF=...' for eval in a client shell
   adduser NAME       add user NAME to account '$ACCOUNT' (accounting only)
+  restart-ctld       stop and start slurmctld only (jobs and slurmd keep running)
 
 cluster directory: $TC_DIR  (set XLOOP_TESTCLUSTER_DIR to change)
 EOF
@@ -941,6 +942,17 @@ cmd_adduser() {
     ensure_user "$user"
 }
 
+cmd_restart_ctld() {
+    # Stop slurmctld (it saves its state) and start it again, jobs and
+    # slurmd left running: what a site's controller restart looks like.
+    require_root restart-ctld
+    cluster_is_up || die "the cluster is not up"
+    take_lock
+    stop_daemon slurmctld
+    start_slurmctld
+    msg "restarted slurmctld"
+}
+
 main() {
     local cmd=${1:-}
     [[ $# -gt 0 ]] && shift
@@ -950,6 +962,7 @@ main() {
         status) cmd_status ;;
         env) cmd_env ;;
         adduser) cmd_adduser "$@" ;;
+        restart-ctld) cmd_restart_ctld ;;
         -h | --help | help)
             usage
             ;;

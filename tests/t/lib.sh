@@ -62,7 +62,9 @@ user_dir() {
 # then xloop.json changed by the Python statements PY (the config is c):
 #   new_study "$d" s 'c["queue"]["depth"] = 0'
 # The test cluster's GPU is a device node and test jobs compute on the CPU,
-# so the breaker's no-GPU check is off unless PY turns it on.
+# so the breaker's no-GPU check is off unless PY turns it on. Slurm does
+# not drive the loop (driver.mode none: no feeder jobs to count) unless PY
+# sets c["driver"]["mode"] = "slurm".
 new_study() {
 	as_user git -C "$1" init -q -b main
 	as_user git -C "$1" config user.name "Test User"
@@ -72,6 +74,7 @@ new_study() {
 p = sys.argv[1]
 c = json.load(open(p))
 c['breaker']['no_gpu'] = False
+c.setdefault('driver', {})['mode'] = 'none'
 $3
 json.dump(c, open(p, 'w'), indent=2)" "$1/xloop.json"
 }

@@ -1,0 +1,750 @@
+/* The Slurm driver: one feeder job per study, pending behind the running work. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "driver.h"
+#include "feed.h"
+#include "fsutil.h"
+#include "plan.h"
+#include "reasons.h"
+#include "remote.h"
+#include "runs.h"
+#include "study.h"
+
+#define MAX_DEPS 16
+
+/* 1 for a feeder's comment. */
+int driver_is_feeder_comment(const char *comment)
+{
+	return comment && starts_with(comment, DRIVER_COMMENT);
+}
+
+/* Seconds a feeder waits with --begin when nothing runs (tests shorten it). */
+static long long retry_secs(void)
+{
+	const char *v = getenv("XLOOP_DRIVER_RETRY_SECS");
+	long long n;
+	const char *errstr;
+
+	if (v && *v && parse_ll(v, 1, 86400, &n, &errstr) == 0)
+		return n;
+	return DRIVER_RETRY_SECS;
+}
+
+/* The study's key in feeder comments: the root and study hashed (12 hex digits). */
+static void study_key(const struct xl_ctx *ctx, char key[13])
+{
+	char *text = xasprintf("%s\n%s", ctx->root, ctx->cfg.study), hex[65];
+
+	study_sha256(text, strlen(text), hex);
+	memcpy(key, hex, 12);
+	key[12] = '\0';
+	free(text);
+}
+
+/* Whether job j is a feeder of the study with key. */
+static int ours(const struct slurm_job *j, const char *key)
+{
+	const char *c = j->comment;
+
+	if (!driver_is_feeder_comment(c))
+		return 0;
+	c = strchr(c + strlen(DRIVER_COMMENT), ':');
+	return c && strncmp(c + 1, key, 12) == 0 && c[13] == ':';
+}
+
+/* The token at the end of a feeder's comment ("" when none). */
+static const char *comment_token(const char *comment)
+{
+	const char *t = strrchr(comment, ':');
+
+	return t ? t + 1 : "";
+}
+
+/* A job that is running (or just starting, or finishing). */
+static int is_running(const struct slurm_job *j)
+{
+	return j->state == SLURM_STATE_RUNNING || j->state == SLURM_STATE_COMPLETING ||
+	       j->state == SLURM_STATE_CONFIGURING;
+}
+
+/* Run one UPDATE on a feeder row (:id, :text, :now bound when the SQL has them). */
+static void row_exec(struct xl_ctx *ctx, const char *sql, long long id, const char *text)
+{
+	struct stmt q;
+
+	if (db_prepare(&ctx->db, &q, sql) < 0)
+		return;
+	db_bind_int64(&q, ":id", id);
+	if (strstr(sql, ":text"))
+		db_bind_text(&q, ":text", text);
+	if (strstr(sql, ":now"))
+		db_bind_int64(&q, ":now", (long long)time(NULL));
+	db_step(&q);
+	db_finalize(&q);
+}
+
+/*
+ * Bring the study's open feeder rows up to date with squeue: an intent
+ * whose job is listed gets its id (found by the token in its comment); a
+ * queued feeder that left the queue without running was cancelled; a
+ * running one that is gone without a result was killed.
+ */
+static void sync_rows(struct xl_ctx *ctx, const struct slurm_jobs *q, const char *key,
+		      const char *self_job)
+{
+	struct stmt st;
+	struct {
+		long long id;
+		char *token, *phase, *job_id;
+	} *v = NULL;
+	size_t n = 0, i, k;
+
+	if (db_prepare(&ctx->db, &st, "SELECT id, token, phase, coalesce(job_id, '')"
+		       " FROM feeder WHERE study = :study AND phase IN"
+		       " ('submitting', 'queued', 'running') ORDER BY id") < 0)
+		return;
+	db_bind_text(&st, ":study", ctx->cfg.study);
+	while (db_step(&st) == SQLITE_ROW) {
+		v = xreallocarray(v, n + 1, sizeof(*v));
+		v[n].id = db_col_int64(&st, 0);
+		v[n].token = db_col_dup(&st, 1);
+		v[n].phase = db_col_dup(&st, 2);
+		v[n].job_id = db_col_dup(&st, 3);
+		n++;
+	}
+	db_finalize(&st);
+	for (i = 0; i < n; i++) {
+		const struct slurm_job *j = NULL;
+
+		for (k = 0; k < q->nr && !j; k++)
+			if (ours(&q->v[k], key) &&
+			    strcmp(comment_token(q->v[k].comment), v[i].token) == 0)
+				j = &q->v[k];
+		if (j && !*v[i].job_id) {
+			struct stmt u;
+
+			if (db_prepare(&ctx->db, &u, "UPDATE feeder SET job_id = :job,"
+				       " phase = 'queued', submitted_at = :now WHERE id = :id") == 0) {
+				db_bind_text(&u, ":job", j->job_id);
+				db_bind_int64(&u, ":now", (long long)time(NULL));
+				db_bind_int64(&u, ":id", v[i].id);
+				db_step(&u);
+				db_finalize(&u);
+			}
+		} else if (!j && strcmp(v[i].phase, "submitting") == 0) {
+			row_exec(ctx, "UPDATE feeder SET phase = 'gone', ended_at = :now,"
+				 " result = :text WHERE id = :id", v[i].id,
+				 "sbatch gave no job id and Slurm lists none with its token");
+		} else if (!j && strcmp(v[i].phase, "queued") == 0) {
+			row_exec(ctx, "UPDATE feeder SET phase = 'gone', ended_at = :now,"
+				 " result = :text WHERE id = :id", v[i].id,
+				 "left the queue without running (cancelled?)");
+		} else if (!j && (!self_job || strcmp(v[i].job_id, self_job) != 0)) {
+			row_exec(ctx, "UPDATE feeder SET phase = 'failed', ended_at = :now,"
+				 " result = :text WHERE id = :id", v[i].id,
+				 "ended without a result (killed, or out of time)");
+		}
+		free(v[i].token);
+		free(v[i].phase);
+		free(v[i].job_id);
+	}
+	free(v);
+}
+
+/* What the study still has to do, as far as a feeder is concerned. */
+struct work {
+	struct buf dep;		/* "afterany:A?afterany:B" on the live runs */
+	size_t live;		/* live runs (running or pending) */
+	int runnable;		/* one runs or will start by itself */
+	int plan;		/* plan entries are waiting and feeding is allowed */
+};
+
+/* Which live runs a feeder waits for, and whether anything else waits. */
+static int find_work(struct xl_ctx *ctx, const struct slurm_jobs *q,
+		     const struct feed_result *fed, struct work *w)
+{
+	struct attempt *v = NULL;
+	struct plan_entry *plan = NULL;
+	size_t n = 0, nplan = 0, i, ndep = 0;
+
+	if (attempts_unfinished(&ctx->db, ctx->cfg.study, &v, &n) < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const struct slurm_job *j = slurm_jobs_find(q, v[i].job_id);
+
+		if (!j || slurm_state_is_final(j->state))
+			continue;
+		w->live++;
+		if (is_running(j) || (j->state == SLURM_STATE_PENDING &&
+				      reason_explain(j->reason)->kind == REASON_WAIT))
+			w->runnable = 1;
+		if (ndep++ < MAX_DEPS)
+			buf_addf(&w->dep, "%safterany:%s", w->dep.len ? "?" : "", v[i].job_id);
+	}
+	attempts_free(v, n);
+	if (fed && fed->breaker)
+		return 0;	/* the breaker is open: judge what runs, feed nothing */
+	if (plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan) < 0)
+		return -1;
+	w->plan = nplan > 0;
+	plan_entries_free(plan, nplan);
+	return 0;
+}
+
+/* Where feeder output goes, and the directory made. NULL with *cause. */
+static char *driver_dir(struct xl_ctx *ctx, char **cause)
+{
+	char *dir = xasprintf("%s/.xloop/driver", ctx->root);
+
+	if (make_dir(dir, 0700, cause) < 0) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+/* The absolute path of the running binary. */
+char *driver_self_exe(char **cause)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0) {
+		*cause = xasprintf("unable to read /proc/self/exe: %s", strerror(errno));
+		return NULL;
+	}
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+/* Write .xloop/driver/feeder.sh: the feeder's whole command. */
+static char *write_script(struct xl_ctx *ctx, const char *dir, char **cause)
+{
+	char *exe = driver_self_exe(cause), *path;
+	struct buf b = BUF_INIT;
+
+	if (!exe)
+		return NULL;
+	path = xasprintf("%s/feeder.sh", dir);
+	buf_addf(&b, "#!/bin/sh\n# xloop's feeder for study %s (driver.mode slurm): "
+		 "judge, feed, notify,\n# and leave the next feeder; see `xloop driver "
+		 "status`. Written by xloop.\nexec ", ctx->cfg.study);
+	remote_quote(&b, exe);
+	buf_adds(&b, " -C ");
+	remote_quote(&b, ctx->root);
+	buf_adds(&b, " tick --feeder\n");
+	if (write_file_atomic(path, b.s, b.len, 0700, cause) < 0)
+		FREE_AND_NULL(path);
+	buf_release(&b);
+	free(exe);
+	return path;
+}
+
+/* Record the intent, sbatch the feeder, record its id. 0 or an exit code. */
+static int submit_feeder(struct xl_ctx *ctx, struct slurm *s, const char *key,
+			 const struct work *w, char **cause)
+{
+	char token[27], *dir, *script, *comment, *out, *begin = NULL, *envtok;
+	const char *env[2];
+	struct slurm_submit req;
+	struct stmt q;
+	long long id = 0, job;
+	int rc, ambiguous = 0, tries;
+
+	dir = driver_dir(ctx, cause);
+	if (!dir)
+		return XL_ERR;
+	script = write_script(ctx, dir, cause);
+	if (!script) {
+		free(dir);
+		return XL_ERR;
+	}
+	study_token(token);
+	comment = xasprintf("%s%s:%s:%s", DRIVER_COMMENT, ctx->cfg.study, key, token);
+	out = xasprintf("%s/feeder.log", dir);
+	envtok = xasprintf("XLOOP_FEEDER_TOKEN=%s", token);
+	if (!w->runnable || !w->dep.len)
+		begin = xasprintf("now+%lld", retry_secs());
+	/* the intent first: a crash after it leaves a row to find by token */
+	if (db_prepare(&ctx->db, &q, "INSERT INTO feeder (study, token, phase, waits,"
+		       " intent_at) VALUES (:study, :token, 'submitting', :waits, :now)") < 0) {
+		rc = XL_ERR;
+		*cause = xstrdup("unable to record the feeder in the state DB");
+		goto out;
+	}
+	db_bind_text(&q, ":study", ctx->cfg.study);
+	db_bind_text(&q, ":token", token);
+	db_bind_text(&q, ":waits", begin ? begin : w->dep.s);
+	db_bind_int64(&q, ":now", (long long)time(NULL));
+	rc = db_step(&q) == SQLITE_DONE ? 0 : XL_ERR;
+	db_finalize(&q);
+	if (rc) {
+		*cause = xstrdup("unable to record the feeder in the state DB");
+		goto out;
+	}
+	id = sqlite3_last_insert_rowid(ctx->db.h);
+	crash_point("feeder-after-intent");
+	env[0] = envtok;
+	env[1] = NULL;
+	for (tries = 0; tries < 2; tries++) {
+		memset(&req, 0, sizeof(req));
+		req.script = script;
+		req.job_name = DRIVER_JOB_NAME;
+		req.output = out;
+		req.open_mode = "append";
+		req.comment = comment;
+		req.partition = *ctx->cfg.driver.partition ? ctx->cfg.driver.partition :
+			ctx->cfg.partition;
+		req.cpus = 1;
+		req.mem = DRIVER_MEM;
+		req.time = DRIVER_TIME;
+		req.account = ctx->cfg.account;
+		req.qos = ctx->cfg.qos;
+		req.dependency = begin ? NULL : w->dep.s;
+		req.begin = begin;
+		req.workdir = ctx->root;
+		req.env = env;
+		rc = slurm_sbatch(s, &req, &job, &ambiguous, cause);
+		if (rc == 0 || ambiguous || begin)
+			break;
+		/* a run ended between squeue and sbatch ("Job dependency
+		 * problem"): start at once instead, it has work */
+		FREE_AND_NULL(*cause);
+		begin = xstrdup("now");
+		row_exec(ctx, "UPDATE feeder SET waits = :text WHERE id = :id", id, begin);
+	}
+	crash_point("feeder-after-sbatch");
+	if (rc == 0) {
+		char jid[24];
+
+		xsnprintf(jid, sizeof(jid), "%lld", job);
+		if (db_prepare(&ctx->db, &q, "UPDATE feeder SET job_id = :job, phase = 'queued',"
+			       " submitted_at = :now WHERE id = :id") == 0) {
+			db_bind_text(&q, ":job", jid);
+			db_bind_int64(&q, ":now", (long long)time(NULL));
+			db_bind_int64(&q, ":id", id);
+			db_step(&q);
+			db_finalize(&q);
+		}
+	} else if (!ambiguous) {
+		row_exec(ctx, "UPDATE feeder SET phase = 'failed', ended_at = :now,"
+			 " result = :text WHERE id = :id", id, *cause);
+	}
+out:
+	free(begin);
+	free(envtok);
+	free(out);
+	free(comment);
+	free(script);
+	free(dir);
+	return rc;
+}
+
+/* Cancel a pending feeder and mark its row. */
+static void cancel_feeder(struct xl_ctx *ctx, struct slurm *s, const struct slurm_job *j,
+			  const char *why)
+{
+	char *cause = NULL;
+	struct stmt q;
+
+	if (slurm_scancel(s, j->job_id, &cause) != 0) {
+		warning("unable to cancel feeder job %s: %s", j->job_id, cause);
+		free(cause);
+		return;
+	}
+	if (db_prepare(&ctx->db, &q, "UPDATE feeder SET phase = 'gone', ended_at = :now,"
+		       " result = :why WHERE token = :token AND phase IN ('submitting',"
+		       " 'queued')") == 0) {
+		db_bind_int64(&q, ":now", (long long)time(NULL));
+		db_bind_text(&q, ":why", why);
+		db_bind_text(&q, ":token", comment_token(j->comment));
+		db_step(&q);
+		db_finalize(&q);
+	}
+}
+
+/* What the row of the feeder with this token waits for (malloc'd, "" unknown). */
+static char *row_waits(struct xl_ctx *ctx, const char *token)
+{
+	struct stmt q;
+	char *w = NULL;
+
+	if (db_prepare(&ctx->db, &q, "SELECT coalesce(waits, '') FROM feeder"
+		       " WHERE token = :token") == 0) {
+		db_bind_text(&q, ":token", token);
+		if (db_step(&q) == SQLITE_ROW)
+			w = db_col_dup(&q, 0);
+		db_finalize(&q);
+	}
+	return w ? w : xstrdup("");
+}
+
+/* Keep exactly one feeder pending while there is work. */
+int driver_ensure(struct xl_ctx *ctx, struct slurm *s, const struct feed_result *fed,
+		  const char *self_job, char **cause)
+{
+	struct slurm_jobs q = SLURM_JOBS_INIT;
+	struct work w;
+	const struct slurm_job *keep = NULL;
+	char key[13];
+	size_t i;
+	int rc;
+
+	if (strcmp(ctx->cfg.driver.mode, "slurm") != 0)
+		return 0;
+	study_key(ctx, key);
+	rc = slurm_squeue_mine(s, &q, cause);
+	if (rc)
+		return rc;
+	memset(&w, 0, sizeof(w));
+	buf_init(&w.dep);
+	sync_rows(ctx, &q, key, self_job);
+	if (find_work(ctx, &q, fed, &w) < 0) {
+		*cause = xstrdup("unable to read the state DB");
+		rc = XL_ERR;
+		goto out;
+	}
+	for (i = 0; i < q.nr; i++) {
+		const struct slurm_job *j = &q.v[i];
+
+		if (!ours(j, key) || j->state != SLURM_STATE_PENDING ||
+		    (self_job && strcmp(j->job_id, self_job) == 0))
+			continue;
+		if (!w.live && !w.plan) {
+			cancel_feeder(ctx, s, j, "cancelled: nothing left to feed");
+			continue;
+		}
+		if (keep) {	/* never two: the newest goes */
+			cancel_feeder(ctx, s, j, "cancelled: another feeder waits");
+			continue;
+		}
+		keep = j;
+		if (w.runnable && w.dep.len) {
+			char *waits = row_waits(ctx, comment_token(j->comment));
+
+			/* a feeder waiting for a time while runs run: one behind them instead */
+			if (!starts_with(waits, "afterany:")) {
+				cancel_feeder(ctx, s, j, "replaced: runs started, a feeder waits "
+					      "behind them now");
+				keep = NULL;
+			}
+			free(waits);
+		}
+	}
+	if (!keep && (w.live || w.plan))
+		rc = submit_feeder(ctx, s, key, &w, cause);
+out:
+	buf_release(&w.dep);
+	slurm_jobs_release(&q);
+	return rc;
+}
+
+/* driver_ensure for commands that only warn when it fails. */
+void driver_keep_feeder(struct xl_ctx *ctx, struct slurm *s, const struct feed_result *fed,
+			const char *self_job)
+{
+	char *cause = NULL;
+
+	if (driver_ensure(ctx, s, fed, self_job, &cause) != 0)
+		warning("no feeder job could be queued (driver.mode slurm): %s; the next "
+			"`xloop next` or `xloop tick` tries again", cause ? cause : "?");
+	free(cause);
+}
+
+/* Find the feeder row by job id or token; 0 when none. */
+static long long find_row(struct xl_ctx *ctx, const char *job_id, const char *token)
+{
+	struct stmt q;
+	long long id = 0;
+
+	if (db_prepare(&ctx->db, &q, "SELECT id FROM feeder WHERE study = :study AND"
+		       " (token = :token OR job_id = :job) ORDER BY id DESC LIMIT 1") < 0)
+		return 0;
+	db_bind_text(&q, ":study", ctx->cfg.study);
+	db_bind_text(&q, ":token", token ? token : "");
+	db_bind_text(&q, ":job", job_id ? job_id : "");
+	if (db_step(&q) == SQLITE_ROW)
+		id = db_col_int64(&q, 0);
+	db_finalize(&q);
+	return id;
+}
+
+/* The feeder's tick began. */
+void driver_feeder_started(struct xl_ctx *ctx, const char *job_id, const char *token)
+{
+	long long id = find_row(ctx, job_id, token);
+	struct stmt q;
+
+	if (!id) {	/* a feeder xloop has no row of (a copied study): one now */
+		if (db_prepare(&ctx->db, &q, "INSERT INTO feeder (study, token, phase, job_id,"
+			       " intent_at) VALUES (:study, :token, 'running', :job, :now)") < 0)
+			return;
+		db_bind_text(&q, ":study", ctx->cfg.study);
+		db_bind_text(&q, ":token", token && *token ? token : job_id ? job_id : "?");
+		db_bind_text(&q, ":job", job_id ? job_id : "");
+		db_bind_int64(&q, ":now", (long long)time(NULL));
+		db_step(&q);
+		db_finalize(&q);
+		id = find_row(ctx, job_id, token);
+	}
+	if (db_prepare(&ctx->db, &q, "UPDATE feeder SET phase = 'running', started_at = :now,"
+		       " job_id = coalesce(nullif(:job, ''), job_id) WHERE id = :id") < 0)
+		return;
+	db_bind_int64(&q, ":now", (long long)time(NULL));
+	db_bind_text(&q, ":job", job_id ? job_id : "");
+	db_bind_int64(&q, ":id", id);
+	db_step(&q);
+	db_finalize(&q);
+}
+
+/* The feeder's tick ended. */
+void driver_feeder_ended(struct xl_ctx *ctx, const char *job_id, const char *token,
+			 int ok, const char *result)
+{
+	long long id = find_row(ctx, job_id, token);
+
+	if (id)
+		row_exec(ctx, ok ? "UPDATE feeder SET phase = 'done', ended_at = :now,"
+			 " result = :text WHERE id = :id" :
+			 "UPDATE feeder SET phase = 'failed', ended_at = :now,"
+			 " result = :text WHERE id = :id", id, result);
+}
+
+/* The feeder waiting now and the last one that ran, from the DB. */
+int driver_status_read(struct xl_ctx *ctx, struct driver_status *st)
+{
+	struct stmt q;
+
+	memset(st, 0, sizeof(*st));
+	st->mode = ctx->cfg.driver.mode;
+	if (db_prepare(&ctx->db, &q, "SELECT coalesce(job_id, ''), coalesce(waits, '')"
+		       " FROM feeder WHERE study = :study AND phase IN ('submitting', 'queued')"
+		       " ORDER BY id DESC LIMIT 1") < 0)
+		return -1;
+	db_bind_text(&q, ":study", ctx->cfg.study);
+	if (db_step(&q) == SQLITE_ROW) {
+		st->job_id = db_col_dup(&q, 0);
+		st->waits = db_col_dup(&q, 1);
+	}
+	db_finalize(&q);
+	if (db_prepare(&ctx->db, &q, "SELECT coalesce(job_id, ''), phase, coalesce(result, ''),"
+		       " started_at FROM feeder WHERE study = :study AND started_at IS NOT NULL"
+		       " ORDER BY started_at DESC, id DESC LIMIT 1") < 0)
+		return -1;
+	db_bind_text(&q, ":study", ctx->cfg.study);
+	if (db_step(&q) == SQLITE_ROW) {
+		st->last_job = db_col_dup(&q, 0);
+		st->last_phase = db_col_dup(&q, 1);
+		st->last_result = db_col_dup(&q, 2);
+		st->last_at = db_col_int64(&q, 3);
+	}
+	db_finalize(&q);
+	if (!st->job_id)
+		st->job_id = xstrdup("");
+	if (!st->waits)
+		st->waits = xstrdup("");
+	if (!st->last_job) {
+		st->last_job = xstrdup("");
+		st->last_phase = xstrdup("");
+		st->last_result = xstrdup("");
+	}
+	return 0;
+}
+
+/* Free the status strings. */
+void driver_status_release(struct driver_status *st)
+{
+	free(st->job_id);
+	free(st->waits);
+	free(st->last_job);
+	free(st->last_phase);
+	free(st->last_result);
+	memset(st, 0, sizeof(*st));
+}
+
+/* Undo mountinfo's octal escapes (\040 for a space) in place. */
+static void unescape(char *s)
+{
+	char *w = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*w++ = *s;
+		}
+	}
+	*w = '\0';
+}
+
+/* Whether mount point m holds path (a prefix at a path boundary). */
+static int holds(const char *m, const char *path)
+{
+	size_t n = strlen(m);
+
+	if (strcmp(m, "/") == 0)
+		return path[0] == '/';
+	return strncmp(m, path, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* The fstype of the mount holding path, from mountinfo text. */
+char *driver_mount_fstype(const char *mountinfo, const char *path)
+{
+	const char *line = mountinfo;
+	char *best = NULL;
+	size_t best_len = 0;
+
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		char *l = end ? xstrndup(line, (size_t)(end - line)) : xstrdup(line);
+		char *f[6], *save = NULL, *sep, *p;
+		int n = 0;
+
+		line = end ? end + 1 : NULL;
+		/* id parent major:minor root mountpoint options [optional...] - type src super */
+		sep = strstr(l, " - ");
+		if (sep) {
+			*sep = '\0';
+			for (p = strtok_r(l, " ", &save); p && n < 6; p = strtok_r(NULL, " ", &save))
+				f[n++] = p;
+		}
+		if (sep && n >= 5) {
+			char *type = sep + 3, *tend = strchr(type, ' ');
+			size_t len;
+
+			if (tend)
+				*tend = '\0';
+			unescape(f[4]);
+			len = strlen(f[4]);
+			if (*type && holds(f[4], path) && (!best || len >= best_len)) {
+				free(best);
+				best = xstrdup(type);
+				best_len = len;
+			}
+		}
+		free(l);
+	}
+	return best;
+}
+
+/* Network filesystems: the DB would be opened from more than one host. */
+int driver_fs_is_network(const char *fstype)
+{
+	static const char *const net[] = {
+		"nfs", "nfs4", "cifs", "smb3", "smbfs", "lustre", "gpfs", "beegfs",
+		"ceph", "glusterfs", "afs", "panfs", "ocfs2", "gfs2", "9p", "wekafs",
+		"fuse.sshfs", "fuse.glusterfs", "fuse.ceph-fuse", "fuse.s3fs",
+		"fuse.gcsfuse", "fuse.juicefs", "fuse.beegfs",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(net); i++)
+		if (strcmp(fstype, net[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* The filesystem type holding path, read from /proc/self/mountinfo. */
+char *driver_fstype(const char *path)
+{
+	const char *file = "/proc/self/mountinfo";
+	struct buf b = BUF_INIT;
+	char *cause = NULL, *t = NULL;
+	int err;
+
+#ifdef XLOOP_TEST_BUILD
+	if (getenv("XLOOP_TEST_MOUNTINFO"))
+		file = getenv("XLOOP_TEST_MOUNTINFO");
+#endif
+	if (read_file(file, 4 << 20, &b, &err, &cause) == 0)
+		t = driver_mount_fstype(b.s, path);
+	buf_release(&b);
+	free(cause);
+	return t ? t : xstrdup("?");
+}
+
+/* driver.host when the study lies on a network filesystem. */
+const char *driver_forward_host(const struct config *cfg, const char *root)
+{
+	char *t;
+	int net;
+
+	if (!*cfg->driver.host)
+		return NULL;
+	t = driver_fstype(root);
+	net = driver_fs_is_network(t);
+	free(t);
+	return net ? cfg->driver.host : NULL;
+}
+
+/* tick --feeder with the job and token spelled out, for the far side. */
+char **driver_forward_args(const char *job_id, const char *token, int *n)
+{
+	char **v = xcalloc(8, sizeof(*v));
+
+	*n = 0;
+	v[(*n)++] = xstrdup("tick");
+	v[(*n)++] = xstrdup("--feeder");
+	if (job_id && *job_id) {
+		v[(*n)++] = xstrdup("--feeder-job");
+		v[(*n)++] = xstrdup(job_id);
+	}
+	if (token && *token) {
+		v[(*n)++] = xstrdup("--feeder-token");
+		v[(*n)++] = xstrdup(token);
+	}
+	return v;
+}
+
+/* Free what driver_forward_args made. */
+void driver_forward_args_free(char **v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The study's block in a crontab replaced or appended. */
+char *driver_scrontab_merge(const char *old, const char *root, const char *entry)
+{
+	char *begin = xasprintf("# xloop driver: %s", root);
+	char *end = xasprintf("# xloop driver end: %s", root);
+	struct buf b = BUF_INIT;
+	const char *p = old;
+	int inside = 0, done = 0;
+
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		int is_begin = n == strlen(begin) && strncmp(p, begin, n) == 0;
+		int is_end = n == strlen(end) && strncmp(p, end, n) == 0;
+
+		if (is_begin && !done) {
+			inside = 1;
+			buf_addf(&b, "%s\n%s%s\n", begin, entry, end);
+			done = 1;
+		} else if (inside) {
+			if (is_end)
+				inside = 0;
+		} else {
+			buf_add(&b, p, n);
+			buf_addc(&b, '\n');
+		}
+		p += n + (p[n] == '\n');
+	}
+	if (!done)
+		buf_addf(&b, "%s\n%s%s\n", begin, entry, end);
+	free(begin);
+	free(end);
+	return buf_detach(&b, NULL);
+}

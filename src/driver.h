@@ -1,0 +1,100 @@
+/*
+ * Who drives the loop when no agent does (xloop.json driver.mode). With
+ * "slurm", whoever holds the study's lock (next, tick, a feeder) leaves
+ * exactly one small CPU-only feeder job pending behind the running work
+ * before it unlocks, while there is work: Slurm starts it when a run
+ * ends, and it runs `xloop -C ROOT tick --feeder` (judge, feed, notify,
+ * and the next feeder). A feeder is never a run: it has its own job name
+ * and comment, its own table, and no chain, lane or timeline counts it.
+ * On a network filesystem the feeder forwards its tick over ssh to
+ * driver.host, so that only one host opens the state DB.
+ */
+#ifndef XLOOP_DRIVER_H
+#define XLOOP_DRIVER_H
+
+#include <stddef.h>
+
+#include "cmd.h"
+#include "slurm.h"
+
+#define DRIVER_JOB_NAME "xloop-feed"
+#define DRIVER_COMMENT "xloop-feed:"	/* no run's comment ("xloop:...") starts so */
+#define DRIVER_TIME "00:05:00"
+#define DRIVER_MEM "256M"
+#define DRIVER_RETRY_SECS 60	/* --begin=now+N when work waits but nothing runs */
+
+/* 1 when comment is a feeder's (of any study). */
+int driver_is_feeder_comment(const char *comment);
+
+struct feed_result;
+
+/*
+ * With driver.mode slurm: make sure, under the lock, that exactly one
+ * feeder of the study is pending when there is work (live runs, or plan
+ * entries the breaker lets through), and none when there is not. One
+ * squeue call, plus sbatch or scancel when something changes. self_job
+ * is the feeder job this process runs in (NULL: none). 0 or an exit code.
+ */
+int driver_ensure(struct xl_ctx *ctx, struct slurm *s, const struct feed_result *fed,
+		  const char *self_job, char **cause);
+
+/* driver_ensure that only warns on failure. */
+void driver_keep_feeder(struct xl_ctx *ctx, struct slurm *s, const struct feed_result *fed,
+			const char *self_job);
+
+/* A feeder job started its tick: its row becomes running (job_id, token may be NULL). */
+void driver_feeder_started(struct xl_ctx *ctx, const char *job_id, const char *token);
+/* ... and ended with result ("3 changes (1 judged, 1 submitted)", or why it failed). */
+void driver_feeder_ended(struct xl_ctx *ctx, const char *job_id, const char *token,
+			 int ok, const char *result);
+
+/* What `xloop driver status` (and status, doctor, feed_who) show. */
+struct driver_status {
+	const char *mode;	/* the config's */
+	char *job_id;		/* the feeder waiting now, "" when none */
+	char *waits;		/* what it waits for ("afterany:12?afterany:13") */
+	char *last_job;		/* the last feeder that ran, "" when none */
+	char *last_phase;	/* done, failed, running */
+	char *last_result;
+	long long last_at;	/* when it started (0: never) */
+};
+/* From the DB only (no Slurm call). 0 or -1. */
+int driver_status_read(struct xl_ctx *ctx, struct driver_status *st);
+void driver_status_release(struct driver_status *st);
+
+/*
+ * The filesystem type of the mount that holds path, from the text of
+ * /proc/self/mountinfo (the longest mount point that is a prefix of
+ * path, the last one of equal length); malloc'd, NULL when none. Pure.
+ */
+char *driver_mount_fstype(const char *mountinfo, const char *path);
+/* 1 for NFS, Lustre, GPFS, CIFS, sshfs and other network filesystems. Pure. */
+int driver_fs_is_network(const char *fstype);
+/* The type of the filesystem holding path here (malloc'd, "?" when unknown). */
+char *driver_fstype(const char *path);
+
+/*
+ * Where a feeder for this study forwards its tick: driver.host when the
+ * study lies on a network filesystem and a host is set, else NULL.
+ */
+const char *driver_forward_host(const struct config *cfg, const char *root);
+
+/*
+ * The command line of a feeder's tick forwarded to host (for remote_run):
+ * "tick --feeder --feeder-job ID --feeder-token T". The array and its
+ * strings are malloc'd; *n is the count.
+ */
+char **driver_forward_args(const char *job_id, const char *token, int *n);
+void driver_forward_args_free(char **v, int n);
+
+/*
+ * The user's crontab text old with the study's block (between the lines
+ * "# xloop driver: ROOT" and "# xloop driver end: ROOT") replaced by
+ * entry, or appended when there is none. Malloc'd. Pure.
+ */
+char *driver_scrontab_merge(const char *old, const char *root, const char *entry);
+
+/* The absolute path of this xloop binary (malloc'd), NULL with *cause. */
+char *driver_self_exe(char **cause);
+
+#endif

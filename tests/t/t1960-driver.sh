@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Slurm drives the loop (issue 20, driver.mode slurm): init, adopt, plan add
+# with 5 changes, one `next`, and then nothing else runs xloop: the feeder
+# job behind the running run judges, feeds and queues the next feeder, so
+# all 5 runs are submitted, judged and committed in ops/decisions.md, the
+# GPU's median idle gap between them (scontrol's start and end times) is at
+# most 1.5 s, and once the last verdict is in no job of xloop's is queued.
+# Then: a feeder cancelled by hand is replaced by the next `next`, two ticks
+# never leave two feeders, a chain never targets a feeder (also with
+# slurm.chain any-user), and the whole loop again with slurmctld restarted
+# in the middle.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$XLOOP_PROFILE" != plain ]; then
+	skip "Slurm drives the loop" "run once, without accounting (slow)"
+	finish
+	exit
+fi
+X=$XLOOP_BIN
+U=$XLOOP_TEST_USER
+TC=$XLOOP_ROOT_DIR/ops/slurm/testcluster.sh
+
+cat >"$T_TMP/job.sh" <<'JOB'
+#!/bin/bash
+X=0
+SLEEP=6
+echo "START x=$X device=cpu"
+sleep "$SLEEP"
+printf '{"score": %s}\n' "$X" >"$XLOOP_RUN_DIR/cv.json"
+echo FINISHED
+JOB
+echo '{"score": 0}' >"$T_TMP/cv.json"
+chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+
+# feeders of the user in squeue (any state but completing): "ID STATE" lines
+feeders() { as_user squeue -h -u "$U" -n xloop-feed -t PD,R,CF -o '%i %T'; }
+pending_feeders() { as_user squeue -h -u "$U" -n xloop-feed -t PD -o %i | grep -c .; }
+ours_queued() { as_user squeue -h -u "$U" -t PD,R,CF -o %i | grep -c .; }
+
+# The median gap (s) between one run's end and the next one's start.
+median_gap() {
+	local ids
+	ids=$(as_user "$X" -C "$1" status --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(" ".join(r["job_id"] for r in d["runs"] if r.get("job_id")))')
+	for id in $ids; do scontrol show job -o "$id"; done | python3 -c '
+import sys, datetime
+t = []
+for line in sys.stdin:
+    kv = dict(w.split("=", 1) for w in line.split() if "=" in w)
+    p = lambda s: datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S").timestamp()
+    t.append((p(kv["StartTime"]), p(kv["EndTime"])))
+t.sort()
+gaps = sorted(b[0] - a[1] for a, b in zip(t, t[1:]))
+print(gaps[len(gaps) // 2] if gaps else 99, " ".join("%g" % g for g in gaps), file=sys.stdout)'
+}
+
+# A study of 5 plan entries; after one `next` only Slurm runs xloop.
+drive() {
+	local d=$1 name=$2 restart=${3:-} i n
+	u() { as_user "$X" -C "$d" "$@"; }
+	new_study "$d" "$name" 'c["resources"].update(cpus=1, mem="100M", time="00:10:00")
+c["driver"]["mode"] = "slurm"'
+	expect_rc 0 "$name: adopt" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
+	expect_rc 0 "$name: plan add with 5 changes" u plan add X=1 X=2 X=3 X=4 X=5
+	expect_rc 0 "$name: one next" u next
+	check "$name: one feeder pending behind the work" test "$(pending_feeders)" = 1
+	if [ -n "$restart" ]; then
+		# in the middle: once the second run is judged
+		for i in $(seq 1 60); do
+			n=$(as_user git -C "$d" log --format=%s -- ops/decisions.md | grep -c '^xloop: verdict')
+			[ "$n" -ge 2 ] && break
+			sleep 1
+		done
+		check "$name: slurmctld restarted with runs and a feeder queued" \
+			sh -c "'$TC' restart-ctld >/dev/null 2>&1"
+	fi
+	for i in $(seq 1 240); do
+		n=$(as_user git -C "$d" log --format=%s -- ops/decisions.md | grep -c '^xloop: verdict')
+		[ "$n" -ge 5 ] && break
+		sleep 1
+	done
+	check "$name: all 5 runs judged and committed in ops/decisions.md without any xloop call ($n)" \
+		test "$n" -ge 5
+	check "$name: every run a success" sh -c "runuser -u '$U' -- env PATH='$PATH' SLURM_CONF='$SLURM_CONF' \
+		'$X' -C '$d' status --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+r = [x for x in d[\"runs\"] if x[\"tag\"] != \"base\"]
+sys.exit(0 if len(r) == 5 and all(x[\"state\"] == \"success\" for x in r) else 1)'"
+	set -- $(median_gap "$d")
+	check "$name: median GPU idle gap ${1:-?} s (gaps: ${*:2}) is at most 1.5 s" \
+		python3 -c "import sys; sys.exit(0 if float('${1:-99}') <= 1.5 else 1)"
+	for i in $(seq 1 60); do
+		[ "$(ours_queued)" = 0 ] && break
+		sleep 1
+	done
+	check "$name: within a minute of the last verdict no job of xloop's is queued" \
+		sh -c "[ \"\$(runuser -u '$U' -- env SLURM_CONF='$SLURM_CONF' squeue -h -u '$U' -o '%i %j %T')\" = '' ]"
+	check "$name: feeder output in .xloop/driver/, never in a run's log" sh -c \
+		"test -s '$d/.xloop/driver/feeder.log' && ! grep -rqs 'feeder' '$d'/runs/*/*/slurm/"
+	check "$name: driver status names the last feeder and its result" sh -c \
+		"runuser -u '$U' -- env PATH='$PATH' SLURM_CONF='$SLURM_CONF' '$X' -C '$d' driver status | grep -q 'last feeder: job [0-9]* .*done'"
+}
+
+d=$(user_dir)
+drive "$d" drv
+
+# a feeder cancelled by hand is replaced; two ticks never leave two
+d2=$(user_dir)
+u2() { as_user "$X" -C "$d2" "$@"; }
+new_study "$d2" drv2 'c["resources"].update(cpus=1, mem="100M", time="00:10:00")
+c["driver"]["mode"] = "slurm"
+c["queue"]["depth"] = 0'
+expect_rc 0 "adopt" u2 adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
+expect_rc 0 "next submits a long run" u2 next --set SLEEP=300
+check "one feeder pending" test "$(pending_feeders)" = 1
+f1=$(as_user squeue -h -u "$U" -n xloop-feed -t PD -o %i)
+check "the feeder waits afterany on the run" sh -c \
+	"scontrol show job -o '$f1' | grep -q 'Dependency=afterany:'"
+check "the feeder is small: no GRES, 1 CPU, fixed name" sh -c \
+	"scontrol show job -o '$f1' | grep -q 'NumCPUs=1 ' && ! scontrol show job -o '$f1' | grep -q 'TresPerNode=.*gpu' && scontrol show job -o '$f1' | grep -q 'JobName=xloop-feed '"
+as_user scancel "$f1"
+sleep 1
+expect_rc 0 "next after the feeder was cancelled by hand" u2 next
+check "a new feeder replaces it" sh -c "[ \"\$(runuser -u '$U' -- env SLURM_CONF='$SLURM_CONF' squeue -h -u '$U' -n xloop-feed -t PD -o %i)\" != '$f1' ] && [ $(pending_feeders) = 1 ]"
+u2 tick >/dev/null 2>&1
+u2 tick >/dev/null 2>&1
+check "two ticks later still exactly one feeder" test "$(pending_feeders)" = 1
+check "driver status names the pending feeder" sh -c \
+	"runuser -u '$U' -- env PATH='$PATH' SLURM_CONF='$SLURM_CONF' '$X' -C '$d2' driver status | grep -q 'feeder job [0-9]* pending'"
+# a chain never targets a feeder, also when chaining behind any job of the user
+python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['slurm']['chain']='any-user'; json.dump(c, open(p,'w'), indent=2)" "$d2/xloop.json"
+run=$(as_user squeue -h -u "$U" -t PD,R -o '%i %j' | awk '$2 != "xloop-feed" { print $1 }' | sort -n | tail -n1)
+expect_rc 0 "a second run with chain any-user" u2 new other --from base --set SLEEP=302
+expect_rc 0 "submit it" u2 submit other
+other=$(u2 status --json | python3 -c 'import json,sys; print([r["job_id"] for r in json.load(sys.stdin)["runs"] if r["tag"]=="other"][0])')
+check "it chains behind the run ($run), not the newer feeder" sh -c \
+	"scontrol show job -o '$other' | grep -q 'Dependency=afterany:$run'"
+as_user scancel -u "$U"
+sleep 2
+expect_rc 0 "next with nothing left to do" u2 next
+check "nothing left: no feeder queued" test "$(pending_feeders)" = 0
+
+# the whole loop again, with the controller restarted in the middle
+d3=$(user_dir)
+drive "$d3" drv3 restart
+
+finish

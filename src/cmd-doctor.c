@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "driver.h"
 #include "doctor.h"
 #include "fsutil.h"
 #include "loop.h"
@@ -98,6 +99,11 @@ static int cmd_doctor(struct xl_ctx *ctx, const struct cmd_entry *self,
 	}
 	if (fix && !doctor_have_partition(&f) && !ctx->json)
 		printf("nothing fitted: the partition's limits could not be read\n");
+	if (f.up && strcmp(ctx->cfg.driver.mode, "slurm") == 0) {
+		f.probe_done = 1;
+		if (driver_probe(&f.s, &ctx->cfg, ctx->root, &f.probe_ok, &f.probe_detail))
+			f.probe_ok = 0;
+	}
 	doctor_check_all(&f, &ctx->cfg, ctx->root, &c);
 	failed = doctor_failed(&c);
 	if (ctx->json) {

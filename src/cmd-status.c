@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "driver.h"
 #include "fsutil.h"
 #include "loop.h"
 #include "opts.h"
@@ -272,6 +273,13 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	}
 	if (ctx->json && rc != XL_ERR)
 		cmd_json_end(&js);
+	else if (!ctx->json && npos == 0 && rc == XL_OK) {
+		char *drv = driver_summary(ctx);
+
+		if (*drv)
+			printf("%s\n", drv);
+		free(drv);
+	}
 	attempt_walk_close(&walk);
 	if (have_best)
 		run_release(&best);

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "doctor.h"
+#include "driver.h"
 #include "fsutil.h"
 #include "util.h"
 
@@ -105,6 +106,7 @@ static void facts_release(struct doctor_facts *f)
 	free(f->node_cause);
 	free(f->reason_cause);
 	free(f->conf_cause);
+	free(f->probe_detail);
 	slurm_ping_release(&f->ping);
 	slurm_records_release(&f->part);
 	slurm_records_release(&f->nodes);
@@ -826,6 +828,41 @@ static void check_notify(struct doctor_checks *c, const struct config *cfg)
 		    name), NULL);
 }
 
+/* Who drives the loop, how a feeder reaches the DB, and the probe's word. */
+static void check_driver(struct doctor_checks *c, const struct doctor_facts *f,
+			 const struct config *cfg, const char *root)
+{
+	const char *mode = cfg->driver.mode;
+	char *t = driver_fstype(root);
+	int net = driver_fs_is_network(t);
+
+	if (strcmp(mode, "slurm") != 0 && strcmp(mode, "scrontab") != 0) {
+		add(c, "driver", strcmp(mode, "none") == 0 ? DOCTOR_WARN : DOCTOR_OK,
+		    xasprintf("driver.mode %s: %s", mode, strcmp(mode, "cron") == 0 ?
+			      "cron runs `xloop tick`" : "only an agent's or your calls move the "
+			      "loop; once the session ends the queue drains"),
+		    strcmp(mode, "none") == 0 ? xstrdup("set driver.mode to \"slurm\": a small "
+			"feeder job behind the runs keeps the loop going") : NULL);
+	} else if (net && !*cfg->driver.host) {
+		add(c, "driver", DOCTOR_FAIL, xasprintf("driver.mode %s, but the study is on a "
+		    "network filesystem (%s) and driver.host is not set: a feeder would open "
+		    "the state DB from a compute node", mode, t),
+		    xstrdup("set driver.host to this login node's name (ssh to it must work "
+			    "without a password from the compute nodes)"));
+	} else if (f->probe_done && !f->probe_ok) {
+		add(c, "driver", DOCTOR_FAIL, xasprintf("driver.mode %s: the probe job failed: %s",
+		    mode, f->probe_detail), xstrdup("feeders run the xloop binary and read the "
+		    "study where jobs run: install xloop on a path the nodes see, or set "
+		    "driver.mode to \"cron\""));
+	} else {
+		add(c, "driver", DOCTOR_OK, xasprintf("driver.mode %s: %s%s (%s)%s%s", mode, net ?
+		    "a feeder forwards its tick over ssh to " : "a feeder opens the state DB "
+		    "itself", net ? cfg->driver.host : "", t, f->probe_done ? "; " : "",
+		    f->probe_done ? f->probe_detail : ""), NULL);
+	}
+	free(t);
+}
+
 /* One line per check, the fix indented below a warning or failure. */
 void doctor_print(const struct doctor_checks *c, const char *indent)
 {
@@ -949,6 +986,7 @@ void doctor_check_all(const struct doctor_facts *f, const struct config *cfg,
 	check_disk(c, root);
 	check_gpu_procs(c);
 	check_notify(c, cfg);
+	check_driver(c, f, cfg, root);
 	free(nodes);
 }
 

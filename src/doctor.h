@@ -40,6 +40,9 @@ struct doctor_facts {
 	struct slurm_records nodes;
 	struct slurm_node_reasons reasons;
 	struct slurm_record conf;
+	int probe_done;			/* a feeder probe job ran (driver_probe) */
+	int probe_ok;
+	char *probe_detail;
 };
 
 /* Ask Slurm (15 s per call); after an unanswered ping, nothing more. */

@@ -347,6 +347,108 @@ out:
 	return rc;
 }
 
+/* How long doctor's probe job may take to start and end (tests shorten it). */
+static int probe_secs(void)
+{
+	const char *v = getenv("XLOOP_DRIVER_PROBE_SECS");
+	long long n;
+	const char *errstr;
+
+	if (v && *v && parse_ll(v, 1, 3600, &n, &errstr) == 0)
+		return (int)n;
+	return 60;
+}
+
+/* Run a feeder-sized probe job that checks the binary and the study are there. */
+int driver_probe(struct slurm *s, const struct config *cfg, const char *root, int *ok,
+		 char **detail)
+{
+	char *dir = xasprintf("%s/.xloop/driver", root), *cause = NULL, *exe, *script = NULL;
+	char *out = NULL, jid[24];
+	struct buf b = BUF_INIT, log = BUF_INIT;
+	struct slurm_submit req;
+	long long job = 0;
+	int rc = XL_ERR, ambiguous, waited, err;
+
+	*ok = 0;
+	*detail = NULL;
+	exe = driver_self_exe(&cause);
+	if (!exe || make_dir(dir, 0700, &cause) < 0)
+		goto out;
+	script = xasprintf("%s/probe.sh", dir);
+	out = xasprintf("%s/probe.out", dir);
+	buf_adds(&b, "#!/bin/sh\n# xloop doctor: can a feeder job run xloop and read the "
+		 "study here?\nx=");
+	remote_quote(&b, exe);
+	buf_adds(&b, "\nr=");
+	remote_quote(&b, root);
+	buf_adds(&b, "\n[ -x \"$x\" ] || { echo \"the xloop binary $x is not executable on "
+		 "$(hostname)\"; exit 3; }\n[ -r \"$r/xloop.json\" ] || { echo \"the study $r "
+		 "is not readable on $(hostname)\"; exit 4; }\n\"$x\" --version >/dev/null || "
+		 "{ echo \"$x does not run on $(hostname)\"; exit 5; }\necho \"ok on "
+		 "$(hostname)\"\n");
+	unlink(out);
+	if (write_file_atomic(script, b.s, b.len, 0700, &cause) < 0)
+		goto out;
+	memset(&req, 0, sizeof(req));
+	req.script = script;
+	req.job_name = DRIVER_JOB_NAME;
+	req.output = out;
+	req.comment = DRIVER_COMMENT "probe";
+	req.partition = *cfg->driver.partition ? cfg->driver.partition : cfg->partition;
+	req.cpus = 1;
+	req.mem = DRIVER_MEM;
+	req.time = "00:01:00";
+	req.account = cfg->account;
+	req.qos = cfg->qos;
+	req.workdir = "/";
+	rc = slurm_sbatch(s, &req, &job, &ambiguous, &cause);
+	if (rc)
+		goto out;
+	xsnprintf(jid, sizeof(jid), "%lld", job);
+	for (waited = 0; waited < probe_secs() * 4; waited++) {
+		struct slurm_jobs q = SLURM_JOBS_INIT;
+		int unknown = 0, fin = 0;
+
+		if (slurm_scontrol_job(s, jid, &q, &unknown, &cause) == 0) {
+			fin = unknown || (q.nr && slurm_state_is_final(q.v[0].state));
+			if (fin && q.nr)
+				*ok = q.v[0].state == SLURM_STATE_COMPLETED && q.v[0].exit_code == 0;
+		}
+		FREE_AND_NULL(cause);
+		slurm_jobs_release(&q);
+		if (fin)
+			break;
+		nanosleep(&(struct timespec){ 0, 250 * 1000000L }, NULL);
+	}
+	if (waited >= probe_secs() * 4) {
+		slurm_scancel(s, jid, &cause);
+		FREE_AND_NULL(cause);
+		*detail = xasprintf("the probe job %s did not run within %d s (cancelled): "
+				    "feeders may wait as long", jid, probe_secs());
+		*ok = 1;	/* not proof of a fault */
+		rc = 0;
+		goto out;
+	}
+	if (read_file(out, 4096, &log, &err, &cause) == 0)
+		buf_rtrim(&log);
+	FREE_AND_NULL(cause);
+	*detail = xasprintf("probe job %s: %s", jid, log.len ? log.s :
+			    "no output (the study's directory is not writable where it ran?)");
+	rc = 0;
+out:
+	if (rc && !*detail)
+		*detail = xasprintf("no probe job: %s", cause ? cause : "?");
+	buf_release(&b);
+	buf_release(&log);
+	free(cause);
+	free(exe);
+	free(script);
+	free(out);
+	free(dir);
+	return rc;
+}
+
 /* Cancel a pending feeder and mark its row. */
 static void cancel_feeder(struct xl_ctx *ctx, struct slurm *s, const struct slurm_job *j,
 			  const char *why)
@@ -556,6 +658,25 @@ int driver_status_read(struct xl_ctx *ctx, struct driver_status *st)
 		st->last_result = xstrdup("");
 	}
 	return 0;
+}
+
+/* One line for status and the briefing ("" for mode none); malloc'd. */
+char *driver_summary(struct xl_ctx *ctx)
+{
+	struct driver_status st;
+	struct buf b = BUF_INIT;
+
+	if (strcmp(ctx->cfg.driver.mode, "none") == 0 || driver_status_read(ctx, &st) < 0)
+		return xstrdup("");
+	buf_addf(&b, "driver %s", st.mode);
+	if (*st.job_id)
+		buf_addf(&b, ": a Slurm feeder job (id %s) feeds next", st.job_id);
+	else if (strcmp(st.mode, "slurm") == 0)
+		buf_adds(&b, ": no feeder job waits (nothing left to feed)");
+	if (*st.last_job)
+		buf_addf(&b, "; the last feeder, job %s, %s", st.last_job, st.last_phase);
+	driver_status_release(&st);
+	return buf_detach(&b, NULL);
 }
 
 /* Free the status strings. */

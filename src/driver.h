@@ -61,6 +61,8 @@ struct driver_status {
 /* From the DB only (no Slurm call). 0 or -1. */
 int driver_status_read(struct xl_ctx *ctx, struct driver_status *st);
 void driver_status_release(struct driver_status *st);
+/* One line: "driver slurm: a Slurm feeder job (id N) feeds next; ..." ("" for none). */
+char *driver_summary(struct xl_ctx *ctx);
 
 /*
  * The filesystem type of the mount that holds path, from the text of
@@ -93,6 +95,15 @@ void driver_forward_args_free(char **v, int n);
  * entry, or appended when there is none. Malloc'd. Pure.
  */
 char *driver_scrontab_merge(const char *old, const char *root, const char *entry);
+
+/*
+ * Doctor's probe: a feeder-sized job (XLOOP_DRIVER_PROBE_SECS, default 60,
+ * to start and end) checks that this binary runs and the study is readable
+ * where feeders run. *ok and *detail (malloc'd) say what it found; an exit
+ * code when no probe could be submitted (*detail says why).
+ */
+int driver_probe(struct slurm *s, const struct config *cfg, const char *root, int *ok,
+		 char **detail);
 
 /* The absolute path of this xloop binary (malloc'd), NULL with *cause. */
 char *driver_self_exe(char **cause);

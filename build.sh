@@ -23,7 +23,7 @@ BUILD_PKGS="gcc make pkg-config dpkg-dev autoconf automake libtool cmake file
 	libsqlite3-dev libjansson-dev libssl-dev zlib1g-dev libpcre2-dev
 	libhttp-parser-dev libgit2-dev libcurl4-openssl-dev"
 TEST_PKGS="libcmocka-dev git python3 python3-jsonschema valgrind slurm-wlm slurmdbd munge chromium
-	mariadb-server util-linux passwd python3-sklearn openssh-server openssh-client
+	mariadb-server util-linux passwd python3-sklearn openssh-server openssh-client sshfs
 	clang libclang-rt-14-dev"
 
 # Install the packages that are not installed yet (apt-get update once).

@@ -266,6 +266,9 @@ static int feeder_forward(struct xl_ctx *ctx)
 
 	if (!host)
 		return -1;
+	/* stderr goes to .xloop/driver/feeder.log: say which way this feeder went */
+	fprintf(stderr, "xloop: feeder: the study is on a network filesystem: its tick "
+		"runs on %s over ssh\n", host);
 	args = driver_forward_args(getenv("SLURM_JOB_ID"), getenv("XLOOP_FEEDER_TOKEN"), &n);
 	rc = remote_run(host, ctx->root, n, args);
 	driver_forward_args_free(args, n);

@@ -45,21 +45,23 @@ JOB
 	chmod 644 "$1"
 }
 
-# study DIR NAME DEPTH: git init, xloop init, small resources (one GPU each),
-# queue.depth DEPTH, the job adopted as the proven baseline "base".
+# study DIR NAME DEPTH [DRIVER]: git init, xloop init, small resources (one
+# GPU each), queue.depth DEPTH, driver.mode DRIVER (default none: only the
+# bench's own calls drive it), the job adopted as the proven baseline "base".
 study() {
-	local d=$1 name=$2 depth=$3
+	local d=$1 name=$2 depth=$3 driver=${4:-none}
 	u git -C "$d" init -q -b main
 	u git -C "$d" config user.name "xloop bench"
 	u git -C "$d" config user.email bench@example.invalid
 	u "$X" -C "$d" init --study "$name" >/dev/null
-	u "$PY" - "$d/xloop.json" "$depth" <<'PY'
+	u "$PY" - "$d/xloop.json" "$depth" "$driver" <<'PY'
 import json, sys
 p, depth = sys.argv[1], int(sys.argv[2])
 c = json.load(open(p))
 c["resources"].update(cpus=1, mem="100M", time="00:05:00", gres="gpu:1")
 c["slurm"]["partition"] = "gpu"
 c["queue"]["depth"] = depth
+c.setdefault("driver", {})["mode"] = sys.argv[3]
 # the test cluster's GPU is a device node: the job computes on the CPU
 c["breaker"]["no_gpu"] = False
 json.dump(c, open(p, "w"), indent=2)

@@ -263,6 +263,7 @@ static int cmd_tick(struct xl_ctx *ctx, const struct cmd_entry *self,
 		self_job = j && *j ? xstrdup(j) : NULL;
 		token = t && *t ? xstrdup(t) : NULL;
 		feeder_clean_env();
+		unsetenv("XLOOP_FEEDER_TOKEN");	/* runs it submits must not carry it */
 		driver_feeder_started(ctx, self_job, token);
 		buf_adds(&what, "feeder: ");
 	}

@@ -7,7 +7,8 @@
 #   BENCH_RUNS_A (6)  runs driven by `xloop next` every 3 s, queue.depth 1
 #   BENCH_RUNS_B (4)  runs of the naive poller (sbatch, squeue every 30 s)
 #   BENCH_RUNS_C (3)  runs driven by `xloop tick` every 60 s, queue.depth 0
-#   BENCH_RUNS_D (6)  runs of the driver-dies case (depth 1, cron ticks every 60 s)
+#   BENCH_RUNS_D (6)  runs of the driver-dies cases (depth 1; cron ticks every 60 s,
+#                     or the Slurm driver's feeder alone, or nothing)
 #   BENCH_POLL_B (30), BENCH_TICK_C (60): the intervals
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -94,12 +95,20 @@ mode_c() {
 }
 
 # (a) when the driver dies: the agent's `next` loop is killed right after the
-# call that judged run 2; only the cron tick (every 60 s) is left
-mode_dies() {
-	local d t0 drv cron killed_at="" end queued=""
-	say "1d: depth 1, the agent's next loop dies after run 2; cron ticks every ${TICK} s; $ND runs"
-	d=$(user_dir gap-d)
-	study "$d" gapd 1
+# call that judged run 2; what is left: cron ticks every 60 s (dies), Slurm's
+# feeder job alone (dslurm: driver.mode slurm, no cron), or nothing (dnone:
+# driver.mode none, no cron: it waits BENCH_DIES_CAP s, 2 runs by default)
+mode_dies() { dies_case dies none 1; }
+mode_dslurm() { dies_case dslurm slurm 0; }
+mode_dnone() { dies_case dnone none 0; }
+
+# dies_case NAME DRIVER CRON: the study of ND runs, its agent killed after run 2
+dies_case() {
+	local name=$1 driver=$2 with_cron=$3 d t0 drv cron="" killed_at="" end queued="" cap
+	say "1d ($name): depth 1, driver.mode $driver, the agent's next loop dies after run 2;" \
+		"$([ "$with_cron" = 1 ] && echo "cron ticks every ${TICK} s" || echo "no cron"); $ND runs"
+	d=$(user_dir "gap-$name")
+	study "$d" "gap$name" 1 "$driver"
 	plan "$d" "$ND"
 	t0=$SECONDS
 	(while :; do
@@ -108,14 +117,17 @@ mode_dies() {
 	done) &
 	drv=$!
 	sleep 1
-	(c0=$(date +%s) k=0
-	while :; do
-		u "$X" -C "$d" tick >>"$d/ticks.txt" 2>&1 || true
-		k=$((k + 1))
-		while [ "$(date +%s)" -lt $((c0 + TICK * k)) ]; do sleep 1; done
-	done) &
-	cron=$!
+	if [ "$with_cron" = 1 ]; then
+		(c0=$(date +%s) k=0
+		while :; do
+			u "$X" -C "$d" tick >>"$d/ticks.txt" 2>&1 || true
+			k=$((k + 1))
+			while [ "$(date +%s)" -lt $((c0 + TICK * k)) ]; do sleep 1; done
+		done) &
+		cron=$!
+	fi
 	end=$((SECONDS + 90 + ND * (RUN_SECS + 10) + 2 * TICK))
+	cap=${BENCH_DIES_CAP:-$((2 * RUN_SECS + 30))}
 	while [ "$SECONDS" -lt "$end" ]; do
 		if [ -z "$killed_at" ] && [ "$(judged "$d")" -ge 2 ]; then
 			kill "$drv" 2>/dev/null || true
@@ -128,34 +140,43 @@ mode_dies() {
 			done
 			queued=$(u squeue -h -u "$BU" -o '%j:%T' | tr '\n' ' ')
 			note "driver killed after run 2 was judged; in Slurm: ${queued:-nothing}"
+			[ "$driver" = none ] && [ "$with_cron" = 0 ] && end=$((SECONDS + cap))
 		fi
 		if [ -n "$killed_at" ] && [ "$(submitted "$d")" -ge "$ND" ] &&
-			[ "$(live_jobs)" -eq 0 ]; then
+			[ "$(judged "$d")" -ge "$ND" ] && [ "$(live_jobs)" -eq 0 ]; then
 			break
 		fi
 		sleep 0.5
 	done
-	kill "$drv" "$cron" 2>/dev/null || true
-	wait "$drv" "$cron" 2>/dev/null || true
+	local stop_at
+	stop_at=$(date +%s)
+	kill "$drv" $cron 2>/dev/null || true
+	wait "$drv" $cron 2>/dev/null || true
+	u scancel -u "$BU" 2>/dev/null || true
 	note "took $((SECONDS - t0)) s"
 	# shellcheck disable=SC2046
-	$PY "$BENCH_ROOT/bench/slurmjobs.py" dies "$R/gap-dies.json" $(job_ids "$d")
-	$PY - "$R/gap-dies.json" "${killed_at:-0}" "$queued" "$(judged "$d")" "$ND" <<'PY'
+	$PY "$BENCH_ROOT/bench/slurmjobs.py" "$name" "$R/gap-$name.json" $(job_ids "$d")
+	$PY - "$R/gap-$name.json" "${killed_at:-0}" "$queued" "$(judged "$d")" "$ND" "$driver" \
+		"$with_cron" "$stop_at" <<'PY'
 import json, sys
 p, killed, queued, judged, want = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 doc = json.load(open(p))
-doc.update(killed_at=killed, queued_at_kill=queued.split(), runs_wanted=want)
+doc.update(killed_at=killed, queued_at_kill=queued.split(), runs_wanted=want, judged=judged,
+           driver=sys.argv[6], cron=sys.argv[7] == "1")
 ran = sorted((j for j in doc["jobs"] if j["start"] and j["end"]), key=lambda j: j["start"])
-doc["completed"] = len(ran) >= want
-doc["idle_after_kill_s"] = sum(max(0, b["start"] - max(a["end"], killed))
-                               for a, b in zip(ran, ran[1:]) if b["start"] > killed)
+doc["completed"] = len(ran) >= want and judged >= want
+idle = sum(max(0, b["start"] - max(a["end"], killed)) for a, b in zip(ran, ran[1:]) if b["start"] > killed)
+if not doc["completed"] and ran:
+    # never completes: idle from the last job's end until the benchmark gave up
+    idle += max(0, int(sys.argv[8]) - max(ran[-1]["end"], killed))
+doc["idle_after_kill_s"] = idle
 json.dump(doc, open(p, "w"), indent=1)
 PY
 }
 
 mkdir -p "$R"
-printf '{"run_secs": %s, "runs": {"a": %s, "b": %s, "c": %s, "dies": %s}, "poll_b": %s, "tick": %s}\n' \
-	"$RUN_SECS" "$NA" "$NB" "$NC" "$ND" "$POLL_B" "$TICK" >"$R/gap-config.json"
-for m in ${BENCH_GAP_MODES:-a dies b c}; do
+printf '{"run_secs": %s, "runs": {"a": %s, "b": %s, "c": %s, "dies": %s, "dslurm": %s, "dnone": %s}, "poll_b": %s, "tick": %s}\n' \
+	"$RUN_SECS" "$NA" "$NB" "$NC" "$ND" "$ND" "$ND" "$POLL_B" "$TICK" >"$R/gap-config.json"
+for m in ${BENCH_GAP_MODES:-a dies dslurm dnone b c}; do
 	"mode_$m"
 done

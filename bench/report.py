@@ -42,7 +42,7 @@ def med(v):
 
 machine = load("machine.json", {})
 cluster = load("cluster.json", {})
-gaps = {m: load("gap-%s.json" % m) for m in ("a", "b", "c", "dies")}
+gaps = {m: load("gap-%s.json" % m) for m in ("a", "b", "c", "dies", "dslurm", "dnone")}
 calls = load("calls.json", [])
 over = load("overhead-tick.json", {})
 synth = load("synth.json", {})
@@ -57,7 +57,7 @@ POLL, TICK = cfg.get("poll_b", 30), cfg.get("tick", 60)
 RUNS = cfg.get("runs", {})
 osync = load("overhead-syncs.json", {}) or {}
 SYN = "%s runs / %s attempts" % (format(synth.get("runs", 0), ","), format(synth.get("attempts", 0), ","))
-STEPS = ("gap-a", "gap-dies", "gap-b", "gap-c", "calls", "scale")
+STEPS = ("gap-a", "gap-dies", "gap-dslurm", "gap-dnone", "gap-b", "gap-c", "calls", "scale")
 held = {k: took(k) for k in STEPS if took(k) is not None}
 part1 = sum(v for k, v in held.items() if k.startswith("gap-")) if held else None
 
@@ -217,6 +217,26 @@ if d:
           "completed" if d.get("completed") else "had NOT completed when the benchmark gave up",
           fmt_s(dd["idle"]), fmt_s(d.get("idle_after_kill_s")), fmt_s(dd["span"]),
           fmt_s(g.get("a", {}).get("idle"))))
+    w("")
+
+if gaps.get("dslurm") or gaps.get("dnone"):
+    w("**The agent dies after run 2, no cron installed.** The same study of %s runs, the agent's "
+      "`next` loop killed after run 2, nothing else started: how long the GPU idles until the study "
+      "completes." % RUNS.get("dies", "?"))
+    w("")
+    w("| what is left to drive it | completed | GPU idle after the agent died | runs judged |")
+    w("|---|---|---|---|")
+    for m, what in (("dslurm", "xloop, `driver.mode: slurm`: the feeder job behind the runs"),
+                    ("dies", "xloop, `driver.mode: none`, cron `tick` every %d s" % TICK),
+                    ("dnone", "xloop, `driver.mode: none`, no cron")):
+        doc = gaps.get(m)
+        if doc:
+            w("| %s | %s | %s%s | %s of %s |" % (
+                what, "yes" if doc.get("completed") else "**no**", fmt_s(doc.get("idle_after_kill_s")),
+                "" if doc.get("completed") else " (until the benchmark gave up; it never ends)",
+                doc.get("judged", "?"), doc.get("runs_wanted", "?")))
+    w("| the naive poller (b) | **no**: the poller is the driver; nothing is left in Slurm | "
+      "unbounded | 2 |")
     w("")
 
 # --- part 2

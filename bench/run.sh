@@ -45,7 +45,7 @@ bash bench/scale.sh make
 # the cluster phase, step by step: for each, no test suite may be running,
 # and the step holds the lock (a couple of minutes at most)
 waited=0
-for step in gap-a gap-dies gap-b gap-c calls scale; do
+for step in gap-a gap-dies gap-dslurm gap-dnone gap-b gap-c calls scale; do
 	while :; do
 		t_wait=$EPOCHREALTIME
 		if pgrep -f 'tests/run\.sh|build\.sh test' >/dev/null; then

@@ -84,8 +84,13 @@ static int cmd_next(struct xl_ctx *ctx, const struct cmd_entry *self,
 	if (ctx->json)
 		cmd_emit_json(b);
 	else {
+		char *drv = driver_summary(ctx);
+
 		briefing_print(b);
 		json_decref(b);
+		if (*drv)
+			printf("%s\n", drv);
+		free(drv);
 	}
 	rc = frc;
 out:

@@ -43,7 +43,8 @@ median_gap() {
 	ids=$(as_user "$X" -C "$1" status --json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-print(" ".join(r["job_id"] for r in d["runs"] if r.get("job_id")))')
+print(" ".join(r["attempts"][-1]["job_id"] for r in d["runs"]
+               if r["attempts"] and r["attempts"][-1]["job_id"]))')
 	for id in $ids; do scontrol show job -o "$id"; done | python3 -c '
 import sys, datetime
 t = []
@@ -135,9 +136,9 @@ python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['slurm']['ch
 run=$(as_user squeue -h -u "$U" -t PD,R -o '%i %j' | awk '$2 != "xloop-feed" { print $1 }' | sort -n | tail -n1)
 expect_rc 0 "a second run with chain any-user" u2 new other --from base --set SLEEP=302
 expect_rc 0 "submit it" u2 submit other
-other=$(u2 status --json | python3 -c 'import json,sys; print([r["job_id"] for r in json.load(sys.stdin)["runs"] if r["tag"]=="other"][0])')
+other=$(u2 status --json | python3 -c 'import json,sys; print([r["attempts"][-1]["job_id"] for r in json.load(sys.stdin)["runs"] if r["tag"]=="other"][0])')
 check "it chains behind the run ($run), not the newer feeder" sh -c \
-	"scontrol show job -o '$other' | grep -q 'Dependency=afterany:$run'"
+	"[ -n '$other' ] && [ -n '$run' ] && scontrol show job -o '$other' | grep -q 'Dependency=afterany:$run('"
 as_user scancel -u "$U"
 sleep 2
 expect_rc 0 "next with nothing left to do" u2 next

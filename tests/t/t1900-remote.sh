@@ -24,7 +24,7 @@ uhome=$(getent passwd "$U" | cut -d: -f6)
 # sshd refuses keys for a locked account ("!" as its password): make it
 # "no password can match" instead, which still allows keys
 case $(getent shadow "$U" | cut -d: -f2) in '!'*) usermod -p '*' "$U" ;; esac
-port=16822
+port=$((16822 + ${XLOOP_TESTCLUSTER_PORT_OFFSET:-0}))
 sd=$(mktemp -d "$T_TMP/sshd-XXXXXX")
 chmod 755 "$sd"
 ssh-keygen -q -t ed25519 -N '' -f "$sd/host_key"

@@ -64,6 +64,12 @@ json_t *briefing_log_tail(const char *path, int n)
 	return a;
 }
 
+/* "VAR: old -> new" for a run with a parent, null for a root. */
+static json_t *change_json(int child, const char *var, const char *old, const char *new)
+{
+	return child ? json_sprintf("%s: %s -> %s", var, old, new) : json_null();
+}
+
 static json_t *finished_since(struct xl_ctx *ctx, long long seen, long long *max_id)
 {
 	json_t *a = json_array();
@@ -86,9 +92,8 @@ static json_t *finished_since(struct xl_ctx *ctx, long long seen, long long *max
 		int ok = strcmp(db_col_text(&q, 6), "success") == 0;
 		json_t *o = json_pack("{s:s, s:I, s:o, s:s, s:o, s:o, s:s, s:s, s:s, s:s, s:s}",
 			"tag", db_col_text(&q, 1), "attempt", (json_int_t)db_col_int64(&q, 2),
-			"change", db_col_int64(&q, 14) ? json_sprintf("%s: %s -> %s",
-				db_col_text(&q, 3), db_col_text(&q, 4), db_col_text(&q, 5)) :
-				json_null(),
+			"change", change_json(db_col_int64(&q, 14) != 0, db_col_text(&q, 3),
+					      db_col_text(&q, 4), db_col_text(&q, 5)),
 			"verdict", db_col_text(&q, 6),
 			"class", *db_col_text(&q, 7) ? json_string(db_col_text(&q, 7)) : json_null(),
 			"score", db_col_is_null(&q, 8) ? json_null() :
@@ -561,8 +566,7 @@ static json_t *best_lineage(struct xl_ctx *ctx)
 		return a;
 	for (;;) {
 		json_array_insert_new(a, 0, json_pack("{s:s, s:o, s:o}", "tag", r.tag,
-			"change", r.parent_id ? json_sprintf("%s: %s -> %s", r.var,
-				r.old_value, r.new_value) : json_null(),
+			"change", change_json(r.parent_id != 0, r.var, r.old_value, r.new_value),
 			"score", run_score(ctx, r.id)));
 		if (!r.parent_id || ++n >= MAX_LINEAGE ||
 		    runs_get(&ctx->db, ctx->cfg.study, r.parent_tag, &up) != 0)
@@ -598,9 +602,8 @@ static json_t *failures(struct xl_ctx *ctx)
 			"class", *db_col_text(&q, 4) ? json_string(db_col_text(&q, 4)) :
 				json_null(),
 			"reason", db_col_text(&q, 5),
-			"change", db_col_int64(&q, 6) ? json_sprintf("%s: %s -> %s",
-				db_col_text(&q, 7), db_col_text(&q, 8), db_col_text(&q, 9)) :
-				json_null()));
+			"change", change_json(db_col_int64(&q, 6) != 0, db_col_text(&q, 7),
+					      db_col_text(&q, 8), db_col_text(&q, 9))));
 	db_finalize(&q);
 	return a;
 }
@@ -835,8 +838,11 @@ void briefing_print(const json_t *b)
 		if (json_is_string(json_object_get(o, "reason_meaning")))
 			printf(" (%s: %s)", jstr(o, "reason"), jstr(o, "reason_meaning"));
 		putchar('\n');
-		if (json_is_object(json_object_get(o, "waits_for")))
-			printf("    waits for %s\n", jstr(json_object_get(o, "waits_for"), "text"));
+		l = json_object_get(o, "waits_for");
+		/* a reason explained above needs no second line */
+		if (json_is_object(l) && (json_is_string(json_object_get(l, "job_id")) ||
+					  !json_is_string(json_object_get(o, "reason_meaning"))))
+			printf("    waits for %s\n", jstr(l, "text"));
 		if (json_is_string(json_object_get(o, "stale")))
 			printf("    STALE: %s\n", jstr(o, "stale"));
 	}
@@ -865,7 +871,8 @@ void briefing_print(const json_t *b)
 	if (json_is_string(json_object_get(o, "why")))
 		printf("%s: %s\n", json_array_size(json_object_get(b, "submitted")) ?
 		       "stopped feeding" : "fed nothing", jstr(o, "why"));
-	printf("after this session: %s\n", jstr(json_object_get(o, "feeder"), "text"));
+	l = json_object_get(o, "feeder");
+	feed_print_who(jstr(l, "text"), json_integer_value(json_object_get(l, "last_at")));
 	if (json_is_string(json_object_get(b, "breaker")))
 		printf("\nFEEDING STOPPED: %s\n", jstr(b, "breaker"));
 	printf("\nnext: %s\n", jstr(json_object_get(b, "next_action"), "text"));

@@ -269,7 +269,7 @@ static void print_footer(struct xl_ctx *ctx, size_t ended, size_t unknown)
 		       "judges and feeds the queue)\n", ended, ended == 1 ? "" : "s",
 		       ended == 1 ? "it" : "them");
 	feed_who(ctx, &who);
-	printf("after this session: %s\n", who.text);
+	feed_print_who(who.text, who.last_at);
 	feeder_release(&who);
 }
 

@@ -175,7 +175,7 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 }
 
 /* How long ago, in words: "4 min", "3 h", "2 days". */
-static char *ago(long long secs)
+char *feed_ago(long long secs)
 {
 	if (secs < 120)
 		return xasprintf("%lld s", secs < 0 ? 0 : secs);
@@ -189,7 +189,7 @@ static char *ago(long long secs)
 /* Who feeds the queue after this session. */
 void feed_who(struct xl_ctx *ctx, struct feeder *f)
 {
-	char *log = xasprintf("%s/.xloop/tick.log", ctx->root), *when;
+	char *log = xasprintf("%s/.xloop/tick.log", ctx->root);
 	long long now = (long long)time(NULL);
 	struct stat st;
 
@@ -198,20 +198,31 @@ void feed_who(struct xl_ctx *ctx, struct feeder *f)
 	if (stat(log, &st) == 0)
 		f->last_at = (long long)st.st_mtime;
 	free(log);
-	when = ago(now - f->last_at);
+	/* no "N min ago" in the text: the same state gives the same document */
 	if (f->last_at && now - f->last_at <= FEED_CRON_FRESH_SECS) {
 		f->kind = "cron";
-		f->text = xasprintf("cron: `xloop tick` last ran %s ago and keeps the queue "
-				    "fed", when);
-	} else if (f->last_at) {
-		f->text = xasprintf("nothing: the last `xloop tick` ran %s ago (is cron "
+		f->text = xstrdup("cron: `xloop tick` runs and keeps the queue fed");
+	}
+	else if (f->last_at)
+		f->text = xasprintf("nothing: `xloop tick` has not run for %d min (is cron "
 				    "still running it?); once this session ends the queue "
-				    "drains: `xloop cron-line` prints a crontab entry", when);
-	} else {
+				    "drains: `xloop cron-line` prints a crontab entry",
+				    FEED_CRON_FRESH_SECS / 60);
+	else
 		f->text = xstrdup("nothing: no cron runs `xloop tick` for this study; once "
 				  "this session ends the queue drains: `xloop cron-line` "
 				  "prints a crontab entry");
-	}
+}
+
+/* "after this session: TEXT (the last tick ran N min ago)" on stdout. */
+void feed_print_who(const char *text, long long last_at)
+{
+	char *when = last_at ? feed_ago((long long)time(NULL) - last_at) : NULL;
+
+	printf("after this session: %s", text);
+	if (when)
+		printf(" (the last tick ran %s ago)", when);
+	putchar('\n');
 	free(when);
 }
 

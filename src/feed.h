@@ -67,6 +67,10 @@ struct feeder {
 };
 void feed_who(struct xl_ctx *ctx, struct feeder *f);
 void feeder_release(struct feeder *f);
+/* Print "after this session: TEXT", with how long ago the last tick ran. */
+void feed_print_who(const char *text, long long last_at);
+/* How long ago secs is, in words ("4 min"), malloc'd. */
+char *feed_ago(long long secs);
 
 /* Sweep tasks submitted and not started yet (pending array tasks); -1 on error. */
 long long feed_sweep_queued(struct xl_ctx *ctx);

@@ -202,16 +202,16 @@ void feed_who(struct xl_ctx *ctx, struct feeder *f)
 	if (f->last_at && now - f->last_at <= FEED_CRON_FRESH_SECS) {
 		f->kind = "cron";
 		f->text = xstrdup("cron: `xloop tick` runs and keeps the queue fed");
-	}
-	else if (f->last_at)
+	} else if (f->last_at) {
 		f->text = xasprintf("nothing: `xloop tick` has not run for %d min (is cron "
 				    "still running it?); once this session ends the queue "
 				    "drains: `xloop cron-line` prints a crontab entry",
 				    FEED_CRON_FRESH_SECS / 60);
-	else
+	} else {
 		f->text = xstrdup("nothing: no cron runs `xloop tick` for this study; once "
 				  "this session ends the queue drains: `xloop cron-line` "
 				  "prints a crontab entry");
+	}
 }
 
 /* "after this session: TEXT (the last tick ran N min ago)" on stdout. */

@@ -108,7 +108,8 @@ check "and Slurm answers it" grep -q '^slurm there: answers' "$T_TMP/install.out
 check "it says what to put in PATH" grep -q 'export PATH="$HOME/.local/bin:$PATH"' "$T_TMP/install.out"
 # --path quoted for the login shell there, which is dash: no bash-only $'...'
 tabdir=$(printf 'opt\tx')
-r remote install xl-host --path "~/$tabdir" >"$T_TMP/install2.out" 2>&1
+r remote install xl-host --path "~/$tabdir" --json >"$T_TMP/install2.out" 2>"$T_TMP/install2.err"
+check "remote install --json validates" sh -c "/usr/bin/python3 '$(dirname "$0")/validate.py' '${XLOOP_ROOT_DIR:?}/schemas/remote.schema.json' <'$T_TMP/install2.out'"
 check "remote install --path with a tab (the login shell is $(getent passwd "$U" | cut -d: -f7))" \
 	sh -c "[ -x '$uhome/$tabdir/xloop' ] || { cat '$T_TMP/install2.out'; exit 1; }"
 rm -rf "${uhome:?}/$tabdir"

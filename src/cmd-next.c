@@ -84,13 +84,8 @@ static int cmd_next(struct xl_ctx *ctx, const struct cmd_entry *self,
 	if (ctx->json)
 		cmd_emit_json(b);
 	else {
-		char *drv = driver_summary(ctx);
-
 		briefing_print(b);
 		json_decref(b);
-		if (*drv)
-			printf("%s\n", drv);
-		free(drv);
 	}
 	rc = frc;
 out:
@@ -110,8 +105,13 @@ const struct cmd_entry cmd_next_entry = {
 	"2. while fewer than queue.depth jobs wait behind the running one, turns\n"
 	"   --set (else the next plan entry) into a run and submits it chained\n"
 	"   afterany on the last live job;\n"
-	"3. prints what finished since the last briefing, what runs and why jobs\n"
-	"   pend, the best run, what was submitted, and the next action.\n"
+	"3. prints what finished since the last briefing, what runs and what each\n"
+	"   pending job waits for (the job it is chained behind, by id and tag, or\n"
+	"   Slurm's reason), the best run, what was submitted, why feeding stopped\n"
+	"   (the breaker, queue.depth reached, the plan empty, counting the sweep\n"
+	"   tasks still queued), who feeds the queue once this session ends\n"
+	"   (nothing, or cron when `xloop tick` ran in the last 20 min), and the\n"
+	"   next action (--json: next_action.argv is its command, .why its cause).\n"
 	"\n"
 	"options:\n"
 	"  --set V=X   the change to submit now (else the plan's next entry)\n"

@@ -660,23 +660,23 @@ int driver_status_read(struct xl_ctx *ctx, struct driver_status *st)
 	return 0;
 }
 
-/* One line for status and the briefing ("" for mode none); malloc'd. */
-char *driver_summary(struct xl_ctx *ctx)
+/* feed_who's answer with driver.mode slurm: 1 with *text and *last_at. */
+int driver_who(struct xl_ctx *ctx, char **text, long long *last_at)
 {
 	struct driver_status st;
-	struct buf b = BUF_INIT;
 
-	if (strcmp(ctx->cfg.driver.mode, "none") == 0 || driver_status_read(ctx, &st) < 0)
-		return xstrdup("");
-	buf_addf(&b, "driver %s", st.mode);
+	if (strcmp(ctx->cfg.driver.mode, "slurm") != 0 || driver_status_read(ctx, &st) < 0)
+		return 0;
 	if (*st.job_id)
-		buf_addf(&b, ": a Slurm feeder job (id %s) feeds next", st.job_id);
-	else if (strcmp(st.mode, "slurm") == 0)
-		buf_adds(&b, ": no feeder job waits (nothing left to feed)");
-	if (*st.last_job)
-		buf_addf(&b, "; the last feeder, job %s, %s", st.last_job, st.last_phase);
+		*text = xasprintf("a Slurm feeder job (id %s) waits behind the runs and keeps the "
+				  "queue fed (`xloop driver status`)", st.job_id);
+	else
+		*text = xstrdup("no Slurm feeder job waits: nothing is left to feed (driver.mode "
+				"slurm: the next `xloop next` queues one when there is work)");
+	if (st.last_at)
+		*last_at = st.last_at;
 	driver_status_release(&st);
-	return buf_detach(&b, NULL);
+	return 1;
 }
 
 /* Free the status strings. */

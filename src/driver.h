@@ -61,8 +61,12 @@ struct driver_status {
 /* From the DB only (no Slurm call). 0 or -1. */
 int driver_status_read(struct xl_ctx *ctx, struct driver_status *st);
 void driver_status_release(struct driver_status *st);
-/* One line: "driver slurm: a Slurm feeder job (id N) feeds next; ..." ("" for none). */
-char *driver_summary(struct xl_ctx *ctx);
+/*
+ * Who feeds next (feed_who) with driver.mode slurm: 1 with *text
+ * ("a Slurm feeder job (id N) ...", malloc'd) and *last_at (the last
+ * feeder's start, when one ran); 0 in the other modes.
+ */
+int driver_who(struct xl_ctx *ctx, char **text, long long *last_at);
 
 /*
  * The filesystem type of the mount that holds path, from the text of

@@ -129,6 +129,12 @@ check "a new feeder replaces it" sh -c "[ \"\$(runuser -u '$U' -- env SLURM_CONF
 u2 tick >/dev/null 2>&1
 u2 tick >/dev/null 2>&1
 check "two ticks later still exactly one feeder" test "$(pending_feeders)" = 1
+f2=$(as_user squeue -h -u "$U" -n xloop-feed -t PD -o %i)
+u2 next >"$T_TMP/next2.txt" 2>&1
+check "next says who feeds after this session: the feeder job by id" \
+	grep -q "after this session: a Slurm feeder job (id $f2) waits behind the runs" "$T_TMP/next2.txt"
+u2 status >"$T_TMP/status2.txt" 2>&1
+check "status says the same" grep -q "a Slurm feeder job (id $f2)" "$T_TMP/status2.txt"
 check "driver status names the pending feeder" sh -c \
 	"runuser -u '$U' -- env PATH='$PATH' SLURM_CONF='$SLURM_CONF' '$X' -C '$d2' driver status | grep -q 'feeder job [0-9]* pending'"
 # a chain never targets a feeder, also when chaining behind any job of the user

@@ -84,4 +84,24 @@ u driver install >"$T_TMP/cron.out" 2>&1
 check "driver install for cron prints the crontab line" grep -q "^\*/5 \* \* \* \* '.*' -C '$d' tick$" "$T_TMP/cron.out"
 setc 'c["driver"]["mode"] = "slurm"'
 expect_rc 78 "driver install for slurm: nothing to install" u driver install
+
+# scrontab (a stand-in on PATH: the test cluster does not enable scrontab)
+cat >"$T_TMP/bin/scrontab" <<SCRON
+#!/bin/sh
+if [ "\$1" = -l ]; then
+	[ -f "$w/crontab" ] && exec cat "$w/crontab"
+	echo "scrontab: error: no crontab for \$(id -un)" >&2; exit 1
+fi
+cp "\$1" "$w/crontab"
+SCRON
+chmod 755 "$T_TMP/bin/scrontab"
+setc 'c["driver"]["mode"] = "scrontab"'
+sc() { as_user env PATH="$T_TMP/bin:$PATH" "$X" -C "$d" driver install; }
+expect_rc 0 "driver install writes the scrontab entry (none before)" sc
+as_user sh -c "printf '0 3 * * * /usr/bin/true mine\n' >>'$w/crontab'"
+expect_rc 0 "and again (it updates, never duplicates)" sc
+check "the user's own line is kept" grep -qx '0 3 \* \* \* /usr/bin/true mine' "$w/crontab"
+check "one block for the study" test "$(grep -c "^# xloop driver: $d\$" "$w/crontab")" = 1
+check "its entry runs tick --feeder every 5 minutes as a small job" sh -c \
+	"grep -q '^#SCRON --job-name=xloop-feed --cpus-per-task=1 ' '$w/crontab' && grep -q \"^\*/5 \* \* \* \* '.*' -C '$d' tick --feeder\\\$\" '$w/crontab'"
 finish

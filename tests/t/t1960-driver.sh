@@ -57,6 +57,18 @@ gaps = sorted(b[0] - a[1] for a, b in zip(t, t[1:]))
 print(gaps[len(gaps) // 2] if gaps else 99, " ".join("%g" % g for g in gaps), file=sys.stdout)'
 }
 
+# Verdict commits in the study's ops/decisions.md.
+verdicts() { as_user git -C "$1" log --format=%s -- ops/decisions.md | grep -c '^xloop: verdict'; }
+# Wait until DIR has N verdicts, at most S seconds.
+wait_verdicts() {
+	local i
+	for i in $(seq 1 "$3"); do
+		[ "$(verdicts "$1")" -ge "$2" ] && return 0
+		sleep 1
+	done
+	return 1
+}
+
 # A study of 5 plan entries; after one `next` only Slurm runs xloop.
 drive() {
 	local d=$1 name=$2 restart=${3:-} i n
@@ -68,20 +80,12 @@ c["driver"]["mode"] = "slurm"'
 	expect_rc 0 "$name: one next" u next
 	check "$name: one feeder pending behind the work" test "$(pending_feeders)" = 1
 	if [ -n "$restart" ]; then
-		# in the middle: once the second run is judged
-		for i in $(seq 1 60); do
-			n=$(as_user git -C "$d" log --format=%s -- ops/decisions.md | grep -c '^xloop: verdict')
-			[ "$n" -ge 2 ] && break
-			sleep 1
-		done
+		wait_verdicts "$d" 2 60	# in the middle: once the second run is judged
 		check "$name: slurmctld restarted with runs and a feeder queued" \
 			sh -c "'$TC' restart-ctld >/dev/null 2>&1"
 	fi
-	for i in $(seq 1 240); do
-		n=$(as_user git -C "$d" log --format=%s -- ops/decisions.md | grep -c '^xloop: verdict')
-		[ "$n" -ge 5 ] && break
-		sleep 1
-	done
+	wait_verdicts "$d" 5 240
+	n=$(verdicts "$d")
 	check "$name: all 5 runs judged and committed in ops/decisions.md without any xloop call ($n)" \
 		test "$n" -ge 5
 	check "$name: every run a success" sh -c "runuser -u '$U' -- env PATH='$PATH' SLURM_CONF='$SLURM_CONF' \

@@ -141,6 +141,25 @@ u2 status >"$T_TMP/status2.txt" 2>&1
 check "status says the same" grep -q "a Slurm feeder job (id $f2)" "$T_TMP/status2.txt"
 check "driver status names the pending feeder" sh -c \
 	"runuser -u '$U' -- env PATH='$PATH' SLURM_CONF='$SLURM_CONF' '$X' -C '$d2' driver status | grep -q 'feeder job [0-9]* pending'"
+# crash safety: the feeder's intent is in the DB before sbatch
+XA=${XLOOP_ASAN_BIN:?}
+crash() { as_user env XLOOP_CRASH_AT="$1" "$XA" -C "$d2" next; }
+as_user scancel -n xloop-feed -u "$U"
+sleep 1
+expect_rc 137 "killed right after a feeder's sbatch" crash feeder-after-sbatch
+f3=$(as_user squeue -h -u "$U" -n xloop-feed -t PD -o %i)
+check "its feeder is queued ($f3)" test "$(pending_feeders)" = 1
+expect_rc 0 "the next next" u2 next
+check "finds that feeder by its token: still exactly one, the same" sh -c \
+	"[ \"\$(runuser -u '$U' -- env SLURM_CONF='$SLURM_CONF' squeue -h -u '$U' -n xloop-feed -t PD -o %i)\" = '$f3' ]"
+check "and records its job id" sh -c "runuser -u '$U' -- env PATH='$PATH' SLURM_CONF='$SLURM_CONF' \
+	'$X' -C '$d2' driver status --json | grep -q '\"pending_job_id\": \"$f3\"'"
+as_user scancel "$f3"
+sleep 1
+expect_rc 137 "killed after recording a feeder's intent" crash feeder-after-intent
+check "no feeder was submitted" test "$(pending_feeders)" = 0
+expect_rc 0 "the next next" u2 next
+check "submits one (the intent is closed, not retried blindly)" test "$(pending_feeders)" = 1
 # a chain never targets a feeder, also when chaining behind any job of the user
 python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['slurm']['chain']='any-user'; json.dump(c, open(p,'w'), indent=2)" "$d2/xloop.json"
 run=$(as_user squeue -h -u "$U" -t PD,R -o '%i %j' | awk '$2 != "xloop-feed" { print $1 }' | sort -n | tail -n1)

@@ -139,6 +139,13 @@ check "next says who feeds after this session: the feeder job by id" \
 	grep -q "after this session: a Slurm feeder job (id $f2) waits behind the runs" "$T_TMP/next2.txt"
 u2 status >"$T_TMP/status2.txt" 2>&1
 check "status says the same" grep -q "a Slurm feeder job (id $f2)" "$T_TMP/status2.txt"
+S=$XLOOP_ROOT_DIR/schemas
+V="/usr/bin/python3 $(dirname "$0")/validate.py"
+u2 next --json >"$T_TMP/next2.json" 2>/dev/null
+u2 status --json >"$T_TMP/status2.json" 2>/dev/null
+u2 driver status --json >"$T_TMP/driver2.json" 2>/dev/null
+check "next --json, status --json and driver status --json validate (feeder kind slurm)" sh -c \
+	"$V '$S/next.schema.json' <'$T_TMP/next2.json' && $V '$S/status.schema.json' <'$T_TMP/status2.json' && $V '$S/driver.schema.json' <'$T_TMP/driver2.json' && grep -q '\"kind\": \"slurm\"' '$T_TMP/next2.json'"
 check "driver status names the pending feeder" sh -c \
 	"runuser -u '$U' -- env PATH='$PATH' SLURM_CONF='$SLURM_CONF' '$X' -C '$d2' driver status | grep -q 'feeder job [0-9]* pending'"
 # crash safety: the feeder's intent is in the DB before sbatch

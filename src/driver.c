@@ -638,8 +638,10 @@ int driver_status_read(struct xl_ctx *ctx, struct driver_status *st)
 	db_finalize(&q);
 	if (db_prepare(&ctx->db, &q, "SELECT coalesce(job_id, ''), phase, coalesce(result, ''),"
 		       " started_at FROM feeder WHERE study = :study AND started_at IS NOT NULL"
-		       " ORDER BY started_at DESC, id DESC LIMIT 1") < 0)
+		       " ORDER BY started_at DESC, id DESC LIMIT 1") < 0) {
+		driver_status_release(st);
 		return -1;
+	}
 	db_bind_text(&q, ":study", ctx->cfg.study);
 	if (db_step(&q) == SQLITE_ROW) {
 		st->last_job = db_col_dup(&q, 0);

@@ -148,6 +148,9 @@ check "next --json, status --json and driver status --json validate (feeder kind
 	"$V '$S/next.schema.json' <'$T_TMP/next2.json' && $V '$S/status.schema.json' <'$T_TMP/status2.json' && $V '$S/driver.schema.json' <'$T_TMP/driver2.json' && grep -q '\"kind\": \"slurm\"' '$T_TMP/next2.json'"
 check "driver status names the pending feeder" sh -c \
 	"runuser -u '$U' -- env PATH='$PATH' SLURM_CONF='$SLURM_CONF' '$X' -C '$d2' driver status | grep -q 'feeder job [0-9]* pending'"
+u2 doctor >"$T_TMP/doctor2.txt" 2>&1
+check "doctor's probe job ran where feeders run and says which way they work" \
+	grep -qE '^ok +driver +driver.mode slurm: a feeder opens the state DB itself \([a-z0-9.]+\); probe job [0-9]+: ok on ' "$T_TMP/doctor2.txt"
 # crash safety: the feeder's intent is in the DB before sbatch
 XA=${XLOOP_ASAN_BIN:?}
 crash() { as_user env XLOOP_CRASH_AT="$1" "$XA" -C "$d2" next; }

@@ -693,6 +693,15 @@ int slurm_parse_config(const char *out, struct slurm_record *conf,
 	return 0;
 }
 
+/* True when AccountingStorageType names a storage plugin other than none. */
+int slurm_config_accounting(const struct slurm_record *conf)
+{
+	const char *type = slurm_record_get(conf, "AccountingStorageType");
+
+	return type && !is_no_value(span_of(type)) &&
+	       strcmp(type, "accounting_storage/none") != 0;
+}
+
 /* ------------------------------------------------------------------ ping */
 
 /* Free the controllers. */

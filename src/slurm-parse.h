@@ -374,6 +374,13 @@ void slurm_record_release(struct slurm_record *rec);
 int slurm_parse_config(const char *out, struct slurm_record *conf,
 		       char **cause);
 
+/*
+ * True when the configuration stores accounting: AccountingStorageType
+ * names a plugin other than none. Slurm 24.05 and later print "(null)"
+ * without accounting, before that "accounting_storage/none".
+ */
+int slurm_config_accounting(const struct slurm_record *conf);
+
 /* One controller as `scontrol ping` reports it. */
 struct slurm_ping_ctld {
 	char *role;		/* "primary", "backup1", "backup" */

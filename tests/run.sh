@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Every test: the cmocka unit tests (ASan+UBSan build), then the
 # integration tests in tests/t/ against the local test cluster, first
-# without accounting and then with it (MariaDB + slurmdbd).
+# without accounting and then with it (MariaDB + slurmdbd), and beside them
+# the version matrix (tests/matrix.sh: one lane per Slurm version in a
+# chroot, each its own cluster on its own ports; XLOOP_MATRIX=0 skips it,
+# XLOOP_MATRIX_SUITES picks suites).
 # Run through ./build.sh test, which builds ./xloop and build/asan first.
 # Prints cmocka's lines, one line per integration check, and last
 # "N passed, N failed"; exits non-zero when anything failed.
@@ -85,6 +88,16 @@ if [ "$(id -u)" -eq 0 ]; then
 	id "$XLOOP_TEST_USER" >/dev/null 2>&1 || useradd -m "$XLOOP_TEST_USER"
 fi
 
+# the version matrix, in the background until the end
+matrix_suites=()
+if [ "$(id -u)" -eq 0 ] && [ "${XLOOP_MATRIX:-1}" != 0 ]; then
+	mkdir -p build/matrix
+	for suite in ${XLOOP_MATRIX_SUITES:-bullseye trixie sid}; do
+		tests/matrix.sh "$suite" >"build/matrix/$suite.log" 2>&1 &
+		matrix_suites+=("$suite:$!")
+	done
+fi
+
 export XLOOP_PROFILE=none
 for t in tests/t/t0*.sh; do
 	run_t "$t"
@@ -118,6 +131,23 @@ else
 	fi
 	ops/slurm/testcluster.sh down >/dev/null 2>&1 || true
 fi
+
+# the matrix lanes: their lines, then their counts
+for lane in ${matrix_suites[@]+"${matrix_suites[@]}"}; do
+	t0=$SECONDS
+	wait "${lane#*:}"
+	log=build/matrix/${lane%%:*}.log
+	echo "# matrix ${lane%%:*} (waited $((SECONDS - t0)) s more, log $log)"
+	grep -v '^[0-9]* passed, ' "$log"
+	line=$(grep '^[0-9]* passed, ' "$log" | tail -n1)
+	if [ -z "$line" ]; then
+		echo "not ok - matrix ${lane%%:*} ended without a result"
+		failed=$((failed + 1))
+		continue
+	fi
+	set -- $line
+	passed=$((passed + $1)) failed=$((failed + $3)) skipped=$((skipped + $5))
+done
 
 echo "# took $(($(date +%s) - started)) s"
 echo "$passed passed, $failed failed, $skipped skipped"

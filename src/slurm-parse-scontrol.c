@@ -175,7 +175,7 @@ static int set_int(int *out, const char *key, const char *v, char **cause)
 
 /*
  * Keys scontrol prints, in the order it prints them (union of 14.11 to
- * 25.11). KEY_TEXT: the value is free text that may hold spaces and "X=";
+ * 26.05; 26.05's -d adds SLUID after JobName). KEY_TEXT: the value is free text that may hold spaces and "X=";
  * KEY_REPEAT: printed once per node group by -d, the others once a record.
  */
 #define KEY_TEXT 1
@@ -186,7 +186,8 @@ static const struct scontrol_key {
 } scontrol_keys[] = {
 	{ "JobId", 0 }, { "ArrayJobId", 0 }, { "ArrayTaskId", 0 },
 	{ "ArrayTaskThrottle", 0 }, { "HetJobId", 0 }, { "HetJobOffset", 0 },
-	{ "JobName", KEY_TEXT }, { "HetJobIdSet", 0 }, { "UserId", 0 },
+	{ "JobName", KEY_TEXT }, { "SLUID", 0 }, { "HetJobIdSet", 0 },
+	{ "UserId", 0 },
 	{ "GroupId", 0 }, { "MCS_label", 0 }, { "Priority", 0 }, { "Nice", 0 },
 	{ "Account", 0 }, { "QOS", 0 }, { "WCKey", 0 }, { "JobState", 0 },
 	{ "Reason", KEY_TEXT }, { "FailedNode", 0 }, { "Dependency", 0 },

@@ -9,8 +9,8 @@
 # --parsable and --test-only, squeue and scontrol show job (-o, -d, -d -o)
 # of running and pending jobs, scontrol show job -o and sacct -P (xloop's
 # fields) of finished ones (exit 0, exit 3, exit 137, killed by SIGKILL,
-# an array with a failed task), sinfo -R, scontrol ping and show config,
-# and sacctmgr. Without accounting, the config and sacct's answer go to
+# an array with a failed task), sinfo -R, scontrol ping, show config,
+# show node and show partition, and sacctmgr. Without accounting, the config and sacct's answer go to
 # *_plain.txt; with it, to *_accounting.txt beside the sacct captures.
 # Each file starts with '# command: ...'; a second '# exit: N' line where
 # the exit status and stderr are part of what is captured.
@@ -97,6 +97,8 @@ else
 	capture scontrol_show_config_plain scontrol show config
 fi
 capture scontrol_ping scontrol ping
+capture scontrol_show_node_o scontrol show node -o "$NODE"
+capture scontrol_show_partition_o scontrol show partition -o gpu
 
 # --- a drained node ----------------------------------------------------------
 scontrol update nodename="$NODE" state=drain reason='xloop capture: disk almost full'

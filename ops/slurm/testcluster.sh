@@ -730,6 +730,12 @@ register_cluster() {
 }
 
 start_slurmctld() {
+    # A slurmctld 24.11 (or 26.05) first started without accounting keeps a
+    # ClusterID of its own in the state, which slurmdbd then refuses ("CLUSTER
+    # ID MISMATCH"); with accounting, let it take slurmdbd's.
+    if [[ -f $DBD_CONF ]]; then
+        rm -f "$STATE_DIR/clustername"
+    fi
     start_daemon slurmctld "$LOG_DIR/slurmctld.log" ctld_ready 60 -- \
         slurmctld -D -f "$CONF"
 }

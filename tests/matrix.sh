@@ -34,23 +34,16 @@ plan() {
 }
 
 passed=0 failed=0 skipped=0
+. tests/runlib.sh
 
 # One test inside the suite's chroot; its lines tagged "[VERSION]".
 run_in() {
-	local suite=$1 version=$2 profile=$3 t=$4 out rc line t0=$SECONDS pass fail skip
+	local suite=$1 version=$2 profile=$3 t=$4 out rc t0=$SECONDS
 	echo "# [$version] $t ($profile)"
 	out=$(XLOOP_PROFILE=$profile "$CC" "$suite" exec bash "$t" 2>&1)
 	rc=$?
 	echo "# [$version] $t took $((SECONDS - t0)) s"
-	printf '%s\n' "$out" | grep -v '^RESULT ' | sed -E "s/^(not )?ok - /&[$version] /"
-	line=$(printf '%s\n' "$out" | grep '^RESULT ' | tail -n1)
-	if [ -z "$line" ]; then
-		echo "not ok - [$version] $t ended without a result (exit $rc)"
-		failed=$((failed + 1))
-		return
-	fi
-	eval "${line#RESULT }"
-	passed=$((passed + pass)) failed=$((failed + fail)) skipped=$((skipped + skip))
+	count_result "$t" "$rc" "$out" "[$version]"
 }
 
 # Every profile of one suite, the cluster brought up for each.

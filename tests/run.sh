@@ -42,27 +42,14 @@ for t in build/asan/test_*; do
 done
 
 # integration tests print "RESULT pass=N fail=M skip=K" last
+. tests/runlib.sh
 run_t() {
-	local t=$1 out rc line t0=$SECONDS
+	local t=$1 out rc t0=$SECONDS
 	echo "# $t (${XLOOP_PROFILE})"
 	out=$(bash "$t" 2>&1)
 	rc=$?
 	echo "# $t took $((SECONDS - t0)) s"
-	printf '%s\n' "$out" | grep -v '^RESULT '
-	line=$(printf '%s\n' "$out" | grep '^RESULT ' | tail -n1)
-	if [ -z "$line" ]; then
-		echo "not ok - $t ended without a result (exit $rc)"
-		failed=$((failed + 1))
-		return
-	fi
-	eval "${line#RESULT }"
-	passed=$((passed + pass))
-	failed=$((failed + fail))
-	skipped=$((skipped + skip))
-	if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
-		echo "not ok - $t exited $rc"
-		failed=$((failed + 1))
-	fi
+	count_result "$t" "$rc" "$out"
 }
 
 # every fuzz target for a short bounded time (./build.sh fuzz runs longer):

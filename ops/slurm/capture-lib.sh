@@ -108,3 +108,11 @@ expect() {
     msg "job $1: $2=$3 as expected"
 }
 submit() { as_user sbatch --parsable "$@"; }
+
+# Drain the node, capture sinfo -R (sinfo_R.txt), resume it.
+capture_drained() {
+    scontrol update nodename="$NODE" state=drain reason='xloop capture: disk almost full'
+    capture sinfo_R sinfo -R -h -o '%n|%E|%H'
+    scontrol update nodename="$NODE" state=resume
+    wait_for 30 "node $NODE back to idle" node_idle
+}

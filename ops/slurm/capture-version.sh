@@ -101,10 +101,7 @@ capture scontrol_show_node_o scontrol show node -o "$NODE"
 capture scontrol_show_partition_o scontrol show partition -o gpu
 
 # --- a drained node ----------------------------------------------------------
-scontrol update nodename="$NODE" state=drain reason='xloop capture: disk almost full'
-capture sinfo_R sinfo -R -h -o '%n|%E|%H'
-scontrol update nodename="$NODE" state=resume
-wait_for 30 "node $NODE back to idle" node_idle
+capture_drained
 
 rm -rf "$WORK"
 msg "done: $OUT"

@@ -96,10 +96,7 @@ for _ in 1 2 3; do
 done
 
 # --- 6. drained node reason -------------------------------------------------
-scontrol update nodename="$NODE" state=drain reason='xloop capture: disk almost full'
-capture sinfo_R sinfo -R -h -o '%n|%E|%H'
-scontrol update nodename="$NODE" state=resume
-wait_for 30 "node $NODE back to idle" node_idle
+capture_drained
 
 rm -rf "$WORK"
 msg "all checks passed; fixtures in $OUT"

@@ -3014,14 +3014,19 @@ static void test_capture_scontrol_array(void **unused)
 	free(cmd);
 }
 
-/* Parse a sacct capture with the fields of its own command. */
-static void capture_sacct(const char *name, struct slurm_acct *acct,
-			  char **job)
+/*
+ * Parse a sacct capture (of version ver, NULL: the host's) with the fields
+ * of its own command; *job gets its -j. 0 when an optional one is absent.
+ */
+static int capture_sacct_at(const char *ver, const char *name, int optional,
+			    struct slurm_acct *acct, char **job)
 {
-	char *cmd, *body = capture(name, &cmd), *list, **fields;
+	char *cmd, *body = capture_at(ver, name, &cmd, optional), *list, **fields;
 	size_t nr;
 
-	assert_non_null(strstr(cmd, "sacct -P -n"));
+	if (body == NULL)
+		return 0;
+	assert_non_null(strstr(cmd, "sacct "));
 	list = word_after(cmd, " -o ");
 	fields = split_commas(list, &nr);
 	sacct_ok(body, (const char *const *)fields, nr, NULL, 0, acct);
@@ -3030,6 +3035,14 @@ static void capture_sacct(const char *name, struct slurm_acct *acct,
 	free(list);
 	free(body);
 	free(cmd);
+	return 1;
+}
+
+/* Parse a sacct capture of the host's 22.05. */
+static void capture_sacct(const char *name, struct slurm_acct *acct,
+			  char **job)
+{
+	capture_sacct_at(NULL, name, 0, acct, job);
 }
 
 /* Captures: sacct verdicts of a completed, failed and OOM-killed job. */
@@ -3376,26 +3389,6 @@ static void test_versions_squeue(void **unused)
 	free(vers);
 }
 
-/* Parse a version's sacct capture with its own fields; 0 when absent. */
-static int vsacct(const char *ver, const char *name, struct slurm_acct *acct,
-		  char **job)
-{
-	char *cmd, *body = capture_at(ver, name, &cmd, 1), *list, **fields;
-	size_t nr;
-
-	if (body == NULL)
-		return 0;
-	list = word_after(cmd, " -o ");
-	fields = split_commas(list, &nr);
-	sacct_ok(body, (const char *const *)fields, nr, NULL, 0, acct);
-	*job = word_after(cmd, " -j ");
-	free_list(fields, nr);
-	free(list);
-	free(body);
-	free(cmd);
-	return 1;
-}
-
 /* Every version with accounting: the verdict of each finished job. */
 static void test_versions_sacct(void **unused)
 {
@@ -3428,7 +3421,7 @@ static void test_versions_sacct(void **unused)
 			free(cmd);
 		}
 		for (k = 0; k < ARRAY_SIZE(cases); k++) {
-			if (!vsacct(vers[i], cases[k].file, &acct, &job))
+			if (!capture_sacct_at(vers[i], cases[k].file, 1, &acct, &job))
 				continue;
 			seen++;
 			summary_ok(&acct, job, &sum);
@@ -3449,7 +3442,7 @@ static void test_versions_sacct(void **unused)
 			slurm_acct_release(&acct);
 			free(job);
 		}
-		if (vsacct(vers[i], "sacct_P_n_array.txt", &acct, &job)) {
+		if (capture_sacct_at(vers[i], "sacct_P_n_array.txt", 1, &acct, &job)) {
 			for (k = 0; k < 3; k++) {
 				task = xasprintf("%s_%zu", job, k);
 				check_summary(&acct, task, k == 2 ? SLURM_STATE_FAILED :

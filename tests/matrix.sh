@@ -8,6 +8,7 @@
 # run there), take the cluster down. Prints each test's lines tagged with
 # the version, then "N passed, N failed, N skipped". Needs root; run through
 # tests/run.sh (beside the host suite) or ./build.sh matrix.
+# XLOOP_MATRIX_TESTS="t1100 t1300" runs only those of each suite's tests.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -48,7 +49,7 @@ run_in() {
 
 # Every profile of one suite, the cluster brought up for each.
 run_suite() {
-	local suite=$1 version profile tests t t0=$SECONDS
+	local suite=$1 version profile tests t out t0=$SECONDS
 	if ! "$CC" "$suite" build; then
 		echo "not ok - $suite: the chroot could not be built"
 		failed=$((failed + 1))
@@ -57,13 +58,14 @@ run_suite() {
 	version=$("$CC" "$suite" version)
 	echo "# [$version] $suite tree ready after $((SECONDS - t0)) s"
 	while read -r profile tests; do
-		if ! "$CC" "$suite" up $([ "$profile" = accounting ] && echo --accounting) >/dev/null 2>&1; then
-			"$CC" "$suite" up $([ "$profile" = accounting ] && echo --accounting) 2>&1 | tail -n 20 | sed 's/^/# /'
+		if ! out=$("$CC" "$suite" up $([ "$profile" = accounting ] && echo --accounting) 2>&1); then
+			printf '%s\n' "$out" | tail -n 20 | sed 's/^/# /'
 			echo "not ok - [$version] the $profile cluster did not come up"
 			failed=$((failed + 1))
 			continue
 		fi
 		for t in $tests; do
+			case " ${XLOOP_MATRIX_TESTS:-$t} " in *" $t "*) ;; *) continue ;; esac
 			run_in "$suite" "$version" "$profile" tests/t/$t-*.sh
 		done
 	done < <(plan "$suite")

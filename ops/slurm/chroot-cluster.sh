@@ -112,9 +112,14 @@ cmd_build() {
 	fi
 	command -v mmdebstrap >/dev/null || die "mmdebstrap is missing (apt-get install mmdebstrap)"
 	mkdir -p "$CACHE"
+	# one builder per suite; the lock's fd is closed again below, so no
+	# daemon started later by this process holds it
 	exec 7>>"$CACHE/.lock-$suite"
 	flock 7
-	[ -f "$tree/etc/xloop-chroot" ] && return 0
+	if [ -f "$tree/etc/xloop-chroot" ]; then
+		exec 7>&-
+		return 0
+	fi
 	tmp=$tree.tmp.$$
 	msg "building the $suite tree in $tree (mmdebstrap)"
 	if ! nice -n 10 mmdebstrap --quiet --variant=apt --components=main \
@@ -134,6 +139,7 @@ cmd_build() {
 		[ "$old" = "$tree" ] || [ ! -d "$old" ] && continue
 		has_mounts "$old" || rm -rf "$old"
 	done
+	exec 7>&-
 	msg "built $tree in $((SECONDS - t0)) s"
 }
 

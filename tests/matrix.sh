@@ -41,16 +41,21 @@ passed=0 failed=0 skipped=0
 run_in() {
 	local suite=$1 version=$2 profile=$3 t=$4 out rc t0=$SECONDS
 	echo "# [$version] $t ($profile)"
-	out=$(XLOOP_PROFILE=$profile "$CC" "$suite" exec bash "$t" 2>&1)
+	out=$(XLOOP_PROFILE=$profile "$CC" "$suite" exec bash "$t" 2>&1 6>&-)
 	rc=$?
 	echo "# [$version] $t took $((SECONDS - t0)) s"
 	count_result "$t" "$rc" "$out" "[$version]"
 }
 
-# Every profile of one suite, the cluster brought up for each.
+# Every profile of one suite, the cluster brought up for each; one run of a
+# suite at a time on the machine (its lock's fd 6 is not given to daemons).
 run_suite() {
 	local suite=$1 version profile tests t out t0=$SECONDS
-	if ! "$CC" "$suite" build; then
+	local cache=${XLOOP_CHROOT_CACHE:-/var/cache/xloop/chroots}
+	mkdir -p "$cache"
+	exec 6>>"$cache/.run-$suite.lock"
+	flock 6
+	if ! "$CC" "$suite" build 6>&-; then
 		echo "not ok - $suite: the chroot could not be built"
 		failed=$((failed + 1))
 		return
@@ -58,7 +63,7 @@ run_suite() {
 	version=$("$CC" "$suite" version)
 	echo "# [$version] $suite tree ready after $((SECONDS - t0)) s"
 	while read -r profile tests; do
-		if ! out=$("$CC" "$suite" up $([ "$profile" = accounting ] && echo --accounting) 2>&1); then
+		if ! out=$("$CC" "$suite" up $([ "$profile" = accounting ] && echo --accounting) 2>&1 6>&-); then
 			printf '%s\n' "$out" | tail -n 20 | sed 's/^/# /'
 			echo "not ok - [$version] the $profile cluster did not come up"
 			failed=$((failed + 1))
@@ -69,7 +74,8 @@ run_suite() {
 			run_in "$suite" "$version" "$profile" tests/t/$t-*.sh
 		done
 	done < <(plan "$suite")
-	"$CC" "$suite" down >/dev/null 2>&1 || true
+	"$CC" "$suite" down >/dev/null 2>&1 6>&- || true
+	exec 6>&-
 	echo "# [$version] $suite took $((SECONDS - t0)) s"
 }
 

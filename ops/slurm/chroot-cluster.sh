@@ -52,12 +52,14 @@ usage() {
 	exit 2
 }
 
-# The suite's ports (slurmctld slurmd slurmdbd MariaDB) and accounting use.
+# The suite's port offset (testcluster.sh's XLOOP_TESTCLUSTER_PORT_OFFSET:
+# slurmctld 16817+N, slurmd 16818+N, slurmdbd 16819+N, MariaDB 13306+N;
+# tests/one.sh's extra slots use 100 and 200) and whether it has accounting.
 suite_info() {
 	case $1 in
-	bullseye) echo "16827 16828 16829 13307 noacct" ;;
-	trixie) echo "16837 16838 16839 13308 acct" ;;
-	sid) echo "16847 16848 16849 13309 acct" ;;
+	bullseye) echo "10 noacct" ;;
+	trixie) echo "20 acct" ;;
+	sid) echo "30 acct" ;;
 	*) return 1 ;;
 	esac
 }
@@ -182,12 +184,12 @@ add_user() {
 in_tree() {
 	local suite=$1 tree=$2
 	shift 2
-	local ports
-	ports=$(suite_info "$suite" | cut -d' ' -f1-4)
+	local offset
+	offset=$(suite_info "$suite" | cut -d' ' -f1)
 	chroot "$tree" /usr/bin/env \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		XLOOP_TESTCLUSTER_DIR="/var/lib/xloop-cluster-$suite" \
-		XLOOP_TESTCLUSTER_PORTS="$ports" \
+		XLOOP_TESTCLUSTER_PORT_OFFSET="$offset" \
 		XLOOP_TESTCLUSTER_CGROUPS=no \
 		SLURM_CONF="/var/lib/xloop-cluster-$suite/etc/slurm.conf" \
 		"$@"
@@ -221,7 +223,9 @@ main() {
 	local suite=${1:-} cmd=${2:-} tree
 	[ "$suite" = list ] && {
 		for suite in bullseye trixie sid; do
-			printf '%s ports %s\n' "$suite" "$(suite_info "$suite")"
+			set -- $(suite_info "$suite")
+			printf '%s: slurmctld %d, slurmd %d, slurmdbd %d, MariaDB %d (%s)\n' "$suite" \
+				$((16817 + $1)) $((16818 + $1)) $((16819 + $1)) $((13306 + $1)) "$2"
 		done
 		return 0
 	}

@@ -226,7 +226,7 @@ static int sweep_new(struct xl_ctx *ctx, struct slurm *s, const char *set,
 		free(base);
 	}
 	rc = sweep_create(ctx, name, from ? from : "best", var, values, n, k, force,
-			  &sw, &cause);
+			  name_opt, &sw, &cause);
 	if (rc) {
 		if (sw.nr)
 			fprintf(stderr, "xloop: %zu of %zu runs were made; 'xloop sweep retry "
@@ -333,7 +333,9 @@ const struct cmd_entry cmd_sweep_entry = {
 	"options:\n"
 	"  --from P          the parent (default: best); proven unless --force\n"
 	"  --max-parallel K  at most K tasks at once (the array's %K)\n"
-	"  --name N          the sweep's name (default: <VAR>-sweep, made unique)\n"
+	"  --name N          the sweep's name (default: <VAR>-sweep, made unique);\n"
+	"                    with it, its runs are tagged N--VAR-VALUE (else\n"
+	"                    VAR-VALUE; `xloop help tags`)\n"
 	"  --mem M, --time D resources for this submission (recorded)\n"
 	"  --after J, --no-chain  what the array waits for (default: the newest\n"
 	"                    live job)\n"

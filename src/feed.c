@@ -9,6 +9,7 @@
 #include "loop.h"
 #include "plan.h"
 #include "retry.h"
+#include "tags.h"
 
 /* Free what feeding made. */
 void feed_result_release(struct feed_result *res)
@@ -38,11 +39,24 @@ static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	struct submit_opts o;
 	struct submit_result sr;
 	struct new_run nr;
-	char *tag = tag_opt ? xstrdup(tag_opt) : loop_auto_tag(ctx, var, value);
-	char *note = plan_id ? xasprintf("from plan entry %lld", plan_id) : NULL;
-	int rc = loop_new_run(ctx, tag, from, var, value, note, 0, &nr, cause);
+	struct run parent;
+	char *tag, *note;
 	struct fed *f;
+	int rc;
 
+	if (plan_id) {
+		/* what `plan add` checked may have changed since ("best" moved) */
+		rc = loop_find_parent(ctx, from, 0, &parent, cause);
+		if (rc == 0) {
+			rc = loop_check_change(ctx, &parent, var, value, cause);
+			run_release(&parent);
+		}
+		if (rc)
+			return rc;
+	}
+	tag = tag_opt ? xstrdup(tag_opt) : tag_make(ctx, TAG_CHANGE, NULL, var, value);
+	note = plan_id ? xasprintf("from plan entry %lld", plan_id) : NULL;
+	rc = loop_new_run(ctx, tag, from, var, value, note, 0, &nr, cause);
 	free(note);
 	free(tag);
 	if (rc)
@@ -82,7 +96,9 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 {
 	struct plan_entry *plan = NULL;
 	size_t nplan = 0, next = 0;
-	int rc = 0, used_request = !(req && req->var);
+	int rc = 0, used_request = !(req && req->var), no_best;
+	struct run best;
+	double score;
 
 	memset(res, 0, sizeof(*res));
 	/* failures in a row stop everything, retries included */
@@ -103,6 +119,9 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		return rc;
 	if (plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan) < 0)
 		return XL_ERR;
+	no_best = runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &best, &score) != 0;
+	if (!no_best)
+		run_release(&best);
 	while (ref->running + ref->pending < (size_t)ctx->cfg.depth + 1) {
 		if (!used_request) {
 			used_request = 1;
@@ -114,6 +133,10 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		}
 		if (next >= nplan)
 			break;
+		if (no_best && strcmp(plan[next].parent, "best") == 0) {
+			next++;	/* not yet: it stays queued until there is a best */
+			continue;
+		}
 		rc = feed_one(ctx, s, ref, NULL, plan[next].parent, plan[next].var,
 			      plan[next].value, plan[next].id, res, cause);
 		if (rc == XL_DATAERR || rc == XL_NOINPUT || rc == XL_USAGE) {

@@ -15,6 +15,7 @@
 #include "loop.h"
 #include "secrets.h"
 #include "study.h"
+#include "tags.h"
 
 /* The work tree root above root (the nearest directory holding .git), or NULL. */
 static char *worktree_prefix(const char *root)
@@ -899,42 +900,54 @@ out:
 	return rc;
 }
 
-/* A free, tag-safe name for a change. */
-char *loop_auto_tag(struct xl_ctx *ctx, const char *var, const char *value)
+/* Refuse a change `new` would refuse, or one made from this parent already. */
+int loop_check_change(struct xl_ctx *ctx, const struct run *parent, const char *var,
+		      const char *value, char **cause)
 {
-	struct buf b = BUF_INIT;
-	const char *p;
-	char *base, *tag;
-	int i;
+	struct jobsh_vars vars = JOBSH_VARS_INIT;
+	const struct jobsh_var *jv;
+	struct buf text = BUF_INIT;
+	struct run *kids = NULL;
+	size_t nkids = 0, i;
+	char *path = run_job_path(ctx->root, ctx->cfg.study, parent->tag), *quoted;
+	int rc = XL_DATAERR, err, same;
 
-	buf_adds(&b, var);
-	buf_addc(&b, '-');
-	for (p = value; *p && b.len < 48; p++) {
-		unsigned char c = (unsigned char)*p;
+	if (study_read_script(path, &text, &err, cause) < 0) {
+		rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
+		goto out;
+	}
+	if (jobsh_scan(text.s, text.len, &vars, cause) < 0 ||
+	    jobsh_find(&vars, var, &jv, cause) < 0) {
+		char *c = xasprintf("%s (in %s's job.sh)", *cause, parent->tag);
 
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-')
-			buf_addc(&b, (char)c);
-		else if (b.len && b.s[b.len - 1] != '-')
-			buf_addc(&b, '-');
+		free(*cause);
+		*cause = c;
+		goto out;
 	}
-	while (b.len && (b.s[b.len - 1] == '-' || b.s[b.len - 1] == '.'))
-		buf_setlen(&b, b.len - 1);
-	base = buf_detach(&b, NULL);
-	if (!valid_name(base)) {
-		free(base);
-		base = xstrdup("run");
+	quoted = jobsh_quote(value);
+	same = jv->value ? value_same(jv->value, value) : strcmp(jv->raw, quoted) == 0;
+	free(quoted);
+	if (same) {
+		*cause = xasprintf("%s is %s in %s's job.sh already: the run would change "
+				   "nothing", var, jv->raw, parent->tag);
+		goto out;
 	}
-	tag = xstrdup(base);
-	for (i = 2;; i++) {
-		char *cause = NULL;
-
-		if (loop_check_new_tag(ctx, tag, &cause) == 0)
-			break;
-		free(cause);
-		free(tag);
-		tag = xasprintf("%s-%d", base, i);
+	if (runs_children(&ctx->db, parent->id, var, &kids, &nkids) < 0) {
+		*cause = xasprintf("unable to read the runs of '%s'", parent->tag);
+		rc = XL_ERR;
+		goto out;
 	}
-	free(base);
-	return tag;
+	for (i = 0; i < nkids; i++)
+		if (value_same(kids[i].new_value, value)) {
+			*cause = xasprintf("%s=%s from %s was made already: run %s", var,
+					   value, parent->tag, kids[i].tag);
+			goto out;
+		}
+	rc = 0;
+out:
+	runs_free(kids, nkids);
+	jobsh_vars_release(&vars);
+	buf_release(&text);
+	free(path);
+	return rc;
 }

@@ -147,7 +147,13 @@ int loop_new_run(struct xl_ctx *ctx, const char *tag, const char *from,
 		 const char *var, const char *value, const char *note, int force,
 		 struct new_run *out, char **cause);
 
-/* A free tag for var=value: "<var>-<value>" made tag-safe, "-2", "-3"... */
-char *loop_auto_tag(struct xl_ctx *ctx, const char *var, const char *value);
+/*
+ * Refuse a change of parent that `new` would refuse, compared canonically
+ * (value_canon): var not assigned exactly once at top level of the parent's
+ * job.sh, or already value there; or made from parent already (a run of
+ * parent changing var to value exists). 0, or an exit code with *cause.
+ */
+int loop_check_change(struct xl_ctx *ctx, const struct run *parent, const char *var,
+		      const char *value, char **cause);
 
 #endif

@@ -108,6 +108,28 @@ int runs_list(struct db *db, const char *study, struct run **v, size_t *n)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* The children of a run that change var. */
+int runs_children(struct db *db, long long parent_id, const char *var, struct run **v,
+		  size_t *n)
+{
+	struct stmt q;
+	int rc;
+
+	*v = NULL;
+	*n = 0;
+	if (db_prepare(db, &q, "SELECT " RUN_COLS RUN_FROM " WHERE r.parent_id = :p"
+		       " AND r.var = :var ORDER BY r.id") < 0)
+		return -1;
+	db_bind_int64(&q, ":p", parent_id);
+	db_bind_text(&q, ":var", var);
+	while ((rc = db_step(&q)) == SQLITE_ROW) {
+		*v = xreallocarray(*v, *n + 1, sizeof(**v));
+		run_from(&q, &(*v)[(*n)++]);
+	}
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* The tag of run id (malloc'd), or NULL when there is no such run. */
 char *runs_tag(struct db *db, long long run_id)
 {

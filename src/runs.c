@@ -620,3 +620,43 @@ int sweeps_delete_empty(struct db *db, long long sweep_id)
 	db_finalize(&q);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
+
+/* Seconds the latest successful attempts of a study ran, newest first. */
+int attempts_recent_elapsed(struct db *db, const char *study, long long limit,
+			    long long **secs, size_t *n)
+{
+	struct stmt q;
+	int rc;
+
+	*secs = NULL;
+	*n = 0;
+	if (db_prepare(db, &q, "SELECT a.ended_at - a.started_at FROM attempt a"
+		       " WHERE a.verdict = 'success' AND a.n > 0 AND a.started_at > 0"
+		       " AND a.ended_at >= a.started_at"
+		       " AND +a.run_id IN (SELECT id FROM run WHERE study = :study)"
+		       " ORDER BY a.id DESC LIMIT :lim") < 0)
+		return -1;
+	db_bind_text(&q, ":study", study);
+	db_bind_int64(&q, ":lim", limit);
+	while ((rc = db_step(&q)) == SQLITE_ROW) {
+		*secs = xreallocarray(*secs, *n + 1, sizeof(**secs));
+		(*secs)[(*n)++] = db_col_int64(&q, 0);
+	}
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Record what an attempt waits for now. */
+int attempts_set_after(struct db *db, long long id, const char *after)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(db, &q, "UPDATE attempt SET after_job = :after WHERE id = :id") < 0)
+		return -1;
+	db_bind_text(&q, ":after", after);
+	db_bind_int64(&q, ":id", id);
+	rc = db_step(&q);
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}

@@ -92,6 +92,11 @@ int attempts_set_submit_failed(struct db *db, long long id, const char *err);
 /* The best proven run (goal_max: highest score): 0 found, 1 none, -1 error. */
 int runs_best(struct db *db, const char *study, int goal_max, struct run *r,
 	      double *score);
+/* The seconds (end - start) of the study's latest limit successful attempts. */
+int attempts_recent_elapsed(struct db *db, const char *study, long long limit,
+			    long long **secs, size_t *n);
+/* Record that attempt id now waits for job after ("" none). 0 or -1. */
+int attempts_set_after(struct db *db, long long id, const char *after);
 void attempt_release(struct attempt *a);
 void attempts_free(struct attempt *v, size_t n);
 

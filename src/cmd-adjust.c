@@ -192,6 +192,7 @@ static char *chain_job_text(const struct chain_job *cj)
 /*
  * Why a job held by the chain waits: the jobs ahead of it, and when it may
  * start from how long the study's runs usually take (not from --time).
+ * 1 when the job waits for no live job (nothing printed), else an exit code.
  */
 static int why_chain(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 		     const struct attempt *a, const struct slurm_job *job,
@@ -214,6 +215,13 @@ static int why_chain(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 		return rc;
 	}
 	me = chain_find(&c, a->job_id);
+	if (strcmp(job->reason, "Dependency") != 0 &&
+	    (!me || !*me->after || !chain_find(&c, me->after))) {
+		/* not waiting for a live job: the probes tell more */
+		chain_release(&c);
+		json_decref(arr);
+		return 1;
+	}
 	/* walk back to the head of the line (no loop: at most every job once) */
 	for (cur = me; cur && *cur->after && nahead < c.n;) {
 		cur = chain_find(&c, cur->after);
@@ -338,9 +346,10 @@ static int cmd_why(struct xl_ctx *ctx, const struct cmd_entry *self, int argc, c
 		return rc;
 	}
 	ri = reason_explain(job->reason);
-	if (strcmp(job->reason, "Dependency") == 0) {
-		/* the probes ignore dependencies: their times would mean nothing */
-		rc = why_chain(ctx, &s, &r, &a, job, ri);
+	/* held by the chain (its Reason may still say None just after a change):
+	 * the probes ignore dependencies, their times would mean nothing */
+	rc = why_chain(ctx, &s, &r, &a, job, ri);
+	if (rc != 1) {
 		json_decref(probes);
 		slurm_jobs_release(&q);
 		attempt_release(&a);

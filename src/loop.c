@@ -335,13 +335,52 @@ void submit_result_release(struct submit_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
+/* 1 when a live attempt of v other than job's own waits for job (its array). */
+static int waited_for(const struct slurm_jobs *q, const struct attempt *v, size_t n,
+		      const char *job)
+{
+	size_t i, len = strcspn(job, "_");
+
+	for (i = 0; i < n; i++) {
+		size_t own = strcspn(v[i].job_id, "_");
+		const struct slurm_job *j;
+
+		if (strcspn(v[i].after_job, "_") != len ||
+		    strncmp(v[i].after_job, job, len) != 0 ||
+		    (own == len && strncmp(v[i].job_id, job, len) == 0))
+			continue;
+		j = slurm_jobs_find(q, v[i].job_id);
+		if (j && !slurm_state_is_final(j->state))
+			return 1;
+	}
+	return 0;
+}
+
+/* The end of the line among live attempts v (see loop.h). */
+char *loop_line_tail(const struct slurm_jobs *q, const struct attempt *v, size_t n)
+{
+	size_t i;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = n; i-- > 0;) {
+			const struct slurm_job *j = *v[i].job_id ?
+				slurm_jobs_find(q, v[i].job_id) : NULL;
+
+			if (j && !slurm_state_is_final(j->state) &&
+			    (pass || !waited_for(q, v, n, v[i].job_id)))
+				return xstrndup(v[i].job_id, strcspn(v[i].job_id, "_"));
+		}
+	return xstrdup("");
+}
+
 /* The newest of our unfinished attempts that squeue still lists. */
 int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 		       char **cause)
 {
 	struct slurm_jobs q = SLURM_JOBS_INIT;
 	struct attempt *v = NULL;
-	size_t n = 0, i;
+	size_t n = 0;
 	int rc;
 
 	*job_id = xstrdup("");
@@ -360,13 +399,9 @@ int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 		*job_id = loop_newest_in_partition(&q, ctx->cfg.partition);
 		n = 0;
 	}
-	for (i = n; i-- > 0 && !**job_id;) {
-		const struct slurm_job *j = slurm_jobs_find(&q, v[i].job_id);
-
-		if (j && !slurm_state_is_final(j->state)) {
-			free(*job_id);
-			*job_id = xstrdup(v[i].job_id);
-		}
+	if (!**job_id) {
+		free(*job_id);
+		*job_id = loop_line_tail(&q, v, n);
 	}
 	slurm_jobs_release(&q);
 	attempts_free(v, n);

@@ -104,6 +104,15 @@ int loop_next_attempt(struct xl_ctx *ctx, const struct run *r, long long *n);
 void loop_fill_request(struct xl_ctx *ctx, struct slurm_submit *req, const char *mem,
 		       const char *time_, const char *dependency);
 
+/*
+ * The end of the chain among the study's unfinished attempts v: the live
+ * job (as squeue q shows) of the newest attempt that no other live attempt
+ * waits for (after_job), so that after `prioritize` a new job goes behind
+ * the last of the line, not the newest; the newest live one when each is
+ * waited for. An array task gives its array ("12"). Malloc'd, "" for none.
+ */
+char *loop_line_tail(const struct slurm_jobs *q, const struct attempt *v, size_t n);
+
 /* The live job of q in partition with the highest id (malloc'd, "" when none). */
 char *loop_newest_in_partition(const struct slurm_jobs *q, const char *partition);
 

@@ -323,7 +323,7 @@ const struct cmd_entry cmd_sweep_entry = {
 	"one job array (--array=0-N[%K]). Array index i is always the i-th value's\n"
 	"run; each task runs that run's job.sh with its own attempt number and log\n"
 	"(runs/<study>/<tag>/slurm/attemptN.out), so verdicts work as for single\n"
-	"runs. The array is chained afterany on the newest live job.\n"
+	"runs. The array is chained afterany on the last job of the line.\n"
 	"\n"
 	"xloop sweep retry NAME: resubmits only the tasks whose latest attempt\n"
 	"failed (or never reached Slurm) as a new array of their indexes\n"

@@ -374,7 +374,7 @@ char *loop_line_tail(const struct slurm_jobs *q, const struct attempt *v, size_t
 	return xstrdup("");
 }
 
-/* The newest of our unfinished attempts that squeue still lists. */
+/* The end of the line of our unfinished attempts that squeue still lists. */
 int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 		       char **cause)
 {
@@ -614,7 +614,7 @@ int loop_check_script(struct xl_ctx *ctx, const char *tag, struct buf *text,
 }
 
 /*
- * The job a new submission waits for: --after, else the newest live job
+ * The job a new submission waits for: --after, else the end of the line
  * (unless --no-chain), "" for none. A live array task "12_3" becomes its
  * array "12", so the chain waits for every task.
  */
@@ -974,8 +974,9 @@ int loop_check_change(struct xl_ctx *ctx, const struct run *parent, const char *
 	}
 	for (i = 0; i < nkids; i++)
 		if (value_same(kids[i].new_value, value)) {
-			*cause = xasprintf("%s=%s from %s was made already: run %s", var,
-					   value, parent->tag, kids[i].tag);
+			*cause = xasprintf("%s=%s from %s was made already: run %s (`xloop "
+					   "retry %s` runs it again)", var, value, parent->tag,
+					   kids[i].tag, kids[i].tag);
 			goto out;
 		}
 	rc = 0;

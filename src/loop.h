@@ -117,8 +117,8 @@ char *loop_line_tail(const struct slurm_jobs *q, const struct attempt *v, size_t
 char *loop_newest_in_partition(const struct slurm_jobs *q, const char *partition);
 
 /*
- * The newest live xloop job of the study (from one squeue call), into
- * *job_id ("" when none); with slurm.chain "any-user", the newest live job
+ * The end of the line of the study's live jobs (loop_line_tail, from one
+ * squeue call), into *job_id ("" when none); with slurm.chain "any-user", the newest live job
  * of the user in the partition, from any project. 0 or an exit code.
  */
 int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,

@@ -22,11 +22,12 @@ const char tag_help[] =
 	"At most 64 characters of letters, digits, '.', '_' and '-', starting with\n"
 	"a letter or a digit. Parts are joined by \"--\", which a value never gives:\n"
 	"in VALUE every other character becomes '-', runs of '-' fold to one, a\n"
-	"leading '-' and trailing '-' or '.' are dropped (LR=-1 gives LR-1, so a\n"
-	"later LR=1 from the same study is LR-1--n2). A value too long for 64 is\n"
-	"cut and marked with .h and 6 hex digits of a hash of the whole value\n"
-	"(MODEL-facebook-convnext-large.h3f2a9c); the --nK and --rK suffixes are\n"
-	"never cut. A tag given with `new T` or `next --tag T` is taken as it is.\n"
+	"leading '-' and trailing '-' or '.' are dropped, but the sign of a\n"
+	"negative number is written \"neg\" (MAX_DEPTH=-1 gives MAX_DEPTH-neg1,\n"
+	"never MAX_DEPTH-1). A value too long for 64 is cut and marked with .h\n"
+	"and 6 hex digits of a hash of the whole value (MODEL-facebook-conv.h3f2a9c);\n"
+	"the --nK and --rK suffixes are never cut. A tag given with `new T` or\n"
+	"`next --tag T` is taken as it is.\n"
 	"\n"
 	"Values: a decimal number is compared by its value, so 0.05, 5e-2 and\n"
 	"0.050 are one value (`plan add` refuses LR=0.050 when LR is 0.05 already);\n"
@@ -36,9 +37,15 @@ const char tag_help[] =
 static void add_sanitized(struct buf *b, const char *value)
 {
 	size_t start = b->len;
-	const char *p;
+	const char *p = value;
 
-	for (p = value; *p; p++) {
+	/* a minus sign is kept as a word: LR=-1 is LR-neg1, never LR-1 */
+	if (p[0] == '-' && (isdigit((unsigned char)p[1]) ||
+			    (p[1] == '.' && isdigit((unsigned char)p[2])))) {
+		buf_adds(b, "neg");
+		p++;
+	}
+	for (; *p; p++) {
 		unsigned char c = (unsigned char)*p;
 
 		if (!isalnum(c) && c != '.' && c != '_')

@@ -13,7 +13,8 @@
  *   sweep      N--VAR-VALUE          (sweep --name N; VAR-VALUE without it)
  *
  * VALUE is sanitized: characters outside the set become '-', runs of '-'
- * fold to one, a leading '-' and trailing '-' or '.' are dropped. Too long:
+ * fold to one, a leading '-' and trailing '-' or '.' are dropped; the sign
+ * of a negative number is written "neg" (LR=-1 is LR-neg1, not LR-1). Too long:
  * VALUE is cut and ".h" plus 6 hex digits of a hash of the full value
  * follow it; the "--nK" and "--rK" suffixes are never cut.
  */

@@ -42,7 +42,10 @@ static void test_change(void **state)
 	expect_tag(TAG_CHANGE, NULL, "OPT", "adam w / beta=0.9", 1, "OPT-adam-w-beta-0.9");
 	expect_tag(TAG_CHANGE, NULL, "X", "a--b", 1, "X-a-b");
 	expect_tag(TAG_CHANGE, NULL, "X", "a.", 1, "X-a");
-	expect_tag(TAG_CHANGE, NULL, "LR", "-1", 1, "LR-1");
+	expect_tag(TAG_CHANGE, NULL, "LR", "-1", 1, "LR-neg1");
+	expect_tag(TAG_CHANGE, NULL, "MAX_DEPTH", "-1", 1, "MAX_DEPTH-neg1");
+	expect_tag(TAG_CHANGE, NULL, "LR", "-.5", 1, "LR-neg.5");
+	expect_tag(TAG_CHANGE, NULL, "ARGS", "--fp16", 1, "ARGS-fp16");
 	expect_tag(TAG_CHANGE, NULL, "X", "--", 1, "X");
 	expect_tag(TAG_CHANGE, NULL, "X", "", 1, "X");
 	expect_tag(TAG_CHANGE, NULL, "X", "\xe6\x97\xa5\xe6\x9c\xac", 1, "X");

@@ -88,11 +88,23 @@ int runs_get(struct db *db, const char *study, const char *tag, struct run *r)
 	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
 }
 
+/* Step a prepared, bound query of RUN_COLS into *v, then finalize it. */
+static int collect_runs(struct stmt *q, struct run **v, size_t *n)
+{
+	int rc;
+
+	while ((rc = db_step(q)) == SQLITE_ROW) {
+		*v = xreallocarray(*v, *n + 1, sizeof(**v));
+		run_from(q, &(*v)[(*n)++]);
+	}
+	db_finalize(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* Every run of a study. */
 int runs_list(struct db *db, const char *study, struct run **v, size_t *n)
 {
 	struct stmt q;
-	int rc;
 
 	*v = NULL;
 	*n = 0;
@@ -100,12 +112,7 @@ int runs_list(struct db *db, const char *study, struct run **v, size_t *n)
 		       " ORDER BY r.id") < 0)
 		return -1;
 	db_bind_text(&q, ":study", study);
-	while ((rc = db_step(&q)) == SQLITE_ROW) {
-		*v = xreallocarray(*v, *n + 1, sizeof(**v));
-		run_from(&q, &(*v)[(*n)++]);
-	}
-	db_finalize(&q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return collect_runs(&q, v, n);
 }
 
 /* The children of a run that change var. */
@@ -113,7 +120,6 @@ int runs_children(struct db *db, long long parent_id, const char *var, struct ru
 		  size_t *n)
 {
 	struct stmt q;
-	int rc;
 
 	*v = NULL;
 	*n = 0;
@@ -122,12 +128,7 @@ int runs_children(struct db *db, long long parent_id, const char *var, struct ru
 		return -1;
 	db_bind_int64(&q, ":p", parent_id);
 	db_bind_text(&q, ":var", var);
-	while ((rc = db_step(&q)) == SQLITE_ROW) {
-		*v = xreallocarray(*v, *n + 1, sizeof(**v));
-		run_from(&q, &(*v)[(*n)++]);
-	}
-	db_finalize(&q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return collect_runs(&q, v, n);
 }
 
 /* The tag of run id (malloc'd), or NULL when there is no such run. */

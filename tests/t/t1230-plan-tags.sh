@@ -5,7 +5,8 @@
 # `plan ls --all` shows removed entries; an entry from best that became
 # invalid is skipped with a line in the briefing, not an error; the same
 # change from two parents is VAR-VALUE and VAR-VALUE--n2 (never a bare -2);
-# `sweep --name N` tags its runs N--VAR-VALUE.
+# `sweep --name N` tags its runs N--VAR-VALUE; without a best, an entry from
+# best waits.
 . "$(dirname "$0")/lib.sh"
 
 X=$XLOOP_BIN
@@ -83,6 +84,14 @@ expect_rc 0 "a sweep with --name" u sweep --name lrs --set LR=0.3,0.4 --from bas
 check "its runs are tagged N--VAR-VALUE" test "$(echo $(db "SELECT tag FROM run WHERE tag LIKE 'lrs%' ORDER BY id"))" = "lrs--LR-0.3 lrs--LR-0.4"
 expect_rc 0 "a sweep without --name" u sweep --set LR=0.5 --from base2
 check "its run is VAR-VALUE" test "$(db "SELECT count(*) FROM run WHERE tag = 'LR-0.5'")" = 1
+# --- while there is no best yet, an entry from best waits (not skipped)
+e=$(user_dir)
+new_study "$e" nb 'c["resources"].update(cpus=1, mem="200M", time="00:02:00")'
+expect_rc 0 "a study whose baseline is not proven yet" as_user "$X" -C "$e" adopt "$T_TMP/job.sh" --tag base
+expect_rc 0 "plan a change from best" as_user "$X" -C "$e" plan add LR=0.2
+as_user "$X" -C "$e" next >/dev/null 2>&1
+check "next leaves it queued until there is a best" sh -c "runuser -u '$XLOOP_TEST_USER' -- '$X' -C '$e' plan ls | grep -q 'LR=0.2  from best'"
+
 out=$("$X" help tags 2>&1)
 check "help tags documents the change again" grep -q 'VAR-VALUE--n2' <<<"$out"
 check "and the replicate" grep -q 'B--r2' <<<"$out"

@@ -8,6 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 
 X=$XLOOP_BIN
+S=${XLOOP_ROOT_DIR:?}/schemas
+V="/usr/bin/python3 $(dirname "$0")/validate.py"
 d=$(user_dir)
 u() { as_user "$X" -C "$d" "$@"; }
 db() { /usr/bin/python3 -c "import sqlite3,sys; print('\n'.join('|'.join(str(x) for x in r) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))" "$d/.xloop/state.db" "$1"; }
@@ -52,6 +54,7 @@ for i in $(seq 1 30); do as_user squeue -h -j "$ja" -o %T | grep -q RUNNING && b
 # --- why on a job held by the chain
 u why C --json >"$T_TMP/why.json" 2>"$T_TMP/why.err"
 check "why C names the job it waits for (B)" sh -c "grep -q \"\\\"blocker\\\": \\\"the chain: it waits for job $jb (B\" '$T_TMP/why.json' || { cat '$T_TMP/why.json' '$T_TMP/why.err'; exit 1; }"
+check "why --json validates" sh -c "$V '$S/why.schema.json' <'$T_TMP/why.json'"
 check "and says B waits for A" sh -c "[ \"\$(/usr/bin/python3 -c 'import json,sys; print(\" \".join(a[\"job_id\"] for a in json.load(open(sys.argv[1]))[\"ahead\"]))' '$T_TMP/why.json')\" = '$jb $ja' ]"
 s=$(jget .starts_in_s <"$T_TMP/why.json" 2>/dev/null || echo none)
 check "the estimate comes from the study's run times (seconds), not --time (minutes)" sh -c "[ '$s' != none ] && [ '$s' -lt 60 ]"
@@ -66,8 +69,12 @@ expect_rc 65 "a running run is refused" u prioritize A
 check "and says why" sh -c "runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' prioritize A 2>&1 | grep -q 'running already'"
 expect_rc 65 "a finished run is refused" u prioritize short
 expect_rc 0 "B is first in its line already" u prioritize B
+u prioritize B --json >"$T_TMP/pb.json" 2>&1
+check "prioritize --json validates (nothing moved)" sh -c "$V '$S/prioritize.schema.json' <'$T_TMP/pb.json' && grep -q '\"moved\": false' '$T_TMP/pb.json'"
 check "which changed nothing" test "$(dep "$jb") $(dep "$jc")" = "Dependency=afterany:$ja Dependency=afterany:$jb"
-expect_rc 0 "prioritize C" u prioritize C
+u prioritize C --json >"$T_TMP/pc.json" 2>"$T_TMP/pc.err"
+check "prioritize C" sh -c "grep -q '\"moved\": true' '$T_TMP/pc.json' || { cat '$T_TMP/pc.json' '$T_TMP/pc.err'; exit 1; }"
+check "prioritize --json validates" sh -c "$V '$S/prioritize.schema.json' <'$T_TMP/pc.json'"
 check "Slurm has A <- C <- B now" test "$(dep "$jc") $(dep "$jb")" = "Dependency=afterany:$ja Dependency=afterany:$jc"
 check "nothing was cancelled" test "$(as_user squeue -h -j "$ja,$jb,$jc" -o %i | wc -l)" = 3
 check "and B is not left held" sh -c "! runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' scontrol show job -o $jb | grep -Eq 'Priority=0 |JobHeldUser'"

@@ -264,3 +264,28 @@ err:
 	slurm_jobs_release(&res);
 	return -1;
 }
+/* The job ids of a dependency list. */
+void slurm_dependency_ids(const char *dep, char ***ids, size_t *n)
+{
+	const char *p = dep ? dep : "";
+
+	*ids = NULL;
+	*n = 0;
+	while (*p) {
+		size_t clause = strcspn(p, ",?");
+		const char *colon = memchr(p, ':', clause), *end = p + clause;
+
+		/* "type:id[+time][:id...][(state)]" */
+		while (colon && colon < end) {
+			const char *id = colon + 1;
+			size_t len = strspn(id, "0123456789_");
+
+			if (len && len <= 40 && id + len <= end) {
+				*ids = xreallocarray(*ids, *n + 1, sizeof(**ids));
+				(*ids)[(*n)++] = xstrndup(id, len);
+			}
+			colon = memchr(id, ':', (size_t)(end - id));
+		}
+		p = *end ? end + 1 : end;
+	}
+}

@@ -404,4 +404,11 @@ struct slurm_ping {
 int slurm_parse_ping(const char *out, struct slurm_ping *ping, char **cause);
 void slurm_ping_release(struct slurm_ping *ping);
 
+/*
+ * The jobs a Dependency (scontrol Dependency=, squeue %E) waits for, in
+ * order: "afterany:12(unfulfilled),afterok:13_2:14" gives 12, 13_2, 14.
+ * "(null)", "" and "singleton" give none. *ids malloc'd (free each and it).
+ */
+void slurm_dependency_ids(const char *dep, char ***ids, size_t *n);
+
 #endif

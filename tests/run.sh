@@ -46,7 +46,7 @@ done
 run_t() {
 	local t=$1 out rc t0=$SECONDS
 	echo "# $t (${XLOOP_PROFILE})"
-	out=$(bash "$t" 2>&1)
+	out=$(bash "$t" 2>&1 7>&-)
 	rc=$?
 	echo "# $t took $((SECONDS - t0)) s"
 	count_result "$t" "$rc" "$out"
@@ -100,19 +100,23 @@ for t in tests/t/t0*.sh; do
 done
 
 cluster_up() {
-	if ! ops/slurm/testcluster.sh up "$@"; then
+	if ! ops/slurm/testcluster.sh up "$@" 7>&-; then
 		echo "not ok - test cluster did not come up ($*)"
 		failed=$((failed + 1))
 		return 1
 	fi
 	eval "$(ops/slurm/testcluster.sh env)"
-	ops/slurm/testcluster.sh adduser "$XLOOP_TEST_USER" >/dev/null
+	ops/slurm/testcluster.sh adduser "$XLOOP_TEST_USER" >/dev/null 7>&-
 }
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "# integration tests against Slurm need root (they start the test cluster): skipped"
 	skipped=$((skipped + 1))
 else
+	# the host cluster is slot 0 of tests/one.sh: hold its lock (fd 7, closed
+	# for everything started under it, so no daemon keeps it)
+	exec 7>>/tmp/xloop-cluster.lock
+	flock 7
 	export XLOOP_PROFILE=plain
 	if cluster_up; then
 		for t in tests/t/t[1-9]*.sh; do
@@ -125,7 +129,8 @@ else
 			run_t "$t"
 		done
 	fi
-	ops/slurm/testcluster.sh down >/dev/null 2>&1 || true
+	ops/slurm/testcluster.sh down >/dev/null 2>&1 7>&- || true
+	exec 7>&-
 fi
 
 # the matrix lanes: their lines, then their counts

@@ -95,6 +95,40 @@ $3
 json.dump(c, open(p, 'w'), indent=2)" "$1/xloop.json"
 }
 
+# An OpenSSH server for the test user on 127.0.0.1:PORT, all in DIR: fresh
+# host and user keys (DIR/user_key, the user's), DIR/sshd_config (PATH there
+# starts with DIR/bin; SLURM_CONF kept; sftp served), DIR/known_hosts. The
+# caller starts it: /usr/sbin/sshd -f DIR/sshd_config -E DIR/sshd.log
+sshd_setup() {
+	local sd=$1 port=$2 u=$XLOOP_TEST_USER
+	# sshd refuses keys for a locked account ("!" as its password): make it
+	# "no password can match" instead, which still allows keys
+	case $(getent shadow "$u" | cut -d: -f2) in '!'*) usermod -p '*' "$u" ;; esac
+	chmod 755 "$sd"
+	ssh-keygen -q -t ed25519 -N '' -f "$sd/host_key"
+	ssh-keygen -q -t ed25519 -N '' -f "$sd/user_key"
+	cp "$sd/user_key.pub" "$sd/authorized_keys"
+	chown "$u" "$sd/user_key"
+	mkdir -p "$sd/bin" /run/sshd
+	cat >"$sd/sshd_config" <<EOF
+Port $port
+ListenAddress 127.0.0.1
+HostKey $sd/host_key
+PidFile $sd/sshd.pid
+AuthorizedKeysFile $sd/authorized_keys
+StrictModes no
+UsePAM no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+AllowUsers $u
+Subsystem sftp internal-sftp
+SetEnv SLURM_CONF=${SLURM_CONF:-} PATH=$sd/bin:/usr/local/bin:/usr/bin:/bin
+LogLevel ERROR
+EOF
+	echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 "$sd/host_key.pub")" >"$sd/known_hosts"
+	chmod 644 "$sd/known_hosts"
+}
+
 # One JSON value out of a document on stdin: jget '.jobs[0].state'
 jget() {
 	python3 -c 'import json,sys

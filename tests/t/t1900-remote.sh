@@ -21,34 +21,12 @@ fi
 X=$XLOOP_BIN
 U=$XLOOP_TEST_USER
 uhome=$(getent passwd "$U" | cut -d: -f6)
-# sshd refuses keys for a locked account ("!" as its password): make it
-# "no password can match" instead, which still allows keys
-case $(getent shadow "$U" | cut -d: -f2) in '!'*) usermod -p '*' "$U" ;; esac
 port=$((16822 + ${XLOOP_TESTCLUSTER_PORT_OFFSET:-0}))
 sd=$(mktemp -d "$T_TMP/sshd-XXXXXX")
-chmod 755 "$sd"
-ssh-keygen -q -t ed25519 -N '' -f "$sd/host_key"
-ssh-keygen -q -t ed25519 -N '' -f "$sd/user_key"
+sshd_setup "$sd" "$port"
 ssh-keygen -q -t ed25519 -N '' -f "$sd/other_key"
-cp "$sd/user_key.pub" "$sd/authorized_keys"
-chown "$U" "$sd/user_key" "$sd/other_key"
-mkdir -p "$sd/bin" /run/sshd
-cat >"$sd/sshd_config" <<EOF
-Port $port
-ListenAddress 127.0.0.1
-HostKey $sd/host_key
-PidFile $sd/sshd.pid
-AuthorizedKeysFile $sd/authorized_keys
-StrictModes no
-UsePAM no
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-AllowUsers $U
-SetEnv SLURM_CONF=${SLURM_CONF:-} PATH=$sd/bin:/usr/local/bin:/usr/bin:/bin
-LogLevel ERROR
-EOF
+chown "$U" "$sd/other_key"
 /usr/sbin/sshd -f "$sd/sshd_config" -E "$sd/sshd.log" || not_ok "sshd started" "$(cat "$sd/sshd.log")"
-echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 "$sd/host_key.pub")" >"$sd/known_hosts"
 : >"$sd/empty_known_hosts"
 chmod 644 "$sd/known_hosts" "$sd/empty_known_hosts"
 # the test user's ssh client: three aliases for the one server

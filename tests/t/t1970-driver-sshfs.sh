@@ -23,42 +23,19 @@ fi
 X=$XLOOP_BIN
 U=$XLOOP_TEST_USER
 uhome=$(getent passwd "$U" | cut -d: -f6)
-case $(getent shadow "$U" | cut -d: -f2) in '!'*) usermod -p '*' "$U" ;; esac
-port=16823
+port=$((16823 + ${XLOOP_TESTCLUSTER_PORT_OFFSET:-0}))
 sd=$(mktemp -d "$T_TMP/sshd-XXXXXX")
-chmod 755 "$sd"
-ssh-keygen -q -t ed25519 -N '' -f "$sd/host_key"
-ssh-keygen -q -t ed25519 -N '' -f "$sd/user_key"
-cp "$sd/user_key.pub" "$sd/authorized_keys"
-chown "$U" "$sd/user_key"
-mkdir -p "$sd/bin" /run/sshd
+sshd_setup "$sd" "$port"
 cp "$X" "$sd/bin/xloop"
 chmod 755 "$sd/bin/xloop"
 d=$(user_dir)
 M=$T_TMP/study
 mkdir -p "$M"
 chown "$U" "$M"
-cat >"$sd/sshd_config" <<EOF
-Port $port
-ListenAddress 127.0.0.1
-HostKey $sd/host_key
-PidFile $sd/sshd.pid
-AuthorizedKeysFile $sd/authorized_keys
-StrictModes no
-UsePAM no
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-AllowUsers $U
-Subsystem sftp internal-sftp
-SetEnv SLURM_CONF=${SLURM_CONF:-} PATH=$sd/bin:/usr/local/bin:/usr/bin:/bin
-LogLevel ERROR
-EOF
 # the login node: M is the local study there
 unshare -m --propagation private sh -c \
 	"mount --bind '$d' '$M' && exec /usr/sbin/sshd -f '$sd/sshd_config' -E '$sd/sshd.log'" ||
 	not_ok "sshd started in its own mount namespace" "$(cat "$sd/sshd.log")"
-echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 "$sd/host_key.pub")" >"$sd/known_hosts"
-chmod 644 "$sd/known_hosts"
 mkdir -p "$uhome/.ssh"
 [ -e "$uhome/.ssh/config" ] && cp "$uhome/.ssh/config" "$sd/config.saved"
 cat >"$uhome/.ssh/config" <<EOF

@@ -235,12 +235,14 @@ void feed_who(struct xl_ctx *ctx, struct feeder *f)
 	} else if (f->last_at) {
 		f->text = xasprintf("nothing: `xloop tick` has not run for %d min (is cron "
 				    "still running it?); once this session ends the queue "
-				    "drains: `xloop cron-line` prints a crontab entry",
-				    FEED_CRON_FRESH_SECS / 60);
+				    "drains: set driver.mode to \"slurm\" in xloop.json (a "
+				    "feeder job, no cron), or `xloop cron-line` prints a "
+				    "crontab entry", FEED_CRON_FRESH_SECS / 60);
 	} else {
 		f->text = xstrdup("nothing: no cron runs `xloop tick` for this study; once "
-				  "this session ends the queue drains: `xloop cron-line` "
-				  "prints a crontab entry");
+				  "this session ends the queue drains: set driver.mode to "
+				  "\"slurm\" in xloop.json (a feeder job, no cron), or `xloop "
+				  "cron-line` prints a crontab entry");
 	}
 }
 

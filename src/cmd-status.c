@@ -105,6 +105,7 @@ static void run_json(struct jsonw *w, const struct run *r, const struct attempt 
 			jsonw_null(w, "submitted_at");
 		jsonw_str_or_null(w, "class", a->failure_class);
 		jsonw_str_or_null(w, "auto_retry", a->auto_retry);
+		jsonw_int(w, "lane", a->lane);
 		jsonw_close(w, '}');
 	}
 	jsonw_close(w, ']');

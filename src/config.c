@@ -137,6 +137,7 @@ void config_defaults(struct config *c, const char *study, const char *partition)
 	c->metric = xstrdup("score");
 	c->goal_max = 1;
 	c->depth = 1;
+	c->lanes = 1;
 	c->stale_after = 15;
 	c->retry_infra_max = 2;
 	c->retry_auto_resources = 0;
@@ -167,7 +168,7 @@ void config_release(struct config *c)
 	memset(c, 0, sizeof(*c));
 }
 
-enum field_kind { F_STR, F_INT, F_BOOL, F_GOAL, F_CHAIN };
+enum field_kind { F_STR, F_INT, F_BOOL, F_GOAL, F_CHAIN, F_LANES };
 
 struct field {
 	const char *section;	/* NULL: top level */
@@ -216,6 +217,8 @@ static const struct field fields[] = {
 	{ "metric", "name", F_STR, OFF(metric), 0, 0, check_word, "a metric name" },
 	{ "metric", "goal", F_GOAL, OFF(goal_max), 0, 0, NULL, "\"max\" or \"min\"" },
 	{ "queue", "depth", F_INT, OFF(depth), 0, 16, NULL, "an integer from 0 to 16" },
+	{ "queue", "lanes", F_LANES, OFF(lanes), 1, CONFIG_MAX_LANES, NULL,
+	  "an integer from 1 to 64 or \"auto\"" },
 	{ "queue", "stale_after", F_INT, OFF(stale_after), 1, 10080, NULL,
 	  "minutes from 1 to 10080" },
 	{ "retry", "infra_max", F_INT, OFF(retry_infra_max), 0, 100, NULL, "an integer from 0 to 100" },
@@ -288,6 +291,16 @@ static int set_field(struct config *c, const struct field *f, json_t *v,
 		if (!json_is_string(v) || !check_chain(json_string_value(v)))
 			goto bad;
 		*(int *)base = strcmp(json_string_value(v), "any-user") == 0;
+		return 0;
+	case F_LANES:
+		if (json_is_string(v) && strcmp(json_string_value(v), "auto") == 0) {
+			*(long long *)base = 0;
+			return 0;
+		}
+		if (!json_is_integer(v) || json_integer_value(v) < f->min ||
+		    json_integer_value(v) > f->max)
+			goto bad;
+		*(long long *)base = json_integer_value(v);
 		return 0;
 	}
 bad:
@@ -400,6 +413,10 @@ char *config_to_json(const struct config *c)
 			break;
 		case F_CHAIN:
 			v = json_string(*(const int *)base ? "any-user" : "study");
+			break;
+		case F_LANES:
+			v = *(const long long *)base ? json_integer(*(const long long *)base) :
+			    json_string("auto");
 			break;
 		}
 		if (f->section == NULL) {

@@ -6,6 +6,7 @@
 
 #define CONFIG_FILE "xloop.json"
 #define CONFIG_MAX_BYTES (1 << 20)
+#define CONFIG_MAX_LANES 64
 
 struct config {
 	char *study;
@@ -23,6 +24,7 @@ struct config {
 	char *metric;		/* name shown next to scores */
 	int goal_max;		/* 1: higher is better; 0: lower is better */
 	long long depth;	/* jobs kept waiting behind the running one */
+	long long lanes;	/* afterany chains side by side; 0: "auto" */
 	long long stale_after;	/* minutes a RUNNING job's log may stay silent */
 	long long retry_infra_max;
 	int retry_auto_resources;

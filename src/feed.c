@@ -50,10 +50,7 @@ static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	if (plan_id)
 		plan_mark(&ctx->db, ctx->cfg.study, plan_id, "done", nr.run.id, NULL);
 	memset(&o, 0, sizeof(o));
-	if (*ref->newest_live_job)
-		o.after = ref->newest_live_job;
-	else if (!ctx->cfg.chain_any_user)
-		o.no_chain = 1;	/* (any-user: loop_submit looks for other projects' jobs) */
+	lanes_next(ctx, ref, 1, &o);	/* the loop below checked that it has room */
 	rc = loop_submit(ctx, s, &nr.run, &o, &sr, cause);
 	if (rc == 0 || *sr.job_id) {
 		res->v = xreallocarray(res->v, res->nr + 1, sizeof(*res->v));
@@ -63,13 +60,8 @@ static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		f->job_id = xstrdup(sr.job_id);
 		f->attempt = sr.n;
 		f->after = xstrdup(sr.after);
-		/* the next one chains onto this one */
-		free(ref->newest_live_job);
-		ref->newest_live_job = xstrdup(sr.job_id);
-		if (ref->running + ref->pending == 0)
-			ref->running++;	/* it will start at once */
-		else
-			ref->pending++;
+		/* the next one in this lane chains onto this one */
+		lanes_submitted(ref, o.lane, sr.job_id);
 	}
 	submit_result_release(&sr);
 	new_run_release(&nr);
@@ -83,6 +75,7 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	struct plan_entry *plan = NULL;
 	size_t nplan = 0, next = 0;
 	int rc = 0, used_request = !(req && req->var);
+	struct submit_opts probe;
 
 	memset(res, 0, sizeof(*res));
 	/* failures in a row stop everything, retries included */
@@ -101,9 +94,10 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	rc = retry_auto(ctx, s, ref, res, cause);
 	if (rc)
 		return rc;
+	memset(&probe, 0, sizeof(probe));
 	if (plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan) < 0)
 		return XL_ERR;
-	while (ref->running + ref->pending < (size_t)ctx->cfg.depth + 1) {
+	while (lanes_next(ctx, ref, 0, &probe)) {
 		if (!used_request) {
 			used_request = 1;
 			rc = feed_one(ctx, s, ref, req->tag, req->from ? req->from : "best",

@@ -693,6 +693,7 @@ int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 	a.after_job = res->after;
 	a.intent_at = time(NULL);
 	a.auto_retry = (char *)o->auto_retry;
+	a.lane = o->lane;
 	if (attempts_insert(&ctx->db, &a) < 0)
 		goto db_fail;
 	crash_point("submit-in-transaction");

@@ -62,6 +62,7 @@ struct submit_opts {
 	const char *mem;	/* --mem override */
 	const char *time;	/* --time override */
 	const char *auto_retry;	/* "infra", "resources": xloop retries on its own */
+	long long lane;		/* the chain it goes into (queue.lanes), from 0 */
 };
 
 struct submit_result {

@@ -31,6 +31,7 @@ void refresh_release(struct refresh *r)
 {
 	free(r->newest_live_job);
 	r->newest_live_job = NULL;
+	lanes_release(&r->lanes);
 }
 
 /* What Slurm finally said about one job, from sacct or scontrol. */
@@ -480,6 +481,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 				out->running++;
 			slurm_parse_time(j->start_time, &st, NULL);
 			note_live(ctx, a->id, slurm_state_name(j->state), j->reason, st);
+			lanes_see(&out->lanes, a->lane, a->id, a->job_id);
 			if (!newest || a->id > v[newest - 1].id) {
 				newest = i + 1;
 				free(out->newest_live_job);

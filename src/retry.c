@@ -182,10 +182,7 @@ static int retry_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	/* the same resources as the failed attempt, with what ran out raised */
 	o.mem = p && p->mem ? p->mem : *a->mem ? a->mem : NULL;
 	o.time = p && p->time ? p->time : *a->time_limit ? a->time_limit : NULL;
-	if (*ref->newest_live_job)
-		o.after = ref->newest_live_job;
-	else if (!ctx->cfg.chain_any_user)
-		o.no_chain = 1;
+	lanes_next(ctx, ref, 1, &o);	/* what failed was due already */
 	rc = loop_submit(ctx, s, &r, &o, &sr, cause);
 	if (rc == 0 || *sr.job_id) {
 		struct fed *f;
@@ -204,12 +201,7 @@ static int retry_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		f->job_id = xstrdup(sr.job_id);
 		f->attempt = sr.n;
 		f->after = xstrdup(sr.after);
-		free(ref->newest_live_job);
-		ref->newest_live_job = xstrdup(sr.job_id);
-		if (ref->running + ref->pending == 0)
-			ref->running++;
-		else
-			ref->pending++;
+		lanes_submitted(ref, o.lane, sr.job_id);
 	}
 	submit_result_release(&sr);
 	run_release(&r);

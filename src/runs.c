@@ -178,7 +178,7 @@ int runs_insert(struct db *db, struct run *r)
 	" coalesce(ended_at, 0), coalesce(state, ''), coalesce(exit_code, '')," \
 	" coalesce(node, ''), coalesce(slurm_reason, ''), coalesce(verdict, '')," \
 	" coalesce(failure_class, ''), coalesce(verdict_reason, ''), score," \
-	" coalesce(auto_retry, '')"
+	" coalesce(auto_retry, ''), lane"
 
 static void attempt_from(struct stmt *q, struct attempt *a)
 {
@@ -208,6 +208,7 @@ static void attempt_from(struct stmt *q, struct attempt *a)
 	a->has_score = !db_col_is_null(q, 27);
 	a->score = a->has_score ? sqlite3_column_double(q->st, 27) : 0;
 	a->auto_retry = db_col_dup(q, 28);
+	a->lane = db_col_int64(q, 29);
 }
 
 /* Free an attempt's strings. */
@@ -365,10 +366,10 @@ int attempts_insert(struct db *db, struct attempt *a)
 	if (db_prepare(db, &q, "INSERT INTO attempt (run_id, n, token, phase, job_id,"
 		       " log_path, job_sha256, partition, gres, cpus, mem, time_limit,"
 		       " overrides, after_job, intent_at, verdict, score, judged_at,"
-		       " verdict_reason, auto_retry)"
+		       " verdict_reason, auto_retry, lane)"
 		       " VALUES (:run, :n, :token, :phase, :job, :log, :sha, :part, :gres,"
 		       " :cpus, :mem, :time, :over, :after, :at, :verdict, :score,"
-		       " :judged, :reason, :auto)") < 0)
+		       " :judged, :reason, :auto, :lane)") < 0)
 		return -1;
 	db_bind_int64(&q, ":run", a->run_id);
 	db_bind_int64(&q, ":n", a->n);
@@ -397,6 +398,7 @@ int attempts_insert(struct db *db, struct attempt *a)
 	db_bind_text(&q, ":reason", a->verdict_reason && *a->verdict_reason ?
 		     a->verdict_reason : NULL);
 	db_bind_text(&q, ":auto", a->auto_retry && *a->auto_retry ? a->auto_retry : NULL);
+	db_bind_int64(&q, ":lane", a->lane);
 	rc = db_step(&q);
 	db_finalize(&q);
 	if (rc != SQLITE_DONE)

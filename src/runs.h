@@ -39,6 +39,7 @@ struct attempt {
 	int has_score;
 	double score;
 	char *auto_retry;	/* "", "infra", "resources": why xloop retried on its own */
+	long long lane;		/* the chain it was put in (queue.lanes), from 0 */
 };
 
 /* Paths of a run (malloc'd). */

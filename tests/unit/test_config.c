@@ -83,7 +83,18 @@ static void test_parse_defaults_and_overrides(void **state)
 	assert_string_equal(c.partition, "gpu");
 	assert_string_equal(c.res.gres, "gpu:1");
 	assert_int_equal(c.depth, 1);
+	assert_int_equal(c.lanes, 1);
 	assert_true(c.goal_max);
+	config_release(&c);
+
+	assert_int_equal(parse("{\"queue\": {\"lanes\": 4}}", &c, &cause), 0);
+	assert_int_equal(c.lanes, 4);
+	config_release(&c);
+	assert_int_equal(parse("{\"queue\": {\"lanes\": \"auto\"}}", &c, &cause), 0);
+	assert_int_equal(c.lanes, 0);	/* auto */
+	cause = config_to_json(&c);
+	assert_non_null(strstr(cause, "\"lanes\": \"auto\""));
+	free(cause);
 	config_release(&c);
 
 	assert_int_equal(parse("{\"study\": \"dino\", \"slurm\": {\"partition\": \"short\"},"
@@ -114,6 +125,9 @@ static void test_parse_refusals(void **state)
 		{ "{\"resources\": {\"cpus\": \"4\"}}", "'resources.cpus'" },
 		{ "{\"resources\": \"big\"}", "'resources' must be an object" },
 		{ "{\"queue\": {\"depth\": 99}}", "'queue.depth'" },
+		{ "{\"queue\": {\"lanes\": 0}}", "'queue.lanes' must be an integer from 1 to 64 or \"auto\"" },
+		{ "{\"queue\": {\"lanes\": 65}}", "'queue.lanes'" },
+		{ "{\"queue\": {\"lanes\": \"all\"}}", "'queue.lanes'" },
 		{ "{\"metric\": {\"goal\": \"up\"}}", "'metric.goal'" },
 		{ "{\"retry\": {\"auto_resources\": 1}}", "'retry.auto_resources'" },
 		{ "{\"notify\": {\"url_env\": \"https://hooks\"}}", "'notify.url_env'" },

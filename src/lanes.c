@@ -1,0 +1,120 @@
+/* Lanes: which chain has room and what its next job waits for. */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanes.h"
+#include "loop.h"
+#include "quota.h"
+#include "reconcile.h"
+#include "util.h"
+
+/* Note one live job of the study. */
+void lanes_see(struct lanes *l, long long lane, long long attempt_id, const char *job_id)
+{
+	struct lane *x;
+
+	if (strchr(job_id, '_')) {
+		l->array_tasks++;	/* an array holds lanes, not a place in one */
+		return;
+	}
+	if (lane < 0 || lane >= CONFIG_MAX_LANES)
+		lane = 0;
+	if ((size_t)lane >= l->n) {
+		l->v = xreallocarray(l->v, (size_t)lane + 1, sizeof(*l->v));
+		memset(l->v + l->n, 0, ((size_t)lane + 1 - l->n) * sizeof(*l->v));
+		l->n = (size_t)lane + 1;
+	}
+	x = &l->v[lane];
+	x->live++;
+	if (attempt_id >= x->newest) {
+		x->newest = attempt_id;
+		free(x->tail);
+		x->tail = xstrdup(job_id);
+	}
+}
+
+/* Free the lanes. */
+void lanes_release(struct lanes *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i].tail);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* queue.lanes, "auto" resolved from the limits Slurm tells. */
+size_t lanes_count(struct xl_ctx *ctx)
+{
+	long long n = ctx->cfg.lanes;
+
+	if (n == 0)
+		n = quota_auto_lanes(ctx);
+	return n < 1 ? 1 : n > CONFIG_MAX_LANES ? CONFIG_MAX_LANES : (size_t)n;
+}
+
+/* depth + 1 jobs a lane, fewer when a submit limit cannot hold them all. */
+size_t lanes_per_lane(struct xl_ctx *ctx, size_t nlanes)
+{
+	size_t per = (size_t)ctx->cfg.depth + 1;
+	long long limit = quota_submit_limit(ctx);
+
+	if (limit > 0 && (long long)(nlanes * per) > limit)
+		per = (size_t)limit / nlanes;	/* lanes win: fewer wait in each */
+	return per ? per : 1;
+}
+
+/* The lane with room (or the emptiest, with force) for the next job. */
+int lanes_next(struct xl_ctx *ctx, struct refresh *ref, int force, struct submit_opts *o)
+{
+	struct lanes *l = &ref->lanes;
+	size_t n = lanes_count(ctx), per = lanes_per_lane(ctx, n), held, i, best = n;
+
+	if (n == 1) {
+		/* one lane: the end of the study's line (any job of the user's
+		 * with slurm.chain any-user, a whole array), as before lanes */
+		if (!force && ref->running + ref->pending >= per)
+			return 0;
+		o->lane = 0;
+		if (*ref->newest_live_job)
+			o->after = ref->newest_live_job;
+		else if (!ctx->cfg.chain_any_user)
+			o->no_chain = 1;
+		return 1;
+	}
+	/* a sweep's tasks run side by side: each holds a lane while it lives */
+	held = l->array_tasks < n ? l->array_tasks : n;
+	for (i = held; i < n; i++) {
+		size_t live = i < l->n ? l->v[i].live : 0;
+
+		if (live >= per && !force)
+			continue;
+		if (best == n || live < (best < l->n ? l->v[best].live : 0))
+			best = i;
+	}
+	if (best == n && force)
+		best = 0;
+	if (best == n)
+		return 0;
+	o->lane = (long long)best;
+	if (best < l->n && l->v[best].tail && *l->v[best].tail)
+		o->after = l->v[best].tail;
+	else
+		o->no_chain = 1;	/* an empty lane starts at once */
+	return 1;
+}
+
+/* Record what feeding put into lane. */
+void lanes_submitted(struct refresh *ref, long long lane, const char *job_id)
+{
+	free(ref->newest_live_job);
+	ref->newest_live_job = xstrdup(job_id);
+	if (ref->running + ref->pending == 0)
+		ref->running++;	/* it will start at once */
+	else
+		ref->pending++;
+	lanes_see(&ref->lanes, lane, LLONG_MAX, job_id);
+}

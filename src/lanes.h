@@ -1,0 +1,54 @@
+/*
+ * Lanes (queue.lanes, SPEC rule 12): N afterany chains side by side, each
+ * keeping queue.depth jobs waiting behind its running job, so that every
+ * GPU the user may use is busy. reconcile() tells the lanes what squeue
+ * shows (lanes_see); feeding asks which lane has room and what its next
+ * submission chains onto (lanes_next) and tells what it submitted
+ * (lanes_submitted). The lane of each attempt is recorded in the DB.
+ */
+#ifndef XLOOP_LANES_H
+#define XLOOP_LANES_H
+
+#include <stddef.h>
+
+struct xl_ctx;
+struct refresh;
+struct submit_opts;
+
+struct lane {
+	size_t live;		/* its jobs queued or running */
+	long long newest;	/* the attempt id of its newest live job, 0 none */
+	char *tail;		/* that job's id: what the lane's next job waits for */
+};
+
+struct lanes {
+	struct lane *v;
+	size_t n;		/* lanes seen (not all of them in use) */
+	size_t array_tasks;	/* live tasks of the study's job arrays (sweeps) */
+};
+
+/* A live job of the study: attempt attempt_id, in lane, as Slurm names it. */
+void lanes_see(struct lanes *l, long long lane, long long attempt_id, const char *job_id);
+void lanes_release(struct lanes *l);
+
+/* How many lanes the study feeds: queue.lanes, or what "auto" resolves to. */
+size_t lanes_count(struct xl_ctx *ctx);
+
+/*
+ * How many jobs one lane holds: queue.depth + 1, fewer when the user's
+ * submit limit (quota_submit_limit) cannot hold that many in every lane;
+ * never less than 1.
+ */
+size_t lanes_per_lane(struct xl_ctx *ctx, size_t nlanes);
+
+/*
+ * The lane the next submission goes into: 1 with o->lane and o->after (or
+ * o->no_chain) set, 0 when every lane is full. force (automatic retries):
+ * the emptiest lane even when it is full.
+ */
+int lanes_next(struct xl_ctx *ctx, struct refresh *ref, int force, struct submit_opts *o);
+
+/* Feeding submitted job_id into lane: it is that lane's tail now. */
+void lanes_submitted(struct refresh *ref, long long lane, const char *job_id);
+
+#endif

@@ -356,6 +356,8 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 		      "slurm_calls", (json_int_t)(ref ? ref->calls : 0),
 		      "seen_upto", (json_int_t)max_id);
 	json_object_set_new(b, "breaker", breaker ? json_string(breaker) : json_null());
+	json_object_set_new(b, "held_back", fed && fed->held_back ? json_string(fed->held_back) :
+			    json_null());
 	free(breaker);
 	json_object_set_new(b, "rules", with_rules ? json_pack("[s, s, s]",
 		"one change per run: `xloop new TAG --from P|best --set VAR=VALUE` "
@@ -460,5 +462,7 @@ void briefing_print(const json_t *b)
 	       json_integer_value(json_object_get(b, "plan_queued")) == 1 ? "" : "s");
 	if (json_is_string(json_object_get(b, "breaker")))
 		printf("\nFEEDING STOPPED: %s\n", jstr(b, "breaker"));
+	if (json_is_string(json_object_get(b, "held_back")))
+		printf("\nheld back: %s\n", jstr(b, "held_back"));
 	printf("\nnext: %s\n", jstr(b, "next_action"));
 }

@@ -225,6 +225,10 @@ static int cmd_tick(struct xl_ctx *ctx, const struct cmd_entry *self,
 			 "`xloop breaker reset`\n", fed.breaker);
 		changes++;
 	}
+	if (fed.held_back) {
+		buf_addf(&news, "held back: %s\n", fed.held_back);
+		changes++;
+	}
 	for (i = 0; i < fed.nr; i++) {
 		buf_addf(&news, "submitted %s (%s) as job %s%s%s\n", fed.v[i].tag,
 			 fed.v[i].change, fed.v[i].job_id, *fed.v[i].after ? " after job " : "",

@@ -8,6 +8,7 @@
 #include "feed.h"
 #include "loop.h"
 #include "plan.h"
+#include "quota.h"
 #include "retry.h"
 
 /* Free what feeding made. */
@@ -24,9 +25,103 @@ void feed_result_release(struct feed_result *res)
 	for (i = 0; i < res->nr_skipped; i++)
 		free(res->skipped[i]);
 	free(res->breaker);
+	free(res->held_back);
 	free(res->v);
 	free(res->skipped);
 	memset(res, 0, sizeof(*res));
+}
+
+/*
+ * A Slurm limit refused the run's job: back-pressure, not a failure. The
+ * run stays without an attempt and is submitted first on a later tick
+ * (feed_held); feeding stops for now. Returns 0.
+ */
+static int feed_held_back(struct xl_ctx *ctx, const char *tag, struct feed_result *res,
+			  char **cause)
+{
+	free(res->held_back);
+	res->held_back = xasprintf("%s: %s", tag, *cause);
+	FREE_AND_NULL(*cause);
+	db_kv_set(&ctx->db, "feed.held", 1);
+	return 0;
+}
+
+/* Submit one run into the lane with room. 0, or an exit code with *cause. */
+static int feed_submit(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
+		       const struct run *r, const char *change, struct feed_result *res,
+		       char **cause)
+{
+	struct submit_opts o;
+	struct submit_result sr;
+	struct fed *f;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	lanes_next(ctx, ref, 1, &o);	/* the caller checked that it has room */
+	rc = loop_submit(ctx, s, r, &o, &sr, cause);
+	if (sr.limit)
+		rc = feed_held_back(ctx, r->tag, res, cause);
+	if (*sr.job_id) {
+		res->v = xreallocarray(res->v, res->nr + 1, sizeof(*res->v));
+		f = &res->v[res->nr++];
+		f->tag = xstrdup(r->tag);
+		f->change = xstrdup(change);
+		f->job_id = xstrdup(sr.job_id);
+		f->attempt = sr.n;
+		f->after = xstrdup(sr.after);
+		lanes_submitted(ref, o.lane, sr.job_id);	/* the lane's next chains onto it */
+	}
+	submit_result_release(&sr);
+	return rc;
+}
+
+/*
+ * Runs that a limit held back (planned, made, never submitted) go first,
+ * oldest first, while the lanes have room. Only looked for after a
+ * refusal (kv feed.held), so a tick does not walk the plan.
+ */
+static int feed_held(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
+		     struct feed_result *res, char **cause)
+{
+	struct stmt q;
+	struct submit_opts probe;
+	char **tags = NULL;
+	size_t n = 0, i;
+	int rc = 0, st;
+
+	if (db_kv_get(&ctx->db, "feed.held") == 0)
+		return 0;
+	if (db_prepare(&ctx->db, &q, "SELECT r.tag FROM plan p JOIN run r ON r.id = p.run_id"
+		       " WHERE p.study = :study AND p.status = 'done'"
+		       " AND NOT EXISTS (SELECT 1 FROM attempt a WHERE a.run_id = r.id)"
+		       " ORDER BY p.id") < 0)
+		return XL_ERR;
+	db_bind_text(&q, ":study", ctx->cfg.study);
+	while ((st = db_step(&q)) == SQLITE_ROW) {
+		tags = xreallocarray(tags, n + 1, sizeof(*tags));
+		tags[n++] = xstrdup(db_col_text(&q, 0));
+	}
+	db_finalize(&q);
+	if (st != SQLITE_DONE)
+		rc = XL_ERR;
+	if (rc == 0 && n == 0)
+		db_kv_set(&ctx->db, "feed.held", 0);
+	memset(&probe, 0, sizeof(probe));
+	for (i = 0; i < n && rc == 0 && !res->held_back && lanes_next(ctx, ref, 0, &probe); i++) {
+		struct run r;
+		char *change;
+
+		if (runs_get(&ctx->db, ctx->cfg.study, tags[i], &r) != 0)
+			continue;
+		change = xasprintf("%s=%s", r.var, r.new_value);
+		rc = feed_submit(ctx, s, ref, &r, change, res, cause);
+		free(change);
+		run_release(&r);
+	}
+	for (i = 0; i < n; i++)
+		free(tags[i]);
+	free(tags);
+	return rc;
 }
 
 /* Create and submit one run; 0, or an exit code with *cause. */
@@ -35,13 +130,11 @@ static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		    const char *value, long long plan_id, struct feed_result *res,
 		    char **cause)
 {
-	struct submit_opts o;
-	struct submit_result sr;
 	struct new_run nr;
 	char *tag = tag_opt ? xstrdup(tag_opt) : loop_auto_tag(ctx, var, value);
 	char *note = plan_id ? xasprintf("from plan entry %lld", plan_id) : NULL;
 	int rc = loop_new_run(ctx, tag, from, var, value, note, 0, &nr, cause);
-	struct fed *f;
+	char *change;
 
 	free(note);
 	free(tag);
@@ -49,21 +142,9 @@ static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		return rc;
 	if (plan_id)
 		plan_mark(&ctx->db, ctx->cfg.study, plan_id, "done", nr.run.id, NULL);
-	memset(&o, 0, sizeof(o));
-	lanes_next(ctx, ref, 1, &o);	/* the loop below checked that it has room */
-	rc = loop_submit(ctx, s, &nr.run, &o, &sr, cause);
-	if (rc == 0 || *sr.job_id) {
-		res->v = xreallocarray(res->v, res->nr + 1, sizeof(*res->v));
-		f = &res->v[res->nr++];
-		f->tag = xstrdup(nr.run.tag);
-		f->change = xasprintf("%s=%s", var, value);
-		f->job_id = xstrdup(sr.job_id);
-		f->attempt = sr.n;
-		f->after = xstrdup(sr.after);
-		/* the next one in this lane chains onto this one */
-		lanes_submitted(ref, o.lane, sr.job_id);
-	}
-	submit_result_release(&sr);
+	change = xasprintf("%s=%s", var, value);
+	rc = feed_submit(ctx, s, ref, &nr.run, change, res, cause);
+	free(change);
 	new_run_release(&nr);
 	return rc;
 }
@@ -91,13 +172,16 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		}
 	}
 	/* what failed for the machine's reasons goes first: it was already due */
+	quota_refresh(ctx, s);
 	rc = retry_auto(ctx, s, ref, res, cause);
-	if (rc)
+	if (rc == 0)
+		rc = feed_held(ctx, s, ref, res, cause);
+	if (rc || res->held_back)
 		return rc;
 	memset(&probe, 0, sizeof(probe));
 	if (plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan) < 0)
 		return XL_ERR;
-	while (lanes_next(ctx, ref, 0, &probe)) {
+	while (!res->held_back && lanes_next(ctx, ref, 0, &probe)) {
 		if (!used_request) {
 			used_request = 1;
 			rc = feed_one(ctx, s, ref, req->tag, req->from ? req->from : "best",

@@ -26,6 +26,7 @@ struct feed_result {
 	int breaker_opened;	/* this call opened the breaker */
 	char **skipped;		/* plan entries that could not become runs */
 	size_t nr_skipped;
+	char *held_back;	/* a Slurm limit refused a submission: which and what, or NULL */
 };
 
 /* An explicit request from `next --set` (NULL fields: none). */

@@ -8,6 +8,7 @@
 #include "loop.h"
 #include "quota.h"
 #include "reconcile.h"
+#include "slurm.h"
 #include "util.h"
 
 /* Note one live job of the study. */
@@ -56,14 +57,36 @@ size_t lanes_count(struct xl_ctx *ctx)
 	return n < 1 ? 1 : n > CONFIG_MAX_LANES ? CONFIG_MAX_LANES : (size_t)n;
 }
 
+/* The user's live jobs, whoever submitted them. */
+size_t lanes_user_live(const struct slurm_jobs *q)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < q->nr; i++)
+		n += !slurm_state_is_final(q->v[i].state);
+	return n;
+}
+
+/* Jobs the study may still have live: the submit limit less the user's other jobs. */
+long long lanes_room(struct xl_ctx *ctx, const struct refresh *ref)
+{
+	long long limit = quota_submit_limit(ctx);
+	size_t mine = ref->running + ref->pending;
+	size_t others = ref->user_live > mine ? ref->user_live - mine : 0;
+
+	if (limit < 0)
+		return -1;
+	return limit > (long long)others ? limit - (long long)others : 0;
+}
+
 /* depth + 1 jobs a lane, fewer when a submit limit cannot hold them all. */
-size_t lanes_per_lane(struct xl_ctx *ctx, size_t nlanes)
+size_t lanes_per_lane(struct xl_ctx *ctx, const struct refresh *ref, size_t nlanes)
 {
 	size_t per = (size_t)ctx->cfg.depth + 1;
-	long long limit = quota_submit_limit(ctx);
+	long long room = lanes_room(ctx, ref);
 
-	if (limit > 0 && (long long)(nlanes * per) > limit)
-		per = (size_t)limit / nlanes;	/* lanes win: fewer wait in each */
+	if (room >= 0 && (long long)(nlanes * per) > room)
+		per = (size_t)room / nlanes;	/* lanes win: fewer wait in each */
 	return per ? per : 1;
 }
 
@@ -71,8 +94,11 @@ size_t lanes_per_lane(struct xl_ctx *ctx, size_t nlanes)
 int lanes_next(struct xl_ctx *ctx, struct refresh *ref, int force, struct submit_opts *o)
 {
 	struct lanes *l = &ref->lanes;
-	size_t n = lanes_count(ctx), per = lanes_per_lane(ctx, n), held, i, best = n;
+	size_t n = lanes_count(ctx), per = lanes_per_lane(ctx, ref, n), held, i, best = n;
+	long long room = lanes_room(ctx, ref);
 
+	if (!force && room >= 0 && (long long)(ref->running + ref->pending) >= room)
+		return 0;	/* the user's submit limit is reached */
 	if (n == 1) {
 		/* one lane: the end of the study's line (any job of the user's
 		 * with slurm.chain any-user, a whole array), as before lanes */

@@ -39,7 +39,17 @@ size_t lanes_count(struct xl_ctx *ctx);
  * submit limit (quota_submit_limit) cannot hold that many in every lane;
  * never less than 1.
  */
-size_t lanes_per_lane(struct xl_ctx *ctx, size_t nlanes);
+size_t lanes_per_lane(struct xl_ctx *ctx, const struct refresh *ref, size_t nlanes);
+
+/*
+ * How many jobs the study may still have live at once under the user's
+ * submit limit, all of the user's jobs counted; -1 for no limit.
+ */
+long long lanes_room(struct xl_ctx *ctx, const struct refresh *ref);
+
+struct slurm_jobs;
+/* The user's live jobs in squeue's answer (all of them, not only xloop's). */
+size_t lanes_user_live(const struct slurm_jobs *q);
 
 /*
  * The lane the next submission goes into: 1 with o->lane and o->after (or

@@ -13,6 +13,7 @@
 #include "gitops.h"
 #include "jobsh.h"
 #include "loop.h"
+#include "quota.h"
 #include "secrets.h"
 #include "study.h"
 
@@ -729,6 +730,19 @@ int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 					   "'xloop next' will find it by its token", res->job_id);
 			rc = XL_TEMPFAIL;
 		}
+	} else if (s->refused_by) {
+		/* back-pressure, not a failure: no attempt, no log, no verdict */
+		char *why = xasprintf("held back by the Slurm limit %s (sbatch refused the job; "
+				      "it is submitted when one of your jobs has ended)",
+				      s->refused_by);
+
+		attempts_release_intent(&ctx->db, a.id);
+		quota_refused(ctx, s->refused_by);
+		free(*cause);
+		*cause = why;
+		res->limit = s->refused_by;
+		free(res->log_path);
+		res->log_path = NULL;
 	} else if (!res->ambiguous) {
 		attempts_set_submit_failed(&ctx->db, a.id, *cause);
 	}

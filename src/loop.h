@@ -71,6 +71,7 @@ struct submit_result {
 	char *log_path;
 	char *after;		/* the job it waits for, "" if none */
 	int ambiguous;		/* sbatch may have submitted without saying so */
+	const char *limit;	/* the Slurm limit that held it back (static), or NULL */
 };
 
 void submit_result_release(struct submit_result *res);

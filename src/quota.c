@@ -1,22 +1,72 @@
 /* The user's Slurm limits, cached in the DB. */
 #define _GNU_SOURCE
 #include <stdlib.h>
+#include <time.h>
 
 #include "cmd.h"
 #include "quota.h"
+#include "slurm.h"
 
-/* What "auto" lanes are: the cached GPU limit, 1 while none is known. */
+/* Store one limit: kv holds integers, 0 meaning unset, so n + 1. */
+static void put(struct xl_ctx *ctx, const char *key, long long n)
+{
+	db_kv_set(&ctx->db, key, n < 0 ? 0 : n + 1);
+}
+
+/* One cached limit, -1 when none. */
+static long long get(struct xl_ctx *ctx, const char *key)
+{
+	return db_kv_get(&ctx->db, key) - 1;
+}
+
+/* Reread the limits when they are old or a refusal came since. */
+void quota_refresh(struct xl_ctx *ctx, struct slurm *s)
+{
+	long long at = db_kv_get(&ctx->db, "quota.at");
+	long long stale = db_kv_get(&ctx->db, "quota.stale");
+	struct slurm_limits l;
+	char *cause = NULL;
+	time_t now = time(NULL);
+
+	if (ctx->cfg.lanes == 1 && !stale)
+		return;		/* one lane: as before lanes, no sacctmgr */
+	if (!stale && now - at < QUOTA_TTL_SECS && now >= at)
+		return;
+	if (slurm_sacctmgr_limits(s, ctx->cfg.account, ctx->cfg.partition, ctx->cfg.qos,
+				  &l, &cause) != 0) {
+		slurm_limits_none(&l);	/* no accounting: the config's lanes hold */
+		free(cause);
+	}
+	if (db_begin_write(&ctx->db) < 0)
+		return;
+	put(ctx, "quota.submit", l.max_submit);
+	put(ctx, "quota.jobs", l.max_jobs);
+	put(ctx, "quota.gpus", l.max_gpus);
+	db_kv_set(&ctx->db, "quota.at", now);
+	db_kv_set(&ctx->db, "quota.stale", 0);
+	if (db_commit(&ctx->db) < 0)
+		warning("unable to cache the Slurm limits");
+}
+
+/* Remember that a limit refused a job. */
+void quota_refused(struct xl_ctx *ctx, const char *limit)
+{
+	(void)limit;
+	db_kv_set(&ctx->db, "quota.stale", 1);
+}
+
+/* What "auto" lanes are: the GPUs (or running jobs) the user may hold. */
 long long quota_auto_lanes(struct xl_ctx *ctx)
 {
-	long long n = db_kv_get(&ctx->db, "quota.gpus");
+	long long gpus = get(ctx, "quota.gpus"), jobs = get(ctx, "quota.jobs");
 
-	return n > 0 ? n : 1;
+	if (jobs > 0 && (gpus < 0 || jobs < gpus))
+		gpus = jobs;
+	return gpus > 0 ? gpus : 1;
 }
 
 /* The cached submit limit, -1 when none is known. */
 long long quota_submit_limit(struct xl_ctx *ctx)
 {
-	long long n = db_kv_get(&ctx->db, "quota.submit");
-
-	return n > 0 ? n : -1;
+	return get(ctx, "quota.submit");
 }

@@ -451,6 +451,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	rc = slurm_squeue_mine(s, &q, cause);
 	if (rc)
 		goto out;
+	out->user_live = lanes_user_live(&q);
 
 	/* pass 1: what squeue shows is alive; its notes in one transaction
 	 * (one sync, not one per job when a whole sweep starts at once) */

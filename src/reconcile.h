@@ -20,6 +20,7 @@ struct refresh {
 	size_t judged;		/* verdicts reached in this call */
 	char *newest_live_job;	/* the job a new submission chains onto, "" */
 	struct lanes lanes;	/* the study's live jobs by lane (queue.lanes) */
+	size_t user_live;	/* all of the user's live jobs, the study's among them */
 	int calls;		/* Slurm commands run */
 };
 

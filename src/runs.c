@@ -439,6 +439,20 @@ int attempts_set_submit_failed(struct db *db, long long id, const char *err)
 			   " submit_error = :err WHERE id = :id", id, ":err", err, 0);
 }
 
+/* Drop an intent that sbatch refused for a limit. */
+int attempts_release_intent(struct db *db, long long id)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(db, &q, "DELETE FROM attempt WHERE id = :id AND phase = 'submitting'") < 0)
+		return -1;
+	db_bind_int64(&q, ":id", id);
+	rc = db_step(&q);
+	db_finalize(&q);
+	return rc == SQLITE_DONE && sqlite3_changes(db->h) == 1 ? 0 : -1;
+}
+
 /* The proven run with the best score. */
 int runs_best(struct db *db, const char *study, int goal_max, struct run *r,
 	      double *score)

@@ -87,6 +87,8 @@ int attempts_insert(struct db *db, struct attempt *a);
 int attempts_set_submitted(struct db *db, long long id, const char *job_id,
 			   long long at);
 int attempts_set_submit_failed(struct db *db, long long id, const char *err);
+/* A limit held sbatch back: the intent goes, its attempt number is free again. */
+int attempts_release_intent(struct db *db, long long id);
 /* The best proven run (goal_max: highest score): 0 found, 1 none, -1 error. */
 int runs_best(struct db *db, const char *study, int goal_max, struct run *r,
 	      double *score);

@@ -1,9 +1,11 @@
 /* Running Slurm's command-line tools and reading their answers. */
 #include <errno.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "slurm.h"
 
 #define SLURM_TIMEOUT_MS 60000
@@ -14,6 +16,7 @@ void slurm_init(struct slurm *s)
 	s->run = proc_run;
 	s->timeout_ms = SLURM_TIMEOUT_MS;
 	s->calls = 0;
+	s->refused_by = NULL;
 }
 
 /* Words in a Slurm client's stderr that mean "try again later". */
@@ -155,6 +158,7 @@ int slurm_sbatch(struct slurm *s, const struct slurm_submit *req,
 	int rc;
 
 	*ambiguous = 0;
+	s->refused_by = NULL;
 	rc = run(s, (const char *const *)argv, req->env, &p, cause);
 	if (rc == 0) {
 		if (slurm_parse_sbatch(p.out.s, jobid, NULL, cause) < 0) {
@@ -171,6 +175,9 @@ int slurm_sbatch(struct slurm *s, const struct slurm_submit *req,
 		*ambiguous = strstr(p.err.s, "Batch job submission failed") == NULL;
 		if (!*ambiguous && rc == XL_TEMPFAIL)
 			rc = XL_ERR;
+		/* a limit of the user's: try again when a job of theirs ended */
+		if (!*ambiguous && (s->refused_by = slurm_limit_refusal(p.err.s)))
+			rc = XL_TEMPFAIL;
 	}
 	proc_release(&p);
 	free(argv);
@@ -382,5 +389,47 @@ int slurm_show_config(struct slurm *s, struct slurm_record *conf, char **cause)
 	if (rc == 0 && slurm_parse_config(p.out.s, conf, cause) < 0)
 		rc = XL_ERR;
 	proc_release(&p);
+	return rc;
+}
+
+/* The user's association and QOS limits. */
+int slurm_sacctmgr_limits(struct slurm *s, const char *account, const char *partition,
+			  const char *qos, struct slurm_limits *l, char **cause)
+{
+	char user[48], *names = NULL;
+	const char *assoc[] = { "sacctmgr", "--parsable2", "show", "assoc", "where", user,
+				SACCTMGR_ASSOC_FORMAT, NULL };
+	const char *qosv[] = { "sacctmgr", "--parsable2", "show", "qos",
+			       SACCTMGR_QOS_FORMAT, NULL };
+	struct proc p = PROC_INIT;
+	struct passwd *pw;
+	int rc;
+
+	slurm_limits_none(l);
+	pw = getpwuid(getuid());
+	if (!pw || !valid_name(pw->pw_name)) {
+		*cause = xasprintf("no user name for uid %u", (unsigned)getuid());
+		return XL_ERR;
+	}
+	xsnprintf(user, sizeof(user), "user=%s", pw->pw_name);
+	rc = run(s, assoc, NULL, &p, cause);
+	if (rc == 0 && slurm_parse_sacctmgr_assoc(p.out.s, account, partition, l, &names,
+						  cause) < 0)
+		rc = XL_ERR;
+	proc_release(&p);
+	if (rc)
+		return rc;
+	if (*qos) {
+		free(names);
+		names = xstrdup(qos);
+	}
+	if (*names) {
+		p = (struct proc)PROC_INIT;
+		rc = run(s, qosv, NULL, &p, cause);
+		if (rc == 0 && slurm_parse_sacctmgr_qos(p.out.s, names, l, cause) < 0)
+			rc = XL_ERR;
+		proc_release(&p);
+	}
+	free(names);
 	return rc;
 }

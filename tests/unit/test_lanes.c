@@ -137,14 +137,14 @@ static void test_submit_limit_shortens_lanes(void **state)
 
 	f->ctx.cfg.lanes = 4;
 	f->ctx.cfg.depth = 2;
-	assert_int_equal(lanes_per_lane(&f->ctx, 4), 3);
-	assert_int_equal(db_kv_set(&f->ctx.db, "quota.submit", 9), 0);
-	assert_int_equal(lanes_per_lane(&f->ctx, 4), 2);
-	assert_int_equal(db_kv_set(&f->ctx.db, "quota.submit", 3), 0);
-	assert_int_equal(lanes_per_lane(&f->ctx, 4), 1);
+	assert_int_equal(lanes_per_lane(&f->ctx, &f->ref, 4), 3);
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.submit", 9 + 1), 0);
+	assert_int_equal(lanes_per_lane(&f->ctx, &f->ref, 4), 2);
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.submit", 3 + 1), 0);
+	assert_int_equal(lanes_per_lane(&f->ctx, &f->ref, 4), 1);
 	f->ctx.cfg.lanes = 0;	/* auto: the GPUs the user may hold */
 	assert_int_equal(lanes_count(&f->ctx), 1);
-	assert_int_equal(db_kv_set(&f->ctx.db, "quota.gpus", 4), 0);
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.gpus", 4 + 1), 0);
 	assert_int_equal(lanes_count(&f->ctx), 4);
 }
 

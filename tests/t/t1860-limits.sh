@@ -49,6 +49,18 @@ for _ in 1 2 3; do hold 300 >/dev/null; done
 err=$(hold 300 2>&1)
 printf '%s\n' "$err" >"$T_TMP/sbatch-refusal.txt"
 check "sbatch's own refusal names QOSMaxSubmitJobPerUserLimit" grep -q QOSMaxSubmitJobPerUserLimit "$T_TMP/sbatch-refusal.txt"
+# XLOOP_CAPTURE_OUT=DIR saves what sacctmgr and sbatch said (ops/slurm/captures)
+if [ -n "${XLOOP_CAPTURE_OUT:-}" ]; then
+	af=format=User,Account,Partition,QOS,MaxJobs,MaxSubmit,GrpTRES,MaxTRES
+	qf=format=Name,MaxJobsPU,MaxSubmitPU,MaxTRESPU,GrpTRES,GrpJobs,GrpSubmit
+	{ echo "# command: sacctmgr --parsable2 show assoc where user=$XLOOP_TEST_USER $af"
+	  as_user sacctmgr --parsable2 show assoc where user="$XLOOP_TEST_USER" "$af"; } \
+		>"$XLOOP_CAPTURE_OUT/sacctmgr_P_assoc_user.txt"
+	{ echo "# command: sacctmgr --parsable2 show qos $qf"
+	  as_user sacctmgr --parsable2 show qos "$qf"; } >"$XLOOP_CAPTURE_OUT/sacctmgr_P_qos.txt"
+	{ echo "# command: sbatch --parsable -p gpu --qos=$Q ... (a 4th job over MaxSubmitJobsPerUser=3; stderr)"
+	  cat "$T_TMP/sbatch-refusal.txt"; } >"$XLOOP_CAPTURE_OUT/sbatch_refused_qos_max_submit.txt"
+fi
 
 expect_rc 0 "a run" u new r1 --from base --set X=1
 out=$(u submit r1 --no-chain 2>&1)

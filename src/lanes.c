@@ -8,6 +8,7 @@
 #include "loop.h"
 #include "quota.h"
 #include "reconcile.h"
+#include "runs.h"
 #include "slurm.h"
 #include "util.h"
 
@@ -143,4 +144,33 @@ void lanes_submitted(struct refresh *ref, long long lane, const char *job_id)
 	else
 		ref->pending++;
 	lanes_see(&ref->lanes, lane, LLONG_MAX, job_id);
+}
+
+/* Ask Slurm which GPUs the newly started jobs got. */
+void lanes_record_gpus(struct xl_ctx *ctx, struct slurm *s, struct attempt *v, size_t n,
+		       const struct slurm_jobs *q)
+{
+	size_t i, asked = 0;
+
+	if (!strstr(ctx->cfg.res.gres, "gpu"))
+		return;
+	for (i = 0; i < n && asked < LANES_GPU_LOOKUPS; i++) {
+		const struct slurm_job *j = *v[i].job_id ? slurm_jobs_find(q, v[i].job_id) : NULL;
+		char *idx = NULL, *cause = NULL;
+
+		if (!j || j->state != SLURM_STATE_RUNNING || *v[i].gpus)
+			continue;
+		asked++;
+		if (slurm_job_gpus(s, v[i].job_id, &idx, &cause) == 0 && idx &&
+		    attempts_set_gpus(&ctx->db, v[i].id, idx) == 0) {
+			free(v[i].gpus);
+			v[i].gpus = idx;
+			idx = NULL;
+		} else {
+			/* Slurm names none (or failed): not asked again for this attempt */
+			attempts_set_gpus(&ctx->db, v[i].id, "?");
+		}
+		free(idx);
+		free(cause);
+	}
 }

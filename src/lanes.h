@@ -47,7 +47,21 @@ size_t lanes_per_lane(struct xl_ctx *ctx, const struct refresh *ref, size_t nlan
  */
 long long lanes_room(struct xl_ctx *ctx, const struct refresh *ref);
 
+struct slurm;
 struct slurm_jobs;
+struct attempt;
+
+#define LANES_GPU_LOOKUPS 4	/* scontrol calls a tick spends on new starts, at most */
+
+/*
+ * Record the GPU indexes of the study's jobs that squeue shows running and
+ * whose GPUs are not known yet (one `scontrol -d show job` each, at most
+ * LANES_GPU_LOOKUPS a call; none when nothing new started): the report
+ * draws one timeline row per GPU from them.
+ */
+void lanes_record_gpus(struct xl_ctx *ctx, struct slurm *s, struct attempt *v, size_t n,
+		       const struct slurm_jobs *q);
+
 /* The user's live jobs in squeue's answer (all of them, not only xloop's). */
 size_t lanes_user_live(const struct slurm_jobs *q);
 

@@ -499,6 +499,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	}
 	if (txn && db_commit(&ctx->db) < 0)
 		warning("unable to record what squeue showed (the next tick will)");
+	lanes_record_gpus(ctx, s, v, n, &q);
 
 	if (ctx->cfg.chain_any_user) {
 		/* the chain continues behind any project's newest job */

@@ -178,7 +178,7 @@ int runs_insert(struct db *db, struct run *r)
 	" coalesce(ended_at, 0), coalesce(state, ''), coalesce(exit_code, '')," \
 	" coalesce(node, ''), coalesce(slurm_reason, ''), coalesce(verdict, '')," \
 	" coalesce(failure_class, ''), coalesce(verdict_reason, ''), score," \
-	" coalesce(auto_retry, ''), lane"
+	" coalesce(auto_retry, ''), lane, coalesce(gpus, '')"
 
 static void attempt_from(struct stmt *q, struct attempt *a)
 {
@@ -209,6 +209,7 @@ static void attempt_from(struct stmt *q, struct attempt *a)
 	a->score = a->has_score ? sqlite3_column_double(q->st, 27) : 0;
 	a->auto_retry = db_col_dup(q, 28);
 	a->lane = db_col_int64(q, 29);
+	a->gpus = db_col_dup(q, 30);
 }
 
 /* Free an attempt's strings. */
@@ -218,7 +219,7 @@ void attempt_release(struct attempt *a)
 		      a->partition, a->gres, a->mem, a->time_limit, a->overrides,
 		      a->after_job, a->submit_error, a->state, a->exit_code, a->node,
 		      a->slurm_reason, a->verdict, a->failure_class, a->verdict_reason,
-		      a->auto_retry };
+		      a->auto_retry, a->gpus };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(s); i++)
@@ -437,6 +438,13 @@ int attempts_set_submit_failed(struct db *db, long long id, const char *err)
 {
 	return exec_update(db, "UPDATE attempt SET phase = 'submit_failed',"
 			   " submit_error = :err WHERE id = :id", id, ":err", err, 0);
+}
+
+/* Record the GPUs a job runs on. */
+int attempts_set_gpus(struct db *db, long long id, const char *gpus)
+{
+	return exec_update(db, "UPDATE attempt SET gpus = :gpus WHERE id = :id", id, ":gpus",
+			   gpus, 0);
 }
 
 /* Drop an intent that sbatch refused for a limit. */

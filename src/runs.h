@@ -40,6 +40,7 @@ struct attempt {
 	double score;
 	char *auto_retry;	/* "", "infra", "resources": why xloop retried on its own */
 	long long lane;		/* the chain it was put in (queue.lanes), from 0 */
+	char *gpus;		/* the GPU indexes it ran on ("0", "1,3"), "" unknown */
 };
 
 /* Paths of a run (malloc'd). */
@@ -87,6 +88,8 @@ int attempts_insert(struct db *db, struct attempt *a);
 int attempts_set_submitted(struct db *db, long long id, const char *job_id,
 			   long long at);
 int attempts_set_submit_failed(struct db *db, long long id, const char *err);
+/* The GPUs a running job was given (scontrol -d's IDX). */
+int attempts_set_gpus(struct db *db, long long id, const char *gpus);
 /* A limit held sbatch back: the intent goes, its attempt number is free again. */
 int attempts_release_intent(struct db *db, long long id);
 /* The best proven run (goal_max: highest score): 0 found, 1 none, -1 error. */

@@ -48,4 +48,11 @@ long long slurm_tres_gpus(const char *tres);
  */
 const char *slurm_limit_refusal(const char *sbatch_stderr);
 
+/*
+ * The GPU indexes in a GRES allocation as `scontrol -d show job` prints
+ * it per node ("gpu:1(IDX:3)", "gpu(IDX:0,2-3)", "gpu:a100:2(IDX:0-1),
+ * gg:g0(CNT:1)"): "3", "0,2-3", "0-1" (malloc'd); NULL when it names none.
+ */
+char *slurm_gres_gpu_idx(const char *gres);
+
 #endif

@@ -433,3 +433,25 @@ int slurm_sacctmgr_limits(struct slurm *s, const char *account, const char *part
 	free(names);
 	return rc;
 }
+
+/* The GPUs a running job was given. */
+int slurm_job_gpus(struct slurm *s, const char *jobid, char **idx, char **cause)
+{
+	const char *argv[] = { "scontrol", "-d", "show", "job", "-o", jobid, NULL };
+	struct slurm_records recs = SLURM_RECORDS_INIT;
+	struct proc p = PROC_INIT;
+	size_t i, k;
+	int rc = run(s, argv, NULL, &p, cause);
+
+	*idx = NULL;
+	if (rc == 0 && slurm_parse_records(p.out.s, &recs, cause) < 0)
+		rc = XL_ERR;
+	for (i = 0; rc == 0 && i < recs.nr && !*idx; i++)
+		for (k = 0; k < recs.v[i].nr_kv && !*idx; k++)
+			if (strcmp(recs.v[i].kv[k].key, "GRES") == 0 ||
+			    strcmp(recs.v[i].kv[k].key, "GRES_IDX") == 0)
+				*idx = slurm_gres_gpu_idx(recs.v[i].kv[k].value);
+	slurm_records_release(&recs);
+	proc_release(&p);
+	return rc;
+}

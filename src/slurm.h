@@ -117,4 +117,11 @@ int slurm_show_config(struct slurm *s, struct slurm_record *conf, char **cause);
 int slurm_sacctmgr_limits(struct slurm *s, const char *account, const char *partition,
 			  const char *qos, struct slurm_limits *l, char **cause);
 
+/*
+ * The GPU indexes job jobid runs on, from `scontrol -d show job -o`
+ * ("0", "1,3"; malloc'd in *idx, NULL when Slurm names none). 0 or an
+ * exit code with *cause.
+ */
+int slurm_job_gpus(struct slurm *s, const char *jobid, char **idx, char **cause);
+
 #endif

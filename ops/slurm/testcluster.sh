@@ -458,7 +458,9 @@ AccountingStoragePort=$DBD_PORT
 AccountingStoragePass=$MUNGE_SOCKET
 # keep --comment in the database so sacct -o Comment shows it
 AccountingStoreFlags=job_comment
-AccountingStorageTRES=gres/gpu"
+AccountingStorageTRES=gres/gpu
+# associations, QOS and their limits hold (a test gives its user a QOS with limits)
+AccountingStorageEnforce=limits,qos"
     else
         acct_lines="AccountingStorageType=accounting_storage/none"
     fi

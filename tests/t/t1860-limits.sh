@@ -14,6 +14,11 @@ if [ "$XLOOP_PROFILE" != accounting ]; then
 	finish
 	exit
 fi
+if ! scontrol show config | grep -q '^AccountingStorageEnforce *= *.*limits'; then
+	skip "QOS submit limit" "the cluster was brought up without AccountingStorageEnforce=limits"
+	finish
+	exit
+fi
 X=$XLOOP_BIN
 Q=xlooplim3
 cleanup() {

@@ -135,6 +135,35 @@ static void test_limit_refusal(void **state)
 	assert_null(slurm_limit_refusal("sbatch: error: QOSMaxGRESPerUserX\n"));
 }
 
+/* GPU indexes of a GRES allocation, as scontrol -d prints them (samples 03). */
+static void test_gres_gpu_idx(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "gpu:1(IDX:0)", "0" },
+		{ "gpu(IDX:0,2-3,5)", "0,2-3,5" },
+		{ "gg:g0(CNT:1),gpu:1(IDX:3)", "3" },
+		{ "gpu:rtx2080:1(IDX:1),gg:g0(CNT:1)", "1" },
+		{ "", NULL },
+		{ "gg:g0(CNT:1)", NULL },
+		{ "gpu:1(IDX:N/A)", NULL },
+		{ "mps:100(IDX:0)", NULL },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = slurm_gres_gpu_idx(cases[i].in);
+
+		if (cases[i].want == NULL)
+			assert_null(got);
+		else
+			assert_string_equal(got, cases[i].want);
+		free(got);
+	}
+}
+
 /* Real 22.05 output from the test cluster (ops/slurm/captures). */
 static void test_captures(void **state)
 {
@@ -164,6 +193,7 @@ int main(void)
 		cmocka_unit_test(test_assoc_rows),
 		cmocka_unit_test(test_qos_rows),
 		cmocka_unit_test(test_limit_refusal),
+		cmocka_unit_test(test_gres_gpu_idx),
 		cmocka_unit_test(test_captures),
 	};
 

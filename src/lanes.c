@@ -91,6 +91,35 @@ size_t lanes_per_lane(struct xl_ctx *ctx, const struct refresh *ref, size_t nlan
 	return per ? per : 1;
 }
 
+/*
+ * Lanes the study's live sweeps hold: a sweep with %K holds K of them (its
+ * tasks run K at a time), one without holds one per live task; at most
+ * the live tasks squeue showed.
+ */
+static size_t arrays_hold(struct xl_ctx *ctx, const struct lanes *l)
+{
+	struct stmt q;
+	long long hold = 0;
+
+	if (l->array_tasks == 0)
+		return 0;
+	if (db_prepare(&ctx->db, &q, "SELECT s.max_parallel, count(*) FROM sweep s"
+		       " JOIN sweep_task t ON t.sweep_id = s.id"
+		       " JOIN attempt a ON a.run_id = t.run_id"
+		       " WHERE s.study = :study AND a.verdict IS NULL GROUP BY s.id") < 0)
+		return l->array_tasks;
+	db_bind_text(&q, ":study", ctx->cfg.study);
+	while (db_step(&q) == SQLITE_ROW) {
+		long long k = db_col_int64(&q, 0), n = db_col_int64(&q, 1);
+
+		hold += k > 0 && k < n ? k : n;
+	}
+	db_finalize(&q);
+	if (hold == 0)
+		return l->array_tasks;	/* no sweep of ours knows them: a lane each */
+	return hold < (long long)l->array_tasks ? (size_t)hold : l->array_tasks;
+}
+
 /* The lane with room (or the emptiest, with force) for the next job. */
 int lanes_next(struct xl_ctx *ctx, struct refresh *ref, int force, struct submit_opts *o)
 {
@@ -113,7 +142,9 @@ int lanes_next(struct xl_ctx *ctx, struct refresh *ref, int force, struct submit
 		return 1;
 	}
 	/* a sweep's tasks run side by side: each holds a lane while it lives */
-	held = l->array_tasks < n ? l->array_tasks : n;
+	held = arrays_hold(ctx, l);
+	if (held > n)
+		held = n;
 	for (i = held; i < n; i++) {
 		size_t live = i < l->n ? l->v[i].live : 0;
 

@@ -92,4 +92,15 @@ if len(by) != 4 or not gaps:
 m = statistics.median(gaps)
 print("median gap %.2f s over %d GPUs" % (m, len(by)))
 sys.exit(0 if m <= 1.5 else "median gap %.2f s" % m)' "$d4/times"
+# the report: one timeline row per GPU, from the index each job saw
+rep=$(as_user "$X" -C "$d4" report --out "$d4/report.html" --json)
+check "report: one row per GPU, GPUs 0-3, idle summed per GPU" python3 -c 'import json, sys
+r = json.loads(sys.argv[1])
+g = r["gpus"]
+print(g)
+if [x["gpu"] for x in g] != [0, 1, 2, 3]:
+    sys.exit("rows %s" % g)
+if any(x["busy_s"] < 25 or x["idle_s"] > 0.3 * r["span_s"] for x in g):
+    sys.exit("busy/idle per GPU %s of span %s" % (g, r["span_s"]))' "$rep"
+check "report: the page labels the GPU rows" grep -q '>GPU 3</text>' "$d4/report.html"
 finish

@@ -25,6 +25,7 @@ void quota_refresh(struct xl_ctx *ctx, struct slurm *s)
 	long long at = db_kv_get(&ctx->db, "quota.at");
 	long long stale = db_kv_get(&ctx->db, "quota.stale");
 	struct slurm_limits l;
+	long long gpus = -1;
 	char *cause = NULL;
 	time_t now = time(NULL);
 
@@ -35,13 +36,18 @@ void quota_refresh(struct xl_ctx *ctx, struct slurm *s)
 	if (slurm_sacctmgr_limits(s, ctx->cfg.account, ctx->cfg.partition, ctx->cfg.qos,
 				  &l, &cause) != 0) {
 		slurm_limits_none(&l);	/* no accounting: the config's lanes hold */
-		free(cause);
+		FREE_AND_NULL(cause);
+	}
+	if (ctx->cfg.lanes == 0 && slurm_partition_gpus(s, ctx->cfg.partition, &gpus, &cause)) {
+		gpus = -1;	/* "auto" lanes without the partition's count: the limits alone */
+		FREE_AND_NULL(cause);
 	}
 	if (db_begin_write(&ctx->db) < 0)
 		return;
 	put(ctx, "quota.submit", l.max_submit);
 	put(ctx, "quota.jobs", l.max_jobs);
 	put(ctx, "quota.gpus", l.max_gpus);
+	put(ctx, "quota.partition_gpus", gpus > 0 ? gpus : -1);
 	db_kv_set(&ctx->db, "quota.at", now);
 	db_kv_set(&ctx->db, "quota.stale", 0);
 	if (db_commit(&ctx->db) < 0)
@@ -55,14 +61,17 @@ void quota_refused(struct xl_ctx *ctx, const char *limit)
 	db_kv_set(&ctx->db, "quota.stale", 1);
 }
 
-/* What "auto" lanes are: the GPUs (or running jobs) the user may hold. */
+/* What "auto" lanes are: the fewest of the GPUs (or running jobs) the user may hold and the partition's GPUs. */
 long long quota_auto_lanes(struct xl_ctx *ctx)
 {
-	long long gpus = get(ctx, "quota.gpus"), jobs = get(ctx, "quota.jobs");
+	long long v[] = { get(ctx, "quota.gpus"), get(ctx, "quota.jobs"),
+			  get(ctx, "quota.partition_gpus") }, n = -1;
+	size_t i;
 
-	if (jobs > 0 && (gpus < 0 || jobs < gpus))
-		gpus = jobs;
-	return gpus > 0 ? gpus : 1;
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		if (v[i] > 0 && (n < 0 || v[i] < n))
+			n = v[i];
+	return n > 0 ? n : 1;
 }
 
 /* The cached submit limit, -1 when none is known. */

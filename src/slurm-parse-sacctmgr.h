@@ -55,4 +55,14 @@ const char *slurm_limit_refusal(const char *sbatch_stderr);
  */
 char *slurm_gres_gpu_idx(const char *gres);
 
+/* The sinfo format for the partition's GPUs: nodes, then their GRES. */
+#define SINFO_GPUS_FORMAT "%D|%G"
+
+/*
+ * The GPUs of a partition from `sinfo -h -p P -o SINFO_GPUS_FORMAT` (lines
+ * "4|gpu:8(S:0-1)", "2|gpu:a100:4,mps:400"): nodes times GPUs, summed; 0
+ * when it has none, -1 for lines that are not sinfo's.
+ */
+long long slurm_sinfo_gpus(const char *text);
+
 #endif

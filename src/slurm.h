@@ -124,4 +124,8 @@ int slurm_sacctmgr_limits(struct slurm *s, const char *account, const char *part
  */
 int slurm_job_gpus(struct slurm *s, const char *jobid, char **idx, char **cause);
 
+/* The GPUs in partition (sinfo, one call): 0 or an exit code with *cause. */
+int slurm_partition_gpus(struct slurm *s, const char *partition, long long *gpus,
+			 char **cause);
+
 #endif

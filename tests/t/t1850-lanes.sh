@@ -61,11 +61,12 @@ check "one lane: 4 runs end judged (wall ${wall1} s)" test "$(wc -l <"$d1/times"
 check "one lane: one job at a time" test "$max1" -le 1
 
 d4=$(user_dir)
-read -r wall4 max4 < <(drive "$d4" 4 16)
+# "auto": as many lanes as the partition's GPUs (sinfo) and the limits allow, 4 here
+read -r wall4 max4 < <(drive "$d4" '"auto"' 16)
 check "4 lanes: 16 runs end judged (wall ${wall4} s)" test "$(wc -l <"$d4/times")" -eq 16
 check "4 lanes: never more than 4 running (saw $max4)" test "$max4" -le 4
 out=$(as_user "$X" -C "$d4" status --json)
-check "status shows each attempt's lane, all 4 used" python3 -c 'import json, sys
+check "status shows each attempt's lane, all 4 used (lanes auto = 4 GPUs)" python3 -c 'import json, sys
 d = json.loads(sys.argv[1])
 lanes = {a["lane"] for r in d["runs"] if r["tag"] != "base" for a in r["attempts"]}
 sys.exit(0 if lanes == {0, 1, 2, 3} else "lanes %s" % sorted(lanes))' "$out"

@@ -146,6 +146,10 @@ static void test_submit_limit_shortens_lanes(void **state)
 	assert_int_equal(lanes_count(&f->ctx), 1);
 	assert_int_equal(db_kv_set(&f->ctx.db, "quota.gpus", 4 + 1), 0);
 	assert_int_equal(lanes_count(&f->ctx), 4);
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.partition_gpus", 2 + 1), 0);
+	assert_int_equal(lanes_count(&f->ctx), 2);	/* the partition has only 2 */
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.jobs", 1 + 1), 0);
+	assert_int_equal(lanes_count(&f->ctx), 1);	/* MaxJobs 1 */
 }
 
 int main(void)

@@ -164,6 +164,18 @@ static void test_gres_gpu_idx(void **state)
 	}
 }
 
+/* A partition's GPUs from sinfo: nodes times GPUs, summed. */
+static void test_sinfo_gpus(void **state)
+{
+	(void)state;
+	assert_int_equal(slurm_sinfo_gpus("1|gpu:4\n"), 4);
+	assert_int_equal(slurm_sinfo_gpus("4|gpu:8(S:0-1)\n2|gpu:a100:4,mps:400\n"), 40);
+	assert_int_equal(slurm_sinfo_gpus("3|gpu:2(S:0,1),mps:100\n"), 6);
+	assert_int_equal(slurm_sinfo_gpus("8|(null)\n"), 0);
+	assert_int_equal(slurm_sinfo_gpus(""), 0);
+	assert_int_equal(slurm_sinfo_gpus("PARTITION AVAIL\n"), -1);
+}
+
 /* Real 22.05 output from the test cluster (ops/slurm/captures). */
 static void test_captures(void **state)
 {
@@ -194,6 +206,7 @@ int main(void)
 		cmocka_unit_test(test_qos_rows),
 		cmocka_unit_test(test_limit_refusal),
 		cmocka_unit_test(test_gres_gpu_idx),
+		cmocka_unit_test(test_sinfo_gpus),
 		cmocka_unit_test(test_captures),
 	};
 

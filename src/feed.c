@@ -238,6 +238,10 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 			stop(res, "plan_empty", plan_empty_why(ctx));
 			break;
 		}
+		if (lanes_in_flight(ctx, plan[next].parent, plan[next].var, plan[next].value)) {
+			next++;	/* it waits: the same configuration runs in another lane */
+			continue;
+		}
 		rc = feed_one(ctx, s, ref, NULL, plan[next].parent, plan[next].var,
 			      plan[next].value, plan[next].id, res, cause);
 		if (rc == XL_DATAERR || rc == XL_NOINPUT || rc == XL_USAGE) {

@@ -205,3 +205,35 @@ void lanes_record_gpus(struct xl_ctx *ctx, struct slurm *s, struct attempt *v, s
 		free(cause);
 	}
 }
+
+/* The same configuration already queued or running in another lane. */
+int lanes_in_flight(struct xl_ctx *ctx, const char *parent, const char *var, const char *value)
+{
+	struct stmt q;
+	struct run best;
+	double score;
+	int found = 0, have_best = 0;
+
+	if (lanes_count(ctx) < 2)
+		return 0;
+	if (strcmp(parent, "best") == 0) {
+		if (runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &best, &score) != 0)
+			return 0;
+		have_best = 1;
+		parent = best.tag;
+	}
+	if (db_prepare(&ctx->db, &q, "SELECT 1 FROM run r JOIN run p ON p.id = r.parent_id"
+		       " JOIN attempt a ON a.run_id = r.id"
+		       " WHERE r.study = :study AND p.tag = :parent AND r.var = :var"
+		       " AND r.new_value = :value AND a.verdict IS NULL LIMIT 1") == 0) {
+		db_bind_text(&q, ":study", ctx->cfg.study);
+		db_bind_text(&q, ":parent", parent);
+		db_bind_text(&q, ":var", var);
+		db_bind_text(&q, ":value", value);
+		found = db_step(&q) == SQLITE_ROW;
+		db_finalize(&q);
+	}
+	if (have_best)
+		run_release(&best);
+	return found;
+}

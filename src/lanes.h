@@ -72,6 +72,13 @@ size_t lanes_user_live(const struct slurm_jobs *q);
  */
 int lanes_next(struct xl_ctx *ctx, struct refresh *ref, int force, struct submit_opts *o);
 
+/*
+ * 1 when, with more than one lane, a run of the same configuration (the
+ * same parent, "best" resolved, and VAR=VALUE) is in flight: the plan
+ * entry waits rather than run twice side by side. 0 otherwise.
+ */
+int lanes_in_flight(struct xl_ctx *ctx, const char *parent, const char *var, const char *value);
+
 /* Feeding submitted job_id into lane: it is that lane's tail now. */
 void lanes_submitted(struct refresh *ref, long long lane, const char *job_id);
 

@@ -13,6 +13,7 @@
 #include "lanes.h"
 #include "loop.h"
 #include "reconcile.h"
+#include "runs.h"
 
 struct fx {
 	char dir[64];
@@ -152,6 +153,56 @@ static void test_submit_limit_shortens_lanes(void **state)
 	assert_int_equal(lanes_count(&f->ctx), 1);	/* MaxJobs 1 */
 }
 
+/* Insert a run (parent 0: a root) with one attempt, unfinished unless verdict. */
+static long long add_run(struct fx *f, const char *tag, long long parent, const char *value,
+			 const char *verdict)
+{
+	struct run r;
+	struct attempt a;
+
+	memset(&r, 0, sizeof(r));
+	r.study = "s";
+	r.tag = (char *)tag;
+	r.parent_id = parent;
+	r.var = parent ? "X" : "";
+	r.old_value = parent ? "0" : "";
+	r.new_value = (char *)value;
+	r.created_at = 1;
+	assert_int_equal(runs_insert(&f->ctx.db, &r), 0);
+	memset(&a, 0, sizeof(a));
+	a.run_id = r.id;
+	a.n = 1;
+	a.token = (char *)tag;
+	a.phase = "submitted";
+	a.log_path = "l";
+	a.job_sha256 = "x";
+	a.partition = "gpu";
+	a.gres = "gpu:1";
+	a.mem = "1G";
+	a.time_limit = "1:00";
+	a.intent_at = 1;
+	a.verdict = (char *)verdict;
+	a.has_score = verdict != NULL;
+	assert_int_equal(attempts_insert(&f->ctx.db, &a), 0);
+	return r.id;
+}
+
+/* With lanes, a configuration in flight is not planned a second time beside it. */
+static void test_same_configuration_waits(void **state)
+{
+	struct fx *f = *state;
+	long long base = add_run(f, "base", 0, "", "success");
+
+	add_run(f, "x1", base, "1", NULL);
+	f->ctx.cfg.lanes = 2;
+	assert_true(lanes_in_flight(&f->ctx, "base", "X", "1"));
+	assert_true(lanes_in_flight(&f->ctx, "best", "X", "1"));	/* base is the best */
+	assert_false(lanes_in_flight(&f->ctx, "base", "X", "2"));
+	assert_false(lanes_in_flight(&f->ctx, "x1", "X", "1"));
+	f->ctx.cfg.lanes = 1;	/* one lane: in line behind it, as before */
+	assert_false(lanes_in_flight(&f->ctx, "base", "X", "1"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +211,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_arrays_hold_lanes_and_one_lane_is_the_line,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_submit_limit_shortens_lanes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_same_configuration_waits, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -164,7 +164,15 @@ static void stop(struct feed_result *res, const char *what, char *why)
 static char *depth_why(struct xl_ctx *ctx, const struct refresh *ref)
 {
 	size_t lanes = lanes_count(ctx);
+	long long room = lanes_room(ctx, ref);
 
+	if (room >= 0 && (long long)(ref->running + ref->pending) >= room)
+		return xasprintf("your Slurm submit limit holds it back: %lld job%s at once "
+				 "(QOS/association MaxSubmit), %zu of them the study's, %lld "
+				 "other job%s of yours", quota_submit_limit(ctx),
+				 quota_submit_limit(ctx) == 1 ? "" : "s", ref->running + ref->pending,
+				 quota_submit_limit(ctx) - room, quota_submit_limit(ctx) - room == 1 ?
+				 "" : "s");
 	if (lanes > 1)
 		return xasprintf("the queue is full: %zu running and %zu waiting in %zu lanes "
 				 "(queue.lanes %zu, %zu jobs a lane)", ref->running, ref->pending,

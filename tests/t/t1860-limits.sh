@@ -84,6 +84,8 @@ max=0 held=0
 for _ in $(seq 1 120); do
 	t=$(u tick 2>&1)
 	case $t in *"held back"*QOSMaxSubmitJobPerUserLimit*) held=1 ;; esac
+	# while the limit holds: what the briefing says
+	[ "$held" = 1 ] && [ ! -s "$T_TMP/brief.json" ] && u next --json >"$T_TMP/brief.json" 2>/dev/null
 	n=$(squeue -h -u "$XLOOP_TEST_USER" -o %i | grep -c .)
 	[ "$n" -gt "$max" ] && max=$n
 	s=$(u status --json)
@@ -94,6 +96,9 @@ sys.exit(0 if len(runs) == 6 and all(r["attempts"] and r["attempts"][-1]["verdic
 done
 check "the tick said which limit held a run back" test "$held" = 1
 check "never more than 3 jobs submitted at once (saw $max)" test "$max" -le 3
+check "the briefing says the submit limit holds feeding back" python3 -c 'import json, sys
+f = json.load(open(sys.argv[1]))["feed"]
+sys.exit(0 if f["stopped"] in ("limit", "depth") and "limit" in f["why"] else "feed: %s" % f)' "$T_TMP/brief.json"
 check "every run judged a success on its first attempt, no failure from the limit" python3 -c 'import json,sys
 runs = [r for r in json.loads(sys.argv[1])["runs"] if r["tag"] not in ("base", "r1")]
 bad = [(r["tag"], [(a["n"], a["phase"], a["verdict"]) for a in r["attempts"]]) for r in runs

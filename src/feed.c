@@ -60,7 +60,11 @@ static int feed_submit(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	int rc;
 
 	memset(&o, 0, sizeof(o));
-	lanes_next(ctx, ref, 1, &o);	/* the caller checked that it has room */
+	if (!lanes_next(ctx, ref, 1, &o)) {
+		/* (the caller checked that it has room) a later tick submits it */
+		db_kv_set(&ctx->db, "feed.held", 1);
+		return 0;
+	}
 	rc = loop_submit(ctx, s, r, &o, &sr, cause);
 	if (sr.limit)
 		rc = feed_held_back(ctx, r->tag, res, cause);

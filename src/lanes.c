@@ -127,8 +127,8 @@ int lanes_next(struct xl_ctx *ctx, struct refresh *ref, int force, struct submit
 	size_t n = lanes_count(ctx), per = lanes_per_lane(ctx, ref, n), held, i, best = n;
 	long long room = lanes_room(ctx, ref);
 
-	if (!force && room >= 0 && (long long)(ref->running + ref->pending) >= room)
-		return 0;	/* the user's submit limit is reached */
+	if (room >= 0 && (long long)(ref->running + ref->pending) >= room)
+		return 0;	/* the user's submit limit is reached: sbatch would refuse */
 	if (n == 1) {
 		/* one lane: the end of the study's line (any job of the user's
 		 * with slurm.chain any-user, a whole array), as before lanes */

@@ -67,8 +67,9 @@ size_t lanes_user_live(const struct slurm_jobs *q);
 
 /*
  * The lane the next submission goes into: 1 with o->lane and o->after (or
- * o->no_chain) set, 0 when every lane is full. force (automatic retries):
- * the emptiest lane even when it is full.
+ * o->no_chain) set, 0 when every lane is full or the user's submit limit
+ * is reached. force (automatic retries): the emptiest lane even when it is
+ * full (but never over the submit limit).
  */
 int lanes_next(struct xl_ctx *ctx, struct refresh *ref, int force, struct submit_opts *o);
 

@@ -888,7 +888,9 @@ const struct cmd_entry cmd_report_entry = {
 	"leaderboard with the best run highlighted; the lineage as an indented\n"
 	"tree, one row per run with its change, boxes sized to their text, the\n"
 	"path to the best run in bold; the GPU timeline, one bar per attempt,\n"
-	"with the idle gaps between jobs shaded and summed; the score of proven\n"
+	"with the idle gaps between jobs shaded and summed (one row per GPU index\n"
+	"the jobs saw, recorded while they ran, with each GPU's idle time; --json\n"
+	"gpus); the score of proven\n"
 	"runs over time with the best so far; each run's one-line diff,\n"
 	"attempts, and the log tail of failures. Reads the state DB and the logs\n"
 	"only: Slurm is not asked.\n",

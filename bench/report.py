@@ -338,7 +338,7 @@ if lanes:
       "Wall time from the first tick to the last run's end; idle per GPU from `xloop report --json`, "
       "over the span of the study's attempts." % (lanes[0]["runs"], lanes[0]["run_s"]))
     w("")
-    w("| lanes | wall | runs/min | vs 1 lane | most running | idle per GPU |")
+    w("| lanes | wall | runs/min | vs 1 lane | most running | idle per GPU used |")
     w("|---|---|---|---|---|---|")
     base = lanes[0]["runs_per_min"] or 1
     for L in lanes:

@@ -13,9 +13,11 @@
 #include "util.h"
 
 /* Note one live job of the study. */
-void lanes_see(struct lanes *l, long long lane, long long attempt_id, const char *job_id)
+void lanes_see(struct lanes *l, long long lane, long long attempt_id, const char *job_id,
+	       const char *after)
 {
 	struct lane *x;
+	struct lane_job *j;
 
 	if (strchr(job_id, '_')) {
 		l->array_tasks++;	/* an array holds lanes, not a place in one */
@@ -29,21 +31,49 @@ void lanes_see(struct lanes *l, long long lane, long long attempt_id, const char
 		l->n = (size_t)lane + 1;
 	}
 	x = &l->v[lane];
-	x->live++;
-	if (attempt_id >= x->newest) {
-		x->newest = attempt_id;
-		free(x->tail);
-		x->tail = xstrdup(job_id);
+	x->v = xreallocarray(x->v, x->live + 1, sizeof(*x->v));
+	j = &x->v[x->live++];
+	j->attempt_id = attempt_id;
+	j->job_id = xstrdup(job_id);
+	j->after = xstrdup(after);
+}
+
+/*
+ * The end of a lane's line: its newest job that no other job of the lane
+ * waits for (`prioritize` may have moved the newest to the front), else
+ * its newest; NULL for an empty lane.
+ */
+static const char *lane_tail(const struct lane *x)
+{
+	const struct lane_job *best = NULL, *newest = NULL;
+	size_t i, k;
+
+	for (i = 0; i < x->live; i++) {
+		const struct lane_job *j = &x->v[i];
+		int waited = 0;
+
+		if (!newest || j->attempt_id > newest->attempt_id)
+			newest = j;
+		for (k = 0; k < x->live && !waited; k++)
+			waited = k != i && strcmp(x->v[k].after, j->job_id) == 0;
+		if (!waited && (!best || j->attempt_id > best->attempt_id))
+			best = j;
 	}
+	return best ? best->job_id : newest ? newest->job_id : NULL;
 }
 
 /* Free the lanes. */
 void lanes_release(struct lanes *l)
 {
-	size_t i;
+	size_t i, k;
 
-	for (i = 0; i < l->n; i++)
-		free(l->v[i].tail);
+	for (i = 0; i < l->n; i++) {
+		for (k = 0; k < l->v[i].live; k++) {
+			free(l->v[i].v[k].job_id);
+			free(l->v[i].v[k].after);
+		}
+		free(l->v[i].v);
+	}
 	free(l->v);
 	memset(l, 0, sizeof(*l));
 }
@@ -158,15 +188,15 @@ int lanes_next(struct xl_ctx *ctx, struct refresh *ref, int force, struct submit
 	if (best == n)
 		return 0;
 	o->lane = (long long)best;
-	if (best < l->n && l->v[best].tail && *l->v[best].tail)
-		o->after = l->v[best].tail;
+	if (best < l->n && lane_tail(&l->v[best]))
+		o->after = lane_tail(&l->v[best]);
 	else
 		o->no_chain = 1;	/* an empty lane starts at once */
 	return 1;
 }
 
 /* Record what feeding put into lane. */
-void lanes_submitted(struct refresh *ref, long long lane, const char *job_id)
+void lanes_submitted(struct refresh *ref, long long lane, const char *job_id, const char *after)
 {
 	free(ref->newest_live_job);
 	ref->newest_live_job = xstrdup(job_id);
@@ -174,7 +204,7 @@ void lanes_submitted(struct refresh *ref, long long lane, const char *job_id)
 		ref->running++;	/* it will start at once */
 	else
 		ref->pending++;
-	lanes_see(&ref->lanes, lane, LLONG_MAX, job_id);
+	lanes_see(&ref->lanes, lane, LLONG_MAX, job_id, after);
 }
 
 /* Ask Slurm which GPUs the newly started jobs got. */

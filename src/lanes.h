@@ -15,10 +15,14 @@ struct xl_ctx;
 struct refresh;
 struct submit_opts;
 
+struct lane_job {
+	long long attempt_id;
+	char *job_id, *after;	/* the job, and the job it waits for ("" none) */
+};
+
 struct lane {
 	size_t live;		/* its jobs queued or running */
-	long long newest;	/* the attempt id of its newest live job, 0 none */
-	char *tail;		/* that job's id: what the lane's next job waits for */
+	struct lane_job *v;	/* them */
 };
 
 struct lanes {
@@ -27,8 +31,9 @@ struct lanes {
 	size_t array_tasks;	/* live tasks of the study's job arrays (sweeps) */
 };
 
-/* A live job of the study: attempt attempt_id, in lane, as Slurm names it. */
-void lanes_see(struct lanes *l, long long lane, long long attempt_id, const char *job_id);
+/* A live job of the study: attempt attempt_id, in lane, as Slurm names it, waiting for after. */
+void lanes_see(struct lanes *l, long long lane, long long attempt_id, const char *job_id,
+	       const char *after);
 void lanes_release(struct lanes *l);
 
 /* How many lanes the study feeds: queue.lanes, or what "auto" resolves to. */
@@ -80,7 +85,7 @@ int lanes_next(struct xl_ctx *ctx, struct refresh *ref, int force, struct submit
  */
 int lanes_in_flight(struct xl_ctx *ctx, const char *parent, const char *var, const char *value);
 
-/* Feeding submitted job_id into lane: it is that lane's tail now. */
-void lanes_submitted(struct refresh *ref, long long lane, const char *job_id);
+/* Feeding submitted job_id (waiting for after) into lane: the lane's end now. */
+void lanes_submitted(struct refresh *ref, long long lane, const char *job_id, const char *after);
 
 #endif

@@ -482,7 +482,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 				out->running++;
 			slurm_parse_time(j->start_time, &st, NULL);
 			note_live(ctx, a->id, slurm_state_name(j->state), j->reason, st);
-			lanes_see(&out->lanes, a->lane, a->id, a->job_id);
+			lanes_see(&out->lanes, a->lane, a->id, a->job_id, a->after_job);
 			continue;
 		}
 		if (*a->job_id)

@@ -79,14 +79,14 @@ static void test_four_lanes_fill_side_by_side(void **state)
 		assert_int_equal(pick(f, 0, &after), i);
 		assert_string_equal(after, "-");	/* an empty lane starts at once */
 		xsnprintf(id, sizeof(id), "%d", 10 + i);
-		lanes_submitted(&f->ref, i, id);
+		lanes_submitted(&f->ref, i, id, "");
 	}
 	for (i = 0; i < 4; i++) {
 		assert_int_equal(pick(f, 0, &after), i);
 		xsnprintf(id, sizeof(id), "%d", 10 + i);
 		assert_string_equal(after, id);	/* behind that lane's running job */
 		xsnprintf(id, sizeof(id), "%d", 20 + i);
-		lanes_submitted(&f->ref, i, id);
+		lanes_submitted(&f->ref, i, id, after);
 	}
 	assert_int_equal(pick(f, 0, &after), -1);	/* 4 x (depth + 1): full */
 	assert_int_equal(pick(f, 1, &after), 0);	/* a retry goes anyway */
@@ -101,13 +101,32 @@ static void test_seen_jobs_and_a_freed_lane(void **state)
 
 	f->ctx.cfg.lanes = 3;
 	f->ctx.cfg.depth = 1;
-	lanes_see(&f->ref.lanes, 0, 5, "105");
-	lanes_see(&f->ref.lanes, 0, 7, "107");
-	lanes_see(&f->ref.lanes, 2, 6, "106");
-	lanes_see(&f->ref.lanes, 2, 8, "108");
-	lanes_see(&f->ref.lanes, 1, 4, "104");	/* lane 1 lost its running job */
+	lanes_see(&f->ref.lanes, 0, 5, "105", "");
+	lanes_see(&f->ref.lanes, 0, 7, "107", "");
+	lanes_see(&f->ref.lanes, 2, 6, "106", "");
+	lanes_see(&f->ref.lanes, 2, 8, "108", "");
+	lanes_see(&f->ref.lanes, 1, 4, "104", "");	/* lane 1 lost its running job */
 	assert_int_equal(pick(f, 0, &after), 1);
 	assert_string_equal(after, "104");
+}
+
+/* After `prioritize` moved the newest job to the front, the lane ends at the job behind it. */
+static void test_tail_after_prioritize(void **state)
+{
+	struct fx *f = *state;
+	const char *after;
+
+	f->ctx.cfg.lanes = 2;
+	f->ctx.cfg.depth = 3;
+	lanes_see(&f->ref.lanes, 1, 10, "210", "");	/* running */
+	lanes_see(&f->ref.lanes, 1, 11, "211", "212");	/* X1, now behind T */
+	lanes_see(&f->ref.lanes, 1, 12, "212", "210");	/* T, moved to the front */
+	lanes_see(&f->ref.lanes, 0, 13, "213", "");
+	lanes_see(&f->ref.lanes, 0, 14, "214", "213");
+	lanes_see(&f->ref.lanes, 0, 15, "215", "214");
+	lanes_see(&f->ref.lanes, 0, 16, "216", "215");	/* lane 0 is full */
+	assert_int_equal(pick(f, 0, &after), 1);
+	assert_string_equal(after, "211");
 }
 
 /* A live array's tasks hold lanes; one lane keeps the old single chain. */
@@ -117,9 +136,9 @@ static void test_arrays_hold_lanes_and_one_lane_is_the_line(void **state)
 	const char *after;
 
 	f->ctx.cfg.lanes = 4;
-	lanes_see(&f->ref.lanes, 0, 1, "50_0");
-	lanes_see(&f->ref.lanes, 0, 2, "50_1");
-	lanes_see(&f->ref.lanes, 0, 3, "50_2");
+	lanes_see(&f->ref.lanes, 0, 1, "50_0", "");
+	lanes_see(&f->ref.lanes, 0, 2, "50_1", "");
+	lanes_see(&f->ref.lanes, 0, 3, "50_2", "");
 	assert_int_equal(pick(f, 0, &after), 3);
 	f->ctx.cfg.lanes = 1;
 	free(f->ref.newest_live_job);
@@ -208,6 +227,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_four_lanes_fill_side_by_side, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seen_jobs_and_a_freed_lane, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tail_after_prioritize, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_arrays_hold_lanes_and_one_lane_is_the_line,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_submit_limit_shortens_lanes, setup, teardown),

@@ -128,10 +128,10 @@ static const char *const migrations[] = {
 	"CREATE INDEX attempt_success ON attempt(score) WHERE verdict = 'success';"
 	"CREATE INDEX attempt_retryable ON attempt(judged_at) WHERE verdict = 'failure'"
 	"  AND (failure_class = 'infra' OR state IN ('TIMEOUT', 'OUT_OF_MEMORY'));",
-	/* 5: lanes (queue.lanes): the afterany chain an attempt was put in */
-	"ALTER TABLE attempt ADD COLUMN lane INTEGER NOT NULL DEFAULT 0 CHECK (lane >= 0);"
-	/* and the GPUs the job was given (scontrol -d: IDX "0", "1,3"), for the report */
-	"ALTER TABLE attempt ADD COLUMN gpus TEXT;",
+	/* 5: lanes (queue.lanes): the afterany chain an attempt was put in, and
+	 * the GPUs the job was given (scontrol -d: IDX "0", "1,3"), for the report */
+	("ALTER TABLE attempt ADD COLUMN lane INTEGER NOT NULL DEFAULT 0 CHECK (lane >= 0);"
+	 "ALTER TABLE attempt ADD COLUMN gpus TEXT;"),
 };
 
 /* The schema version this binary migrates to. */

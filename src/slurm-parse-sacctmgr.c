@@ -7,7 +7,7 @@
 #include <strings.h>
 
 #include "buf.h"
-#include "slurm-parse-sacctmgr.h"
+#include "slurm-parse.h"
 #include "util.h"
 
 /* No limit anywhere. */
@@ -239,102 +239,4 @@ const char *slurm_limit_refusal(const char *err)
 			return refusals[i];
 	}
 	return NULL;	/* (a job that no limit will ever let in is a failure) */
-}
-
-/* The IDX list of the gpu entry of a GRES allocation. */
-char *slurm_gres_gpu_idx(const char *gres)
-{
-	const char *p = gres;
-
-	while (p && *p) {
-		const char *idx = strstr(p, "(IDX:"), *end;
-
-		if (!idx)
-			return NULL;
-		/* the entry this IDX belongs to starts after the last ',' before "(" */
-		end = idx;
-		while (end > p && end[-1] != ',')
-			end--;
-		if (strncmp(end, "gpu", 3) == 0 && (end[3] == ':' || end[3] == '(')) {
-			size_t n = strcspn(idx + 5, ")");
-
-			if (n && idx[5 + n] == ')' && strspn(idx + 5, "0123456789,-") == n)
-				return xstrndup(idx + 5, n);
-			return NULL;
-		}
-		p = strchr(idx, ')');
-		if (p)
-			p++;
-	}
-	return NULL;
-}
-
-/* GPUs of one node's GRES ("gpu:8(S:0-1)", "gpu:a100:4,mps:400"), 0 none. */
-static long long node_gpus(const char *gres)
-{
-	const char *p = gres;
-	long long total = 0, v;
-
-	while (*p) {
-		size_t len = strcspn(p, ",");
-
-		if (len > 4 && strncmp(p, "gpu:", 4) == 0) {
-			/* the count is the last ':' field before any '(' */
-			size_t end = strcspn(p, ",(");
-			const char *c = p + end;
-			char num[24];
-
-			while (c > p && c[-1] != ':')
-				c--;
-			if ((size_t)(p + end - c) < sizeof(num)) {
-				memcpy(num, c, (size_t)(p + end - c));
-				num[p + end - c] = '\0';
-				if ((v = count_field(num)) > 0)
-					total += v;
-			}
-		}
-		p += len;
-		/* a '(' list may hold commas: skip to the entry after its ')' */
-		if (memchr(p - len, '(', len) && !memchr(p - len, ')', len)) {
-			const char *close = strchr(p, ')');
-
-			p = close ? close + 1 : p + strlen(p);
-			p += strcspn(p, ",");
-		}
-		if (*p == ',')
-			p++;
-	}
-	return total;
-}
-
-/* The partition's GPUs from sinfo. */
-long long slurm_sinfo_gpus(const char *text)
-{
-	const char *p = text;
-	long long total = 0;
-
-	while (*p) {
-		size_t len = strcspn(p, "\n");
-		const char *bar = memchr(p, '|', len);
-		char num[24], *gres;
-		long long nodes;
-
-		if (len == 0) {
-			p++;
-			continue;
-		}
-		if (!bar || (size_t)(bar - p) >= sizeof(num))
-			return -1;
-		memcpy(num, p, (size_t)(bar - p));
-		num[bar - p] = '\0';
-		if ((nodes = count_field(num)) < 0)
-			return -1;
-		gres = xstrndup(bar + 1, len - (size_t)(bar + 1 - p));
-		total += nodes * node_gpus(gres);
-		free(gres);
-		p += len;
-		if (*p)
-			p++;
-	}
-	return total;
 }

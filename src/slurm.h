@@ -11,7 +11,6 @@
 
 #include "proc.h"
 #include "slurm-parse.h"
-#include "slurm-parse-sacctmgr.h"
 
 struct slurm {
 	int (*run)(struct proc *p);	/* proc_run by default */

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "breaker.h"
+#include "best.h"
 #include "briefing.h"
 #include "retry.h"
 #include "fsutil.h"
@@ -319,7 +320,7 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 	struct run best;
 	size_t nplan = 0, i;
 	long long nruns;
-	double score = 0;
+	struct best_info bi;
 	int has_best;
 	char *action, *breaker;
 
@@ -328,7 +329,7 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 	live = live_jobs(ctx);
 	plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan);
 	nruns = runs_count(&ctx->db, ctx->cfg.study);
-	has_best = runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &best, &score) == 0;
+	has_best = best_get(ctx, &best, &bi) == 0;
 	for (i = 0; fed && i < fed->nr; i++)
 		json_array_append_new(sub, json_pack("{s:s, s:s, s:s, s:I, s:o}",
 			"tag", fed->v[i].tag, "change", fed->v[i].change,
@@ -349,8 +350,7 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 		      "schema", "xloop.next/1", "study", ctx->cfg.study, "metric", ctx->cfg.metric,
 		      "generated_at", (json_int_t)time(NULL),
 		      "finished", finished, "repaired", repaired, "live", live,
-		      "best", has_best ? json_pack("{s:s, s:f}", "tag", best.tag, "score",
-						   score) : json_null(),
+		      "best", has_best ? best_json(best.tag, &bi) : json_null(),
 		      "submitted", sub, "skipped", skipped,
 		      "plan_queued", (json_int_t)nplan, "next_action", action,
 		      "slurm_calls", (json_int_t)(ref ? ref->calls : 0),
@@ -438,9 +438,22 @@ void briefing_print(const json_t *b)
 			printf("    STALE: %s\n", jstr(o, "stale"));
 	}
 	o = json_object_get(b, "best");
-	if (json_is_object(o))
-		printf("\nbest so far: %s, %s %g\n", jstr(o, "tag"), jstr(b, "metric"),
-		       json_number_value(json_object_get(o, "score")));
+	if (json_is_object(o)) {
+		struct best_info bi;
+		char shown[128];
+
+		memset(&bi, 0, sizeof(bi));
+		bi.mean = json_number_value(json_object_get(o, "score"));
+		bi.n = (long)json_integer_value(json_object_get(o, "n"));
+		bi.checked = json_is_true(json_object_get(o, "checked"));
+		bi.half = json_number_value(json_object_get(o, "interval"));
+		bi.sd = json_number_value(json_object_get(o, "noise_sd"));
+		best_format(&bi, shown, sizeof(shown));
+		printf("\nbest so far: %s, %s %s\n", jstr(o, "tag"), jstr(b, "metric"), shown);
+		if (!bi.checked)
+			printf("  (gains are not checked against noise: %s)\n",
+			       "no replicates yet; `xloop space seed VAR` names the seed variable");
+	}
 	else
 		printf("\nbest so far: no proven run yet\n");
 	a = json_object_get(b, "submitted");

@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "best.h"
 #include "briefing.h"
 #include "cmd.h"
 #include "fsutil.h"
@@ -609,7 +610,6 @@ static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
 	struct run best;
 	size_t n = 0, nb = 0, i;
 	long long best_id = 0, idle, span = 0;
-	double best_score;
 	char **pos, *out = NULL, when[32];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -627,7 +627,7 @@ static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
 		rc = XL_ERR;
 		goto out;
 	}
-	if (runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &best, &best_score) == 0) {
+	if (best_get(ctx, &best, NULL) == 0) {
 		best_id = best.id;
 		run_release(&best);
 	}

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "best.h"
 #include "cmd.h"
 #include "fsutil.h"
 #include "loop.h"
@@ -168,7 +169,8 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	struct slurm s;
 	char **pos, *cause = NULL;
 	size_t nruns = 0, i;
-	double best_score = 0;
+	struct best_info bi;
+	char shown[128];
 	int npos, rc, sq, have_best;
 
 	rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
@@ -203,24 +205,28 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 		FREE_AND_NULL(cause);
 	}
 	rc = XL_OK;
-	have_best = runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &best,
-			      &best_score) == 0;
+	have_best = best_get(ctx, &best, &bi) == 0;
 
 	if (attempt_walk_open(&ctx->db, ctx->cfg.study, npos ? runs[0].id : 0, &walk) < 0) {
 		rc = XL_ERR;
 	} else if (ctx->json) {
 		/* streamed: a study of 10,000 runs is tens of MB of JSON */
-		cmd_json_begin(&js, json_pack("{s:s, s:s, s:s, s:o, s:b}",
-					      "schema", "xloop.status/1",
-					      "study", ctx->cfg.study,
-					      "metric", ctx->cfg.metric,
-					      "best", have_best ? json_string(best.tag) :
-						json_null(),
-					      "slurm_reachable", sq == 0), "runs");
+		json_t *head = json_pack("{s:s, s:s, s:s, s:o, s:b}",
+					 "schema", "xloop.status/1",
+					 "study", ctx->cfg.study,
+					 "metric", ctx->cfg.metric,
+					 "best", have_best ? json_string(best.tag) : json_null(),
+					 "slurm_reachable", sq == 0);
+
+		json_object_set_new(head, "best_score", have_best ?
+				    best_json(best.tag, &bi) : json_null());
+		cmd_json_begin(&js, head, "runs");
 	} else if (npos == 0) {
 		printf("study %s: %zu run%s", ctx->cfg.study, nruns, nruns == 1 ? "" : "s");
-		if (have_best)
-			printf(", best %s (%s %g)", best.tag, ctx->cfg.metric, best_score);
+		if (have_best) {
+			best_format(&bi, shown, sizeof(shown));
+			printf(", best %s (%s %s)", best.tag, ctx->cfg.metric, shown);
+		}
 		printf("\n%-2s%-20s %-14s %-28s %-13s %3s %-10s %-10s %s\n", "", "TAG",
 		       "PARENT", "CHANGE", "STATE", "ATT", "JOB", "ELAPSED", "SCORE");
 	}

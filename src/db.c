@@ -128,6 +128,30 @@ static const char *const migrations[] = {
 	"CREATE INDEX attempt_success ON attempt(score) WHERE verdict = 'success';"
 	"CREATE INDEX attempt_retryable ON attempt(judged_at) WHERE verdict = 'failure'"
 	"  AND (failure_class = 'infra' OR state IN ('TIMEOUT', 'OUT_OF_MEMORY'));",
+	/* 5: configurations (confkey.h: a run's job.sh assignments, canonical,
+	 * and their key without the seed; NULL until computed, back-filled
+	 * from job.sh by best.c) and autopilot's proposals, recorded before
+	 * their run is created so that a crash proposes nothing twice */
+	"ALTER TABLE run ADD COLUMN config TEXT;"
+	"ALTER TABLE run ADD COLUMN config_key TEXT;"
+	"CREATE INDEX run_config ON run(study, config_key);"
+	"CREATE TABLE proposal ("
+	"  id INTEGER PRIMARY KEY,"
+	"  study TEXT NOT NULL,"
+	"  at INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('change', 'replicate')),"
+	"  parent TEXT NOT NULL,"		/* the parent's tag */
+	"  var TEXT NOT NULL,"
+	"  value TEXT NOT NULL,"
+	"  tag TEXT NOT NULL,"
+	"  config_key TEXT NOT NULL,"	/* of the run it makes */
+	"  reason TEXT NOT NULL,"
+	"  run_id INTEGER REFERENCES run(id),"	/* NULL: intent, run not made yet */
+	"  status TEXT NOT NULL DEFAULT 'intent'"
+	"    CHECK (status IN ('intent', 'created', 'decided', 'failed')),"
+	"  error TEXT,"
+	"  UNIQUE (study, tag)"
+	");",
 };
 
 /* The schema version this binary migrates to. */

@@ -28,7 +28,7 @@ char *run_log_path(const char *root, const char *study, const char *tag, long lo
 #define RUN_COLS "r.id, r.study, r.tag, coalesce(r.parent_id, 0)," \
 	" coalesce(p.tag, ''), coalesce(r.var, ''), coalesce(r.old_value, '')," \
 	" coalesce(r.new_value, ''), coalesce(r.note, ''), coalesce(r.commit_id, '')," \
-	" r.created_at"
+	" r.created_at, coalesce(r.config, ''), coalesce(r.config_key, '')"
 #define RUN_FROM " FROM run r LEFT JOIN run p ON p.id = r.parent_id"
 
 static void run_from(struct stmt *q, struct run *r)
@@ -44,6 +44,8 @@ static void run_from(struct stmt *q, struct run *r)
 	r->note = xstrdup(db_col_text(q, 8));
 	r->commit_id = xstrdup(db_col_text(q, 9));
 	r->created_at = db_col_int64(q, 10);
+	r->config = xstrdup(db_col_text(q, 11));
+	r->config_key = xstrdup(db_col_text(q, 12));
 }
 
 /* Free a run's strings. */
@@ -57,6 +59,8 @@ void run_release(struct run *r)
 	free(r->new_value);
 	free(r->note);
 	free(r->commit_id);
+	free(r->config);
+	free(r->config_key);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -145,9 +149,9 @@ int runs_insert(struct db *db, struct run *r)
 	int rc;
 
 	if (db_prepare(db, &q, "INSERT INTO run (study, tag, parent_id, var,"
-		       " old_value, new_value, note, created_at, commit_id)"
+		       " old_value, new_value, note, created_at, commit_id, config, config_key)"
 		       " VALUES (:study, :tag, :parent, :var, :old, :new, :note,"
-		       " :at, :commit)") < 0)
+		       " :at, :commit, :config, :key)") < 0)
 		return -1;
 	r->created_at = time(NULL);
 	db_bind_text(&q, ":study", r->study);
@@ -162,6 +166,8 @@ int runs_insert(struct db *db, struct run *r)
 	db_bind_text(&q, ":note", r->note && *r->note ? r->note : NULL);
 	db_bind_int64(&q, ":at", r->created_at);
 	db_bind_text(&q, ":commit", r->commit_id && *r->commit_id ? r->commit_id : NULL);
+	db_bind_text(&q, ":config", r->config && *r->config ? r->config : NULL);
+	db_bind_text(&q, ":key", r->config_key && *r->config_key ? r->config_key : NULL);
 	rc = db_step(&q);
 	db_finalize(&q);
 	if (rc != SQLITE_DONE)
@@ -437,32 +443,42 @@ int attempts_set_submit_failed(struct db *db, long long id, const char *err)
 			   " submit_error = :err WHERE id = :id", id, ":err", err, 0);
 }
 
-/* The proven run with the best score. */
-int runs_best(struct db *db, const char *study, int goal_max, struct run *r,
-	      double *score)
+/* Set a run's configuration. */
+int runs_set_config(struct db *db, long long run_id, const char *config,
+		    const char *key)
 {
 	struct stmt q;
 	int rc;
 
-	/* proven: the latest attempt of the run is a success */
-	if (db_prepare(db, &q, goal_max ?
-		       "SELECT " RUN_COLS ", a.score" RUN_FROM " JOIN attempt a ON a.run_id = r.id"
-		       " WHERE +r.study = :study AND a.verdict = 'success'"
-		       " AND a.n = (SELECT max(n) FROM attempt WHERE run_id = r.id)"
-		       " ORDER BY a.score DESC, r.id LIMIT 1" :
-		       "SELECT " RUN_COLS ", a.score" RUN_FROM " JOIN attempt a ON a.run_id = r.id"
-		       " WHERE +r.study = :study AND a.verdict = 'success'"
-		       " AND a.n = (SELECT max(n) FROM attempt WHERE run_id = r.id)"
-		       " ORDER BY a.score ASC, r.id LIMIT 1") < 0)
+	if (db_prepare(db, &q, "UPDATE run SET config = :c, config_key = :k"
+		       " WHERE id = :id") < 0)
+		return -1;
+	db_bind_text(&q, ":c", config);
+	db_bind_text(&q, ":k", key);
+	db_bind_int64(&q, ":id", run_id);
+	rc = db_step(&q);
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Runs whose configuration is not computed yet. */
+int runs_without_config(struct db *db, const char *study, struct run **v, size_t *n)
+{
+	struct stmt q;
+	int rc;
+
+	*v = NULL;
+	*n = 0;
+	if (db_prepare(db, &q, "SELECT " RUN_COLS RUN_FROM " WHERE r.study = :study"
+		       " AND r.config IS NULL ORDER BY r.id") < 0)
 		return -1;
 	db_bind_text(&q, ":study", study);
-	rc = db_step(&q);
-	if (rc == SQLITE_ROW) {
-		run_from(&q, r);
-		*score = sqlite3_column_double(q.st, 11);
+	while ((rc = db_step(&q)) == SQLITE_ROW) {
+		*v = xreallocarray(*v, *n + 1, sizeof(**v));
+		run_from(&q, &(*v)[(*n)++]);
 	}
 	db_finalize(&q);
-	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
+	return rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* Free a sweep. */

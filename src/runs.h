@@ -17,6 +17,8 @@ struct run {
 	char *note;
 	char *commit_id;
 	long long created_at;
+	char *config;		/* confkey.h text; "" until computed */
+	char *config_key;	/* its key without the seed; "" until computed */
 };
 
 struct attempt {
@@ -86,9 +88,11 @@ int attempts_insert(struct db *db, struct attempt *a);
 int attempts_set_submitted(struct db *db, long long id, const char *job_id,
 			   long long at);
 int attempts_set_submit_failed(struct db *db, long long id, const char *err);
-/* The best proven run (goal_max: highest score): 0 found, 1 none, -1 error. */
-int runs_best(struct db *db, const char *study, int goal_max, struct run *r,
-	      double *score);
+/* Set a run's configuration and key. 0 or -1. */
+int runs_set_config(struct db *db, long long run_id, const char *config,
+		    const char *key);
+/* The runs of a study (id, tag, job path unknown) without a configuration yet. */
+int runs_without_config(struct db *db, const char *study, struct run **v, size_t *n);
 void attempt_release(struct attempt *a);
 void attempts_free(struct attempt *v, size_t n);
 

@@ -340,3 +340,55 @@ void best_verdict_lines(struct xl_ctx *ctx, long long attempt_id, const char *be
 			 bs.best == c ? "this configuration" : "unchanged");
 	best_release(&bs);
 }
+
+static void push(char ***v, size_t *n, const char *s)
+{
+	*v = xreallocarray(*v, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = xstrdup(s);
+}
+
+/* Seeds taken in a configuration. */
+char **best_seeds_used(struct xl_ctx *ctx, const char *key, size_t *n)
+{
+	const char *seed = ctx->cfg.search.seed;
+	struct stmt q;
+	char **v = NULL;
+
+	*n = 0;
+	if (db_prepare(&ctx->db, &q, "SELECT coalesce(config, '') FROM run"
+		       " WHERE study = :study AND config_key = :key") == 0) {
+		db_bind_text(&q, ":study", ctx->cfg.study);
+		db_bind_text(&q, ":key", key);
+		while (db_step(&q) == SQLITE_ROW) {
+			char *val = confkey_value(db_col_text(&q, 0), seed);
+
+			if (val)
+				push(&v, n, val);
+			free(val);
+		}
+		db_finalize(&q);
+	}
+	/* queued anywhere: conservative, a seed is never reused while waiting */
+	if (db_prepare(&ctx->db, &q, "SELECT value FROM plan WHERE study = :study"
+		       " AND status = 'queued' AND var = :seed"
+		       " UNION ALL SELECT value FROM proposal WHERE study = :study"
+		       " AND var = :seed AND config_key = :key") == 0) {
+		db_bind_text(&q, ":study", ctx->cfg.study);
+		db_bind_text(&q, ":seed", seed);
+		db_bind_text(&q, ":key", key);
+		while (db_step(&q) == SQLITE_ROW)
+			push(&v, n, db_col_text(&q, 0));
+		db_finalize(&q);
+	}
+	return v;
+}
+
+/* Free a string array. */
+void best_strings_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}

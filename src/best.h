@@ -83,6 +83,14 @@ struct buf;
 void best_verdict_lines(struct xl_ctx *ctx, long long attempt_id, const char *best_key,
 			struct buf *e);
 
+/*
+ * The seed values already used by configuration key's runs, or waiting in
+ * the plan or in autopilot's proposals (malloc'd strings; free with
+ * best_strings_free).
+ */
+char **best_seeds_used(struct xl_ctx *ctx, const char *key, size_t *n);
+void best_strings_free(char **v, size_t n);
+
 /* Recompute every run's configuration key (after the seed variable changed). */
 int best_rekey(struct xl_ctx *ctx);
 

@@ -28,11 +28,13 @@ extern const struct cmd_entry cmd_next_entry;
 extern const struct cmd_entry cmd_notify_entry;
 extern const struct cmd_entry cmd_plan_entry;
 extern const struct cmd_entry cmd_remote_entry;
+extern const struct cmd_entry cmd_replicate_entry;
 extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_resume_entry;
 extern const struct cmd_entry cmd_retry_entry;
 extern const struct cmd_entry cmd_sample_entry;
 extern const struct cmd_entry cmd_show_entry;
+extern const struct cmd_entry cmd_space_entry;
 extern const struct cmd_entry cmd_status_entry;
 extern const struct cmd_entry cmd_submit_entry;
 extern const struct cmd_entry cmd_sweep_entry;
@@ -63,11 +65,13 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_notify_entry,
 	&cmd_plan_entry,
 	&cmd_remote_entry,
+	&cmd_replicate_entry,
 	&cmd_report_entry,
 	&cmd_resume_entry,
 	&cmd_retry_entry,
 	&cmd_sample_entry,
 	&cmd_show_entry,
+	&cmd_space_entry,
 	&cmd_status_entry,
 	&cmd_submit_entry,
 	&cmd_sweep_entry,

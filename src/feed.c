@@ -9,6 +9,7 @@
 #include "loop.h"
 #include "plan.h"
 #include "retry.h"
+#include "tags.h"
 
 /* Free what feeding made. */
 void feed_result_release(struct feed_result *res)
@@ -29,6 +30,23 @@ void feed_result_release(struct feed_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
+/* The tag of a fed run: a replicate (the seed changes) is B--rK. */
+static char *feed_tag(struct xl_ctx *ctx, const char *from, const char *var,
+		      const char *value)
+{
+	const char *seed = ctx->cfg.search.seed;
+	char *why = NULL, *tag;
+	struct run p;
+
+	if (*seed && strcmp(var, seed) == 0 && loop_find_run(ctx, from, &p, &why) == 0) {
+		tag = tag_make(ctx, TAG_REPLICATE, p.tag, var, value);
+		run_release(&p);
+		return tag;
+	}
+	free(why);
+	return loop_auto_tag(ctx, var, value);
+}
+
 /* Create and submit one run; 0, or an exit code with *cause. */
 static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		    const char *tag_opt, const char *from, const char *var,
@@ -38,7 +56,7 @@ static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	struct submit_opts o;
 	struct submit_result sr;
 	struct new_run nr;
-	char *tag = tag_opt ? xstrdup(tag_opt) : loop_auto_tag(ctx, var, value);
+	char *tag = tag_opt ? xstrdup(tag_opt) : feed_tag(ctx, from, var, value);
 	char *note = plan_id ? xasprintf("from plan entry %lld", plan_id) : NULL;
 	int rc = loop_new_run(ctx, tag, from, var, value, note, 0, &nr, cause);
 	struct fed *f;

@@ -764,9 +764,16 @@ void loop_fill_request(struct xl_ctx *ctx, struct slurm_submit *req, const char 
 int loop_decide(struct xl_ctx *ctx, const char *entry, const char *msg,
 		char **cause)
 {
+	return loop_decide_with(ctx, entry, msg, NULL, cause);
+}
+
+/* Append to the decision log and commit it with another file. */
+int loop_decide_with(struct xl_ctx *ctx, const char *entry, const char *msg,
+		     const char *also, char **cause)
+{
 	char *path = path_join(ctx->root, "ops/decisions.md"), *dir, oid[41];
 	struct buf b = BUF_INIT;
-	const char *rel = "ops/decisions.md";
+	const char *rel[2] = { "ops/decisions.md", also };
 	int err, rc = -1;
 
 	dir = path_join(ctx->root, "ops");
@@ -786,7 +793,7 @@ int loop_decide(struct xl_ctx *ctx, const char *entry, const char *msg,
 	if (write_file_atomic(path, b.s, b.len, 0644, cause) < 0)
 		goto out;
 	crash_point("decide-after-write");
-	if (loop_commit(ctx, &rel, 1, msg, oid, cause) < 0) {
+	if (loop_commit(ctx, rel, also ? 2 : 1, msg, oid, cause) < 0) {
 		/* the DB is the truth; the entry stays in the file for the next commit */
 		warning("decision recorded in ops/decisions.md but not committed: %s", *cause);
 		FREE_AND_NULL(*cause);

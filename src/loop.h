@@ -124,6 +124,10 @@ int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 int loop_decide(struct xl_ctx *ctx, const char *entry, const char *msg,
 		char **cause);
 
+/* The same, committing the study file also (relative, e.g. "xloop.json") with it. */
+int loop_decide_with(struct xl_ctx *ctx, const char *entry, const char *msg,
+		     const char *also, char **cause);
+
 /* Record an event for the briefing ("verdict", "submitted", "repaired", ...). */
 int loop_event(struct xl_ctx *ctx, const char *kind, long long run_id,
 	       long long attempt_id, const char *detail);

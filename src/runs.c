@@ -443,6 +443,23 @@ int attempts_set_submit_failed(struct db *db, long long id, const char *err)
 			   " submit_error = :err WHERE id = :id", id, ":err", err, 0);
 }
 
+/* The first adopted run. */
+int runs_first_root(struct db *db, const char *study, struct run *r)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(db, &q, "SELECT " RUN_COLS RUN_FROM " WHERE r.study = :study"
+		       " AND r.parent_id IS NULL ORDER BY r.id LIMIT 1") < 0)
+		return -1;
+	db_bind_text(&q, ":study", study);
+	rc = db_step(&q);
+	if (rc == SQLITE_ROW)
+		run_from(&q, r);
+	db_finalize(&q);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
+}
+
 /* Set a run's configuration. */
 int runs_set_config(struct db *db, long long run_id, const char *config,
 		    const char *key)

@@ -88,6 +88,8 @@ int attempts_insert(struct db *db, struct attempt *a);
 int attempts_set_submitted(struct db *db, long long id, const char *job_id,
 			   long long at);
 int attempts_set_submit_failed(struct db *db, long long id, const char *err);
+/* The study's first root run (its baseline): 0 found, 1 none, -1 error. */
+int runs_first_root(struct db *db, const char *study, struct run *r);
 /* Set a run's configuration and key. 0 or -1. */
 int runs_set_config(struct db *db, long long run_id, const char *config,
 		    const char *key);

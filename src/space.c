@@ -268,3 +268,16 @@ const struct space_var *space_find(const struct space *s, const char *name)
 			return &s->v[i];
 	return NULL;
 }
+
+/* A fresh seed. */
+char *space_fresh_seed(const char *const *used, size_t n)
+{
+	long long top = 0, v;
+	const char *err;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (parse_ll(used[i], -(1LL << 53), 1LL << 53, &v, &err) == 0 && v > top)
+			top = v;
+	return xasprintf("%lld", top + 1);
+}

@@ -48,6 +48,12 @@ size_t space_neighbours(const struct space_var *v, const char *value,
 /* The variable called name, or NULL. */
 const struct space_var *space_find(const struct space *s, const char *name);
 
+/*
+ * A seed value not in used[0, n): the smallest integer above every integer
+ * in used (1 when there is none). malloc'd.
+ */
+char *space_fresh_seed(const char *const *used, size_t n);
+
 void space_var_release(struct space_var *v);
 void space_release(struct space *s);
 

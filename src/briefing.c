@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "breaker.h"
+#include "autopilot.h"
 #include "best.h"
 #include "briefing.h"
 #include "retry.h"
@@ -259,7 +260,7 @@ static char *resource_action(struct xl_ctx *ctx, const char *tag, const char *st
 
 /* The one thing to do next. */
 static char *next_action(struct xl_ctx *ctx, json_t *finished, json_t *live,
-			 size_t queued, int has_runs, int has_best)
+			 size_t queued, int has_runs, int has_best, int autopilot)
 {
 	size_t i;
 	json_t *f;
@@ -300,6 +301,9 @@ static char *next_action(struct xl_ctx *ctx, json_t *finished, json_t *live,
 	if (!has_best && json_array_size(live) == 0)
 		return xstrdup("no run is proven yet: submit the baseline "
 			       "(`xloop submit TAG`) or adopt one with --cv");
+	if (queued == 0 && autopilot)
+		return xstrdup("autopilot feeds the queue from the search space (`xloop auto "
+			       "status`); plan entries you add go first");
 	if (queued == 0)
 		return xstrdup(json_array_size(live) ?
 			"the plan is empty: queue the next changes with `xloop plan add "
@@ -321,6 +325,8 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 	size_t nplan = 0, i;
 	long long nruns;
 	struct best_info bi;
+	struct auto_status ap;
+	json_t *autonews;
 	int has_best;
 	char *action, *breaker;
 
@@ -338,7 +344,11 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 	for (i = 0; fed && i < fed->nr_skipped; i++)
 		json_array_append_new(skipped, json_string(fed->skipped[i]));
 	breaker = breaker_open_reason(ctx);
-	action = next_action(ctx, finished, live, nplan, nruns > 0, has_best);
+	if (autopilot_status(ctx, &ap) < 0)
+		memset(&ap, 0, sizeof(ap));
+	autonews = events_since(ctx, "autopilot", seen, &max_id);
+	action = next_action(ctx, finished, live, nplan, nruns > 0, has_best,
+			     ap.on && !ap.stopped);
 	if (breaker) {
 		char *a = xasprintf("feeding is stopped (%s). %s; then `xloop breaker reset` "
 				    "(or `xloop resume --feed`) to feed again", breaker, action);
@@ -356,6 +366,13 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 		      "slurm_calls", (json_int_t)(ref ? ref->calls : 0),
 		      "seen_upto", (json_int_t)max_id);
 	json_object_set_new(b, "breaker", breaker ? json_string(breaker) : json_null());
+	json_object_set_new(b, "autopilot", json_pack("{s:b, s:I, s:I, s:f, s:o, s:o}",
+		"on", ap.on, "spent_runs", (json_int_t)ap.runs,
+		"budget_runs", (json_int_t)ctx->cfg.autopilot.budget_runs,
+		"spent_gpu_hours", ap.hours,
+		"stopped", ap.stopped ? json_string(ap.stopped) : json_null(),
+		"news", autonews));
+	auto_status_release(&ap);
 	free(breaker);
 	json_object_set_new(b, "rules", with_rules ? json_pack("[s, s, s]",
 		"one change per run: `xloop new TAG --from P|best --set VAR=VALUE` "
@@ -473,5 +490,14 @@ void briefing_print(const json_t *b)
 	       json_integer_value(json_object_get(b, "plan_queued")) == 1 ? "" : "s");
 	if (json_is_string(json_object_get(b, "breaker")))
 		printf("\nFEEDING STOPPED: %s\n", jstr(b, "breaker"));
+	o = json_object_get(b, "autopilot");
+	if (json_is_true(json_object_get(o, "on")))
+		printf("\nautopilot: on, %lld run%s spent%s%s\n",
+		       (long long)json_integer_value(json_object_get(o, "spent_runs")),
+		       json_integer_value(json_object_get(o, "spent_runs")) == 1 ? "" : "s",
+		       json_is_string(json_object_get(o, "stopped")) ? "; stopped: " : "",
+		       jstr(o, "stopped"));
+	json_array_foreach(json_object_get(o, "news"), i, l)
+		printf("  %s\n", json_string_value(l));
 	printf("\nnext: %s\n", jstr(b, "next_action"));
 }

@@ -13,6 +13,7 @@
 extern const struct cmd_entry cmd_adjust_entry;
 extern const struct cmd_entry cmd_adopt_entry;
 extern const struct cmd_entry cmd_agent_setup_entry;
+extern const struct cmd_entry cmd_auto_entry;
 extern const struct cmd_entry cmd_breaker_entry;
 extern const struct cmd_entry cmd_cancel_entry;
 extern const struct cmd_entry cmd_cron_line_entry;
@@ -50,6 +51,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_adjust_entry,
 	&cmd_adopt_entry,
 	&cmd_agent_setup_entry,
+	&cmd_auto_entry,
 	&cmd_breaker_entry,
 	&cmd_cancel_entry,
 	&cmd_cron_line_entry,

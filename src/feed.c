@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "autopilot.h"
 #include "breaker.h"
 #include "feed.h"
 #include "loop.h"
@@ -47,36 +48,26 @@ static char *feed_tag(struct xl_ctx *ctx, const char *from, const char *var,
 	return loop_auto_tag(ctx, var, value);
 }
 
-/* Create and submit one run; 0, or an exit code with *cause. */
-static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
-		    const char *tag_opt, const char *from, const char *var,
-		    const char *value, long long plan_id, struct feed_result *res,
-		    char **cause)
+/* Submit run r chained behind the newest live job; 0, or an exit code. */
+static int feed_submit(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
+		       const struct run *r, const char *var, const char *value,
+		       struct feed_result *res, char **cause)
 {
 	struct submit_opts o;
 	struct submit_result sr;
-	struct new_run nr;
-	char *tag = tag_opt ? xstrdup(tag_opt) : feed_tag(ctx, from, var, value);
-	char *note = plan_id ? xasprintf("from plan entry %lld", plan_id) : NULL;
-	int rc = loop_new_run(ctx, tag, from, var, value, note, 0, &nr, cause);
 	struct fed *f;
+	int rc;
 
-	free(note);
-	free(tag);
-	if (rc)
-		return rc;
-	if (plan_id)
-		plan_mark(&ctx->db, ctx->cfg.study, plan_id, "done", nr.run.id, NULL);
 	memset(&o, 0, sizeof(o));
 	if (*ref->newest_live_job)
 		o.after = ref->newest_live_job;
 	else if (!ctx->cfg.chain_any_user)
 		o.no_chain = 1;	/* (any-user: loop_submit looks for other projects' jobs) */
-	rc = loop_submit(ctx, s, &nr.run, &o, &sr, cause);
+	rc = loop_submit(ctx, s, r, &o, &sr, cause);
 	if (rc == 0 || *sr.job_id) {
 		res->v = xreallocarray(res->v, res->nr + 1, sizeof(*res->v));
 		f = &res->v[res->nr++];
-		f->tag = xstrdup(nr.run.tag);
+		f->tag = xstrdup(r->tag);
 		f->change = xasprintf("%s=%s", var, value);
 		f->job_id = xstrdup(sr.job_id);
 		f->attempt = sr.n;
@@ -90,8 +81,79 @@ static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 			ref->pending++;
 	}
 	submit_result_release(&sr);
+	return rc;
+}
+
+/* Create and submit one run; 0, or an exit code with *cause. */
+static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
+		    const char *tag_opt, const char *from, const char *var,
+		    const char *value, long long plan_id, struct feed_result *res,
+		    char **cause)
+{
+	struct new_run nr;
+	char *tag = tag_opt ? xstrdup(tag_opt) : feed_tag(ctx, from, var, value);
+	char *note = plan_id ? xasprintf("from plan entry %lld", plan_id) : NULL;
+	int rc = loop_new_run(ctx, tag, from, var, value, note, 0, &nr, cause);
+
+	free(note);
+	free(tag);
+	if (rc)
+		return rc;
+	if (plan_id)
+		plan_mark(&ctx->db, ctx->cfg.study, plan_id, "done", nr.run.id, NULL);
+	rc = feed_submit(ctx, s, ref, &nr.run, var, value, res, cause);
 	new_run_release(&nr);
 	return rc;
+}
+
+/*
+ * Autopilot's next run: made (unless a crash left it made) from its
+ * recorded proposal, its decision entry written, then submitted. 1 when
+ * something was fed or given up, 0 when autopilot has nothing, or an exit
+ * code (> 1) with *cause.
+ */
+static int feed_auto(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
+		     struct feed_result *res, char **cause)
+{
+	struct auto_pick pk;
+	struct new_run nr;
+	struct run r;
+	int rc = autopilot_next(ctx, &pk, cause), got;
+
+	if (rc <= 0)
+		return rc < 0 ? XL_ERR : 0;
+	got = runs_get(&ctx->db, ctx->cfg.study, pk.tag, &r);
+	if (got < 0) {
+		auto_pick_release(&pk);
+		return XL_ERR;
+	}
+	if (got == 1) {
+		char *note = xasprintf("autopilot: %s", pk.reason);
+
+		rc = loop_new_run(ctx, pk.tag, pk.parent, pk.var, pk.value, note, 0, &nr, cause);
+		free(note);
+		if (rc == XL_DATAERR || rc == XL_NOINPUT || rc == XL_USAGE) {
+			/* the value cannot be written: information, not a broken study */
+			autopilot_failed(ctx, &pk, *cause);
+			FREE_AND_NULL(*cause);
+			auto_pick_release(&pk);
+			return 1;
+		}
+		if (rc) {
+			auto_pick_release(&pk);
+			return rc;
+		}
+		crash_point("auto-after-run");
+		r = nr.run;
+		memset(&nr.run, 0, sizeof(nr.run));
+		new_run_release(&nr);
+	}
+	if (!pk.decided)
+		autopilot_created(ctx, &pk, r.id);
+	rc = feed_submit(ctx, s, ref, &r, pk.var, pk.value, res, cause);
+	run_release(&r);
+	auto_pick_release(&pk);
+	return rc ? rc : 1;
 }
 
 /* Keep depth jobs waiting behind the running one. */
@@ -130,8 +192,15 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 				break;
 			continue;
 		}
-		if (next >= nplan)
+		if (next >= nplan) {
+			/* the plan is done: autopilot, when it is on */
+			rc = feed_auto(ctx, s, ref, res, cause);
+			if (rc == 1) {
+				rc = 0;
+				continue;
+			}
 			break;
+		}
 		rc = feed_one(ctx, s, ref, NULL, plan[next].parent, plan[next].var,
 			      plan[next].value, plan[next].id, res, cause);
 		if (rc == XL_DATAERR || rc == XL_NOINPUT || rc == XL_USAGE) {

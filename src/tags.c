@@ -57,6 +57,10 @@ char *value_canon(const char *v)
 		return xstrdup(v);
 	if (d == 0)
 		return xstrdup("0");
+	if (d == floor(d) && fabs(d) < 1e15) {
+		xsnprintf(out, sizeof(out), "%.0f", d);
+		return xstrdup(out);
+	}
 	for (prec = 1; prec <= 17; prec++) {
 		xsnprintf(out, sizeof(out), "%.*g", prec, d);
 		if (strtod(out, NULL) == d)

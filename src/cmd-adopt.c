@@ -25,7 +25,7 @@ static int cmd_adopt(struct xl_ctx *ctx, const struct cmd_entry *self,
 		OPT_END,
 	};
 	struct buf text = BUF_INIT;
-	struct run r;
+	struct run r = { 0 };
 	char **pos, *cause = NULL, *tmp = NULL;
 	double score = 0;
 	int npos, rc, err;
@@ -53,7 +53,6 @@ static int cmd_adopt(struct xl_ctx *ctx, const struct cmd_entry *self,
 		rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
 		goto fail;
 	}
-	memset(&r, 0, sizeof(r));
 	r.study = ctx->cfg.study;
 	r.tag = (char *)tag;
 	rc = loop_create_run(ctx, &r, text.s, text.len, cv, score, &cause);
@@ -76,12 +75,16 @@ static int cmd_adopt(struct xl_ctx *ctx, const struct cmd_entry *self,
 		printf("next: xloop new TAG --from %s --set VAR=VALUE\n", tag);
 	}
 	free(r.commit_id);
+	free(r.config);
+	free(r.config_key);
 	free(tmp);
 	free(pos);
 	buf_release(&text);
 	return XL_OK;
 fail:
 	error("%s", cause ? cause : "adopt failed");
+	free(r.config);
+	free(r.config_key);
 	free(cause);
 	free(pos);
 	buf_release(&text);

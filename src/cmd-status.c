@@ -225,7 +225,7 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 		printf("study %s: %zu run%s", ctx->cfg.study, nruns, nruns == 1 ? "" : "s");
 		if (have_best) {
 			best_format(&bi, shown, sizeof(shown));
-			printf(", best %s (%s %s)", best.tag, ctx->cfg.metric, shown);
+			printf(", best %s: %s %s", best.tag, ctx->cfg.metric, shown);
 		}
 		printf("\n%-2s%-20s %-14s %-28s %-13s %3s %-10s %-10s %s\n", "", "TAG",
 		       "PARENT", "CHANGE", "STATE", "ATT", "JOB", "ELAPSED", "SCORE");

@@ -29,13 +29,16 @@ static char *describe(const struct prop_input *in, long i)
 static int could_prove(const struct prop_input *in, long c, struct noise_cmp *cmp)
 {
 	struct noise_cfg at_cap = in->v[c].st;
+	struct noise_est nz = in->noise;
 	struct noise_cmp capped;
 
 	noise_compare(&in->v[c].st, &in->v[in->best].st, &in->noise, &in->p, in->m, cmp);
 	if (!cmp->wants_replicate)
 		return 0;
+	/* the runs that would confirm it also sharpen the noise estimate */
 	at_cap.n = in->confirm_max;
-	noise_compare(&at_cap, &in->v[in->best].st, &in->noise, &in->p, in->m, &capped);
+	nz.df += in->confirm_max - in->v[c].st.n;
+	noise_compare(&at_cap, &in->v[in->best].st, &nz, &in->p, in->m, &capped);
 	return capped.beats;
 }
 

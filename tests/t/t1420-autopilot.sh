@@ -111,6 +111,20 @@ u next --json >"$T_TMP/next.json" 2>/dev/null
 check "next's best carries n and checked" $PY -c "
 import json; b = json.load(open('$T_TMP/next.json'))['best']; assert b['n'] >= 1 and b['checked'] is True"
 
+S=${XLOOP_ROOT_DIR:?}/schemas
+V="$PY $(dirname "$0")/validate.py"
+check "next --json validates (best with n, autopilot)" sh -c "$V '$S/next.schema.json' <'$T_TMP/next.json'"
+check "status --json validates" sh -c "$V '$S/status.schema.json' <'$T_TMP/status.json'"
+u auto status --json >"$T_TMP/auto.json"
+check "auto status --json validates" sh -c "$V '$S/auto.schema.json' <'$T_TMP/auto.json'"
+u space ls --json >"$T_TMP/space.json"
+check "space ls --json validates" sh -c "$V '$S/space.schema.json' <'$T_TMP/space.json'"
+u replicate best -n 2 --json >"$T_TMP/rep.json"
+check "replicate --json validates" sh -c "$V '$S/replicate.schema.json' <'$T_TMP/rep.json'"
+check "replicate queued two fresh seeds in the plan" sh -c \
+	"runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' plan ls | grep -c '^ *[0-9]*  SEED=' | grep -qx 2"
+check "the verdict entries compare with the parent in noise units" grep -q 'noise units' "$d/ops/decisions.md"
+
 # the flat objective: nothing is better than the baseline, whatever one run says
 f=$(user_dir)
 study "$f" flat

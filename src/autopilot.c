@@ -240,7 +240,7 @@ static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why)
 	pick->reason = xstrdup(out.reason);
 	if (out.kind == PROP_REPLICATE) {
 		size_t nused;
-		char **used = best_seeds_used(ctx, bs.v[out.cfg].key, &nused);
+		char **used = best_seeds_used(ctx, &bs, out.cfg, &nused);
 
 		pick->value = space_fresh_seed((const char *const *)used, nused);
 		best_strings_free(used, nused);

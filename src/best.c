@@ -22,72 +22,57 @@ static long long seed_sig(const char *seed)
 	return (long long)(h >> 2) + 1;
 }
 
-/* Compute the configuration of runs that have none (runs made before it existed). */
-static int backfill(struct xl_ctx *ctx)
+/* A run's configuration text from its job.sh (malloc'd; a line of its own when unreadable). */
+static char *config_from_file(struct xl_ctx *ctx, const char *tag)
 {
+	char *path = run_job_path(ctx->root, ctx->cfg.study, tag);
+	struct buf text = BUF_INIT;
+	char *config = NULL, *cause = NULL;
+	int err;
+
+	if (study_read_script(path, &text, &err, &cause) < 0 ||
+	    confkey_config(text.s, text.len, &config, &cause) < 0) {
+		/* a configuration of its own: never the same as another run's */
+		free(config);
+		config = xasprintf("# %s: %s\n", tag, cause ? cause : "unreadable");
+	}
+	free(cause);
+	free(path);
+	buf_release(&text);
+	return config;
+}
+
+/* Store old runs' configurations and keys that the seed changed. */
+int best_persist(struct xl_ctx *ctx)
+{
+	char kvkey[128];
+	long long sig = seed_sig(ctx->cfg.search.seed);
+	int all, rc = 0;
 	struct run *v;
 	size_t n, i;
-	int rc = 0;
 
-	if (runs_without_config(&ctx->db, ctx->cfg.study, &v, &n) < 0)
+	xsnprintf(kvkey, sizeof(kvkey), "config_seed:%s", ctx->cfg.study);
+	all = db_kv_get(&ctx->db, kvkey) != sig;
+	if ((all ? runs_list(&ctx->db, ctx->cfg.study, &v, &n) :
+	     runs_without_config(&ctx->db, ctx->cfg.study, &v, &n)) < 0)
 		return -1;
-	if (n == 0)
+	if (n == 0 && !all)
 		return 0;
 	if (db_begin_write(&ctx->db) < 0) {
 		runs_free(v, n);
 		return -1;
 	}
 	for (i = 0; i < n && rc == 0; i++) {
-		char *path = run_job_path(ctx->root, ctx->cfg.study, v[i].tag);
-		struct buf text = BUF_INIT;
-		char *config = NULL, *cause = NULL, key[65];
-		int err;
+		char key[65], *config = *v[i].config ? xstrdup(v[i].config) :
+					config_from_file(ctx, v[i].tag);
 
-		if (study_read_script(path, &text, &err, &cause) < 0 ||
-		    confkey_config(text.s, text.len, &config, &cause) < 0) {
-			/* a run of its own: never the same as another */
-			free(config);
-			config = xasprintf("# %s: %s\n", v[i].tag, cause ? cause : "unreadable");
-		}
 		confkey_key(config, ctx->cfg.search.seed, key);
-		rc = runs_set_config(&ctx->db, v[i].id, config, key);
+		if (strcmp(config, v[i].config) != 0 || strcmp(key, v[i].config_key) != 0)
+			rc = runs_set_config(&ctx->db, v[i].id, config, key);
 		free(config);
-		free(cause);
-		free(path);
-		buf_release(&text);
 	}
-	if (rc == 0)
-		rc = db_commit(&ctx->db);
-	else
-		db_rollback(&ctx->db);
-	runs_free(v, n);
-	return rc;
-}
-
-/* Recompute every key of the study from its stored configuration. */
-int best_rekey(struct xl_ctx *ctx)
-{
-	struct run *v;
-	size_t n, i;
-	char kvkey[128];
-	int rc = 0;
-
-	if (backfill(ctx) < 0 || runs_list(&ctx->db, ctx->cfg.study, &v, &n) < 0)
-		return -1;
-	if (db_begin_write(&ctx->db) < 0) {
-		runs_free(v, n);
-		return -1;
-	}
-	for (i = 0; i < n && rc == 0; i++) {
-		char key[65];
-
-		confkey_key(v[i].config, ctx->cfg.search.seed, key);
-		if (strcmp(key, v[i].config_key) != 0)
-			rc = runs_set_config(&ctx->db, v[i].id, v[i].config, key);
-	}
-	xsnprintf(kvkey, sizeof(kvkey), "config_seed:%s", ctx->cfg.study);
-	if (rc == 0)
-		rc = db_kv_set(&ctx->db, kvkey, seed_sig(ctx->cfg.search.seed));
+	if (rc == 0 && all)
+		rc = db_kv_set(&ctx->db, kvkey, sig);
 	if (rc == 0)
 		rc = db_commit(&ctx->db);
 	else
@@ -106,6 +91,9 @@ void best_release(struct best_state *bs)
 		free(bs->v[i].config);
 		free(bs->v[i].rep_tag);
 	}
+	for (i = 0; i < bs->nruns; i++)
+		free(bs->runs[i].seed);
+	free(bs->runs);
 	free(bs->v);
 	memset(bs, 0, sizeof(*bs));
 	bs->best = bs->baseline = -1;
@@ -126,7 +114,6 @@ long best_find_key(const struct best_state *bs, const char *key)
 int best_load(struct xl_ctx *ctx, struct best_state *bs)
 {
 	struct stmt q;
-	char kvkey[128];
 	const char *seed = ctx->cfg.search.seed;
 	struct noise_cfg *st;
 	size_t i;
@@ -134,52 +121,58 @@ int best_load(struct xl_ctx *ctx, struct best_state *bs)
 
 	memset(bs, 0, sizeof(*bs));
 	bs->best = bs->baseline = -1;
-	xsnprintf(kvkey, sizeof(kvkey), "config_seed:%s", ctx->cfg.study);
-	if (backfill(ctx) < 0)
-		return -1;
-	if (db_kv_get(&ctx->db, kvkey) != seed_sig(seed) && best_rekey(ctx) < 0)
-		return -1;
 	/* each run with its latest attempt's verdict and score */
-	if (db_prepare(&ctx->db, &q, "SELECT r.id, r.tag, coalesce(r.config_key, ''),"
-		       " coalesce(r.config, ''), r.parent_id IS NULL, coalesce(r.var, ''),"
-		       " a.verdict, a.score"
+	if (db_prepare(&ctx->db, &q, "SELECT r.id, r.tag, coalesce(r.config, ''),"
+		       " r.parent_id IS NULL, coalesce(r.var, ''), a.verdict, a.score"
 		       " FROM run r LEFT JOIN attempt a ON a.run_id = r.id"
 		       " AND a.n = (SELECT max(n) FROM attempt WHERE run_id = r.id)"
 		       " WHERE r.study = :study ORDER BY r.id") < 0)
 		return -1;
 	db_bind_text(&q, ":study", ctx->cfg.study);
 	while ((rc = db_step(&q)) == SQLITE_ROW) {
-		long at = best_find_key(bs, db_col_text(&q, 2));
+		const char *tag = db_col_text(&q, 1);
+		char *config = *db_col_text(&q, 2) ? xstrdup(db_col_text(&q, 2)) :
+			       config_from_file(ctx, tag), key[65];
 		struct best_cfg *c;
-		int proven = strcmp(db_col_text(&q, 6), "success") == 0 &&
-			     !db_col_is_null(&q, 7);
-		int replicate = *seed && strcmp(db_col_text(&q, 5), seed) == 0;
+		struct best_run *br;
+		int proven = strcmp(db_col_text(&q, 5), "success") == 0 &&
+			     !db_col_is_null(&q, 6);
+		int replicate = *seed && strcmp(db_col_text(&q, 4), seed) == 0;
+		long at;
 
+		confkey_key(config, seed, key);
+		at = best_find_key(bs, key);
 		if (at < 0) {
 			bs->v = xreallocarray(bs->v, bs->n + 1, sizeof(*bs->v));
 			c = &bs->v[bs->n];
 			memset(c, 0, sizeof(*c));
-			c->key = xstrdup(db_col_text(&q, 2));
-			c->config = xstrdup(db_col_text(&q, 3));
+			c->key = xstrdup(key);
+			c->config = xstrdup(config);
 			c->first_id = db_col_int64(&q, 0);
 			at = (long)bs->n++;
 		}
+		bs->runs = xreallocarray(bs->runs, bs->nruns + 1, sizeof(*bs->runs));
+		br = &bs->runs[bs->nruns++];
+		br->id = db_col_int64(&q, 0);
+		br->cfg = at;
+		br->seed = *seed ? confkey_value(config, seed) : NULL;
+		free(config);
 		c = &bs->v[at];
 		c->runs++;
-		if (db_col_is_null(&q, 6))
+		if (db_col_is_null(&q, 5))
 			c->open++;
 		else if (!proven)
 			c->failed++;
 		if (!proven)
 			continue;
-		noise_add(&c->st, sqlite3_column_double(q.st, 7));
-		if (c->rep_id == 0 || (!replicate && c->rep_tag && c->rep_is_replicate)) {
+		noise_add(&c->st, sqlite3_column_double(q.st, 6));
+		if (c->rep_id == 0 || (!replicate && c->rep_is_replicate)) {
 			free(c->rep_tag);
 			c->rep_id = db_col_int64(&q, 0);
-			c->rep_tag = xstrdup(db_col_text(&q, 1));
+			c->rep_tag = xstrdup(tag);
 			c->rep_is_replicate = replicate;
 		}
-		if (bs->baseline < 0 && db_col_int64(&q, 4))
+		if (bs->baseline < 0 && db_col_int64(&q, 3))
 			bs->baseline = at;
 	}
 	db_finalize(&q);
@@ -209,19 +202,21 @@ int best_load(struct xl_ctx *ctx, struct best_state *bs)
 }
 
 /* The configuration of a run. */
-long best_find_run(struct xl_ctx *ctx, const struct best_state *bs, long long run_id)
+long best_find_run(const struct best_state *bs, long long run_id)
 {
-	struct stmt q;
-	long at = -1;
+	size_t lo = 0, hi = bs->nruns;
 
-	if (db_prepare(&ctx->db, &q, "SELECT coalesce(config_key, '') FROM run"
-		       " WHERE id = :id") < 0)
-		return -1;
-	db_bind_int64(&q, ":id", run_id);
-	if (db_step(&q) == SQLITE_ROW)
-		at = best_find_key(bs, db_col_text(&q, 0));
-	db_finalize(&q);
-	return at;
+	while (lo < hi) {	/* runs are in id order */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (bs->runs[mid].id == run_id)
+			return bs->runs[mid].cfg;
+		if (bs->runs[mid].id < run_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
 }
 
 /* What to show of configuration i. */
@@ -320,9 +315,9 @@ void best_verdict_lines(struct xl_ctx *ctx, long long attempt_id, const char *be
 	db_finalize(&q);
 	if (run_id == 0 || best_load(ctx, &bs) < 0)
 		return;
-	c = best_find_run(ctx, &bs, run_id);
+	c = best_find_run(&bs, run_id);
 	if (parent_id)
-		p = best_find_run(ctx, &bs, parent_id);
+		p = best_find_run(&bs, parent_id);
 	if (best_key)
 		b = best_find_key(&bs, best_key);
 	if (c >= 0) {
@@ -348,26 +343,18 @@ static void push(char ***v, size_t *n, const char *s)
 }
 
 /* Seeds taken in a configuration. */
-char **best_seeds_used(struct xl_ctx *ctx, const char *key, size_t *n)
+char **best_seeds_used(struct xl_ctx *ctx, const struct best_state *bs, long cfg,
+			size_t *n)
 {
 	const char *seed = ctx->cfg.search.seed;
 	struct stmt q;
 	char **v = NULL;
+	size_t i;
 
 	*n = 0;
-	if (db_prepare(&ctx->db, &q, "SELECT coalesce(config, '') FROM run"
-		       " WHERE study = :study AND config_key = :key") == 0) {
-		db_bind_text(&q, ":study", ctx->cfg.study);
-		db_bind_text(&q, ":key", key);
-		while (db_step(&q) == SQLITE_ROW) {
-			char *val = confkey_value(db_col_text(&q, 0), seed);
-
-			if (val)
-				push(&v, n, val);
-			free(val);
-		}
-		db_finalize(&q);
-	}
+	for (i = 0; i < bs->nruns; i++)
+		if (bs->runs[i].cfg == cfg && bs->runs[i].seed)
+			push(&v, n, bs->runs[i].seed);
 	/* queued anywhere: conservative, a seed is never reused while waiting */
 	if (db_prepare(&ctx->db, &q, "SELECT value FROM plan WHERE study = :study"
 		       " AND status = 'queued' AND var = :seed"
@@ -375,7 +362,7 @@ char **best_seeds_used(struct xl_ctx *ctx, const char *key, size_t *n)
 		       " AND var = :seed AND config_key = :key") == 0) {
 		db_bind_text(&q, ":study", ctx->cfg.study);
 		db_bind_text(&q, ":seed", seed);
-		db_bind_text(&q, ":key", key);
+		db_bind_text(&q, ":key", bs->v[cfg].key);
 		while (db_step(&q) == SQLITE_ROW)
 			push(&v, n, db_col_text(&q, 0));
 		db_finalize(&q);

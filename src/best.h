@@ -26,9 +26,18 @@ struct best_cfg {
 	int rep_is_replicate;	/* rep_id is a replicate (no other run proven yet) */
 };
 
+/* One run's place (best_state.runs, in id order). */
+struct best_run {
+	long long id;
+	long cfg;		/* index into best_state.v */
+	char *seed;		/* its seed value, NULL when it has none */
+};
+
 struct best_state {
 	struct best_cfg *v;
 	size_t n;
+	struct best_run *runs;
+	size_t nruns;
 	long best;		/* index into v, -1 when nothing is proven */
 	long baseline;		/* the first root run's configuration, -1 */
 	struct noise_est noise;
@@ -49,13 +58,21 @@ struct best_info {
 
 /*
  * Read every run of the study into configurations and choose the best.
- * Computes missing configurations first (from job.sh; a write). 0 or -1.
+ * Reads only: a run whose configuration is not stored yet (made before
+ * migration 5) is read from its job.sh; keys follow the current seed. 0 or -1.
  */
 int best_load(struct xl_ctx *ctx, struct best_state *bs);
+
+/*
+ * Store what best_load computes on the fly: the configurations of old
+ * runs, and every key after the seed variable changed. For commands that
+ * write anyway (feeding, space seed). 0 or -1.
+ */
+int best_persist(struct xl_ctx *ctx);
 void best_release(struct best_state *bs);
 
 /* The configuration of run_id in bs, or -1. */
-long best_find_run(struct xl_ctx *ctx, const struct best_state *bs, long long run_id);
+long best_find_run(const struct best_state *bs, long long run_id);
 /* The configuration with key, or -1. */
 long best_find_key(const struct best_state *bs, const char *key);
 /* info for configuration i. */
@@ -88,10 +105,10 @@ void best_verdict_lines(struct xl_ctx *ctx, long long attempt_id, const char *be
  * the plan or in autopilot's proposals (malloc'd strings; free with
  * best_strings_free).
  */
-char **best_seeds_used(struct xl_ctx *ctx, const char *key, size_t *n);
+char **best_seeds_used(struct xl_ctx *ctx, const struct best_state *bs, long cfg,
+			size_t *n);
 void best_strings_free(char **v, size_t n);
 
-/* Recompute every run's configuration key (after the seed variable changed). */
-int best_rekey(struct xl_ctx *ctx);
+
 
 #endif

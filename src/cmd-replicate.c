@@ -62,13 +62,13 @@ static int cmd_replicate(struct xl_ctx *ctx, const struct cmd_entry *self,
 		rc = XL_ERR;
 		goto out;
 	}
-	c = best_find_run(ctx, &bs, r.id);
+	c = best_find_run(&bs, r.id);
 	if (c < 0 || bs.v[c].rep_id == 0) {
 		error("run '%s' is not proven: a replicate copies a proven configuration", r.tag);
 		rc = XL_DATAERR;
 		goto out_bs;
 	}
-	used = best_seeds_used(ctx, bs.v[c].key, &nused);
+	used = best_seeds_used(ctx, &bs, c, &nused);
 	if (db_begin_write(&ctx->db) < 0) {
 		rc = XL_TEMPFAIL;
 		goto out_bs;

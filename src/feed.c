@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "autopilot.h"
+#include "best.h"
 #include "breaker.h"
 #include "feed.h"
 #include "loop.h"
@@ -165,6 +166,9 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	int rc = 0, used_request = !(req && req->var);
 
 	memset(res, 0, sizeof(*res));
+	/* feeding writes anyway: store the configurations best.c computed on the fly */
+	if (best_persist(ctx) < 0)
+		return XL_ERR;
 	/* failures in a row stop everything, retries included */
 	{
 		struct breaker bk;

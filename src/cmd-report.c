@@ -290,6 +290,61 @@ static void leaderboard(struct xl_ctx *ctx, struct page *pg, struct rrun *v, siz
 	free(o);
 }
 
+/* Configurations: replicates folded under their configuration, mean ± interval. */
+static void configurations(struct xl_ctx *ctx, struct page *pg)
+{
+	struct buf *b = &pg->b;
+	struct best_state bs;
+	long *o, k, i, j;
+
+	if (best_load(ctx, &bs) < 0 || bs.n == 0) {
+		best_release(&bs);
+		return;
+	}
+	buf_adds(b, "<h2 id=\"configurations\">Configurations</h2>\n<p class=\"sub\">");
+	if (bs.noise.df > 0)
+		buf_addf(b, "noise (pooled sd of replicates) %.3g, df %ld; ", bs.noise.sd,
+			 bs.noise.df);
+	else
+		buf_adds(b, "no replicates yet: scores are unchecked against noise; ");
+	buf_adds(b, "best by the rule of <code>xloop help space</code></p>\n"
+		 "<table class=\"board\">\n<tr><th>run</th><th>mean</th><th>&#177; 95%</th>"
+		 "<th>n</th><th>runs</th></tr>\n");
+	o = xcalloc(bs.n, sizeof(*o));
+	for (i = k = 0; i < (long)bs.n; i++)
+		if (bs.v[i].st.n > 0)
+			o[k++] = i;
+	for (i = 1; i < k; i++)	/* insertion sort by mean, best first */
+		for (j = i; j > 0; j--) {
+			double x = bs.v[o[j]].st.mean, y = bs.v[o[j - 1]].st.mean;
+			long t;
+
+			if (ctx->cfg.goal_max ? x <= y : x >= y)
+				break;
+			t = o[j];
+			o[j] = o[j - 1];
+			o[j - 1] = t;
+		}
+	for (i = 0; i < k && i < 200; i++) {
+		const struct best_cfg *c = &bs.v[o[i]];
+
+		buf_addf(b, "<tr class=\"run%s\"><td>", o[i] == bs.best ? " best" : "");
+		esc(b, c->rep_tag);
+		if (o[i] == bs.best)
+			buf_adds(b, " <span class=\"tagbest\">best</span>");
+		buf_addf(b, "</td><td class=\"num\">%.6g</td><td class=\"num\">", c->st.mean);
+		if (bs.noise.df > 0)
+			buf_addf(b, "%.2g", noise_halfwidth(&bs.noise, c->st.n));
+		else
+			buf_adds(b, "unchecked");
+		buf_addf(b, "</td><td class=\"num\">%ld</td><td class=\"num\">%ld</td></tr>\n",
+			 c->st.n, c->runs);
+	}
+	buf_adds(b, "</table>\n");
+	free(o);
+	best_release(&bs);
+}
+
 static void lineage(struct page *pg, struct rrun *v, size_t n)
 {
 	struct buf *b = &pg->b;
@@ -649,6 +704,7 @@ static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
 	buf_addf(&pg.b, " (%s is better) &#183; generated %s by xloop</p>\n",
 		 ctx->cfg.goal_max ? "higher" : "lower", when);
 	leaderboard(ctx, &pg, v, n, best_id);
+	configurations(ctx, &pg);
 	lineage(&pg, v, n);
 	idle = timeline(&pg, bars, nb, &span);
 	score_chart(ctx, &pg, v, n);

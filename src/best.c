@@ -194,9 +194,18 @@ int best_load(struct xl_ctx *ctx, struct best_state *bs)
 	bs->m = 0;
 	for (i = 0; i < bs->n; i++)
 		bs->m += (long)i != bs->baseline && bs->v[i].st.n > 0;
-	if (bs->baseline >= 0)
-		bs->best = (long)noise_choose(st, bs->n, (size_t)bs->baseline, &bs->noise,
-					      &bs->p, &bs->promotions);
+	if (bs->baseline >= 0) {
+		/* sticky: start from the best remembered at the last verdict */
+		long start = bs->baseline, last;
+		char kvkey[128];
+
+		xsnprintf(kvkey, sizeof(kvkey), "best_run:%s", ctx->cfg.study);
+		last = best_find_run(bs, db_kv_get(&ctx->db, kvkey));
+		if (last >= 0 && bs->v[last].st.n > 0)
+			start = last;
+		bs->best = (long)noise_choose(st, bs->n, (size_t)start, &bs->noise, &bs->p,
+					      &bs->promotions);
+	}
 	free(st);
 	return 0;
 }
@@ -378,4 +387,29 @@ void best_strings_free(char **v, size_t n)
 	for (i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
+}
+
+/* Store the best's first run. */
+int best_remember(struct xl_ctx *ctx)
+{
+	struct best_state bs;
+	char kvkey[128];
+	int rc = 0;
+
+	if (best_load(ctx, &bs) < 0)
+		return -1;
+	xsnprintf(kvkey, sizeof(kvkey), "best_run:%s", ctx->cfg.study);
+	if (bs.best >= 0 && db_kv_get(&ctx->db, kvkey) != bs.v[bs.best].first_id)
+		rc = db_kv_set(&ctx->db, kvkey, bs.v[bs.best].first_id);
+	best_release(&bs);
+	return rc;
+}
+
+/* Start again from the baseline. */
+int best_forget(struct xl_ctx *ctx)
+{
+	char kvkey[128];
+
+	xsnprintf(kvkey, sizeof(kvkey), "best_run:%s", ctx->cfg.study);
+	return db_kv_set(&ctx->db, kvkey, 0);
 }

@@ -71,6 +71,14 @@ int best_load(struct xl_ctx *ctx, struct best_state *bs);
 int best_persist(struct xl_ctx *ctx);
 void best_release(struct best_state *bs);
 
+/*
+ * Remember the best (after a verdict): the next best_load starts from it,
+ * so the best changes only when another configuration beats it. 0 or -1.
+ */
+int best_remember(struct xl_ctx *ctx);
+/* Forget it (the configurations changed: the seed variable). */
+int best_forget(struct xl_ctx *ctx);
+
 /* The configuration of run_id in bs, or -1. */
 long best_find_run(const struct best_state *bs, long long run_id);
 /* The configuration with key, or -1. */

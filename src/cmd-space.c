@@ -237,7 +237,7 @@ static int space_seed(struct xl_ctx *ctx, const struct cmd_entry *self, const ch
 			 k ? k : ctx->cfg.search.replicates);
 	rc = decide_config(ctx, seed_path, 2, json_string(var), what);
 	free(what);
-	if (rc == 0 && best_persist(ctx) < 0) {
+	if (rc == 0 && (best_persist(ctx) < 0 || best_forget(ctx) < 0)) {
 		error("unable to recompute the configurations of the runs");
 		rc = XL_ERR;
 	}

@@ -44,6 +44,7 @@ extern const struct cmd_entry cmd_version_entry;
 extern const struct cmd_entry cmd_watch_entry;
 extern const struct cmd_entry cmd_why_entry;
 extern const struct cmd_entry cmd_test_parse_entry;
+extern const struct cmd_entry cmd_test_search_entry;
 extern const struct cmd_entry cmd_test_slurm_entry;
 
 /* Sorted by name; hidden test commands last. */
@@ -82,6 +83,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_watch_entry,
 	&cmd_why_entry,
 	&cmd_test_parse_entry,
+	&cmd_test_search_entry,
 	&cmd_test_slurm_entry,
 	NULL,
 };

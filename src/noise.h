@@ -18,6 +18,9 @@
  * so that over all m candidates the chance of any false promotion stays
  * below alpha. Candidates are compared again until none beats the
  * incumbent (each promotion raises the incumbent's mean, so this ends).
+ * The best is sticky: the search starts from the last best (best.c
+ * remembers it at each verdict), so it changes only when another
+ * configuration beats it, never because the noise estimate or m moved.
  */
 #ifndef XLOOP_NOISE_H
 #define XLOOP_NOISE_H
@@ -69,7 +72,7 @@ void noise_compare(const struct noise_cfg *cand, const struct noise_cfg *inc,
 		   struct noise_cmp *out);
 
 /*
- * The best of v[0, n) under the rule, starting from baseline (an index);
+ * The best of v[0, n) under the rule, starting from the incumbent (an index);
  * v[i].n == 0 entries are skipped. Returns the index; *promotions (when not
  * NULL) gets how many times the incumbent changed.
  */

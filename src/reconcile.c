@@ -421,6 +421,8 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 	if (db_commit(&ctx->db) < 0)
 		goto out;
 	crash_point("verdict-after-db");
+	if (best_remember(ctx) < 0)
+		warning("unable to remember the best in the state DB");
 
 	write_decision(ctx, a->id, best, best_key);
 	rc = 0;

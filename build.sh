@@ -5,6 +5,7 @@
 #   ./build.sh test     both builds, then every unit and integration test
 #   ./build.sh demo     build, start the test cluster, run the example study (ops/demo)
 #   ./build.sh bench    build, then the benchmarks (bench/run.sh): rewrites BENCHMARKS.md
+#   ./build.sh bench search   autopilot vs Optuna TPE and random search (bench/search.py)
 #   ./build.sh fuzz [SECONDS]   libFuzzer targets (fuzz/README.md), SECONDS each
 #   ./build.sh valgrind the unit tests, built without sanitizers, under memcheck
 #   ./build.sh clean    remove build outputs (keeps the dependency cache)
@@ -136,6 +137,8 @@ demo)
 bench)
 	need_pkgs $BUILD_PKGS $TEST_PKGS
 	build_static
+	# ./build.sh bench search: autopilot against Optuna's TPE and random search
+	[ "${2:-}" = search ] && exec /usr/bin/python3 bench/search.py --xloop ./xloop
 	exec bench/run.sh
 	;;
 fuzz) build_fuzz "${2:-60}" ;;

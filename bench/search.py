@@ -48,14 +48,15 @@ def noise(stream, seed, x):
 
 def trace_of_observed(obj, trials):
     """Best observed value after each trial -> (true score, false promotions)."""
-    out, best, best_true, false = [], None, None, 0
+    out, best, best_true, false, promo = [], None, None, 0, 0
     for x, y in trials:
         if best is None or y > best:
             t = true_score(obj, x)
-            if best is not None and tuple(x) != tuple(best_x) and t < best_true:
-                false += 1
+            if best is not None and tuple(x) != tuple(best_x):
+                promo += 1
+                false += t < best_true
             best, best_x, best_true = y, x, t
-        out.append((best_true, false))
+        out.append((best_true, false, promo))
     return out
 
 
@@ -90,8 +91,9 @@ def run_xloop(xloop, obj, stream, budget, sd):
                           str(stream), "--budget", str(budget), "--noise", str(sd)],
                          check=True, capture_output=True, text=True).stdout
     doc = json.loads(out)
-    by_runs = {p["runs"]: (p["best_true"], p["false_promotions"]) for p in doc["trace"]}
-    last = (true_score(obj, BASE), 0)
+    by_runs = {p["runs"]: (p["best_true"], p["false_promotions"], p["promotions"])
+               for p in doc["trace"]}
+    last = (true_score(obj, BASE), 0, 0)
     res = []
     for k in range(1, budget + 1):
         last = by_runs.get(k, last)   # converged early: the best stays
@@ -108,12 +110,13 @@ def main():
     a = ap.parse_args()
     points = [p for p in (15, 30, 60) if p <= a.budget]
     print(f"# search benchmark: {a.streams} streams, noise sd {a.noise}, "
-          f"budgets {points}; true score of the chosen best (optimum 0.9)\n")
+          f"budgets {points}; true score of the chosen best (optimum 0.9); on the\n"
+          f"# flat objective every promotion is a false one (nothing is better)\n")
     for obj in ("peak", "flat"):
         print(f"## objective {obj}\n")
         print("| method | " + " | ".join(f"{p} runs (mean, min)" for p in points)
-              + " | false promotions | runs used |")
-        print("|---" * (len(points) + 3) + "|")
+              + " | false promotions | promotions | runs used |")
+        print("|---" * (len(points) + 4) + "|")
         for method in ("xloop", "tpe", "random"):
             rows, used = [], []
             for s in range(1, a.streams + 1):
@@ -132,7 +135,8 @@ def main():
                 vals = [r[p - 1][0] for r in rows]
                 cells.append(f"{sum(vals) / len(vals):.4f}, {min(vals):.4f}")
             false = sum(r[-1][1] for r in rows)
-            print(f"| {method} | " + " | ".join(cells) + f" | {false} | "
+            promo = sum(r[-1][2] for r in rows)
+            print(f"| {method} | " + " | ".join(cells) + f" | {false} | {promo} | "
                   f"{min(used)}-{max(used)} |")
         print()
     sys.stdout.flush()

@@ -178,6 +178,8 @@ static int simulate(int flat, long budget, long stream, double sd, long branch)
 			in.branch = branch;
 			in.turn = turn++;
 			propose_next(&in, &out);
+			if (getenv("XLOOP_SEARCH_DEBUG"))
+				fprintf(stderr, "run %ld: %s\n", n + 1, out.reason);
 			if (out.kind == PROP_NONE) {
 				prop_out_release(&out);
 				break;

@@ -119,14 +119,16 @@ static int better(const struct prop_input *in, long a, long b)
 	return in->p.goal_max ? x > y : x < y;
 }
 
-/* The best few proven configurations: the best, then by mean. */
-static size_t branch_set(const struct prop_input *in, long *set)
+/*
+ * The best few proven configurations, highest mean first (the most
+ * promising first, proven or not); the best is always one of them.
+ */
+static size_t branch_set(const struct prop_input *in, long branch, long *set)
 {
 	size_t k = 0, i, j;
+	int has_best = 0;
 
-	if (in->best >= 0)
-		set[k++] = in->best;
-	while ((long)k < in->branch) {
+	while ((long)k < branch) {
 		long pick = -1;
 
 		for (i = 0; i < in->n; i++) {
@@ -141,16 +143,22 @@ static size_t branch_set(const struct prop_input *in, long *set)
 		}
 		if (pick < 0)
 			break;
+		has_best |= pick == in->best;
 		set[k++] = pick;
+	}
+	if (in->best >= 0 && !has_best) {
+		if ((long)k >= branch)
+			k--;
+		set[k++] = in->best;
 	}
 	return k;
 }
 
-/* Step 2: an untried neighbour of the best few. */
-static int want_change(const struct prop_input *in, struct prop_out *out)
+/* Step 2: an untried neighbour of the best few (branch of them). */
+static int want_change(const struct prop_input *in, long branch, struct prop_out *out)
 {
-	long *set = xcalloc((size_t)in->branch + 2, sizeof(*set));
-	size_t k = branch_set(in, set), b, j, t;
+	long *set = xcalloc((size_t)branch + 2, sizeof(*set));
+	size_t k = branch_set(in, branch, set), b, j, t;
 	size_t nv = in->space->n;
 	int found = 0;
 
@@ -181,9 +189,10 @@ static int want_change(const struct prop_input *in, struct prop_out *out)
 				out->value = xstrdup(nb[t]);
 				out->config = cfg;
 				out->reason = xasprintf("%s %s -> %s from %s (%s): %s", sv->name, cur,
-							nb[t], c->rep_tag, d, b == 0 ?
+							nb[t], c->rep_tag, d, set[b] == in->best ?
 							"an untried neighbour of the best" :
-							"an untried neighbour of one of the best few");
+							"an untried neighbour of one of the best few "
+							"(by mean)");
 				free(d);
 				found = 1;
 			}
@@ -199,7 +208,9 @@ void propose_next(const struct prop_input *in, struct prop_out *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->cfg = -1;
-	if (want_replicate(in, out) || want_change(in, out))
+	/* the best few first; when their neighbours are all tried, a few more */
+	if (want_replicate(in, out) || want_change(in, in->branch, out) ||
+	    want_change(in, 3 * in->branch, out))
 		return;
 	out->kind = PROP_NONE;
 	out->reason = xstrdup(in->space->n == 0 ? "the search space is empty "

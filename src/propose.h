@@ -8,12 +8,15 @@
  *    runs and more runs could still prove it (its lead beats the bound it
  *    would face at the cap);
  * 2. one-variable changes: for each of the best few proven configurations
- *    (search.branch, best first, then by mean), for each variable of the
+ *    (search.branch of them, highest mean first; the best always among
+ *    them), for each variable of the
  *    space in turn (the turn rotates from proposal to proposal, so every
  *    variable is revisited after the others moved), the values next to
  *    its current one; never a configuration already run, queued or
  *    proposed;
- * 3. nothing: converged (no untried neighbour of the best few).
+ * 3. when every neighbour of those is tried, the same over the best
+ *    3 x search.branch;
+ * 4. nothing: converged (no untried neighbour of those).
  */
 #ifndef XLOOP_PROPOSE_H
 #define XLOOP_PROPOSE_H

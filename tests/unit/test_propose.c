@@ -154,7 +154,19 @@ static void test_neighbours_and_branching(void **state)
 	assert_string_equal(out.var, "X");
 	assert_string_equal(out.value, "2");
 	prop_out_release(&out);
-	/* with branch 1 there is nothing left: converged */
+	/* every neighbour of both taken: converged */
+	{
+		static const char *all[6];
+		static char k2[2][65];
+
+		confkey_key("SEED=1\nX=2\nY=1\n", "SEED", k2[0]);
+		confkey_key("SEED=1\nX=1\nY=2\n", "SEED", k2[1]);
+		memcpy(all, taken, sizeof(taken));
+		all[4] = k2[0];
+		all[5] = k2[1];
+		f.in.taken = all;
+		f.in.ntaken = 6;
+	}
 	f.in.branch = 1;
 	propose_next(&f.in, &out);
 	assert_int_equal(out.kind, PROP_NONE);

@@ -15,39 +15,15 @@
 #include "loop.h"
 #include "opts.h"
 
-/* Write the autopilot object and commit it with a decision entry. */
-static int decide_auto(struct xl_ctx *ctx, json_t *obj, const char *what)
-{
-	const char *path[1] = { "autopilot" };
-	char *cause = NULL, *entry, *msg, when[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	int rc;
+static const char *const auto_path[1] = { "autopilot" };
 
-	if (config_edit(ctx->root, path, 1, obj, &cause) < 0) {
-		error("%s", cause);
-		free(cause);
-		return XL_CONFIG;
-	}
-	config_release(&ctx->cfg);
-	if (config_load(&ctx->cfg, ctx->root, &cause) < 0) {
-		error("%s", cause);
-		free(cause);
-		return XL_CONFIG;
-	}
-	localtime_r(&now, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
-	entry = xasprintf("## %s · %s\n", when, what);
-	msg = xasprintf("xloop: %s\n", what);
-	rc = loop_decide_with(ctx, entry, msg, CONFIG_FILE, &cause) < 0 ? XL_ERR : XL_OK;
-	if (rc)
-		error("xloop.json changed, but ops/decisions.md was not: %s", cause);
-	else
-		loop_event(ctx, "decision", 0, 0, what);
-	free(entry);
-	free(msg);
-	free(cause);
-	return rc;
+/* The autopilot object of xloop.json. */
+static json_t *auto_json(int on, long long runs, double hours, const char *until,
+			 long long since)
+{
+	return json_pack("{s:b, s:I, s:f, s:s, s:I}", "on", on, "budget_runs",
+			 (json_int_t)runs, "budget_hours", hours, "until", until,
+			 "since", (json_int_t)since);
 }
 
 /* The budget in words. */
@@ -103,10 +79,8 @@ static int auto_on(struct xl_ctx *ctx, const struct cmd_entry *self, const char 
 			"(`xloop space seed VAR`)");
 	budget = budget_words(n, h, until ? until : "");
 	what = xasprintf("autopilot on (budget: %s)", budget);
-	rc = decide_auto(ctx, json_pack("{s:b, s:I, s:f, s:s, s:I}", "on", 1,
-					"budget_runs", (json_int_t)n, "budget_hours", h,
-					"until", until ? until : "",
-					"since", (json_int_t)time(NULL)), what);
+	rc = loop_decide_config(ctx, auto_path, 1, auto_json(1, n, h, until ? until : "",
+							      time(NULL)), what);
 	if (rc == 0 && ctx->json)
 		cmd_emit_json(json_pack("{s:b, s:s}", "on", 1, "budget", budget));
 	else if (rc == 0)
@@ -178,11 +152,11 @@ static int cmd_auto(struct xl_ctx *ctx, const struct cmd_entry *self,
 		cmd_usage_error(self, "--budget-runs, --budget-hours and --until go with `auto on`");
 		rc = XL_USAGE;
 	} else if (npos == 1 && strcmp(pos[0], "off") == 0) {
-		rc = decide_auto(ctx, json_pack("{s:b, s:I, s:f, s:s, s:I}", "on", 0,
-			"budget_runs", (json_int_t)ctx->cfg.autopilot.budget_runs,
-			"budget_hours", ctx->cfg.autopilot.budget_hours,
-			"until", ctx->cfg.autopilot.until,
-			"since", (json_int_t)ctx->cfg.autopilot.since), "autopilot off");
+		const struct config *c = &ctx->cfg;
+
+		rc = loop_decide_config(ctx, auto_path, 1, auto_json(0, c->autopilot.budget_runs,
+					c->autopilot.budget_hours, c->autopilot.until,
+					c->autopilot.since), "autopilot off");
 		if (rc == 0 && !ctx->json)
 			printf("autopilot off: only the plan feeds the queue\n");
 		else if (rc == 0)

@@ -53,41 +53,6 @@ static int check_baseline_var(struct xl_ctx *ctx, const char *var, char **cause)
 	return rc;
 }
 
-/* Edit xloop.json, reload it, and commit it with a decision entry. */
-static int decide_config(struct xl_ctx *ctx, const char *const *path, size_t depth,
-			 json_t *v, const char *what)
-{
-	char *cause = NULL, *entry, *msg, when[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	int rc;
-
-	if (config_edit(ctx->root, path, depth, v, &cause) < 0) {
-		error("%s", cause);
-		free(cause);
-		return XL_CONFIG;
-	}
-	config_release(&ctx->cfg);
-	if (config_load(&ctx->cfg, ctx->root, &cause) < 0) {
-		error("%s", cause);
-		free(cause);
-		return XL_CONFIG;
-	}
-	localtime_r(&now, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
-	entry = xasprintf("## %s · %s\n- xloop.json changed: %s\n", when, what, what);
-	msg = xasprintf("xloop: %s\n", what);
-	rc = loop_decide_with(ctx, entry, msg, CONFIG_FILE, &cause) < 0 ? XL_ERR : XL_OK;
-	if (rc)
-		error("xloop.json changed, but ops/decisions.md was not: %s", cause);
-	else
-		loop_event(ctx, "decision", 0, 0, what);
-	free(entry);
-	free(msg);
-	free(cause);
-	return rc;
-}
-
 /* The values of a variable, one line. */
 static void print_var(const struct space_var *v)
 {
@@ -134,7 +99,7 @@ static int space_set(struct xl_ctx *ctx, const char *arg)
 	path[2] = v.name;
 	what = xasprintf("search space %s = %s (%zu values)", v.name,
 			 v.range ? v.range : arg + strlen(v.name) + 1, v.n);
-	rc = decide_config(ctx, path, 3, spec, what);
+	rc = loop_decide_config(ctx, path, 3, spec, what);
 	if (rc == 0 && !ctx->json)
 		print_var(&v);
 	else if (rc == 0)
@@ -191,7 +156,7 @@ static int space_rm(struct xl_ctx *ctx, const char *var)
 		return XL_NOINPUT;
 	}
 	what = xasprintf("search space: %s removed", var);
-	rc = decide_config(ctx, path, 3, NULL, what);
+	rc = loop_decide_config(ctx, path, 3, NULL, what);
 	if (rc == 0 && !ctx->json)
 		printf("removed %s from the search space\n", var);
 	else if (rc == 0)
@@ -235,7 +200,7 @@ static int space_seed(struct xl_ctx *ctx, const struct cmd_entry *self, const ch
 	}
 	what = xasprintf("seed variable %s (%lld replicates measure the noise)", var,
 			 k ? k : ctx->cfg.search.replicates);
-	rc = decide_config(ctx, seed_path, 2, json_string(var), what);
+	rc = loop_decide_config(ctx, seed_path, 2, json_string(var), what);
 	free(what);
 	if (rc == 0 && (best_persist(ctx) < 0 || best_forget(ctx) < 0)) {
 		error("unable to recompute the configurations of the runs");

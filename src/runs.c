@@ -92,16 +92,16 @@ int runs_get(struct db *db, const char *study, const char *tag, struct run *r)
 	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
 }
 
-/* Every run of a study. */
-int runs_list(struct db *db, const char *study, struct run **v, size_t *n)
+/* The runs of a study that sql (ending in the WHERE terms after the study's) selects. */
+static int runs_select(struct db *db, const char *study, const char *sql, struct run **v,
+		       size_t *n)
 {
 	struct stmt q;
 	int rc;
 
 	*v = NULL;
 	*n = 0;
-	if (db_prepare(db, &q, "SELECT " RUN_COLS RUN_FROM " WHERE r.study = :study"
-		       " ORDER BY r.id") < 0)
+	if (db_prepare(db, &q, sql) < 0)
 		return -1;
 	db_bind_text(&q, ":study", study);
 	while ((rc = db_step(&q)) == SQLITE_ROW) {
@@ -110,6 +110,13 @@ int runs_list(struct db *db, const char *study, struct run **v, size_t *n)
 	}
 	db_finalize(&q);
 	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Every run of a study. */
+int runs_list(struct db *db, const char *study, struct run **v, size_t *n)
+{
+	return runs_select(db, study, "SELECT " RUN_COLS RUN_FROM " WHERE r.study = :study"
+			   " ORDER BY r.id", v, n);
 }
 
 /* The tag of run id (malloc'd), or NULL when there is no such run. */
@@ -481,21 +488,8 @@ int runs_set_config(struct db *db, long long run_id, const char *config,
 /* Runs whose configuration is not computed yet. */
 int runs_without_config(struct db *db, const char *study, struct run **v, size_t *n)
 {
-	struct stmt q;
-	int rc;
-
-	*v = NULL;
-	*n = 0;
-	if (db_prepare(db, &q, "SELECT " RUN_COLS RUN_FROM " WHERE r.study = :study"
-		       " AND r.config IS NULL ORDER BY r.id") < 0)
-		return -1;
-	db_bind_text(&q, ":study", study);
-	while ((rc = db_step(&q)) == SQLITE_ROW) {
-		*v = xreallocarray(*v, *n + 1, sizeof(**v));
-		run_from(&q, &(*v)[(*n)++]);
-	}
-	db_finalize(&q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return runs_select(db, study, "SELECT " RUN_COLS RUN_FROM " WHERE r.study = :study"
+			   " AND r.config IS NULL ORDER BY r.id", v, n);
 }
 
 /* Free a sweep. */

@@ -66,9 +66,25 @@ json_t *briefing_log_tail(const char *path, int n)
 	return a;
 }
 
+/* The mean of a finished run's configuration beside its score ({mean, interval, n} or null). */
+static json_t *config_json(const struct best_state *bs, long long run_id)
+{
+	long c = bs ? best_find_run(bs, run_id) : -1;
+	struct best_info bi;
+
+	if (c < 0 || bs->v[c].st.n == 0)
+		return json_null();
+	best_info_of(bs, c, &bi);
+	return json_pack("{s:f, s:o, s:I, s:b}", "mean", bi.mean, "interval",
+			 bi.checked ? json_real(bi.half) : json_null(), "n", (json_int_t)bi.n,
+			 "best", c == bs->best);
+}
+
 static json_t *finished_since(struct xl_ctx *ctx, long long seen, long long *max_id)
 {
 	json_t *a = json_array();
+	struct best_state bs;
+	int have_bs = best_load(ctx, &bs) == 0;
 	struct stmt q;
 
 	if (db_prepare(&ctx->db, &q,
@@ -76,7 +92,7 @@ static json_t *finished_since(struct xl_ctx *ctx, long long seen, long long *max
 		       " coalesce(r.new_value, ''), t.verdict, coalesce(t.failure_class, ''),"
 		       " t.score, coalesce(t.verdict_reason, ''), coalesce(t.evidence, ''),"
 		       " t.log_path, coalesce(t.job_id, ''), coalesce(t.state, ''),"
-		       " r.parent_id IS NOT NULL"
+		       " r.parent_id IS NOT NULL, r.id"
 		       " FROM event e JOIN attempt t ON t.id = e.attempt_id"
 		       " JOIN run r ON r.id = t.run_id"
 		       " WHERE e.kind = 'verdict' AND e.id > :seen AND r.study = :study"
@@ -101,11 +117,15 @@ static json_t *finished_since(struct xl_ctx *ctx, long long seen, long long *max
 
 		json_object_set_new(o, "log_tail", ok ? json_array() :
 				    briefing_log_tail(db_col_text(&q, 11), TAIL_LINES));
+		json_object_set_new(o, "configuration", ok ? config_json(have_bs ? &bs : NULL,
+				    db_col_int64(&q, 15)) : json_null());
 		json_array_append_new(a, o);
 		if (db_col_int64(&q, 0) > *max_id)
 			*max_id = db_col_int64(&q, 0);
 	}
 	db_finalize(&q);
+	if (have_bs)
+		best_release(&bs);
 	return a;
 }
 
@@ -427,6 +447,15 @@ void briefing_print(const json_t *b)
 			printf(" (%s)", jstr(o, "class"));
 		if (json_is_number(sc))
 			printf(", %s %g", jstr(b, "metric"), json_number_value(sc));
+		l = json_object_get(o, "configuration");
+		if (json_is_object(l) && json_integer_value(json_object_get(l, "n")) > 1) {
+			printf(" (its configuration: mean %g",
+			       json_number_value(json_object_get(l, "mean")));
+			if (json_is_number(json_object_get(l, "interval")))
+				printf(" ± %.2g", json_number_value(json_object_get(l, "interval")));
+			printf(", n=%lld%s)", (long long)json_integer_value(json_object_get(l, "n")),
+			       json_is_true(json_object_get(l, "best")) ? ", the best" : "");
+		}
 		if (json_is_string(json_object_get(o, "change")))
 			printf("  [%s]", jstr(o, "change"));
 		printf("\n    %s\n", jstr(o, "reason"));

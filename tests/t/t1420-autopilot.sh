@@ -44,7 +44,7 @@ drive() {	# dir: tick until autopilot stopped and nothing is left in Slurm
 	local d=$1 i
 	for i in $(seq 1 150); do
 		as_user "$X" -C "$d" tick >>"$d/ticks.txt" 2>&1
-		if grep -q 'autopilot stopped' "$d/ticks.txt" &&
+		if grep -qiE 'autopilot stopped|feeding stopped' "$d/ticks.txt" &&
 			[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o '%i %Z' | grep -F " $d")" ]; then
 			as_user "$X" -C "$d" tick >>"$d/ticks.txt" 2>&1
 			return 0
@@ -144,5 +144,41 @@ sc = {r['tag']: r['attempts'][-1].get('score') for r in s['runs']}
 base = [v for k, v in sc.items() if k.startswith('base') and v is not None]
 others = [v for k, v in sc.items() if not k.startswith('base') and v is not None]
 assert max(others) > sum(base) / len(base), (base, others)"
+
+# proposals that fail for their value do not trip the breaker (2 program
+# failures in a row would); failures that repeat the same way still do
+cat >"$T_TMP/fail.sh" <<'JOB'
+#!/bin/bash
+MODE=value
+X=3
+Y=3
+echo "START x=$X y=$Y device=cpu"
+if [ "$X" -lt 3 ] || [ "$Y" -lt 3 ]; then
+	if [ "$MODE" = value ]; then echo "FAILED bad value x=$X y=$Y"; else echo "FAILED disk full"; fi
+	exit 1
+fi
+echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"
+echo FINISHED
+JOB
+chmod 644 "$T_TMP/fail.sh"
+printf '{"score": 0.5}\n' >"$T_TMP/cv5.json"
+chmod 644 "$T_TMP/cv5.json"
+for mode in value same; do
+	g=$(user_dir)
+	new_study "$g" s 'c["resources"].update(cpus=1, mem="100M", time="00:02:00", gres="")
+c["queue"]["depth"] = 0'
+	sed "s/^MODE=value/MODE=$mode/" "$T_TMP/fail.sh" >"$g/job.sh"
+	as_user "$X" -C "$g" adopt "$g/job.sh" --tag base --cv "$T_TMP/cv5.json" >/dev/null
+	as_user "$X" -C "$g" space set X=1..3:int >/dev/null
+	as_user "$X" -C "$g" space set Y=1..3:int >/dev/null
+	as_user "$X" -C "$g" auto on --budget-runs 2 >/dev/null
+	drive "$g" >/dev/null
+	as_user "$X" -C "$g" next --json >"$T_TMP/$mode.json" 2>/dev/null
+	check "$mode: both proposals failed" test "$(grep -c 'attempt 1: failure' "$g/ticks.txt")" = 2
+done
+check "failures that differ with the value leave the breaker closed" $PY -c "
+import json; assert json.load(open('$T_TMP/value.json'))['breaker'] is None"
+check "the same failure twice opens it" $PY -c "
+import json; b = json.load(open('$T_TMP/same.json'))['breaker']; assert b and 'program failures in a row' in b, b"
 
 finish

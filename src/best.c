@@ -53,7 +53,7 @@ int best_persist(struct xl_ctx *ctx)
 
 	xsnprintf(kvkey, sizeof(kvkey), "config_seed:%s", ctx->cfg.study);
 	all = db_kv_get(&ctx->db, kvkey) != sig;
-	if ((all ? runs_list(&ctx->db, ctx->cfg.study, &v, &n) :
+	if ((all ? runs_list_configs(&ctx->db, ctx->cfg.study, &v, &n) :
 	     runs_without_config(&ctx->db, ctx->cfg.study, &v, &n)) < 0)
 		return -1;
 	if (n == 0 && !all)
@@ -94,9 +94,20 @@ void best_release(struct best_state *bs)
 	for (i = 0; i < bs->nruns; i++)
 		free(bs->runs[i].seed);
 	free(bs->runs);
+	free(bs->slots);
 	free(bs->v);
 	memset(bs, 0, sizeof(*bs));
 	bs->best = bs->baseline = -1;
+}
+
+/* A hash of a key (FNV-1a). */
+static size_t key_hash(const char *key)
+{
+	unsigned long long h = 1469598103934665603ULL;
+
+	for (; *key; key++)
+		h = (h ^ (unsigned char)*key) * 1099511628211ULL;
+	return (size_t)h;
 }
 
 /* The configuration with key. */
@@ -104,10 +115,41 @@ long best_find_key(const struct best_state *bs, const char *key)
 {
 	size_t i;
 
-	for (i = 0; i < bs->n; i++)
-		if (strcmp(bs->v[i].key, key) == 0)
-			return (long)i;
+	if (bs->nslots == 0)
+		return -1;
+	i = key_hash(key) & (bs->nslots - 1);
+	while (bs->slots[i]) {
+		if (strcmp(bs->v[bs->slots[i] - 1].key, key) == 0)
+			return bs->slots[i] - 1;
+		i = (i + 1) & (bs->nslots - 1);
+	}
 	return -1;
+}
+
+/* Put configuration at into a free slot. */
+static void key_place(struct best_state *bs, long at)
+{
+	size_t i = key_hash(bs->v[at].key) & (bs->nslots - 1);
+
+	while (bs->slots[i])
+		i = (i + 1) & (bs->nslots - 1);
+	bs->slots[i] = at + 1;
+}
+
+/* Put configuration at (its key is new) into the table, growing it. */
+static void key_insert(struct best_state *bs, long at)
+{
+	size_t k;
+
+	if (bs->n * 2 > bs->nslots) {
+		free(bs->slots);
+		bs->nslots = bs->nslots ? bs->nslots * 2 : 64;
+		bs->slots = xcalloc(bs->nslots, sizeof(*bs->slots));
+		for (k = 0; k < bs->n; k++)
+			if ((long)k != at)
+				key_place(bs, (long)k);
+	}
+	key_place(bs, at);
 }
 
 /* Group the runs and choose. */
@@ -116,23 +158,30 @@ int best_load(struct xl_ctx *ctx, struct best_state *bs)
 	struct stmt q;
 	const char *seed = ctx->cfg.search.seed;
 	struct noise_cfg *st;
+	char kvkey[128];
 	size_t i;
-	int rc;
+	int rc, keys_current;
 
 	memset(bs, 0, sizeof(*bs));
 	bs->best = bs->baseline = -1;
+	xsnprintf(kvkey, sizeof(kvkey), "config_seed:%s", ctx->cfg.study);
+	keys_current = db_kv_get(&ctx->db, kvkey) == seed_sig(seed);
 	/* each run with its latest attempt's verdict and score */
-	if (db_prepare(&ctx->db, &q, "SELECT r.id, r.tag, coalesce(r.config, ''),"
-		       " r.parent_id IS NULL, coalesce(r.var, ''), a.verdict, a.score"
-		       " FROM run r LEFT JOIN attempt a ON a.run_id = r.id"
-		       " AND a.n = (SELECT max(n) FROM attempt WHERE run_id = r.id)"
-		       " WHERE r.study = :study ORDER BY r.id") < 0)
+	/* (both from the covering index attempt_latest of migration 5) */
+	if (db_prepare(&ctx->db, &q, "SELECT r.id, r.tag, coalesce(c.config, ''),"
+		       " r.parent_id IS NULL, coalesce(r.var, ''),"
+		       " (SELECT verdict FROM attempt WHERE run_id = r.id ORDER BY n DESC LIMIT 1),"
+		       " (SELECT score FROM attempt WHERE run_id = r.id ORDER BY n DESC LIMIT 1),"
+		       " coalesce(c.config_key, '')"
+		       " FROM run r LEFT JOIN run_config c ON c.run_id = r.id"
+		       " WHERE +r.study = :study ORDER BY r.id") < 0)
 		return -1;
 	db_bind_text(&q, ":study", ctx->cfg.study);
 	while ((rc = db_step(&q)) == SQLITE_ROW) {
 		const char *tag = db_col_text(&q, 1);
 		char *config = *db_col_text(&q, 2) ? xstrdup(db_col_text(&q, 2)) :
 			       config_from_file(ctx, tag), key[65];
+		const char *stored = db_col_text(&q, 7);
 		struct best_cfg *c;
 		struct best_run *br;
 		int proven = strcmp(db_col_text(&q, 5), "success") == 0 &&
@@ -140,7 +189,11 @@ int best_load(struct xl_ctx *ctx, struct best_state *bs)
 		int replicate = *seed && strcmp(db_col_text(&q, 4), seed) == 0;
 		long at;
 
-		confkey_key(config, seed, key);
+		/* the stored key is current while the seed variable is unchanged */
+		if (keys_current && *db_col_text(&q, 2) && strlen(stored) == 64)
+			memcpy(key, stored, 65);
+		else
+			confkey_key(config, seed, key);
 		at = best_find_key(bs, key);
 		if (at < 0) {
 			bs->v = xreallocarray(bs->v, bs->n + 1, sizeof(*bs->v));
@@ -150,6 +203,7 @@ int best_load(struct xl_ctx *ctx, struct best_state *bs)
 			c->config = xstrdup(config);
 			c->first_id = db_col_int64(&q, 0);
 			at = (long)bs->n++;
+			key_insert(bs, at);
 		}
 		bs->runs = xreallocarray(bs->runs, bs->nruns + 1, sizeof(*bs->runs));
 		br = &bs->runs[bs->nruns++];
@@ -197,7 +251,6 @@ int best_load(struct xl_ctx *ctx, struct best_state *bs)
 	if (bs->baseline >= 0) {
 		/* sticky: start from the best remembered at the last verdict */
 		long start = bs->baseline, last;
-		char kvkey[128];
 
 		xsnprintf(kvkey, sizeof(kvkey), "best_run:%s", ctx->cfg.study);
 		last = best_find_run(bs, db_kv_get(&ctx->db, kvkey));

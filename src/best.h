@@ -38,6 +38,8 @@ struct best_state {
 	size_t n;
 	struct best_run *runs;
 	size_t nruns;
+	long *slots;		/* a hash table of v by key: index + 1, 0 empty */
+	size_t nslots;
 	long best;		/* index into v, -1 when nothing is proven */
 	long baseline;		/* the first root run's configuration, -1 */
 	struct noise_est noise;

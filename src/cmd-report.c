@@ -290,12 +290,25 @@ static void leaderboard(struct xl_ctx *ctx, struct page *pg, struct rrun *v, siz
 	free(o);
 }
 
+struct keyed {
+	double key;
+	long i;
+};
+
+static int by_key(const void *pa, const void *pb)
+{
+	const struct keyed *a = pa, *b = pb;
+
+	return a->key < b->key ? -1 : a->key > b->key ? 1 : (a->i > b->i) - (a->i < b->i);
+}
+
 /* Configurations: replicates folded under their configuration, mean ± interval. */
 static void configurations(struct xl_ctx *ctx, struct page *pg)
 {
 	struct buf *b = &pg->b;
 	struct best_state bs;
-	long *o, k, i, j;
+	struct keyed *sorted;
+	long *o, k, i;
 
 	if (best_load(ctx, &bs) < 0 || bs.n == 0) {
 		best_release(&bs);
@@ -311,20 +324,17 @@ static void configurations(struct xl_ctx *ctx, struct page *pg)
 		 "<table class=\"board\">\n<tr><th>run</th><th>mean</th><th>&#177; 95%</th>"
 		 "<th>n</th><th>runs</th></tr>\n");
 	o = xcalloc(bs.n, sizeof(*o));
+	sorted = xcalloc(bs.n, sizeof(*sorted));
 	for (i = k = 0; i < (long)bs.n; i++)
-		if (bs.v[i].st.n > 0)
-			o[k++] = i;
-	for (i = 1; i < k; i++)	/* insertion sort by mean, best first */
-		for (j = i; j > 0; j--) {
-			double x = bs.v[o[j]].st.mean, y = bs.v[o[j - 1]].st.mean;
-			long t;
-
-			if (ctx->cfg.goal_max ? x <= y : x >= y)
-				break;
-			t = o[j];
-			o[j] = o[j - 1];
-			o[j - 1] = t;
+		if (bs.v[i].st.n > 0) {
+			/* best first: sort by the goal-signed mean, ascending */
+			sorted[k].key = ctx->cfg.goal_max ? -bs.v[i].st.mean : bs.v[i].st.mean;
+			sorted[k++].i = i;
 		}
+	qsort(sorted, (size_t)k, sizeof(*sorted), by_key);
+	for (i = 0; i < k; i++)
+		o[i] = sorted[i].i;
+	free(sorted);
 	for (i = 0; i < k && i < 200; i++) {
 		const struct best_cfg *c = &bs.v[o[i]];
 

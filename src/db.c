@@ -129,12 +129,16 @@ static const char *const migrations[] = {
 	"CREATE INDEX attempt_retryable ON attempt(judged_at) WHERE verdict = 'failure'"
 	"  AND (failure_class = 'infra' OR state IN ('TIMEOUT', 'OUT_OF_MEMORY'));",
 	/* 5: configurations (confkey.h: a run's job.sh assignments, canonical,
-	 * and their key without the seed; NULL until computed, back-filled
-	 * from job.sh by best.c) and autopilot's proposals, recorded before
+	 * and their key without the seed; a run made before has no row until
+	 * best.c back-fills it from job.sh) and autopilot's proposals, recorded before
 	 * their run is created so that a crash proposes nothing twice */
-	"ALTER TABLE run ADD COLUMN config TEXT;"
-	"ALTER TABLE run ADD COLUMN config_key TEXT;"
-	"CREATE INDEX run_config ON run(study, config_key);"
+	"CREATE TABLE run_config ("		/* beside run: its rows stay narrow */
+	"  run_id INTEGER PRIMARY KEY REFERENCES run(id),"
+	"  config TEXT NOT NULL,"
+	"  config_key TEXT NOT NULL"
+	");"
+	"CREATE INDEX run_config_key ON run_config(config_key);"
+	"CREATE INDEX attempt_latest ON attempt(run_id, n, verdict, score);"	/* best.c */
 	"CREATE TABLE proposal ("
 	"  id INTEGER PRIMARY KEY,"
 	"  study TEXT NOT NULL,"

@@ -28,7 +28,10 @@ char *run_log_path(const char *root, const char *study, const char *tag, long lo
 #define RUN_COLS "r.id, r.study, r.tag, coalesce(r.parent_id, 0)," \
 	" coalesce(p.tag, ''), coalesce(r.var, ''), coalesce(r.old_value, '')," \
 	" coalesce(r.new_value, ''), coalesce(r.note, ''), coalesce(r.commit_id, '')," \
-	" r.created_at, coalesce(r.config, ''), coalesce(r.config_key, '')"
+	" r.created_at"
+/* with the configuration too (large: only where it is used) */
+#define RUN_COLS_CONFIG RUN_COLS ", coalesce(c.config, ''), coalesce(c.config_key, '')"
+#define RUN_FROM_CONFIG RUN_FROM " LEFT JOIN run_config c ON c.run_id = r.id"
 #define RUN_FROM " FROM run r LEFT JOIN run p ON p.id = r.parent_id"
 
 static void run_from(struct stmt *q, struct run *r)
@@ -44,8 +47,13 @@ static void run_from(struct stmt *q, struct run *r)
 	r->note = xstrdup(db_col_text(q, 8));
 	r->commit_id = xstrdup(db_col_text(q, 9));
 	r->created_at = db_col_int64(q, 10);
-	r->config = xstrdup(db_col_text(q, 11));
-	r->config_key = xstrdup(db_col_text(q, 12));
+	if (sqlite3_column_count(q->st) >= 13) {
+		r->config = xstrdup(db_col_text(q, 11));
+		r->config_key = xstrdup(db_col_text(q, 12));
+	} else {
+		r->config = xstrdup("");
+		r->config_key = xstrdup("");
+	}
 }
 
 /* Free a run's strings. */
@@ -156,9 +164,9 @@ int runs_insert(struct db *db, struct run *r)
 	int rc;
 
 	if (db_prepare(db, &q, "INSERT INTO run (study, tag, parent_id, var,"
-		       " old_value, new_value, note, created_at, commit_id, config, config_key)"
+		       " old_value, new_value, note, created_at, commit_id)"
 		       " VALUES (:study, :tag, :parent, :var, :old, :new, :note,"
-		       " :at, :commit, :config, :key)") < 0)
+		       " :at, :commit)") < 0)
 		return -1;
 	r->created_at = time(NULL);
 	db_bind_text(&q, ":study", r->study);
@@ -173,13 +181,13 @@ int runs_insert(struct db *db, struct run *r)
 	db_bind_text(&q, ":note", r->note && *r->note ? r->note : NULL);
 	db_bind_int64(&q, ":at", r->created_at);
 	db_bind_text(&q, ":commit", r->commit_id && *r->commit_id ? r->commit_id : NULL);
-	db_bind_text(&q, ":config", r->config && *r->config ? r->config : NULL);
-	db_bind_text(&q, ":key", r->config_key && *r->config_key ? r->config_key : NULL);
 	rc = db_step(&q);
 	db_finalize(&q);
 	if (rc != SQLITE_DONE)
 		return -1;
 	r->id = sqlite3_last_insert_rowid(db->h);
+	if (r->config && *r->config && r->config_key && *r->config_key)
+		return runs_set_config(db, r->id, r->config, r->config_key);
 	return 0;
 }
 
@@ -474,8 +482,8 @@ int runs_set_config(struct db *db, long long run_id, const char *config,
 	struct stmt q;
 	int rc;
 
-	if (db_prepare(db, &q, "UPDATE run SET config = :c, config_key = :k"
-		       " WHERE id = :id") < 0)
+	if (db_prepare(db, &q, "INSERT OR REPLACE INTO run_config (run_id, config, config_key)"
+		       " VALUES (:id, :c, :k)") < 0)
 		return -1;
 	db_bind_text(&q, ":c", config);
 	db_bind_text(&q, ":k", key);
@@ -488,8 +496,15 @@ int runs_set_config(struct db *db, long long run_id, const char *config,
 /* Runs whose configuration is not computed yet. */
 int runs_without_config(struct db *db, const char *study, struct run **v, size_t *n)
 {
-	return runs_select(db, study, "SELECT " RUN_COLS RUN_FROM " WHERE r.study = :study"
-			   " AND r.config IS NULL ORDER BY r.id", v, n);
+	return runs_select(db, study, "SELECT " RUN_COLS_CONFIG RUN_FROM_CONFIG
+			   " WHERE r.study = :study AND c.run_id IS NULL ORDER BY r.id", v, n);
+}
+
+/* Every run of a study with its configuration. */
+int runs_list_configs(struct db *db, const char *study, struct run **v, size_t *n)
+{
+	return runs_select(db, study, "SELECT " RUN_COLS_CONFIG RUN_FROM_CONFIG
+			   " WHERE r.study = :study ORDER BY r.id", v, n);
 }
 
 /* Free a sweep. */

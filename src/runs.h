@@ -17,8 +17,8 @@ struct run {
 	char *note;
 	char *commit_id;
 	long long created_at;
-	char *config;		/* confkey.h text; "" until computed */
-	char *config_key;	/* its key without the seed; "" until computed */
+	char *config;		/* confkey.h text; "" until computed (and when not read) */
+	char *config_key;	/* its key without the seed; "" likewise */
 };
 
 struct attempt {
@@ -93,8 +93,10 @@ int runs_first_root(struct db *db, const char *study, struct run *r);
 /* Set a run's configuration and key. 0 or -1. */
 int runs_set_config(struct db *db, long long run_id, const char *config,
 		    const char *key);
-/* The runs of a study (id, tag, job path unknown) without a configuration yet. */
+/* The runs of a study without a configuration yet (runs_list's order). */
 int runs_without_config(struct db *db, const char *study, struct run **v, size_t *n);
+/* Every run of a study with config and config_key read too (the others leave them ""). */
+int runs_list_configs(struct db *db, const char *study, struct run **v, size_t *n);
 void attempt_release(struct attempt *a);
 void attempts_free(struct attempt *v, size_t n);
 

@@ -8,8 +8,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "best.h"
 #include "config.h"
 #include "confkey.h"
@@ -805,41 +803,6 @@ out:
 	free(dir);
 	free(path);
 	buf_release(&b);
-	return rc;
-}
-
-/* Change xloop.json as a decision. */
-int loop_decide_config(struct xl_ctx *ctx, const char *const *path, size_t depth,
-		       json_t *v, const char *what)
-{
-	char *cause = NULL, *entry, *msg, when[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	int rc;
-
-	if (config_edit(ctx->root, path, depth, v, &cause) < 0) {
-		error("%s", cause);
-		free(cause);
-		return XL_CONFIG;
-	}
-	config_release(&ctx->cfg);
-	if (config_load(&ctx->cfg, ctx->root, &cause) < 0) {
-		error("%s", cause);
-		free(cause);
-		return XL_CONFIG;
-	}
-	localtime_r(&now, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
-	entry = xasprintf("## %s · %s\n- xloop.json changed: %s\n", when, what, what);
-	msg = xasprintf("xloop: %s\n", what);
-	rc = loop_decide_with(ctx, entry, msg, CONFIG_FILE, &cause) < 0 ? XL_ERR : XL_OK;
-	if (rc)
-		error("xloop.json changed, but ops/decisions.md was not: %s", cause);
-	else
-		loop_event(ctx, "decision", 0, 0, what);
-	free(entry);
-	free(msg);
-	free(cause);
 	return rc;
 }
 

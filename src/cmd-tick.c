@@ -30,20 +30,16 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Whether tag's configuration is the study's best now (a replicate can make it so). */
+/* Whether tag is the study's best proven run now. */
 static int is_best(struct xl_ctx *ctx, const char *tag)
 {
-	struct best_state bs;
 	struct run r;
 	int yes = 0;
 
-	if (runs_get(&ctx->db, ctx->cfg.study, tag, &r) != 0)
-		return 0;
-	if (best_load(ctx, &bs) == 0) {
-		yes = bs.best >= 0 && best_find_run(&bs, r.id) == bs.best;
-		best_release(&bs);
+	if (best_get(ctx, &r, NULL) == 0) {
+		yes = strcmp(r.tag, tag) == 0;
+		run_release(&r);
 	}
-	run_release(&r);
 	return yes;
 }
 

@@ -282,7 +282,9 @@ const struct cmd_entry cmd_space_entry = {
 	"baseline's) and alpha = search.alpha (default 0.05): a one-sided t bound\n"
 	"at the Bonferroni level, so the chance of any false promotion across\n"
 	"all candidates stays below alpha. Candidates are compared again until\n"
-	"none beats the best; a tie never promotes. Confirming replicates stop at\n"
+	"none beats the best; a tie never promotes. The best is sticky: it is\n"
+	"remembered at each verdict and changes only when another configuration\n"
+	"beats it. Confirming replicates stop at\n"
 	"search.confirm_max runs per candidate (default 6). Scores are shown as\n"
 	"mean ± the 95% half-width (n=N), or \"(n=1, unchecked)\".\n",
 	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_space,

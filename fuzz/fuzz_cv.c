@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int err = -1, rc;
 
 	write_input(data, size);
-	rc = study_load_cv(path, &score, &mtime, &err, &cause);
+	rc = study_load_cv(path, NULL, &score, &mtime, &err, &cause);
 	if (rc == 0) {
 		FUZZ_CHECK(isfinite(score) && err == 0 && mtime > 0 && cause == NULL,
 			   "loaded score %g, err %d", score, err);

@@ -39,7 +39,7 @@ add_slurm_seed() {
 make_seeds() {
 	local t f
 	rm -rf "$OUT/seeds"
-	for t in $SLURM_TARGETS jobsh cv config setting; do
+	for t in $SLURM_TARGETS jobsh cv config setting directives; do
 		mkdir -p "$OUT/seeds/$t"
 	done
 	for f in tests/fixtures/slurm/* ops/slurm/captures/*; do
@@ -56,7 +56,8 @@ make_seeds() {
 	fi
 	# real bash scripts for the job.sh scanner
 	for f in build.sh fuzz/run.sh tests/t/*.sh $(find ops -name '*.sh' -type f); do
-		[ -f "$f" ] && cp "$f" "$OUT/seeds/jobsh/$(echo "$f" | tr / _)"
+		[ -f "$f" ] && cp "$f" "$OUT/seeds/jobsh/$(echo "$f" | tr / _)" &&
+			cp "$f" "$OUT/seeds/directives/$(echo "$f" | tr / _)"
 	done
 	# past findings, so that a fixed bug stays fixed
 	for f in fuzz/findings/*.bin; do
@@ -75,7 +76,7 @@ make_seeds() {
 # The dictionary of a target, if any.
 dict_of() {
 	case "$1" in
-	jobsh) echo fuzz/dicts/jobsh.dict ;;
+	jobsh | directives) echo fuzz/dicts/jobsh.dict ;;
 	cv | config) echo fuzz/dicts/json.dict ;;
 	setting) echo ;;
 	*) echo fuzz/dicts/slurm.dict ;;

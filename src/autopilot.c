@@ -346,7 +346,7 @@ int autopilot_created(struct xl_ctx *ctx, const struct auto_pick *pick, long lon
 	msg = xasprintf("xloop: autopilot proposes %s/%s: %s=%s from %s\n\n%s\n",
 			ctx->cfg.study, pick->tag, pick->var, pick->value, pick->parent,
 			pick->reason);
-	if (loop_decide(ctx, entry, msg, &cause) < 0) {
+	if (loop_decide(ctx, entry, NULL, msg, &cause) < 0) {
 		warning("proposal %s recorded, but ops/decisions.md was not updated: %s",
 			pick->tag, cause);
 		free(cause);

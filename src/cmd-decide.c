@@ -53,7 +53,7 @@ static int cmd_decide(struct xl_ctx *ctx, const struct cmd_entry *self,
 			  tag ? tag : "", pos[0]);
 	msg = xasprintf("xloop: decision%s%s\n\n%s\n", tag ? " on " : "", tag ? tag : "",
 			pos[0]);
-	rc = loop_decide(ctx, entry, msg, &cause) < 0 ? XL_ERR : XL_OK;
+	rc = loop_decide(ctx, entry, NULL, msg, &cause) < 0 ? XL_ERR : XL_OK;
 	if (rc == XL_OK)
 		loop_event(ctx, "decision", 0, 0, pos[0]);
 	if (rc)

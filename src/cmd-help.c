@@ -48,7 +48,9 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 	for (c = cmd_table; *c; c++)
 		if (!((*c)->flags & CMD_HIDDEN))
 			printf("  %-10s %s\n", (*c)->name, (*c)->summary);
-	printf("\n'xloop help COMMAND' or 'xloop COMMAND --help' shows one command.\n"
+	printf("\n-C DIR runs as if xloop was started in DIR (as in git): relative paths\n"
+	       "given after it are taken from DIR; -C A -C B is A/B.\n"
+	       "\n'xloop help COMMAND' or 'xloop COMMAND --help' shows one command.\n"
 	       "exit codes: 0 ok, 2 usage, 65 bad input data, 66 unknown tag or missing\n"
 	       "file, 69 Slurm not found, 75 try later, 77 refused (root), 78 bad config,\n"
 	       "1 any other error.\n");

@@ -13,7 +13,9 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "doctor.h"
 #include "fsutil.h"
+#include "loop.h"
 #include "opts.h"
 
 #define AGENTS_BEGIN "<!-- xloop:begin (maintained by 'xloop init') -->"
@@ -32,8 +34,12 @@ static const char agents_section[] =
 	"  `xloop new TAG --from PARENT --set VAR=VALUE` makes a run with exactly one\n"
 	"  change, `xloop submit TAG` submits it (logs in runs/<study>/<tag>/slurm/).\n"
 	"- A run succeeded only if Slurm says COMPLETED with ExitCode 0:0 and the job\n"
-	"  wrote runs/<study>/<tag>/cv.json with a finite numeric \"score\".\n"
+	"  wrote \"$XLOOP_RUN_DIR/cv.json\" with a finite number under the key\n"
+	"  metric.name in xloop.json names (default \"score\").\n"
 	"- Record why you chose a change: `xloop decide \"TEXT\" --run TAG`.\n"
+	"- git: xloop commits job.sh, each verdict with the run's cv.json, and\n"
+	"  ops/decisions.md itself; logs (runs/*/*/slurm/) and report.html are ignored.\n"
+	"  #SBATCH lines lose to xloop.json's resources (`xloop help submit`).\n"
 	"- Job logs: first line `START` with the config and the device, a progress line\n"
 	"  every 30-60 s, last line `FINISHED` or `FAILED`; no tqdm or carriage returns.\n"
 	"- The job reads XLOOP_RUN_DIR, XLOOP_TAG, XLOOP_ATTEMPT, XLOOP_STUDY and\n"
@@ -55,9 +61,16 @@ static const char decisions_header[] =
 	"Append-only log of this study's decisions. xloop adds an entry and commits\n"
 	"it for every verdict and every `xloop decide`.\n";
 
+/* What init did, for its report. */
 struct change {
 	json_t *created;
 	json_t *updated;
+	json_t *fitted;		/* doctor_fit's changes of the defaults */
+	json_t *committed;
+	json_t *not_committed;
+	char *commit;		/* the commit made, or NULL */
+	int slurm;		/* Slurm answered */
+	struct doctor_checks *checks;
 };
 
 /* Write path if its content differs; note what happened. */
@@ -115,17 +128,28 @@ static char *agents_text(const char *old, int exists)
 	return buf_detach(&out, NULL);
 }
 
-/* True when .gitignore already ignores .xloop/. */
-static int ignores_xloop(const char *text)
+/*
+ * What the .gitignore init writes holds, so that `git status` shows
+ * nothing of xloop's after a study: its state, the attempts' logs (and
+ * memory samples) and the report. Each line, then the spellings that count
+ * as having it.
+ */
+static const char *const ignored[][4] = {
+	{ ".xloop/", ".xloop", "/.xloop/", "/.xloop" },
+	{ "/runs/*/*/slurm/", "runs/*/*/slurm/", "/runs/*/*/slurm", "runs/*/*/slurm" },
+	{ "/report.html", "report.html", NULL, NULL },
+};
+
+/* True when text has line (exactly, as its own line). */
+static int has_line(const char *text, const char *line)
 {
 	const char *p = text;
+	size_t len = strlen(line);
 
 	while (*p) {
 		size_t n = strcspn(p, "\n");
 
-		if ((n == 7 && strncmp(p, ".xloop/", 7) == 0) ||
-		    (n == 6 && strncmp(p, ".xloop", 6) == 0) ||
-		    (n == 8 && strncmp(p, "/.xloop/", 8) == 0))
+		if (n == len && strncmp(p, line, n) == 0)
 			return 1;
 		p += n;
 		if (*p == '\n')
@@ -134,14 +158,37 @@ static int ignores_xloop(const char *text)
 	return 0;
 }
 
+/* Add to b the lines of ignored[] that it lacks; 1 when it added any. */
+static int add_ignores(struct buf *b)
+{
+	size_t i, j;
+	int added = 0;
+
+	for (i = 0; i < ARRAY_SIZE(ignored); i++) {
+		int have = 0;
+
+		for (j = 0; j < ARRAY_SIZE(ignored[i]) && ignored[i][j] && !have; j++)
+			have = has_line(b->s, ignored[i][j]);
+		if (have)
+			continue;
+		if (b->len && b->s[b->len - 1] != '\n')
+			buf_addc(b, '\n');
+		buf_addf(b, "%s\n", ignored[i][0]);
+		added = 1;
+	}
+	return added;
+}
+
 /* What init will write, worked out (and checked) before anything is written. */
 struct init_plan {
 	char *config;		/* xloop.json, or NULL: it exists (the user's) */
 	int decisions_missing;
 	char *agents;		/* AGENTS.md, or NULL: up to date */
 	int agents_existed;
-	char *gitignore;	/* .gitignore, or NULL: it ignores .xloop/ already */
+	char *gitignore;	/* .gitignore, or NULL: it ignores all of ours already */
 	int gitignore_existed;
+	int agents_clean;	/* the existing AGENTS.md is as committed in HEAD */
+	int gitignore_clean;	/* the same for .gitignore */
 };
 
 static void plan_release(struct init_plan *pl)
@@ -165,8 +212,8 @@ static int check_dir(const char *root, const char *rel, char **cause)
  * Read every file init touches first, so that a symlink or a directory in
  * the way refuses init before it has written anything.
  */
-static int plan_files(const char *root, const struct config *cfg, struct init_plan *pl,
-		      char **cause)
+static int plan_files(struct xl_ctx *ctx, const char *root, const struct config *cfg,
+		      struct init_plan *pl, char **cause)
 {
 	struct buf b = BUF_INIT;
 	int ex, rc = -1;
@@ -193,14 +240,17 @@ static int plan_files(const char *root, const struct config *cfg, struct init_pl
 	pl->agents_existed = ex;
 	if (ex && strcmp(pl->agents, b.s) == 0)
 		FREE_AND_NULL(pl->agents);
+	if (ex && pl->agents &&
+	    (pl->agents_clean = loop_matches_head(ctx, "AGENTS.md", b.s, b.len, cause)) < 0)
+		goto out;
 	buf_reset(&b);
 	ex = get_file(root, ".gitignore", &b, cause);
 	if (ex < 0)
 		goto out;
-	if (!ex || !ignores_xloop(b.s)) {
-		if (b.len && b.s[b.len - 1] != '\n')
-			buf_addc(&b, '\n');
-		buf_adds(&b, ".xloop/\n");
+	if (ex && (pl->gitignore_clean = loop_matches_head(ctx, ".gitignore", b.s, b.len,
+							   cause)) < 0)
+		goto out;
+	if (add_ignores(&b)) {
 		pl->gitignore = buf_detach(&b, NULL);
 		pl->gitignore_existed = ex;
 	}
@@ -254,6 +304,54 @@ static int init_state(const char *root, int *created, char **cause)
 	return rc;
 }
 
+/*
+ * Commit what init wrote, in one commit that leaves the user's staged
+ * files alone: every file it created, and each one it changed that was as
+ * committed before (a file with the user's own uncommitted edits is left
+ * for the user, and noted in ch->not_committed).
+ */
+static void commit_files(struct xl_ctx *ctx, const struct config *cfg,
+			 const struct init_plan *pl, struct change *ch)
+{
+	const char *paths[4];
+	size_t n = 0, i;
+	char oid[41], *cause = NULL, *msg;
+	struct buf list = BUF_INIT;
+
+	if (pl->config)
+		paths[n++] = CONFIG_FILE;
+	if (pl->decisions_missing)
+		paths[n++] = "ops/decisions.md";
+	if (pl->gitignore) {
+		if (!pl->gitignore_existed || pl->gitignore_clean)
+			paths[n++] = ".gitignore";
+		else
+			json_array_append_new(ch->not_committed, json_string(".gitignore"));
+	}
+	if (pl->agents) {
+		if (!pl->agents_existed || pl->agents_clean)
+			paths[n++] = "AGENTS.md";
+		else
+			json_array_append_new(ch->not_committed, json_string("AGENTS.md"));
+	}
+	if (n == 0)
+		return;
+	for (i = 0; i < n; i++)
+		buf_addf(&list, "%s%s", i ? ", " : "", paths[i]);
+	msg = xasprintf("xloop: init study %s\n\n%s, written by xloop init.\n", cfg->study,
+			list.s);
+	if (loop_commit(ctx, paths, n, msg, oid, &cause) < 0) {
+		warning("the study's files were written but not committed: %s", cause);
+		free(cause);
+	} else if (*oid) {
+		ch->commit = xstrdup(oid);
+		for (i = 0; i < n; i++)
+			json_array_append_new(ch->committed, json_string(paths[i]));
+	}
+	free(msg);
+	buf_release(&list);
+}
+
 /* Print what init did. */
 static void report(struct xl_ctx *ctx, const char *root, const struct config *cfg,
 		   struct change *ch)
@@ -262,14 +360,19 @@ static void report(struct xl_ctx *ctx, const char *root, const struct config *cf
 	json_t *v;
 
 	if (ctx->json) {
-		cmd_emit_json(json_pack("{s:s, s:s, s:s, s:O, s:O}", "root", root,
-					"study", cfg->study, "partition", cfg->partition,
-					"created", ch->created, "updated", ch->updated));
+		cmd_emit_json(json_pack("{s:s, s:s, s:s, s:O, s:O, s:O, s:s, s:O, s:O, s:b, s:o}",
+			"root", root, "study", cfg->study, "partition", cfg->partition,
+			"created", ch->created, "updated", ch->updated, "fitted", ch->fitted,
+			"commit", ch->commit ? ch->commit : "", "committed", ch->committed,
+			"not_committed", ch->not_committed, "slurm", ch->slurm,
+			"doctor", doctor_checks_json(ch->checks)));
 		return;
 	}
 	if (json_array_size(ch->created) + json_array_size(ch->updated) == 0) {
 		printf("xloop study '%s' in %s is already initialised; nothing to do\n",
 		       cfg->study, root);
+		printf("doctor:\n");
+		doctor_print(ch->checks, "  ");
 		return;
 	}
 	printf("initialised xloop study '%s' (partition '%s') in %s\n", cfg->study,
@@ -278,7 +381,64 @@ static void report(struct xl_ctx *ctx, const char *root, const struct config *cf
 		printf("  created %s\n", json_string_value(v));
 	json_array_foreach(ch->updated, i, v)
 		printf("  updated %s\n", json_string_value(v));
+	json_array_foreach(ch->fitted, i, v)
+		printf("  fitted %s: %s -> %s (%s)\n", json_string_value(json_object_get(v, "key")),
+		       json_string_value(json_object_get(v, "from")),
+		       json_string_value(json_object_get(v, "to")),
+		       json_string_value(json_object_get(v, "why")));
+	if (ch->commit) {
+		printf("  committed ");
+		json_array_foreach(ch->committed, i, v)
+			printf("%s%s", i ? ", " : "", json_string_value(v));
+		printf(" as %.12s (what you had staged stays staged)\n", ch->commit);
+	}
+	json_array_foreach(ch->not_committed, i, v)
+		printf("  not committed: %s had edits of yours that were not committed; "
+		       "review and commit it yourself\n", json_string_value(v));
+	printf("the job's output: it writes \"$XLOOP_RUN_DIR/cv.json\" with its score under "
+	       "the key \"%s\" (metric.name in %s; goal %s)\n", cfg->metric, CONFIG_FILE,
+	       cfg->goal_max ? "max" : "min");
+	printf("doctor:\n");
+	doctor_print(ch->checks, "  ");
 	printf("next: adopt a proven job script with 'xloop adopt PATH --tag TAG'\n");
+}
+
+/*
+ * Ask Slurm about the partition and, for a new xloop.json, fit the
+ * defaults to it: Slurm's default partition when the one asked for by
+ * default does not exist, resources lowered to what it has.
+ */
+static void fit_config(struct doctor_facts *f, struct config *cfg, int new_cfg,
+		       int partition_given, struct change *ch)
+{
+	doctor_gather(f, cfg->partition);
+	ch->slurm = f->up;
+	if (!f->up) {
+		char *why = xstrndup(f->ping_cause ? f->ping_cause : "no controller answers",
+				     f->ping_cause ? strcspn(f->ping_cause, "\n") : 21);
+
+		warning("Slurm does not answer here (%s): xloop.json keeps the defaults "
+			"(partition %s, gres %s, cpus %lld, mem %s, time %s); where Slurm runs, "
+			"`xloop doctor` checks them and `xloop doctor --fix` fits them to the "
+			"partition", why, cfg->partition, *cfg->res.gres ?
+			cfg->res.gres : "none", cfg->res.cpus, cfg->res.mem, cfg->res.time);
+		free(why);
+		return;
+	}
+	if (!new_cfg)
+		return;
+	if (!partition_given && f->part_rc == 0 && f->part_unknown) {
+		char *def = doctor_default_partition(f);
+
+		if (def) {
+			json_array_append_new(ch->fitted, json_pack("{s:s, s:s, s:s, s:s}",
+				"key", "slurm.partition", "from", cfg->partition, "to", def,
+				"why", "there is no such partition; this is Slurm's default"));
+			free(cfg->partition);
+			cfg->partition = def;
+		}
+	}
+	doctor_fit(f, cfg, ch->fitted);
 }
 
 /* Create or check the study files in the chosen directory. */
@@ -292,8 +452,10 @@ static int cmd_init(struct xl_ctx *ctx, const struct cmd_entry *self,
 		OPT_END,
 	};
 	struct config cfg;
-	struct change ch = { NULL, NULL };
-	struct init_plan plan = { NULL, 0, NULL, 0, NULL, 0 };
+	struct change ch;
+	struct doctor_facts facts;
+	struct doctor_checks checks;
+	struct init_plan plan;
 	char **pos, *root, *cause = NULL;
 	int npos, rc, have_cfg = 0, new_db = 0;
 
@@ -344,10 +506,20 @@ static int cmd_init(struct xl_ctx *ctx, const struct cmd_entry *self,
 		config_defaults(&cfg, study, partition);
 	}
 
+	memset(&ch, 0, sizeof(ch));
+	memset(&plan, 0, sizeof(plan));
+	memset(&checks, 0, sizeof(checks));
 	ch.created = json_array();
 	ch.updated = json_array();
+	ch.fitted = json_array();
+	ch.committed = json_array();
+	ch.not_committed = json_array();
+	ch.checks = &checks;
+	/* init makes the study: the root is its to set (main frees it) */
+	ctx->root = xstrdup(root);
+	fit_config(&facts, &cfg, !have_cfg, partition != NULL, &ch);
 	/* check everything, then the DB, then the files: a refusal writes nothing */
-	if (plan_files(root, &cfg, &plan, &cause) < 0 ||
+	if (plan_files(ctx, root, &cfg, &plan, &cause) < 0 ||
 	    init_state(root, &new_db, &cause) < 0 ||
 	    write_files(root, &plan, &ch, &cause) < 0) {
 		error("%s", cause);
@@ -355,13 +527,21 @@ static int cmd_init(struct xl_ctx *ctx, const struct cmd_entry *self,
 	} else {
 		if (new_db)
 			json_array_append_new(ch.created, json_string(".xloop/state.db"));
+		commit_files(ctx, &cfg, &plan, &ch);
+		doctor_check_all(&facts, &cfg, root, &checks);
 		report(ctx, root, &cfg, &ch);
 		rc = XL_OK;
 	}
+	doctor_checks_release(&checks);
+	doctor_facts_release(&facts);
 	plan_release(&plan);
 	config_release(&cfg);
 	json_decref(ch.created);
 	json_decref(ch.updated);
+	json_decref(ch.fitted);
+	json_decref(ch.committed);
+	json_decref(ch.not_committed);
+	free(ch.commit);
 out:
 	free(cause);
 	free(root);
@@ -371,10 +551,24 @@ out:
 const struct cmd_entry cmd_init_entry = {
 	"init", "[--study S] [--partition P]",
 	"make this directory an xloop study (idempotent)",
-	"Creates, where missing: xloop.json (the configuration, with defaults),\n"
-	".xloop/ (mode 0700) with the state database, ops/decisions.md, an xloop\n"
-	"section in AGENTS.md (kept up to date between its markers) and a .gitignore\n"
-	"entry for .xloop/. An existing xloop.json is validated and kept.\n"
+	"Creates, where missing: xloop.json (the configuration), .xloop/ (mode\n"
+	"0700) with the state database, ops/decisions.md, an xloop section in\n"
+	"AGENTS.md (kept up to date between its markers) and .gitignore lines for\n"
+	".xloop/, the attempts' logs (runs/*/*/slurm/) and report.html. An\n"
+	"existing xloop.json is validated and kept.\n"
+	"\n"
+	"A new xloop.json is fitted to the cluster: when Slurm answers, the\n"
+	"partition (Slurm's default one when the default \"gpu\" does not exist and\n"
+	"--partition was not given) and resources.time/cpus/mem/gres lowered to\n"
+	"its MaxTime and largest node, each change printed. Without Slurm (a\n"
+	"laptop) the defaults stay, with a warning: `xloop doctor --fix` fits them\n"
+	"later. Then doctor's checks run and are printed.\n"
+	"\n"
+	"The files init creates, and those it changes that had no uncommitted edits,\n"
+	"are committed in one commit; what you had staged stays staged. A file with\n"
+	"edits of yours that were not committed is left for you, and init says so.\n"
+	"The job's output contract: it writes \"$XLOOP_RUN_DIR/cv.json\" with the\n"
+	"score under the key metric.name names (default \"score\").\n"
 	"\n"
 	"options:\n"
 	"  --study S       the study name (default: main); runs live in runs/S/\n"

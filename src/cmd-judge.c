@@ -45,8 +45,13 @@ static int cmd_judge(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 const struct cmd_entry cmd_judge_entry = {
 	"judge", "", "judge every attempt that ended (verdicts are stored once)",
-	"A success needs Slurm's COMPLETED, ExitCode 0:0 and a cv.json with a finite\n"
-	"\"score\" written after the attempt started. Each verdict is appended to\n"
-	"ops/decisions.md and committed. `xloop status T` shows them.\n",
+	"A success needs Slurm's COMPLETED, ExitCode 0:0 and a cv.json that the job\n"
+	"wrote to \"$XLOOP_RUN_DIR/cv.json\" after the attempt started, with a finite\n"
+	"number under the key metric.name in xloop.json names (default \"score\";\n"
+	"when that key is absent, \"score\" is read). A job that writes\n"
+	"{\"accuracy\": 0.91} needs metric.name \"accuracy\", no rename; metric.goal\n"
+	"(max or min) says which way is better. Each verdict is appended to\n"
+	"ops/decisions.md and committed together with the run's cv.json (the\n"
+	"score's evidence). `xloop status T` shows them.\n",
 	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_judge,
 };

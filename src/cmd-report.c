@@ -37,6 +37,8 @@ struct rrun {
 	int has_score;		/* the latest attempt succeeded with a score */
 	double score;
 	int depth, row;		/* lineage layout */
+	int on_best;		/* on the path from a root to the best run */
+	size_t size;		/* runs in its subtree, itself included */
 	size_t child, sibling;	/* first child, next sibling: index + 1, 0 none */
 };
 
@@ -213,15 +215,37 @@ static int load(struct xl_ctx *ctx, struct rrun **out, size_t *n, struct bar **b
 	return 0;
 }
 
-/* Place run i and its descendants: depth by generation, rows depth-first. */
+/* How many runs the subtree of run i holds (itself included), into size. */
+static size_t subtree(struct rrun *v, size_t i)
+{
+	size_t c, total = 1;
+
+	for (c = v[i].child; c; c = v[c - 1].sibling)
+		total += subtree(v, c - 1);
+	v[i].size = total;
+	return total;
+}
+
+/*
+ * Place run i and its descendants: depth by generation, rows depth-first,
+ * the smaller subtrees first, so that a side branch sits right under its
+ * parent and the long line of descent goes on below it.
+ */
 static void layout(struct rrun *v, size_t i, int depth, int *row)
 {
-	size_t c;
+	size_t c, *kids = NULL, nk = 0, j, k;
 
 	v[i].depth = depth;
 	v[i].row = (*row)++;
-	for (c = v[i].child; c; c = v[c - 1].sibling)
-		layout(v, c - 1, depth + 1, row);
+	for (c = v[i].child; c; c = v[c - 1].sibling) {
+		kids = xreallocarray(kids, nk + 1, sizeof(*kids));
+		for (j = nk++; j > 0 && v[kids[j - 1]].size > v[c - 1].size; j--)
+			kids[j] = kids[j - 1];	/* stable: equal sizes keep id order */
+		kids[j] = c - 1;
+	}
+	for (k = 0; k < nk; k++)
+		layout(v, kids[k], depth + 1, row);
+	free(kids);
 }
 
 /* Order for the leaderboard: scored runs best first, then the rest. */
@@ -260,14 +284,14 @@ static void leaderboard(struct xl_ctx *ctx, struct page *pg, struct rrun *v, siz
 		buf_addf(b, "<tr class=\"run %s%s\" data-tag=\"", run_class(x),
 			 x->r.id == best_id ? " best" : "");
 		esc(b, x->r.tag);
-		buf_addf(b, "\"><td>%zu</td><td><a href=\"#run-", i + 1);
+		buf_addf(b, "\"><td class=\"num\">%zu</td><td class=\"wrap\"><a href=\"#run-", i + 1);
 		esc(b, x->r.tag);
 		buf_adds(b, "\">");
 		esc(b, x->r.tag);
 		buf_adds(b, "</a>");
 		if (x->r.id == best_id)
 			buf_adds(b, " <span class=\"tagbest\">best</span>");
-		buf_adds(b, "</td><td>");
+		buf_adds(b, "</td><td class=\"wrap\">");
 		add_change(b, &x->r);
 		buf_adds(b, "</td><td class=\"num\">");
 		if (x->has_score)
@@ -355,52 +379,149 @@ static void configurations(struct xl_ctx *ctx, struct page *pg)
 	best_release(&bs);
 }
 
-static void lineage(struct page *pg, struct rrun *v, size_t n)
+/*
+ * The lineage as an indented tree that fits the page: one row per run
+ * (depth first), its box sized to its text (monospace, so the width is
+ * known), the change after the box, elbows from parent to child. The
+ * indent shrinks with depth so nothing is wider than PAGE_W; a change too
+ * long for its row is shortened, whole in its tooltip. The best run's
+ * path from its root is drawn bold.
+ */
+#define PAGE_W 960		/* px: the page's content width */
+#define ROW_H 26
+#define BOX_H 20
+#define CHAR_BOX 7.3		/* px per character, 12px monospace */
+#define CHAR_LABEL 6.7		/* px per character, 11px monospace */
+
+/* Characters of a UTF-8 string (continuation bytes do not count). */
+static size_t nchars(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* Append at most max characters of s (escaped), "..." when cut. */
+static void esc_cut(struct buf *b, const char *s, size_t max)
+{
+	size_t n = 0;
+	const char *p = s;
+	char *head;
+
+	if (nchars(s) <= max) {
+		esc(b, s);
+		return;
+	}
+	while (*p && n < (max > 1 ? max - 1 : 1)) {
+		p++;
+		while (((unsigned char)*p & 0xc0) == 0x80)
+			p++;
+		n++;
+	}
+	head = xstrndup(s, (size_t)(p - s));
+	esc(b, head);
+	buf_adds(b, "&#8230;");
+	free(head);
+}
+
+/* The box text of a run: its tag, and its score when it has one. */
+static size_t box_chars(const struct rrun *x, char *score, size_t size)
+{
+	*score = '\0';
+	if (x->has_score)
+		xsnprintf(score, size, " %.4g", x->score);
+	return nchars(x->r.tag) + strlen(score);
+}
+
+/* The change label's characters ("VAR=value"). */
+static size_t label_chars(const struct rrun *x)
+{
+	return x->r.parent_id ? nchars(x->r.var) + 1 + nchars(x->r.new_value) : 6;
+}
+
+static void lineage(struct page *pg, struct rrun *v, size_t n, long long best_id)
 {
 	struct buf *b = &pg->b;
 	int rows = 0, maxd = 0;
+	double indent = 22, need;
+	char score[32];
 	size_t i;
+	struct rrun *best;
 
 	for (i = 0; i < n; i++)
-		if (!v[i].r.parent_id)
+		if (!v[i].r.parent_id) {
+			subtree(v, i);
 			layout(v, i, 0, &rows);
-	for (i = 0; i < n; i++)
+		}
+	/* the indent that lets every row fit, with its change whole if it can */
+	for (i = 0; i < n; i++) {
 		if (v[i].depth > maxd)
 			maxd = v[i].depth;
-	buf_addf(b, "<h2 id=\"lineage\">Lineage</h2>\n<svg class=\"tree\" "
+		need = 10 + (double)box_chars(&v[i], score, sizeof(score)) * CHAR_BOX + 12 + 8 +
+		       (double)label_chars(&v[i]) * CHAR_LABEL + 10;
+		if (v[i].depth && (PAGE_W - need) / v[i].depth < indent)
+			indent = (PAGE_W - need) / v[i].depth;
+	}
+	if (indent < 4)
+		indent = 4;	/* then the longest changes are shortened */
+	/* the best path: the best run and its ancestors */
+	for (i = 0; i < n; i++)
+		v[i].on_best = 0;
+	for (best = best_id ? find_run(v, n, best_id) : NULL; best;
+	     best = best->r.parent_id ? find_run(v, n, best->r.parent_id) : NULL)
+		best->on_best = 1;
+	buf_addf(b, "<h2 id=\"lineage\">Lineage</h2>\n<p class=\"legend\">one row per run, "
+		 "indented under its parent, with its one change; <span class=\"bp\">bold: "
+		 "the path to the best run</span></p>\n<svg class=\"tree\" "
 		 "xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		 "role=\"img\" aria-label=\"lineage of the runs\">\n",
-		 (maxd + 1) * 260 + 40, rows * 44 + 20);
+		 "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"lineage of the runs\">\n",
+		 PAGE_W, rows * ROW_H + 8, PAGE_W, rows * ROW_H + 8);
 	for (i = 0; i < n; i++) {
 		const struct rrun *c = &v[i];
 		const struct rrun *p = c->r.parent_id ? find_run(v, n, c->r.parent_id) : NULL;
 
 		page_flush(pg, 1 << 20);
-		if (p) {
-			buf_addf(b, "<path class=\"edge %s\" d=\"M%d %d C%d %d %d %d %d %d\"/>"
-				 "<text class=\"elabel\" x=\"%d\" y=\"%d\">", run_class(c),
-				 p->depth * 260 + 150, p->row * 44 + 30,
-				 p->depth * 260 + 190, p->row * 44 + 30,
-				 c->depth * 260 - 10, c->row * 44 + 30,
-				 c->depth * 260 + 20, c->row * 44 + 30,
-				 c->depth * 260 - 90, c->row * 44 + 24);
-			esc(b, c->r.var);
-			buf_adds(b, "=");
-			esc(b, c->r.new_value);
-			buf_adds(b, "</text>\n");
-		}
+		if (p)
+			buf_addf(b, "<path class=\"edge %s%s\" d=\"M%.1f %d V%d H%.1f\"/>\n",
+				 run_class(c), c->on_best ? " bestpath" : "",
+				 10 + p->depth * indent + 6, p->row * ROW_H + 4 + BOX_H,
+				 c->row * ROW_H + 4 + BOX_H / 2, 10 + c->depth * indent);
 	}
 	for (i = 0; i < n; i++) {
 		const struct rrun *c = &v[i];
+		double x = 10 + c->depth * indent;
+		double w = (double)box_chars(c, score, sizeof(score)) * CHAR_BOX + 12;
+		double lx = x + w + 8;
+		long long room = (long long)((PAGE_W - 10 - lx) / CHAR_LABEL);
+		int y = c->row * ROW_H + 4;
 
-		buf_addf(b, "<g class=\"node %s\" data-tag=\"", run_class(c));
+		buf_addf(b, "<g class=\"node %s%s\" data-tag=\"", run_class(c),
+			 c->on_best ? " bestpath" : "");
 		esc(b, c->r.tag);
-		buf_addf(b, "\"><rect x=\"%d\" y=\"%d\" width=\"130\" height=\"30\" rx=\"6\"/>"
-			 "<text x=\"%d\" y=\"%d\">", c->depth * 260 + 20, c->row * 44 + 15,
-			 c->depth * 260 + 28, c->row * 44 + 35);
+		buf_addf(b, "\"><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+			 "rx=\"5\"/><text class=\"ntext\" x=\"%.1f\" y=\"%d\">", x, y, w, BOX_H,
+			 x + 6, y + 14);
 		esc(b, c->r.tag);
-		if (c->has_score)
-			buf_addf(b, " %.4g", c->score);
+		buf_adds(b, score);
+		buf_addf(b, "</text><text class=\"elabel\" x=\"%.1f\" y=\"%d\">", lx, y + 14);
+		if (c->r.parent_id) {
+			size_t vn = nchars(c->r.var) + 1;
+
+			if (room < 8)
+				room = 8;
+			buf_adds(b, "<title>");
+			esc(b, c->r.var);
+			buf_adds(b, "=");
+			esc(b, c->r.new_value);
+			buf_adds(b, "</title>");
+			esc_cut(b, c->r.var, (size_t)room);
+			buf_adds(b, "=");
+			esc_cut(b, c->r.new_value, (size_t)room > vn + 2 ? (size_t)room - vn : 2);
+		} else {
+			buf_adds(b, "(root)");
+		}
 		page_flush(pg, 1 << 20);
 		buf_adds(b, "</text></g>\n");
 	}
@@ -448,7 +569,8 @@ static long long timeline(struct page *pg, struct bar *bars, size_t nb, long lon
 	}
 	k = t1 > t0 ? (double)TL_WIDTH / (double)(t1 - t0) : 1;
 	buf_addf(b, "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" "
-		 "width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"GPU timeline\">\n",
+		 "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
+		 "aria-label=\"GPU timeline\">\n", TL_WIDTH + 20, lanes * LANE_H + 40,
 		 TL_WIDTH + 20, lanes * LANE_H + 40);
 	/* idle gaps: stretches inside the span that no attempt covers */
 	cover_end = bars[0].end;
@@ -473,7 +595,9 @@ static long long timeline(struct page *pg, struct bar *bars, size_t nb, long lon
 		esc(b, bars[i].run->r.tag);
 		buf_addf(b, " attempt %lld: %lld s, %s</title></rect>\n", bars[i].n,
 			 bars[i].end - bars[i].start, bars[i].label);
-		if ((double)(bars[i].end - bars[i].start) * k >= 60) {
+		/* a label only where it fits inside its bar */
+		if ((double)(bars[i].end - bars[i].start) * k >=
+		    (double)nchars(bars[i].run->r.tag) * CHAR_LABEL + 8) {
 			buf_addf(b, "<text class=\"blabel\" x=\"%.1f\" y=\"%d\">",
 				 14 + (double)(bars[i].start - t0) * k,
 				 bars[i].lane * LANE_H + 18);
@@ -531,7 +655,7 @@ static void score_chart(struct xl_ctx *ctx, struct page *pg, struct rrun *v, siz
 	kx = t1 > t0 ? 900.0 / (double)(t1 - t0) : 0;
 	ky = 200.0 / (hi - lo);
 	buf_addf(b, "<svg class=\"scores\" xmlns=\"http://www.w3.org/2000/svg\" width=\"960\" "
-		 "height=\"250\" role=\"img\" aria-label=\"score over time\">\n"
+		 "height=\"250\" viewBox=\"0 0 960 250\" role=\"img\" aria-label=\"score over time\">\n"
 		 "<text x=\"4\" y=\"20\">%.4g</text><text x=\"4\" y=\"225\">%.4g</text>\n"
 		 "<path class=\"step\" d=\"", hi, lo);
 	for (i = 0; i < np; i++) {
@@ -650,15 +774,22 @@ static const char css[] =
 	".board td.num{text-align:right}tr.best{background:#fff6cc;font-weight:bold}"
 	".tagbest{background:#e8b400;color:#fff;border-radius:3px;padding:0 4px;"
 	"font-size:11px}tr.failure td{color:#a00}"
-	"svg text{font:12px sans-serif}.node rect{stroke:#333;fill:#eee}"
+	"svg{max-width:100%;height:auto}svg text{font:12px sans-serif}"
+	".node rect{stroke:#333;fill:#eee}.tree text.ntext{font:12px monospace}"
+	".tree text.elabel{font:11px monospace;fill:#555}"
+	".legend{color:#666;margin:0}.bp{font-weight:bold;color:#b08800}"
+	".board td.wrap,.diff code,h3{overflow-wrap:anywhere}.board td.num{white-space:nowrap}"
 	".node.success rect{fill:#c8ecc8}.node.failure rect{fill:#f6c6c6}"
 	".node.live rect{fill:#cce0ff}.edge{fill:none;stroke:#888;stroke-width:1.5}"
-	".edge.failure{stroke:#c33}.edge.success{stroke:#393}.elabel{fill:#555;font-size:11px}"
+	".edge.failure{stroke:#c33}.edge.success{stroke:#393}"
 	".bar.success{fill:#4a4}.bar.failure{fill:#c44}.bar.live{fill:#48f}"
 	".gap{fill:#f0a000;opacity:.35}.blabel{fill:#fff;font-size:11px}"
 	".step{fill:none;stroke:#393;stroke-width:2}"
 	".pt{fill:#36c}.idle{font-weight:bold}pre.tail{background:#f7f0f0;padding:6px;"
-	"overflow-x:auto}section.detail{border-top:1px solid #eee}";
+	"overflow-x:auto}section.detail{border-top:1px solid #eee}"
+	".node.bestpath rect{stroke:#e8b400;stroke-width:3}.node.bestpath text.ntext"
+	"{font-weight:bold}.edge.bestpath{stroke:#e8b400;stroke-width:3.5}"
+	".timeline text.blabel{font:11px monospace;fill:#fff}";
 
 /* Write the report. */
 static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
@@ -696,7 +827,7 @@ static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
 		best_id = best.id;
 		run_release(&best);
 	}
-	out = out_opt ? xstrdup(out_opt) : path_join(ctx->root, ".xloop/report.html");
+	out = out_opt ? xstrdup(out_opt) : path_join(ctx->root, "report.html");
 	if (atomic_begin(&pg.f, out, 0644, &pg.cause) < 0) {
 		error("%s", pg.cause);
 		rc = XL_ERR;
@@ -715,7 +846,7 @@ static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
 		 ctx->cfg.goal_max ? "higher" : "lower", when);
 	leaderboard(ctx, &pg, v, n, best_id);
 	configurations(ctx, &pg);
-	lineage(&pg, v, n);
+	lineage(&pg, v, n, best_id);
 	idle = timeline(&pg, bars, nb, &span);
 	score_chart(ctx, &pg, v, n);
 	if (details(ctx, &pg, v, n) < 0) {
@@ -757,12 +888,16 @@ out:
 const struct cmd_entry cmd_report_entry = {
 	"report", "[--out F.html]",
 	"the study as one self-contained HTML page (leaderboard, lineage, GPU timeline)",
-	"Writes .xloop/report.html (or F.html): inline CSS and SVG, no script,\n"
-	"nothing fetched, readable offline. A leaderboard with the best run\n"
-	"highlighted; the lineage tree (edges labelled with the change, coloured\n"
-	"by verdict); the GPU timeline, one bar per attempt, with the idle gaps\n"
-	"between jobs shaded and summed; the score of proven runs over time with\n"
-	"the best so far; each run's one-line diff, attempts, and the log tail of\n"
-	"failures. Reads the state DB and the logs only: Slurm is not asked.\n",
+	"Writes report.html at the study root (or F.html; a relative F is taken\n"
+	"from the current directory, or from -C DIR), which the .gitignore that\n"
+	"init writes ignores. Inline CSS and SVG, no script, nothing fetched,\n"
+	"readable offline, and it fits the page at any number of runs: a\n"
+	"leaderboard with the best run highlighted; the lineage as an indented\n"
+	"tree, one row per run with its change, boxes sized to their text, the\n"
+	"path to the best run in bold; the GPU timeline, one bar per attempt,\n"
+	"with the idle gaps between jobs shaded and summed; the score of proven\n"
+	"runs over time with the best so far; each run's one-line diff,\n"
+	"attempts, and the log tail of failures. Reads the state DB and the logs\n"
+	"only: Slurm is not asked.\n",
 	CMD_DB | CMD_NOROOT, cmd_report,
 };

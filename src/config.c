@@ -614,3 +614,65 @@ long long config_parse_iso(const char *s)
 	}
 	return -1;
 }
+
+/* Set some keys of xloop.json, keeping the rest of the file. */
+int config_patch_file(const char *root, const json_t *changes, char **cause)
+{
+	char *path = path_join(root, CONFIG_FILE), *s = NULL, *text = NULL;
+	struct buf b = BUF_INIT;
+	json_error_t jerr;
+	json_t *doc = NULL, *ch;
+	struct config check;
+	size_t i;
+	int err, rc = -1;
+
+	if (read_file(path, CONFIG_MAX_BYTES, &b, &err, cause) < 0)
+		goto out;
+	doc = json_loadb(b.s, b.len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!json_is_object(doc)) {
+		*cause = xasprintf("'%s' is not a JSON object", path);
+		goto out;
+	}
+	json_array_foreach(changes, i, ch) {
+		const char *key = json_string_value(json_object_get(ch, "key"));
+		const char *to = json_string_value(json_object_get(ch, "to"));
+		const char *dot = key ? strchr(key, '.') : NULL;
+		const struct field *f;
+		char *section;
+		json_t *sec;
+		long long n;
+		const char *errstr;
+
+		if (dot == NULL || to == NULL)
+			continue;
+		section = xstrndup(key, (size_t)(dot - key));
+		f = find_field(section, dot + 1);
+		sec = json_object_get(doc, section);
+		if (!json_is_object(sec)) {
+			sec = json_object();
+			json_object_set_new(doc, section, sec);
+		}
+		if (f && f->kind == F_INT && parse_ll(to, f->min, f->max, &n, &errstr) == 0)
+			json_object_set_new(sec, dot + 1, json_integer(n));
+		else
+			json_object_set_new(sec, dot + 1, json_string(to));
+		free(section);
+	}
+	s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	if (s == NULL) {
+		*cause = xasprintf("unable to encode '%s'", path);
+		goto out;
+	}
+	text = xasprintf("%s\n", s);
+	if (config_parse(&check, text, strlen(text), cause) < 0)
+		goto out;
+	config_release(&check);
+	rc = write_file_atomic(path, text, strlen(text), 0644, cause);
+out:
+	json_decref(doc);
+	buf_release(&b);
+	free(text);
+	free(s);
+	free(path);
+	return rc;
+}

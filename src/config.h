@@ -77,6 +77,15 @@ int config_parse(struct config *c, const char *text, size_t len, char **cause);
 /* Load <root>/xloop.json. -1 with *cause (missing file, bad JSON, bad value). */
 int config_load(struct config *c, const char *root, char **cause);
 
+/*
+ * Set keys in <root>/xloop.json, the rest of the file kept: changes is a
+ * JSON array of {"key": "resources.cpus", "to": "2"} (numbers for integer
+ * keys are given as text). The result must load; -1 with *cause, and the
+ * file untouched, when it does not.
+ */
+struct json_t;
+int config_patch_file(const char *root, const struct json_t *changes, char **cause);
+
 /* The config as pretty JSON text, ending in a newline. Caller frees. */
 char *config_to_json(const struct config *c);
 

@@ -30,7 +30,7 @@ int loop_decide_config(struct xl_ctx *ctx, const char *const *path, size_t depth
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
 	entry = xasprintf("## %s · %s\n- xloop.json changed: %s\n", when, what, what);
 	msg = xasprintf("xloop: %s\n", what);
-	rc = loop_decide_with(ctx, entry, msg, CONFIG_FILE, &cause) < 0 ? XL_ERR : XL_OK;
+	rc = loop_decide(ctx, entry, CONFIG_FILE, msg, &cause) < 0 ? XL_ERR : XL_OK;
 	if (rc)
 		error("xloop.json changed, but ops/decisions.md was not: %s", cause);
 	else

@@ -77,6 +77,26 @@ int loop_commit(struct xl_ctx *ctx, const char *const *paths, size_t n,
 	return rc;
 }
 
+/* Whether committing rel takes no edit of the user's along. */
+int loop_matches_head(struct xl_ctx *ctx, const char *rel, const char *text,
+		      size_t len, char **cause)
+{
+	char *prefix = worktree_prefix(ctx->root), *path;
+	struct buf b = BUF_INIT;
+	int found = 0, rc;
+
+	if (prefix == NULL)
+		return 1;	/* no repository: no edit of the user's to keep */
+	path = *prefix ? xasprintf("%s/%s", prefix, rel) : xstrdup(rel);
+	rc = gitops_file_at_head(ctx->root, path, &b, &found, cause);
+	if (rc == 0)
+		rc = found && b.len == len && memcmp(b.s, text, len) == 0;
+	buf_release(&b);
+	free(path);
+	free(prefix);
+	return rc;
+}
+
 /* Check a tag for a new run. */
 int loop_check_new_tag(struct xl_ctx *ctx, const char *tag, char **cause)
 {
@@ -201,7 +221,7 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 {
 	const char *study = ctx->cfg.study;
 	char *dir = run_dir(ctx->root, study, r->tag);
-	char *job = path_join(dir, "job.sh"), *rel = NULL, *msg = NULL;
+	char *job = path_join(dir, "job.sh"), *rel[2] = { NULL, NULL }, *msg = NULL;
 	struct buf cv = BUF_INIT;
 	char oid[41], token[27];
 	struct secret_hit secret;
@@ -292,7 +312,9 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 	}
 
 	/* the run exists now; git is the record, not the truth */
-	rel = xasprintf("runs/%s/%s/job.sh", study, r->tag);
+	rel[0] = xasprintf("runs/%s/%s/job.sh", study, r->tag);
+	if (cv_src)	/* the proof of a proven run goes with it */
+		rel[1] = xasprintf("runs/%s/%s/cv.json", study, r->tag);
 	if (r->parent_id)
 		msg = xasprintf("xloop: new %s/%s from %s: %s\n\nOne change: %s=%s "
 				"(was %s).%s%s\n", study, r->tag, r->parent_tag, r->var,
@@ -307,7 +329,7 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 		free(msg);
 		msg = m;
 	}
-	if (loop_commit(ctx, (const char *const *)&rel, 1, msg, oid, cause) < 0) {
+	if (loop_commit(ctx, (const char *const *)rel, cv_src ? 2 : 1, msg, oid, cause) < 0) {
 		warning("run '%s' was created but not committed: %s", r->tag, *cause);
 		FREE_AND_NULL(*cause);
 	} else if (*oid) {
@@ -332,7 +354,8 @@ undo:
 	undo_files(dir);
 out:
 	buf_release(&cv);
-	free(rel);
+	free(rel[0]);
+	free(rel[1]);
 	free(msg);
 	free(job);
 	free(dir);
@@ -761,19 +784,13 @@ void loop_fill_request(struct xl_ctx *ctx, struct slurm_submit *req, const char 
 }
 
 /* Append to the decision log and commit it. */
-int loop_decide(struct xl_ctx *ctx, const char *entry, const char *msg,
-		char **cause)
+int loop_decide(struct xl_ctx *ctx, const char *entry, const char *evidence,
+		const char *msg, char **cause)
 {
-	return loop_decide_with(ctx, entry, msg, NULL, cause);
-}
-
-/* Append to the decision log and commit it with another file. */
-int loop_decide_with(struct xl_ctx *ctx, const char *entry, const char *msg,
-		     const char *also, char **cause)
-{
-	char *path = path_join(ctx->root, "ops/decisions.md"), *dir, oid[41];
+	char *path = path_join(ctx->root, "ops/decisions.md"), *dir, oid[41], *ev;
+	size_t n = 1;
 	struct buf b = BUF_INIT;
-	const char *rel[2] = { "ops/decisions.md", also };
+	const char *rel[2] = { "ops/decisions.md", evidence };
 	int err, rc = -1;
 
 	dir = path_join(ctx->root, "ops");
@@ -793,7 +810,11 @@ int loop_decide_with(struct xl_ctx *ctx, const char *entry, const char *msg,
 	if (write_file_atomic(path, b.s, b.len, 0644, cause) < 0)
 		goto out;
 	crash_point("decide-after-write");
-	if (loop_commit(ctx, rel, also ? 2 : 1, msg, oid, cause) < 0) {
+	ev = evidence ? path_join(ctx->root, evidence) : NULL;
+	if (ev && path_exists(ev))
+		n = 2;	/* a missing cv.json is left alone, not deleted from git */
+	free(ev);
+	if (loop_commit(ctx, rel, n, msg, oid, cause) < 0) {
 		/* the DB is the truth; the entry stays in the file for the next commit */
 		warning("decision recorded in ops/decisions.md but not committed: %s", *cause);
 		FREE_AND_NULL(*cause);

@@ -19,6 +19,15 @@ int loop_commit(struct xl_ctx *ctx, const char *const *paths, size_t n,
 		const char *msg, char oid[41], char **cause);
 
 /*
+ * 1 when committing a new version of rel (relative to the study root) takes
+ * no edit of the user's along: HEAD holds it with exactly text, or there is
+ * no repository (gitops_file_at_head answered 1). 0 when it does not (it
+ * differs, is untracked, or the branch is unborn); -1 with *cause.
+ */
+int loop_matches_head(struct xl_ctx *ctx, const char *rel, const char *text,
+		      size_t len, char **cause);
+
+/*
  * Create run r (study, tag, parent and change filled in) with job script
  * text: runs/<study>/<tag>/job.sh (mode 0755) and its slurm/ directory,
  * the DB row, then a commit of job.sh. With cv_src, the run is proven by a
@@ -118,15 +127,13 @@ int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 
 /*
  * Append an entry (markdown, starting with "## ") to ops/decisions.md and
- * commit that file alone with msg. The file is created when missing.
- * Returns 0, or -1 with *cause (the entry is then not written).
+ * commit that file with msg, together with evidence (a path relative to
+ * the study root, e.g. the run's cv.json; NULL: none) when it exists. The
+ * file is created when missing. Returns 0, or -1 with *cause (the entry is
+ * then not written).
  */
-int loop_decide(struct xl_ctx *ctx, const char *entry, const char *msg,
-		char **cause);
-
-/* The same, committing the study file also (relative, e.g. "xloop.json") with it. */
-int loop_decide_with(struct xl_ctx *ctx, const char *entry, const char *msg,
-		     const char *also, char **cause);
+int loop_decide(struct xl_ctx *ctx, const char *entry, const char *evidence,
+		const char *msg, char **cause);
 
 /*
  * A decision that changes xloop.json: config_edit(path, v), reload ctx->cfg,

@@ -242,7 +242,7 @@ static void write_decision(struct xl_ctx *ctx, long long attempt_id, const char 
 {
 	struct stmt q;
 	struct buf e = BUF_INIT;
-	char *cause = NULL, *msg = NULL, when[32];
+	char *cause = NULL, *msg = NULL, *cv, when[32];
 	const char *log;
 	time_t now = time(NULL);
 	struct tm tm;
@@ -283,13 +283,16 @@ static void write_decision(struct xl_ctx *ctx, long long attempt_id, const char 
 	msg = xasprintf("xloop: verdict %s/%s attempt %lld: %s\n\n%s\n", ctx->cfg.study,
 			db_col_text(&q, 0), db_col_int64(&q, 1), db_col_text(&q, 7),
 			db_col_text(&q, 9));
+	/* the run's cv.json, the score's evidence, goes into the same commit */
+	cv = xasprintf("runs/%s/%s/cv.json", ctx->cfg.study, db_col_text(&q, 0));
 	db_finalize(&q);
-	if (loop_decide(ctx, e.s, msg, &cause) < 0)
+	if (loop_decide(ctx, e.s, cv, msg, &cause) < 0)
 		warning("verdict stored, but ops/decisions.md was not updated: %s", cause);
 	else
 		exec_attempt(ctx, "UPDATE attempt SET decided = 1 WHERE id = :id",
 			     attempt_id, NULL, 0);
 	free(cause);
+	free(cv);
 	free(msg);
 	buf_release(&e);
 }
@@ -363,7 +366,7 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 		in.started_at = f->start ? f->start : a->submitted_at;
 		dir = run_dir(ctx->root, ctx->cfg.study, r.tag);
 		cvp = path_join(dir, "cv.json");
-		if (study_load_cv(cvp, &in.score, &in.cv_mtime, &err, &cause) == 0)
+		if (study_load_cv(cvp, ctx->cfg.metric, &in.score, &in.cv_mtime, &err, &cause) == 0)
 			in.cv = CV_OK;
 		else
 			in.cv = err == ENOENT ? CV_MISSING : CV_INVALID;

@@ -101,8 +101,8 @@ int study_read_script(const char *path, struct buf *out, int *err, char **cause)
 }
 
 /* Load and check a cv.json. */
-int study_load_cv(const char *path, double *score, time_t *mtime, int *err,
-		  char **cause)
+int study_load_cv(const char *path, const char *key, double *score, time_t *mtime,
+		  int *err, char **cause)
 {
 	struct buf b = BUF_INIT;
 	json_error_t jerr;
@@ -123,13 +123,22 @@ int study_load_cv(const char *path, double *score, time_t *mtime, int *err,
 		*cause = xasprintf("'%s' must hold a JSON object", path);
 		goto out;
 	}
-	v = json_object_get(doc, "score");
+	if (key == NULL || *key == '\0')
+		key = "score";
+	v = json_object_get(doc, key);
+	if (v == NULL && strcmp(key, "score") != 0 &&
+	    (v = json_object_get(doc, "score")) != NULL)
+		key = "score";
 	if (v == NULL) {
-		*cause = xasprintf("'%s' has no \"score\"", path);
+		if (strcmp(key, "score") == 0)
+			*cause = xasprintf("'%s' has no \"score\"", path);
+		else
+			*cause = xasprintf("'%s' has neither \"%s\" (metric.name in "
+					   "xloop.json) nor \"score\"", path, key);
 		goto out;
 	}
 	if (!json_is_number(v) || !isfinite(json_number_value(v))) {
-		*cause = xasprintf("'%s': \"score\" must be a finite number", path);
+		*cause = xasprintf("'%s': \"%s\" must be a finite number", path, key);
 		goto out;
 	}
 	*score = json_number_value(v);

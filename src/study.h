@@ -29,11 +29,12 @@ void study_sha256(const void *data, size_t len, char hex[65]);
 int study_read_script(const char *path, struct buf *out, int *err, char **cause);
 
 /*
- * Load a cv.json: a JSON object with a finite numeric "score". Fills
- * *score and *mtime (when not NULL). -1 with *cause; *err as for
- * read_file (ENOENT: missing; EINVAL: not valid).
+ * Load a cv.json: a JSON object with a finite number under key (the
+ * config's metric.name; NULL: "score"), or, when key is absent, under
+ * "score". Fills *score and *mtime (when not NULL). -1 with *cause; *err as
+ * for read_file (ENOENT: missing; EINVAL: not valid).
  */
-int study_load_cv(const char *path, double *score, time_t *mtime, int *err,
-		  char **cause);
+int study_load_cv(const char *path, const char *key, double *score, time_t *mtime,
+		  int *err, char **cause);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "directives.h"
 #include "fsutil.h"
 #include "jobsh.h"
 #include "study.h"
@@ -190,22 +191,6 @@ static char *array_spec(const struct sweep *sw, const size_t *pick, size_t n,
 	return buf_detach(&b, NULL);
 }
 
-/* The #SBATCH lines at the top of a job script (they apply to the array). */
-static void sbatch_header(const char *text, struct buf *out)
-{
-	const char *p = text;
-
-	while (*p) {
-		size_t len = strcspn(p, "\n");
-
-		if (starts_with(p, "#SBATCH"))
-			buf_addf(out, "%.*s\n", (int)len, p);
-		else if (*p != '#' && len > 0 && strspn(p, " \t\r") < len)
-			break;	/* sbatch stops reading directives at the first command */
-		p += len + (p[len] == '\n');
-	}
-}
-
 /*
  * The array's batch script: the index picks the run, its attempt number,
  * its log; the run's own job.sh is checked against the hash recorded at
@@ -271,7 +256,7 @@ int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
 		buf_reset(&text);
 		rc = loop_check_script(ctx, sw->tasks[pick[i]].tag, &text, sha[i], cause);
 		if (i == 0 && rc == 0)
-			sbatch_header(text.s, &header);
+			sbatch_header_lines(text.s, &header);
 	}
 	if (rc == 0)
 		rc = loop_preflight(ctx, s, o, cause);

@@ -231,6 +231,14 @@ static char **remote_args(int argc, char **argv, int *n)
 	return v;
 }
 
+/* A further -C D is relative to the one before, as in git. */
+static const char *next_dir(const char *prev, int given, const char *d)
+{
+	if (!given || !*d || d[0] == '/' || !*prev)
+		return d;
+	return path_join(prev, d);	/* lives as long as main */
+}
+
 int main(int argc, char **argv)
 {
 	struct xl_ctx ctx;
@@ -252,10 +260,10 @@ int main(int argc, char **argv)
 					MAIN_USAGE);
 				return XL_USAGE;
 			}
-			ctx.dir = argv[++i];
+			ctx.dir = next_dir(ctx.dir, dir_given, argv[++i]);
 			dir_given = 1;
 		} else if (starts_with(a, "-C")) {
-			ctx.dir = a + 2;
+			ctx.dir = next_dir(ctx.dir, dir_given, a + 2);
 			dir_given = 1;
 		} else if (strcmp(a, "--host") == 0) {
 			if (i + 1 >= argc || !*argv[i + 1]) {
@@ -307,6 +315,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "xloop: '%s' runs here; --host is for study commands\n",
 			cmd->name);
 		return XL_USAGE;
+	}
+	/* as in git: run as if started in DIR, so relative paths given
+	 * after it (adopt PATH, --cv, report --out, ...) are read there */
+	if (dir_given) {
+		if (chdir(ctx.dir) < 0)
+			return error("cannot use directory '%s': %s", ctx.dir,
+				     strerror(errno)), XL_NOINPUT;
+		ctx.dir = ".";
 	}
 	argc -= i;
 	argv += i;

@@ -21,5 +21,6 @@ check "a config with an unknown key is rejected by the schema too" sh -c \
 	"! echo '{\"colour\": \"blue\"}' | $V '$S/config.schema.json' 2>/dev/null"
 check "cv.json without a score is rejected" sh -c "! echo '{\"metric\": \"auc\"}' | $V '$S/cv.schema.json' 2>/dev/null"
 check "cv.json with a score validates" sh -c "echo '{\"score\": 0.91, \"fold\": 3}' | $V '$S/cv.schema.json'"
+check "cv.json with the configured metric key (accuracy) validates" sh -c "echo '{\"accuracy\": 0.91}' | $V '$S/cv.schema.json'"
 
 finish

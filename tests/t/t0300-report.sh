@@ -55,7 +55,8 @@ check "markup in a value is escaped" grep -q '&lt;script&gt;alert(1)&lt;/script&
 check "the failure's log tail is shown" grep -q 'ValueError: depth &lt;9&gt; is too deep' "$T_TMP/r.html"
 check "the best run is highlighted" grep -q 'class="run success best" data-tag="deeper"' "$T_TMP/r.html"
 expect_rc 0 "the default path" u report
-check "is .xloop/report.html" test -s "$d/.xloop/report.html"
+check "is report.html at the study root" test -s "$d/report.html"
+check "which git ignores" sh -c "runuser -u '$XLOOP_TEST_USER' -- git -C '$d' check-ignore -q report.html"
 
 if ! command -v chromium >/dev/null; then
 	skip "the page in Chromium" "chromium is not installed"
@@ -74,7 +75,7 @@ check "no console message" sh -c "! grep -Ei 'CONSOLE|Uncaught|Refused|ERR_FILE'
 for t in base lr-small depth-9 deeper odd live; do
 	check "the DOM holds run $t (leaderboard, tree, detail)" sh -c "
 		grep -q 'class=\"run [a-z ]*\" data-tag=\"$t\"' '$T_TMP/dom.html' &&
-		grep -q 'class=\"node [a-z]*\" data-tag=\"$t\"' '$T_TMP/dom.html' &&
+		grep -q 'class=\"node [a-z ]*\" data-tag=\"$t\"' '$T_TMP/dom.html' &&
 		grep -q 'id=\"run-$t\"' '$T_TMP/dom.html'"
 done
 check "no script element came out of the value" sh -c "! grep -qi '<script' '$T_TMP/dom.html'"
@@ -98,4 +99,84 @@ colours = {raw[i:i + 3] for i in range(1, len(raw), 4 * 7)}
 print(len(colours), "colours sampled")
 assert len(colours) > 20, "the page looks blank"
 PY
+
+# a study of 60 runs, as one that ran for a day: a hill-climbing chain of
+# 45 (the best at its end, 45 deep), branches with failures, a 64-character
+# tag and a 200-character value. Measured in Chromium: nothing wider than
+# the page, no box cutting its name off, no label outside its chart or on
+# a box, the best path drawn apart.
+d6=$(user_dir)
+new_study "$d6" big '' 2>/dev/null
+/usr/bin/python3 - "$d6" <<'PY'
+import sqlite3, sys
+d = sys.argv[1]
+c = sqlite3.connect(d + "/.xloop/state.db")
+def run(tag, parent, var=None, old=None, new=None):
+    c.execute("INSERT INTO run (study, tag, parent_id, var, old_value, new_value, created_at)"
+              " VALUES ('big', ?, ?, ?, ?, ?, 1000)", (tag, parent, var, old, new))
+    return c.execute("SELECT last_insert_rowid()").fetchone()[0]
+def att(rid, t, verdict, score, state):
+    c.execute("INSERT INTO attempt (run_id, n, token, phase, job_id, log_path, intent_at,"
+              " submitted_at, started_at, ended_at, state, verdict, failure_class,"
+              " verdict_reason, score) VALUES (?, 1, ?, 'submitted', ?, ?, ?, ?, ?, ?, ?, ?,"
+              " ?, ?, ?)", (rid, "tok-%d" % rid, str(5000 + rid), d + "/runs/big/x/slurm/attempt1.out",
+              t - 5, t - 5, t, t + 50, state, verdict, None if verdict == "success" else "program",
+              state, score))
+ids = [run("baseline", None)]
+att(ids[0], 1000, "success", 0.5, "COMPLETED")
+t = 1060
+for i in range(45):
+    rid = run("hill-climb-step-%02d-lr-warmup-cosine" % i, ids[-1],
+              "LEARNING_RATE_WARMUP_STEPS", str(100 + i), str(101 + i))
+    att(rid, t, "success", 0.5 + 0.01 * (i + 1), "COMPLETED")
+    ids.append(rid)
+    t += 60
+for j in range(14):
+    parent = ids[3 * j + 1]
+    tag = ("branch-%02d-" % j) + ("x" * 54 if j == 0 else "dropout")
+    value = "v" * 200 if j == 1 else "0.%d" % j
+    rid = run(tag, parent, "DROPOUT", "0.1", value)
+    att(rid, t, "failure" if j % 3 == 0 else "success", None if j % 3 == 0 else 0.4,
+        "FAILED" if j % 3 == 0 else "COMPLETED")
+    t += 60
+c.commit()
+print(len(ids) + 14, "runs")
+PY
+as_user "$X" -C "$d6" report --out "$d6/r60.html" >/dev/null 2>&1
+cp "$d6/r60.html" "$T_TMP/r60.html"
+check "the 60-run report names the best path's end" grep -q 'class="node success bestpath" data-tag="hill-climb-step-44-lr-warmup-cosine"' "$T_TMP/r60.html"
+# a copy with a measuring script (the report itself has none)
+sed 's|</body>|<script>\
+const W = document.documentElement.clientWidth, out = [];\
+if (document.documentElement.scrollWidth > W) out.push("page scrolls sideways: " + document.documentElement.scrollWidth + " > " + W);\
+for (const e of document.body.querySelectorAll("*")) { const r = e.getBoundingClientRect();\
+  if (r.width \&\& (r.right > W + 0.5 \|\| r.left < -0.5)) out.push("wider than the page: " + e.tagName + "." + (e.getAttribute("class") \|\| "") + " " + Math.round(r.left) + ".." + Math.round(r.right)); }\
+for (const g of document.querySelectorAll("svg.tree g.node")) { const b = g.querySelector("rect").getBoundingClientRect(), t = g.querySelector("text").getBoundingClientRect();\
+  if (t.left < b.left - 0.5 \|\| t.right > b.right + 0.5) out.push("name cut off by its box: " + g.dataset.tag); }\
+for (const t of document.querySelectorAll("svg text")) { const r = t.getBoundingClientRect(), s = t.ownerSVGElement.getBoundingClientRect();\
+  if (r.left < s.left - 0.5 \|\| r.right > s.right + 0.5 \|\| r.top < s.top - 0.5 \|\| r.bottom > s.bottom + 0.5) out.push("label clipped by its chart: " + t.textContent.slice(0, 50)); }\
+const boxes = [...document.querySelectorAll("svg.tree g.node rect")].map(r => r.getBoundingClientRect());\
+for (const t of document.querySelectorAll("svg.tree text.elabel")) { const r = t.getBoundingClientRect();\
+  if (boxes.some(b => r.left < b.right \&\& r.right > b.left \&\& r.top < b.bottom \&\& r.bottom > b.top)) out.push("label on a box: " + t.textContent.slice(0, 50)); }\
+for (const t of document.querySelectorAll("svg.timeline text.blabel")) { const r = t.getBoundingClientRect(), b = t.previousElementSibling.getBoundingClientRect();\
+  if (r.left < b.left - 0.5 \|\| r.right > b.right + 0.5) out.push("bar label outside its bar: " + t.textContent); }\
+const best = document.querySelectorAll("svg.tree g.node.bestpath"), bw = best.length ? getComputedStyle(best[0].querySelector("rect")).strokeWidth : "";\
+const m = document.createElement("pre"); m.textContent = "MEASURE " + JSON.stringify({width: W, nodes: document.querySelectorAll("svg.tree g.node").length, bestpath: best.length, bestStroke: bw, problems: out});\
+document.body.appendChild(m);</script></body>|' "$T_TMP/r60.html" >"$T_TMP/m60.html"
+for w in 1280 800; do
+	chrome --window-size=$w,1000 --dump-dom "file://$T_TMP/m60.html" 2>/dev/null | grep -o 'MEASURE {.*}' | sed 's/^MEASURE //; s/&quot;/"/g; s/&gt;/>/g; s/&lt;/</g; s/&amp;/\&/g' >"$T_TMP/m60-$w.json"
+	check "at $w px: the browser measured the 60-run page" test -s "$T_TMP/m60-$w.json"
+	check "at $w px: nothing overflows the page, no name or label is clipped" /usr/bin/python3 -c "
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m['nodes'] == 60, m['nodes']
+assert not m['problems'], '\\n'.join(m['problems'][:15])" "$T_TMP/m60-$w.json"
+	check "at $w px: the best path stands out (46 runs, a thick stroke)" /usr/bin/python3 -c "
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m['bestpath'] == 46 and float(m['bestStroke'].rstrip('px')) >= 3, m" "$T_TMP/m60-$w.json"
+done
+chrome --window-size=1280,5200 --screenshot="$T_TMP/r60.png" "file://$T_TMP/r60.html" >/dev/null 2>&1
+check "a screenshot of the 60-run page" test -s "$T_TMP/r60.png"
+[ -n "${XLOOP_SHOT_DIR:-}" ] && cp "$T_TMP/m60-800.json" "$T_TMP/r60.png" "$T_TMP/r60.html" "$T_TMP/m60-1280.json" "$XLOOP_SHOT_DIR/" 2>/dev/null
 finish

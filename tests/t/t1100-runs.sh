@@ -72,11 +72,11 @@ expect_rc 66 "an unknown parent" u new x5 --from nosuch --set LR=0.2
 check "refusals changed no file" test "$h" = "$(tree_hash "$d")"
 
 # git: one commit per job.sh, nothing else, the user's staging intact
-check "three commits, one per job.sh" test "$(as_user git -C "$d" rev-list --count HEAD)" = 3
-files=$(for c in $(as_user git -C "$d" rev-list HEAD); do
+check "init's commit and three commits, one per job.sh" test "$(as_user git -C "$d" rev-list --count HEAD)" = 4
+files=$(for c in $(as_user git -C "$d" rev-list HEAD~3..HEAD); do
 	as_user git -C "$d" show --name-only --format= "$c"; done | sort | tr '\n' ' ')
-check "each commit holds exactly one job.sh" test "$files" = \
-	"runs/dino/base/job.sh runs/dino/ep-3/job.sh runs/dino/lr-0.1/job.sh "
+check "each commit holds exactly one job.sh (the proven baseline's with its cv.json)" test "$files" = \
+	"runs/dino/base/cv.json runs/dino/base/job.sh runs/dino/ep-3/job.sh runs/dino/lr-0.1/job.sh "
 check "the user's staged file is still staged, not committed" test \
 	"$(as_user git -C "$d" diff --cached --name-only)" = notes.txt
 

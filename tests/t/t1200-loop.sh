@@ -97,8 +97,8 @@ check "exactly one success among the four changes (plus the baseline)" test "$(c
 check "the best run is LR-0" grep -q '"best": "LR-0"' "$T_TMP/st.json"
 ncommits=$(as_user git -C "$d" log --format=%s -- ops/decisions.md | grep -c '^xloop: verdict')
 check "one decisions.md commit per verdict (5)" test "$ncommits" = 5
-check "verdict commits touch only decisions.md" sh -c \
-	"[ -z \"\$(runuser -u '$XLOOP_TEST_USER' -- git -C '$d' log --format= --name-only --grep '^xloop: verdict' | grep -v '^ops/decisions.md$' | grep -v '^$')\" ]"
+check "verdict commits touch only decisions.md and the run's cv.json" sh -c \
+	"[ -z \"\$(runuser -u '$XLOOP_TEST_USER' -- git -C '$d' log --format= --name-only --grep '^xloop: verdict' | grep -v '^ops/decisions.md$' | grep -v '^runs/s/[^/]*/cv.json$' | grep -v '^$')\" ]"
 check "the briefing showed the failure's log tail" grep -q '| Traceback: boom' "$T_TMP/briefings.txt"
 check "the decision log has the failure's reason" grep -q 'FAILED (ExitCode 1:0)' "$d/ops/decisions.md"
 

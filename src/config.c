@@ -525,25 +525,59 @@ char *config_to_json(const struct config *c)
 	return out;
 }
 
+/* xloop.json as a JSON object (*doc), or -1 with *cause. */
+static int doc_load(const char *path, json_t **doc, char **cause)
+{
+	struct buf b = BUF_INIT;
+	json_error_t jerr;
+	int err;
+
+	*doc = NULL;
+	if (read_file(path, CONFIG_MAX_BYTES, &b, &err, cause) < 0)
+		return -1;
+	*doc = json_loadb(b.s, b.len, JSON_REJECT_DUPLICATES, &jerr);
+	buf_release(&b);
+	if (!json_is_object(*doc)) {
+		json_decref(*doc);
+		*doc = NULL;
+		*cause = xasprintf("'%s' is not a JSON object", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Write doc to xloop.json atomically if it is a valid configuration. */
+static int doc_store(const char *path, const json_t *doc, char **cause)
+{
+	char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER), *text;
+	struct config check;
+	int rc = -1;
+
+	if (s == NULL) {
+		*cause = xasprintf("unable to encode '%s'", path);
+		return -1;
+	}
+	text = xasprintf("%s\n", s);
+	if (config_parse(&check, text, strlen(text), cause) == 0) {
+		config_release(&check);
+		rc = write_file_atomic(path, text, strlen(text), 0644, cause);
+	}
+	free(text);
+	free(s);
+	return rc;
+}
+
 /* Edit one member of xloop.json, keeping the rest. */
 int config_edit(const char *root, const char *const *path, size_t depth,
 		json_t *v, char **cause)
 {
-	char *file = path_join(root, CONFIG_FILE), *text = NULL;
-	struct buf b = BUF_INIT;
-	json_error_t jerr;
+	char *file = path_join(root, CONFIG_FILE);
 	json_t *doc = NULL, *cur;
-	struct config check;
 	size_t i;
-	int err, rc = -1;
+	int rc = -1;
 
-	if (read_file(file, CONFIG_MAX_BYTES, &b, &err, cause) < 0)
+	if (doc_load(file, &doc, cause) < 0)
 		goto out;
-	doc = json_loadb(b.s, b.len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!json_is_object(doc)) {
-		*cause = xasprintf("%s: not a JSON object", CONFIG_FILE);
-		goto out;
-	}
 	cur = doc;
 	for (i = 0; i + 1 < depth; i++) {
 		json_t *next = json_object_get(cur, path[i]);
@@ -562,25 +596,12 @@ int config_edit(const char *root, const char *const *path, size_t depth,
 		json_object_set(cur, path[depth - 1], v);
 	else
 		json_object_del(cur, path[depth - 1]);
-	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	if (text == NULL) {
-		*cause = xasprintf("unable to encode %s", CONFIG_FILE);
-		goto out;
-	}
-	buf_reset(&b);
-	buf_adds(&b, text);
-	buf_addc(&b, '\n');
-	if (config_parse(&check, b.s, b.len, cause) < 0)
-		goto out;
-	config_release(&check);
-	rc = write_file_atomic(file, b.s, b.len, 0644, cause);
+	rc = doc_store(file, doc, cause);
 out:
 	if (v)
 		json_decref(v);
 	json_decref(doc);
-	free(text);
 	free(file);
-	buf_release(&b);
 	return rc;
 }
 
@@ -618,21 +639,13 @@ long long config_parse_iso(const char *s)
 /* Set some keys of xloop.json, keeping the rest of the file. */
 int config_patch_file(const char *root, const json_t *changes, char **cause)
 {
-	char *path = path_join(root, CONFIG_FILE), *s = NULL, *text = NULL;
-	struct buf b = BUF_INIT;
-	json_error_t jerr;
+	char *path = path_join(root, CONFIG_FILE);
 	json_t *doc = NULL, *ch;
-	struct config check;
 	size_t i;
-	int err, rc = -1;
+	int rc = -1;
 
-	if (read_file(path, CONFIG_MAX_BYTES, &b, &err, cause) < 0)
+	if (doc_load(path, &doc, cause) < 0)
 		goto out;
-	doc = json_loadb(b.s, b.len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!json_is_object(doc)) {
-		*cause = xasprintf("'%s' is not a JSON object", path);
-		goto out;
-	}
 	json_array_foreach(changes, i, ch) {
 		const char *key = json_string_value(json_object_get(ch, "key"));
 		const char *to = json_string_value(json_object_get(ch, "to"));
@@ -658,21 +671,9 @@ int config_patch_file(const char *root, const json_t *changes, char **cause)
 			json_object_set_new(sec, dot + 1, json_string(to));
 		free(section);
 	}
-	s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	if (s == NULL) {
-		*cause = xasprintf("unable to encode '%s'", path);
-		goto out;
-	}
-	text = xasprintf("%s\n", s);
-	if (config_parse(&check, text, strlen(text), cause) < 0)
-		goto out;
-	config_release(&check);
-	rc = write_file_atomic(path, text, strlen(text), 0644, cause);
+	rc = doc_store(path, doc, cause);
 out:
 	json_decref(doc);
-	buf_release(&b);
-	free(text);
-	free(s);
 	free(path);
 	return rc;
 }

@@ -906,7 +906,7 @@ void briefing_print(const json_t *b)
 		printf("\nbest so far: %s, %s %s\n", jstr(o, "tag"), jstr(b, "metric"), shown);
 		if (!bi.checked)
 			printf("  (gains are not checked against noise: %s)\n",
-			       "no replicates yet; `xloop space seed VAR` names the seed variable");
+			       "no replicates yet: `xloop space seed VAR`, then `xloop replicate best`");
 	}
 	else
 		printf("\nbest so far: no proven run yet\n");

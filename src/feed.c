@@ -112,18 +112,19 @@ static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 
 /*
  * Autopilot's next run: made (unless a crash left it made) from its
- * recorded proposal, its decision entry written, then submitted. 1 when
- * something was fed or given up, 0 when autopilot has nothing, or an exit
- * code (> 1) with *cause.
+ * recorded proposal, its decision entry written, then submitted. Returns
+ * an exit code (*cause says why); *done is 1 when a proposal was fed or
+ * given up, 0 when autopilot has nothing now.
  */
 static int feed_auto(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
-		     struct feed_result *res, char **cause)
+		     struct feed_result *res, int *done, char **cause)
 {
 	struct auto_pick pk;
 	struct new_run nr;
 	struct run r;
 	int rc = autopilot_next(ctx, &pk, cause), got;
 
+	*done = rc > 0;
 	if (rc <= 0)
 		return rc < 0 ? XL_ERR : 0;
 	got = runs_get(&ctx->db, ctx->cfg.study, pk.tag, &r);
@@ -141,7 +142,7 @@ static int feed_auto(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 			autopilot_failed(ctx, &pk, *cause);
 			FREE_AND_NULL(*cause);
 			auto_pick_release(&pk);
-			return 1;
+			return 0;
 		}
 		if (rc) {
 			auto_pick_release(&pk);
@@ -157,7 +158,7 @@ static int feed_auto(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	rc = feed_submit(ctx, s, ref, &r, pk.var, pk.value, res, cause);
 	run_release(&r);
 	auto_pick_release(&pk);
-	return rc ? rc : 1;
+	return rc;
 }
 
 /* Record why feeding stopped (why is taken over). */
@@ -242,11 +243,11 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		}
 		if (next >= nplan) {
 			/* the plan is done: autopilot, when it is on */
-			rc = feed_auto(ctx, s, ref, res, cause);
-			if (rc == 1) {
-				rc = 0;
+			int done;
+
+			rc = feed_auto(ctx, s, ref, res, &done, cause);
+			if (rc == 0 && done)
 				continue;
-			}
 			if (rc == 0)
 				stop(res, "plan_empty", plan_empty_why(ctx));
 			break;

@@ -28,6 +28,7 @@ extern const struct cmd_entry cmd_new_entry;
 extern const struct cmd_entry cmd_next_entry;
 extern const struct cmd_entry cmd_notify_entry;
 extern const struct cmd_entry cmd_plan_entry;
+extern const struct cmd_entry cmd_prioritize_entry;
 extern const struct cmd_entry cmd_remote_entry;
 extern const struct cmd_entry cmd_replicate_entry;
 extern const struct cmd_entry cmd_report_entry;
@@ -67,6 +68,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_next_entry,
 	&cmd_notify_entry,
 	&cmd_plan_entry,
+	&cmd_prioritize_entry,
 	&cmd_remote_entry,
 	&cmd_replicate_entry,
 	&cmd_report_entry,

@@ -49,7 +49,7 @@ static char *feed_tag(struct xl_ctx *ctx, const char *from, const char *var,
 		return tag;
 	}
 	free(why);
-	return loop_auto_tag(ctx, var, value);
+	return tag_make(ctx, TAG_CHANGE, NULL, var, value);
 }
 
 /* Submit run r chained behind the newest live job; 0, or an exit code. */
@@ -95,10 +95,23 @@ static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		    char **cause)
 {
 	struct new_run nr;
-	char *tag = tag_opt ? xstrdup(tag_opt) : feed_tag(ctx, from, var, value);
-	char *note = plan_id ? xasprintf("from plan entry %lld", plan_id) : NULL;
-	int rc = loop_new_run(ctx, tag, from, var, value, note, 0, &nr, cause);
+	struct run parent;
+	char *tag, *note;
+	int rc;
 
+	if (plan_id) {
+		/* what `plan add` checked may have changed since ("best" moved) */
+		rc = loop_find_parent(ctx, from, 0, &parent, cause);
+		if (rc == 0) {
+			rc = loop_check_change(ctx, &parent, var, value, cause);
+			run_release(&parent);
+		}
+		if (rc)
+			return rc;
+	}
+	tag = tag_opt ? xstrdup(tag_opt) : feed_tag(ctx, from, var, value);
+	note = plan_id ? xasprintf("from plan entry %lld", plan_id) : NULL;
+	rc = loop_new_run(ctx, tag, from, var, value, note, 0, &nr, cause);
 	free(note);
 	free(tag);
 	if (rc)
@@ -204,8 +217,9 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	       const struct feed_request *req, struct feed_result *res, char **cause)
 {
 	struct plan_entry *plan = NULL;
-	size_t nplan = 0, next = 0;
-	int rc = 0, used_request = !(req && req->var);
+	size_t nplan = 0, next = 0, waiting = 0;
+	int rc = 0, used_request = !(req && req->var), no_best;
+	struct run best;
 
 	memset(res, 0, sizeof(*res));
 	/* feeding writes anyway: store the configurations best.c computed on the fly */
@@ -230,6 +244,9 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	rc = retry_auto(ctx, s, ref, res, cause);
 	if (rc == 0 && plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan) < 0)
 		rc = XL_ERR;
+	no_best = best_get(ctx, &best, NULL) != 0;
+	if (!no_best)
+		run_release(&best);
 	while (rc == 0) {
 		if (ref->running + ref->pending >= (size_t)ctx->cfg.depth + 1) {
 			stop(res, "depth", depth_why(ctx, ref));
@@ -249,8 +266,16 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 			if (rc == 0 && done)
 				continue;
 			if (rc == 0)
-				stop(res, "plan_empty", plan_empty_why(ctx));
+				stop(res, "plan_empty", waiting ? xasprintf("the plan's %zu entr%s "
+					"from best wait%s for a proven run (there is no best yet)",
+					waiting, waiting == 1 ? "y" : "ies", waiting == 1 ? "s" : "") :
+					plan_empty_why(ctx));
 			break;
+		}
+		if (no_best && strcmp(plan[next].parent, "best") == 0) {
+			next++;	/* not yet: it stays queued until there is a best */
+			waiting++;
+			continue;
 		}
 		rc = feed_one(ctx, s, ref, NULL, plan[next].parent, plan[next].var,
 			      plan[next].value, plan[next].id, res, cause);

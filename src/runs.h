@@ -54,6 +54,9 @@ int runs_get(struct db *db, const char *study, const char *tag, struct run *r);
 int runs_insert(struct db *db, struct run *r);
 /* All runs of a study in creation order; *v malloc'd. */
 int runs_list(struct db *db, const char *study, struct run **v, size_t *n);
+/* The runs made from parent_id by changing var, in creation order; *v malloc'd. */
+int runs_children(struct db *db, long long parent_id, const char *var, struct run **v,
+		  size_t *n);
 /* The tag of run id (malloc'd), or NULL when there is no such run. */
 char *runs_tag(struct db *db, long long run_id);
 /* How many runs the study has; -1 on error. */
@@ -97,6 +100,11 @@ int runs_set_config(struct db *db, long long run_id, const char *config,
 int runs_without_config(struct db *db, const char *study, struct run **v, size_t *n);
 /* Every run of a study with config and config_key read too (the others leave them ""). */
 int runs_list_configs(struct db *db, const char *study, struct run **v, size_t *n);
+/* The seconds (end - start) of the study's latest limit successful attempts. */
+int attempts_recent_elapsed(struct db *db, const char *study, long long limit,
+			    long long **secs, size_t *n);
+/* Record that attempt id now waits for job after ("" none). 0 or -1. */
+int attempts_set_after(struct db *db, long long id, const char *after);
 void attempt_release(struct attempt *a);
 void attempts_free(struct attempt *v, size_t n);
 

@@ -23,7 +23,7 @@ check "it took under two minutes here ($took s)" test "$took" -lt 120
 d=$(sed -n 's/^study:  \([^ ]*\) .*/\1/p' "$T_TMP/demo.txt")
 check "the baseline was proven" grep -q '^base attempt 1: success' "$T_TMP/demo.txt"
 check "four changes succeeded" test "$(grep -Ec '^(C-0\.1|C-10|SCALE-no|MAX_ITER-20) attempt 1: success' "$T_TMP/demo.txt")" = 4
-check "the broken change failed, with its log tail" sh -c "grep -q '^C--1 attempt 1: failure' '$T_TMP/demo.txt' && grep -q '| FAILED InvalidParameterError' '$T_TMP/demo.txt'"
+check "the broken change failed, with its log tail" sh -c "grep -q '^C-neg1 attempt 1: failure' '$T_TMP/demo.txt' && grep -q '| FAILED InvalidParameterError' '$T_TMP/demo.txt'"
 check "the report was written" test -s "$d/report.html"
 check "with all ten runs (six planned, four by autopilot)" test "$(grep -c 'class="run [a-z ]*" data-tag=' "$d/report.html")" = 10
 check "autopilot spent its budget of 4 runs and said so" sh -c "grep -q 'autopilot stopped: budget spent: 4 of 4 runs' '$T_TMP/demo.txt' && grep -q '^stopped: budget spent: 4 of 4 runs' '$T_TMP/demo.txt'"

@@ -238,6 +238,12 @@ int best_load(struct xl_ctx *ctx, struct best_state *bs)
 	for (i = 0; i < bs->n; i++)
 		st[i] = bs->v[i].st;
 	noise_pool(st, bs->n, &bs->noise);
+	if (!*seed) {
+		/* no seed variable, no replicates: best is a plain comparison
+		 * (runs that happen to share a configuration measure nothing) */
+		bs->noise.df = 0;
+		bs->noise.sd = 0;
+	}
 	bs->p.goal_max = ctx->cfg.goal_max;
 	bs->p.min_delta = ctx->cfg.min_delta;
 	bs->p.alpha = ctx->cfg.search.alpha;

@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "best.h"
 #include "briefing.h"
 #include "cmd.h"
 #include "fsutil.h"
@@ -321,6 +322,71 @@ static void leaderboard(struct xl_ctx *ctx, struct page *pg, struct rrun *v, siz
 	}
 	buf_adds(b, "</table>\n");
 	free(o);
+}
+
+struct keyed {
+	double key;
+	long i;
+};
+
+static int by_key(const void *pa, const void *pb)
+{
+	const struct keyed *a = pa, *b = pb;
+
+	return a->key < b->key ? -1 : a->key > b->key ? 1 : (a->i > b->i) - (a->i < b->i);
+}
+
+/* Configurations: replicates folded under their configuration, mean ± interval. */
+static void configurations(struct xl_ctx *ctx, struct page *pg)
+{
+	struct buf *b = &pg->b;
+	struct best_state bs;
+	struct keyed *sorted;
+	long *o, k, i;
+
+	if (best_load(ctx, &bs) < 0 || bs.n == 0) {
+		best_release(&bs);
+		return;
+	}
+	buf_adds(b, "<h2 id=\"configurations\">Configurations</h2>\n<p class=\"sub\">");
+	if (bs.noise.df > 0)
+		buf_addf(b, "noise (pooled sd of replicates) %.3g, df %ld; ", bs.noise.sd,
+			 bs.noise.df);
+	else
+		buf_adds(b, "no replicates yet: scores are unchecked against noise; ");
+	buf_adds(b, "best by the rule of <code>xloop help space</code></p>\n"
+		 "<table class=\"board\">\n<tr><th>run</th><th>mean</th><th>&#177; 95%</th>"
+		 "<th>n</th><th>runs</th></tr>\n");
+	o = xcalloc(bs.n, sizeof(*o));
+	sorted = xcalloc(bs.n, sizeof(*sorted));
+	for (i = k = 0; i < (long)bs.n; i++)
+		if (bs.v[i].st.n > 0) {
+			/* best first: sort by the goal-signed mean, ascending */
+			sorted[k].key = ctx->cfg.goal_max ? -bs.v[i].st.mean : bs.v[i].st.mean;
+			sorted[k++].i = i;
+		}
+	qsort(sorted, (size_t)k, sizeof(*sorted), by_key);
+	for (i = 0; i < k; i++)
+		o[i] = sorted[i].i;
+	free(sorted);
+	for (i = 0; i < k && i < 200; i++) {
+		const struct best_cfg *c = &bs.v[o[i]];
+
+		buf_addf(b, "<tr class=\"run%s\"><td>", o[i] == bs.best ? " best" : "");
+		esc(b, c->rep_tag);
+		if (o[i] == bs.best)
+			buf_adds(b, " <span class=\"tagbest\">best</span>");
+		buf_addf(b, "</td><td class=\"num\">%.6g</td><td class=\"num\">", c->st.mean);
+		if (bs.noise.df > 0)
+			buf_addf(b, "%.2g", noise_halfwidth(&bs.noise, c->st.n));
+		else
+			buf_adds(b, "unchecked");
+		buf_addf(b, "</td><td class=\"num\">%ld</td><td class=\"num\">%ld</td></tr>\n",
+			 c->st.n, c->runs);
+	}
+	buf_adds(b, "</table>\n");
+	free(o);
+	best_release(&bs);
 }
 
 /*
@@ -793,7 +859,6 @@ static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
 	long long best_id = 0, idle, span = 0;
 	struct gpu_row gpus[TL_MAX_ROWS];
 	size_t ngpus = 0;
-	double best_score;
 	char **pos, *out = NULL, when[32];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -811,7 +876,7 @@ static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
 		rc = XL_ERR;
 		goto out;
 	}
-	if (runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &best, &best_score) == 0) {
+	if (best_get(ctx, &best, NULL) == 0) {
 		best_id = best.id;
 		run_release(&best);
 	}
@@ -833,6 +898,7 @@ static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
 	buf_addf(&pg.b, " (%s is better) &#183; generated %s by xloop</p>\n",
 		 ctx->cfg.goal_max ? "higher" : "lower", when);
 	leaderboard(ctx, &pg, v, n, best_id);
+	configurations(ctx, &pg);
 	lineage(&pg, v, n, best_id);
 	idle = timeline(&pg, bars, nb, &span, gpus, &ngpus);
 	score_chart(ctx, &pg, v, n);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "best.h"
 #include "briefing.h"
 #include "cmd.h"
 #include "fsutil.h"
@@ -33,10 +34,9 @@ static long long now_ms(void)
 static int is_best(struct xl_ctx *ctx, const char *tag)
 {
 	struct run r;
-	double score;
 	int yes = 0;
 
-	if (runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &r, &score) == 0) {
+	if (best_get(ctx, &r, NULL) == 0) {
 		yes = strcmp(r.tag, tag) == 0;
 		run_release(&r);
 	}

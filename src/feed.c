@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "autopilot.h"
+#include "best.h"
 #include "breaker.h"
 #include "feed.h"
 #include "loop.h"
@@ -33,6 +35,23 @@ void feed_result_release(struct feed_result *res)
 	free(res->v);
 	free(res->skipped);
 	memset(res, 0, sizeof(*res));
+}
+
+/* The tag of a fed run: a replicate (the seed changes) is B--rK. */
+static char *feed_tag(struct xl_ctx *ctx, const char *from, const char *var,
+		      const char *value)
+{
+	const char *seed = ctx->cfg.search.seed;
+	char *why = NULL, *tag;
+	struct run p;
+
+	if (*seed && strcmp(var, seed) == 0 && loop_find_run(ctx, from, &p, &why) == 0) {
+		tag = tag_make(ctx, TAG_REPLICATE, p.tag, var, value);
+		run_release(&p);
+		return tag;
+	}
+	free(why);
+	return tag_make(ctx, TAG_CHANGE, NULL, var, value);
 }
 
 /*
@@ -153,7 +172,7 @@ static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		if (rc)
 			return rc;
 	}
-	tag = tag_opt ? xstrdup(tag_opt) : tag_make(ctx, TAG_CHANGE, NULL, var, value);
+	tag = tag_opt ? xstrdup(tag_opt) : feed_tag(ctx, from, var, value);
 	note = plan_id ? xasprintf("from plan entry %lld", plan_id) : NULL;
 	rc = loop_new_run(ctx, tag, from, var, value, note, 0, &nr, cause);
 	free(note);
@@ -166,6 +185,60 @@ static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	rc = feed_submit(ctx, s, ref, &nr.run, change, res, cause);
 	free(change);
 	new_run_release(&nr);
+	return rc;
+}
+
+/*
+ * Autopilot's next run: made (unless a crash left it made) from its
+ * recorded proposal, its decision entry written, then submitted. Returns
+ * an exit code (*cause says why); *done is 1 when a proposal was fed or
+ * given up, 0 when autopilot has nothing now.
+ */
+static int feed_auto(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
+		     struct feed_result *res, int *done, char **cause)
+{
+	struct auto_pick pk;
+	struct new_run nr;
+	struct run r;
+	char *change;
+	int rc = autopilot_next(ctx, &pk, cause), got;
+
+	*done = rc > 0;
+	if (rc <= 0)
+		return rc < 0 ? XL_ERR : 0;
+	got = runs_get(&ctx->db, ctx->cfg.study, pk.tag, &r);
+	if (got < 0) {
+		auto_pick_release(&pk);
+		return XL_ERR;
+	}
+	if (got == 1) {
+		char *note = xasprintf("autopilot: %s", pk.reason);
+
+		rc = loop_new_run(ctx, pk.tag, pk.parent, pk.var, pk.value, note, 0, &nr, cause);
+		free(note);
+		if (rc == XL_DATAERR || rc == XL_NOINPUT || rc == XL_USAGE) {
+			/* the value cannot be written: information, not a broken study */
+			autopilot_failed(ctx, &pk, *cause);
+			FREE_AND_NULL(*cause);
+			auto_pick_release(&pk);
+			return 0;
+		}
+		if (rc) {
+			auto_pick_release(&pk);
+			return rc;
+		}
+		crash_point("auto-after-run");
+		r = nr.run;
+		memset(&nr.run, 0, sizeof(nr.run));
+		new_run_release(&nr);
+	}
+	if (!pk.decided)
+		autopilot_created(ctx, &pk, r.id);
+	change = xasprintf("%s=%s", pk.var, pk.value);
+	rc = feed_submit(ctx, s, ref, &r, change, res, cause);
+	free(change);
+	run_release(&r);
+	auto_pick_release(&pk);
 	return rc;
 }
 
@@ -200,15 +273,25 @@ static char *depth_why(struct xl_ctx *ctx, const struct refresh *ref)
 			 ref->newest_live_job);
 }
 
-/* "the plan is empty", counting the sweep tasks still queued. */
+/* "the plan is empty", counting the sweep tasks still queued, and autopilot's state. */
 static char *plan_empty_why(struct xl_ctx *ctx)
 {
 	long long n = feed_sweep_queued(ctx);
+	struct auto_status st;
+	char *why, *w;
 
 	if (n > 0)
-		return xasprintf("the plan is empty (%lld sweep task%s still queued in Slurm)",
-				 n, n == 1 ? "" : "s");
-	return xstrdup("the plan is empty");
+		why = xasprintf("the plan is empty (%lld sweep task%s still queued in Slurm)",
+				n, n == 1 ? "" : "s");
+	else
+		why = xstrdup("the plan is empty");
+	if (!ctx->cfg.autopilot.on || autopilot_status(ctx, &st) < 0)
+		return why;
+	w = xasprintf("%s; autopilot %s", why, st.stopped ? st.stopped :
+		      "proposes nothing now (converged, or waiting for verdicts)");
+	auto_status_release(&st);
+	free(why);
+	return w;
 }
 
 /* Keep depth jobs waiting behind the running one. */
@@ -220,9 +303,11 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	int rc = 0, used_request = !(req && req->var), no_best;
 	struct submit_opts probe;
 	struct run best;
-	double score;
 
 	memset(res, 0, sizeof(*res));
+	/* feeding writes anyway: store the configurations best.c computed on the fly */
+	if (best_persist(ctx) < 0)
+		return XL_ERR;
 	/* failures in a row stop everything, retries included */
 	{
 		struct breaker bk;
@@ -246,7 +331,7 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	if (rc == 0 && plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan) < 0)
 		rc = XL_ERR;
 	memset(&probe, 0, sizeof(probe));
-	no_best = runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &best, &score) != 0;
+	no_best = best_get(ctx, &best, NULL) != 0;
 	if (!no_best)
 		run_release(&best);
 	while (rc == 0) {
@@ -265,10 +350,17 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 			continue;
 		}
 		if (next >= nplan) {
-			stop(res, "plan_empty", waiting ? xasprintf("the plan's %zu entr%s from "
-				"best wait%s for a proven run (there is no best yet)", waiting,
-				waiting == 1 ? "y" : "ies", waiting == 1 ? "s" : "") :
-				plan_empty_why(ctx));
+			/* the plan is done: autopilot, when it is on */
+			int done;
+
+			rc = feed_auto(ctx, s, ref, res, &done, cause);
+			if (rc == 0 && done)
+				continue;
+			if (rc == 0)
+				stop(res, "plan_empty", waiting ? xasprintf("the plan's %zu entr%s "
+					"from best wait%s for a proven run (there is no best yet)",
+					waiting, waiting == 1 ? "y" : "ies", waiting == 1 ? "s" : "") :
+					plan_empty_why(ctx));
 			break;
 		}
 		if (no_best && strcmp(plan[next].parent, "best") == 0) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "best.h"
 #include "lanes.h"
 #include "loop.h"
 #include "quota.h"
@@ -241,13 +242,12 @@ int lanes_in_flight(struct xl_ctx *ctx, const char *parent, const char *var, con
 {
 	struct stmt q;
 	struct run best;
-	double score;
 	int found = 0, have_best = 0;
 
 	if (lanes_count(ctx) < 2)
 		return 0;
 	if (strcmp(parent, "best") == 0) {
-		if (runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &best, &score) != 0)
+		if (best_get(ctx, &best, NULL) != 0)
 			return 0;
 		have_best = 1;
 		parent = best.tag;

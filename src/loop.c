@@ -8,7 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "best.h"
 #include "config.h"
+#include "confkey.h"
 #include "fsutil.h"
 #include "gitops.h"
 #include "jobsh.h"
@@ -143,11 +145,10 @@ int loop_run_proven(struct xl_ctx *ctx, const struct run *r)
 /* Look a run up by tag or "best". */
 int loop_find_run(struct xl_ctx *ctx, const char *tag, struct run *r, char **cause)
 {
-	double score;
 	int rc;
 
 	if (strcmp(tag, "best") == 0) {
-		rc = runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, r, &score);
+		rc = best_get(ctx, r, NULL);
 		if (rc == 1)
 			*cause = xasprintf("study '%s' has no proven run yet, so there is no "
 					   "best: name a parent tag (and --force if it is "
@@ -264,6 +265,19 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 		*cause = xasprintf("the state DB is busy; try again");
 		rc = XL_TEMPFAIL;
 		goto undo;
+	}
+	if (r->config == NULL || !*r->config) {
+		char key[65], *why = NULL;
+
+		free(r->config);
+		free(r->config_key);
+		r->config = NULL;
+		r->config_key = NULL;
+		if (confkey_config(text, len, &r->config, &why) == 0) {
+			confkey_key(r->config, ctx->cfg.search.seed, key);
+			r->config_key = xstrdup(key);
+		}
+		free(why);
 	}
 	if (runs_insert(&ctx->db, r) < 0)
 		goto rollback;

@@ -146,6 +146,15 @@ int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 int loop_decide(struct xl_ctx *ctx, const char *entry, const char *evidence,
 		const char *msg, char **cause);
 
+/*
+ * A decision that changes xloop.json: config_edit(path, v), reload ctx->cfg,
+ * then an ops/decisions.md entry "what" committed with xloop.json. Returns
+ * an exit code (the error is printed).
+ */
+struct json_t;
+int loop_decide_config(struct xl_ctx *ctx, const char *const *path, size_t depth,
+		       struct json_t *v, const char *what);
+
 /* Record an event for the briefing ("verdict", "submitted", "repaired", ...). */
 int loop_event(struct xl_ctx *ctx, const char *kind, long long run_id,
 	       long long attempt_id, const char *detail);

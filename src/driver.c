@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "autopilot.h"
 #include "driver.h"
 #include "feed.h"
 #include "fsutil.h"
@@ -163,7 +164,7 @@ struct work {
 	struct buf dep;		/* "afterany:A?afterany:B" on the live runs */
 	size_t live;		/* live runs (running or pending) */
 	int runnable;		/* one runs or will start by itself */
-	int plan;		/* plan entries are waiting and feeding is allowed */
+	int plan;		/* plan entries wait (or autopilot has budget), feeding allowed */
 };
 
 /* Which live runs a feeder waits for, and whether anything else waits. */
@@ -195,6 +196,14 @@ static int find_work(struct xl_ctx *ctx, const struct slurm_jobs *q,
 		return -1;
 	w->plan = nplan > 0;
 	plan_entries_free(plan, nplan);
+	if (!w->plan) {	/* autopilot on, budget left: it proposes the next run */
+		struct auto_status as;
+
+		if (autopilot_status(ctx, &as) == 0) {
+			w->plan = as.on && !as.stopped;
+			auto_status_release(&as);
+		}
+	}
 	return 0;
 }
 

@@ -47,6 +47,8 @@ c["metric"].update(name="accuracy", goal="max")
 c["queue"]["depth"] = 2
 # the test cluster's GPU is a device node: this model computes on the CPU
 c.setdefault("breaker", {})["no_gpu"] = False
+# the demo shows `xloop tick` driving the loop: no feeder jobs beside it
+c.setdefault("driver", {})["mode"] = "none"
 json.dump(c, open(p, "w"), indent=2)
 PY
 cp "$ROOT/runs/digits/base/job.sh" "$d/base-job.sh"

@@ -128,6 +128,27 @@ static const char *const migrations[] = {
 	"CREATE INDEX attempt_success ON attempt(score) WHERE verdict = 'success';"
 	"CREATE INDEX attempt_retryable ON attempt(judged_at) WHERE verdict = 'failure'"
 	"  AND (failure_class = 'infra' OR state IN ('TIMEOUT', 'OUT_OF_MEMORY'));",
+	/* 5: segments (segments.c): an attempt longer than the time limit runs
+	 * as jobs 1..max in one run directory; each row is one sbatch, written
+	 * as an intent before it, so a crash never submits one twice. Segment
+	 * k+1 waits with afternotok on k; the attempt's job_id is the current one. */
+	"CREATE TABLE segment ("
+	"  id INTEGER PRIMARY KEY,"
+	"  attempt_id INTEGER NOT NULL REFERENCES attempt(id),"
+	"  k INTEGER NOT NULL CHECK (k >= 1),"
+	"  try INTEGER NOT NULL DEFAULT 1,"
+	"  max INTEGER NOT NULL,"
+	"  token TEXT NOT NULL UNIQUE,"
+	"  job_id TEXT,"
+	"  state TEXT NOT NULL CHECK (state IN ('submitting', 'queued', 'current',"
+	"    'continued', 'last', 'unneeded', 'submit_failed')),"
+	"  intent_at INTEGER NOT NULL,"
+	"  started_at INTEGER, ended_at INTEGER,"
+	"  outcome TEXT,"
+	"  UNIQUE (attempt_id, k, try)"
+	");"
+	"CREATE INDEX segment_open ON segment(attempt_id)"
+	"  WHERE state IN ('submitting', 'queued', 'current');",
 };
 
 /* The schema version this binary migrates to. */

@@ -65,7 +65,7 @@ static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		f->after = xstrdup(sr.after);
 		/* the next one chains onto this one */
 		free(ref->newest_live_job);
-		ref->newest_live_job = xstrdup(sr.job_id);
+		ref->newest_live_job = xstrdup(sr.tail ? sr.tail : sr.job_id);
 		if (ref->running + ref->pending == 0)
 			ref->running++;	/* it will start at once */
 		else

@@ -28,5 +28,7 @@ struct refresh {
 int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	      char **cause);
 void refresh_release(struct refresh *r);
+/* How long an intent may wait for its sbatch (SUBMIT_ORPHAN_SECS; tests shorten it). */
+long long reconcile_orphan_secs(void);
 
 #endif

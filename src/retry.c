@@ -205,7 +205,7 @@ static int retry_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		f->attempt = sr.n;
 		f->after = xstrdup(sr.after);
 		free(ref->newest_live_job);
-		ref->newest_live_job = xstrdup(sr.job_id);
+		ref->newest_live_job = xstrdup(sr.tail ? sr.tail : sr.job_id);
 		if (ref->running + ref->pending == 0)
 			ref->running++;
 		else

@@ -37,6 +37,9 @@ struct slurm_submit {
 	const char *dependency;		/* "afterany:123" */
 	const char *array;		/* "0-5%2", "3,5": a job array */
 	const char *workdir;
+	const char *signal;		/* --signal, "B:USR2@300" (segments) */
+	int append;			/* --open-mode=append (segments share a log) */
+	int kill_invalid_dep;		/* --kill-on-invalid-dep=yes */
 	const char *const *env;		/* "K=V" for sbatch's environment */
 };
 

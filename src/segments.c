@@ -692,10 +692,11 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 			      cur.k, how, nx.k, nx.job_id);
 		loop_event(ctx, "segment", a->run_id, a->id, d);
 		free(d);
+		/* live until judged, also when the continuation ended already */
+		out->running++;
 		if (j && !slurm_state_is_final(j->state)) {
 			struct attempt b = *a;
 
-			out->running++;
 			b.job_id = nx.job_id;
 			segments_keep_next(ctx, s, q, &b);
 		}

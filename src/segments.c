@@ -81,21 +81,20 @@ static char *wrapper_text(struct xl_ctx *ctx, const char *tag, long long n,
 		 "\telif [ -e \"$ck\" ]; then stat -c '%.9Y %s' \"$ck\"\n"
 		 "\telse echo none; fi\n}\n"
 		 "now=$(stamp)\n"
-		 "echo \"==== xloop segment $k (at most $max) · job ${SLURM_JOB_ID:-?} · "
-		 "$(date -u +%Y-%m-%dT%H:%M:%SZ) ====\"\n"
 		 "if [ \"$k\" -gt 1 ]; then\n"
 		 "\tp=$((k - 1))\n"
 		 "\tprc=$(sed -n \"s/^$p exit //p\" \"$st\" 2>/dev/null | tail -n 1)\n"
 		 "\tif [ -n \"$prc\" ] && [ \"$prc\" != 85 ] && ! grep -qx \"$p signal\" \"$st\"; then\n"
 		 "\t\techo \"$k unneeded\" >>\"$st\"\n"
-		 "\t\techo \"xloop: segment $p ended with exit $prc: not continuing\"\n"
 		 "\t\texit 0\n\tfi\n"
 		 "\tbefore=$(sed -n \"s/^$p start //p\" \"$st\" 2>/dev/null | tail -n 1)\n"
 		 "\tif [ \"$now\" = \"$before\" ]; then\n"
 		 "\t\techo \"$k noprogress\" >>\"$st\"\n"
 		 "\t\techo \"xloop: no progress between segments: $ck did not change during "
 		 "segment $p\" >&2\n"
-		 "\t\texit 0\n\tfi\nfi\n");
+		 "\t\texit 0\n\tfi\nfi\n"
+		 "echo \"==== xloop segment $k (at most $max) · job ${SLURM_JOB_ID:-?} · "
+		 "$(date -u +%Y-%m-%dT%H:%M:%SZ) ====\"\n");
 	buf_addf(&b,
 		 "if command -v sha256sum >/dev/null &&\n"
 		 "   ! echo \"%s  $XLOOP_RUN_DIR/job.sh\" | sha256sum -c --status; then\n"
@@ -679,7 +678,6 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 					       "during segment %lld (%s)", ctx->cfg.seg.checkpoint,
 					       cur.k, how);
 	} else if (has_next && seg_line(st.s, nx.k, "start", NULL)) {
-		const struct slurm_job *j = slurm_jobs_find(q, nx.job_id);
 		char *d;
 
 		/* continued: the next segment is the attempt's job from now on */
@@ -692,9 +690,10 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 			      cur.k, how, nx.k, nx.job_id);
 		loop_event(ctx, "segment", a->run_id, a->id, d);
 		free(d);
-		/* live until judged, also when the continuation ended already */
+		/* live until judged, also when the continuation ended already
+		 * (then its own continuation starts at once or is dropped) */
 		out->running++;
-		if (j && !slurm_state_is_final(j->state)) {
+		{
 			struct attempt b = *a;
 
 			b.job_id = nx.job_id;
@@ -705,9 +704,10 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 		   !slurm_state_is_final(slurm_jobs_find(q, nx.job_id)->state)) {
 		out->pending++;	/* the continuation is about to start: decide then */
 		done = 1;
-	} else if (!has_next && seg_get(ctx, a->id, cur.k + 1, &nx) == 0 &&
-		   strcmp(nx.state, "submitting") == 0) {
-		out->pending++;	/* its intent is being repaired (keep_next) */
+	} else if (!has_next && (!nx.state || strcmp(nx.state, "submitting") == 0)) {
+		/* k ended before k+1 was queued (or its intent needs repair):
+		 * queued now, afternotok:k is met and it starts at once */
+		out->pending++;
 		segments_keep_next(ctx, s, q, a);
 		done = 1;
 	} else {

@@ -71,13 +71,47 @@ drive() {
 verdict() { db "SELECT t.verdict || ':' || coalesce(t.verdict_reason, '') FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = ? AND t.n = 1" "$1"; }
 segs() { db "SELECT group_concat(k || ':' || state, ' ') FROM (SELECT s.k, s.state FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON r.id = t.run_id WHERE r.tag = ? ORDER BY s.k, s.try)" "$1"; }
 
+# the real signal, in a second study whose jobs run side by side on the CPU:
+# "keep" saves its progress on SIGUSR2 (through the AGENTS.md snippet) and
+# works on until Slurm stops it (TIMEOUT), then continues; "deaf" ignores it
+d2=$(user_dir)
+u2() { as_user "$X" -C "$d2" "$@"; }
+new_study "$d2" sig 'c["resources"].update(gres="", cpus=1, mem="100M", time="00:01:00")
+c["queue"]["depth"] = 0
+c["segments"] = {"max": 4, "signal": "USR2", "lead": 30, "checkpoint": "checkpoint"}
+c["breaker"] = {"program": 0, "no_gpu": False}'
+snippet() { sed -n '/^  ```bash$/,/^  ```$/p' "$1" | sed '1d;$d;s/^  //'; }
+check "AGENTS.md from init and the project's hold the same snippet" \
+	test "$(snippet "$d2/AGENTS.md")" = "$(snippet "$ROOT/AGENTS.md")"
+check "the snippet is there" grep -q 'kill -USR2' <<<"$(snippet "$d2/AGENTS.md")"
+cat >"$T_TMP/worker.sh" <<'W'
+#!/bin/bash
+ck="$XLOOP_RUN_DIR/checkpoint"
+p=$(cat "$ck" 2>/dev/null || echo 0)
+trap 'echo "$p" >"$ck"; echo "saved $p at the signal"; sig=1' USR2
+while [ "$p" -lt 75 ]; do
+	sleep 1; p=$((p + 1))
+	[ -n "${sig:-}" ] && echo "$p" >"$ck"	# the end is near: save each step
+done
+echo '{"score": 0.6}' >"$XLOOP_RUN_DIR/cv.json"
+echo FINISHED
+W
+{ printf '#!/bin/bash\necho "START segment=$XLOOP_SEGMENT device=cpu"\n'
+  snippet "$d2/AGENTS.md" | sed 's|python train.py|"$XLOOP_ROOT/worker.sh"|'; } >"$T_TMP/keep.sh"
+printf '#!/bin/bash\ntrap "" USR2\necho "START deaf device=cpu"\nsleep 200\n' >"$T_TMP/deaf.sh"
+install -m 755 -o "$XLOOP_TEST_USER" "$T_TMP/worker.sh" "$d2/worker.sh"
+chmod 644 "$T_TMP/keep.sh" "$T_TMP/deaf.sh"
+u2 adopt "$T_TMP/keep.sh" --tag keep >/dev/null 2>&1
+u2 adopt "$T_TMP/deaf.sh" --tag deaf >/dev/null 2>&1
+expect_rc 0 "submit a job that checkpoints on the real signal" u2 submit keep --no-chain
+expect_rc 0 "submit a job that ignores the signal" u2 submit deaf --no-chain
+t_sig=$(date +%s)
+
 expect_rc 0 "submit a run that needs three segments" u submit three --segments 5
 out=$(u submit nocheck --segments 5 2>&1)
 check "the next run chains onto the queued segment 2" grep -q "after job $(db "SELECT job_id FROM segment WHERE k = 2 AND attempt_id = (SELECT max(id) FROM attempt WHERE n = 1 AND run_id = (SELECT id FROM run WHERE tag = 'three'))")" <<<"$out"
 expect_rc 0 "submit one that exits 85 past --segments 2" u submit always --segments 2
 expect_rc 0 "submit one that fails in segment 2" u submit fail2 --segments 4
-check "segment 1 got the signal option and XLOOP_SEGMENT" grep -q 'B:USR2@30\|USR2@30' \
-	<<<"$(as_user scontrol show job -o "$(db "SELECT job_id FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = 'three' AND t.n = 1")" 2>&1)"
 drive 120
 
 check "three segments make one success" grep -q '^success:' <<<"$(verdict three)"
@@ -118,5 +152,21 @@ done < <(db "SELECT p.job_id, n.job_id FROM segment p JOIN segment n ON n.attemp
 median=$(echo $gaps | tr ' ' '\n' | sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}')
 echo "# idle between segments (s):$gaps; median $median"
 check "median idle between segments is at most 1.5 s" awk -v m="$median" 'BEGIN {exit !(m != "" && m <= 1.5)}'
+
+# the real signal: drive the second study's ticks until its jobs are gone
+for i in $(seq 1 240); do
+	u2 tick >>"$T_TMP/ticks2.txt" 2>&1
+	[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && break
+	sleep 1
+done
+u2 tick >>"$T_TMP/ticks2.txt" 2>&1
+echo "# the real-signal part took $(( $(date +%s) - t_sig )) s"
+v2() { d_save=$d; d=$d2; verdict "$1"; d=$d_save; }
+s2() { d_save=$d; d=$d2; segs "$1"; d=$d_save; }
+check "the signalled job continued after TIMEOUT and succeeded once" grep -q '^success:' <<<"$(v2 keep)"
+check "  over several segments" grep -q '^1:continued 2:' <<<"$(s2 keep)"
+check "  the signal reached the program" grep -q 'saved [0-9]* at the signal' "$d2/runs/sig/keep/slurm/attempt1.out"
+check "the job that ignores the signal is one TIMEOUT failure" grep -q '^failure:.*TIMEOUT' <<<"$(v2 deaf)"
+check "  after one segment" test "$(s2 deaf)" = "1:last 2:unneeded"
 
 finish

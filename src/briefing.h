@@ -14,12 +14,14 @@
 
 /*
  * Everything since the last briefing that was shown: verdicts, repairs,
- * live jobs with their pending reasons explained, the best run, what
- * feeding submitted, and one next action. with_rules adds the study's
- * rules (for resume).
+ * live jobs with their pending reasons explained and what each waits for,
+ * the best run, what feeding submitted (fed may be NULL: nothing was fed)
+ * and why it stopped, who feeds after this session (feed_who), and one next
+ * action (text, argv, why). resume adds the study's rules and the study
+ * so far (the best lineage, every failure, the latest decisions).
  */
 json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
-		       const struct feed_result *fed, int with_rules);
+		       const struct feed_result *fed, int resume);
 
 /* Mark everything in the briefing as seen. */
 int briefing_mark_seen(struct xl_ctx *ctx, json_t *b);

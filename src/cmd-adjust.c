@@ -241,8 +241,12 @@ static int cmd_why(struct xl_ctx *ctx, const struct cmd_entry *self, int argc, c
 				    "it to start in %lld min", (long long)(pr[0].start - now + 59) / 60);
 #undef SOONER
 	if (ctx->json) {
-		cmd_emit_json(json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:s}", "tag", r.tag,
-					"job_id", a.job_id, "reason", job->reason, "meaning",
+		/* "None" is null in JSON, as in every document */
+		int none = !*job->reason || strcmp(job->reason, "None") == 0;
+
+		cmd_emit_json(json_pack("{s:s, s:s, s:o, s:s, s:s, s:o, s:s}", "tag", r.tag,
+					"job_id", a.job_id, "reason", none ? json_null() :
+					json_string(job->reason), "meaning",
 					ri->meaning, "kind", reason_kind_name(ri->kind),
 					"probes", probes, "blocker", blocker));
 	} else {

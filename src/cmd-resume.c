@@ -78,9 +78,14 @@ static int cmd_resume(struct xl_ctx *ctx, const struct cmd_entry *self,
 const struct cmd_entry cmd_resume_entry = {
 	"resume", "[--feed]",
 	"after a lost session: reconcile and tell everything since the last briefing",
-	"Prints the study's rules, every verdict since the last briefing an agent\n"
-	"saw (with reasons and log tails), anything inconsistent it repaired (e.g.\n"
-	"an attempt left in 'submitting'), the live jobs, the best run and the next\n"
-	"action. Submits nothing unless --feed.\n",
+	"Prints the study's rules; the study so far, for a session with no memory\n"
+	"of it: the best lineage (each change from the root to the best run, with\n"
+	"its score), every run whose latest attempt failed and why, the latest\n"
+	"entries of ops/decisions.md; every verdict since the last briefing an\n"
+	"agent saw (with reasons and log tails), anything inconsistent it repaired\n"
+	"(e.g. an attempt left in 'submitting'), the live jobs and what each\n"
+	"pending one waits for (by job id and tag), the best run, who feeds the\n"
+	"queue once this session ends, and the next action. Submits nothing\n"
+	"unless --feed. Without Slurm it tells what the state DB knows (exit 75).\n",
 	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_resume,
 };

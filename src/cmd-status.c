@@ -1,6 +1,9 @@
 /*
  * xloop status [T]: every run of the study with its latest attempt, or one
  * run in detail. Live states come from one squeue call for all jobs.
+ * status only reads: a job that has left the queue is shown as "ended"
+ * (not judged yet) until judge, next or tick judges it; it takes no lock,
+ * so it answers while a tick holds one.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,20 +13,20 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "feed.h"
 #include "fsutil.h"
 #include "loop.h"
 #include "opts.h"
 #include "study.h"
 
-/* What one attempt looks like right now. */
-struct live {
-	char *state;		/* PENDING, RUNNING, ... from squeue, or "" */
-	char *reason;
-	char *elapsed;
-};
+#define CHANGE_WIDTH 80	/* a longer change is cut with "..." */
 
-/* One word for an attempt's state. */
-static const char *state_word(const struct attempt *a, const struct slurm_job *j)
+/*
+ * One word for an attempt's state: its verdict, a live Slurm state, or
+ * "ended" when it has left the queue and is not judged yet. Without a
+ * squeue answer (!sq_ok) an unjudged attempt is "unknown".
+ */
+static const char *state_word(const struct attempt *a, const struct slurm_job *j, int sq_ok)
 {
 	if (*a->verdict)
 		return a->verdict;
@@ -31,11 +34,44 @@ static const char *state_word(const struct attempt *a, const struct slurm_job *j
 		return "submit-failed";
 	if (strcmp(a->phase, "submitting") == 0)
 		return "submitting";
-	if (j)
+	if (!sq_ok)
+		return "unknown";
+	if (j && !slurm_state_is_final(j->state))
 		return slurm_state_name(j->state);
-	if (*a->state)
-		return a->state;
-	return "ended";		/* gone from squeue, not judged yet */
+	return "ended";		/* gone from squeue (or final there), not judged yet */
+}
+
+/* Seconds as Slurm prints them: "0:21", "1:02:03", "2-01:02:03". */
+static void fmt_elapsed(long long t, char *out, size_t size)
+{
+	if (t >= 86400)
+		xsnprintf(out, size, "%lld-%02lld:%02lld:%02lld", t / 86400, t / 3600 % 24,
+			  t / 60 % 60, t % 60);
+	else if (t >= 3600)
+		xsnprintf(out, size, "%lld:%02lld:%02lld", t / 3600, t / 60 % 60, t % 60);
+	else
+		xsnprintf(out, size, "%lld:%02lld", t / 60, t % 60);
+}
+
+/* How long the attempt ran: squeue's while live, its recorded start and end after. */
+static const char *elapsed(const struct attempt *a, const struct slurm_job *j,
+			   char *out, size_t size)
+{
+	if (j && *j->run_time && !*a->verdict)
+		return j->run_time;
+	if (a->started_at > 0 && a->ended_at >= a->started_at) {
+		fmt_elapsed(a->ended_at - a->started_at, out, size);
+		return out;
+	}
+	return NULL;
+}
+
+/* Slurm's pending reason, or NULL for "None" and nothing. */
+static const char *reason_of(const struct attempt *a, const struct slurm_job *j)
+{
+	const char *r = j ? j->reason : a->slurm_reason;
+
+	return r && *r && strcmp(r, "None") != 0 ? r : NULL;
 }
 
 /* Warn when job.sh changed after a still-pending submission. */
@@ -59,7 +95,7 @@ static int changed_since_submit(struct xl_ctx *ctx, const struct run *r,
 
 /* One run of status --json, written straight out (schemas/status.json). */
 static void run_json(struct jsonw *w, const struct run *r, const struct attempt *v,
-		     size_t n, const struct slurm_jobs *q, int best)
+		     size_t n, const struct slurm_jobs *q, int sq_ok, int best)
 {
 	const struct attempt *last = n ? &v[n - 1] : NULL;
 	size_t k;
@@ -77,21 +113,32 @@ static void run_json(struct jsonw *w, const struct run *r, const struct attempt 
 		jsonw_null(w, "parent");
 		jsonw_null(w, "change");
 	}
-	jsonw_str(w, "state", last ? state_word(last, slurm_jobs_find(q, last->job_id)) : "new");
+	jsonw_str(w, "state", last ? state_word(last, slurm_jobs_find(q, last->job_id), sq_ok) :
+		  "new");
 	jsonw_bool(w, "best", best);
 	jsonw_open(w, "attempts", '[');
 	for (k = 0; k < n; k++) {
 		const struct attempt *a = &v[k];
 		const struct slurm_job *j = slurm_jobs_find(q, a->job_id);
+		char el[32];
 
 		jsonw_open(w, NULL, '{');
 		jsonw_int(w, "n", a->n);
 		jsonw_str(w, "phase", a->phase);
-		jsonw_str(w, "state", state_word(a, j));
+		jsonw_str(w, "state", state_word(a, j, sq_ok));
+		jsonw_str_or_null(w, "last_seen", a->state);
 		jsonw_str(w, "job_id", a->job_id);
 		jsonw_str(w, "log", a->log_path);
-		jsonw_str(w, "reason", j ? j->reason : a->slurm_reason);
-		jsonw_str(w, "elapsed", j ? j->run_time : "");
+		jsonw_str_or_null(w, "reason", reason_of(a, j));
+		jsonw_str_or_null(w, "elapsed", elapsed(a, j, el, sizeof(el)));
+		if (a->started_at)
+			jsonw_int(w, "started_at", a->started_at);
+		else
+			jsonw_null(w, "started_at");
+		if (a->ended_at)
+			jsonw_int(w, "ended_at", a->ended_at);
+		else
+			jsonw_null(w, "ended_at");
 		jsonw_str(w, "verdict", a->verdict);
 		jsonw_str(w, "verdict_reason", a->verdict_reason);
 		if (a->has_score)
@@ -111,8 +158,9 @@ static void run_json(struct jsonw *w, const struct run *r, const struct attempt 
 	jsonw_close(w, '}');
 }
 
-static void print_detail(struct xl_ctx *ctx, const struct run *r,
-			 const struct attempt *v, size_t n, const struct slurm_jobs *q)
+/* One run and all its attempts. */
+static void print_detail(struct xl_ctx *ctx, const struct run *r, const struct attempt *v,
+			 size_t n, const struct slurm_jobs *q, int sq_ok)
 {
 	size_t i;
 
@@ -132,17 +180,30 @@ static void print_detail(struct xl_ctx *ctx, const struct run *r,
 	for (i = 0; i < n; i++) {
 		const struct attempt *a = &v[i];
 		const struct slurm_job *j = slurm_jobs_find(q, a->job_id);
+		const char *st = state_word(a, j, sq_ok), *why = reason_of(a, j), *el;
+		char buf[32];
 
-		printf("  attempt %lld: %s", a->n, state_word(a, j));
+		printf("  attempt %lld: ", a->n);
+		if (strcmp(st, "ended") == 0)
+			printf("ended, not judged yet");
+		else if (strcmp(st, "unknown") == 0)
+			printf("unknown (Slurm could not be asked; last seen %s)",
+			       *a->state ? a->state : "submitted");
+		else
+			printf("%s", st);
 		if (*a->job_id)
 			printf(", job %s", a->job_id);
-		if (j && *j->reason && strcmp(j->reason, "None") != 0)
-			printf(" (%s)", j->reason);
-		if (j && *j->run_time)
-			printf(", elapsed %s", j->run_time);
+		if (why && j)
+			printf(" (%s)", why);
+		el = elapsed(a, j, buf, sizeof(buf));
+		if (el)
+			printf(", elapsed %s", el);
 		if (a->has_score)
 			printf(", score %g", a->score);
 		putchar('\n');
+		if (strcmp(st, "ended") == 0)
+			printf("    `xloop judge %s` judges it (`xloop next` judges and feeds)\n",
+			       r->tag);
 		if (*a->verdict_reason)
 			printf("    %s\n", a->verdict_reason);
 		if (*a->submit_error)
@@ -157,6 +218,74 @@ static void print_detail(struct xl_ctx *ctx, const struct run *r,
 	}
 }
 
+/* "VAR old->new" (cut at CHANGE_WIDTH) or "(root)". */
+static void change_text(const struct run *r, char *out, size_t size)
+{
+	int w;
+
+	if (!r->parent_id) {
+		xsnprintf(out, size, "(root)");
+		return;
+	}
+	w = snprintf(out, size, "%s %s->%s", r->var, r->old_value, r->new_value);
+	if (w < 0 || (size_t)w >= size)
+		xsnprintf(out + size - 4, 4, "...");
+}
+
+/* Column widths that fit every tag, parent and change of the table. */
+struct widths {
+	int tag, parent, change;
+};
+
+static void fit_columns(const struct run *runs, size_t n, struct widths *w)
+{
+	char change[CHANGE_WIDTH + 1];
+	size_t i;
+
+	w->tag = 3;
+	w->parent = 6;
+	w->change = 6;
+	for (i = 0; i < n; i++) {
+		int t = (int)strlen(runs[i].tag), p = (int)strlen(runs[i].parent_tag), c;
+
+		change_text(&runs[i], change, sizeof(change));
+		c = (int)strlen(change);
+		w->tag = t > w->tag ? t : w->tag;
+		w->parent = p > w->parent ? p : w->parent;
+		w->change = c > w->change ? c : w->change;
+	}
+}
+
+/* The lines under the table: what is not judged yet, who feeds. */
+static void print_footer(struct xl_ctx *ctx, size_t ended, size_t unknown)
+{
+	struct feeder who;
+
+	if (unknown)
+		printf("unknown: Slurm could not be asked, so xloop cannot tell whether "
+		       "these jobs still run (`xloop status T` shows the last state seen)\n");
+	if (ended)
+		printf("%zu run%s ended, not judged yet: `xloop judge` judges %s (`xloop next` "
+		       "judges and feeds the queue)\n", ended, ended == 1 ? "" : "s",
+		       ended == 1 ? "it" : "them");
+	feed_who(ctx, &who);
+	feed_print_who(who.text, who.last_at);
+	feeder_release(&who);
+}
+
+/* The feeder as part of status --json. */
+static json_t *feeder_json(struct xl_ctx *ctx)
+{
+	struct feeder who;
+	json_t *o;
+
+	feed_who(ctx, &who);
+	o = json_pack("{s:s, s:o, s:s}", "kind", who.kind, "last_at",
+		      who.last_at ? json_integer(who.last_at) : json_null(), "text", who.text);
+	feeder_release(&who);
+	return o;
+}
+
 /* Show the study, or one run. */
 static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 		      int argc, char **argv)
@@ -165,9 +294,10 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	struct attempt_walk walk;
 	struct json_stream js;
 	struct run *runs = NULL, best;
+	struct widths wd = { 3, 6, 6 };
 	struct slurm s;
 	char **pos, *cause = NULL;
-	size_t nruns = 0, i;
+	size_t nruns = 0, i, ended = 0, unknown = 0;
 	double best_score = 0;
 	int npos, rc, sq, have_best;
 
@@ -210,26 +340,30 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 		rc = XL_ERR;
 	} else if (ctx->json) {
 		/* streamed: a study of 10,000 runs is tens of MB of JSON */
-		cmd_json_begin(&js, json_pack("{s:s, s:s, s:s, s:o, s:b}",
-					      "schema", "xloop.status/1",
+		cmd_json_begin(&js, json_pack("{s:s, s:s, s:s, s:o, s:b, s:o}",
+					      "schema", "xloop.status/2",
 					      "study", ctx->cfg.study,
 					      "metric", ctx->cfg.metric,
 					      "best", have_best ? json_string(best.tag) :
 						json_null(),
-					      "slurm_reachable", sq == 0), "runs");
+					      "slurm_reachable", sq == 0,
+					      "feeder", feeder_json(ctx)), "runs");
 	} else if (npos == 0) {
+		fit_columns(runs, nruns, &wd);
 		printf("study %s: %zu run%s", ctx->cfg.study, nruns, nruns == 1 ? "" : "s");
 		if (have_best)
 			printf(", best %s (%s %g)", best.tag, ctx->cfg.metric, best_score);
-		printf("\n%-2s%-20s %-14s %-28s %-13s %3s %-10s %-10s %s\n", "", "TAG",
-		       "PARENT", "CHANGE", "STATE", "ATT", "JOB", "ELAPSED", "SCORE");
+		printf("\n  %-*s %-*s %-*s %-13s %3s %-10s %-10s %s\n", wd.tag, "TAG",
+		       wd.parent, "PARENT", wd.change, "CHANGE", "STATE", "ATT", "JOB",
+		       "ELAPSED", "SCORE");
 	}
 	for (i = 0; rc == XL_OK && i < nruns; i++) {
 		struct run *r = &runs[i];
 		struct attempt *v = NULL, *a;
 		const struct slurm_job *j;
+		const char *st, *el;
 		size_t n = 0;
-		char change[64], score[32];
+		char change[CHANGE_WIDTH + 1], score[32], buf[32];
 
 		if (attempt_walk_run(&walk, r->id, &v, &n) < 0) {
 			rc = XL_ERR;	/* a broken document and exit 70 */
@@ -237,32 +371,27 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 		}
 		a = n ? &v[n - 1] : NULL;
 		j = a ? slurm_jobs_find(&q, a->job_id) : NULL;
+		st = a ? state_word(a, j, sq == 0) : "new";
+		ended += strcmp(st, "ended") == 0;
+		unknown += strcmp(st, "unknown") == 0;
 		if (ctx->json) {
-			run_json(&js.w, r, v, n, &q, have_best && best.id == r->id);
+			run_json(&js.w, r, v, n, &q, sq == 0, have_best && best.id == r->id);
 			if (js.out.len >= 1 << 16)
 				cmd_json_flush(&js);
 		} else if (npos == 1) {
-			print_detail(ctx, r, v, n, &q);
+			print_detail(ctx, r, v, n, &q, sq == 0);
 		} else {
-			if (r->parent_id) {
-				int w = snprintf(change, sizeof(change), "%s %s->%s", r->var,
-						 r->old_value, r->new_value);
-
-				if (w < 0 || (size_t)w >= sizeof(change))
-					xsnprintf(change + sizeof(change) - 4, 4, "...");
-			} else {
-				xsnprintf(change, sizeof(change), "(root)");
-			}
+			change_text(r, change, sizeof(change));
 			if (a && a->has_score)
 				xsnprintf(score, sizeof(score), "%g", a->score);
 			else
 				xsnprintf(score, sizeof(score), "-");
-			printf("%-2s%-20s %-14s %-28s %-13s %3lld %-10s %-10s %s\n",
-			       have_best && best.id == r->id ? "*" : "", r->tag,
-			       r->parent_id ? r->parent_tag : "-", change,
-			       a ? state_word(a, j) : "new", a ? a->n : 0LL,
-			       a && *a->job_id ? a->job_id : "-",
-			       j && *j->run_time ? j->run_time : "-", score);
+			el = a ? elapsed(a, j, buf, sizeof(buf)) : NULL;
+			printf("%-2s%-*s %-*s %-*s %-13s %3lld %-10s %-10s %s\n",
+			       have_best && best.id == r->id ? "*" : "", wd.tag, r->tag,
+			       wd.parent, r->parent_id ? r->parent_tag : "-", wd.change, change,
+			       st, a ? a->n : 0LL, a && *a->job_id ? a->job_id : "-",
+			       el ? el : "-", score);
 			if (a && j && j->state == SLURM_STATE_PENDING &&
 			    changed_since_submit(ctx, r, a))
 				printf("  warning: %s's job.sh changed after submission; Slurm "
@@ -272,6 +401,8 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	}
 	if (ctx->json && rc != XL_ERR)
 		cmd_json_end(&js);
+	else if (!ctx->json && npos == 0 && rc == XL_OK)
+		print_footer(ctx, ended, unknown);
 	attempt_walk_close(&walk);
 	if (have_best)
 		run_release(&best);
@@ -283,7 +414,11 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 const struct cmd_entry cmd_status_entry = {
 	"status", "[T]", "show every run of the study, or one run in detail",
 	"One row per run: tag, parent, change (VAR old->new), state, attempt, job\n"
-	"id, elapsed time, score; '*' marks the best proven run. With T, the run's\n"
-	"lineage and all its attempts. Live states come from a single squeue call.\n",
+	"id, elapsed time (live from squeue, then from the recorded start and end),\n"
+	"score; '*' marks the best proven run. With T, the run's lineage and all its\n"
+	"attempts. Live states come from a single squeue call. status only reads:\n"
+	"a job that has left the queue shows as 'ended' (not judged yet) until\n"
+	"`xloop judge`, `next` or `tick` judges it; without Slurm, unjudged attempts\n"
+	"are 'unknown'. The last line says who feeds the queue after this session.\n",
 	CMD_DB | CMD_NOROOT, cmd_status,
 };

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "breaker.h"
 #include "feed.h"
@@ -24,6 +26,7 @@ void feed_result_release(struct feed_result *res)
 	for (i = 0; i < res->nr_skipped; i++)
 		free(res->skipped[i]);
 	free(res->breaker);
+	free(res->stopped_why);
 	free(res->v);
 	free(res->skipped);
 	memset(res, 0, sizeof(*res));
@@ -76,6 +79,34 @@ static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	return rc;
 }
 
+/* Record why feeding stopped (why is taken over). */
+static void stop(struct feed_result *res, const char *what, char *why)
+{
+	res->stopped = what;
+	free(res->stopped_why);
+	res->stopped_why = why;
+}
+
+/* "the queue is full: ..." with the chain a new job would join. */
+static char *depth_why(struct xl_ctx *ctx, const struct refresh *ref)
+{
+	return xasprintf("the queue is full: %zu running and %zu waiting (queue.depth %lld)%s%s",
+			 ref->running, ref->pending, ctx->cfg.depth,
+			 *ref->newest_live_job ? "; the next job would chain behind job " : "",
+			 ref->newest_live_job);
+}
+
+/* "the plan is empty", counting the sweep tasks still queued. */
+static char *plan_empty_why(struct xl_ctx *ctx)
+{
+	long long n = feed_sweep_queued(ctx);
+
+	if (n > 0)
+		return xasprintf("the plan is empty (%lld sweep task%s still queued in Slurm)",
+				 n, n == 1 ? "" : "s");
+	return xstrdup("the plan is empty");
+}
+
 /* Keep depth jobs waiting behind the running one. */
 int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	       const struct feed_request *req, struct feed_result *res, char **cause)
@@ -89,31 +120,36 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	{
 		struct breaker bk;
 
-		if (breaker_check(ctx, &bk) < 0)
+		if (breaker_check(ctx, &bk) < 0) {
+			stop(res, "error", xstrdup("unable to read the breaker's state"));
 			return XL_ERR;
+		}
 		if (bk.open) {
 			res->breaker = bk.reason;
 			res->breaker_opened = bk.opened_now;
+			stop(res, "breaker", xasprintf("the breaker is open: %s", bk.reason));
 			return 0;
 		}
 	}
 	/* what failed for the machine's reasons goes first: it was already due */
 	rc = retry_auto(ctx, s, ref, res, cause);
-	if (rc)
-		return rc;
-	if (plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan) < 0)
-		return XL_ERR;
-	while (ref->running + ref->pending < (size_t)ctx->cfg.depth + 1) {
+	if (rc == 0 && plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan) < 0)
+		rc = XL_ERR;
+	while (rc == 0) {
+		if (ref->running + ref->pending >= (size_t)ctx->cfg.depth + 1) {
+			stop(res, "depth", depth_why(ctx, ref));
+			break;
+		}
 		if (!used_request) {
 			used_request = 1;
 			rc = feed_one(ctx, s, ref, req->tag, req->from ? req->from : "best",
 				      req->var, req->value, 0, res, cause);
-			if (rc)
-				break;
 			continue;
 		}
-		if (next >= nplan)
+		if (next >= nplan) {
+			stop(res, "plan_empty", plan_empty_why(ctx));
 			break;
+		}
 		rc = feed_one(ctx, s, ref, NULL, plan[next].parent, plan[next].var,
 			      plan[next].value, plan[next].id, res, cause);
 		if (rc == XL_DATAERR || rc == XL_NOINPUT || rc == XL_USAGE) {
@@ -129,11 +165,90 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 			res->skipped[res->nr_skipped++] = why;
 			FREE_AND_NULL(*cause);
 			rc = 0;
-		} else if (rc) {
-			break;
 		}
 		next++;
 	}
+	if (rc)
+		stop(res, "error", xstrdup(*cause ? *cause : "unable to feed the queue"));
 	plan_entries_free(plan, nplan);
 	return rc;
+}
+
+/* How long ago, in words: "4 min", "3 h", "2 days". */
+char *feed_ago(long long secs)
+{
+	if (secs < 120)
+		return xasprintf("%lld s", secs < 0 ? 0 : secs);
+	if (secs < 2 * 3600)
+		return xasprintf("%lld min", secs / 60);
+	if (secs < 2 * 86400)
+		return xasprintf("%lld h", secs / 3600);
+	return xasprintf("%lld days", secs / 86400);
+}
+
+/* Who feeds the queue after this session. */
+void feed_who(struct xl_ctx *ctx, struct feeder *f)
+{
+	char *log = xasprintf("%s/.xloop/tick.log", ctx->root);
+	long long now = (long long)time(NULL);
+	struct stat st;
+
+	memset(f, 0, sizeof(*f));
+	f->kind = "none";
+	if (stat(log, &st) == 0)
+		f->last_at = (long long)st.st_mtime;
+	free(log);
+	/* no "N min ago" in the text: the same state gives the same document */
+	if (f->last_at && now - f->last_at <= FEED_CRON_FRESH_SECS) {
+		f->kind = "cron";
+		f->text = xstrdup("cron: `xloop tick` runs and keeps the queue fed");
+	} else if (f->last_at) {
+		f->text = xasprintf("nothing: `xloop tick` has not run for %d min (is cron "
+				    "still running it?); once this session ends the queue "
+				    "drains: `xloop cron-line` prints a crontab entry",
+				    FEED_CRON_FRESH_SECS / 60);
+	} else {
+		f->text = xstrdup("nothing: no cron runs `xloop tick` for this study; once "
+				  "this session ends the queue drains: `xloop cron-line` "
+				  "prints a crontab entry");
+	}
+}
+
+/* "after this session: TEXT (the last tick ran N min ago)" on stdout. */
+void feed_print_who(const char *text, long long last_at)
+{
+	char *when = last_at ? feed_ago((long long)time(NULL) - last_at) : NULL;
+
+	printf("after this session: %s", text);
+	if (when)
+		printf(" (the last tick ran %s ago)", when);
+	putchar('\n');
+	free(when);
+}
+
+/* Free a feeder's text. */
+void feeder_release(struct feeder *f)
+{
+	FREE_AND_NULL(f->text);
+}
+
+/* Pending sweep tasks of the study. */
+long long feed_sweep_queued(struct xl_ctx *ctx)
+{
+	struct stmt q;
+	long long n = -1;
+
+	/* verdict IS NULL: the attempt_open index, as attempts_unfinished */
+	if (db_prepare(&ctx->db, &q, "SELECT count(*) FROM attempt t"
+		       " JOIN sweep_task k ON k.run_id = t.run_id"
+		       " JOIN sweep w ON w.id = k.sweep_id"
+		       " WHERE t.phase IN ('submitting', 'submitted') AND t.verdict IS NULL"
+		       " AND t.ended_at IS NULL AND coalesce(t.state, '') <> 'RUNNING'"
+		       " AND w.study = :study") < 0)
+		return -1;
+	db_bind_text(&q, ":study", ctx->cfg.study);
+	if (db_step(&q) == SQLITE_ROW)
+		n = db_col_int64(&q, 0);
+	db_finalize(&q);
+	return n;
 }

@@ -26,6 +26,13 @@ struct feed_result {
 	int breaker_opened;	/* this call opened the breaker */
 	char **skipped;		/* plan entries that could not become runs */
 	size_t nr_skipped;
+	/*
+	 * Why feeding stopped where it did: "breaker", "depth" (queue.depth
+	 * jobs already wait in the chain), "plan_empty" or "error"; NULL when
+	 * feeding did not run. stopped_why says it for people.
+	 */
+	const char *stopped;
+	char *stopped_why;
 };
 
 /* An explicit request from `next --set` (NULL fields: none). */
@@ -44,5 +51,28 @@ struct feed_request {
 int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	       const struct feed_request *req, struct feed_result *res, char **cause);
 void feed_result_release(struct feed_result *res);
+
+/*
+ * Who feeds the queue once the session that calls xloop ends: the one
+ * place that answers it (next, resume and status ask here). kind is
+ * "cron" while `xloop tick` ran in the last FEED_CRON_FRESH_SECS (its
+ * .xloop/tick.log says when), else "none". Later feeders (Slurm feeder
+ * jobs, scrontab, autopilot) are added here.
+ */
+#define FEED_CRON_FRESH_SECS (20 * 60)
+struct feeder {
+	const char *kind;	/* "none", "cron" */
+	long long last_at;	/* when it last ran (epoch s), 0: never */
+	char *text;		/* one line: who, and how to get one when none */
+};
+void feed_who(struct xl_ctx *ctx, struct feeder *f);
+void feeder_release(struct feeder *f);
+/* Print "after this session: TEXT", with how long ago the last tick ran. */
+void feed_print_who(const char *text, long long last_at);
+/* How long ago secs is, in words ("4 min"), malloc'd. */
+char *feed_ago(long long secs);
+
+/* Sweep tasks submitted and not started yet (pending array tasks); -1 on error. */
+long long feed_sweep_queued(struct xl_ctx *ctx);
 
 #endif

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Run some integration tests against the shared local test cluster:
 #   tests/one.sh [--accounting] tests/t/t1200-loop.sh [more tests...]
-# Holds /tmp/xloop-cluster.lock for the whole run (the cluster is shared by
-# everything on the machine), brings the cluster up with the profile asked
-# for, and prints each test's lines and a last "N passed, N failed" line.
+# Holds a cluster slot's lock for the whole run (clusters are shared by
+# everything on the machine; see the slots below), brings the cluster up with
+# the profile asked for, and prints each test's lines and a last "N passed, N failed" line.
 # t0* tests need no cluster: run them directly with tests/one.sh as well.
 # Daemons and tests run with the lock fd closed, so nothing started here keeps it.
 # Build first (./build.sh and ./build.sh asan).
@@ -52,8 +52,25 @@ body() {
 	[ "$failed" -eq 0 ]
 }
 
+# Three cluster slots, each its own directory, ports and lock: slot 0 is the
+# one tests/run.sh and bench use; slots 1 and 2 run without cgroups beside it.
+# Take the first free one, waiting for any.
+slot_lock() { [ "$1" -eq 0 ] && echo /tmp/xloop-cluster.lock || echo "/tmp/xloop-cluster-$1.lock"; }
 if [ -n "$needs_cluster" ]; then
-	exec 8>>/tmp/xloop-cluster.lock
-	flock 8
+	slot=
+	while [ -z "$slot" ]; do
+		for n in 0 1 2; do
+			exec 8>>"$(slot_lock "$n")"
+			if flock -n 8; then slot=$n; break; fi
+			exec 8>&-
+		done
+		[ -n "$slot" ] || sleep 2
+	done
+	if [ "$slot" -ne 0 ]; then
+		export XLOOP_TESTCLUSTER_DIR=/tmp/xloop-testcluster-$slot
+		export XLOOP_TESTCLUSTER_PORT_OFFSET=$((slot * 100))
+		export XLOOP_TESTCLUSTER_CGROUPS=no
+	fi
+	echo "# cluster slot $slot"
 fi
 body "$@"

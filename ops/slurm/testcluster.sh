@@ -15,7 +15,7 @@
 # directly (no systemd) and tracked by pid files under <dir>/run.
 #
 # Ports (all bound to 127.0.0.1): slurmctld 16817, slurmd 16818,
-# slurmdbd 16819, MariaDB 13306.
+# slurmdbd 16819, MariaDB 13306 (plus XLOOP_TESTCLUSTER_PORT_OFFSET).
 set -euo pipefail
 umask 022
 
@@ -28,10 +28,14 @@ readonly TIMEOUT=${XLOOP_TESTCLUSTER_TIMEOUT:-60}
 
 readonly CLUSTER_NAME=xlooptest
 readonly ACCOUNT=xloop
-readonly CTLD_PORT=16817
-readonly SLURMD_PORT=16818
-readonly DBD_PORT=16819
-readonly DB_PORT=13306
+# XLOOP_TESTCLUSTER_PORT_OFFSET=N moves every port up by N, so a second
+# cluster (its own XLOOP_TESTCLUSTER_DIR) can run beside the first.
+readonly PORT_OFFSET=${XLOOP_TESTCLUSTER_PORT_OFFSET:-0}
+[[ $PORT_OFFSET =~ ^[0-9]+$ ]] || { echo "testcluster.sh: error: XLOOP_TESTCLUSTER_PORT_OFFSET must be a number" >&2; exit 1; }
+readonly CTLD_PORT=$((16817 + PORT_OFFSET))
+readonly SLURMD_PORT=$((16818 + PORT_OFFSET))
+readonly DBD_PORT=$((16819 + PORT_OFFSET))
+readonly DB_PORT=$((13306 + PORT_OFFSET))
 
 readonly ETC_DIR=$TC_DIR/etc
 readonly CONF=$ETC_DIR/slurm.conf

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Every schema is a valid JSON Schema, every --json output validates against
 # its schema, and the defaults xloop writes validate against the config schema.
+# Every output schema is closed (additionalProperties false) and describes
+# each field, so a document that validates has no field its schema does not
+# describe; every command whose code prints --json has a schema.
 . "$(dirname "$0")/lib.sh"
 
 X=$XLOOP_BIN
@@ -8,12 +11,41 @@ S=${XLOOP_ROOT_DIR:?}/schemas
 V="/usr/bin/python3 $(dirname "$0")/validate.py"
 
 check "every schema is valid" $V --check-schemas "$S"
+check "every output schema is closed and describes each field" $V --check-described "$S"
+check "every command that prints --json has a schema" $V --check-commands "${XLOOP_ROOT_DIR:?}/src" "$S"
+mkdir "$T_TMP/bad"
+echo '{"type": "object", "additionalProperties": false, "properties": {"a": {"type": "string"}}}' >"$T_TMP/bad/x.schema.json"
+check "an undescribed field is found" sh -c "! $V --check-described '$T_TMP/bad' 2>/dev/null"
+echo '{"type": "object", "properties": {"a": {"type": "string", "description": "a"}}}' >"$T_TMP/bad/x.schema.json"
+check "an open object is found" sh -c "! $V --check-described '$T_TMP/bad' 2>/dev/null"
 
 d=$(user_dir)
 check "init --json validates" sh -c "runuser -u '$XLOOP_TEST_USER' -- '$X' -C '$d' init --json | $V '$S/init.schema.json'"
 check "init --json (again) validates" sh -c "runuser -u '$XLOOP_TEST_USER' -- '$X' -C '$d' init --json | $V '$S/init.schema.json'"
 check "version --json validates" sh -c "'$X' version --json | $V '$S/version.schema.json'"
 check "the written xloop.json validates" sh -c "$V '$S/config.schema.json' < '$d/xloop.json'"
+
+# the documents of the commands that need no Slurm, from a real study
+xu() { runuser -u "$XLOOP_TEST_USER" -- "$X" -C "$d" "$@"; }
+valid() { # SCHEMA NAME COMMAND...: the command's --json validates
+	local schema=$1 name=$2
+	shift 2
+	xu "$@" --json >"$T_TMP/doc.json" 2>"$T_TMP/doc.err"
+	check "$name --json validates" sh -c "$V '$S/$schema.schema.json' <'$T_TMP/doc.json' || { cat '$T_TMP/doc.err' '$T_TMP/doc.json'; exit 1; }"
+}
+printf '#!/bin/bash\nLR=1\necho START\n' >"$T_TMP/job.sh"
+chmod 644 "$T_TMP/job.sh"
+xu adopt "$T_TMP/job.sh" --tag base >/dev/null 2>&1
+valid plan "plan add" plan add LR=2 LR=3 --from base
+valid plan "plan ls" plan ls
+valid plan "plan rm" plan rm 1
+valid decide decide decide "a decision" --run base
+valid decide "decide without --run" decide "another"
+valid breaker breaker breaker
+valid breaker "breaker reset" breaker reset
+valid judge "judge (nothing in flight)" judge
+valid status "status (no Slurm)" status
+valid next "resume (no Slurm)" resume
 
 # the validator itself rejects what it must (the checks above can fail)
 expect_rc 1 "a wrong document is rejected" sh -c "echo '{\"version\": 1}' | $V '$S/version.schema.json'"

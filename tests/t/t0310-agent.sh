@@ -26,6 +26,7 @@ check "submissions ask" sh -c "grep -qx 'ask Bash(xloop next:\*)' '$T_TMP/perm1.
 check "cancelling and hand-written sbatch are denied" sh -c "grep -qx 'deny Bash(scancel:\*)' '$T_TMP/perm1.txt' && grep -qx 'deny Bash(xloop cancel:\*)' '$T_TMP/perm1.txt' && grep -qx 'deny Bash(sbatch:\*)' '$T_TMP/perm1.txt'"
 u agent-setup claude --json >"$T_TMP/claude2.json"
 check "a second run adds nothing" test "$(jget .rules_added <"$T_TMP/claude2.json")" = 0
+check "agent-setup --json validates" sh -c "/usr/bin/python3 '$(dirname "$0")/validate.py' '${XLOOP_ROOT_DIR:?}/schemas/agent-setup.schema.json' <'$T_TMP/claude2.json'"
 check "and changes nothing" test "$(perm)" = "$(cat "$T_TMP/perm1.txt")"
 
 as_user sh -c "printf '{\"permissions\": [' >'$d/.claude/settings.json'"

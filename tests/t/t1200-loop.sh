@@ -127,7 +127,9 @@ expect_rc 0 "new oom run" u new oom --from base --set MODE=oom
 expect_rc 0 "submit slow with a 1-minute limit" u submit slow --time 1
 expect_rc 0 "submit oom behind it" u submit oom
 expect_rc 0 "cancel oom while it is pending" u cancel oom
-expect_rc 0 "retry oom on its own" u retry oom --no-chain
+u retry oom --no-chain --json >"$T_TMP/retry.json" 2>&1
+check "retry oom on its own" sh -c "[ $? = 0 ] || { cat '$T_TMP/retry.json'; exit 1; }"
+check "retry --json validates" sh -c "$V '$S/retry.schema.json' <'$T_TMP/retry.json'"
 for i in $(seq 1 150); do
 	u judge >/dev/null 2>&1
 	[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && break

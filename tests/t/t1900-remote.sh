@@ -24,7 +24,7 @@ uhome=$(getent passwd "$U" | cut -d: -f6)
 # sshd refuses keys for a locked account ("!" as its password): make it
 # "no password can match" instead, which still allows keys
 case $(getent shadow "$U" | cut -d: -f2) in '!'*) usermod -p '*' "$U" ;; esac
-port=16822
+port=$((16822 + ${XLOOP_TESTCLUSTER_PORT_OFFSET:-0}))
 sd=$(mktemp -d "$T_TMP/sshd-XXXXXX")
 chmod 755 "$sd"
 ssh-keygen -q -t ed25519 -N '' -f "$sd/host_key"
@@ -108,7 +108,8 @@ check "and Slurm answers it" grep -q '^slurm there: answers' "$T_TMP/install.out
 check "it says what to put in PATH" grep -q 'export PATH="$HOME/.local/bin:$PATH"' "$T_TMP/install.out"
 # --path quoted for the login shell there, which is dash: no bash-only $'...'
 tabdir=$(printf 'opt\tx')
-r remote install xl-host --path "~/$tabdir" >"$T_TMP/install2.out" 2>&1
+r remote install xl-host --path "~/$tabdir" --json >"$T_TMP/install2.out" 2>"$T_TMP/install2.err"
+check "remote install --json validates" sh -c "/usr/bin/python3 '$(dirname "$0")/validate.py' '${XLOOP_ROOT_DIR:?}/schemas/remote.schema.json' <'$T_TMP/install2.out'"
 check "remote install --path with a tab (the login shell is $(getent passwd "$U" | cut -d: -f7))" \
 	sh -c "[ -x '$uhome/$tabdir/xloop' ] || { cat '$T_TMP/install2.out'; exit 1; }"
 rm -rf "${uhome:?}/$tabdir"

@@ -398,7 +398,9 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 	db_bind_text(&q, ":state", lost ? "LOST" : slurm_state_name(f->state));
 	db_bind_text(&q, ":exit", *exitbuf ? exitbuf : NULL);
 	db_bind_text(&q, ":node", lost ? NULL : f->node);
-	if (!lost && f->start)
+	if (!lost && sv && sv->first_start)
+		db_bind_int64(&q, ":start", sv->first_start);	/* segments: the first one's */
+	else if (!lost && f->start)
 		db_bind_int64(&q, ":start", f->start);
 	else
 		db_bind_null(&q, ":start");

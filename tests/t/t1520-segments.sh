@@ -23,7 +23,7 @@ db() { /usr/bin/python3 -c "import sqlite3,sys
 c=sqlite3.connect('file:'+sys.argv[1]+'?mode=ro', uri=True)
 for r in c.execute(sys.argv[2], sys.argv[3:]): print('|'.join('' if v is None else str(v) for v in r))" "$d/.xloop/state.db" "$@"; }
 
-new_study "$d" seg 'c["resources"].update(cpus=1, mem="100M", time="00:01:00")
+new_study "$d" seg 'c["resources"].update(cpus=1, mem="100M", time="00:05:00")
 c["queue"]["depth"] = 0
 c["segments"] = {"max": 0, "signal": "USR2", "lead": 30, "checkpoint": "checkpoint"}
 c["breaker"] = {"program": 0, "no_gpu": False}'
@@ -36,12 +36,12 @@ ck="$XLOOP_RUN_DIR/checkpoint"
 done=$(cat "$ck" 2>/dev/null || echo 0)
 echo "START mode=$MODE segment=${XLOOP_SEGMENT:-none} done=$done device=cpu"
 case $MODE in
-three)	done=$((done + 1)); echo "$done" >"$ck"
+three)	done=$((done + 1)); echo "$done" >"$ck"; sleep 5
 	[ "$done" -lt 3 ] && { echo "checkpointed $done"; exit 85; } ;;
 nocheck) exit 85 ;;
-always)	echo $((done + 1)) >"$ck"; exit 85 ;;
+always)	echo $((done + 1)) >"$ck"; sleep 5; exit 85 ;;
 fail2)	[ "${XLOOP_SEGMENT:-1}" -ge 2 ] && { echo "Traceback: boom in segment 2"; exit 1; }
-	echo 1 >"$ck"; exit 85 ;;
+	echo 1 >"$ck"; sleep 5; exit 85 ;;
 esac
 echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
@@ -54,11 +54,13 @@ for m in three nocheck always fail2; do
 done
 
 # the flag is checked against the time limit before anything is recorded
-expect_rc 65 "a lead not shorter than --time is refused" u submit three --segments 3 --time 0:20
+expect_rc 65 "a lead not shorter than --time is refused" u submit three --segments 3 --time 0:30
 expect_rc 2 "a bad --segments is refused" u submit three --segments x
 check "nothing was recorded" test -z "$(db 'SELECT id FROM attempt WHERE n > 0')"
 
-# drive tick until none of our jobs is left
+# drive tick until none of our jobs is left; segments here last longer than one tick interval, as
+# they do in real use (a continuation shorter than that can let the next
+# run start first; the continuation then runs after it)
 drive() {
 	local i
 	for i in $(seq 1 "${1:-90}"); do
@@ -89,7 +91,7 @@ cat >"$T_TMP/worker.sh" <<'W'
 ck="$XLOOP_RUN_DIR/checkpoint"
 p=$(cat "$ck" 2>/dev/null || echo 0)
 trap 'echo "$p" >"$ck"; echo "saved $p at the signal"; sig=1' USR2
-while [ "$p" -lt 75 ]; do
+while [ "$p" -lt 90 ]; do
 	sleep 1; p=$((p + 1))
 	[ -n "${sig:-}" ] && echo "$p" >"$ck"	# the end is near: save each step
 done
@@ -103,9 +105,6 @@ install -m 755 -o "$XLOOP_TEST_USER" "$T_TMP/worker.sh" "$d2/worker.sh"
 chmod 644 "$T_TMP/keep.sh" "$T_TMP/deaf.sh"
 u2 adopt "$T_TMP/keep.sh" --tag keep >/dev/null 2>&1
 u2 adopt "$T_TMP/deaf.sh" --tag deaf >/dev/null 2>&1
-expect_rc 0 "submit a job that checkpoints on the real signal" u2 submit keep --no-chain
-expect_rc 0 "submit a job that ignores the signal" u2 submit deaf --no-chain
-t_sig=$(date +%s)
 
 expect_rc 0 "submit a run that needs three segments" u submit three --segments 5
 out=$(u submit nocheck --segments 5 2>&1)
@@ -153,9 +152,14 @@ median=$(echo $gaps | tr ' ' '\n' | sort -n | awk '{v[NR]=$1} END {print (NR % 2
 echo "# idle between segments (s):$gaps; median $median"
 check "median idle between segments is at most 1.5 s" awk -v m="$median" 'BEGIN {exit !(m != "" && m <= 1.5)}'
 
+expect_rc 0 "submit a job that checkpoints on the real signal" u2 submit keep --no-chain
+expect_rc 0 "submit a job that ignores the signal" u2 submit deaf --no-chain
+t_sig=$(date +%s)
 # the real signal: drive the second study's ticks until its jobs are gone
 for i in $(seq 1 240); do
 	u2 tick >>"$T_TMP/ticks2.txt" 2>&1
+	u2 status keep >>"$T_TMP/status2.txt" 2>&1
+	u2 next >>"$T_TMP/next2.txt" 2>&1
 	[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && break
 	sleep 1
 done
@@ -166,6 +170,9 @@ s2() { d_save=$d; d=$d2; segs "$1"; d=$d_save; }
 check "the signalled job continued after TIMEOUT and succeeded once" grep -q '^success:' <<<"$(v2 keep)"
 check "  over several segments" grep -q '^1:continued 2:' <<<"$(s2 keep)"
 check "  the signal reached the program" grep -q 'saved [0-9]* at the signal' "$d2/runs/sig/keep/slurm/attempt1.out"
+check "status shows the segment and the time so far" grep -Eq '^    segment 2 \(at most 4\), [0-9]+ min so far$' "$T_TMP/status2.txt"
+check "the briefing too" grep -Eq '^  keep attempt 1: job [0-9]+ [A-Z]+, segment 2 \(at most 4\), [0-9]+ min so far' "$T_TMP/next2.txt"
+check "the attempt spans its segments (one bar in the report)" test "$(d_save=$d; d=$d2; db "SELECT t.started_at = (SELECT min(started_at) FROM segment WHERE attempt_id = t.id) FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = 'keep' AND t.n = 1"; d=$d_save)" = 1
 check "the job that ignores the signal is one TIMEOUT failure" grep -q '^failure:.*TIMEOUT' <<<"$(v2 deaf)"
 check "  after one segment" test "$(s2 deaf)" = "1:last 2:unneeded"
 

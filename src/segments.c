@@ -294,26 +294,63 @@ static const struct slurm_job *job_with_token(const struct slurm_jobs *q, const 
 	return NULL;
 }
 
-/* Move pending jobs of the study that wait "afterany:from" onto "afterany:to". */
-static void rechain(struct slurm *s, const struct slurm_jobs *q, const char *from,
-		    const char *to)
+/*
+ * Move the study's pending jobs chained onto `from` (their attempts'
+ * after_job) onto `to`, the continuation: the line goes on after it.
+ */
+static void rechain(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
+		    const char *from, const char *to)
 {
-	char *pat = xasprintf("afterany:%s", from), *dep = xasprintf("afterany:%s", to);
-	size_t i, n = strlen(pat);
+	char *dep = xasprintf("afterany:%s", to), **ids = NULL;
+	size_t n = 0, i, k;
+	struct stmt st;
 
-	for (i = 0; q && i < q->nr; i++) {
-		const struct slurm_job *j = &q->v[i];
-		const char *at = strstr(j->dependency ? j->dependency : "", pat);
+	if (db_prepare(&ctx->db, &st, "SELECT DISTINCT job_id FROM attempt WHERE"
+		       " after_job = :from AND verdict IS NULL AND job_id IS NOT NULL"
+		       " AND job_id != ''") < 0) {
+		free(dep);
+		return;
+	}
+	db_bind_text(&st, ":from", from);
+	while (db_step(&st) == SQLITE_ROW) {
+		const char *id = db_col_text(&st, 0);
+
+		ids = xreallocarray(ids, n + 1, sizeof(*ids));
+		ids[n++] = xstrndup(id, strcspn(id, "_"));	/* an array as a whole */
+	}
+	db_finalize(&st);
+	for (i = 0; i < n; i++) {
+		int pending = 0, seen = 0;
 		char *cause = NULL;
 
-		if (j->state != SLURM_STATE_PENDING || !at || (at[n] >= '0' && at[n] <= '9'))
-			continue;
-		if (slurm_scontrol_update(s, j->job_id, "Dependency", dep, &cause) != 0)
+		for (k = 0; k < i; k++)
+			seen |= strcmp(ids[k], ids[i]) == 0;
+		for (k = 0; q && k < q->nr && !seen; k++)
+			if ((strcmp(q->v[k].job_id, ids[i]) == 0 ||
+			     strcmp(q->v[k].array_job_id, ids[i]) == 0) &&
+			    q->v[k].state == SLURM_STATE_PENDING)
+				pending = 1;
+		if (pending && slurm_scontrol_update(s, ids[i], "Dependency", dep, &cause) != 0)
 			warning("job %s still waits for job %s, not its continuation %s: %s",
-				j->job_id, from, to, cause ? cause : "scontrol failed");
+				ids[i], from, to, cause ? cause : "scontrol failed");
+		else if (pending) {
+			struct stmt u;
+
+			if (db_prepare(&ctx->db, &u, "UPDATE attempt SET after_job = :to WHERE"
+				       " after_job = :from AND verdict IS NULL AND (job_id = :id"
+				       " OR job_id LIKE :id || '\\_%' ESCAPE '\\')") == 0) {
+				db_bind_text(&u, ":to", to);
+				db_bind_text(&u, ":from", from);
+				db_bind_text(&u, ":id", ids[i]);
+				db_step(&u);
+				db_finalize(&u);
+			}
+		}
 		free(cause);
 	}
-	free(pat);
+	for (i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
 	free(dep);
 }
 
@@ -409,7 +446,7 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 		seg_exec(ctx, "UPDATE segment SET job_id = :text, state = 'queued' WHERE id = :id",
 			 segid, jid, 0);
 		crash_point("segment-after-record");
-		rechain(s, q, after, jid);
+		rechain(ctx, s, q, after, jid);
 		if (job_out)
 			*job_out = jid;
 		else
@@ -462,7 +499,7 @@ static void keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jo
 				 " WHERE id = :id", nx.id, j->job_id, 0);
 			loop_event(ctx, "repaired", 0, attempt_id, "a segment left in "
 				   "'submitting' was found by its token");
-			rechain(s, q, cur_job, j->job_id);
+			rechain(ctx, s, q, cur_job, j->job_id);
 		} else if (q && time(NULL) - nx.intent_at >= reconcile_orphan_secs()) {
 			seg_exec(ctx, "UPDATE segment SET state = 'submit_failed', outcome ="
 				 " 'sbatch never answered and no job carries its token'"

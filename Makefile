@@ -2,6 +2,7 @@
 #   make BUILD=build/asan SAN=1     ASan+UBSan, dynamic, with unit tests
 #   make BUILD=build/vg VG=1 units  no sanitizers, -O1: unit tests for valgrind
 #   make BUILD=build/static STATIC_PREFIX=...   the shipped static binary
+#   ... TEST_BUILD=1   a static one with the crash points (the version matrix)
 BUILD ?= build/dev
 VERSION ?= 0.1.0
 CC ?= cc
@@ -20,7 +21,7 @@ else ifdef VG
 CFLAGS_BASE += -O1 -DXLOOP_TEST_BUILD
 LIBS := $(SYSLIBS)
 else ifdef STATIC_PREFIX
-CFLAGS_BASE += -O2 -I$(STATIC_PREFIX)/include
+CFLAGS_BASE += -O2 -I$(STATIC_PREFIX)/include $(if $(TEST_BUILD),-DXLOOP_TEST_BUILD)
 LDFLAGS_BASE := -static -L$(STATIC_PREFIX)/lib
 LIBS := $(shell cat $(STATIC_PREFIX)/link-flags.txt)
 else

@@ -2,7 +2,10 @@
 # One entry point for building and testing xloop.
 #   ./build.sh          the fully static ./xloop
 #   ./build.sh asan     an ASan+UBSan build (dynamic) in build/asan/, with unit tests
-#   ./build.sh test     both builds, then every unit and integration test
+#   ./build.sh test     both builds, then every unit and integration test,
+#                       the version matrix (tests/matrix.sh) beside them
+#   ./build.sh matrix [SUITE...]  only the version matrix: Slurm 20.11, 24.11,
+#                       26.05 in chroots (ops/slurm/chroot-cluster.sh)
 #   ./build.sh demo     build, start the test cluster, run the example study (ops/demo)
 #   ./build.sh bench    build, then the benchmarks (bench/run.sh): rewrites BENCHMARKS.md
 #   ./build.sh fuzz [SECONDS]   libFuzzer targets (fuzz/README.md), SECONDS each
@@ -24,7 +27,7 @@ BUILD_PKGS="gcc make pkg-config dpkg-dev autoconf automake libtool cmake file
 	libhttp-parser-dev libgit2-dev libcurl4-openssl-dev"
 TEST_PKGS="libcmocka-dev git python3 python3-jsonschema valgrind slurm-wlm slurmdbd munge chromium
 	mariadb-server util-linux passwd python3-sklearn openssh-server openssh-client
-	clang libclang-rt-14-dev"
+	clang libclang-rt-14-dev mmdebstrap"
 
 # Install the packages that are not installed yet (apt-get update once).
 need_pkgs() {
@@ -86,6 +89,19 @@ build_static() {
 	say "built ./xloop ($(stat -c %s xloop) bytes, statically linked)"
 }
 
+# The static xloop with the crash points, for the chroots of the version
+# matrix (where the dynamic ASan build's libraries are not).
+build_static_test() {
+	local prefix
+	prefix=$(ops/build/static-deps.sh "$CACHE" | tail -n1)
+	say "static test build in build/static-test (crash points, for tests/matrix.sh)"
+	if ! make -j"$JOBS" BUILD=build/static-test STATIC_PREFIX="$prefix" TEST_BUILD=1 \
+		VERSION="$(version)-test" build/static-test/xloop >build/static-test.log 2>&1; then
+		cat build/static-test.log >&2
+		die "static test build failed"
+	fi
+}
+
 build_asan() {
 	need_pkgs $BUILD_PKGS libcmocka-dev
 	say "ASan+UBSan build in build/asan"
@@ -143,11 +159,19 @@ valgrind) run_valgrind ;;
 test)
 	need_pkgs $BUILD_PKGS $TEST_PKGS
 	build_static
+	build_static_test
 	build_asan
 	say "libFuzzer targets in build/fuzz (tests/run.sh runs them briefly)"
 	make -s -f fuzz/Makefile -j"$JOBS" BUILD=build/fuzz >&2
 	exec tests/run.sh
 	;;
+matrix)
+	need_pkgs $BUILD_PKGS $TEST_PKGS
+	build_static
+	build_static_test
+	shift
+	exec tests/matrix.sh "$@"
+	;;
 clean) make clean ;;
-*) die "unknown mode '$1' (use: static, asan, test, demo, bench, fuzz, valgrind, clean)" ;;
+*) die "unknown mode '$1' (use: static, asan, test, matrix, demo, bench, fuzz, valgrind, clean)" ;;
 esac

@@ -8,6 +8,8 @@
  * xloop why T: why the run's job is pending: the reason explained, and
  * `sbatch --test-only` probes (the same request, without its GRES, with
  * half the memory) to name the blocker and when Slurm expects the start.
+ * A job held by the chain instead names the jobs ahead of it and estimates
+ * its start from how long the study's runs usually take.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "chain.h"
 #include "cmd.h"
 #include "loop.h"
 #include "opts.h"
@@ -173,6 +176,144 @@ struct probe {
 	char *error;
 };
 
+/* "job 12 (LR-0.1, running for 20 s)" of a chain job (malloc'd). */
+static char *chain_job_text(const struct chain_job *cj)
+{
+	char *el = chain_duration(cj->elapsed), *t;
+
+	t = xasprintf("job %s (%s%s%s%s%s)", cj->id, *cj->tag ? cj->tag : "not this study's",
+		      cj->array ? ", an array" : "", cj->running ? ", running" : ", pending",
+		      cj->running && cj->elapsed >= 0 ? " for " : "",
+		      cj->running && cj->elapsed >= 0 ? el : "");
+	free(el);
+	return t;
+}
+
+/*
+ * Why a job held by the chain waits: the jobs ahead of it, and when it may
+ * start from how long the study's runs usually take (not from --time).
+ * 1 when the job waits for no live job (nothing printed), else an exit code.
+ */
+static int why_chain(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
+		     const struct attempt *a, const struct slurm_job *job,
+		     const struct reason_info *ri)
+{
+	struct chain c;
+	struct chain_job *me, *cur;
+	const struct chain_job **ahead = NULL;
+	size_t nahead = 0, samples = 0, i;
+	long long typical, wait = 0, pending_runs = 0;
+	int lower_bound = 0, known = 1;
+	char *cause = NULL, *basis, *blocker, *first, *est = NULL;
+	json_t *arr = json_array();
+	int rc = chain_load(ctx, s, &c, &cause);
+
+	if (rc) {
+		error("%s", cause ? cause : "unable to read the queue");
+		free(cause);
+		json_decref(arr);
+		return rc;
+	}
+	me = chain_find(&c, a->job_id);
+	if (strcmp(job->reason, "Dependency") != 0 &&
+	    (!me || !*me->after || !chain_find(&c, me->after))) {
+		/* not waiting for a live job: the probes tell more */
+		chain_release(&c);
+		json_decref(arr);
+		return 1;
+	}
+	/* walk back to the head of the line (no loop: at most every job once) */
+	for (cur = me; cur && *cur->after && nahead < c.n;) {
+		cur = chain_find(&c, cur->after);
+		if (!cur)
+			break;
+		ahead = xreallocarray(ahead, nahead + 1, sizeof(*ahead));
+		ahead[nahead++] = cur;
+	}
+	typical = chain_typical_secs(ctx, &samples);
+	if (typical >= 0) {
+		char *t = chain_duration(typical);
+
+		basis = xasprintf("a run of this study usually takes %s (the median of its "
+				  "last %zu successful attempt%s)", t, samples,
+				  samples == 1 ? "" : "s");
+		free(t);
+	} else {
+		basis = NULL;
+	}
+	for (i = 0; i < nahead; i++) {
+		const struct chain_job *j = ahead[i];
+
+		if (j->running && typical >= 0) {
+			wait += typical > j->elapsed ? typical - j->elapsed : 0;
+		} else if (j->running && j->elapsed >= 0) {
+			/* nothing finished yet: it takes at least as long as it ran */
+			typical = j->elapsed;
+			lower_bound = 1;
+			basis = xasprintf("no run of this study has succeeded yet; the running "
+					  "one has taken %lld s so far, so each run ahead is taken "
+					  "to last at least that", j->elapsed);
+		} else if (!j->running) {
+			pending_runs += j->pending;
+		}
+		json_array_append_new(arr, json_pack("{s:s, s:o, s:s, s:o, s:I}",
+			"job_id", j->id, "tag", *j->tag ? json_string(j->tag) : json_null(),
+			"state", j->running ? "RUNNING" : "PENDING",
+			"elapsed_s", j->running && j->elapsed >= 0 ? json_integer(j->elapsed) :
+				json_null(), "pending_tasks", (json_int_t)j->pending));
+	}
+	if (typical >= 0)
+		wait += typical * pending_runs;
+	else
+		known = 0;
+	if (!basis)
+		basis = xstrdup("no run of this study has succeeded yet and none runs: "
+				"no estimate");
+	first = nahead ? chain_job_text(ahead[0]) :
+		xasprintf("job %s, which is no longer queued", *a->after_job ? a->after_job :
+			  me && *me->after ? me->after : "?");
+	if (known) {
+		char *d = chain_duration(wait);
+
+		est = !lower_bound && wait < 5 ? xstrdup("any moment now") :
+			xasprintf("in %s %s", lower_bound ? "at least" : "about", d);
+		free(d);
+	}
+	blocker = xasprintf("the chain: it waits for %s; %s", first,
+			    known ? est : "when it starts is not known yet");
+	if (ctx->json) {
+		cmd_emit_json(json_pack("{s:s, s:s, s:s, s:s, s:s, s:[], s:s, s:o, s:o, s:o,"
+					" s:o, s:s}",
+			"tag", r->tag, "job_id", a->job_id, "reason", job->reason,
+			"meaning", ri->meaning, "kind", reason_kind_name(ri->kind), "probes",
+			"blocker", blocker,
+			"waits_for", nahead ? json_string(ahead[0]->id) : json_null(),
+			"ahead", arr,
+			"starts_in_s", known ? json_integer(wait) : json_null(),
+			"typical_s", typical >= 0 ? json_integer(typical) : json_null(),
+			"estimate_basis", basis));
+	} else {
+		printf("%s (job %s) is pending: %s\n  %s\n", r->tag, a->job_id,
+		       *job->reason ? job->reason : "no reason given", ri->meaning);
+		for (i = 0; i < nahead; i++) {
+			char *t = chain_job_text(ahead[i]);
+
+			printf("  %s %s\n", i ? "which waits for" : "waits for", t);
+			free(t);
+		}
+		printf("  expected start: %s (%s)\n", known ? est : "unknown", basis);
+		printf("blocker: %s\n", blocker);
+		json_decref(arr);
+	}
+	free(est);
+	free(first);
+	free(blocker);
+	free(basis);
+	free(ahead);
+	chain_release(&c);
+	return 0;
+}
+
 /* Why the job waits. */
 static int cmd_why(struct xl_ctx *ctx, const struct cmd_entry *self, int argc, char **argv)
 {
@@ -205,6 +346,16 @@ static int cmd_why(struct xl_ctx *ctx, const struct cmd_entry *self, int argc, c
 		return rc;
 	}
 	ri = reason_explain(job->reason);
+	/* held by the chain (its Reason may still say None just after a change):
+	 * the probes ignore dependencies, their times would mean nothing */
+	rc = why_chain(ctx, &s, &r, &a, job, ri);
+	if (rc != 1) {
+		json_decref(probes);
+		slurm_jobs_release(&q);
+		attempt_release(&a);
+		run_release(&r);
+		return rc;
+	}
 	script = run_job_path(ctx->root, ctx->cfg.study, r.tag);
 	half = xasprintf("%lldM", (config_mem_mb(*a.mem ? a.mem : ctx->cfg.res.mem) + 1) / 2);
 	for (i = 0; i < 3; i++) {
@@ -283,6 +434,14 @@ const struct cmd_entry cmd_why_entry = {
 	"probes (nothing is submitted): the request as submitted, without its\n"
 	"GRES, and with half the memory. A probe that could start clearly sooner\n"
 	"names the blocker (the GPU, memory); otherwise Slurm's expected start\n"
-	"for the request as it is. Note that --test-only ignores dependencies.\n",
+	"for the request as it is.\n"
+	"\n"
+	"A job held by the chain (Reason Dependency; --test-only ignores\n"
+	"dependencies) instead names the jobs ahead of it, by job id and tag, and\n"
+	"estimates its start from how long the study's runs usually take: the\n"
+	"median run time of its latest 20 successful attempts, less what the\n"
+	"running job has run, plus one run per job waiting ahead (with no success\n"
+	"yet: at least the running job's time so far per job). Never from --time.\n"
+	"`xloop prioritize T` moves a job to the front of the line.\n",
 	CMD_DB | CMD_NOROOT, cmd_why,
 };

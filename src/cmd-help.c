@@ -10,6 +10,7 @@
 
 #include "cmd.h"
 #include "opts.h"
+#include "tags.h"
 
 #ifndef XLOOP_VERSION
 #define XLOOP_VERSION "0.1.0-dev"
@@ -29,6 +30,11 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 	if (opts_npos(self, pos, npos, 0, 1) < 0) {
 		free(pos);
 		return XL_USAGE;
+	}
+	if (npos == 1 && strcmp(pos[0], "tags") == 0) {
+		free(pos);
+		fputs(tag_help, stdout);
+		return XL_OK;
 	}
 	if (npos == 1) {
 		cmd = cmd_find(pos[0]);
@@ -50,7 +56,8 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 			printf("  %-10s %s\n", (*c)->name, (*c)->summary);
 	printf("\n-C DIR runs as if xloop was started in DIR (as in git): relative paths\n"
 	       "given after it are taken from DIR; -C A -C B is A/B.\n"
-	       "\n'xloop help COMMAND' or 'xloop COMMAND --help' shows one command.\n"
+	       "\n'xloop help COMMAND' or 'xloop COMMAND --help' shows one command;\n"
+	       "'xloop help tags' the names xloop gives the runs it makes.\n"
 	       "exit codes: 0 ok, 2 usage, 65 bad input data, 66 unknown tag or missing\n"
 	       "file, 69 Slurm not found, 75 try later, 77 refused (root), 78 bad config,\n"
 	       "1 any other error.\n");
@@ -58,7 +65,8 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_help_entry = {
-	"help", "[COMMAND]", "show the commands, or one command's help", "", CMD_LOCAL, cmd_help,
+	"help", "[COMMAND | tags]", "show the commands, or one command's help",
+	"`xloop help tags` shows the grammar of the tags xloop gives runs.\n", CMD_LOCAL, cmd_help,
 };
 
 /* Print the version of xloop and of the libraries linked in. */

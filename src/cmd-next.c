@@ -114,7 +114,8 @@ const struct cmd_entry cmd_next_entry = {
 	"options:\n"
 	"  --set V=X   the change to submit now (else the plan's next entry)\n"
 	"  --from P    its parent (default: best)\n"
-	"  --tag T     its tag (default: <VAR>-<VALUE>, made unique)\n"
+	"  --tag T     its tag (default: VAR-VALUE, VAR-VALUE--n2 when taken;\n"
+	"              `xloop help tags`)\n"
 	"  --nice N    sbatch --nice for what this call submits (default:\n"
 	"              xloop.json slurm.nice; users can only lower priority)\n",
 	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_next,

@@ -15,62 +15,88 @@
 #include "opts.h"
 #include "plan.h"
 #include "study.h"
+#include "tags.h"
 
-/* Check that the parent's job.sh assigns var exactly once. */
-static int check_entry(struct xl_ctx *ctx, const char *from, const char *var,
-		       char **cause)
+/* The run a parent ("best" or a tag) names now: best_tag for "best" when known. */
+static const char *resolved(const char *parent, const char *best_tag)
 {
-	struct jobsh_vars vars = JOBSH_VARS_INIT;
-	const struct jobsh_var *jv;
-	struct buf text = BUF_INIT;
-	struct run r;
-	char *path;
-	int rc, err;
+	return strcmp(parent, "best") == 0 && best_tag ? best_tag : parent;
+}
 
-	rc = loop_find_run(ctx, from, &r, cause);
+/*
+ * Refuse what feeding would refuse later: a change `new` refuses or that
+ * was made from the parent already (loop_check_change; not checked while
+ * "best" has no run yet), and an entry the plan holds already (the same
+ * change from the same parent, "best" taken as the run it names now).
+ */
+static int check_entry(struct xl_ctx *ctx, const char *from, const char *var,
+		       const char *value, const char *best_tag,
+		       const struct plan_entry *plan, size_t nplan, char **cause)
+{
+	struct run r;
+	size_t i;
+	int rc = loop_find_run(ctx, from, &r, cause);
+
 	if (rc == XL_NOINPUT && strcmp(from, "best") == 0) {
 		/* no best yet: it is resolved when the entry is used */
 		FREE_AND_NULL(*cause);
-		return 0;
-	}
-	if (rc)
+	} else if (rc == 0) {
+		rc = loop_check_change(ctx, &r, var, value, cause);
+		run_release(&r);
+		if (rc)
+			return rc;
+	} else {
 		return rc;
-	path = run_job_path(ctx->root, ctx->cfg.study, r.tag);
-	rc = XL_DATAERR;
-	if (study_read_script(path, &text, &err, cause) < 0)
-		rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
-	else if (jobsh_scan(text.s, text.len, &vars, cause) == 0 &&
-		 jobsh_find(&vars, var, &jv, cause) == 0)
-		rc = 0;
-	if (rc && *cause) {
-		char *c = xasprintf("%s (in %s's job.sh)", *cause, r.tag);
-
-		free(*cause);
-		*cause = c;
 	}
-	jobsh_vars_release(&vars);
-	buf_release(&text);
-	free(path);
-	run_release(&r);
-	return rc;
+	for (i = 0; i < nplan; i++) {
+		const struct plan_entry *e = &plan[i];
+
+		if (strcmp(e->var, var) == 0 && value_same(e->value, value) &&
+		    strcmp(resolved(e->parent, best_tag), resolved(from, best_tag)) == 0) {
+			*cause = xasprintf("%s=%s from %s is in the plan already (entry %lld%s%s)",
+					   var, value, from, e->id,
+					   strcmp(e->parent, from) ? ", from " : "",
+					   strcmp(e->parent, from) ? e->parent : "");
+			return XL_DATAERR;
+		}
+	}
+	return 0;
 }
 
 static int plan_add_cmd(struct xl_ctx *ctx, char **pos, int npos, const char *from)
 {
 	char **vars = xcalloc((size_t)npos, sizeof(*vars));
 	char **vals = xcalloc((size_t)npos, sizeof(*vals));
-	char *cause = NULL;
+	char *cause = NULL, *best_tag = NULL;
+	struct plan_entry *plan = NULL;
+	size_t nplan = 0;
+	struct run best;
+	double score;
 	long long id;
-	int i, rc = 0;
+	int i, j, rc = 0;
 	json_t *ids = json_array();
 
+	if (plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan) < 0)
+		rc = XL_ERR;
+	else if (runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &best, &score) == 0) {
+		best_tag = xstrdup(best.tag);
+		run_release(&best);
+	}
 	/* validate everything first: all or nothing */
 	for (i = 1; i < npos && rc == 0; i++) {
 		if (jobsh_parse_setting(pos[i], &vars[i], &vals[i], &cause) < 0)
 			rc = XL_DATAERR;
 		else
-			rc = check_entry(ctx, from, vars[i], &cause);
+			rc = check_entry(ctx, from, vars[i], vals[i], best_tag, plan, nplan,
+					 &cause);
+		for (j = 1; j < i && rc == 0; j++)
+			if (strcmp(vars[j], vars[i]) == 0 && value_same(vals[j], vals[i])) {
+				cause = xasprintf("%s=%s is given twice", vars[i], vals[i]);
+				rc = XL_DATAERR;
+			}
 	}
+	plan_entries_free(plan, nplan);
+	free(best_tag);
 	if (rc == 0 && db_begin_write(&ctx->db) < 0)
 		rc = XL_TEMPFAIL;
 	for (i = 1; i < npos && rc == 0; i++) {
@@ -157,7 +183,8 @@ static int cmd_plan(struct xl_ctx *ctx, const struct cmd_entry *self,
 		return rc > 0 ? XL_OK : XL_USAGE;
 	if (npos >= 1 && strcmp(pos[0], "add") == 0 && npos >= 2) {
 		rc = plan_add_cmd(ctx, pos, npos, from ? from : "best");
-	} else if (npos == 1 && (strcmp(pos[0], "ls") == 0 || strcmp(pos[0], "list") == 0)) {
+	} else if (npos == 0 ||
+		   (npos == 1 && (strcmp(pos[0], "ls") == 0 || strcmp(pos[0], "list") == 0))) {
 		rc = plan_ls_cmd(ctx, all);
 	} else if (npos == 2 && strcmp(pos[0], "rm") == 0) {
 		if (parse_ll(pos[1], 1, (long long)1 << 53, &id, &errstr) < 0) {
@@ -174,8 +201,7 @@ static int cmd_plan(struct xl_ctx *ctx, const struct cmd_entry *self,
 			rc = rc == 1 ? XL_NOINPUT : rc ? XL_ERR : XL_OK;
 		}
 	} else {
-		cmd_usage_error(self, npos == 0 ? "missing subcommand (add, ls, rm)" :
-				"bad arguments for plan %s", npos ? pos[0] : "");
+		cmd_usage_error(self, "bad arguments for plan %s (add, ls, rm)", pos[0]);
 		rc = XL_USAGE;
 	}
 	free(pos);
@@ -183,12 +209,19 @@ static int cmd_plan(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_plan_entry = {
-	"plan", "add VAR=VALUE... [--from P|best] | ls [--all] | rm ID",
+	"plan", "[ls [--all]] | add VAR=VALUE... [--from P|best] | rm ID",
 	"the queue of one-variable changes that next and tick submit",
-	"add   queue changes (each becomes one run); the parent's job.sh must assign\n"
-	"      VAR exactly once at top level. --from defaults to best, resolved\n"
-	"      when the entry is used.\n"
-	"ls    the queued entries (--all: also done, skipped and removed ones)\n"
+	"ls    the queued entries (also bare `xloop plan`); --all: also the done,\n"
+	"      skipped and removed ones, with the run each became or why not\n"
+	"add   queue changes (each becomes one run, tagged VAR-VALUE: `xloop help\n"
+	"      tags`). Refused at once, all or nothing, when `new` would refuse it\n"
+	"      later: the parent's job.sh must assign VAR exactly once at top level\n"
+	"      and not to VALUE already; and when the parent has a run with that\n"
+	"      change already, or the plan holds it already. Numbers compare by\n"
+	"      value (0.05 = 5e-2 = 0.050). --from defaults to best, resolved when\n"
+	"      the entry is used: an entry that cannot become a run by then (best\n"
+	"      has that value now, or made it already) is skipped, and the briefing\n"
+	"      says so; it stays queued while there is no best yet.\n"
 	"rm    remove a queued entry\n",
 	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_plan,
 };

@@ -226,7 +226,7 @@ static int sweep_new(struct xl_ctx *ctx, struct slurm *s, const char *set,
 		free(base);
 	}
 	rc = sweep_create(ctx, name, from ? from : "best", var, values, n, k, force,
-			  &sw, &cause);
+			  name_opt, &sw, &cause);
 	if (rc) {
 		if (sw.nr)
 			fprintf(stderr, "xloop: %zu of %zu runs were made; 'xloop sweep retry "
@@ -323,7 +323,7 @@ const struct cmd_entry cmd_sweep_entry = {
 	"one job array (--array=0-N[%K]). Array index i is always the i-th value's\n"
 	"run; each task runs that run's job.sh with its own attempt number and log\n"
 	"(runs/<study>/<tag>/slurm/attemptN.out), so verdicts work as for single\n"
-	"runs. The array is chained afterany on the newest live job.\n"
+	"runs. The array is chained afterany on the last job of the line.\n"
 	"\n"
 	"xloop sweep retry NAME: resubmits only the tasks whose latest attempt\n"
 	"failed (or never reached Slurm) as a new array of their indexes\n"
@@ -333,7 +333,9 @@ const struct cmd_entry cmd_sweep_entry = {
 	"options:\n"
 	"  --from P          the parent (default: best); proven unless --force\n"
 	"  --max-parallel K  at most K tasks at once (the array's %K)\n"
-	"  --name N          the sweep's name (default: <VAR>-sweep, made unique)\n"
+	"  --name N          the sweep's name (default: <VAR>-sweep, made unique);\n"
+	"                    with it, its runs are tagged N--VAR-VALUE (else\n"
+	"                    VAR-VALUE; `xloop help tags`)\n"
 	"  --mem M, --time D resources for this submission (recorded)\n"
 	"  --after J, --no-chain  what the array waits for (default: the newest\n"
 	"                    live job)\n"

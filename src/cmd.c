@@ -27,6 +27,7 @@ extern const struct cmd_entry cmd_new_entry;
 extern const struct cmd_entry cmd_next_entry;
 extern const struct cmd_entry cmd_notify_entry;
 extern const struct cmd_entry cmd_plan_entry;
+extern const struct cmd_entry cmd_prioritize_entry;
 extern const struct cmd_entry cmd_remote_entry;
 extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_resume_entry;
@@ -62,6 +63,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_next_entry,
 	&cmd_notify_entry,
 	&cmd_plan_entry,
+	&cmd_prioritize_entry,
 	&cmd_remote_entry,
 	&cmd_report_entry,
 	&cmd_resume_entry,

@@ -619,7 +619,7 @@ static void check_accounting(struct doctor_checks *c, const struct doctor_facts 
 	type = slurm_record_get(&f->conf, "AccountingStorageType");
 	age = slurm_record_get(&f->conf, "MinJobAge");
 	secs = conf_secs(age);
-	if (type && strcmp(type, "accounting_storage/none") != 0) {
+	if (slurm_config_accounting(&f->conf)) {
 		add(c, "accounting", DOCTOR_OK, xasprintf("accounting on (%s): verdicts come "
 		    "from sacct; scontrol keeps finished jobs MinJobAge=%lld s", type, secs),
 		    NULL);

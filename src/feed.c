@@ -11,6 +11,7 @@
 #include "loop.h"
 #include "plan.h"
 #include "retry.h"
+#include "tags.h"
 
 /* Free what feeding made. */
 void feed_result_release(struct feed_result *res)
@@ -41,11 +42,24 @@ static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	struct submit_opts o;
 	struct submit_result sr;
 	struct new_run nr;
-	char *tag = tag_opt ? xstrdup(tag_opt) : loop_auto_tag(ctx, var, value);
-	char *note = plan_id ? xasprintf("from plan entry %lld", plan_id) : NULL;
-	int rc = loop_new_run(ctx, tag, from, var, value, note, 0, &nr, cause);
+	struct run parent;
+	char *tag, *note;
 	struct fed *f;
+	int rc;
 
+	if (plan_id) {
+		/* what `plan add` checked may have changed since ("best" moved) */
+		rc = loop_find_parent(ctx, from, 0, &parent, cause);
+		if (rc == 0) {
+			rc = loop_check_change(ctx, &parent, var, value, cause);
+			run_release(&parent);
+		}
+		if (rc)
+			return rc;
+	}
+	tag = tag_opt ? xstrdup(tag_opt) : tag_make(ctx, TAG_CHANGE, NULL, var, value);
+	note = plan_id ? xasprintf("from plan entry %lld", plan_id) : NULL;
+	rc = loop_new_run(ctx, tag, from, var, value, note, 0, &nr, cause);
 	free(note);
 	free(tag);
 	if (rc)
@@ -112,8 +126,10 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	       const struct feed_request *req, struct feed_result *res, char **cause)
 {
 	struct plan_entry *plan = NULL;
-	size_t nplan = 0, next = 0;
-	int rc = 0, used_request = !(req && req->var);
+	size_t nplan = 0, next = 0, waiting = 0;
+	int rc = 0, used_request = !(req && req->var), no_best;
+	struct run best;
+	double score;
 
 	memset(res, 0, sizeof(*res));
 	/* failures in a row stop everything, retries included */
@@ -135,6 +151,9 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	rc = retry_auto(ctx, s, ref, res, cause);
 	if (rc == 0 && plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan) < 0)
 		rc = XL_ERR;
+	no_best = runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &best, &score) != 0;
+	if (!no_best)
+		run_release(&best);
 	while (rc == 0) {
 		if (ref->running + ref->pending >= (size_t)ctx->cfg.depth + 1) {
 			stop(res, "depth", depth_why(ctx, ref));
@@ -147,8 +166,16 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 			continue;
 		}
 		if (next >= nplan) {
-			stop(res, "plan_empty", plan_empty_why(ctx));
+			stop(res, "plan_empty", waiting ? xasprintf("the plan's %zu entr%s from "
+				"best wait%s for a proven run (there is no best yet)", waiting,
+				waiting == 1 ? "y" : "ies", waiting == 1 ? "s" : "") :
+				plan_empty_why(ctx));
 			break;
+		}
+		if (no_best && strcmp(plan[next].parent, "best") == 0) {
+			next++;	/* not yet: it stays queued until there is a best */
+			waiting++;
+			continue;
 		}
 		rc = feed_one(ctx, s, ref, NULL, plan[next].parent, plan[next].var,
 			      plan[next].value, plan[next].id, res, cause);

@@ -16,6 +16,7 @@
 #include "secrets.h"
 #include "segments.h"
 #include "study.h"
+#include "tags.h"
 
 /* The work tree root above root (the nearest directory holding .git), or NULL. */
 static char *worktree_prefix(const char *root)
@@ -359,13 +360,52 @@ void submit_result_release(struct submit_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
-/* The newest of our unfinished attempts that squeue still lists. */
+/* 1 when a live attempt of v other than job's own waits for job (its array). */
+static int waited_for(const struct slurm_jobs *q, const struct attempt *v, size_t n,
+		      const char *job)
+{
+	size_t i, len = strcspn(job, "_");
+
+	for (i = 0; i < n; i++) {
+		size_t own = strcspn(v[i].job_id, "_");
+		const struct slurm_job *j;
+
+		if (strcspn(v[i].after_job, "_") != len ||
+		    strncmp(v[i].after_job, job, len) != 0 ||
+		    (own == len && strncmp(v[i].job_id, job, len) == 0))
+			continue;
+		j = slurm_jobs_find(q, v[i].job_id);
+		if (j && !slurm_state_is_final(j->state))
+			return 1;
+	}
+	return 0;
+}
+
+/* The end of the line among live attempts v (see loop.h). */
+char *loop_line_tail(const struct slurm_jobs *q, const struct attempt *v, size_t n)
+{
+	size_t i;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = n; i-- > 0;) {
+			const struct slurm_job *j = *v[i].job_id ?
+				slurm_jobs_find(q, v[i].job_id) : NULL;
+
+			if (j && !slurm_state_is_final(j->state) &&
+			    (pass || !waited_for(q, v, n, v[i].job_id)))
+				return xstrndup(v[i].job_id, strcspn(v[i].job_id, "_"));
+		}
+	return xstrdup("");
+}
+
+/* The end of the line of our unfinished attempts that squeue still lists. */
 int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 		       char **cause)
 {
 	struct slurm_jobs q = SLURM_JOBS_INIT;
 	struct attempt *v = NULL;
-	size_t n = 0, i;
+	size_t n = 0;
 	int rc;
 
 	*job_id = xstrdup("");
@@ -384,14 +424,10 @@ int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 		*job_id = loop_newest_in_partition(&q, ctx->cfg.partition);
 		n = 0;
 	}
-	for (i = n; i-- > 0 && !**job_id;) {
-		const struct slurm_job *j = slurm_jobs_find(&q, v[i].job_id);
-
-		if (j && !slurm_state_is_final(j->state)) {
-			free(*job_id);
-			*job_id = xstrdup(v[i].job_id);
-			segments_tail(ctx, &q, v[i].id, job_id);
-		}
+	if (!**job_id) {
+		free(*job_id);
+		*job_id = loop_line_tail(&q, v, n);
+		segments_line_tail(ctx, &q, v, n, job_id);
 	}
 	slurm_jobs_release(&q);
 	attempts_free(v, n);
@@ -604,7 +640,7 @@ int loop_check_script(struct xl_ctx *ctx, const char *tag, struct buf *text,
 }
 
 /*
- * The job a new submission waits for: --after, else the newest live job
+ * The job a new submission waits for: --after, else the end of the line
  * (unless --no-chain), "" for none. A live array task "12_3" becomes its
  * array "12", so the chain waits for every task.
  */
@@ -949,42 +985,55 @@ out:
 	return rc;
 }
 
-/* A free, tag-safe name for a change. */
-char *loop_auto_tag(struct xl_ctx *ctx, const char *var, const char *value)
+/* Refuse a change `new` would refuse, or one made from this parent already. */
+int loop_check_change(struct xl_ctx *ctx, const struct run *parent, const char *var,
+		      const char *value, char **cause)
 {
-	struct buf b = BUF_INIT;
-	const char *p;
-	char *base, *tag;
-	int i;
+	struct jobsh_vars vars = JOBSH_VARS_INIT;
+	const struct jobsh_var *jv;
+	struct buf text = BUF_INIT;
+	struct run *kids = NULL;
+	size_t nkids = 0, i;
+	char *path = run_job_path(ctx->root, ctx->cfg.study, parent->tag), *quoted;
+	int rc = XL_DATAERR, err, same;
 
-	buf_adds(&b, var);
-	buf_addc(&b, '-');
-	for (p = value; *p && b.len < 48; p++) {
-		unsigned char c = (unsigned char)*p;
+	if (study_read_script(path, &text, &err, cause) < 0) {
+		rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
+		goto out;
+	}
+	if (jobsh_scan(text.s, text.len, &vars, cause) < 0 ||
+	    jobsh_find(&vars, var, &jv, cause) < 0) {
+		char *c = xasprintf("%s (in %s's job.sh)", *cause, parent->tag);
 
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-')
-			buf_addc(&b, (char)c);
-		else if (b.len && b.s[b.len - 1] != '-')
-			buf_addc(&b, '-');
+		free(*cause);
+		*cause = c;
+		goto out;
 	}
-	while (b.len && (b.s[b.len - 1] == '-' || b.s[b.len - 1] == '.'))
-		buf_setlen(&b, b.len - 1);
-	base = buf_detach(&b, NULL);
-	if (!valid_name(base)) {
-		free(base);
-		base = xstrdup("run");
+	quoted = jobsh_quote(value);
+	same = jv->value ? value_same(jv->value, value) : strcmp(jv->raw, quoted) == 0;
+	free(quoted);
+	if (same) {
+		*cause = xasprintf("%s is %s in %s's job.sh already: the run would change "
+				   "nothing", var, jv->raw, parent->tag);
+		goto out;
 	}
-	tag = xstrdup(base);
-	for (i = 2;; i++) {
-		char *cause = NULL;
-
-		if (loop_check_new_tag(ctx, tag, &cause) == 0)
-			break;
-		free(cause);
-		free(tag);
-		tag = xasprintf("%s-%d", base, i);
+	if (runs_children(&ctx->db, parent->id, var, &kids, &nkids) < 0) {
+		*cause = xasprintf("unable to read the runs of '%s'", parent->tag);
+		rc = XL_ERR;
+		goto out;
 	}
-	free(base);
-	return tag;
+	for (i = 0; i < nkids; i++)
+		if (value_same(kids[i].new_value, value)) {
+			*cause = xasprintf("%s=%s from %s was made already: run %s (`xloop "
+					   "retry %s` runs it again)", var, value, parent->tag,
+					   kids[i].tag, kids[i].tag);
+			goto out;
+		}
+	rc = 0;
+out:
+	runs_free(kids, nkids);
+	jobsh_vars_release(&vars);
+	buf_release(&text);
+	free(path);
+	return rc;
 }

@@ -115,12 +115,21 @@ int loop_next_attempt(struct xl_ctx *ctx, const struct run *r, long long *n);
 void loop_fill_request(struct xl_ctx *ctx, struct slurm_submit *req, const char *mem,
 		       const char *time_, const char *dependency);
 
+/*
+ * The end of the chain among the study's unfinished attempts v: the live
+ * job (as squeue q shows) of the newest attempt that no other live attempt
+ * waits for (after_job), so that after `prioritize` a new job goes behind
+ * the last of the line, not the newest; the newest live one when each is
+ * waited for. An array task gives its array ("12"). Malloc'd, "" for none.
+ */
+char *loop_line_tail(const struct slurm_jobs *q, const struct attempt *v, size_t n);
+
 /* The live job of q in partition with the highest id (malloc'd, "" when none). */
 char *loop_newest_in_partition(const struct slurm_jobs *q, const char *partition);
 
 /*
- * The newest live xloop job of the study (from one squeue call), into
- * *job_id ("" when none); with slurm.chain "any-user", the newest live job
+ * The end of the line of the study's live jobs (loop_line_tail, from one
+ * squeue call), into *job_id ("" when none); with slurm.chain "any-user", the newest live job
  * of the user in the partition, from any project. 0 or an exit code.
  */
 int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
@@ -160,7 +169,13 @@ int loop_new_run(struct xl_ctx *ctx, const char *tag, const char *from,
 		 const char *var, const char *value, const char *note, int force,
 		 struct new_run *out, char **cause);
 
-/* A free tag for var=value: "<var>-<value>" made tag-safe, "-2", "-3"... */
-char *loop_auto_tag(struct xl_ctx *ctx, const char *var, const char *value);
+/*
+ * Refuse a change of parent that `new` would refuse, compared canonically
+ * (value_canon): var not assigned exactly once at top level of the parent's
+ * job.sh, or already value there; or made from parent already (a run of
+ * parent changing var to value exists). 0, or an exit code with *cause.
+ */
+int loop_check_change(struct xl_ctx *ctx, const struct run *parent, const char *var,
+		      const char *value, char **cause);
 
 #endif

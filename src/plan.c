@@ -42,7 +42,7 @@ int plan_list(struct db *db, const char *study, int queued_only,
 		       " coalesce(r.tag, ''), coalesce(p.skip_reason, ''), p.added_at"
 		       " FROM plan p LEFT JOIN run r ON r.id = p.run_id"
 		       " WHERE p.study = :study AND (:all OR p.status = 'queued')"
-		       " AND p.status != 'removed' ORDER BY p.id") < 0)
+		       " ORDER BY p.id") < 0)
 		return -1;
 	db_bind_text(&q, ":study", study);
 	db_bind_int64(&q, ":all", !queued_only);

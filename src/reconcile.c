@@ -447,7 +447,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	struct slurm_jobs q = SLURM_JOBS_INIT, sc = SLURM_JOBS_INIT;
 	struct slurm_acct acct = SLURM_ACCT_INIT;
 	struct attempt *v = NULL;
-	size_t n = 0, i, nids = 0, newest = 0;
+	size_t n = 0, i, nids = 0;
 	const char **ids = NULL;
 	int rc, calls0 = s->calls, need_scontrol = 0, have_scontrol = 0, noacct = 1, txn;
 	time_t now = time(NULL);
@@ -492,13 +492,6 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 				out->running++;
 			slurm_parse_time(j->start_time, &st, NULL);
 			note_live(ctx, a->id, slurm_state_name(j->state), j->reason, st);
-			if (!newest || a->id > v[newest - 1].id) {
-				newest = i + 1;
-				free(out->newest_live_job);
-				/* an array task's chain waits for its whole array */
-				out->newest_live_job = xstrndup(a->job_id,
-								strcspn(a->job_id, "_"));
-			}
 			continue;
 		}
 		if (*a->job_id)
@@ -514,8 +507,10 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 		if (j && !slurm_state_is_final(j->state))
 			segments_keep_next(ctx, s, &q, &v[i]);
 	}
-	if (newest)
-		segments_tail(ctx, &q, v[newest - 1].id, &out->newest_live_job);
+	/* the end of the line (an array task's chain waits for its whole array) */
+	free(out->newest_live_job);
+	out->newest_live_job = loop_line_tail(&q, v, n);
+	segments_line_tail(ctx, &q, v, n, &out->newest_live_job);
 
 	if (ctx->cfg.chain_any_user) {
 		/* the chain continues behind any project's newest job */

@@ -88,11 +88,23 @@ int runs_get(struct db *db, const char *study, const char *tag, struct run *r)
 	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
 }
 
+/* Step a prepared, bound query of RUN_COLS into *v, then finalize it. */
+static int collect_runs(struct stmt *q, struct run **v, size_t *n)
+{
+	int rc;
+
+	while ((rc = db_step(q)) == SQLITE_ROW) {
+		*v = xreallocarray(*v, *n + 1, sizeof(**v));
+		run_from(q, &(*v)[(*n)++]);
+	}
+	db_finalize(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* Every run of a study. */
 int runs_list(struct db *db, const char *study, struct run **v, size_t *n)
 {
 	struct stmt q;
-	int rc;
 
 	*v = NULL;
 	*n = 0;
@@ -100,12 +112,23 @@ int runs_list(struct db *db, const char *study, struct run **v, size_t *n)
 		       " ORDER BY r.id") < 0)
 		return -1;
 	db_bind_text(&q, ":study", study);
-	while ((rc = db_step(&q)) == SQLITE_ROW) {
-		*v = xreallocarray(*v, *n + 1, sizeof(**v));
-		run_from(&q, &(*v)[(*n)++]);
-	}
-	db_finalize(&q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return collect_runs(&q, v, n);
+}
+
+/* The children of a run that change var. */
+int runs_children(struct db *db, long long parent_id, const char *var, struct run **v,
+		  size_t *n)
+{
+	struct stmt q;
+
+	*v = NULL;
+	*n = 0;
+	if (db_prepare(db, &q, "SELECT " RUN_COLS RUN_FROM " WHERE r.parent_id = :p"
+		       " AND r.var = :var ORDER BY r.id") < 0)
+		return -1;
+	db_bind_int64(&q, ":p", parent_id);
+	db_bind_text(&q, ":var", var);
+	return collect_runs(&q, v, n);
 }
 
 /* The tag of run id (malloc'd), or NULL when there is no such run. */
@@ -594,6 +617,46 @@ int sweeps_delete_empty(struct db *db, long long sweep_id)
 		       " (SELECT 1 FROM sweep_task WHERE sweep_id = :id)") < 0)
 		return -1;
 	db_bind_int64(&q, ":id", sweep_id);
+	rc = db_step(&q);
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Seconds the latest successful attempts of a study ran, newest first. */
+int attempts_recent_elapsed(struct db *db, const char *study, long long limit,
+			    long long **secs, size_t *n)
+{
+	struct stmt q;
+	int rc;
+
+	*secs = NULL;
+	*n = 0;
+	if (db_prepare(db, &q, "SELECT a.ended_at - a.started_at FROM attempt a"
+		       " WHERE a.verdict = 'success' AND a.n > 0 AND a.started_at > 0"
+		       " AND a.ended_at >= a.started_at"
+		       " AND +a.run_id IN (SELECT id FROM run WHERE study = :study)"
+		       " ORDER BY a.id DESC LIMIT :lim") < 0)
+		return -1;
+	db_bind_text(&q, ":study", study);
+	db_bind_int64(&q, ":lim", limit);
+	while ((rc = db_step(&q)) == SQLITE_ROW) {
+		*secs = xreallocarray(*secs, *n + 1, sizeof(**secs));
+		(*secs)[(*n)++] = db_col_int64(&q, 0);
+	}
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Record what an attempt waits for now. */
+int attempts_set_after(struct db *db, long long id, const char *after)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(db, &q, "UPDATE attempt SET after_job = :after WHERE id = :id") < 0)
+		return -1;
+	db_bind_text(&q, ":after", after);
+	db_bind_int64(&q, ":id", id);
 	rc = db_step(&q);
 	db_finalize(&q);
 	return rc == SQLITE_DONE ? 0 : -1;

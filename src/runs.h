@@ -52,6 +52,9 @@ int runs_get(struct db *db, const char *study, const char *tag, struct run *r);
 int runs_insert(struct db *db, struct run *r);
 /* All runs of a study in creation order; *v malloc'd. */
 int runs_list(struct db *db, const char *study, struct run **v, size_t *n);
+/* The runs made from parent_id by changing var, in creation order; *v malloc'd. */
+int runs_children(struct db *db, long long parent_id, const char *var, struct run **v,
+		  size_t *n);
 /* The tag of run id (malloc'd), or NULL when there is no such run. */
 char *runs_tag(struct db *db, long long run_id);
 /* How many runs the study has; -1 on error. */
@@ -89,6 +92,11 @@ int attempts_set_submit_failed(struct db *db, long long id, const char *err);
 /* The best proven run (goal_max: highest score): 0 found, 1 none, -1 error. */
 int runs_best(struct db *db, const char *study, int goal_max, struct run *r,
 	      double *score);
+/* The seconds (end - start) of the study's latest limit successful attempts. */
+int attempts_recent_elapsed(struct db *db, const char *study, long long limit,
+			    long long **secs, size_t *n);
+/* Record that attempt id now waits for job after ("" none). 0 or -1. */
+int attempts_set_after(struct db *db, long long id, const char *after);
 void attempt_release(struct attempt *a);
 void attempts_free(struct attempt *v, size_t n);
 

@@ -572,6 +572,19 @@ void segments_tail(struct xl_ctx *ctx, const struct slurm_jobs *q, long long att
 	db_finalize(&st);
 }
 
+/* Map the line's tail onto its attempt's newest queued segment. */
+void segments_line_tail(struct xl_ctx *ctx, const struct slurm_jobs *q,
+			const struct attempt *v, size_t n, char **tail)
+{
+	size_t i;
+
+	for (i = 0; **tail && i < n; i++)
+		if (strcmp(v[i].job_id, *tail) == 0) {
+			segments_tail(ctx, q, v[i].id, tail);
+			return;
+		}
+}
+
 /* What slurm/attemptN.seg says: whether "K WHAT" is there; its value (malloc'd). */
 static int seg_line(const char *text, long long k, const char *what, char **value)
 {

@@ -374,6 +374,13 @@ void slurm_record_release(struct slurm_record *rec);
 int slurm_parse_config(const char *out, struct slurm_record *conf,
 		       char **cause);
 
+/*
+ * True when the configuration stores accounting: AccountingStorageType
+ * names a plugin other than none. Slurm 24.05 and later print "(null)"
+ * without accounting, before that "accounting_storage/none".
+ */
+int slurm_config_accounting(const struct slurm_record *conf);
+
 /* One controller as `scontrol ping` reports it. */
 struct slurm_ping_ctld {
 	char *role;		/* "primary", "backup1", "backup" */
@@ -396,5 +403,12 @@ struct slurm_ping {
  */
 int slurm_parse_ping(const char *out, struct slurm_ping *ping, char **cause);
 void slurm_ping_release(struct slurm_ping *ping);
+
+/*
+ * The jobs a Dependency (scontrol Dependency=, squeue %E) waits for, in
+ * order: "afterany:12(unfulfilled),afterok:13_2:14" gives 12, 13_2, 14.
+ * "(null)", "" and "singleton" give none. *ids malloc'd (free each and it).
+ */
+void slurm_dependency_ids(const char *dep, char ***ids, size_t *n);
 
 #endif

@@ -211,23 +211,35 @@ int slurm_scontrol_job(struct slurm *s, const char *jobid,
 	return rc;
 }
 
-/* List the current user's jobs. */
-int slurm_squeue_mine(struct slurm *s, struct slurm_jobs *jobs, char **cause)
+/* List the current user's jobs in one squeue format. */
+static int squeue_user(struct slurm *s, const char *format, struct slurm_jobs *jobs,
+		       char **cause)
 {
 	char uid[24];
 	/* -r: one line per array task, never a pending range "12_[3-7%2]";
 	 * -u takes a uid as well as a name: no passwd lookup needed */
-	const char *argv[] = { "squeue", "-h", "-r", "-o", SLURM_SQUEUE_FORMAT, "-u",
-			       uid, NULL };
+	const char *argv[] = { "squeue", "-h", "-r", "-o", format, "-u", uid, NULL };
 	struct proc p = PROC_INIT;
 	int rc;
 
 	xsnprintf(uid, sizeof(uid), "%u", (unsigned)getuid());
 	rc = run(s, argv, NULL, &p, cause);
-	if (rc == 0 && slurm_parse_squeue(p.out.s, SLURM_SQUEUE_FORMAT, jobs, cause) != 0)
+	if (rc == 0 && slurm_parse_squeue(p.out.s, format, jobs, cause) != 0)
 		rc = XL_ERR;
 	proc_release(&p);
 	return rc;
+}
+
+/* List the current user's jobs. */
+int slurm_squeue_mine(struct slurm *s, struct slurm_jobs *jobs, char **cause)
+{
+	return squeue_user(s, SLURM_SQUEUE_FORMAT, jobs, cause);
+}
+
+/* List the current user's jobs with their dependencies. */
+int slurm_squeue_line(struct slurm *s, struct slurm_jobs *jobs, char **cause)
+{
+	return squeue_user(s, SLURM_SQUEUE_LINE_FORMAT, jobs, cause);
 }
 
 /* Ask the accounting database about some jobs. */
@@ -321,6 +333,17 @@ int slurm_scontrol_update(struct slurm *s, const char *jobid, const char *key,
 	proc_release(&p);
 	free(id);
 	free(kv);
+	return rc;
+}
+
+/* Hold or release a pending job. */
+int slurm_scontrol_hold(struct slurm *s, const char *jobid, int hold, char **cause)
+{
+	const char *argv[] = { "scontrol", hold ? "hold" : "release", jobid, NULL };
+	struct proc p = PROC_INIT;
+	int rc = run(s, argv, NULL, &p, cause);
+
+	proc_release(&p);
 	return rc;
 }
 

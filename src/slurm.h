@@ -66,6 +66,11 @@ int slurm_scontrol_job(struct slurm *s, const char *jobid,
 /* The current user's jobs from `squeue -h -o SLURM_SQUEUE_FORMAT -u USER`. */
 int slurm_squeue_mine(struct slurm *s, struct slurm_jobs *jobs, char **cause);
 
+/* What `squeue` shows of the chain: id, array job id, state, elapsed, dependency. */
+#define SLURM_SQUEUE_LINE_FORMAT "%i|%A|%T|%M|%E"
+/* The current user's jobs with what each waits for (SLURM_SQUEUE_LINE_FORMAT). */
+int slurm_squeue_line(struct slurm *s, struct slurm_jobs *jobs, char **cause);
+
 /*
  * `sacct -n -P -o SLURM_SACCT_FIELDS -j ID[,ID...]`. Returns 0 (with
  * *no_accounting set and no rows when accounting is off), or an exit code.
@@ -92,6 +97,9 @@ int slurm_sbatch_test(struct slurm *s, const struct slurm_submit *req, time_t *s
 /* `scontrol update jobid=ID KEY=VALUE`. 0 or an exit code. */
 int slurm_scontrol_update(struct slurm *s, const char *jobid, const char *key,
 			  const char *value, char **cause);
+
+/* `scontrol hold ID` (hold) or `scontrol release ID`. 0 or an exit code. */
+int slurm_scontrol_hold(struct slurm *s, const char *jobid, int hold, char **cause);
 
 /* `scancel ID`. 0 or an exit code. */
 int slurm_scancel(struct slurm *s, const char *jobid, char **cause);

@@ -10,6 +10,7 @@
 #include "jobsh.h"
 #include "study.h"
 #include "sweep.h"
+#include "tags.h"
 
 /* Free split values. */
 void sweep_values_free(char **v, size_t n)
@@ -90,7 +91,7 @@ char *sweep_auto_name(struct xl_ctx *ctx, const char *base)
 /* Make the sweep and its runs. */
 int sweep_create(struct xl_ctx *ctx, const char *name, const char *from,
 		 const char *var, char **values, size_t n, long long max_parallel,
-		 int force, struct sweep *sw, char **cause)
+		 int force, const char *tag_prefix, struct sweep *sw, char **cause)
 {
 	struct sweep row;
 	struct run parent;
@@ -129,7 +130,7 @@ int sweep_create(struct xl_ctx *ctx, const char *name, const char *from,
 	}
 	for (i = 0; i < n; i++) {
 		struct new_run nr;
-		char *tag = loop_auto_tag(ctx, var, values[i]);
+		char *tag = tag_make(ctx, TAG_SWEEP, tag_prefix, var, values[i]);
 		char *note = xasprintf("sweep %s, index %zu", name, i);
 
 		rc = loop_new_run(ctx, tag, parent.tag, var, values[i], note, 1, &nr,

@@ -21,14 +21,15 @@ void sweep_values_free(char **v, size_t n);
 
 /*
  * Create sweep name from parent from ("best" allowed): the sweep row, then
- * one run per value (committed like `xloop new`), each given its index.
+ * one run per value (committed like `xloop new`), each given its index and
+ * tagged tag_prefix--VAR-VALUE (VAR-VALUE when tag_prefix is NULL).
  * The parent must be proven unless force. On success *sw holds the sweep
  * with its tasks. An exit code with *cause otherwise; runs made before a
  * failure stay (as tasks of the sweep) and `sweep retry` submits them.
  */
 int sweep_create(struct xl_ctx *ctx, const char *name, const char *from,
 		 const char *var, char **values, size_t n, long long max_parallel,
-		 int force, struct sweep *sw, char **cause);
+		 int force, const char *tag_prefix, struct sweep *sw, char **cause);
 
 /* What one array submission made. */
 struct sweep_submitted {

@@ -24,6 +24,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export XLOOP_TEST_USER=${XLOOP_TEST_USER:-xloopt}
 id "$XLOOP_TEST_USER" >/dev/null 2>&1 || useradd -m "$XLOOP_TEST_USER"
 
+. tests/runlib.sh
 needs_cluster=
 for t in "$@"; do case ${t##*/} in t0*) ;; *) needs_cluster=1 ;; esac; done
 
@@ -33,20 +34,13 @@ body() {
 		eval "$(ops/slurm/testcluster.sh env)"
 		ops/slurm/testcluster.sh adduser "$XLOOP_TEST_USER" >/dev/null 8>&-
 	fi
-	local passed=0 failed=0 skipped=0 t out line pass fail skip
+	local passed=0 failed=0 skipped=0 t out rc
 	for t in "$@"; do
 		case ${t##*/} in t0*) XLOOP_PROFILE=none ;; *) XLOOP_PROFILE=$profile ;; esac
 		export XLOOP_PROFILE
 		out=$(bash "$t" 2>&1 8>&-)
-		printf '%s\n' "$out" | grep -v '^RESULT '
-		line=$(printf '%s\n' "$out" | grep '^RESULT ' | tail -n1)
-		if [ -z "$line" ]; then
-			echo "not ok - $t ended without a result"
-			failed=$((failed + 1))
-			continue
-		fi
-		eval "${line#RESULT }"
-		passed=$((passed + pass)) failed=$((failed + fail)) skipped=$((skipped + skip))
+		rc=$?
+		count_result "$t" "$rc" "$out"
 	done
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]

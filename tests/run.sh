@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Every test: the cmocka unit tests (ASan+UBSan build), then the
 # integration tests in tests/t/ against the local test cluster, first
-# without accounting and then with it (MariaDB + slurmdbd).
+# without accounting and then with it (MariaDB + slurmdbd), and beside them
+# the version matrix (tests/matrix.sh: the Slurm versions in chroots, each
+# its own cluster on its own ports; XLOOP_MATRIX=0 skips it,
+# XLOOP_MATRIX_SUITES picks suites, XLOOP_MATRIX_PARALLEL=1 runs them at once).
 # Run through ./build.sh test, which builds ./xloop and build/asan first.
 # Prints cmocka's lines, one line per integration check, and last
 # "N passed, N failed"; exits non-zero when anything failed.
@@ -39,27 +42,14 @@ for t in build/asan/test_*; do
 done
 
 # integration tests print "RESULT pass=N fail=M skip=K" last
+. tests/runlib.sh
 run_t() {
-	local t=$1 out rc line t0=$SECONDS
+	local t=$1 out rc t0=$SECONDS
 	echo "# $t (${XLOOP_PROFILE})"
-	out=$(bash "$t" 2>&1)
+	out=$(bash "$t" 2>&1 7>&-)
 	rc=$?
 	echo "# $t took $((SECONDS - t0)) s"
-	printf '%s\n' "$out" | grep -v '^RESULT '
-	line=$(printf '%s\n' "$out" | grep '^RESULT ' | tail -n1)
-	if [ -z "$line" ]; then
-		echo "not ok - $t ended without a result (exit $rc)"
-		failed=$((failed + 1))
-		return
-	fi
-	eval "${line#RESULT }"
-	passed=$((passed + pass))
-	failed=$((failed + fail))
-	skipped=$((skipped + skip))
-	if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
-		echo "not ok - $t exited $rc"
-		failed=$((failed + 1))
-	fi
+	count_result "$t" "$rc" "$out"
 }
 
 # every fuzz target for a short bounded time (./build.sh fuzz runs longer):
@@ -85,25 +75,48 @@ if [ "$(id -u)" -eq 0 ]; then
 	id "$XLOOP_TEST_USER" >/dev/null 2>&1 || useradd -m "$XLOOP_TEST_USER"
 fi
 
+# the version matrix, in the background until the end: one lane that runs
+# the suites one after the other (about 12 min, less than the host suite),
+# or with XLOOP_MATRIX_PARALLEL=1 one lane per suite (about 5 min, at three
+# times the load)
+matrix_suites=()
+if [ "$(id -u)" -eq 0 ] && [ "${XLOOP_MATRIX:-1}" != 0 ]; then
+	mkdir -p build/matrix
+	if [ -n "${XLOOP_MATRIX_PARALLEL:-}" ]; then
+		for suite in ${XLOOP_MATRIX_SUITES:-bullseye trixie sid}; do
+			tests/matrix.sh "$suite" >"build/matrix/$suite.log" 2>&1 &
+			matrix_suites+=("$suite:$!")
+		done
+	else
+		# shellcheck disable=SC2086 # one suite per word
+		tests/matrix.sh ${XLOOP_MATRIX_SUITES:-bullseye trixie sid} >build/matrix/all.log 2>&1 &
+		matrix_suites+=("all:$!")
+	fi
+fi
+
 export XLOOP_PROFILE=none
 for t in tests/t/t0*.sh; do
 	run_t "$t"
 done
 
 cluster_up() {
-	if ! ops/slurm/testcluster.sh up "$@"; then
+	if ! ops/slurm/testcluster.sh up "$@" 7>&-; then
 		echo "not ok - test cluster did not come up ($*)"
 		failed=$((failed + 1))
 		return 1
 	fi
 	eval "$(ops/slurm/testcluster.sh env)"
-	ops/slurm/testcluster.sh adduser "$XLOOP_TEST_USER" >/dev/null
+	ops/slurm/testcluster.sh adduser "$XLOOP_TEST_USER" >/dev/null 7>&-
 }
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "# integration tests against Slurm need root (they start the test cluster): skipped"
 	skipped=$((skipped + 1))
 else
+	# the host cluster is slot 0 of tests/one.sh: hold its lock (fd 7, closed
+	# for everything started under it, so no daemon keeps it)
+	exec 7>>/tmp/xloop-cluster.lock
+	flock 7
 	export XLOOP_PROFILE=plain
 	if cluster_up; then
 		for t in tests/t/t[1-9]*.sh; do
@@ -116,8 +129,26 @@ else
 			run_t "$t"
 		done
 	fi
-	ops/slurm/testcluster.sh down >/dev/null 2>&1 || true
+	ops/slurm/testcluster.sh down >/dev/null 2>&1 7>&- || true
+	exec 7>&-
 fi
+
+# the matrix lanes: their lines, then their counts
+for lane in ${matrix_suites[@]+"${matrix_suites[@]}"}; do
+	t0=$SECONDS
+	wait "${lane#*:}"
+	log=build/matrix/${lane%%:*}.log
+	echo "# matrix ${lane%%:*} (waited $((SECONDS - t0)) s more, log $log)"
+	grep -v '^[0-9]* passed, ' "$log"
+	line=$(grep '^[0-9]* passed, ' "$log" | tail -n1)
+	if [ -z "$line" ]; then
+		echo "not ok - matrix ${lane%%:*} ended without a result"
+		failed=$((failed + 1))
+		continue
+	fi
+	set -- $line
+	passed=$((passed + $1)) failed=$((failed + $3)) skipped=$((skipped + $5))
+done
 
 echo "# took $(($(date +%s) - started)) s"
 echo "$passed passed, $failed failed, $skipped skipped"

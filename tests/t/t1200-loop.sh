@@ -139,8 +139,8 @@ u judge >/dev/null 2>&1
 u status --json >"$T_TMP/st.json"
 check "the pending job cancelled is judged CANCELLED by the user" grep -q 'CANCELLED by you' "$T_TMP/st.json"
 check "the slow job is judged TIMEOUT" grep -q '^failure TIMEOUT' <<<"$(verdict slow)"
-check "the job over its memory is judged OUT_OF_MEMORY" grep -q '^failure OUT_OF_MEMORY' <<<"$(verdict oom)"
+check_oom "the job over its memory is judged OUT_OF_MEMORY" grep -q '^failure OUT_OF_MEMORY' <<<"$(verdict oom)"
 u next >"$T_TMP/final.txt" 2>&1
-check "the briefing proposes more memory or time" grep -Eq 'xloop retry (oom --mem|slow --time)' "$T_TMP/final.txt"
+check_oom "the briefing proposes more memory or time" grep -Eq 'xloop retry (oom --mem|slow --time)' "$T_TMP/final.txt"
 
 finish

@@ -23,7 +23,7 @@ check "it took under two minutes here ($took s)" test "$took" -lt 120
 d=$(sed -n 's/^study:  \([^ ]*\) .*/\1/p' "$T_TMP/demo.txt")
 check "the baseline was proven" grep -q '^base attempt 1: success' "$T_TMP/demo.txt"
 check "four changes succeeded" test "$(grep -Ec '^(C-0\.1|C-10|SCALE-no|MAX_ITER-20) attempt 1: success' "$T_TMP/demo.txt")" = 4
-check "the broken change failed, with its log tail" sh -c "grep -q '^C--1 attempt 1: failure' '$T_TMP/demo.txt' && grep -q '| FAILED InvalidParameterError' '$T_TMP/demo.txt'"
+check "the broken change failed, with its log tail" sh -c "grep -q '^C-neg1 attempt 1: failure' '$T_TMP/demo.txt' && grep -q '| FAILED InvalidParameterError' '$T_TMP/demo.txt'"
 check "the report was written" test -s "$d/report.html"
 check "with all six runs" test "$(grep -c 'class="run [a-z ]*" data-tag=' "$d/report.html")" = 6
 # chained jobs: every start after the first change is the previous end

@@ -108,12 +108,12 @@ check "and it is recorded (event and commit message)" sh -c "[ \$(/usr/bin/pytho
 /usr/bin/python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['breaker']['no_gpu']=True; json.dump(c, open(p,'w'), indent=2)" "$d/xloop.json"
 expect_rc 0 "a reset: only verdicts from now on count" u breaker reset
 expect_rc 0 "a run on the CPU" u new oncpu --from base --set SLEEP=2
-expect_rc 0 "plan one more" u plan add SLEEP=3
+expect_rc 0 "plan one more" u plan add SLEEP=5
 expect_rc 0 "submit the CPU run" u submit oncpu --no-chain
 for i in $(seq 1 30); do u tick >>"$T_TMP/ticks2.txt" 2>&1; idle && break; sleep 1; done
 u tick >>"$T_TMP/ticks2.txt" 2>&1
 check "feeding stopped because the START line shows no GPU" grep -q "^feeding stopped: oncpu attempt 1 asked for gpu:1 but its START line shows no GPU" "$T_TMP/ticks2.txt"
-check "so the planned change waits" sh -c "u() { runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' \"\$@\"; }; u plan ls | grep -q 'SLEEP=3'"
+check "so the planned change waits" sh -c "u() { runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' \"\$@\"; }; u plan ls | grep -q 'SLEEP=5'"
 expect_rc 0 "resume --feed closes it" u resume --feed
 /usr/bin/python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['breaker']['no_gpu']=False; json.dump(c, open(p,'w'), indent=2)" "$d/xloop.json"
 for i in $(seq 1 30); do idle && break; sleep 1; done

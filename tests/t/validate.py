@@ -18,6 +18,10 @@ import sys
 
 import jsonschema
 
+# Draft 2020-12 (jsonschema 4, bookworm on); an older jsonschema (3.2 in a
+# bullseye chroot of the version matrix) checks with its newest draft.
+VALIDATOR = getattr(jsonschema, "Draft202012Validator", None) or jsonschema.Draft7Validator
+
 
 # documents people or jobs write, not xloop's output: extra keys are theirs
 INPUTS = ("config.schema.json", "cv.schema.json")
@@ -106,14 +110,14 @@ def main():
         names = sorted(n for n in os.listdir(d) if n.endswith(".schema.json"))
         for n in names:
             with open(os.path.join(d, n)) as f:
-                jsonschema.Draft202012Validator.check_schema(json.load(f))
+                VALIDATOR.check_schema(json.load(f))
         print("%d schemas valid" % len(names))
         return 0
     with open(sys.argv[1]) as f:
         schema = json.load(f)
     doc = json.load(sys.stdin)
     try:
-        jsonschema.Draft202012Validator(schema).validate(doc)
+        VALIDATOR(schema).validate(doc)
     except jsonschema.ValidationError as e:
         print("invalid against %s: %s" % (sys.argv[1], e.message), file=sys.stderr)
         return 1

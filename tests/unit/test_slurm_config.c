@@ -106,6 +106,33 @@ static void test_config_edges(void **state)
 					    NULL), -1);
 }
 
+/* Accounting as each Slurm says it (24.05 and later: "(null)" when off). */
+static void test_config_accounting(void **state)
+{
+	static const struct {
+		const char *text;
+		int on;
+	} cases[] = {
+		{ "AccountingStorageType   = accounting_storage/none\n", 0 },
+		{ "AccountingStorageType   = (null)\n", 0 },
+		{ "AccountingStorageType   = \n", 0 },
+		{ "AccountingStorageHost   = localhost\n", 0 },
+		{ "AccountingStorageType   = accounting_storage/slurmdbd\n", 1 },
+		{ "AccountingStorageType   = accounting_storage/mysql\n", 1 },
+	};
+	struct slurm_record conf = { NULL, 0 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		assert_int_equal(slurm_parse_config(cases[i].text, &conf, NULL), 0);
+		if (slurm_config_accounting(&conf) != cases[i].on)
+			fail_msg("'%s': accounting should be %s", cases[i].text,
+				 cases[i].on ? "on" : "off");
+		slurm_record_release(&conf);
+	}
+}
+
 static void test_ping_up(void **state)
 {
 	struct slurm_ping ping = SLURM_PING_INIT;
@@ -230,6 +257,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_config_real),
 		cmocka_unit_test(test_config_edges),
+		cmocka_unit_test(test_config_accounting),
 		cmocka_unit_test(test_ping_up),
 		cmocka_unit_test(test_ping_down_banner),
 		cmocka_unit_test(test_ping_backup),

@@ -7,6 +7,8 @@
  * The real Slurm 22.05 captures under ops/slurm/captures/ are read in place
  * too (skipped when the directory is absent); job ids are taken from each
  * capture's "# command:" line, so a fresh capture run keeps them valid.
+ * So are the version matrix's captures/MAJOR.MINOR/ (capture-version.sh):
+ * each test_versions_* test runs over every version found there.
  * TODO(captures): add tests once captured: a TIMEOUT job, a job cancelled
  * while running and while pending ("CANCELLED by N"), scontrol/squeue for a
  * purged id ("Invalid job id specified"), sacct -D after a requeue, and
@@ -333,15 +335,18 @@ static void free_list(char **v, size_t nr)
 }
 
 /*
- * A capture of ours (ops/slurm/captures/name) without its comment lines;
- * *cmd gets the command from its "# command: " line. Skips the test when
- * the captures are not there.
+ * A capture of ours (ops/slurm/captures/[sub/]name) without its comment
+ * lines; *cmd gets the command from its "# command: " line. Skips the test
+ * when the captures are not there; a missing file fails, or gives NULL
+ * when optional.
  */
-static char *capture(const char *name, char **cmd)
+static char *capture_at(const char *sub, const char *name, char **cmd,
+			int optional)
 {
 	char *root = repo_root();
 	char *dir = xasprintf("%s/ops/slurm/captures", root);
-	char *path = xasprintf("%s/%s", dir, name);
+	char *path = xasprintf("%s/%s%s%s", dir, sub ? sub : "", sub ? "/" : "",
+			       name);
 	char *text, *body, *nl;
 	struct stat st;
 
@@ -354,6 +359,11 @@ static char *capture(const char *name, char **cmd)
 		skip();
 	}
 	text = slurp(path);
+	if (text == NULL && optional) {
+		free(path);
+		free(dir);
+		return NULL;
+	}
 	if (text == NULL)
 		fail_msg("cannot read capture '%s'", path);
 	if (strncmp(text, "# command: ", 11) != 0)
@@ -367,6 +377,12 @@ static char *capture(const char *name, char **cmd)
 	free(path);
 	free(dir);
 	return body;
+}
+
+/* A capture of the host's Slurm 22.05 (ops/slurm/captures/name). */
+static char *capture(const char *name, char **cmd)
+{
+	return capture_at(NULL, name, cmd, 0);
 }
 
 /* The last word of a command (the job id of "scontrol show job -o 9"). */
@@ -976,6 +992,13 @@ static void test_scontrol_tricky_values(void **unused)
 	assert_string_equal(j->std_out, "/o/x Y.out");
 	assert_string_equal(slurm_job_get(j, "NewKey"), "v");
 	assert_int_equal(j->state, SLURM_STATE_RUNNING);
+	slurm_jobs_release(&jobs);
+
+	/* 26.05's -d prints SLUID after the free-text JobName */
+	scontrol_ok("JobId=52 JobName=xloop ok SLUID=s2X1M8SBX2Z000 "
+		    "UserId=xloopt(1001) JobState=RUNNING\n", &jobs);
+	assert_string_equal(jobs.v[0].name, "xloop ok");
+	assert_string_equal(slurm_job_get(&jobs.v[0], "SLUID"), "s2X1M8SBX2Z000");
 	slurm_jobs_release(&jobs);
 
 	/* multi-line form: a value that holds a newline goes on */
@@ -2991,14 +3014,19 @@ static void test_capture_scontrol_array(void **unused)
 	free(cmd);
 }
 
-/* Parse a sacct capture with the fields of its own command. */
-static void capture_sacct(const char *name, struct slurm_acct *acct,
-			  char **job)
+/*
+ * Parse a sacct capture (of version ver, NULL: the host's) with the fields
+ * of its own command; *job gets its -j. 0 when an optional one is absent.
+ */
+static int capture_sacct_at(const char *ver, const char *name, int optional,
+			    struct slurm_acct *acct, char **job)
 {
-	char *cmd, *body = capture(name, &cmd), *list, **fields;
+	char *cmd, *body = capture_at(ver, name, &cmd, optional), *list, **fields;
 	size_t nr;
 
-	assert_non_null(strstr(cmd, "sacct -P -n"));
+	if (body == NULL)
+		return 0;
+	assert_non_null(strstr(cmd, "sacct "));
 	list = word_after(cmd, " -o ");
 	fields = split_commas(list, &nr);
 	sacct_ok(body, (const char *const *)fields, nr, NULL, 0, acct);
@@ -3007,6 +3035,14 @@ static void capture_sacct(const char *name, struct slurm_acct *acct,
 	free(list);
 	free(body);
 	free(cmd);
+	return 1;
+}
+
+/* Parse a sacct capture of the host's 22.05. */
+static void capture_sacct(const char *name, struct slurm_acct *acct,
+			  char **job)
+{
+	capture_sacct_at(NULL, name, 0, acct, job);
 }
 
 /* Captures: sacct verdicts of a completed, failed and OOM-killed job. */
@@ -3155,6 +3191,357 @@ static void test_capture_sinfo(void **unused)
 	free(cmd);
 }
 
+/* --------------------------- captures of every version (tests/matrix.sh) */
+
+/* The version directories under ops/slurm/captures/ ("20.11", ...). */
+static char **capture_versions(size_t *nr)
+{
+	char *root = repo_root(), *dir = xasprintf("%s/ops/slurm/captures", root);
+	struct dirent *de;
+	char **v = NULL;
+	size_t cap = 0;
+	DIR *d = opendir(dir);
+
+	*nr = 0;
+	free(root);
+	free(dir);
+	if (d == NULL) {
+		print_message("no captures: skipping the version captures\n");
+		skip();
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		if (*nr == cap) {
+			cap = cap ? 2 * cap : 4;
+			v = xreallocarray(v, cap, sizeof(*v));
+		}
+		v[(*nr)++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (*nr == 0) {
+		free(v);
+		print_message("no version captures: skipping\n");
+		skip();
+	}
+	return v;
+}
+
+/* One job of a version's scontrol capture, which must hold exactly it. */
+static const struct slurm_job *vjob(const char *ver, const char *name,
+				    struct slurm_jobs *jobs,
+				    enum slurm_state state, int ec, int sig)
+{
+	char *cmd, *body = capture_at(ver, name, &cmd, 0), *id = last_word(cmd);
+	const struct slurm_job *j;
+
+	scontrol_ok(body, jobs);
+	if (jobs->nr != 1)
+		fail_msg("%s/%s: %zu jobs", ver, name, jobs->nr);
+	j = &jobs->v[0];
+	assert_string_equal(j->job_id, id);
+	assert_string_equal(j->user, "xloopt");
+	if (j->state != state)
+		fail_msg("%s/%s: state %s, want %s", ver, name,
+			 slurm_state_name(j->state), slurm_state_name(state));
+	if (ec >= 0 && (j->exit_code != ec || j->exit_signal != sig))
+		fail_msg("%s/%s: exit %d:%d, want %d:%d", ver, name,
+			 j->exit_code, j->exit_signal, ec, sig);
+	free(id);
+	free(cmd);
+	free(body);
+	return j;
+}
+
+/* Every version: scontrol show job of finished, running, pending jobs. */
+static void test_versions_scontrol(void **unused)
+{
+	struct slurm_jobs jobs = SLURM_JOBS_INIT, multi = SLURM_JOBS_INIT;
+	const struct slurm_job *j;
+	char **vers, *cmd, *body, *cl = NULL, *id;
+	size_t nr, i, k, failed;
+	long long sid;
+
+	(void)unused;
+	vers = capture_versions(&nr);
+	for (i = 0; i < nr; i++) {
+		j = vjob(vers[i], "scontrol_show_job_o_completed.txt", &jobs,
+			 SLURM_STATE_COMPLETED, 0, 0);
+		assert_string_equal(j->name, "xloop-ok");
+		assert_string_equal(j->comment, "xloop run=ok seed=1");
+		assert_string_equal(j->partition, "gpu");
+		/* 20.11 "gpu:1", 22.05 "gres:gpu:1", 26.05 "gres/gpu:1" */
+		assert_non_null(strstr(slurm_job_get(j, "TresPerNode"), "gpu:1"));
+		body = capture_at(vers[i], "sbatch_parsable.txt", &cmd, 0);
+		assert_int_equal(slurm_parse_sbatch(body, &sid, &cl, NULL), 0);
+		assert_int_equal(sid, j->id);
+		free(body);
+		free(cmd);
+		slurm_jobs_release(&jobs);
+
+		vjob(vers[i], "scontrol_show_job_o_failed_exit3.txt", &jobs,
+		     SLURM_STATE_FAILED, 3, 0);
+		slurm_jobs_release(&jobs);
+		vjob(vers[i], "scontrol_show_job_o_exit137.txt", &jobs,
+		     SLURM_STATE_FAILED, 137, 0);
+		slurm_jobs_release(&jobs);
+		vjob(vers[i], "scontrol_show_job_o_sigkill.txt", &jobs,
+		     SLURM_STATE_FAILED, 0, 9);
+		slurm_jobs_release(&jobs);
+
+		j = vjob(vers[i], "scontrol_show_job_o_running.txt", &jobs,
+			 SLURM_STATE_RUNNING, -1, 0);
+		assert_string_equal(j->nodes, slurm_job_get(j, "BatchHost"));
+		/* -d adds the node detail; multi-line and -o agree */
+		body = capture_at(vers[i], "scontrol_show_job_d_running.txt", &cmd, 0);
+		scontrol_both_forms(body, &multi);
+		assert_int_equal(multi.nr, 1);
+		assert_string_equal(multi.v[0].job_id, j->job_id);
+		assert_int_equal(multi.v[0].state, SLURM_STATE_RUNNING);
+		assert_non_null(slurm_job_get(&multi.v[0], "CPU_IDs"));
+		free(body);
+		free(cmd);
+		slurm_jobs_release(&multi);
+		slurm_jobs_release(&jobs);
+		vjob(vers[i], "scontrol_show_job_d_o_running.txt", &jobs,
+		     SLURM_STATE_RUNNING, -1, 0);
+		assert_non_null(slurm_job_get(&jobs.v[0], "Nodes"));
+		slurm_jobs_release(&jobs);
+
+		j = vjob(vers[i], "scontrol_show_job_o_pending_resources.txt",
+			 &jobs, SLURM_STATE_PENDING, -1, 0);
+		assert_string_equal(j->reason, "Resources");
+		assert_string_equal(j->comment, "xloop run=gpu-b note=waits for gpu");
+		slurm_jobs_release(&jobs);
+		j = vjob(vers[i], "scontrol_show_job_o_pending_dependency.txt",
+			 &jobs, SLURM_STATE_PENDING, -1, 0);
+		assert_string_equal(j->reason, "Dependency");
+		assert_int_equal(strncmp(j->dependency, "afterany:", 9), 0);
+		assert_string_equal(j->partition, "short");
+		slurm_jobs_release(&jobs);
+
+		/* an array: one line per task, task 2 exited 4 */
+		body = capture_at(vers[i], "scontrol_show_job_o_array.txt", &cmd, 0);
+		id = last_word(cmd);
+		scontrol_ok(body, &jobs);
+		assert_int_equal(jobs.nr, 3);
+		for (k = 0, failed = 0; k < jobs.nr; k++) {
+			assert_string_equal(jobs.v[k].array_job_id, id);
+			if (strcmp(jobs.v[k].array_task_id, "2") == 0) {
+				assert_int_equal(jobs.v[k].state, SLURM_STATE_FAILED);
+				assert_int_equal(jobs.v[k].exit_code, 4);
+				failed++;
+			} else {
+				assert_int_equal(jobs.v[k].state, SLURM_STATE_COMPLETED);
+			}
+		}
+		assert_int_equal(failed, 1);
+		slurm_jobs_release(&jobs);
+		free(id);
+		free(body);
+		free(cmd);
+		free(vers[i]);
+	}
+	free(vers);
+}
+
+/* Every version: squeue in xloop's own format (-h -r -o FORMAT -u). */
+static void test_versions_squeue(void **unused)
+{
+	struct slurm_jobs jobs = SLURM_JOBS_INIT;
+	char **vers, *cmd, *body, *fmt;
+	size_t nr, i, k, running = 0, res = 0, dep = 0;
+
+	(void)unused;
+	vers = capture_versions(&nr);
+	for (i = 0; i < nr; i++, running = res = dep = 0) {
+		body = capture_at(vers[i], "squeue_h_r_o.txt", &cmd, 0);
+		fmt = quoted_after(cmd, " -o ");
+		assert_string_equal(fmt, SLURM_SQUEUE_FORMAT);
+		squeue_ok(body, fmt, &jobs);
+		assert_int_equal(jobs.nr, 3);
+		for (k = 0; k < jobs.nr; k++) {
+			const struct slurm_job *j = &jobs.v[k];
+
+			assert_int_equal(j->id, strtoll(j->job_id, NULL, 10));
+			if (j->state == SLURM_STATE_RUNNING) {
+				assert_string_equal(j->name, "xloop-ok");
+				assert_string_equal(j->comment, "xloop run=ok seed=1");
+				running++;
+			} else if (strcmp(j->reason, "Resources") == 0) {
+				assert_string_equal(j->name, "xloop-gpu-b");
+				res++;
+			} else if (strcmp(j->reason, "Dependency") == 0) {
+				assert_string_equal(j->start_time, "");
+				assert_string_equal(j->comment, "");
+				dep++;
+			}
+		}
+		if (running != 1 || res != 1 || dep != 1)
+			fail_msg("%s: %zu running, %zu on resources, %zu on a "
+				 "dependency", vers[i], running, res, dep);
+		slurm_jobs_release(&jobs);
+		free(fmt);
+		free(body);
+		free(cmd);
+		free(vers[i]);
+	}
+	free(vers);
+}
+
+/* Every version with accounting: the verdict of each finished job. */
+static void test_versions_sacct(void **unused)
+{
+	static const struct {
+		const char *file;
+		enum slurm_state state;
+		int ec, sig;
+		const char *worst;
+	} cases[] = {
+		{ "sacct_P_n_completed.txt", SLURM_STATE_COMPLETED, 0, 0, NULL },
+		{ "sacct_P_n_failed_exit3.txt", SLURM_STATE_FAILED, 3, 0, "batch" },
+		/* before 25.11 sacct prints exit codes over 128 less 128 */
+		{ "sacct_P_n_exit137.txt", SLURM_STATE_FAILED, 137, 0, "batch" },
+		{ "sacct_P_n_sigkill.txt", SLURM_STATE_FAILED, 0, 9, "batch" },
+	};
+	struct slurm_acct acct = SLURM_ACCT_INIT;
+	struct slurm_acct_summary sum;
+	char **vers, *job, *cmd, *body, *task;
+	size_t nr, i, k, seen = 0;
+	int want_ec;
+
+	(void)unused;
+	vers = capture_versions(&nr);
+	for (i = 0; i < nr; i++) {
+		/* without accounting: what slurm_sacct() recognises */
+		body = capture_at(vers[i], "sacct_P_n_plain.txt", &cmd, 1);
+		if (body) {
+			assert_non_null(strstr(body, "accounting storage is disabled"));
+			free(body);
+			free(cmd);
+		}
+		for (k = 0; k < ARRAY_SIZE(cases); k++) {
+			if (!capture_sacct_at(vers[i], cases[k].file, 1, &acct, &job))
+				continue;
+			seen++;
+			summary_ok(&acct, job, &sum);
+			want_ec = cases[k].ec == 137 && strcmp(vers[i], "25.11") < 0 ?
+				  9 : cases[k].ec;
+			if (sum.state != cases[k].state || sum.exit_code != want_ec ||
+			    sum.exit_signal != cases[k].sig)
+				fail_msg("%s/%s: %s %d:%d, want %s %d:%d", vers[i],
+					 cases[k].file, slurm_state_name(sum.state),
+					 sum.exit_code, sum.exit_signal,
+					 slurm_state_name(cases[k].state),
+					 want_ec, cases[k].sig);
+			if (cases[k].worst)
+				assert_non_null(sum.worst_step);
+			if (k == 0)
+				assert_string_equal(slurm_acct_get(&acct, sum.alloc,
+						    "Comment"), "xloop run=ok seed=1");
+			slurm_acct_release(&acct);
+			free(job);
+		}
+		if (capture_sacct_at(vers[i], "sacct_P_n_array.txt", 1, &acct, &job)) {
+			for (k = 0; k < 3; k++) {
+				task = xasprintf("%s_%zu", job, k);
+				check_summary(&acct, task, k == 2 ? SLURM_STATE_FAILED :
+					      SLURM_STATE_COMPLETED, k == 2 ?
+					      SLURM_STATE_FAILED : SLURM_STATE_COMPLETED,
+					      k == 2 ? 4 : 0, 0, k == 2 ? "batch" : NULL);
+				free(task);
+			}
+			slurm_acct_release(&acct);
+			free(job);
+		}
+		free(vers[i]);
+	}
+	free(vers);
+	if (seen == 0)
+		print_message("no version captured with accounting\n");
+}
+
+/* Every version: show config, ping, node, partition, sinfo, --test-only. */
+static void test_versions_config(void **unused)
+{
+	static const char *const confs[] = {
+		"scontrol_show_config_plain.txt", "scontrol_show_config_accounting.txt",
+	};
+	struct slurm_record conf = { NULL, 0 };
+	struct slurm_records recs = SLURM_RECORDS_INIT;
+	struct slurm_ping ping = SLURM_PING_INIT;
+	struct slurm_node_reasons r = SLURM_NODE_REASONS_INIT;
+	char **vers, *cmd, *body;
+	size_t nr, i, k, found;
+	time_t start;
+
+	(void)unused;
+	vers = capture_versions(&nr);
+	for (i = 0; i < nr; i++) {
+		for (k = 0, found = 0; k < ARRAY_SIZE(confs); k++) {
+			body = capture_at(vers[i], confs[k], &cmd, 1);
+			if (body == NULL)
+				continue;
+			found++;
+			assert_int_equal(slurm_parse_config(body, &conf, NULL), 0);
+			if (slurm_config_accounting(&conf) != (int)k)
+				fail_msg("%s/%s: accounting read as %s", vers[i],
+					 confs[k], k ? "off" : "on");
+			assert_string_equal(slurm_record_get(&conf, "MinJobAge"),
+					    "300 sec");
+			slurm_record_release(&conf);
+			free(body);
+			free(cmd);
+		}
+		assert_true(found > 0);
+
+		body = capture_at(vers[i], "scontrol_ping.txt", &cmd, 0);
+		assert_int_equal(slurm_parse_ping(body, &ping, NULL), 0);
+		assert_int_equal(ping.nr, 1);
+		assert_true(ping.v[0].up);
+		slurm_ping_release(&ping);
+		free(body);
+		free(cmd);
+
+		body = capture_at(vers[i], "scontrol_show_node_o.txt", &cmd, 0);
+		assert_int_equal(slurm_parse_records(body, &recs, NULL), 0);
+		assert_int_equal(recs.nr, 1);
+		assert_non_null(strstr(slurm_record_get(&recs.v[0], "Gres"), "gpu:1"));
+		assert_non_null(slurm_record_get(&recs.v[0], "CPUTot"));
+		assert_non_null(slurm_record_get(&recs.v[0], "RealMemory"));
+		assert_true(slurm_list_has(slurm_record_get(&recs.v[0], "Partitions"),
+					   "gpu"));
+		slurm_records_release(&recs);
+		free(body);
+		free(cmd);
+
+		body = capture_at(vers[i], "scontrol_show_partition_o.txt", &cmd, 0);
+		assert_int_equal(slurm_parse_records(body, &recs, NULL), 0);
+		assert_int_equal(recs.nr, 1);
+		assert_string_equal(slurm_record_get(&recs.v[0], "MaxTime"), "04:00:00");
+		assert_string_equal(slurm_record_get(&recs.v[0], "State"), "UP");
+		slurm_records_release(&recs);
+		free(body);
+		free(cmd);
+
+		body = capture_at(vers[i], "sinfo_R.txt", &cmd, 0);
+		assert_int_equal(slurm_parse_sinfo_reasons(body, &r, NULL), 0);
+		assert_int_equal(r.nr, 1);
+		assert_string_equal(r.v[0].reason, "xloop capture: disk almost full");
+		slurm_node_reasons_release(&r);
+		free(body);
+		free(cmd);
+
+		body = capture_at(vers[i], "sbatch_test_only.txt", &cmd, 0);
+		assert_int_equal(slurm_parse_test_only(body, &start, NULL), 0);
+		assert_true(start > 0);
+		free(body);
+		free(cmd);
+		free(vers[i]);
+	}
+	free(vers);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -3217,6 +3604,10 @@ int main(void)
 		cmocka_unit_test(test_capture_sacct_array),
 		cmocka_unit_test(test_capture_squeue),
 		cmocka_unit_test(test_capture_sinfo),
+		cmocka_unit_test(test_versions_scontrol),
+		cmocka_unit_test(test_versions_squeue),
+		cmocka_unit_test(test_versions_sacct),
+		cmocka_unit_test(test_versions_config),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,252 @@
+/* Run tags and canonical values: see tags.h. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loop.h"
+#include "study.h"
+#include "tags.h"
+
+const char tag_help[] =
+	"Run tags (the names xloop gives the runs it makes):\n"
+	"\n"
+	"  a change          VAR-VALUE          LR-0.05, MAX_DEPTH-2\n"
+	"  the same again    VAR-VALUE--n2      --n3, ... (another parent, tag taken)\n"
+	"  a replicate       B--r2              --r3, ...: a seed-only change of the\n"
+	"                                       configuration whose first run is B\n"
+	"  a sweep           N--VAR-VALUE       with `sweep --name N`; VAR-VALUE without\n"
+	"\n"
+	"At most 64 characters of letters, digits, '.', '_' and '-', starting with\n"
+	"a letter or a digit. Parts are joined by \"--\", which a value never gives:\n"
+	"in VALUE every other character becomes '-', runs of '-' fold to one, a\n"
+	"leading '-' and trailing '-' or '.' are dropped, but the sign of a\n"
+	"negative number is written \"neg\" (MAX_DEPTH=-1 gives MAX_DEPTH-neg1,\n"
+	"never MAX_DEPTH-1). A value too long for 64 is cut and marked with .h\n"
+	"and 6 hex digits of a hash of the whole value (MODEL-facebook-conv.h3f2a9c);\n"
+	"the --nK and --rK suffixes are never cut. A tag given with `new T` or\n"
+	"`next --tag T` is taken as it is.\n"
+	"\n"
+	"Values: a decimal number is compared by its value, so 0.05, 5e-2 and\n"
+	"0.050 are one value (`plan add` refuses LR=0.050 when LR is 0.05 already);\n"
+	"anything else, and numbers of more than 15 significant digits, as written.\n";
+
+/* Append value to b sanitized for a tag: see tags.h. */
+static void add_sanitized(struct buf *b, const char *value)
+{
+	size_t start = b->len;
+	const char *p = value;
+
+	/* a minus sign is kept as a word: LR=-1 is LR-neg1, never LR-1 */
+	if (p[0] == '-' && (isdigit((unsigned char)p[1]) ||
+			    (p[1] == '.' && isdigit((unsigned char)p[2])))) {
+		buf_adds(b, "neg");
+		p++;
+	}
+	for (; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (!isalnum(c) && c != '.' && c != '_')
+			c = '-';
+		if (c == '-' && (b->len == start || b->s[b->len - 1] == '-'))
+			continue;
+		buf_addc(b, (char)c);
+	}
+	while (b->len > start && (b->s[b->len - 1] == '-' || b->s[b->len - 1] == '.'))
+		buf_setlen(b, b->len - 1);
+}
+
+/* ".h" and 6 hex digits of the sha256 of s. */
+static void add_hash(struct buf *b, const char *s)
+{
+	char hex[65];
+
+	study_sha256(s, strlen(s), hex);
+	buf_addf(b, ".h%.6s", hex);
+}
+
+/* Cut b to at most max bytes (a trailing '-' or '.' dropped), then mark it with s's hash. */
+static void cut_and_hash(struct buf *b, size_t from, size_t max, const char *s)
+{
+	if (b->len > max)
+		buf_setlen(b, max);
+	while (b->len > from && (b->s[b->len - 1] == '-' || b->s[b->len - 1] == '.'))
+		buf_setlen(b, b->len - 1);
+	add_hash(b, s);
+}
+
+/* One candidate tag. */
+char *tag_compose(enum tag_kind kind, const char *base_or_prefix, const char *var,
+		  const char *value, int k)
+{
+	struct buf b = BUF_INIT, suffix = BUF_INIT;
+	size_t head, lead;
+	char *whole;
+
+	if (k >= 2 || kind == TAG_REPLICATE)
+		buf_addf(&suffix, "--%c%d", kind == TAG_REPLICATE ? 'r' : 'n', k < 2 ? 2 : k);
+	if (kind == TAG_REPLICATE) {
+		buf_adds(&b, base_or_prefix);	/* a tag already: its "--" stay */
+		if (b.len + suffix.len > TAG_MAX)
+			cut_and_hash(&b, 0, TAG_MAX - suffix.len - 8, base_or_prefix);
+	} else {
+		if (kind == TAG_SWEEP && base_or_prefix && *base_or_prefix) {
+			add_sanitized(&b, base_or_prefix);
+			buf_adds(&b, "--");
+		}
+		add_sanitized(&b, var);
+		head = b.len;
+		buf_addc(&b, '-');
+		add_sanitized(&b, value);
+		if (b.len == head + 1)
+			buf_setlen(&b, head);	/* an empty value: VAR alone */
+		if (b.len + suffix.len > TAG_MAX) {
+			if (head + 1 + 1 + 8 + suffix.len <= TAG_MAX) {
+				cut_and_hash(&b, head + 1, TAG_MAX - suffix.len - 8, value);
+			} else {
+				/* not even VAR fits: cut everything, hash everything */
+				whole = xasprintf("%s\n%s\n%s", base_or_prefix ?
+						  base_or_prefix : "", var, value);
+				cut_and_hash(&b, 0, TAG_MAX - suffix.len - 8, whole);
+				free(whole);
+			}
+		}
+	}
+	/* a tag starts with a letter or a digit (VAR may start with '_') */
+	for (lead = 0; lead < b.len && !isalnum((unsigned char)b.s[lead]); lead++)
+		;
+	if (lead == b.len) {
+		buf_reset(&b);
+		buf_adds(&b, "run");
+	} else if (lead) {
+		memmove(b.s, b.s + lead, b.len - lead + 1);
+		b.len -= lead;
+	}
+	buf_adds(&b, suffix.s);
+	buf_release(&suffix);
+	return buf_detach(&b, NULL);
+}
+
+/* The first free candidate. */
+char *tag_make(struct xl_ctx *ctx, enum tag_kind kind, const char *base_or_prefix,
+	       const char *var, const char *value)
+{
+	int k;
+
+	for (k = kind == TAG_REPLICATE ? 2 : 1;; k++) {
+		char *tag = tag_compose(kind, base_or_prefix, var, value, k), *cause = NULL;
+		int rc = loop_check_new_tag(ctx, tag, &cause);
+
+		free(cause);
+		/* taken: try the next; free, or an error loop_new_run will report */
+		if (rc != XL_DATAERR || k >= 1000000)
+			return tag;
+		free(tag);
+	}
+}
+
+/* Parse a plain decimal number: 1 and its significant digit count, or 0. */
+static int is_decimal(const char *s, int *sig)
+{
+	const char *p = s;
+	int digits = 0, first = -1, last = -1, pos = 0;
+
+	if (*p == '+' || *p == '-')
+		p++;
+	for (; isdigit((unsigned char)*p) || *p == '.'; p++) {
+		if (*p == '.') {
+			if (pos < 0)
+				return 0;	/* a second point */
+			pos = -1;
+			continue;
+		}
+		if (*p != '0') {
+			if (first < 0)
+				first = digits;
+			last = digits;
+		}
+		digits++;
+	}
+	if (digits == 0)
+		return 0;
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!isdigit((unsigned char)*p))
+			return 0;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	*sig = first < 0 ? 0 : last - first + 1;
+	return *p == '\0';
+}
+
+/* A value written one way. */
+char *value_canon(const char *value)
+{
+	struct buf b = BUF_INIT;
+	char digits[32], e[40];
+	double d;
+	int sig, p, exp10, n;
+	char *end;
+
+	if (!is_decimal(value, &sig) || sig > 15)
+		return xstrdup(value);
+	errno = 0;
+	d = strtod(value, &end);
+	if (*end || errno == ERANGE || !isfinite(d))
+		return xstrdup(value);
+	if (d == 0)
+		return xstrdup("0");
+	/* the fewest significant digits that read back as d */
+	for (p = 1; p <= 17; p++) {
+		xsnprintf(e, sizeof(e), "%.*e", p - 1, d);
+		if (strtod(e, NULL) == d)
+			break;
+	}
+	/* e is "-d.ddde+XX": its digits and its exponent */
+	n = 0;
+	for (end = e; *end && *end != 'e'; end++)
+		if (isdigit((unsigned char)*end))
+			digits[n++] = *end;
+	digits[n] = '\0';
+	exp10 = (int)strtol(end + 1, NULL, 10);
+	if (d < 0)
+		buf_addc(&b, '-');
+	if (exp10 >= 21 || exp10 < -7) {
+		buf_addf(&b, "%c%s%se%d", digits[0], n > 1 ? "." : "", digits + 1, exp10);
+	} else if (exp10 >= 0) {
+		int i;
+
+		for (i = 0; i < n || i <= exp10; i++) {
+			if (i == exp10 + 1)
+				buf_addc(&b, '.');
+			buf_addc(&b, i < n ? digits[i] : '0');
+		}
+	} else {
+		buf_adds(&b, "0.");
+		for (p = -1; p > exp10; p--)
+			buf_addc(&b, '0');
+		buf_adds(&b, digits);
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* Two values, compared canonically. */
+int value_same(const char *a, const char *b)
+{
+	char *ca, *cb;
+	int same;
+
+	if (strcmp(a, b) == 0)
+		return 1;
+	ca = value_canon(a);
+	cb = value_canon(b);
+	same = strcmp(ca, cb) == 0;
+	free(ca);
+	free(cb);
+	return same;
+}

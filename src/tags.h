@@ -1,0 +1,61 @@
+/*
+ * Run tags: the one grammar for every run xloop names (plan entries,
+ * `next --set`, sweeps, replicates, autopilot proposals), and the canonical
+ * form of a variable's value, by which two spellings of one number are one
+ * value. `xloop help tags` prints tag_help.
+ *
+ * A tag is at most TAG_MAX characters of [A-Za-z0-9._-], starting with a
+ * letter or digit. Parts are joined by "--", which a value never yields:
+ *
+ *   change     VAR-VALUE             (LR-0.05, MAX_DEPTH-2)
+ *   again      VAR-VALUE--n2, --n3   (the same change, the tag taken)
+ *   replicate  B--r2, B--r3          (seed-only change of B's configuration)
+ *   sweep      N--VAR-VALUE          (sweep --name N; VAR-VALUE without it)
+ *
+ * VALUE is sanitized: characters outside the set become '-', runs of '-'
+ * fold to one, a leading '-' and trailing '-' or '.' are dropped; the sign
+ * of a negative number is written "neg" (LR=-1 is LR-neg1, not LR-1). Too long:
+ * VALUE is cut and ".h" plus 6 hex digits of a hash of the full value
+ * follow it; the "--nK" and "--rK" suffixes are never cut.
+ */
+#ifndef XLOOP_TAGS_H
+#define XLOOP_TAGS_H
+
+#include "cmd.h"
+
+#define TAG_MAX 64
+
+enum tag_kind {
+	TAG_CHANGE,	/* VAR-VALUE, then --n2, --n3, ... */
+	TAG_REPLICATE,	/* base--r2, base--r3, ... (r1 is the base itself) */
+	TAG_SWEEP,	/* prefix--VAR-VALUE (VAR-VALUE when prefix is NULL) */
+};
+
+/*
+ * Candidate k of a tag (malloc'd, pure): k = 1 is the plain form, k >= 2
+ * carries the suffix ("--nK", or "--rK" for a replicate, whose k starts at
+ * 2). base_or_prefix: the replicate's base tag, the sweep's name; unused
+ * (NULL) for a change. var and value: unused for a replicate.
+ */
+char *tag_compose(enum tag_kind kind, const char *base_or_prefix, const char *var,
+		  const char *value, int k);
+
+/* The first candidate that is free in the study (loop_check_new_tag), malloc'd. */
+char *tag_make(struct xl_ctx *ctx, enum tag_kind kind, const char *base_or_prefix,
+	       const char *var, const char *value);
+
+/*
+ * The canonical form of a value (malloc'd, pure): a decimal number is
+ * written one way ("0.05", "5e-2", "0.050", "+.05" are all "0.05"; "10",
+ * "10.0", "1e1" are "10"; "-0" is "0"); anything else, and a number of more
+ * than 15 significant digits, stays as written.
+ */
+char *value_canon(const char *value);
+
+/* 1 when a and b are the same value in canonical form. */
+int value_same(const char *a, const char *b);
+
+/* The grammar, for `xloop help tags`. */
+extern const char tag_help[];
+
+#endif

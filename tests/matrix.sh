@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The version matrix: the core integration tests against Debian's other
+# Slurm versions, each a cluster in a chroot (ops/slurm/chroot-cluster.sh):
+#   tests/matrix.sh SUITE...    bullseye (20.11), trixie (24.11), sid (26.05)
+# For each suite: build the tree unless cached, bring its cluster up, run
+# the tests inside the chroot (this checkout is mounted at its own path, so
+# ./xloop and build/static-test/xloop, the static build with crash points,
+# run there), take the cluster down. Prints each test's lines tagged with
+# the version, then "N passed, N failed, N skipped". Needs root; run through
+# tests/run.sh (beside the host suite) or ./build.sh matrix.
+# XLOOP_MATRIX_TESTS="t1100 t1300" runs only those of each suite's tests.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+CC=ops/slurm/chroot-cluster.sh
+export XLOOP_ROOT_DIR=$ROOT XLOOP_BIN=${XLOOP_BIN:-$ROOT/xloop}
+export XLOOP_ASAN_BIN=$ROOT/build/static-test/xloop
+export XLOOP_TEST_USER=${XLOOP_TEST_USER:-xloopt}
+
+# What each suite runs: "PROFILE TEST..." lines. Submit and chain (t1100),
+# every verdict class and cancel (t1000, t1200), doctor (t1300), crash and
+# reconcile (t1400), sweeps and the failed-index retry (t1500), why and
+# adjust (t1700, plain only); sid also with accounting (sacct's ExitCode
+# changed in 25.11).
+CORE="t1000 t1100 t1200 t1300 t1400 t1500 t1700"
+plan() {
+	case $1 in
+	bullseye | trixie) echo "plain $CORE" ;;
+	sid)
+		echo "accounting t1000 t1100 t1200 t1300 t1400 t1500"
+		echo "plain t1300 t1700"
+		;;
+	*) return 1 ;;
+	esac
+}
+
+passed=0 failed=0 skipped=0
+. tests/runlib.sh
+
+# One test inside the suite's chroot; its lines tagged "[VERSION]".
+run_in() {
+	local suite=$1 version=$2 profile=$3 t=$4 out rc t0=$SECONDS
+	echo "# [$version] $t ($profile)"
+	out=$(XLOOP_PROFILE=$profile "$CC" "$suite" exec bash "$t" 2>&1 6>&-)
+	rc=$?
+	echo "# [$version] $t took $((SECONDS - t0)) s"
+	count_result "$t" "$rc" "$out" "[$version]"
+}
+
+# Every profile of one suite, the cluster brought up for each; one run of a
+# suite at a time on the machine (its lock's fd 6 is not given to daemons).
+run_suite() {
+	local suite=$1 version profile tests t out t0=$SECONDS
+	local cache=${XLOOP_CHROOT_CACHE:-/var/cache/xloop/chroots}
+	mkdir -p "$cache"
+	exec 6>>"$cache/.run-$suite.lock"
+	flock 6
+	if ! "$CC" "$suite" build 6>&-; then
+		echo "not ok - $suite: the chroot could not be built"
+		failed=$((failed + 1))
+		return
+	fi
+	version=$("$CC" "$suite" version)
+	echo "# [$version] $suite tree ready after $((SECONDS - t0)) s"
+	while read -r profile tests; do
+		if ! out=$("$CC" "$suite" up $([ "$profile" = accounting ] && echo --accounting) 2>&1 6>&-); then
+			printf '%s\n' "$out" | tail -n 20 | sed 's/^/# /'
+			echo "not ok - [$version] the $profile cluster did not come up"
+			failed=$((failed + 1))
+			continue
+		fi
+		for t in $tests; do
+			case " ${XLOOP_MATRIX_TESTS:-$t} " in *" $t "*) ;; *) continue ;; esac
+			run_in "$suite" "$version" "$profile" tests/t/$t-*.sh
+		done
+	done < <(plan "$suite")
+	"$CC" "$suite" down >/dev/null 2>&1 6>&- || true
+	exec 6>&-
+	echo "# [$version] $suite took $((SECONDS - t0)) s"
+}
+
+[ $# -gt 0 ] || set -- bullseye trixie sid
+[ "$(id -u)" -eq 0 ] || { echo "tests/matrix.sh: run as root" >&2; exit 2; }
+[ -x "$XLOOP_ASAN_BIN" ] || { echo "tests/matrix.sh: build $XLOOP_ASAN_BIN first (./build.sh matrix)" >&2; exit 2; }
+for suite in "$@"; do
+	plan "$suite" >/dev/null || { echo "tests/matrix.sh: unknown suite '$suite'" >&2; exit 2; }
+	run_suite "$suite"
+done
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

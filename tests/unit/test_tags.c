@@ -1,0 +1,294 @@
+/* Unit tests for the run tag grammar (tags.c) and value_canon. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "buf.h"
+#include "config.h"
+#include "db.h"
+#include "runs.h"
+#include "tags.h"
+
+/* Compose candidate k and compare. */
+static void expect_tag(enum tag_kind kind, const char *base, const char *var,
+		       const char *value, int k, const char *want)
+{
+	char *got = tag_compose(kind, base, var, value, k);
+
+	if (strcmp(got, want) != 0)
+		fail_msg("tag_compose(%d, %s, %s, %s, %d) = '%s', want '%s'", kind,
+			 base ? base : "NULL", var ? var : "NULL", value ? value : "NULL",
+			 k, got, want);
+	assert_true(valid_name(got));
+	free(got);
+}
+
+/* A change is VAR-VALUE, sanitized and folded; again is --nK. */
+static void test_change(void **state)
+{
+	(void)state;
+	expect_tag(TAG_CHANGE, NULL, "LR", "0.05", 1, "LR-0.05");
+	expect_tag(TAG_CHANGE, NULL, "MAX_DEPTH", "2", 1, "MAX_DEPTH-2");
+	expect_tag(TAG_CHANGE, NULL, "MAX_DEPTH", "2", 3, "MAX_DEPTH-2--n3");
+	expect_tag(TAG_CHANGE, NULL, "LR", "0.05", 2, "LR-0.05--n2");
+	/* characters outside the set become '-', runs fold, ends trimmed */
+	expect_tag(TAG_CHANGE, NULL, "OPT", "adam w / beta=0.9", 1, "OPT-adam-w-beta-0.9");
+	expect_tag(TAG_CHANGE, NULL, "X", "a--b", 1, "X-a-b");
+	expect_tag(TAG_CHANGE, NULL, "X", "a.", 1, "X-a");
+	expect_tag(TAG_CHANGE, NULL, "LR", "-1", 1, "LR-neg1");
+	expect_tag(TAG_CHANGE, NULL, "MAX_DEPTH", "-1", 1, "MAX_DEPTH-neg1");
+	expect_tag(TAG_CHANGE, NULL, "LR", "-.5", 1, "LR-neg.5");
+	expect_tag(TAG_CHANGE, NULL, "ARGS", "--fp16", 1, "ARGS-fp16");
+	expect_tag(TAG_CHANGE, NULL, "X", "--", 1, "X");
+	expect_tag(TAG_CHANGE, NULL, "X", "", 1, "X");
+	expect_tag(TAG_CHANGE, NULL, "X", "\xe6\x97\xa5\xe6\x9c\xac", 1, "X");
+	/* a tag starts with a letter or digit */
+	expect_tag(TAG_CHANGE, NULL, "_SEED", "3", 1, "SEED-3");
+	expect_tag(TAG_CHANGE, NULL, "_", "", 1, "run");
+}
+
+/* No candidate reads like a value: no bare -2 after the value. */
+static void test_no_bare_number_suffix(void **state)
+{
+	int k;
+
+	(void)state;
+	for (k = 2; k < 12; k++) {
+		char *t = tag_compose(TAG_CHANGE, NULL, "MAX_DEPTH", "2", k);
+		char want[32];
+
+		xsnprintf(want, sizeof(want), "MAX_DEPTH-2--n%d", k);
+		assert_string_equal(t, want);
+		free(t);
+	}
+}
+
+/* Replicates: B--r2, B--r3; the base's own "--" are kept. */
+static void test_replicate(void **state)
+{
+	(void)state;
+	expect_tag(TAG_REPLICATE, "LR-0.05", NULL, NULL, 2, "LR-0.05--r2");
+	expect_tag(TAG_REPLICATE, "LR-0.05", NULL, NULL, 3, "LR-0.05--r3");
+	expect_tag(TAG_REPLICATE, "LR-0.05--n2", NULL, NULL, 2, "LR-0.05--n2--r2");
+	expect_tag(TAG_REPLICATE, "base", NULL, NULL, 1, "base--r2");
+}
+
+/* A sweep's runs: N--VAR-VALUE with --name, VAR-VALUE without. */
+static void test_sweep(void **state)
+{
+	(void)state;
+	expect_tag(TAG_SWEEP, "lrs", "LR", "0.1", 1, "lrs--LR-0.1");
+	expect_tag(TAG_SWEEP, "lrs", "LR", "0.1", 2, "lrs--LR-0.1--n2");
+	expect_tag(TAG_SWEEP, NULL, "LR", "0.1", 1, "LR-0.1");
+	expect_tag(TAG_SWEEP, "", "LR", "0.1", 1, "LR-0.1");
+}
+
+/* Too long: the value is cut and hashed, the suffix never cut. */
+static void test_too_long(void **state)
+{
+	char v1[200], v2[200];
+	char *a, *b, *c, *d;
+
+	(void)state;
+	memset(v1, 'a', 150);
+	v1[150] = '\0';
+	memcpy(v2, v1, sizeof(v1));
+	v2[149] = 'b';
+	a = tag_compose(TAG_CHANGE, NULL, "MODEL", v1, 1);
+	b = tag_compose(TAG_CHANGE, NULL, "MODEL", v2, 1);
+	c = tag_compose(TAG_CHANGE, NULL, "MODEL", v1, 12);
+	assert_int_equal(strlen(a), TAG_MAX);
+	assert_true(valid_name(a) && valid_name(b) && valid_name(c));
+	assert_string_not_equal(a, b);		/* the hash tells them apart */
+	assert_memory_equal(a, "MODEL-aaaa", 10);
+	assert_non_null(strstr(a, ".h"));
+	assert_int_equal(strlen(a) - (size_t)(strstr(a, ".h") - a), 8);
+	assert_int_equal(strlen(c), TAG_MAX);
+	assert_string_equal(c + strlen(c) - 5, "--n12");
+	free(a);
+	free(b);
+	free(c);
+	/* a cut that ends in '-' drops it before the hash */
+	d = tag_compose(TAG_CHANGE, NULL, "M", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-bbbbbbbbbbbbbbbbbbbbb", 1);
+	assert_true(valid_name(d));
+	assert_null(strstr(d, "-.h"));
+	free(d);
+	/* a sweep prefix and a replicate base at the limit */
+	memset(v1, 'n', 64);
+	v1[64] = '\0';
+	d = tag_compose(TAG_SWEEP, v1, "LR", "0.1", 1);
+	assert_true(valid_name(d));
+	free(d);
+	d = tag_compose(TAG_REPLICATE, v1, NULL, NULL, 2);
+	assert_true(valid_name(d));
+	assert_string_equal(d + strlen(d) - 4, "--r2");
+	free(d);
+}
+
+/* A test study: a DB in a temp dir, and the context tag_make reads. */
+struct fx {
+	char dir[64];
+	struct xl_ctx ctx;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = xcalloc(1, sizeof(*f));
+	char *path, *cause = NULL;
+
+	xsnprintf(f->dir, sizeof(f->dir), "/tmp/xloop-test-tags-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	path = xasprintf("%s/state.db", f->dir);
+	if (db_open(&f->ctx.db, path, &cause) < 0)
+		return -1;
+	free(path);
+	f->ctx.root = f->dir;
+	f->ctx.cfg.study = xstrdup("s");
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char *cmd = xasprintf("rm -rf '%s'", f->dir);
+	int rc = system(cmd);
+
+	db_close(&f->ctx.db);
+	free(f->ctx.cfg.study);
+	free(cmd);
+	free(f);
+	return rc == 0 ? 0 : -1;
+}
+
+/* Occupy a tag in the study. */
+static void take(struct fx *f, const char *tag)
+{
+	struct run r;
+
+	memset(&r, 0, sizeof(r));
+	r.study = "s";
+	r.tag = (char *)tag;
+	assert_int_equal(runs_insert(&f->ctx.db, &r), 0);
+}
+
+/* tag_make gives the first free candidate of each kind. */
+static void test_make_free(void **state)
+{
+	struct fx *f = *state;
+	char *t;
+
+	t = tag_make(&f->ctx, TAG_CHANGE, NULL, "MAX_DEPTH", "2");
+	assert_string_equal(t, "MAX_DEPTH-2");
+	free(t);
+	take(f, "MAX_DEPTH-2");
+	take(f, "MAX_DEPTH-2--n2");
+	t = tag_make(&f->ctx, TAG_CHANGE, NULL, "MAX_DEPTH", "2");
+	assert_string_equal(t, "MAX_DEPTH-2--n3");
+	free(t);
+	t = tag_make(&f->ctx, TAG_REPLICATE, "MAX_DEPTH-2", NULL, NULL);
+	assert_string_equal(t, "MAX_DEPTH-2--r2");
+	free(t);
+	take(f, "MAX_DEPTH-2--r2");
+	t = tag_make(&f->ctx, TAG_REPLICATE, "MAX_DEPTH-2", NULL, NULL);
+	assert_string_equal(t, "MAX_DEPTH-2--r3");
+	free(t);
+	t = tag_make(&f->ctx, TAG_SWEEP, "sw", "MAX_DEPTH", "2");
+	assert_string_equal(t, "sw--MAX_DEPTH-2");
+	free(t);
+	/* a directory nobody recorded counts as taken too */
+	{
+		char *d = xasprintf("%s/runs/s/sw--MAX_DEPTH-2", f->dir), *p;
+
+		p = xasprintf("%s/runs", f->dir);
+		assert_int_equal(mkdir(p, 0755), 0);
+		free(p);
+		p = xasprintf("%s/runs/s", f->dir);
+		assert_int_equal(mkdir(p, 0755), 0);
+		free(p);
+		assert_int_equal(mkdir(d, 0755), 0);
+		free(d);
+	}
+	t = tag_make(&f->ctx, TAG_SWEEP, "sw", "MAX_DEPTH", "2");
+	assert_string_equal(t, "sw--MAX_DEPTH-2--n2");
+	free(t);
+}
+
+/* Compare value_canon(in) with want. */
+static void expect_canon(const char *in, const char *want)
+{
+	char *got = value_canon(in);
+
+	if (strcmp(got, want) != 0)
+		fail_msg("value_canon('%s') = '%s', want '%s'", in, got, want);
+	free(got);
+}
+
+/* Numbers are written one way; everything else as it is. */
+static void test_value_canon(void **state)
+{
+	(void)state;
+	expect_canon("0.05", "0.05");
+	expect_canon("5e-2", "0.05");
+	expect_canon("0.050", "0.05");
+	expect_canon("+.05", "0.05");
+	expect_canon("5E-2", "0.05");
+	expect_canon("10", "10");
+	expect_canon("10.0", "10");
+	expect_canon("1e1", "10");
+	expect_canon("010", "10");
+	expect_canon("-0", "0");
+	expect_canon("0.0", "0");
+	expect_canon("-2.50", "-2.5");
+	expect_canon("1e-4", "0.0001");
+	expect_canon("0.0001", "0.0001");
+	expect_canon("3e-8", "3e-8");
+	expect_canon("1e21", "1e21");
+	expect_canon("1e20", "100000000000000000000");
+	expect_canon("123456.789", "123456.789");
+	expect_canon("0.1", "0.1");
+	expect_canon("1.5e3", "1500");
+	/* not numbers, or not plain decimal ones */
+	expect_canon("adam", "adam");
+	expect_canon("", "");
+	expect_canon("0x10", "0x10");
+	expect_canon("inf", "inf");
+	expect_canon("nan", "nan");
+	expect_canon("1e", "1e");
+	expect_canon("1.2.3", "1.2.3");
+	expect_canon(" 1", " 1");
+	expect_canon("1 ", "1 ");
+	expect_canon(".", ".");
+	expect_canon("1e999", "1e999");
+	/* more than 15 significant digits: as written */
+	expect_canon("12345678901234567", "12345678901234567");
+	expect_canon("0.12345678901234567", "0.12345678901234567");
+	assert_true(value_same("0.05", "5e-2"));
+	assert_true(value_same("0.050", "0.05"));
+	assert_false(value_same("0.05", "0.5"));
+	assert_false(value_same("adam", "Adam"));
+	assert_true(value_same("adam", "adam"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_change),
+		cmocka_unit_test(test_no_bare_number_suffix),
+		cmocka_unit_test(test_replicate),
+		cmocka_unit_test(test_sweep),
+		cmocka_unit_test(test_too_long),
+		cmocka_unit_test_setup_teardown(test_make_free, setup, teardown),
+		cmocka_unit_test(test_value_canon),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -678,6 +678,23 @@ static void close_seg(struct xl_ctx *ctx, const struct seg *g, const char *state
 	db_finalize(&st);
 }
 
+/* How many segments of the attempt ended in an infra failure and were continued. */
+static long long infra_retries(struct xl_ctx *ctx, long long attempt_id)
+{
+	struct stmt st;
+	long long n = 0;
+
+	if (db_prepare(&ctx->db, &st, "SELECT count(*) FROM segment WHERE attempt_id = :att"
+		       " AND state = 'continued' AND outcome IN ('NODE_FAIL', 'BOOT_FAIL',"
+		       " 'PREEMPTED')") < 0)
+		return 0;
+	db_bind_int64(&st, ":att", attempt_id);
+	if (db_step(&st) == SQLITE_ROW)
+		n = db_col_int64(&st, 0);
+	db_finalize(&st);
+	return n;
+}
+
 /* Decide what the end of the attempt's current segment means. */
 int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
 		    const struct attempt *a, const struct segment_end *e,
@@ -687,7 +704,7 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 	struct buf st = BUF_INIT;
 	char *path, *cause = NULL, *outcome;
 	const char *how;
-	int err, cont, done = 0, has_next;
+	int err, cont, done = 0, has_next, infra;
 
 	memset(sv, 0, sizeof(*sv));
 	memset(&nx, 0, sizeof(nx));
@@ -704,9 +721,15 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 	if (read_file(path, 1 << 20, &st, &err, &cause) < 0)
 		buf_adds(&st, "");
 	FREE_AND_NULL(cause);
+	infra = e->state == SLURM_STATE_NODE_FAIL || e->state == SLURM_STATE_BOOT_FAIL ||
+		e->state == SLURM_STATE_PREEMPTED;
 	cont = (e->state == SLURM_STATE_FAILED && e->exit_code == XLOOP_CONTINUE) ||
-	       (e->state == SLURM_STATE_TIMEOUT && seg_line(st.s, cur.k, "signal", NULL));
-	how = e->state == SLURM_STATE_TIMEOUT ? "TIMEOUT after the signal" : "exit 85";
+	       (e->state == SLURM_STATE_TIMEOUT && seg_line(st.s, cur.k, "signal", NULL)) ||
+	       (infra && infra_retries(ctx, a->id) < ctx->cfg.retry_infra_max);
+	/* an infra failure is retried as the next segment (afternotok started it),
+	 * from the checkpoint, counted against retry.infra_max */
+	how = infra ? slurm_state_name(e->state) : e->state == SLURM_STATE_TIMEOUT ?
+	      "TIMEOUT after the signal" : "exit 85";
 	has_next = seg_get(ctx, a->id, cur.k + 1, &nx) == 0 && *nx.job_id;
 	sv->first_start = e->start;
 	if (!cont) {

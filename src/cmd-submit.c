@@ -101,7 +101,7 @@ const struct cmd_entry cmd_submit_entry = {
 	"  --mem M         override resources.mem for this attempt (recorded)\n"
 	"  --time D        override resources.time for this attempt (recorded)\n"
 	"  --segments N    run as up to N segments of --time each (0: one job;\n"
-	"                  overrides segments.max, recorded): see `xloop help segments`\n"
+	"                  overrides segments.max, recorded): see below\n"
 	"\n"
 	"Segments (segments.max > 0 or --segments N): the job gets\n"
 	"--signal=B:<segments.signal>@<segments.lead> and XLOOP_SEGMENT=1, 2, ...;\n"

@@ -172,8 +172,9 @@ static char *log_evidence(const char *log, int gpu_job)
 	}
 }
 
-static int exec_attempt(struct xl_ctx *ctx, const char *sql, long long id,
-			const char *text, long long num)
+/* One statement on row :id of the attempt or segment table (:text, :num when used). */
+int reconcile_exec(struct xl_ctx *ctx, const char *sql, long long id, const char *text,
+		   long long num)
 {
 	struct stmt q;
 	int rc;
@@ -281,7 +282,7 @@ static void write_decision(struct xl_ctx *ctx, long long attempt_id, const char 
 	if (loop_decide(ctx, e.s, cv, msg, &cause) < 0)
 		warning("verdict stored, but ops/decisions.md was not updated: %s", cause);
 	else
-		exec_attempt(ctx, "UPDATE attempt SET decided = 1 WHERE id = :id",
+		reconcile_exec(ctx, "UPDATE attempt SET decided = 1 WHERE id = :id",
 			     attempt_id, NULL, 0);
 	free(cause);
 	free(cv);
@@ -611,7 +612,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 					db_finalize(&mq);
 				}
 				if (since == 0)
-					exec_attempt(ctx, "UPDATE attempt SET missing_since = :num"
+					reconcile_exec(ctx, "UPDATE attempt SET missing_since = :num"
 						     " WHERE id = :id", a->id, NULL, now);
 				else if (now - since >= LOST_AFTER_SECS &&
 					 store_verdict(ctx, a, &f, 1, NULL) == 0)

@@ -143,25 +143,6 @@ int segments_prepare(struct xl_ctx *ctx, const char *tag, long long n, const cha
 	return rc;
 }
 
-/* Run one statement on a segment row (":id", ":text", ":num" bound when used). */
-static int seg_exec(struct xl_ctx *ctx, const char *sql, long long id, const char *text,
-		    long long num)
-{
-	struct stmt q;
-	int rc;
-
-	if (db_prepare(&ctx->db, &q, sql) < 0)
-		return -1;
-	db_bind_int64(&q, ":id", id);
-	if (strstr(sql, ":text"))
-		db_bind_text(&q, ":text", text);
-	if (strstr(sql, ":num"))
-		db_bind_int64(&q, ":num", num);
-	rc = db_step(&q);
-	db_finalize(&q);
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
 /* Record segment 1 with the attempt's token. */
 int segments_insert_first(struct xl_ctx *ctx, long long attempt_id, const char *token,
 			  long long max)
@@ -443,7 +424,7 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 	if (rc == 0) {
 		char *jid = xasprintf("%lld", id);
 
-		seg_exec(ctx, "UPDATE segment SET job_id = :text, state = 'queued' WHERE id = :id",
+		reconcile_exec(ctx, "UPDATE segment SET job_id = :text, state = 'queued' WHERE id = :id",
 			 segid, jid, 0);
 		crash_point("segment-after-record");
 		rechain(ctx, s, q, after, jid);
@@ -453,7 +434,7 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 			free(jid);
 	} else {
 		if (!ambiguous)
-			seg_exec(ctx, "UPDATE segment SET state = 'submit_failed', outcome = :text"
+			reconcile_exec(ctx, "UPDATE segment SET state = 'submit_failed', outcome = :text"
 				 " WHERE id = :id", segid, cause ? cause : "sbatch failed", 0);
 		warning("segment %lld of %s attempt %lld not queued: %s", k, t.tag, t.n,
 			cause ? cause : "sbatch failed");
@@ -495,13 +476,13 @@ static void keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jo
 
 		if (j) {
 			/* sbatch answered but the answer was never recorded: adopt it */
-			seg_exec(ctx, "UPDATE segment SET job_id = :text, state = 'queued'"
+			reconcile_exec(ctx, "UPDATE segment SET job_id = :text, state = 'queued'"
 				 " WHERE id = :id", nx.id, j->job_id, 0);
 			loop_event(ctx, "repaired", 0, attempt_id, "a segment left in "
 				   "'submitting' was found by its token");
 			rechain(ctx, s, q, cur_job, j->job_id);
 		} else if (q && time(NULL) - nx.intent_at >= reconcile_orphan_secs()) {
-			seg_exec(ctx, "UPDATE segment SET state = 'submit_failed', outcome ="
+			reconcile_exec(ctx, "UPDATE segment SET state = 'submit_failed', outcome ="
 				 " 'sbatch never answered and no job carries its token'"
 				 " WHERE id = :id", nx.id, NULL, 0);
 			queue_segment(ctx, s, q, attempt_id, nx.k, nx.try_ + 1, cur->max,
@@ -522,7 +503,7 @@ void segments_started(struct xl_ctx *ctx, struct slurm *s, long long attempt_id,
 
 	if (seg_get(ctx, attempt_id, 1, &cur) != 0)
 		return;
-	seg_exec(ctx, "UPDATE segment SET job_id = :text WHERE id = :id", cur.id, job_id, 0);
+	reconcile_exec(ctx, "UPDATE segment SET job_id = :text WHERE id = :id", cur.id, job_id, 0);
 	keep_next(ctx, s, NULL, attempt_id, &cur, job_id);
 	if (seg_get(ctx, attempt_id, 2, &nx) == 0) {
 		if (*nx.job_id && tail) {
@@ -543,7 +524,7 @@ void segments_keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_
 	if (seg_get(ctx, a->id, 0, &cur) != 0)
 		return;
 	if (!*cur.job_id && *a->job_id)
-		seg_exec(ctx, "UPDATE segment SET job_id = :text WHERE id = :id", cur.id,
+		reconcile_exec(ctx, "UPDATE segment SET job_id = :text WHERE id = :id", cur.id,
 			 a->job_id, 0);
 	keep_next(ctx, s, q, a->id, &cur, a->job_id);
 	seg_release(&cur);
@@ -643,20 +624,26 @@ static void drop_after(struct xl_ctx *ctx, struct slurm *s, const struct slurm_j
 	}
 }
 
-/* When segment 1 of the attempt started (0: unknown). */
-static time_t first_start(struct xl_ctx *ctx, long long attempt_id)
+/* The one number a query over attempt :att's segments answers (0 on error). */
+static long long att_number(struct xl_ctx *ctx, const char *sql, long long attempt_id)
 {
 	struct stmt st;
-	time_t t = 0;
+	long long n = 0;
 
-	if (db_prepare(&ctx->db, &st, "SELECT coalesce(min(started_at), 0) FROM segment"
-		       " WHERE attempt_id = :att AND started_at > 0") < 0)
+	if (db_prepare(&ctx->db, &st, sql) < 0)
 		return 0;
 	db_bind_int64(&st, ":att", attempt_id);
 	if (db_step(&st) == SQLITE_ROW)
-		t = (time_t)db_col_int64(&st, 0);
+		n = db_col_int64(&st, 0);
 	db_finalize(&st);
-	return t;
+	return n;
+}
+
+/* When segment 1 of the attempt started (0: unknown). */
+static time_t first_start(struct xl_ctx *ctx, long long attempt_id)
+{
+	return (time_t)att_number(ctx, "SELECT coalesce(min(started_at), 0) FROM segment"
+				  " WHERE attempt_id = :att AND started_at > 0", attempt_id);
 }
 
 /* Close segment g: its state, times and what ended it. */
@@ -681,18 +668,9 @@ static void close_seg(struct xl_ctx *ctx, const struct seg *g, const char *state
 /* How many segments of the attempt ended in an infra failure and were continued. */
 static long long infra_retries(struct xl_ctx *ctx, long long attempt_id)
 {
-	struct stmt st;
-	long long n = 0;
-
-	if (db_prepare(&ctx->db, &st, "SELECT count(*) FROM segment WHERE attempt_id = :att"
-		       " AND state = 'continued' AND outcome IN ('NODE_FAIL', 'BOOT_FAIL',"
-		       " 'PREEMPTED')") < 0)
-		return 0;
-	db_bind_int64(&st, ":att", attempt_id);
-	if (db_step(&st) == SQLITE_ROW)
-		n = db_col_int64(&st, 0);
-	db_finalize(&st);
-	return n;
+	return att_number(ctx, "SELECT count(*) FROM segment WHERE attempt_id = :att"
+			  " AND state = 'continued' AND outcome IN ('NODE_FAIL', 'BOOT_FAIL',"
+			  " 'PREEMPTED')", attempt_id);
 }
 
 /* Decide what the end of the attempt's current segment means. */
@@ -744,7 +722,7 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 				       "(--segments N) or a shorter program", cur.k, how, cur.max);
 	} else if (has_next && seg_line(st.s, nx.k, "noprogress", NULL)) {
 		close_seg(ctx, &cur, "last", e, how);
-		seg_exec(ctx, "UPDATE segment SET state = 'unneeded', outcome = 'no progress'"
+		reconcile_exec(ctx, "UPDATE segment SET state = 'unneeded', outcome = 'no progress'"
 			 " WHERE id = :id", nx.id, NULL, 0);
 		if (e->state != SLURM_STATE_TIMEOUT)
 			sv->reason = xasprintf("no progress between segments: %s did not change "
@@ -755,9 +733,9 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 
 		/* continued: the next segment is the attempt's job from now on */
 		close_seg(ctx, &cur, "continued", e, how);
-		seg_exec(ctx, "UPDATE segment SET state = 'current' WHERE id = :id", nx.id,
+		reconcile_exec(ctx, "UPDATE segment SET state = 'current' WHERE id = :id", nx.id,
 			 NULL, 0);
-		seg_exec(ctx, "UPDATE attempt SET job_id = :text, missing_since = NULL"
+		reconcile_exec(ctx, "UPDATE attempt SET job_id = :text, missing_since = NULL"
 			 " WHERE id = :id", a->id, nx.job_id, 0);
 		d = xasprintf("segment %lld ended (%s); segment %lld continues as job %s",
 			      cur.k, how, nx.k, nx.job_id);

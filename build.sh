@@ -8,6 +8,7 @@
 #                       26.05 in chroots (ops/slurm/chroot-cluster.sh)
 #   ./build.sh demo     build, start the test cluster, run the example study (ops/demo)
 #   ./build.sh bench    build, then the benchmarks (bench/run.sh): rewrites BENCHMARKS.md
+#   ./build.sh bench search   autopilot vs Optuna TPE and random search (bench/search.py)
 #   ./build.sh fuzz [SECONDS]   libFuzzer targets (fuzz/README.md), SECONDS each
 #   ./build.sh valgrind the unit tests, built without sanitizers, under memcheck
 #   ./build.sh clean    remove build outputs (keeps the dependency cache)
@@ -152,6 +153,8 @@ demo)
 bench)
 	need_pkgs $BUILD_PKGS $TEST_PKGS
 	build_static
+	# ./build.sh bench search: autopilot against Optuna's TPE and random search
+	[ "${2:-}" = search ] && exec /usr/bin/python3 bench/search.py --xloop ./xloop
 	exec bench/run.sh
 	;;
 fuzz) build_fuzz "${2:-60}" ;;

@@ -4,7 +4,7 @@
 # shared, so every Slurm-facing step runs here, each under its own short
 # hold of the lock (2 minutes or so), never all at once. Steps: gap-a,
 # gap-dies, gap-b, gap-c (bench/gap.sh), calls (bench/calls.sh), scale
-# (bench/scale.sh measure). Exits 99 at once when a test suite is running
+# (bench/scale.sh measure), lanes (bench/lanes.sh, on 4 fake GPUs). Exits 99 at once when a test suite is running
 # (the caller waits and tries again). Brings the test cluster up (plain
 # profile) when it is down and leaves it up; cancels every job of the
 # benchmark user before it returns.
@@ -61,6 +61,12 @@ case $step in
 gap-*) BENCH_GAP_MODES=${step#gap-} bash "$BENCH_ROOT/bench/gap.sh" ;;
 calls) bash "$BENCH_ROOT/bench/calls.sh" ;;
 scale) bash "$BENCH_ROOT/bench/scale.sh" measure ;;
+lanes)
+	# 4 fake GPUs (restarts the cluster in that profile; the next user restarts it back)
+	"$TC" up --gpus 4 >&2
+	"$TC" adduser "$BU" >/dev/null
+	bash "$BENCH_ROOT/bench/lanes.sh"
+	;;
 *)
 	echo "cluster.sh: unknown step '$step'" >&2
 	exit 2

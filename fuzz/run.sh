@@ -18,7 +18,7 @@ OUT=build/fuzz
 SECS=${1:-60}
 shift || true
 SAMPLES=${XLOOP_SAMPLES:-$ROOT/../shared/slurm-samples}
-SLURM_TARGETS="scontrol squeue sacct sbatch sinfo records fields"
+SLURM_TARGETS="scontrol squeue sacct sbatch sinfo records fields sacctmgr"
 
 case "$SECS" in
 '' | *[!0-9]*) echo "fuzz/run.sh: SECONDS must be a number, not '$SECS'" >&2; exit 2 ;;

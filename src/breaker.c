@@ -36,12 +36,14 @@ static char *trip_reason(struct xl_ctx *ctx)
 {
 	struct stmt q;
 	struct buf tags = BUF_INIT;
-	char *why = NULL, *cls = NULL;
+	char *why = NULL, *cls = NULL, *tail = NULL;
 	long long count = 0;
 	int rc;
 
 	if (db_prepare(&ctx->db, &q, "SELECT t.verdict, coalesce(t.failure_class, ''),"
-		       " coalesce(t.evidence, ''), coalesce(t.gres, ''), r.tag, t.n"
+		       " coalesce(t.evidence, ''), coalesce(t.gres, ''), r.tag, t.n,"
+		       " EXISTS (SELECT 1 FROM proposal p WHERE p.run_id = r.id),"
+		       " coalesce(t.verdict_reason, '')"
 		       " FROM attempt t JOIN run r ON r.id = t.run_id"
 		       " WHERE +r.study = :study AND t.verdict IS NOT NULL"
 		       " AND t.phase != 'adopted' AND t.judged_at > :reset"
@@ -63,6 +65,20 @@ static char *trip_reason(struct xl_ctx *ctx)
 		}
 		if (strcmp(verdict, "failure") != 0 || (cls && strcmp(cls, c) != 0))
 			break;
+		/* autopilot's proposals fail for their value: only the same
+		 * failure again and again says the study is broken */
+		if (strcmp(c, "program") == 0 && db_col_int64(&q, 6)) {
+			char *t = xasprintf("%s\n%s", db_col_text(&q, 7), db_col_text(&q, 2));
+
+			if (tail && strcmp(tail, t) != 0) {
+				free(t);
+				break;
+			}
+			if (!tail)
+				tail = t;
+			else
+				free(t);
+		}
 		if (!cls)
 			cls = xstrdup(c);
 		buf_addf(&tags, "%s%s", count ? ", " : "", db_col_text(&q, 4));
@@ -78,6 +94,7 @@ static char *trip_reason(struct xl_ctx *ctx)
 					"same would fail the same way", count, cls, tags.s);
 	}
 	free(cls);
+	free(tail);
 	buf_release(&tags);
 	return why;
 }

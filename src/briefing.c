@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "autopilot.h"
+#include "best.h"
 #include "breaker.h"
 #include "briefing.h"
 #include "segments.h"
@@ -71,9 +73,25 @@ static json_t *change_json(int child, const char *var, const char *old, const ch
 	return child ? json_sprintf("%s: %s -> %s", var, old, new) : json_null();
 }
 
+/* The mean of a finished run's configuration beside its score ({mean, interval, n} or null). */
+static json_t *config_json(const struct best_state *bs, long long run_id)
+{
+	long c = bs ? best_find_run(bs, run_id) : -1;
+	struct best_info bi;
+
+	if (c < 0 || bs->v[c].st.n == 0)
+		return json_null();
+	best_info_of(bs, c, &bi);
+	return json_pack("{s:f, s:o, s:I, s:b}", "mean", bi.mean, "interval",
+			 bi.checked ? json_real(bi.half) : json_null(), "n", (json_int_t)bi.n,
+			 "best", c == bs->best);
+}
+
 static json_t *finished_since(struct xl_ctx *ctx, long long seen, long long *max_id)
 {
 	json_t *a = json_array();
+	struct best_state bs;
+	int have_bs = best_load(ctx, &bs) == 0;
 	struct stmt q;
 
 	if (db_prepare(&ctx->db, &q,
@@ -81,7 +99,7 @@ static json_t *finished_since(struct xl_ctx *ctx, long long seen, long long *max
 		       " coalesce(r.new_value, ''), t.verdict, coalesce(t.failure_class, ''),"
 		       " t.score, coalesce(t.verdict_reason, ''), coalesce(t.evidence, ''),"
 		       " t.log_path, coalesce(t.job_id, ''), coalesce(t.state, ''),"
-		       " r.parent_id IS NOT NULL"
+		       " r.parent_id IS NOT NULL, r.id"
 		       " FROM event e JOIN attempt t ON t.id = e.attempt_id"
 		       " JOIN run r ON r.id = t.run_id"
 		       " WHERE e.kind = 'verdict' AND e.id > :seen AND r.study = :study"
@@ -105,11 +123,15 @@ static json_t *finished_since(struct xl_ctx *ctx, long long seen, long long *max
 
 		json_object_set_new(o, "log_tail", ok ? json_array() :
 				    briefing_log_tail(db_col_text(&q, 11), TAIL_LINES));
+		json_object_set_new(o, "configuration", ok ? config_json(have_bs ? &bs : NULL,
+				    db_col_int64(&q, 15)) : json_null());
 		json_array_append_new(a, o);
 		if (db_col_int64(&q, 0) > *max_id)
 			*max_id = db_col_int64(&q, 0);
 	}
 	db_finalize(&q);
+	if (have_bs)
+		best_release(&bs);
 	return a;
 }
 
@@ -356,7 +378,7 @@ static int act(struct action *a, char *why, char *text)
  */
 static int next_action(struct xl_ctx *ctx, json_t *finished, json_t *live,
 		       size_t queued, long long sweep_queued, const struct feeder *who,
-		       int has_runs, int has_best, struct action *out)
+		       int has_runs, int has_best, int autopilot, struct action *out)
 {
 	size_t i;
 	json_t *f;
@@ -410,6 +432,10 @@ static int next_action(struct xl_ctx *ctx, json_t *finished, json_t *live,
 		act(out, xstrdup("no run is proven yet and nothing runs"),
 		    xstrdup("no run is proven yet: submit the baseline (`xloop submit TAG`) "
 			    "or adopt one with --cv"));
+	else if (queued == 0 && autopilot)
+		act(out, xstrdup("the plan is empty and autopilot is on"),
+		    xstrdup("nothing to decide now: autopilot feeds the queue from the search "
+			    "space (`xloop auto status`); plan entries you add go first"));
 	else if (queued == 0 && sweep_queued > 0)
 		act(out, xasprintf("%lld sweep task%s still queued and the plan is empty",
 				   sweep_queued, sweep_queued == 1 ? " is" : "s are"),
@@ -558,15 +584,14 @@ static json_t *run_score(struct xl_ctx *ctx, long long id)
 
 #define MAX_LINEAGE 10000
 
-/* The chain of parents from the root to the best run (runs_best), root first. */
+/* The chain of parents from the root to the best run (best_get), root first. */
 static json_t *best_lineage(struct xl_ctx *ctx)
 {
 	json_t *a = json_array();
 	struct run r, up;
-	double score;
 	size_t n = 0;
 
-	if (runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &r, &score) != 0)
+	if (best_get(ctx, &r, NULL) != 0)
 		return a;
 	for (;;) {
 		json_array_insert_new(a, 0, json_pack("{s:s, s:o, s:o}", "tag", r.tag,
@@ -647,7 +672,9 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 	struct run best;
 	size_t nplan = 0, i;
 	long long nruns;
-	double score = 0;
+	struct best_info bi;
+	struct auto_status ap;
+	json_t *autonews;
 	int has_best, decision;
 	char *breaker;
 
@@ -656,7 +683,10 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 	live = live_jobs(ctx);
 	plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan);
 	nruns = runs_count(&ctx->db, ctx->cfg.study);
-	has_best = runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &best, &score) == 0;
+	has_best = best_get(ctx, &best, &bi) == 0;
+	if (autopilot_status(ctx, &ap) < 0)
+		memset(&ap, 0, sizeof(ap));
+	autonews = events_since(ctx, "autopilot", seen, &max_id);
 	sweep_queued = feed_sweep_queued(ctx);
 	feed_who(ctx, &who);
 	for (i = 0; fed && i < fed->nr; i++)
@@ -668,7 +698,7 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 		json_array_append_new(skipped, json_string(fed->skipped[i]));
 	breaker = breaker_open_reason(ctx);
 	decision = next_action(ctx, finished, live, nplan, sweep_queued, &who, nruns > 0,
-			       has_best, &action);
+			       has_best, ap.on && !ap.stopped, &action);
 	if (breaker) {
 		char *t = decision ?
 			xasprintf("feeding is stopped (%s). %s; then `xloop breaker reset` "
@@ -688,13 +718,19 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 		      "schema", "xloop.next/2", "study", ctx->cfg.study, "metric", ctx->cfg.metric,
 		      "generated_at", (json_int_t)time(NULL),
 		      "finished", finished, "repaired", repaired, "live", live,
-		      "best", has_best ? json_pack("{s:s, s:f}", "tag", best.tag, "score",
-						   score) : json_null(),
+		      "best", has_best ? best_json(best.tag, &bi) : json_null(),
 		      "submitted", sub, "skipped", skipped,
 		      "plan_queued", (json_int_t)nplan, "next_action", action_json(&action),
 		      "slurm_calls", (json_int_t)(ref ? ref->calls : 0),
 		      "seen_upto", (json_int_t)max_id);
 	json_object_set_new(b, "breaker", breaker ? json_string(breaker) : json_null());
+	json_object_set_new(b, "autopilot", json_pack("{s:b, s:I, s:I, s:f, s:o, s:o}",
+		"on", ap.on, "spent_runs", (json_int_t)ap.runs,
+		"budget_runs", (json_int_t)ctx->cfg.autopilot.budget_runs,
+		"spent_gpu_hours", ap.hours,
+		"stopped", ap.stopped ? json_string(ap.stopped) : json_null(),
+		"news", autonews));
+	auto_status_release(&ap);
 	json_object_set_new(b, "feed", feed_json(fed, sweep_queued, &who));
 	json_object_set_new(b, "history", resume ? history(ctx) : json_null());
 	free(breaker);
@@ -818,6 +854,15 @@ void briefing_print(const json_t *b)
 			printf(" (%s)", jstr(o, "class"));
 		if (json_is_number(sc))
 			printf(", %s %g", jstr(b, "metric"), json_number_value(sc));
+		l = json_object_get(o, "configuration");
+		if (json_is_object(l) && json_integer_value(json_object_get(l, "n")) > 1) {
+			printf(" (its configuration: mean %g",
+			       json_number_value(json_object_get(l, "mean")));
+			if (json_is_number(json_object_get(l, "interval")))
+				printf(" ± %.2g", json_number_value(json_object_get(l, "interval")));
+			printf(", n=%lld%s)", (long long)json_integer_value(json_object_get(l, "n")),
+			       json_is_true(json_object_get(l, "best")) ? ", the best" : "");
+		}
 		if (json_is_string(json_object_get(o, "change")))
 			printf("  [%s]", jstr(o, "change"));
 		printf("\n    %s\n", jstr(o, "reason"));
@@ -853,9 +898,22 @@ void briefing_print(const json_t *b)
 			printf("    STALE: %s\n", jstr(o, "stale"));
 	}
 	o = json_object_get(b, "best");
-	if (json_is_object(o))
-		printf("\nbest so far: %s, %s %g\n", jstr(o, "tag"), jstr(b, "metric"),
-		       json_number_value(json_object_get(o, "score")));
+	if (json_is_object(o)) {
+		struct best_info bi;
+		char shown[128];
+
+		memset(&bi, 0, sizeof(bi));
+		bi.mean = json_number_value(json_object_get(o, "score"));
+		bi.n = (long)json_integer_value(json_object_get(o, "n"));
+		bi.checked = json_is_true(json_object_get(o, "checked"));
+		bi.half = json_number_value(json_object_get(o, "interval"));
+		bi.sd = json_number_value(json_object_get(o, "noise_sd"));
+		best_format(&bi, shown, sizeof(shown));
+		printf("\nbest so far: %s, %s %s\n", jstr(o, "tag"), jstr(b, "metric"), shown);
+		if (!bi.checked)
+			printf("  (gains are not checked against noise: %s)\n",
+			       "no replicates yet: `xloop space seed VAR`, then `xloop replicate best`");
+	}
 	else
 		printf("\nbest so far: no proven run yet\n");
 	a = json_object_get(b, "submitted");
@@ -881,5 +939,14 @@ void briefing_print(const json_t *b)
 	feed_print_who(jstr(l, "text"), json_integer_value(json_object_get(l, "last_at")));
 	if (json_is_string(json_object_get(b, "breaker")))
 		printf("\nFEEDING STOPPED: %s\n", jstr(b, "breaker"));
+	o = json_object_get(b, "autopilot");
+	if (json_is_true(json_object_get(o, "on")))
+		printf("\nautopilot: on, %lld run%s spent%s%s\n",
+		       (long long)json_integer_value(json_object_get(o, "spent_runs")),
+		       json_integer_value(json_object_get(o, "spent_runs")) == 1 ? "" : "s",
+		       json_is_string(json_object_get(o, "stopped")) ? "; stopped: " : "",
+		       jstr(o, "stopped"));
+	json_array_foreach(json_object_get(o, "news"), i, l)
+		printf("  %s\n", json_string_value(l));
 	printf("\nnext: %s\n", jstr(json_object_get(b, "next_action"), "text"));
 }

@@ -152,7 +152,7 @@ static int cmd_adopt(struct xl_ctx *ctx, const struct cmd_entry *self,
 	};
 	struct buf text = BUF_INIT;
 	json_t *sbatch_lines = json_array();
-	struct run r;
+	struct run r = { 0 };
 	char **pos, *cause = NULL, *tmp = NULL;
 	double score = 0;
 	int npos, rc, err;
@@ -180,7 +180,6 @@ static int cmd_adopt(struct xl_ctx *ctx, const struct cmd_entry *self,
 		rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
 		goto fail;
 	}
-	memset(&r, 0, sizeof(r));
 	r.study = ctx->cfg.study;
 	r.tag = (char *)tag;
 	rc = loop_create_run(ctx, &r, text.s, text.len, cv, score, &cause);
@@ -205,6 +204,8 @@ static int cmd_adopt(struct xl_ctx *ctx, const struct cmd_entry *self,
 		printf("next: xloop new TAG --from %s --set VAR=VALUE\n", tag);
 	}
 	free(r.commit_id);
+	free(r.config);
+	free(r.config_key);
 	free(tmp);
 	free(pos);
 	buf_release(&text);
@@ -212,6 +213,8 @@ static int cmd_adopt(struct xl_ctx *ctx, const struct cmd_entry *self,
 	return XL_OK;
 fail:
 	error("%s", cause ? cause : "adopt failed");
+	free(r.config);
+	free(r.config_key);
 	free(cause);
 	free(pos);
 	buf_release(&text);

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "best.h"
 #include "cmd.h"
 #include "jobsh.h"
 #include "loop.h"
@@ -71,14 +72,13 @@ static int plan_add_cmd(struct xl_ctx *ctx, char **pos, int npos, const char *fr
 	struct plan_entry *plan = NULL;
 	size_t nplan = 0;
 	struct run best;
-	double score;
 	long long id;
 	int i, j, rc = 0;
 	json_t *ids = json_array();
 
 	if (plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan) < 0)
 		rc = XL_ERR;
-	else if (runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &best, &score) == 0) {
+	else if (best_get(ctx, &best, NULL) == 0) {
 		best_tag = xstrdup(best.tag);
 		run_release(&best);
 	}

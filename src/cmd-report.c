@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "best.h"
 #include "briefing.h"
 #include "cmd.h"
 #include "fsutil.h"
@@ -48,8 +49,17 @@ struct bar {
 	long long n;
 	const char *cls;	/* "success", "failure", "live" */
 	char label[24];		/* its state, or its phase */
-	int lane;
+	int lane;		/* its row */
+	long long gpu;		/* the first GPU index the job saw, -1 unknown */
 };
+
+/* One GPU's row of the timeline: its busy and idle seconds in the span. */
+struct gpu_row {
+	long long gpu;
+	long long busy, idle;
+};
+
+#define TL_MAX_ROWS 64
 
 /* The page, written out to a temporary file each time a megabyte is ready. */
 struct page {
@@ -158,6 +168,7 @@ static void add_bar(struct bar **bars, size_t *nb, const struct rrun *x,
 	r->cls = strcmp(a->verdict, "success") == 0 ? "success" :
 		 strcmp(a->verdict, "failure") == 0 ? "failure" : "live";
 	xsnprintf(r->label, sizeof(r->label), "%s", *a->state ? a->state : a->phase);
+	r->gpu = a->gpus[0] >= '0' && a->gpus[0] <= '9' ? strtoll(a->gpus, NULL, 10) : -1;
 }
 
 /* The runs (sorted by id) with their latest attempt, and the timeline's bars. */
@@ -313,6 +324,71 @@ static void leaderboard(struct xl_ctx *ctx, struct page *pg, struct rrun *v, siz
 	free(o);
 }
 
+struct keyed {
+	double key;
+	long i;
+};
+
+static int by_key(const void *pa, const void *pb)
+{
+	const struct keyed *a = pa, *b = pb;
+
+	return a->key < b->key ? -1 : a->key > b->key ? 1 : (a->i > b->i) - (a->i < b->i);
+}
+
+/* Configurations: replicates folded under their configuration, mean ± interval. */
+static void configurations(struct xl_ctx *ctx, struct page *pg)
+{
+	struct buf *b = &pg->b;
+	struct best_state bs;
+	struct keyed *sorted;
+	long *o, k, i;
+
+	if (best_load(ctx, &bs) < 0 || bs.n == 0) {
+		best_release(&bs);
+		return;
+	}
+	buf_adds(b, "<h2 id=\"configurations\">Configurations</h2>\n<p class=\"sub\">");
+	if (bs.noise.df > 0)
+		buf_addf(b, "noise (pooled sd of replicates) %.3g, df %ld; ", bs.noise.sd,
+			 bs.noise.df);
+	else
+		buf_adds(b, "no replicates yet: scores are unchecked against noise; ");
+	buf_adds(b, "best by the rule of <code>xloop help space</code></p>\n"
+		 "<table class=\"board\">\n<tr><th>run</th><th>mean</th><th>&#177; 95%</th>"
+		 "<th>n</th><th>runs</th></tr>\n");
+	o = xcalloc(bs.n, sizeof(*o));
+	sorted = xcalloc(bs.n, sizeof(*sorted));
+	for (i = k = 0; i < (long)bs.n; i++)
+		if (bs.v[i].st.n > 0) {
+			/* best first: sort by the goal-signed mean, ascending */
+			sorted[k].key = ctx->cfg.goal_max ? -bs.v[i].st.mean : bs.v[i].st.mean;
+			sorted[k++].i = i;
+		}
+	qsort(sorted, (size_t)k, sizeof(*sorted), by_key);
+	for (i = 0; i < k; i++)
+		o[i] = sorted[i].i;
+	free(sorted);
+	for (i = 0; i < k && i < 200; i++) {
+		const struct best_cfg *c = &bs.v[o[i]];
+
+		buf_addf(b, "<tr class=\"run%s\"><td>", o[i] == bs.best ? " best" : "");
+		esc(b, c->rep_tag);
+		if (o[i] == bs.best)
+			buf_adds(b, " <span class=\"tagbest\">best</span>");
+		buf_addf(b, "</td><td class=\"num\">%.6g</td><td class=\"num\">", c->st.mean);
+		if (bs.noise.df > 0)
+			buf_addf(b, "%.2g", noise_halfwidth(&bs.noise, c->st.n));
+		else
+			buf_adds(b, "unchecked");
+		buf_addf(b, "</td><td class=\"num\">%ld</td><td class=\"num\">%ld</td></tr>\n",
+			 c->st.n, c->runs);
+	}
+	buf_adds(b, "</table>\n");
+	free(o);
+	best_release(&bs);
+}
+
 /*
  * The lineage as an indented tree that fits the page: one row per run
  * (depth first), its box sized to its text (monospace, so the width is
@@ -462,6 +538,14 @@ static void lineage(struct page *pg, struct rrun *v, size_t n, long long best_id
 	buf_adds(b, "</svg>\n");
 }
 
+/* GPU rows by index. */
+static int by_gpu(const void *pa, const void *pb)
+{
+	const struct gpu_row *a = pa, *b = pb;
+
+	return (a->gpu > b->gpu) - (a->gpu < b->gpu);
+}
+
 static int by_start(const void *pa, const void *pb)
 {
 	const struct bar *a = pa, *b = pb;
@@ -470,31 +554,53 @@ static int by_start(const void *pa, const void *pb)
 }
 
 /* The GPU timeline; returns the idle seconds, *span the study's seconds. */
-static long long timeline(struct page *pg, struct bar *bars, size_t nb, long long *span_out)
+static long long timeline(struct page *pg, struct bar *bars, size_t nb, long long *span_out,
+			  struct gpu_row *rows, size_t *nrows)
 {
 	struct buf *b = &pg->b;
-	long long lane_end[64], t0 = 0, t1 = 0, idle = 0, cover_end;
-	size_t i;
+	long long lane_end[TL_MAX_ROWS], t0 = 0, t1 = 0, idle = 0, cover_end;
+	size_t i, g;
 	int lanes = 0;
 	double k;
 
 	qsort(bars, nb, sizeof(*bars), by_start);
+	/* one row per GPU a job saw (sorted by index), then rows packed for the rest */
+	*nrows = 0;
+	for (i = 0; i < nb; i++) {
+		for (g = 0; bars[i].gpu >= 0 && g < *nrows && rows[g].gpu != bars[i].gpu; g++)
+			;
+		if (bars[i].gpu >= 0 && g == *nrows && *nrows < TL_MAX_ROWS / 2) {
+			rows[(*nrows)++] = (struct gpu_row){ bars[i].gpu, 0, 0 };
+		}
+	}
+	qsort(rows, *nrows, sizeof(*rows), by_gpu);
+	lanes = (int)*nrows;
 	for (i = 0; i < nb; i++) {
 		int l;
 
-		for (l = 0; l < lanes && lane_end[l] > bars[i].start; l++)
+		for (g = 0; bars[i].gpu >= 0 && g < *nrows && rows[g].gpu != bars[i].gpu; g++)
 			;
-		if (l == lanes && lanes < (int)ARRAY_SIZE(lane_end))
-			lanes++;
-		if (l >= lanes)
-			l = lanes - 1;
+		if (bars[i].gpu >= 0 && g < *nrows) {
+			l = (int)g;
+		} else {
+			for (l = (int)*nrows; l < lanes && lane_end[l] > bars[i].start; l++)
+				;
+			if (l == lanes && lanes < TL_MAX_ROWS)
+				lanes++;
+			if (l >= lanes)
+				l = lanes - 1;
+		}
 		bars[i].lane = l;
 		lane_end[l] = bars[i].end;
+		if (l < (int)*nrows)
+			rows[l].busy += bars[i].end - bars[i].start;
 		if (!i || bars[i].start < t0)
 			t0 = bars[i].start;
 		if (bars[i].end > t1)
 			t1 = bars[i].end;
 	}
+	for (g = 0; g < *nrows; g++)
+		rows[g].idle = t1 - t0 > rows[g].busy ? t1 - t0 - rows[g].busy : 0;
 	*span_out = t1 - t0;
 	buf_addf(b, "<h2 id=\"timeline\">GPU timeline</h2>\n");
 	if (nb == 0) {
@@ -504,8 +610,8 @@ static long long timeline(struct page *pg, struct bar *bars, size_t nb, long lon
 	k = t1 > t0 ? (double)TL_WIDTH / (double)(t1 - t0) : 1;
 	buf_addf(b, "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" "
 		 "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
-		 "aria-label=\"GPU timeline\">\n", TL_WIDTH + 20, lanes * LANE_H + 40,
-		 TL_WIDTH + 20, lanes * LANE_H + 40);
+		 "aria-label=\"GPU timeline\">\n", TL_WIDTH + (*nrows ? 80 : 20), lanes * LANE_H + 40,
+		 TL_WIDTH + (*nrows ? 80 : 20), lanes * LANE_H + 40);
 	/* idle gaps: stretches inside the span that no attempt covers */
 	cover_end = bars[0].end;
 	for (i = 1; i < nb; i++) {
@@ -540,6 +646,9 @@ static long long timeline(struct page *pg, struct bar *bars, size_t nb, long lon
 		}
 		page_flush(pg, 1 << 20);
 	}
+	for (g = 0; g < *nrows; g++)
+		buf_addf(b, "<text class=\"gpu\" x=\"%d\" y=\"%d\">GPU %lld</text>\n",
+			 TL_WIDTH + 12, (int)g * LANE_H + 18, rows[g].gpu);
 	buf_addf(b, "<text x=\"10\" y=\"%d\">0</text><text x=\"%d\" y=\"%d\" "
 		 "text-anchor=\"end\">", lanes * LANE_H + 28, TL_WIDTH + 10,
 		 lanes * LANE_H + 28);
@@ -551,6 +660,14 @@ static long long timeline(struct page *pg, struct bar *bars, size_t nb, long lon
 	buf_addf(b, " (%zu attempts over ", nb);
 	add_duration(b, t1 - t0);
 	buf_adds(b, ").</p>\n");
+	if (*nrows) {
+		buf_adds(b, "<p class=\"gpuidle\">Idle per GPU:");
+		for (g = 0; g < *nrows; g++) {
+			buf_addf(b, "%s GPU %lld ", g ? "," : "", rows[g].gpu);
+			add_duration(b, rows[g].idle);
+		}
+		buf_adds(b, ".</p>\n");
+	}
 	return idle;
 }
 
@@ -740,7 +857,8 @@ static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
 	struct run best;
 	size_t n = 0, nb = 0, i;
 	long long best_id = 0, idle, span = 0;
-	double best_score;
+	struct gpu_row gpus[TL_MAX_ROWS];
+	size_t ngpus = 0;
 	char **pos, *out = NULL, when[32];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -758,7 +876,7 @@ static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
 		rc = XL_ERR;
 		goto out;
 	}
-	if (runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &best, &best_score) == 0) {
+	if (best_get(ctx, &best, NULL) == 0) {
 		best_id = best.id;
 		run_release(&best);
 	}
@@ -780,8 +898,9 @@ static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
 	buf_addf(&pg.b, " (%s is better) &#183; generated %s by xloop</p>\n",
 		 ctx->cfg.goal_max ? "higher" : "lower", when);
 	leaderboard(ctx, &pg, v, n, best_id);
+	configurations(ctx, &pg);
 	lineage(&pg, v, n, best_id);
-	idle = timeline(&pg, bars, nb, &span);
+	idle = timeline(&pg, bars, nb, &span, gpus, &ngpus);
 	score_chart(ctx, &pg, v, n);
 	if (details(ctx, &pg, v, n) < 0) {
 		error("unable to read the state DB");
@@ -794,11 +913,17 @@ static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
 		error("%s", pg.cause);
 		rc = XL_ERR;
 	} else if (ctx->json) {
-		cmd_emit_json(json_pack("{s:s, s:s, s:I, s:I, s:I, s:f}", "schema",
+		json_t *per = json_array();
+
+		for (i = 0; i < ngpus; i++)
+			json_array_append_new(per, json_pack("{s:I, s:I, s:I}", "gpu",
+				(json_int_t)gpus[i].gpu, "busy_s", (json_int_t)gpus[i].busy,
+				"idle_s", (json_int_t)gpus[i].idle));
+		cmd_emit_json(json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:o}", "schema",
 					"xloop.report/1", "out", out, "runs", (json_int_t)n,
 					"span_s", (json_int_t)span, "idle_s", (json_int_t)idle,
 					"idle_percent", span > 0 ? 100.0 * (double)idle /
-					(double)span : 0.0));
+					(double)span : 0.0, "gpus", per));
 		rc = 0;
 	} else {
 		printf("wrote %s (%zu runs; GPU idle %lld s of %lld s)\n", out, n, idle, span);
@@ -829,7 +954,9 @@ const struct cmd_entry cmd_report_entry = {
 	"leaderboard with the best run highlighted; the lineage as an indented\n"
 	"tree, one row per run with its change, boxes sized to their text, the\n"
 	"path to the best run in bold; the GPU timeline, one bar per attempt,\n"
-	"with the idle gaps between jobs shaded and summed; the score of proven\n"
+	"with the idle gaps between jobs shaded and summed (one row per GPU index\n"
+	"the jobs saw, recorded while they ran, with each GPU's idle time; --json\n"
+	"gpus); the score of proven\n"
 	"runs over time with the best so far; each run's one-line diff,\n"
 	"attempts, and the log tail of failures. Reads the state DB and the logs\n"
 	"only: Slurm is not asked.\n",

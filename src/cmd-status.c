@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "best.h"
 #include "cmd.h"
 #include "feed.h"
 #include "fsutil.h"
@@ -153,6 +154,7 @@ static void run_json(struct jsonw *w, const struct run *r, const struct attempt 
 			jsonw_null(w, "submitted_at");
 		jsonw_str_or_null(w, "class", a->failure_class);
 		jsonw_str_or_null(w, "auto_retry", a->auto_retry);
+		jsonw_int(w, "lane", a->lane);
 		jsonw_close(w, '}');
 	}
 	jsonw_close(w, ']');
@@ -306,7 +308,8 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	struct slurm s;
 	char **pos, *cause = NULL;
 	size_t nruns = 0, i, ended = 0, unknown = 0;
-	double best_score = 0;
+	struct best_info bi;
+	char shown[128];
 	int npos, rc, sq, have_best;
 
 	rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
@@ -341,26 +344,30 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 		FREE_AND_NULL(cause);
 	}
 	rc = XL_OK;
-	have_best = runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &best,
-			      &best_score) == 0;
+	have_best = best_get(ctx, &best, &bi) == 0;
 
 	if (attempt_walk_open(&ctx->db, ctx->cfg.study, npos ? runs[0].id : 0, &walk) < 0) {
 		rc = XL_ERR;
 	} else if (ctx->json) {
 		/* streamed: a study of 10,000 runs is tens of MB of JSON */
-		cmd_json_begin(&js, json_pack("{s:s, s:s, s:s, s:o, s:b, s:o}",
-					      "schema", "xloop.status/2",
-					      "study", ctx->cfg.study,
-					      "metric", ctx->cfg.metric,
-					      "best", have_best ? json_string(best.tag) :
-						json_null(),
-					      "slurm_reachable", sq == 0,
-					      "feeder", feeder_json(ctx)), "runs");
+		json_t *head = json_pack("{s:s, s:s, s:s, s:o, s:b, s:o}",
+					 "schema", "xloop.status/2",
+					 "study", ctx->cfg.study,
+					 "metric", ctx->cfg.metric,
+					 "best", have_best ? json_string(best.tag) : json_null(),
+					 "slurm_reachable", sq == 0,
+					 "feeder", feeder_json(ctx));
+
+		json_object_set_new(head, "best_score", have_best ?
+				    best_json(best.tag, &bi) : json_null());
+		cmd_json_begin(&js, head, "runs");
 	} else if (npos == 0) {
 		fit_columns(runs, nruns, &wd);
 		printf("study %s: %zu run%s", ctx->cfg.study, nruns, nruns == 1 ? "" : "s");
-		if (have_best)
-			printf(", best %s (%s %g)", best.tag, ctx->cfg.metric, best_score);
+		if (have_best) {
+			best_format(&bi, shown, sizeof(shown));
+			printf(", best %s: %s %s", best.tag, ctx->cfg.metric, shown);
+		}
 		printf("\n  %-*s %-*s %-*s %-13s %3s %-10s %-10s %s\n", wd.tag, "TAG",
 		       wd.parent, "PARENT", wd.change, "CHANGE", "STATE", "ATT", "JOB",
 		       "ELAPSED", "SCORE");

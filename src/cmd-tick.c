@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "best.h"
 #include "briefing.h"
 #include "cmd.h"
 #include "fsutil.h"
@@ -33,10 +34,9 @@ static long long now_ms(void)
 static int is_best(struct xl_ctx *ctx, const char *tag)
 {
 	struct run r;
-	double score;
 	int yes = 0;
 
-	if (runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &r, &score) == 0) {
+	if (best_get(ctx, &r, NULL) == 0) {
 		yes = strcmp(r.tag, tag) == 0;
 		run_release(&r);
 	}
@@ -223,6 +223,10 @@ static int cmd_tick(struct xl_ctx *ctx, const struct cmd_entry *self,
 	if (fed.breaker_opened) {
 		buf_addf(&news, "feeding stopped: %s; fix the cause, then "
 			 "`xloop breaker reset`\n", fed.breaker);
+		changes++;
+	}
+	if (fed.held_back) {
+		buf_addf(&news, "held back: %s\n", fed.held_back);
 		changes++;
 	}
 	for (i = 0; i < fed.nr; i++) {

@@ -13,6 +13,7 @@
 extern const struct cmd_entry cmd_adjust_entry;
 extern const struct cmd_entry cmd_adopt_entry;
 extern const struct cmd_entry cmd_agent_setup_entry;
+extern const struct cmd_entry cmd_auto_entry;
 extern const struct cmd_entry cmd_breaker_entry;
 extern const struct cmd_entry cmd_cancel_entry;
 extern const struct cmd_entry cmd_cron_line_entry;
@@ -29,11 +30,13 @@ extern const struct cmd_entry cmd_notify_entry;
 extern const struct cmd_entry cmd_plan_entry;
 extern const struct cmd_entry cmd_prioritize_entry;
 extern const struct cmd_entry cmd_remote_entry;
+extern const struct cmd_entry cmd_replicate_entry;
 extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_resume_entry;
 extern const struct cmd_entry cmd_retry_entry;
 extern const struct cmd_entry cmd_sample_entry;
 extern const struct cmd_entry cmd_show_entry;
+extern const struct cmd_entry cmd_space_entry;
 extern const struct cmd_entry cmd_status_entry;
 extern const struct cmd_entry cmd_submit_entry;
 extern const struct cmd_entry cmd_sweep_entry;
@@ -42,6 +45,7 @@ extern const struct cmd_entry cmd_version_entry;
 extern const struct cmd_entry cmd_watch_entry;
 extern const struct cmd_entry cmd_why_entry;
 extern const struct cmd_entry cmd_test_parse_entry;
+extern const struct cmd_entry cmd_test_search_entry;
 extern const struct cmd_entry cmd_test_slurm_entry;
 
 /* Sorted by name; hidden test commands last. */
@@ -49,6 +53,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_adjust_entry,
 	&cmd_adopt_entry,
 	&cmd_agent_setup_entry,
+	&cmd_auto_entry,
 	&cmd_breaker_entry,
 	&cmd_cancel_entry,
 	&cmd_cron_line_entry,
@@ -65,11 +70,13 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_plan_entry,
 	&cmd_prioritize_entry,
 	&cmd_remote_entry,
+	&cmd_replicate_entry,
 	&cmd_report_entry,
 	&cmd_resume_entry,
 	&cmd_retry_entry,
 	&cmd_sample_entry,
 	&cmd_show_entry,
+	&cmd_space_entry,
 	&cmd_status_entry,
 	&cmd_submit_entry,
 	&cmd_sweep_entry,
@@ -78,6 +85,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_watch_entry,
 	&cmd_why_entry,
 	&cmd_test_parse_entry,
+	&cmd_test_search_entry,
 	&cmd_test_slurm_entry,
 	NULL,
 };

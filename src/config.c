@@ -1,6 +1,7 @@
 /* Loading, validating and writing xloop.json. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 
 #include "config.h"
 #include "fsutil.h"
+#include "jobsh.h"
 
 /* A study or tag name. */
 int valid_name(const char *s)
@@ -137,6 +139,7 @@ void config_defaults(struct config *c, const char *study, const char *partition)
 	c->metric = xstrdup("score");
 	c->goal_max = 1;
 	c->depth = 1;
+	c->lanes = 1;
 	c->stale_after = 15;
 	c->retry_infra_max = 2;
 	c->retry_auto_resources = 0;
@@ -151,6 +154,13 @@ void config_defaults(struct config *c, const char *study, const char *partition)
 	c->seg.checkpoint = xstrdup("checkpoint");
 	c->remote_host = xstrdup("");
 	c->remote_dir = xstrdup("");
+	c->min_delta = 0;
+	c->search.seed = xstrdup("");
+	c->search.replicates = 3;
+	c->search.confirm_max = 6;
+	c->search.alpha = 0.05;
+	c->search.branch = 3;
+	c->autopilot.until = xstrdup("");
 }
 
 /* A signal bash can trap and Slurm can send (KILL and STOP cannot be trapped). */
@@ -205,10 +215,13 @@ void config_release(struct config *c)
 	free(c->seg.checkpoint);
 	free(c->remote_host);
 	free(c->remote_dir);
+	free(c->search.seed);
+	space_release(&c->search.space);
+	free(c->autopilot.until);
 	memset(c, 0, sizeof(*c));
 }
 
-enum field_kind { F_STR, F_INT, F_BOOL, F_GOAL, F_CHAIN };
+enum field_kind { F_STR, F_INT, F_BOOL, F_GOAL, F_CHAIN, F_LANES, F_NUM, F_SPACE };
 
 struct field {
 	const char *section;	/* NULL: top level */
@@ -218,6 +231,8 @@ struct field {
 	long long min, max;	/* F_INT */
 	int (*check)(const char *);	/* F_STR */
 	const char *what;	/* describes a valid value */
+	double dmin, dmax;	/* F_NUM: dmin <= v <= dmax */
+	int quiet;		/* not written by config_to_json (set by commands) */
 };
 
 static int check_name(const char *s) { return valid_name(s); }
@@ -234,6 +249,8 @@ static int check_chain(const char *s)
 {
 	return strcmp(s, "study") == 0 || strcmp(s, "any-user") == 0;
 }
+static int check_seed(const char *s) { return !*s || jobsh_valid_name(s); }
+static int check_iso(const char *s) { return !*s || config_parse_iso(s) >= 0; }
 static int check_dir(const char *s)
 {
 	return s[0] != '-' && strchr(s, '\n') == NULL;
@@ -256,7 +273,11 @@ static const struct field fields[] = {
 	{ "resources", "time", F_STR, OFF(res.time), 0, 0, config_valid_time, "a Slurm time like \"04:00:00\" or \"1-00:00:00\"" },
 	{ "metric", "name", F_STR, OFF(metric), 0, 0, check_word, "a metric name" },
 	{ "metric", "goal", F_GOAL, OFF(goal_max), 0, 0, NULL, "\"max\" or \"min\"" },
+	{ "metric", "min_delta", F_NUM, OFF(min_delta), 0, 0, NULL, "a number >= 0",
+	  0, 1e300, 1 },
 	{ "queue", "depth", F_INT, OFF(depth), 0, 16, NULL, "an integer from 0 to 16" },
+	{ "queue", "lanes", F_LANES, OFF(lanes), 1, CONFIG_MAX_LANES, NULL,
+	  "an integer from 1 to 64 or \"auto\"" },
 	{ "queue", "stale_after", F_INT, OFF(stale_after), 1, 10080, NULL,
 	  "minutes from 1 to 10080" },
 	{ "retry", "infra_max", F_INT, OFF(retry_infra_max), 0, 100, NULL, "an integer from 0 to 100" },
@@ -280,6 +301,27 @@ static const struct field fields[] = {
 	  "a relative path below the run directory, like \"checkpoint\"" },
 	{ "remote", "host", F_STR, OFF(remote_host), 0, 0, check_host, "an ssh host name or \"\"" },
 	{ "remote", "dir", F_STR, OFF(remote_dir), 0, 0, check_dir, "a directory on the host or \"\"" },
+	{ "search", "seed", F_STR, OFF(search.seed), 0, 0, check_seed,
+	  "a job.sh variable name or \"\"", 0, 0, 1 },
+	{ "search", "replicates", F_INT, OFF(search.replicates), 2, 100, NULL,
+	  "an integer from 2 to 100", 0, 0, 1 },
+	{ "search", "confirm_max", F_INT, OFF(search.confirm_max), 2, 100, NULL,
+	  "an integer from 2 to 100", 0, 0, 1 },
+	{ "search", "alpha", F_NUM, OFF(search.alpha), 0, 0, NULL,
+	  "a number from 0.0001 to 0.5", 0.0001, 0.5, 1 },
+	{ "search", "branch", F_INT, OFF(search.branch), 1, 20, NULL,
+	  "an integer from 1 to 20", 0, 0, 1 },
+	{ "search", "space", F_SPACE, OFF(search.space), 0, 0, NULL,
+	  "an object of VAR: [\"V1\", ...] or \"LO..HI[:int|:log][:steps=N]\"", 0, 0, 1 },
+	{ "autopilot", "on", F_BOOL, OFF(autopilot.on), 0, 0, NULL, "true or false", 0, 0, 1 },
+	{ "autopilot", "budget_runs", F_INT, OFF(autopilot.budget_runs), 0, 1000000, NULL,
+	  "an integer from 0 (no limit)", 0, 0, 1 },
+	{ "autopilot", "budget_hours", F_NUM, OFF(autopilot.budget_hours), 0, 0, NULL,
+	  "a number of GPU-hours >= 0 (0: no limit)", 0, 1e9, 1 },
+	{ "autopilot", "until", F_STR, OFF(autopilot.until), 0, 0, check_iso,
+	  "an ISO-8601 UTC time like \"2026-12-02T06:00:00Z\" or \"\"", 0, 0, 1 },
+	{ "autopilot", "since", F_INT, OFF(autopilot.since), 0, 1LL << 40, NULL,
+	  "unix seconds", 0, 0, 1 },
 };
 
 static const struct field *find_field(const char *section, const char *key)
@@ -297,6 +339,57 @@ static const struct field *find_field(const char *section, const char *key)
 			return f;
 	}
 	return NULL;
+}
+
+/* search.space: VAR -> a list of choices or a range string. */
+static int set_space(struct space *sp, json_t *v, const char *path, char **cause)
+{
+	const char *name;
+	json_t *spec;
+
+	if (!json_is_object(v))
+		goto bad;
+	space_release(sp);
+	json_object_foreach(v, name, spec) {
+		struct space_var var;
+		char *why = NULL;
+		int rc;
+
+		if (!jobsh_valid_name(name))
+			goto bad;
+		if (json_is_string(spec)) {
+			rc = space_from_range(name, json_string_value(spec), &var, &why);
+		} else if (json_is_array(spec)) {
+			const char **vals = xcalloc(json_array_size(spec) + 1, sizeof(*vals));
+			size_t i;
+			json_t *e;
+
+			rc = 0;
+			json_array_foreach(spec, i, e) {
+				if (!json_is_string(e))
+					rc = -1;
+				vals[i] = json_is_string(e) ? json_string_value(e) : "";
+			}
+			if (rc == 0)
+				rc = space_from_list(name, vals, json_array_size(spec), &var, &why);
+			free(vals);
+		} else {
+			goto bad;
+		}
+		if (rc < 0) {
+			*cause = xasprintf("%s: '%s.%s': %s", CONFIG_FILE, path, name,
+					   why ? why : "must be a list of strings");
+			free(why);
+			return -1;
+		}
+		sp->v = xreallocarray(sp->v, sp->n + 1, sizeof(*sp->v));
+		sp->v[sp->n++] = var;
+	}
+	return 0;
+bad:
+	*cause = xasprintf("%s: '%s' must be an object of VAR: [\"V1\", ...] or "
+			   "\"LO..HI[:int|:log][:steps=N]\"", CONFIG_FILE, path);
+	return -1;
 }
 
 static int set_field(struct config *c, const struct field *f, json_t *v,
@@ -338,6 +431,24 @@ static int set_field(struct config *c, const struct field *f, json_t *v,
 			goto bad;
 		*(int *)base = strcmp(json_string_value(v), "any-user") == 0;
 		return 0;
+	case F_LANES:
+		if (json_is_string(v) && strcmp(json_string_value(v), "auto") == 0) {
+			*(long long *)base = 0;
+			return 0;
+		}
+		if (!json_is_integer(v) || json_integer_value(v) < f->min ||
+		    json_integer_value(v) > f->max)
+			goto bad;
+		*(long long *)base = json_integer_value(v);
+		return 0;
+	case F_NUM:
+		if (!json_is_number(v) || json_number_value(v) < f->dmin ||
+		    json_number_value(v) > f->dmax)
+			goto bad;
+		*(double *)base = json_number_value(v);
+		return 0;
+	case F_SPACE:
+		return set_space((struct space *)base, v, path, cause);
 	}
 bad:
 	*cause = xasprintf("%s: '%s' must be %s", CONFIG_FILE, path, f->what);
@@ -434,7 +545,12 @@ char *config_to_json(const struct config *c)
 		const char *base = (const char *)c + f->off;
 		json_t *v = NULL;
 
+		if (f->quiet)
+			continue;
 		switch (f->kind) {
+		case F_NUM:
+		case F_SPACE:
+			continue;
 		case F_STR:
 			v = json_string(*(char *const *)base);
 			break;
@@ -449,6 +565,10 @@ char *config_to_json(const struct config *c)
 			break;
 		case F_CHAIN:
 			v = json_string(*(const int *)base ? "any-user" : "study");
+			break;
+		case F_LANES:
+			v = *(const long long *)base ? json_integer(*(const long long *)base) :
+			    json_string("auto");
 			break;
 		}
 		if (f->section == NULL) {
@@ -471,24 +591,127 @@ char *config_to_json(const struct config *c)
 	return out;
 }
 
+/* xloop.json as a JSON object (*doc), or -1 with *cause. */
+static int doc_load(const char *path, json_t **doc, char **cause)
+{
+	struct buf b = BUF_INIT;
+	json_error_t jerr;
+	int err;
+
+	*doc = NULL;
+	if (read_file(path, CONFIG_MAX_BYTES, &b, &err, cause) < 0)
+		return -1;
+	*doc = json_loadb(b.s, b.len, JSON_REJECT_DUPLICATES, &jerr);
+	buf_release(&b);
+	if (!json_is_object(*doc)) {
+		json_decref(*doc);
+		*doc = NULL;
+		*cause = xasprintf("'%s' is not a JSON object", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Write doc to xloop.json atomically if it is a valid configuration. */
+static int doc_store(const char *path, const json_t *doc, char **cause)
+{
+	char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER), *text;
+	struct config check;
+	int rc = -1;
+
+	if (s == NULL) {
+		*cause = xasprintf("unable to encode '%s'", path);
+		return -1;
+	}
+	text = xasprintf("%s\n", s);
+	if (config_parse(&check, text, strlen(text), cause) == 0) {
+		config_release(&check);
+		rc = write_file_atomic(path, text, strlen(text), 0644, cause);
+	}
+	free(text);
+	free(s);
+	return rc;
+}
+
+/* Edit one member of xloop.json, keeping the rest. */
+int config_edit(const char *root, const char *const *path, size_t depth,
+		json_t *v, char **cause)
+{
+	char *file = path_join(root, CONFIG_FILE);
+	json_t *doc = NULL, *cur;
+	size_t i;
+	int rc = -1;
+
+	if (doc_load(file, &doc, cause) < 0)
+		goto out;
+	cur = doc;
+	for (i = 0; i + 1 < depth; i++) {
+		json_t *next = json_object_get(cur, path[i]);
+
+		if (next == NULL) {
+			next = json_object();
+			json_object_set_new(cur, path[i], next);
+		}
+		if (!json_is_object(next)) {
+			*cause = xasprintf("%s: '%s' must be an object", CONFIG_FILE, path[i]);
+			goto out;
+		}
+		cur = next;
+	}
+	if (v)
+		json_object_set(cur, path[depth - 1], v);
+	else
+		json_object_del(cur, path[depth - 1]);
+	rc = doc_store(file, doc, cause);
+out:
+	if (v)
+		json_decref(v);
+	json_decref(doc);
+	free(file);
+	return rc;
+}
+
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
+static long long days_from_civil(long long y, long long m, long long d)
+{
+	long long era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+/* An ISO-8601 UTC time. */
+long long config_parse_iso(const char *s)
+{
+	int y, mo, d, h, mi, sec = 0, n = 0;
+	size_t len = strlen(s);
+
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) == 6 ||
+	    (n = 0, sscanf(s, "%4d-%2d-%2dT%2d:%2d%n", &y, &mo, &d, &h, &mi, &n) == 5)) {
+		if ((size_t)n != len && !(s[n] == 'Z' && (size_t)n + 1 == len))
+			return -1;
+		if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 ||
+		    h < 0 || mi < 0 || sec < 0 || y < 1970)
+			return -1;
+		return days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
+	}
+	return -1;
+}
+
 /* Set some keys of xloop.json, keeping the rest of the file. */
 int config_patch_file(const char *root, const json_t *changes, char **cause)
 {
-	char *path = path_join(root, CONFIG_FILE), *s = NULL, *text = NULL;
-	struct buf b = BUF_INIT;
-	json_error_t jerr;
+	char *path = path_join(root, CONFIG_FILE);
 	json_t *doc = NULL, *ch;
-	struct config check;
 	size_t i;
-	int err, rc = -1;
+	int rc = -1;
 
-	if (read_file(path, CONFIG_MAX_BYTES, &b, &err, cause) < 0)
+	if (doc_load(path, &doc, cause) < 0)
 		goto out;
-	doc = json_loadb(b.s, b.len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!json_is_object(doc)) {
-		*cause = xasprintf("'%s' is not a JSON object", path);
-		goto out;
-	}
 	json_array_foreach(changes, i, ch) {
 		const char *key = json_string_value(json_object_get(ch, "key"));
 		const char *to = json_string_value(json_object_get(ch, "to"));
@@ -514,21 +737,9 @@ int config_patch_file(const char *root, const json_t *changes, char **cause)
 			json_object_set_new(sec, dot + 1, json_string(to));
 		free(section);
 	}
-	s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	if (s == NULL) {
-		*cause = xasprintf("unable to encode '%s'", path);
-		goto out;
-	}
-	text = xasprintf("%s\n", s);
-	if (config_parse(&check, text, strlen(text), cause) < 0)
-		goto out;
-	config_release(&check);
-	rc = write_file_atomic(path, text, strlen(text), 0644, cause);
+	rc = doc_store(path, doc, cause);
 out:
 	json_decref(doc);
-	buf_release(&b);
-	free(text);
-	free(s);
 	free(path);
 	return rc;
 }

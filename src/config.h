@@ -4,8 +4,11 @@
 
 #include <stddef.h>
 
+#include "space.h"
+
 #define CONFIG_FILE "xloop.json"
 #define CONFIG_MAX_BYTES (1 << 20)
+#define CONFIG_MAX_LANES 64
 
 struct config {
 	char *study;
@@ -22,7 +25,9 @@ struct config {
 	} res;
 	char *metric;		/* name shown next to scores */
 	int goal_max;		/* 1: higher is better; 0: lower is better */
+	double min_delta;	/* metric.min_delta: a gain must exceed this */
 	long long depth;	/* jobs kept waiting behind the running one */
+	long long lanes;	/* afterany chains side by side; 0: "auto" */
 	long long stale_after;	/* minutes a RUNNING job's log may stay silent */
 	long long retry_infra_max;
 	int retry_auto_resources;
@@ -39,6 +44,21 @@ struct config {
 	} seg;
 	char *remote_host;	/* "" when local */
 	char *remote_dir;
+	struct {			/* the search (help space, help best) */
+		char *seed;		/* the seed variable, "" when none */
+		long long replicates;	/* runs of the baseline that measure the noise */
+		long long confirm_max;	/* a candidate's runs at most while confirming */
+		double alpha;		/* family-wise level of the promotion rule */
+		long long branch;	/* autopilot branches from the best few */
+		struct space space;
+	} search;
+	struct {			/* autopilot (help auto) */
+		int on;
+		long long budget_runs;	/* 0: no limit */
+		double budget_hours;	/* GPU-hours; 0: no limit */
+		char *until;		/* ISO-8601, "" when none */
+		long long since;	/* when it was switched on (unix seconds) */
+	} autopilot;
 };
 
 /* A name usable as a study or a tag: [A-Za-z0-9][A-Za-z0-9._-]{0,63}. */
@@ -83,5 +103,19 @@ int config_patch_file(const char *root, const struct json_t *changes, char **cau
 char *config_to_json(const struct config *c);
 
 void config_release(struct config *c);
+
+/*
+ * Edit <root>/xloop.json: set the member at path[0].path[1]... to v (NULL:
+ * remove it; v's reference is taken), keeping every other key and its
+ * order, then validate the result and write it atomically. Objects on the
+ * way are created. 0, or -1 with *cause (the file is then untouched).
+ */
+struct json_t;
+int config_edit(const char *root, const char *const *path, size_t depth,
+		struct json_t *v, char **cause);
+
+/* Seconds since the epoch of an ISO-8601 UTC time ("2026-12-01T18:00:00Z",
+ * also without seconds or Z); -1 when it is not one. */
+long long config_parse_iso(const char *s);
 
 #endif

@@ -128,7 +128,39 @@ static const char *const migrations[] = {
 	"CREATE INDEX attempt_success ON attempt(score) WHERE verdict = 'success';"
 	"CREATE INDEX attempt_retryable ON attempt(judged_at) WHERE verdict = 'failure'"
 	"  AND (failure_class = 'infra' OR state IN ('TIMEOUT', 'OUT_OF_MEMORY'));",
-	/* 5: segments (segments.c): an attempt longer than the time limit runs
+	/* 5: lanes (queue.lanes): the afterany chain an attempt was put in, and
+	 * the GPUs the job was given (scontrol -d: IDX "0", "1,3"), for the report */
+	("ALTER TABLE attempt ADD COLUMN lane INTEGER NOT NULL DEFAULT 0 CHECK (lane >= 0);"
+	 "ALTER TABLE attempt ADD COLUMN gpus TEXT;"),
+	/* 6: configurations (confkey.h: a run's job.sh assignments, canonical,
+	 * and their key without the seed; a run made before has no row until
+	 * best.c back-fills it from job.sh) and autopilot's proposals, recorded before
+	 * their run is created so that a crash proposes nothing twice */
+	"CREATE TABLE run_config ("		/* beside run: its rows stay narrow */
+	"  run_id INTEGER PRIMARY KEY REFERENCES run(id),"
+	"  config TEXT NOT NULL,"
+	"  config_key TEXT NOT NULL"
+	");"
+	"CREATE INDEX run_config_key ON run_config(config_key);"
+	"CREATE INDEX attempt_latest ON attempt(run_id, n, verdict, score);"	/* best.c */
+	"CREATE TABLE proposal ("
+	"  id INTEGER PRIMARY KEY,"
+	"  study TEXT NOT NULL,"
+	"  at INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('change', 'replicate')),"
+	"  parent TEXT NOT NULL,"		/* the parent's tag */
+	"  var TEXT NOT NULL,"
+	"  value TEXT NOT NULL,"
+	"  tag TEXT NOT NULL,"
+	"  config_key TEXT NOT NULL,"	/* of the run it makes */
+	"  reason TEXT NOT NULL,"
+	"  run_id INTEGER REFERENCES run(id),"	/* NULL: intent, run not made yet */
+	"  status TEXT NOT NULL DEFAULT 'intent'"
+	"    CHECK (status IN ('intent', 'created', 'decided', 'failed')),"
+	"  error TEXT,"
+	"  UNIQUE (study, tag)"
+	");",
+	/* 7: segments (segments.c): an attempt longer than the time limit runs
 	 * as jobs 1..max in one run directory; each row is one sbatch, written
 	 * as an intent before it, so a crash never submits one twice. Segment
 	 * k+1 waits with afternotok on k; the attempt's job_id is the current one. */

@@ -6,10 +6,13 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "autopilot.h"
+#include "best.h"
 #include "breaker.h"
 #include "feed.h"
 #include "loop.h"
 #include "plan.h"
+#include "quota.h"
 #include "retry.h"
 #include "tags.h"
 
@@ -27,10 +30,125 @@ void feed_result_release(struct feed_result *res)
 	for (i = 0; i < res->nr_skipped; i++)
 		free(res->skipped[i]);
 	free(res->breaker);
+	free(res->held_back);
 	free(res->stopped_why);
 	free(res->v);
 	free(res->skipped);
 	memset(res, 0, sizeof(*res));
+}
+
+/* The tag of a fed run: a replicate (the seed changes) is B--rK. */
+static char *feed_tag(struct xl_ctx *ctx, const char *from, const char *var,
+		      const char *value)
+{
+	const char *seed = ctx->cfg.search.seed;
+	char *why = NULL, *tag;
+	struct run p;
+
+	if (*seed && strcmp(var, seed) == 0 && loop_find_run(ctx, from, &p, &why) == 0) {
+		tag = tag_make(ctx, TAG_REPLICATE, p.tag, var, value);
+		run_release(&p);
+		return tag;
+	}
+	free(why);
+	return tag_make(ctx, TAG_CHANGE, NULL, var, value);
+}
+
+/*
+ * A Slurm limit refused the run's job: back-pressure, not a failure. The
+ * run stays without an attempt and is submitted first on a later tick
+ * (feed_held); feeding stops for now. Returns 0.
+ */
+static int feed_held_back(struct xl_ctx *ctx, const char *tag, struct feed_result *res,
+			  char **cause)
+{
+	free(res->held_back);
+	res->held_back = xasprintf("%s: %s", tag, *cause);
+	FREE_AND_NULL(*cause);
+	db_kv_set(&ctx->db, "feed.held", 1);
+	return 0;
+}
+
+/* Submit one run into the lane with room. 0, or an exit code with *cause. */
+static int feed_submit(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
+		       const struct run *r, const char *change, struct feed_result *res,
+		       char **cause)
+{
+	struct submit_opts o;
+	struct submit_result sr;
+	struct fed *f;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	if (!lanes_next(ctx, ref, 1, &o)) {
+		/* (the caller checked that it has room) a later tick submits it */
+		db_kv_set(&ctx->db, "feed.held", 1);
+		return 0;
+	}
+	rc = loop_submit(ctx, s, r, &o, &sr, cause);
+	if (sr.limit)
+		rc = feed_held_back(ctx, r->tag, res, cause);
+	if (*sr.job_id) {
+		res->v = xreallocarray(res->v, res->nr + 1, sizeof(*res->v));
+		f = &res->v[res->nr++];
+		f->tag = xstrdup(r->tag);
+		f->change = xstrdup(change);
+		f->job_id = xstrdup(sr.job_id);
+		f->attempt = sr.n;
+		f->after = xstrdup(sr.after);
+		lanes_submitted(ref, o.lane, sr.tail ? sr.tail : sr.job_id, sr.after);	/* the lane's next chains onto it */
+	}
+	submit_result_release(&sr);
+	return rc;
+}
+
+/*
+ * Runs that a limit held back (planned, made, never submitted) go first,
+ * oldest first, while the lanes have room. Only looked for after a
+ * refusal (kv feed.held), so a tick does not walk the plan.
+ */
+static int feed_held(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
+		     struct feed_result *res, char **cause)
+{
+	struct stmt q;
+	struct submit_opts probe;
+	char **tags = NULL;
+	size_t n = 0, i;
+	int rc = 0, st;
+
+	if (db_kv_get(&ctx->db, "feed.held") == 0)
+		return 0;
+	if (db_prepare(&ctx->db, &q, "SELECT r.tag FROM plan p JOIN run r ON r.id = p.run_id"
+		       " WHERE p.study = :study AND p.status = 'done'"
+		       " AND NOT EXISTS (SELECT 1 FROM attempt a WHERE a.run_id = r.id)"
+		       " ORDER BY p.id") < 0)
+		return XL_ERR;
+	db_bind_text(&q, ":study", ctx->cfg.study);
+	while ((st = db_step(&q)) == SQLITE_ROW) {
+		tags = xreallocarray(tags, n + 1, sizeof(*tags));
+		tags[n++] = xstrdup(db_col_text(&q, 0));
+	}
+	db_finalize(&q);
+	if (st != SQLITE_DONE)
+		rc = XL_ERR;
+	if (rc == 0 && n == 0)
+		db_kv_set(&ctx->db, "feed.held", 0);
+	memset(&probe, 0, sizeof(probe));
+	for (i = 0; i < n && rc == 0 && !res->held_back && lanes_next(ctx, ref, 0, &probe); i++) {
+		struct run r;
+		char *change;
+
+		if (runs_get(&ctx->db, ctx->cfg.study, tags[i], &r) != 0)
+			continue;
+		change = xasprintf("%s=%s", r.var, r.new_value);
+		rc = feed_submit(ctx, s, ref, &r, change, res, cause);
+		free(change);
+		run_release(&r);
+	}
+	for (i = 0; i < n; i++)
+		free(tags[i]);
+	free(tags);
+	return rc;
 }
 
 /* Create and submit one run; 0, or an exit code with *cause. */
@@ -39,12 +157,9 @@ static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		    const char *value, long long plan_id, struct feed_result *res,
 		    char **cause)
 {
-	struct submit_opts o;
-	struct submit_result sr;
 	struct new_run nr;
 	struct run parent;
-	char *tag, *note;
-	struct fed *f;
+	char *tag, *note, *change;
 	int rc;
 
 	if (plan_id) {
@@ -57,7 +172,7 @@ static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		if (rc)
 			return rc;
 	}
-	tag = tag_opt ? xstrdup(tag_opt) : tag_make(ctx, TAG_CHANGE, NULL, var, value);
+	tag = tag_opt ? xstrdup(tag_opt) : feed_tag(ctx, from, var, value);
 	note = plan_id ? xasprintf("from plan entry %lld", plan_id) : NULL;
 	rc = loop_new_run(ctx, tag, from, var, value, note, 0, &nr, cause);
 	free(note);
@@ -66,30 +181,64 @@ static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		return rc;
 	if (plan_id)
 		plan_mark(&ctx->db, ctx->cfg.study, plan_id, "done", nr.run.id, NULL);
-	memset(&o, 0, sizeof(o));
-	if (*ref->newest_live_job)
-		o.after = ref->newest_live_job;
-	else if (!ctx->cfg.chain_any_user)
-		o.no_chain = 1;	/* (any-user: loop_submit looks for other projects' jobs) */
-	rc = loop_submit(ctx, s, &nr.run, &o, &sr, cause);
-	if (rc == 0 || *sr.job_id) {
-		res->v = xreallocarray(res->v, res->nr + 1, sizeof(*res->v));
-		f = &res->v[res->nr++];
-		f->tag = xstrdup(nr.run.tag);
-		f->change = xasprintf("%s=%s", var, value);
-		f->job_id = xstrdup(sr.job_id);
-		f->attempt = sr.n;
-		f->after = xstrdup(sr.after);
-		/* the next one chains onto this one */
-		free(ref->newest_live_job);
-		ref->newest_live_job = xstrdup(sr.tail ? sr.tail : sr.job_id);
-		if (ref->running + ref->pending == 0)
-			ref->running++;	/* it will start at once */
-		else
-			ref->pending++;
-	}
-	submit_result_release(&sr);
+	change = xasprintf("%s=%s", var, value);
+	rc = feed_submit(ctx, s, ref, &nr.run, change, res, cause);
+	free(change);
 	new_run_release(&nr);
+	return rc;
+}
+
+/*
+ * Autopilot's next run: made (unless a crash left it made) from its
+ * recorded proposal, its decision entry written, then submitted. Returns
+ * an exit code (*cause says why); *done is 1 when a proposal was fed or
+ * given up, 0 when autopilot has nothing now.
+ */
+static int feed_auto(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
+		     struct feed_result *res, int *done, char **cause)
+{
+	struct auto_pick pk;
+	struct new_run nr;
+	struct run r;
+	char *change;
+	int rc = autopilot_next(ctx, &pk, cause), got;
+
+	*done = rc > 0;
+	if (rc <= 0)
+		return rc < 0 ? XL_ERR : 0;
+	got = runs_get(&ctx->db, ctx->cfg.study, pk.tag, &r);
+	if (got < 0) {
+		auto_pick_release(&pk);
+		return XL_ERR;
+	}
+	if (got == 1) {
+		char *note = xasprintf("autopilot: %s", pk.reason);
+
+		rc = loop_new_run(ctx, pk.tag, pk.parent, pk.var, pk.value, note, 0, &nr, cause);
+		free(note);
+		if (rc == XL_DATAERR || rc == XL_NOINPUT || rc == XL_USAGE) {
+			/* the value cannot be written: information, not a broken study */
+			autopilot_failed(ctx, &pk, *cause);
+			FREE_AND_NULL(*cause);
+			auto_pick_release(&pk);
+			return 0;
+		}
+		if (rc) {
+			auto_pick_release(&pk);
+			return rc;
+		}
+		crash_point("auto-after-run");
+		r = nr.run;
+		memset(&nr.run, 0, sizeof(nr.run));
+		new_run_release(&nr);
+	}
+	if (!pk.decided)
+		autopilot_created(ctx, &pk, r.id);
+	change = xasprintf("%s=%s", pk.var, pk.value);
+	rc = feed_submit(ctx, s, ref, &r, change, res, cause);
+	free(change);
+	run_release(&r);
+	auto_pick_release(&pk);
 	return rc;
 }
 
@@ -104,21 +253,45 @@ static void stop(struct feed_result *res, const char *what, char *why)
 /* "the queue is full: ..." with the chain a new job would join. */
 static char *depth_why(struct xl_ctx *ctx, const struct refresh *ref)
 {
+	size_t lanes = lanes_count(ctx);
+	long long room = lanes_room(ctx, ref);
+
+	if (room >= 0 && (long long)(ref->running + ref->pending) >= room)
+		return xasprintf("your Slurm submit limit holds it back: %lld job%s at once "
+				 "(QOS/association MaxSubmit), %zu of them the study's, %lld "
+				 "other job%s of yours", quota_submit_limit(ctx),
+				 quota_submit_limit(ctx) == 1 ? "" : "s", ref->running + ref->pending,
+				 quota_submit_limit(ctx) - room, quota_submit_limit(ctx) - room == 1 ?
+				 "" : "s");
+	if (lanes > 1)
+		return xasprintf("the queue is full: %zu running and %zu waiting in %zu lanes "
+				 "(queue.lanes %zu, %zu jobs a lane)", ref->running, ref->pending,
+				 lanes, lanes, lanes_per_lane(ctx, ref, lanes));
 	return xasprintf("the queue is full: %zu running and %zu waiting (queue.depth %lld)%s%s",
 			 ref->running, ref->pending, ctx->cfg.depth,
 			 *ref->newest_live_job ? "; the next job would chain behind job " : "",
 			 ref->newest_live_job);
 }
 
-/* "the plan is empty", counting the sweep tasks still queued. */
+/* "the plan is empty", counting the sweep tasks still queued, and autopilot's state. */
 static char *plan_empty_why(struct xl_ctx *ctx)
 {
 	long long n = feed_sweep_queued(ctx);
+	struct auto_status st;
+	char *why, *w;
 
 	if (n > 0)
-		return xasprintf("the plan is empty (%lld sweep task%s still queued in Slurm)",
-				 n, n == 1 ? "" : "s");
-	return xstrdup("the plan is empty");
+		why = xasprintf("the plan is empty (%lld sweep task%s still queued in Slurm)",
+				n, n == 1 ? "" : "s");
+	else
+		why = xstrdup("the plan is empty");
+	if (!ctx->cfg.autopilot.on || autopilot_status(ctx, &st) < 0)
+		return why;
+	w = xasprintf("%s; autopilot %s", why, st.stopped ? st.stopped :
+		      "proposes nothing now (converged, or waiting for verdicts)");
+	auto_status_release(&st);
+	free(why);
+	return w;
 }
 
 /* Keep depth jobs waiting behind the running one. */
@@ -128,10 +301,13 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	struct plan_entry *plan = NULL;
 	size_t nplan = 0, next = 0, waiting = 0;
 	int rc = 0, used_request = !(req && req->var), no_best;
+	struct submit_opts probe;
 	struct run best;
-	double score;
 
 	memset(res, 0, sizeof(*res));
+	/* feeding writes anyway: store the configurations best.c computed on the fly */
+	if (best_persist(ctx) < 0)
+		return XL_ERR;
 	/* failures in a row stop everything, retries included */
 	{
 		struct breaker bk;
@@ -148,14 +324,22 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		}
 	}
 	/* what failed for the machine's reasons goes first: it was already due */
+	quota_refresh(ctx, s);
 	rc = retry_auto(ctx, s, ref, res, cause);
+	if (rc == 0)
+		rc = feed_held(ctx, s, ref, res, cause);
 	if (rc == 0 && plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan) < 0)
 		rc = XL_ERR;
-	no_best = runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &best, &score) != 0;
+	memset(&probe, 0, sizeof(probe));
+	no_best = best_get(ctx, &best, NULL) != 0;
 	if (!no_best)
 		run_release(&best);
 	while (rc == 0) {
-		if (ref->running + ref->pending >= (size_t)ctx->cfg.depth + 1) {
+		if (res->held_back) {
+			stop(res, "limit", xstrdup(res->held_back));
+			break;
+		}
+		if (!lanes_next(ctx, ref, 0, &probe)) {
 			stop(res, "depth", depth_why(ctx, ref));
 			break;
 		}
@@ -166,15 +350,26 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 			continue;
 		}
 		if (next >= nplan) {
-			stop(res, "plan_empty", waiting ? xasprintf("the plan's %zu entr%s from "
-				"best wait%s for a proven run (there is no best yet)", waiting,
-				waiting == 1 ? "y" : "ies", waiting == 1 ? "s" : "") :
-				plan_empty_why(ctx));
+			/* the plan is done: autopilot, when it is on */
+			int done;
+
+			rc = feed_auto(ctx, s, ref, res, &done, cause);
+			if (rc == 0 && done)
+				continue;
+			if (rc == 0)
+				stop(res, "plan_empty", waiting ? xasprintf("the plan's %zu entr%s "
+					"from best wait%s for a proven run (there is no best yet)",
+					waiting, waiting == 1 ? "y" : "ies", waiting == 1 ? "s" : "") :
+					plan_empty_why(ctx));
 			break;
 		}
 		if (no_best && strcmp(plan[next].parent, "best") == 0) {
 			next++;	/* not yet: it stays queued until there is a best */
 			waiting++;
+			continue;
+		}
+		if (lanes_in_flight(ctx, plan[next].parent, plan[next].var, plan[next].value)) {
+			next++;	/* it waits: the same configuration runs in another lane */
 			continue;
 		}
 		rc = feed_one(ctx, s, ref, NULL, plan[next].parent, plan[next].var,

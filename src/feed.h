@@ -26,9 +26,11 @@ struct feed_result {
 	int breaker_opened;	/* this call opened the breaker */
 	char **skipped;		/* plan entries that could not become runs */
 	size_t nr_skipped;
+	char *held_back;	/* a Slurm limit refused a submission: which and what, or NULL */
 	/*
 	 * Why feeding stopped where it did: "breaker", "depth" (queue.depth
-	 * jobs already wait in the chain), "plan_empty" or "error"; NULL when
+	 * jobs already wait in the chain, in every lane), "limit" (a Slurm
+	 * limit refused a job: held_back), "plan_empty" or "error"; NULL when
 	 * feeding did not run. stopped_why says it for people.
 	 */
 	const char *stopped;

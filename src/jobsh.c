@@ -309,9 +309,12 @@ static int skip_parens(struct lexer *lx, size_t *p, int nest, int arith)
 			i = q ? (size_t)(q - s) : lx->len;
 			break;
 		case '<':
-			if (arith || i + 1 >= lx->len || s[i + 1] != '<' ||
-			    (i + 2 < lx->len && s[i + 2] == '<')) {
+			if (arith || i + 1 >= lx->len || s[i + 1] != '<') {
 				i++;
+				break;
+			}
+			if (i + 2 < lx->len && s[i + 2] == '<') {
+				i += 3;	/* a here-string: no body to skip */
 				break;
 			}
 			lx->pos = i + 2;

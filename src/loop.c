@@ -8,11 +8,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "best.h"
 #include "config.h"
+#include "confkey.h"
 #include "fsutil.h"
 #include "gitops.h"
 #include "jobsh.h"
 #include "loop.h"
+#include "quota.h"
 #include "secrets.h"
 #include "segments.h"
 #include "study.h"
@@ -143,11 +146,10 @@ int loop_run_proven(struct xl_ctx *ctx, const struct run *r)
 /* Look a run up by tag or "best". */
 int loop_find_run(struct xl_ctx *ctx, const char *tag, struct run *r, char **cause)
 {
-	double score;
 	int rc;
 
 	if (strcmp(tag, "best") == 0) {
-		rc = runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, r, &score);
+		rc = best_get(ctx, r, NULL);
 		if (rc == 1)
 			*cause = xasprintf("study '%s' has no proven run yet, so there is no "
 					   "best: name a parent tag (and --force if it is "
@@ -264,6 +266,19 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 		*cause = xasprintf("the state DB is busy; try again");
 		rc = XL_TEMPFAIL;
 		goto undo;
+	}
+	if (r->config == NULL || !*r->config) {
+		char key[65], *why = NULL;
+
+		free(r->config);
+		free(r->config_key);
+		r->config = NULL;
+		r->config_key = NULL;
+		if (confkey_config(text, len, &r->config, &why) == 0) {
+			confkey_key(r->config, ctx->cfg.search.seed, key);
+			r->config_key = xstrdup(key);
+		}
+		free(why);
 	}
 	if (runs_insert(&ctx->db, r) < 0)
 		goto rollback;
@@ -738,6 +753,7 @@ int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 	a.after_job = res->after;
 	a.intent_at = time(NULL);
 	a.auto_retry = (char *)o->auto_retry;
+	a.lane = o->lane;
 	if (attempts_insert(&ctx->db, &a) < 0)
 		goto db_fail;
 	if (segs && segments_insert_first(ctx, a.id, token, segs) < 0)
@@ -785,6 +801,19 @@ int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 		res->tail = xstrdup(res->job_id);
 		if (rc == 0 && segs)
 			segments_started(ctx, s, a.id, res->job_id, &res->tail);
+	} else if (s->refused_by) {
+		/* back-pressure, not a failure: no attempt, no log, no verdict */
+		char *why = xasprintf("held back by the Slurm limit %s (sbatch refused the job; "
+				      "it is submitted when one of your jobs has ended)",
+				      s->refused_by);
+
+		attempts_release_intent(&ctx->db, a.id);
+		quota_refused(ctx, s->refused_by);
+		free(*cause);
+		*cause = why;
+		res->limit = s->refused_by;
+		free(res->log_path);
+		res->log_path = NULL;
 	} else if (!res->ambiguous) {
 		attempts_set_submit_failed(&ctx->db, a.id, *cause);
 	}

@@ -63,6 +63,7 @@ struct submit_opts {
 	const char *time;	/* --time override */
 	const char *auto_retry;	/* "infra", "resources": xloop retries on its own */
 	const char *segments;	/* --segments N override (NULL: segments.max) */
+	long long lane;		/* the chain it goes into (queue.lanes), from 0 */
 };
 
 struct submit_result {
@@ -72,6 +73,7 @@ struct submit_result {
 	char *after;		/* the job it waits for, "" if none */
 	char *tail;		/* the job a next run chains onto (segment 2, or job_id) */
 	int ambiguous;		/* sbatch may have submitted without saying so */
+	const char *limit;	/* the Slurm limit that held it back (static), or NULL */
 };
 
 void submit_result_release(struct submit_result *res);
@@ -145,6 +147,15 @@ int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
  */
 int loop_decide(struct xl_ctx *ctx, const char *entry, const char *evidence,
 		const char *msg, char **cause);
+
+/*
+ * A decision that changes xloop.json: config_edit(path, v), reload ctx->cfg,
+ * then an ops/decisions.md entry "what" committed with xloop.json. Returns
+ * an exit code (the error is printed).
+ */
+struct json_t;
+int loop_decide_config(struct xl_ctx *ctx, const char *const *path, size_t depth,
+		       struct json_t *v, const char *what);
 
 /* Record an event for the briefing ("verdict", "submitted", "repaired", ...). */
 int loop_event(struct xl_ctx *ctx, const char *kind, long long run_id,

@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "best.h"
 #include "fsutil.h"
 #include "judge.h"
 #include "loop.h"
@@ -32,6 +33,7 @@ void refresh_release(struct refresh *r)
 {
 	free(r->newest_live_job);
 	r->newest_live_job = NULL;
+	lanes_release(&r->lanes);
 }
 
 /* What Slurm finally said about one job, from sacct or scontrol. */
@@ -215,25 +217,31 @@ static void note_live(struct xl_ctx *ctx, long long id, const char *state,
 	db_finalize(&q);
 }
 
-/* The best score before this verdict, for the decision entry. */
-static void best_before(struct xl_ctx *ctx, char *buf, size_t n)
+/* The best before this verdict, for the decision entry (*key: its configuration). */
+static void best_before(struct xl_ctx *ctx, char *buf, size_t n, char **key)
 {
-	struct run r;
-	double score;
+	struct best_state bs;
+	struct best_info bi;
+	char shown[96];
 
-	if (runs_best(&ctx->db, ctx->cfg.study, ctx->cfg.goal_max, &r, &score) == 0) {
-		xsnprintf(buf, n, "%g (%s)", score, r.tag);
-		run_release(&r);
+	*key = NULL;
+	if (best_load(ctx, &bs) == 0 && bs.best >= 0) {
+		best_info_of(&bs, bs.best, &bi);
+		best_format(&bi, shown, sizeof(shown));
+		xsnprintf(buf, n, "%s (%s)", shown, bs.v[bs.best].rep_tag);
+		*key = xstrdup(bs.v[bs.best].key);
 	} else {
 		xsnprintf(buf, n, "none yet");
 	}
+	best_release(&bs);
 }
 
 /*
  * Append the decision entry of a judged attempt to ops/decisions.md and
  * mark it written. Also used to repair an entry a crash left unwritten.
  */
-static void write_decision(struct xl_ctx *ctx, long long attempt_id, const char *best)
+static void write_decision(struct xl_ctx *ctx, long long attempt_id, const char *best,
+			   const char *best_key)
 {
 	struct stmt q;
 	struct buf e = BUF_INIT;
@@ -273,6 +281,8 @@ static void write_decision(struct xl_ctx *ctx, long long attempt_id, const char 
 		 ok ? "" : " (", ok ? "" : db_col_text(&q, 8), ok ? "" : ")", best);
 	buf_addf(&e, "- reason: %s\n- evidence: %s\n- job %s, log %s\n",
 		 db_col_text(&q, 9), db_col_text(&q, 10), db_col_text(&q, 11), log);
+	if (ok)
+		best_verdict_lines(ctx, attempt_id, best_key, &e);
 	msg = xasprintf("xloop: verdict %s/%s attempt %lld: %s\n\n%s\n", ctx->cfg.study,
 			db_col_text(&q, 0), db_col_int64(&q, 1), db_col_text(&q, 7),
 			db_col_text(&q, 9));
@@ -308,7 +318,7 @@ static void repair_decisions(struct xl_ctx *ctx)
 	}
 	db_finalize(&q);
 	for (i = 0; i < n; i++)
-		write_decision(ctx, ids[i], "unknown (entry written after a crash)");
+		write_decision(ctx, ids[i], "unknown (entry written after a crash)", NULL);
 	free(ids);
 }
 
@@ -336,7 +346,7 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 	struct verdict v;
 	struct run r;
 	struct stmt q;
-	char *dir = NULL, *cvp = NULL, *cause = NULL, *evidence, best[128];
+	char *dir = NULL, *cvp = NULL, *cause = NULL, *evidence, best[160], *best_key = NULL;
 	char exitbuf[32] = "";
 	int err, rc = -1, found;
 	time_t now = time(NULL);
@@ -383,7 +393,7 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 		v.reason = xstrdup("CANCELLED by you (xloop cancel)");
 	}
 	evidence = log_evidence(a->log_path, *a->gres != '\0');
-	best_before(ctx, best, sizeof(best));
+	best_before(ctx, best, sizeof(best), &best_key);
 
 	if (db_begin_write(&ctx->db) < 0)
 		goto out;
@@ -428,10 +438,13 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 	if (db_commit(&ctx->db) < 0)
 		goto out;
 	crash_point("verdict-after-db");
+	if (best_remember(ctx) < 0)
+		warning("unable to remember the best in the state DB");
 
-	write_decision(ctx, a->id, best);
+	write_decision(ctx, a->id, best, best_key);
 	rc = 0;
 out:
+	free(best_key);
 	verdict_release(&v);
 	run_release(&r);
 	free(evidence);
@@ -463,6 +476,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	rc = slurm_squeue_mine(s, &q, cause);
 	if (rc)
 		goto out;
+	out->user_live = lanes_user_live(&q);
 
 	/* pass 1: what squeue shows is alive; its notes in one transaction
 	 * (one sync, not one per job when a whole sweep starts at once) */
@@ -493,6 +507,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 				out->running++;
 			slurm_parse_time(j->start_time, &st, NULL);
 			note_live(ctx, a->id, slurm_state_name(j->state), j->reason, st);
+			segments_see_lane(ctx, &q, a, &out->lanes);	/* lanes_see */
 			continue;
 		}
 		if (*a->job_id)
@@ -508,6 +523,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 		if (j && !slurm_state_is_final(j->state))
 			segments_keep_next(ctx, s, &q, &v[i]);
 	}
+	lanes_record_gpus(ctx, s, v, n, &q);
 	/* the end of the line (an array task's chain waits for its whole array) */
 	free(out->newest_live_job);
 	out->newest_live_job = loop_line_tail(&q, v, n);

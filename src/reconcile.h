@@ -8,6 +8,7 @@
 #define XLOOP_RECONCILE_H
 
 #include "cmd.h"
+#include "lanes.h"
 #include "slurm.h"
 
 #define LOST_AFTER_SECS 60	/* missing everywhere on two polls this far apart */
@@ -18,6 +19,8 @@ struct refresh {
 	size_t running;		/* our jobs running (or completing) */
 	size_t judged;		/* verdicts reached in this call */
 	char *newest_live_job;	/* the job a new submission chains onto, "" */
+	struct lanes lanes;	/* the study's live jobs by lane (queue.lanes) */
+	size_t user_live;	/* all of the user's live jobs, the study's among them */
 	int calls;		/* Slurm commands run */
 };
 

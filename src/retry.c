@@ -182,11 +182,18 @@ static int retry_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	/* the same resources as the failed attempt, with what ran out raised */
 	o.mem = p && p->mem ? p->mem : *a->mem ? a->mem : NULL;
 	o.time = p && p->time ? p->time : *a->time_limit ? a->time_limit : NULL;
-	if (*ref->newest_live_job)
-		o.after = ref->newest_live_job;
-	else if (!ctx->cfg.chain_any_user)
-		o.no_chain = 1;
+	if (!lanes_next(ctx, ref, 1, &o)) {	/* what failed was due already, */
+		run_release(&r);		/* but the submit limit holds */
+		return 0;
+	}
 	rc = loop_submit(ctx, s, &r, &o, &sr, cause);
+	if (sr.limit) {
+		/* back-pressure: the retry goes on a later tick */
+		free(res->held_back);
+		res->held_back = xasprintf("%s: %s", c->tag, *cause);
+		FREE_AND_NULL(*cause);
+		rc = 0;
+	}
 	if (rc == 0 || *sr.job_id) {
 		struct fed *f;
 
@@ -204,12 +211,7 @@ static int retry_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		f->job_id = xstrdup(sr.job_id);
 		f->attempt = sr.n;
 		f->after = xstrdup(sr.after);
-		free(ref->newest_live_job);
-		ref->newest_live_job = xstrdup(sr.tail ? sr.tail : sr.job_id);
-		if (ref->running + ref->pending == 0)
-			ref->running++;
-		else
-			ref->pending++;
+		lanes_submitted(ref, o.lane, sr.tail ? sr.tail : sr.job_id, sr.after);
 	}
 	submit_result_release(&sr);
 	run_release(&r);
@@ -226,7 +228,7 @@ int retry_auto(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 
 	if (candidates(ctx, &v, &n) < 0)
 		return XL_ERR;
-	for (i = 0; i < n && rc == 0; i++) {
+	for (i = 0; i < n && rc == 0 && !res->held_back; i++) {
 		struct attempt a;
 		struct proposal p;
 		int infra = strcmp(v[i].cls, "infra") == 0;

@@ -29,6 +29,9 @@ char *run_log_path(const char *root, const char *study, const char *tag, long lo
 	" coalesce(p.tag, ''), coalesce(r.var, ''), coalesce(r.old_value, '')," \
 	" coalesce(r.new_value, ''), coalesce(r.note, ''), coalesce(r.commit_id, '')," \
 	" r.created_at"
+/* with the configuration too (large: only where it is used) */
+#define RUN_COLS_CONFIG RUN_COLS ", coalesce(c.config, ''), coalesce(c.config_key, '')"
+#define RUN_FROM_CONFIG RUN_FROM " LEFT JOIN run_config c ON c.run_id = r.id"
 #define RUN_FROM " FROM run r LEFT JOIN run p ON p.id = r.parent_id"
 
 static void run_from(struct stmt *q, struct run *r)
@@ -44,6 +47,13 @@ static void run_from(struct stmt *q, struct run *r)
 	r->note = xstrdup(db_col_text(q, 8));
 	r->commit_id = xstrdup(db_col_text(q, 9));
 	r->created_at = db_col_int64(q, 10);
+	if (sqlite3_column_count(q->st) >= 13) {
+		r->config = xstrdup(db_col_text(q, 11));
+		r->config_key = xstrdup(db_col_text(q, 12));
+	} else {
+		r->config = xstrdup("");
+		r->config_key = xstrdup("");
+	}
 }
 
 /* Free a run's strings. */
@@ -57,6 +67,8 @@ void run_release(struct run *r)
 	free(r->new_value);
 	free(r->note);
 	free(r->commit_id);
+	free(r->config);
+	free(r->config_key);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -101,15 +113,15 @@ static int collect_runs(struct stmt *q, struct run **v, size_t *n)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* Every run of a study. */
-int runs_list(struct db *db, const char *study, struct run **v, size_t *n)
+/* The runs of a study that sql (ending in the WHERE terms after the study's) selects. */
+static int runs_select(struct db *db, const char *study, const char *sql, struct run **v,
+		       size_t *n)
 {
 	struct stmt q;
 
 	*v = NULL;
 	*n = 0;
-	if (db_prepare(db, &q, "SELECT " RUN_COLS RUN_FROM " WHERE r.study = :study"
-		       " ORDER BY r.id") < 0)
+	if (db_prepare(db, &q, sql) < 0)
 		return -1;
 	db_bind_text(&q, ":study", study);
 	return collect_runs(&q, v, n);
@@ -129,6 +141,13 @@ int runs_children(struct db *db, long long parent_id, const char *var, struct ru
 	db_bind_int64(&q, ":p", parent_id);
 	db_bind_text(&q, ":var", var);
 	return collect_runs(&q, v, n);
+}
+
+/* Every run of a study. */
+int runs_list(struct db *db, const char *study, struct run **v, size_t *n)
+{
+	return runs_select(db, study, "SELECT " RUN_COLS RUN_FROM " WHERE r.study = :study"
+			   " ORDER BY r.id", v, n);
 }
 
 /* The tag of run id (malloc'd), or NULL when there is no such run. */
@@ -190,6 +209,8 @@ int runs_insert(struct db *db, struct run *r)
 	if (rc != SQLITE_DONE)
 		return -1;
 	r->id = sqlite3_last_insert_rowid(db->h);
+	if (r->config && *r->config && r->config_key && *r->config_key)
+		return runs_set_config(db, r->id, r->config, r->config_key);
 	return 0;
 }
 
@@ -201,7 +222,7 @@ int runs_insert(struct db *db, struct run *r)
 	" coalesce(ended_at, 0), coalesce(state, ''), coalesce(exit_code, '')," \
 	" coalesce(node, ''), coalesce(slurm_reason, ''), coalesce(verdict, '')," \
 	" coalesce(failure_class, ''), coalesce(verdict_reason, ''), score," \
-	" coalesce(auto_retry, '')"
+	" coalesce(auto_retry, ''), lane, coalesce(gpus, '')"
 
 static void attempt_from(struct stmt *q, struct attempt *a)
 {
@@ -231,6 +252,8 @@ static void attempt_from(struct stmt *q, struct attempt *a)
 	a->has_score = !db_col_is_null(q, 27);
 	a->score = a->has_score ? sqlite3_column_double(q->st, 27) : 0;
 	a->auto_retry = db_col_dup(q, 28);
+	a->lane = db_col_int64(q, 29);
+	a->gpus = db_col_dup(q, 30);
 }
 
 /* Free an attempt's strings. */
@@ -240,7 +263,7 @@ void attempt_release(struct attempt *a)
 		      a->partition, a->gres, a->mem, a->time_limit, a->overrides,
 		      a->after_job, a->submit_error, a->state, a->exit_code, a->node,
 		      a->slurm_reason, a->verdict, a->failure_class, a->verdict_reason,
-		      a->auto_retry };
+		      a->auto_retry, a->gpus };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(s); i++)
@@ -388,10 +411,10 @@ int attempts_insert(struct db *db, struct attempt *a)
 	if (db_prepare(db, &q, "INSERT INTO attempt (run_id, n, token, phase, job_id,"
 		       " log_path, job_sha256, partition, gres, cpus, mem, time_limit,"
 		       " overrides, after_job, intent_at, verdict, score, judged_at,"
-		       " verdict_reason, auto_retry)"
+		       " verdict_reason, auto_retry, lane)"
 		       " VALUES (:run, :n, :token, :phase, :job, :log, :sha, :part, :gres,"
 		       " :cpus, :mem, :time, :over, :after, :at, :verdict, :score,"
-		       " :judged, :reason, :auto)") < 0)
+		       " :judged, :reason, :auto, :lane)") < 0)
 		return -1;
 	db_bind_int64(&q, ":run", a->run_id);
 	db_bind_int64(&q, ":n", a->n);
@@ -420,6 +443,7 @@ int attempts_insert(struct db *db, struct attempt *a)
 	db_bind_text(&q, ":reason", a->verdict_reason && *a->verdict_reason ?
 		     a->verdict_reason : NULL);
 	db_bind_text(&q, ":auto", a->auto_retry && *a->auto_retry ? a->auto_retry : NULL);
+	db_bind_int64(&q, ":lane", a->lane);
 	rc = db_step(&q);
 	db_finalize(&q);
 	if (rc != SQLITE_DONE)
@@ -460,32 +484,74 @@ int attempts_set_submit_failed(struct db *db, long long id, const char *err)
 			   " submit_error = :err WHERE id = :id", id, ":err", err, 0);
 }
 
-/* The proven run with the best score. */
-int runs_best(struct db *db, const char *study, int goal_max, struct run *r,
-	      double *score)
+/* Record the GPUs a job runs on. */
+int attempts_set_gpus(struct db *db, long long id, const char *gpus)
+{
+	return exec_update(db, "UPDATE attempt SET gpus = :gpus WHERE id = :id", id, ":gpus",
+			   gpus, 0);
+}
+
+/* Drop an intent that sbatch refused for a limit. */
+int attempts_release_intent(struct db *db, long long id)
 {
 	struct stmt q;
 	int rc;
 
-	/* proven: the latest attempt of the run is a success */
-	if (db_prepare(db, &q, goal_max ?
-		       "SELECT " RUN_COLS ", a.score" RUN_FROM " JOIN attempt a ON a.run_id = r.id"
-		       " WHERE +r.study = :study AND a.verdict = 'success'"
-		       " AND a.n = (SELECT max(n) FROM attempt WHERE run_id = r.id)"
-		       " ORDER BY a.score DESC, r.id LIMIT 1" :
-		       "SELECT " RUN_COLS ", a.score" RUN_FROM " JOIN attempt a ON a.run_id = r.id"
-		       " WHERE +r.study = :study AND a.verdict = 'success'"
-		       " AND a.n = (SELECT max(n) FROM attempt WHERE run_id = r.id)"
-		       " ORDER BY a.score ASC, r.id LIMIT 1") < 0)
+	if (db_prepare(db, &q, "DELETE FROM attempt WHERE id = :id AND phase = 'submitting'") < 0)
+		return -1;
+	db_bind_int64(&q, ":id", id);
+	rc = db_step(&q);
+	db_finalize(&q);
+	return rc == SQLITE_DONE && sqlite3_changes(db->h) == 1 ? 0 : -1;
+}
+
+/* The first adopted run. */
+int runs_first_root(struct db *db, const char *study, struct run *r)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(db, &q, "SELECT " RUN_COLS RUN_FROM " WHERE r.study = :study"
+		       " AND r.parent_id IS NULL ORDER BY r.id LIMIT 1") < 0)
 		return -1;
 	db_bind_text(&q, ":study", study);
 	rc = db_step(&q);
-	if (rc == SQLITE_ROW) {
+	if (rc == SQLITE_ROW)
 		run_from(&q, r);
-		*score = sqlite3_column_double(q.st, 11);
-	}
 	db_finalize(&q);
 	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
+}
+
+/* Set a run's configuration. */
+int runs_set_config(struct db *db, long long run_id, const char *config,
+		    const char *key)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(db, &q, "INSERT OR REPLACE INTO run_config (run_id, config, config_key)"
+		       " VALUES (:id, :c, :k)") < 0)
+		return -1;
+	db_bind_text(&q, ":c", config);
+	db_bind_text(&q, ":k", key);
+	db_bind_int64(&q, ":id", run_id);
+	rc = db_step(&q);
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Runs whose configuration is not computed yet. */
+int runs_without_config(struct db *db, const char *study, struct run **v, size_t *n)
+{
+	return runs_select(db, study, "SELECT " RUN_COLS_CONFIG RUN_FROM_CONFIG
+			   " WHERE r.study = :study AND c.run_id IS NULL ORDER BY r.id", v, n);
+}
+
+/* Every run of a study with its configuration. */
+int runs_list_configs(struct db *db, const char *study, struct run **v, size_t *n)
+{
+	return runs_select(db, study, "SELECT " RUN_COLS_CONFIG RUN_FROM_CONFIG
+			   " WHERE r.study = :study ORDER BY r.id", v, n);
 }
 
 /* Free a sweep. */

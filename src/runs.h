@@ -17,6 +17,8 @@ struct run {
 	char *note;
 	char *commit_id;
 	long long created_at;
+	char *config;		/* confkey.h text; "" until computed (and when not read) */
+	char *config_key;	/* its key without the seed; "" likewise */
 };
 
 struct attempt {
@@ -39,6 +41,8 @@ struct attempt {
 	int has_score;
 	double score;
 	char *auto_retry;	/* "", "infra", "resources": why xloop retried on its own */
+	long long lane;		/* the chain it was put in (queue.lanes), from 0 */
+	char *gpus;		/* the GPU indexes it ran on ("0", "1,3"), "" unknown */
 };
 
 /* Paths of a run (malloc'd). */
@@ -89,9 +93,19 @@ int attempts_insert(struct db *db, struct attempt *a);
 int attempts_set_submitted(struct db *db, long long id, const char *job_id,
 			   long long at);
 int attempts_set_submit_failed(struct db *db, long long id, const char *err);
-/* The best proven run (goal_max: highest score): 0 found, 1 none, -1 error. */
-int runs_best(struct db *db, const char *study, int goal_max, struct run *r,
-	      double *score);
+/* The GPUs a running job was given (scontrol -d's IDX). */
+int attempts_set_gpus(struct db *db, long long id, const char *gpus);
+/* A limit held sbatch back: the intent goes, its attempt number is free again. */
+int attempts_release_intent(struct db *db, long long id);
+/* The study's first root run (its baseline): 0 found, 1 none, -1 error. */
+int runs_first_root(struct db *db, const char *study, struct run *r);
+/* Set a run's configuration and key. 0 or -1. */
+int runs_set_config(struct db *db, long long run_id, const char *config,
+		    const char *key);
+/* The runs of a study without a configuration yet (runs_list's order). */
+int runs_without_config(struct db *db, const char *study, struct run **v, size_t *n);
+/* Every run of a study with config and config_key read too (the others leave them ""). */
+int runs_list_configs(struct db *db, const char *study, struct run **v, size_t *n);
 /* The seconds (end - start) of the study's latest limit successful attempts. */
 int attempts_recent_elapsed(struct db *db, const char *study, long long limit,
 			    long long **secs, size_t *n);

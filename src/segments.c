@@ -9,6 +9,7 @@
 #include "directives.h"
 #include "fsutil.h"
 #include "jobsh.h"
+#include "lanes.h"
 #include "loop.h"
 #include "segments.h"
 #include "study.h"
@@ -564,6 +565,17 @@ void segments_line_tail(struct xl_ctx *ctx, const struct slurm_jobs *q,
 			segments_tail(ctx, q, v[i].id, tail);
 			return;
 		}
+}
+
+/* The attempt in its lane, as its newest queued segment when it has one. */
+void segments_see_lane(struct xl_ctx *ctx, const struct slurm_jobs *q,
+		       const struct attempt *a, struct lanes *l)
+{
+	char *tail = xstrdup(a->job_id);
+
+	segments_tail(ctx, q, a->id, &tail);
+	lanes_see(l, a->lane, a->id, tail, a->after_job);
+	free(tail);
 }
 
 /* What slurm/attemptN.seg says: whether "K WHAT" is there; its value (malloc'd). */

@@ -68,6 +68,14 @@ void segments_tail(struct xl_ctx *ctx, const struct slurm_jobs *q, long long att
 void segments_line_tail(struct xl_ctx *ctx, const struct slurm_jobs *q,
 			const struct attempt *v, size_t n, char **tail);
 
+/*
+ * lanes_see for a live attempt: a segmented one is seen as its queued
+ * segment (one place in the lane; the lane's next run chains onto it).
+ */
+struct lanes;
+void segments_see_lane(struct xl_ctx *ctx, const struct slurm_jobs *q,
+		       const struct attempt *a, struct lanes *l);
+
 /* How segment k of an attempt ended, as reconcile read it from Slurm. */
 struct segment_end {
 	enum slurm_state state;

@@ -2,6 +2,7 @@
  * Parser for sinfo -R output (node reasons).
  * See slurm-parse.h for the contract of each entry point.
  */
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,4 +184,76 @@ int slurm_parse_sinfo_reasons(const char *out, struct slurm_node_reasons *r,
 err:
 	slurm_node_reasons_release(&res);
 	return -1;
+}
+
+/* ------------------------------------------------------- sinfo GPUs */
+
+/* GPUs of one node's GRES ("gpu:8(S:0-1)", "gpu:a100:4,mps:400"), 0 none. */
+static long long node_gpus(const char *gres)
+{
+	const char *p = gres, *errstr;
+	long long total = 0, v;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (len > 4 && strncmp(p, "gpu:", 4) == 0) {
+			/* the count is the last ':' field before any '(' */
+			size_t end = strcspn(p, ",(");
+			const char *c = p + end;
+			char num[24];
+
+			while (c > p && c[-1] != ':')
+				c--;
+			if ((size_t)(p + end - c) < sizeof(num)) {
+				memcpy(num, c, (size_t)(p + end - c));
+				num[p + end - c] = '\0';
+				if (parse_ll(num, 1, LLONG_MAX / 1024, &v, &errstr) == 0)
+					total += v;
+			}
+		}
+		p += len;
+		/* a '(' list may hold commas: skip to the entry after its ')' */
+		if (memchr(p - len, '(', len) && !memchr(p - len, ')', len)) {
+			const char *close = strchr(p, ')');
+
+			p = close ? close + 1 : p + strlen(p);
+			p += strcspn(p, ",");
+		}
+		if (*p == ',')
+			p++;
+	}
+	return total;
+}
+
+/* The partition's GPUs from sinfo. */
+long long slurm_sinfo_gpus(const char *text)
+{
+	const char *p = text, *errstr;
+	long long total = 0;
+
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+		const char *bar = memchr(p, '|', len);
+		char num[24], *gres;
+		long long nodes;
+
+		if (len == 0) {
+			p++;
+			continue;
+		}
+		if (!bar || (size_t)(bar - p) >= sizeof(num))
+			return -1;
+		memcpy(num, p, (size_t)(bar - p));
+		num[bar - p] = '\0';
+		if (parse_ll(num, 0, 1 << 20, &nodes, &errstr) < 0)
+			return -1;
+		gres = xstrndup(bar + 1, len - (size_t)(bar + 1 - p));
+		total += nodes * node_gpus(gres);
+		free(gres);
+		p += len;
+		if (*p)
+			p++;
+	}
+	return total;
 }

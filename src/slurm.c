@@ -1,9 +1,11 @@
 /* Running Slurm's command-line tools and reading their answers. */
 #include <errno.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "slurm.h"
 
 #define SLURM_TIMEOUT_MS 60000
@@ -14,6 +16,7 @@ void slurm_init(struct slurm *s)
 	s->run = proc_run;
 	s->timeout_ms = SLURM_TIMEOUT_MS;
 	s->calls = 0;
+	s->refused_by = NULL;
 }
 
 /* Words in a Slurm client's stderr that mean "try again later". */
@@ -158,6 +161,7 @@ int slurm_sbatch(struct slurm *s, const struct slurm_submit *req,
 	int rc;
 
 	*ambiguous = 0;
+	s->refused_by = NULL;
 	rc = run(s, (const char *const *)argv, req->env, &p, cause);
 	if (rc == 0) {
 		if (slurm_parse_sbatch(p.out.s, jobid, NULL, cause) < 0) {
@@ -174,6 +178,9 @@ int slurm_sbatch(struct slurm *s, const struct slurm_submit *req,
 		*ambiguous = strstr(p.err.s, "Batch job submission failed") == NULL;
 		if (!*ambiguous && rc == XL_TEMPFAIL)
 			rc = XL_ERR;
+		/* a limit of the user's: try again when a job of theirs ended */
+		if (!*ambiguous && (s->refused_by = slurm_limit_refusal(p.err.s)))
+			rc = XL_TEMPFAIL;
 	}
 	proc_release(&p);
 	free(argv);
@@ -407,6 +414,88 @@ int slurm_show_config(struct slurm *s, struct slurm_record *conf, char **cause)
 
 	if (rc == 0 && slurm_parse_config(p.out.s, conf, cause) < 0)
 		rc = XL_ERR;
+	proc_release(&p);
+	return rc;
+}
+
+/* The user's association and QOS limits. */
+int slurm_sacctmgr_limits(struct slurm *s, const char *account, const char *partition,
+			  const char *qos, struct slurm_limits *l, char **cause)
+{
+	char user[48], *names = NULL;
+	const char *assoc[] = { "sacctmgr", "--parsable2", "show", "assoc", "where", user,
+				SACCTMGR_ASSOC_FORMAT, NULL };
+	const char *qosv[] = { "sacctmgr", "--parsable2", "show", "qos",
+			       SACCTMGR_QOS_FORMAT, NULL };
+	struct proc p = PROC_INIT;
+	struct passwd *pw;
+	int rc;
+
+	slurm_limits_none(l);
+	pw = getpwuid(getuid());
+	if (!pw || !valid_name(pw->pw_name)) {
+		*cause = xasprintf("no user name for uid %u", (unsigned)getuid());
+		return XL_ERR;
+	}
+	xsnprintf(user, sizeof(user), "user=%s", pw->pw_name);
+	rc = run(s, assoc, NULL, &p, cause);
+	if (rc == 0 && slurm_parse_sacctmgr_assoc(p.out.s, account, partition, l, &names,
+						  cause) < 0)
+		rc = XL_ERR;
+	proc_release(&p);
+	if (rc)
+		return rc;
+	if (*qos) {
+		free(names);
+		names = xstrdup(qos);
+	}
+	if (*names) {
+		p = (struct proc)PROC_INIT;
+		rc = run(s, qosv, NULL, &p, cause);
+		if (rc == 0 && slurm_parse_sacctmgr_qos(p.out.s, names, l, cause) < 0)
+			rc = XL_ERR;
+		proc_release(&p);
+	}
+	free(names);
+	return rc;
+}
+
+/* The GPUs a running job was given. */
+int slurm_job_gpus(struct slurm *s, const char *jobid, char **idx, char **cause)
+{
+	const char *argv[] = { "scontrol", "-d", "show", "job", "-o", jobid, NULL };
+	struct slurm_records recs = SLURM_RECORDS_INIT;
+	struct proc p = PROC_INIT;
+	size_t i, k;
+	int rc = run(s, argv, NULL, &p, cause);
+
+	*idx = NULL;
+	if (rc == 0 && slurm_parse_records(p.out.s, &recs, cause) < 0)
+		rc = XL_ERR;
+	for (i = 0; rc == 0 && i < recs.nr && !*idx; i++)
+		for (k = 0; k < recs.v[i].nr_kv && !*idx; k++)
+			if (strcmp(recs.v[i].kv[k].key, "GRES") == 0 ||
+			    strcmp(recs.v[i].kv[k].key, "GRES_IDX") == 0)
+				*idx = slurm_gres_gpu_idx(recs.v[i].kv[k].value);
+	slurm_records_release(&recs);
+	proc_release(&p);
+	return rc;
+}
+
+/* The partition's GPUs. */
+int slurm_partition_gpus(struct slurm *s, const char *partition, long long *gpus,
+			 char **cause)
+{
+	const char *argv[] = { "sinfo", "-h", "-p", partition, "-o", SINFO_GPUS_FORMAT, NULL };
+	struct proc p = PROC_INIT;
+	int rc = run(s, argv, NULL, &p, cause);
+
+	*gpus = 0;
+	if (rc == 0 && (*gpus = slurm_sinfo_gpus(p.out.s)) < 0) {
+		*cause = xasprintf("sinfo printed what is not '%s': '%.60s'", SINFO_GPUS_FORMAT,
+				   p.out.s);
+		rc = XL_ERR;
+	}
 	proc_release(&p);
 	return rc;
 }

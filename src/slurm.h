@@ -16,6 +16,7 @@ struct slurm {
 	int (*run)(struct proc *p);	/* proc_run by default */
 	int timeout_ms;			/* per command */
 	int calls;			/* Slurm commands run so far */
+	const char *refused_by;		/* the limit that refused the last sbatch, or NULL */
 };
 
 void slurm_init(struct slurm *s);
@@ -117,5 +118,24 @@ int slurm_sinfo_reasons(struct slurm *s, struct slurm_node_reasons *reasons,
 
 /* `scontrol show config`: the "Key = Value" pairs as one record. */
 int slurm_show_config(struct slurm *s, struct slurm_record *conf, char **cause);
+
+/*
+ * The user's limits from the accounting database (two sacctmgr calls: the
+ * associations, then their QOS, or the configured qos when not ""). 0, or
+ * an exit code with *cause (no accounting: sacctmgr cannot reach slurmdbd).
+ */
+int slurm_sacctmgr_limits(struct slurm *s, const char *account, const char *partition,
+			  const char *qos, struct slurm_limits *l, char **cause);
+
+/*
+ * The GPU indexes job jobid runs on, from `scontrol -d show job -o`
+ * ("0", "1,3"; malloc'd in *idx, NULL when Slurm names none). 0 or an
+ * exit code with *cause.
+ */
+int slurm_job_gpus(struct slurm *s, const char *jobid, char **idx, char **cause);
+
+/* The GPUs in partition (sinfo, one call): 0 or an exit code with *cause. */
+int slurm_partition_gpus(struct slurm *s, const char *partition, long long *gpus,
+			 char **cause);
 
 #endif

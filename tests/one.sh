@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run some integration tests against the shared local test cluster:
-#   tests/one.sh [--accounting] tests/t/t1200-loop.sh [more tests...]
+#   tests/one.sh [--accounting] [--gpus N] tests/t/t1200-loop.sh [more tests...]
 # Holds a cluster slot's lock for the whole run (clusters are shared by
 # everything on the machine; see the slots below), brings the cluster up with
 # the profile asked for, and prints each test's lines and a last "N passed, N failed" line.
@@ -10,12 +10,16 @@
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
-profile=plain up=
-if [ "${1:-}" = --accounting ]; then
-	profile=accounting up=--accounting
-	shift
-fi
-[ $# -gt 0 ] || { echo "usage: tests/one.sh [--accounting] TEST..." >&2; exit 2; }
+profile=plain up= gpus=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--accounting) profile=accounting up="$up --accounting"; shift ;;
+	--gpus) gpus=${2:-}; up="$up --gpus $gpus"; shift 2 || shift ;;
+	*) break ;;
+	esac
+done
+[ $# -gt 0 ] || { echo "usage: tests/one.sh [--accounting] [--gpus N] TEST..." >&2; exit 2; }
+export XLOOP_GPUS=$gpus	# fake GPUs on the test cluster's node
 export XLOOP_ROOT_DIR=$ROOT XLOOP_BIN=${XLOOP_BIN:-$ROOT/xloop}
 export XLOOP_ASAN_BIN=${XLOOP_ASAN_BIN:-$ROOT/build/asan/xloop}
 export XLOOP_SAMPLES=${XLOOP_SAMPLES:-$ROOT/../shared/slurm-samples}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test: the cmocka unit tests (ASan+UBSan build), then the
 # integration tests in tests/t/ against the local test cluster, first
-# without accounting and then with it (MariaDB + slurmdbd), and beside them
+# without accounting and then with it (MariaDB + slurmdbd), then the tests
+# marked "# gpus: 4" on a node with 4 fake GPUs, and beside them
 # the version matrix (tests/matrix.sh: the Slurm versions in chroots, each
 # its own cluster on its own ports; XLOOP_MATRIX=0 skips it,
 # XLOOP_MATRIX_SUITES picks suites, XLOOP_MATRIX_PARALLEL=1 runs them at once).
@@ -19,6 +20,7 @@ export XLOOP_SAMPLES=${XLOOP_SAMPLES:-$ROOT/../shared/slurm-samples}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export XLOOP_TEST_USER=${XLOOP_TEST_USER:-xloopt}
+export XLOOP_GPUS=1	# fake GPUs on the test cluster's node (a last pass has 4)
 
 passed=0 failed=0 skipped=0
 started=$(date +%s)
@@ -129,6 +131,14 @@ else
 			run_t "$t"
 		done
 	fi
+	# tests marked "# gpus: 4" (lanes) once more on a node with 4 fake GPUs
+	export XLOOP_GPUS=4
+	if cluster_up --accounting --gpus 4; then
+		for t in $(grep -l '^# gpus: 4' tests/t/t[1-9]*.sh); do
+			run_t "$t"
+		done
+	fi
+	export XLOOP_GPUS=1
 	ops/slurm/testcluster.sh down >/dev/null 2>&1 7>&- || true
 	exec 7>&-
 fi

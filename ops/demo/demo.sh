@@ -86,6 +86,18 @@ say "xloop tick drives the loop until the plan is done"
 drive 240 done_all
 x tick >/dev/null 2>&1 || true
 
+say "autopilot: a search space, the seed variable, a budget of 4 runs"
+x space set C=0.03,0.1,0.3,1.0,3
+x space seed SEED --replicates 2
+x auto on --budget-runs 4
+auto_done() {
+	x auto status 2>/dev/null | grep -q '^stopped:' &&
+		[ -z "$(u squeue -h -u "$DEMO_USER" -o %i)" ]
+}
+drive 300 auto_done
+x tick >/dev/null 2>&1 || true
+x auto status
+
 say "the briefing"
 x next
 

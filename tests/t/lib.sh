@@ -79,16 +79,20 @@ user_dir() {
 #   new_study "$d" s 'c["queue"]["depth"] = 0'
 # The test cluster's GPU is a device node and test jobs compute on the CPU,
 # so the breaker's no-GPU check is off unless PY turns it on.
+# XLOOP_TEST_LANES=N gives every study N lanes (queue.lanes) unless PY sets them.
 new_study() {
 	as_user git -C "$1" init -q -b main
 	as_user git -C "$1" config user.name "Test User"
 	as_user git -C "$1" config user.email test@example.com
 	as_user "$XLOOP_BIN" -C "$1" init --study "$2" >/dev/null
-	/usr/bin/python3 -c "import json, sys
+	/usr/bin/python3 -c "import json, os, sys
 p = sys.argv[1]
 c = json.load(open(p))
 c['breaker']['no_gpu'] = False
 $3
+# XLOOP_TEST_LANES=N runs a test's studies with N lanes (unless it sets its own)
+if os.environ.get('XLOOP_TEST_LANES') and 'lanes' not in c.get('queue', {}):
+    c.setdefault('queue', {})['lanes'] = int(os.environ['XLOOP_TEST_LANES'])
 json.dump(c, open(p, 'w'), indent=2)" "$1/xloop.json"
 }
 

@@ -178,6 +178,39 @@ check "the stuck alert names the fix" grep -q 'scontrol release' <<<"$out4"
 check "and says it only once" test -z "$(grep 'stuck' <<<"$out5")"
 as_user scancel "$hid"
 
+# 11. autopilot killed at each step of a proposal: the proposal is finished
+# once, never made twice (its DB intent is written before its run)
+a=$(user_dir)
+ua() { as_user "$X" -C "$a" "$@"; }
+new_study "$a" ap 'c["resources"].update(cpus=1, mem="100M", time="00:02:00", gres="")
+c["queue"]["depth"] = 0'
+ua adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
+ua space set V=0..8:int >/dev/null
+ua auto on --budget-runs 3 >/dev/null
+runs_of() { ls "$a/runs/ap" | wc -l; }
+jobs_in() { as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$a " | grep -c "JobName=$1 "; }
+wait_ap() {
+	local i
+	for i in $(seq 1 60); do
+		[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o '%i %Z' | grep -F " $a")" ] && return 0
+		sleep 1
+	done
+}
+for point in auto-after-intent auto-after-run auto-after-created; do
+	before=$(runs_of)
+	expect_rc 137 "tick killed at $point" as_user env XLOOP_CRASH_AT="$point" "$X" -C "$a" tick
+	ua tick >/dev/null 2>&1
+	check "after $point: exactly one new run" test "$(runs_of)" = "$((before + 1))"
+	tag=$(ls -t "$a/runs/ap" | head -1)
+	check "after $point: one Slurm job for $tag" test "$(jobs_in "$tag")" = 1
+	check "after $point: one decision entry for $tag" test \
+		"$(grep -c "^## .* · autopilot proposes $tag\$" "$a/ops/decisions.md")" = 1
+	wait_ap
+done
+check "autopilot's budget holds after the crashes (3 runs)" test "$(runs_of)" = 4
+check "no two runs of one configuration" sh -c \
+	"grep -h '^V=' '$a'/runs/ap/*/job.sh | sort | uniq -d | wc -l | grep -qx 0"
+
 # 10. the only node drained: the stuck alert carries sinfo -R's reason
 if [ "$(id -u)" -eq 0 ]; then
 	node=$(hostname -s)

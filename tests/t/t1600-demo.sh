@@ -25,7 +25,9 @@ check "the baseline was proven" grep -q '^base attempt 1: success' "$T_TMP/demo.
 check "four changes succeeded" test "$(grep -Ec '^(C-0\.1|C-10|SCALE-no|MAX_ITER-20) attempt 1: success' "$T_TMP/demo.txt")" = 4
 check "the broken change failed, with its log tail" sh -c "grep -q '^C-neg1 attempt 1: failure' '$T_TMP/demo.txt' && grep -q '| FAILED InvalidParameterError' '$T_TMP/demo.txt'"
 check "the report was written" test -s "$d/report.html"
-check "with all six runs" test "$(grep -c 'class="run [a-z ]*" data-tag=' "$d/report.html")" = 6
+check "with all ten runs (six planned, four by autopilot)" test "$(grep -c 'class="run [a-z ]*" data-tag=' "$d/report.html")" = 10
+check "autopilot spent its budget of 4 runs and said so" sh -c "grep -q 'autopilot stopped: budget spent: 4 of 4 runs' '$T_TMP/demo.txt' && grep -q '^stopped: budget spent: 4 of 4 runs' '$T_TMP/demo.txt'"
+check "the baseline got its replicate first (SEED)" grep -q '^submitted base--r2 (SEED=1)' "$T_TMP/demo.txt"
 # chained jobs: every start after the first change is the previous end
 check "chained jobs followed each other without idle time" /usr/bin/python3 - "$d/.xloop/state.db" <<'PY'
 import sqlite3, sys

@@ -83,7 +83,18 @@ static void test_parse_defaults_and_overrides(void **state)
 	assert_string_equal(c.partition, "gpu");
 	assert_string_equal(c.res.gres, "gpu:1");
 	assert_int_equal(c.depth, 1);
+	assert_int_equal(c.lanes, 1);
 	assert_true(c.goal_max);
+	config_release(&c);
+
+	assert_int_equal(parse("{\"queue\": {\"lanes\": 4}}", &c, &cause), 0);
+	assert_int_equal(c.lanes, 4);
+	config_release(&c);
+	assert_int_equal(parse("{\"queue\": {\"lanes\": \"auto\"}}", &c, &cause), 0);
+	assert_int_equal(c.lanes, 0);	/* auto */
+	cause = config_to_json(&c);
+	assert_non_null(strstr(cause, "\"lanes\": \"auto\""));
+	free(cause);
 	config_release(&c);
 
 	assert_int_equal(parse("{\"study\": \"dino\", \"slurm\": {\"partition\": \"short\"},"
@@ -114,6 +125,9 @@ static void test_parse_refusals(void **state)
 		{ "{\"resources\": {\"cpus\": \"4\"}}", "'resources.cpus'" },
 		{ "{\"resources\": \"big\"}", "'resources' must be an object" },
 		{ "{\"queue\": {\"depth\": 99}}", "'queue.depth'" },
+		{ "{\"queue\": {\"lanes\": 0}}", "'queue.lanes' must be an integer from 1 to 64 or \"auto\"" },
+		{ "{\"queue\": {\"lanes\": 65}}", "'queue.lanes'" },
+		{ "{\"queue\": {\"lanes\": \"all\"}}", "'queue.lanes'" },
 		{ "{\"metric\": {\"goal\": \"up\"}}", "'metric.goal'" },
 		{ "{\"retry\": {\"auto_resources\": 1}}", "'retry.auto_resources'" },
 		{ "{\"notify\": {\"url_env\": \"https://hooks\"}}", "'notify.url_env'" },
@@ -130,6 +144,14 @@ static void test_parse_refusals(void **state)
 		{ "{\"study\": \"a\", \"study\": \"b\"}", "invalid JSON" },
 		{ "{\"study\": \"a\\u0000b\"}", "invalid JSON" },
 		{ "{\"study\": ", "invalid JSON" },
+		{ "{\"metric\": {\"min_delta\": -1}}", "'metric.min_delta'" },
+		{ "{\"search\": {\"seed\": \"1X\"}}", "'search.seed'" },
+		{ "{\"search\": {\"alpha\": 0.9}}", "'search.alpha'" },
+		{ "{\"search\": {\"space\": {\"LR\": \"1..0\"}}}", "'search.space.LR'" },
+		{ "{\"search\": {\"space\": {\"LR\": [1, 2]}}}", "'search.space.LR'" },
+		{ "{\"search\": {\"space\": [\"LR\"]}}", "'search.space'" },
+		{ "{\"autopilot\": {\"until\": \"tomorrow\"}}", "'autopilot.until'" },
+		{ "{\"autopilot\": {\"budget_runs\": -1}}", "'autopilot.budget_runs'" },
 	};
 	struct config c;
 	char *cause;
@@ -168,6 +190,39 @@ static void test_segments(void **state)
 	config_release(&c);
 }
 
+/* search.* and autopilot.* are read; init's defaults do not write them. */
+static void test_search_and_autopilot(void **state)
+{
+	struct config c;
+	char *cause = NULL, *text;
+
+	(void)state;
+	assert_int_equal(parse("{\"search\": {\"seed\": \"SEED\", \"replicates\": 4,"
+			       " \"space\": {\"LR\": \"0.01..1:log:steps=3\", \"OPT\": [\"adam\", \"sgd\"]}},"
+			       " \"metric\": {\"min_delta\": 0.001},"
+			       " \"autopilot\": {\"on\": true, \"budget_runs\": 30,"
+			       " \"until\": \"2026-12-02T06:00:00Z\"}}", &c, &cause), 0);
+	assert_string_equal(c.search.seed, "SEED");
+	assert_int_equal(c.search.replicates, 4);
+	assert_int_equal(c.search.space.n, 2);
+	assert_string_equal(c.search.space.v[0].values[1], "0.1");
+	assert_string_equal(c.search.space.v[1].values[1], "sgd");
+	assert_true(c.min_delta == 0.001);
+	assert_true(c.autopilot.on);
+	assert_int_equal(c.autopilot.budget_runs, 30);
+	text = config_to_json(&c);
+	assert_null(strstr(text, "search"));
+	assert_null(strstr(text, "autopilot"));
+	free(text);
+	config_release(&c);
+	assert_int_equal(config_parse_iso("1970-01-01T00:00:00Z"), 0);
+	assert_int_equal(config_parse_iso("2026-12-02T06:00"), 1796191200);
+	assert_int_equal(config_parse_iso("2026-12-02T06:00:30Z"), 1796191230);
+	assert_int_equal(config_parse_iso("2026-13-02T06:00"), -1);
+	assert_int_equal(config_parse_iso("2026-12-02 06:00"), -1);
+	assert_int_equal(config_parse_iso("2026-12-02T06:00Zx"), -1);
+}
+
 static void test_roundtrip(void **state)
 {
 	struct config a, b;
@@ -195,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_parse_defaults_and_overrides),
 		cmocka_unit_test(test_parse_refusals),
 		cmocka_unit_test(test_segments),
+		cmocka_unit_test(test_search_and_autopilot),
 		cmocka_unit_test(test_roundtrip),
 	};
 

@@ -720,6 +720,8 @@ static void test_scan_errors(void **state)
 		{ "case x y\n", "expected 'in' after 'case' at line 1" },
 		/* a case statement inside $(...) is refused, not guessed */
 		{ "X=$(case a in a) echo 1;; esac)\n", "unexpected ';;' at line 1" },
+		/* a here-string in $(...) has no body: what follows is script */
+		{ "X=$(cut <<<\"$V\")\necho \"open\n", "unterminated double quote at line 2" },
 	};
 	struct jobsh_vars vars = JOBSH_VARS_INIT;
 	struct buf deep = BUF_INIT;

@@ -4,18 +4,20 @@
 # REPEATS shuffles: a few seconds per run on a CPU. It follows xloop's log contract: a START line with the
 # configuration and device, one line per fold, FINISHED or FAILED; the
 # score goes to $XLOOP_RUN_DIR/cv.json. xloop changes exactly one of the
-# assignments below per run.
+# assignments below per run; SEED only changes the folds' shuffling
+# (xloop space seed SEED: runs that differ in SEED measure the noise).
 set -euo pipefail
 C=1.0
 MAX_ITER=200
 SCALE=yes
 SOLVER=lbfgs
 REPEATS=10
-python3 - "$C" "$MAX_ITER" "$SCALE" "$SOLVER" "$REPEATS" <<'PY'
+SEED=0
+python3 - "$C" "$MAX_ITER" "$SCALE" "$SOLVER" "$REPEATS" "$SEED" <<'PY'
 import json, os, sys, warnings
-c, max_iter, scale, solver, repeats = sys.argv[1:6]
+c, max_iter, scale, solver, repeats, seed = sys.argv[1:7]
 print(f"START model=logreg C={c} max_iter={max_iter} scale={scale} solver={solver} "
-      f"repeats={repeats} device=cpu", flush=True)
+      f"repeats={repeats} seed={seed} device=cpu", flush=True)
 try:
     from sklearn.datasets import load_digits
     from sklearn.linear_model import LogisticRegression
@@ -24,7 +26,7 @@ try:
     from sklearn.preprocessing import StandardScaler
 
     X, y = load_digits(return_X_y=True)
-    folds = RepeatedStratifiedKFold(n_splits=5, n_repeats=int(repeats), random_state=0)
+    folds = RepeatedStratifiedKFold(n_splits=5, n_repeats=int(repeats), random_state=int(seed))
     total = 5 * int(repeats)
     scores = []
     for k, (train, test) in enumerate(folds.split(X, y), 1):

@@ -1,0 +1,69 @@
+/*
+ * Autopilot's choice of the next run (pure). In this order:
+ *
+ * 1. replicates the noise rule needs (with a seed variable): the baseline
+ *    until it has search.replicates runs (the noise is measured there
+ *    first), the best likewise, then a candidate that is ahead of the best
+ *    but not proven better, while it has fewer than search.confirm_max
+ *    runs and more runs could still prove it (its lead beats the bound it
+ *    would face at the cap);
+ * 2. one-variable changes: for each of the best few proven configurations
+ *    (search.branch of them, highest mean first; the best always among
+ *    them), for each variable of the
+ *    space in turn (the turn rotates from proposal to proposal, so every
+ *    variable is revisited after the others moved), the values next to
+ *    its current one; never a configuration already run, queued or
+ *    proposed;
+ * 3. when every neighbour of those is tried, the same over the best
+ *    3 x search.branch;
+ * 4. nothing: converged (no untried neighbour of those).
+ */
+#ifndef XLOOP_PROPOSE_H
+#define XLOOP_PROPOSE_H
+
+#include <stddef.h>
+
+#include "noise.h"
+#include "space.h"
+
+/* A configuration as the proposer sees it. */
+struct prop_cfg {
+	const char *key;
+	const char *config;	/* confkey.h text */
+	const char *rep_tag;	/* its run to branch from; NULL: nothing proven */
+	struct noise_cfg st;	/* proven runs */
+	long open;		/* runs (and proposals) not judged yet */
+};
+
+struct prop_input {
+	const struct prop_cfg *v;
+	size_t n;
+	long best, baseline;	/* indexes, -1: none */
+	struct noise_est noise;
+	struct noise_params p;
+	long m;
+	const struct space *space;
+	const char *seed;	/* "" none */
+	long replicates, confirm_max, branch;
+	const char *const *taken;	/* keys run, queued or proposed, beyond v */
+	size_t ntaken;
+	unsigned long turn;	/* rotates the variables */
+	const char *metric;
+};
+
+enum prop_kind { PROP_NONE, PROP_REPLICATE, PROP_CHANGE };
+
+struct prop_out {
+	enum prop_kind kind;
+	long cfg;		/* the parent configuration */
+	const char *var;	/* a space variable or the seed */
+	char *value;		/* PROP_CHANGE: the new value (malloc'd) */
+	char *config;		/* PROP_CHANGE: the new configuration (malloc'd) */
+	char *reason;		/* one line (malloc'd) */
+};
+
+/* Choose; out->kind PROP_NONE means converged (reason says so). */
+void propose_next(const struct prop_input *in, struct prop_out *out);
+void prop_out_release(struct prop_out *out);
+
+#endif

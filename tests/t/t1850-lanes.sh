@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# gpus: 4
+# Lanes (issue 18): on 4 GPUs with queue.lanes 4, 16 planned runs of 10 s
+# driven by `tick` alone (a tick every second) keep every GPU busy: never
+# more than 4 running, the wall time within 1.15 x the ideal (4 rounds of
+# a run plus its start cost, measured on one lane), a median per-GPU idle
+# gap of at most 1.5 s, and 4 lanes at least 3.6 x the throughput of one.
+# Needs the 4-GPU profile: tests/one.sh --gpus 4 tests/t/t1850-lanes.sh.
+. "$(dirname "$0")/lib.sh"
+
+if [ "${XLOOP_GPUS:-1}" -lt 4 ]; then
+	skip "lanes on 4 GPUs" "needs the 4-GPU test cluster (tests/one.sh --gpus 4)"
+	finish
+	exit
+fi
+X=$XLOOP_BIN
+cat >"$T_TMP/job.sh" <<'JOB'
+#!/bin/bash
+X=0
+SLEEP=10
+s=$(date +%s.%N)
+echo "START x=$X device=gpu:${SLURM_JOB_GPUS:-none}"
+sleep "$SLEEP"
+printf '{"score": %s}\n' "$X" >"$XLOOP_RUN_DIR/cv.json"
+printf '%s %s %s %s\n' "${SLURM_JOB_GPUS:-none}" "$s" "$(date +%s.%N)" "$XLOOP_TAG" >>"$XLOOP_ROOT/times"
+echo FINISHED
+JOB
+echo '{"score": 0}' >"$T_TMP/cv.json"
+chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+
+# study D with LANES lanes and N planned runs, ticked every second until
+# every run is judged; prints "wall max_running" (wall from the first tick
+# to the last run's end)
+drive() {
+	local d=$1 lanes=$2 n=$3 t0 i max=0 r judged
+	new_study "$d" lanes "c['resources'].update(gres='gpu:1', cpus=1, mem='100M', time='00:10:00')
+c['queue']['depth'] = 1
+c['queue']['lanes'] = $lanes"
+	as_user touch "$d/times"
+	as_user "$X" -C "$d" adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
+	as_user "$X" -C "$d" plan add $(seq -f 'X=%g' 1 "$n") --from base >/dev/null
+	t0=$(date +%s.%N)
+	for i in $(seq 1 $((n * 10 + 60))); do
+		as_user "$X" -C "$d" tick >/dev/null 2>&1
+		r=$(squeue -h -u "$XLOOP_TEST_USER" -t R -o %i | grep -c .)
+		[ "$r" -gt "$max" ] && max=$r
+		judged=$(as_user "$X" -C "$d" status --json | python3 -c 'import json, sys
+print(sum(1 for r in json.load(sys.stdin)["runs"] if r["attempts"] and r["attempts"][-1]["verdict"]))')
+		[ "$judged" -ge $((n + 1)) ] && break
+		sleep 1
+	done
+	python3 -c 'import sys
+t0 = float(sys.argv[1])
+ends = [float(l.split()[2]) for l in open(sys.argv[2]) if l.strip()]
+print("%.1f %s" % (max(ends) - t0 if ends else 1e9, sys.argv[3]))' "$t0" "$d/times" "$max"
+}
+
+d1=$(user_dir)
+read -r wall1 max1 < <(drive "$d1" 1 4)
+check "one lane: 4 runs end judged (wall ${wall1} s)" test "$(wc -l <"$d1/times")" -eq 4
+check "one lane: one job at a time" test "$max1" -le 1
+
+d4=$(user_dir)
+# "auto": as many lanes as the partition's GPUs (sinfo) and the limits allow, 4 here
+read -r wall4 max4 < <(drive "$d4" '"auto"' 16)
+check "4 lanes: 16 runs end judged (wall ${wall4} s)" test "$(wc -l <"$d4/times")" -eq 16
+check "4 lanes: never more than 4 running (saw $max4)" test "$max4" -le 4
+out=$(as_user "$X" -C "$d4" status --json)
+check "status shows each attempt's lane, all 4 used (lanes auto = 4 GPUs)" python3 -c 'import json, sys
+d = json.loads(sys.argv[1])
+lanes = {a["lane"] for r in d["runs"] if r["tag"] != "base" for a in r["attempts"]}
+sys.exit(0 if lanes == {0, 1, 2, 3} else "lanes %s" % sorted(lanes))' "$out"
+check "every run a success" python3 -c 'import json, sys
+d = json.loads(sys.argv[1])
+bad = [r["tag"] for r in d["runs"] if r["attempts"][-1]["verdict"] != "success"]
+sys.exit("not a success: %s" % bad if bad else 0)' "$out"
+# ideal: 4 rounds of one run and its start cost, as one lane measured it
+check "4 lanes: wall ${wall4} s within 1.15 x 4 rounds of ${wall1}/4 s" \
+	python3 -c 'import sys; w4, w1 = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if w4 <= 1.15 * 4 * (w1 / 4) else 1)' "$wall4" "$wall1"
+check "4 lanes: at least 3.6 x the per-run throughput of one" \
+	python3 -c 'import sys; w4, w1 = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if (16 / w4) >= 3.6 * (4 / w1) else "%.2f x" % ((16 / w4) / (4 / w1)))' "$wall4" "$wall1"
+check "4 lanes: median idle gap per GPU at most 1.5 s" python3 -c 'import sys, statistics
+by = {}
+for l in open(sys.argv[1]):
+    g, s, e, _ = l.split()
+    by.setdefault(g, []).append((float(s), float(e)))
+gaps = []
+for g, v in by.items():
+    v.sort()
+    gaps += [b[0] - a[1] for a, b in zip(v, v[1:])]
+if len(by) != 4 or not gaps:
+    sys.exit("GPUs %s" % sorted(by))
+m = statistics.median(gaps)
+print("median gap %.2f s over %d GPUs" % (m, len(by)))
+sys.exit(0 if m <= 1.5 else "median gap %.2f s" % m)' "$d4/times"
+# the report: one timeline row per GPU, from the index each job saw
+rep=$(as_user "$X" -C "$d4" report --out "$d4/report.html" --json)
+check "report: one row per GPU, GPUs 0-3, idle summed per GPU" python3 -c 'import json, sys
+r = json.loads(sys.argv[1])
+g = r["gpus"]
+print(g)
+if [x["gpu"] for x in g] != [0, 1, 2, 3]:
+    sys.exit("rows %s" % g)
+if any(x["busy_s"] < 25 or x["idle_s"] > 0.3 * r["span_s"] for x in g):
+    sys.exit("busy/idle per GPU %s of span %s" % (g, r["span_s"]))' "$rep"
+check "report: the page labels the GPU rows" grep -q '>GPU 3</text>' "$d4/report.html"
+finish

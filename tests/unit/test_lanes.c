@@ -1,0 +1,238 @@
+/* Unit tests for lanes.c: which lane has room and what it chains onto. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cmd.h"
+#include "lanes.h"
+#include "loop.h"
+#include "reconcile.h"
+#include "runs.h"
+
+struct fx {
+	char dir[64];
+	struct xl_ctx ctx;
+	struct refresh ref;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = xcalloc(1, sizeof(*f));
+	char *path, *cause = NULL;
+
+	xsnprintf(f->dir, sizeof(f->dir), "/tmp/xloop-test-lanes-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	path = xasprintf("%s/state.db", f->dir);
+	if (db_open(&f->ctx.db, path, &cause) < 0)
+		return -1;
+	free(path);
+	config_defaults(&f->ctx.cfg, "s", "gpu");
+	f->ref.newest_live_job = xstrdup("");
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char *cmd = xasprintf("rm -rf '%s'", f->dir);
+	int rc = system(cmd);
+
+	free(cmd);
+	db_close(&f->ctx.db);
+	config_release(&f->ctx.cfg);
+	refresh_release(&f->ref);
+	free(f);
+	return rc == 0 ? 0 : -1;
+}
+
+/* Pick a lane for the next job; returns its lane or -1 when all are full. */
+static long long pick(struct fx *f, int force, const char **after)
+{
+	struct submit_opts o;
+
+	memset(&o, 0, sizeof(o));
+	if (!lanes_next(&f->ctx, &f->ref, force, &o))
+		return -1;
+	*after = o.after ? o.after : o.no_chain ? "-" : "";
+	return o.lane;
+}
+
+/* Four lanes fill one job each first, then each gets depth more behind its tail. */
+static void test_four_lanes_fill_side_by_side(void **state)
+{
+	struct fx *f = *state;
+	const char *after;
+	char id[16];
+	int i;
+
+	f->ctx.cfg.lanes = 4;
+	f->ctx.cfg.depth = 1;
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(pick(f, 0, &after), i);
+		assert_string_equal(after, "-");	/* an empty lane starts at once */
+		xsnprintf(id, sizeof(id), "%d", 10 + i);
+		lanes_submitted(&f->ref, i, id, "");
+	}
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(pick(f, 0, &after), i);
+		xsnprintf(id, sizeof(id), "%d", 10 + i);
+		assert_string_equal(after, id);	/* behind that lane's running job */
+		xsnprintf(id, sizeof(id), "%d", 20 + i);
+		lanes_submitted(&f->ref, i, id, after);
+	}
+	assert_int_equal(pick(f, 0, &after), -1);	/* 4 x (depth + 1): full */
+	assert_int_equal(pick(f, 1, &after), 0);	/* a retry goes anyway */
+	assert_string_equal(after, "20");
+}
+
+/* What squeue showed: the lane with a free place, behind its newest job. */
+static void test_seen_jobs_and_a_freed_lane(void **state)
+{
+	struct fx *f = *state;
+	const char *after;
+
+	f->ctx.cfg.lanes = 3;
+	f->ctx.cfg.depth = 1;
+	lanes_see(&f->ref.lanes, 0, 5, "105", "");
+	lanes_see(&f->ref.lanes, 0, 7, "107", "");
+	lanes_see(&f->ref.lanes, 2, 6, "106", "");
+	lanes_see(&f->ref.lanes, 2, 8, "108", "");
+	lanes_see(&f->ref.lanes, 1, 4, "104", "");	/* lane 1 lost its running job */
+	assert_int_equal(pick(f, 0, &after), 1);
+	assert_string_equal(after, "104");
+}
+
+/* After `prioritize` moved the newest job to the front, the lane ends at the job behind it. */
+static void test_tail_after_prioritize(void **state)
+{
+	struct fx *f = *state;
+	const char *after;
+
+	f->ctx.cfg.lanes = 2;
+	f->ctx.cfg.depth = 3;
+	lanes_see(&f->ref.lanes, 1, 10, "210", "");	/* running */
+	lanes_see(&f->ref.lanes, 1, 11, "211", "212");	/* X1, now behind T */
+	lanes_see(&f->ref.lanes, 1, 12, "212", "210");	/* T, moved to the front */
+	lanes_see(&f->ref.lanes, 0, 13, "213", "");
+	lanes_see(&f->ref.lanes, 0, 14, "214", "213");
+	lanes_see(&f->ref.lanes, 0, 15, "215", "214");
+	lanes_see(&f->ref.lanes, 0, 16, "216", "215");	/* lane 0 is full */
+	assert_int_equal(pick(f, 0, &after), 1);
+	assert_string_equal(after, "211");
+}
+
+/* A live array's tasks hold lanes; one lane keeps the old single chain. */
+static void test_arrays_hold_lanes_and_one_lane_is_the_line(void **state)
+{
+	struct fx *f = *state;
+	const char *after;
+
+	f->ctx.cfg.lanes = 4;
+	lanes_see(&f->ref.lanes, 0, 1, "50_0", "");
+	lanes_see(&f->ref.lanes, 0, 2, "50_1", "");
+	lanes_see(&f->ref.lanes, 0, 3, "50_2", "");
+	assert_int_equal(pick(f, 0, &after), 3);
+	f->ctx.cfg.lanes = 1;
+	free(f->ref.newest_live_job);
+	f->ref.newest_live_job = xstrdup("50");
+	f->ref.pending = 1;
+	assert_int_equal(pick(f, 0, &after), 0);
+	assert_string_equal(after, "50");
+	f->ref.running = 1;
+	assert_int_equal(pick(f, 0, &after), -1);
+}
+
+/* A submit limit under lanes x (depth + 1): fewer wait per lane, every lane stays. */
+static void test_submit_limit_shortens_lanes(void **state)
+{
+	struct fx *f = *state;
+
+	f->ctx.cfg.lanes = 4;
+	f->ctx.cfg.depth = 2;
+	assert_int_equal(lanes_per_lane(&f->ctx, &f->ref, 4), 3);
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.submit", 9 + 1), 0);
+	assert_int_equal(lanes_per_lane(&f->ctx, &f->ref, 4), 2);
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.submit", 3 + 1), 0);
+	assert_int_equal(lanes_per_lane(&f->ctx, &f->ref, 4), 1);
+	f->ctx.cfg.lanes = 0;	/* auto: the GPUs the user may hold */
+	assert_int_equal(lanes_count(&f->ctx), 1);
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.gpus", 4 + 1), 0);
+	assert_int_equal(lanes_count(&f->ctx), 4);
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.partition_gpus", 2 + 1), 0);
+	assert_int_equal(lanes_count(&f->ctx), 2);	/* the partition has only 2 */
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.jobs", 1 + 1), 0);
+	assert_int_equal(lanes_count(&f->ctx), 1);	/* MaxJobs 1 */
+}
+
+/* Insert a run (parent 0: a root) with one attempt, unfinished unless verdict. */
+static long long add_run(struct fx *f, const char *tag, long long parent, const char *value,
+			 const char *verdict)
+{
+	struct run r;
+	struct attempt a;
+
+	memset(&r, 0, sizeof(r));
+	r.study = "s";
+	r.tag = (char *)tag;
+	r.parent_id = parent;
+	r.var = parent ? "X" : "";
+	r.old_value = parent ? "0" : "";
+	r.new_value = (char *)value;
+	r.created_at = 1;
+	assert_int_equal(runs_insert(&f->ctx.db, &r), 0);
+	memset(&a, 0, sizeof(a));
+	a.run_id = r.id;
+	a.n = 1;
+	a.token = (char *)tag;
+	a.phase = "submitted";
+	a.log_path = "l";
+	a.job_sha256 = "x";
+	a.partition = "gpu";
+	a.gres = "gpu:1";
+	a.mem = "1G";
+	a.time_limit = "1:00";
+	a.intent_at = 1;
+	a.verdict = (char *)verdict;
+	a.has_score = verdict != NULL;
+	assert_int_equal(attempts_insert(&f->ctx.db, &a), 0);
+	return r.id;
+}
+
+/* With lanes, a configuration in flight is not planned a second time beside it. */
+static void test_same_configuration_waits(void **state)
+{
+	struct fx *f = *state;
+	long long base = add_run(f, "base", 0, "", "success");
+
+	add_run(f, "x1", base, "1", NULL);
+	f->ctx.cfg.lanes = 2;
+	assert_true(lanes_in_flight(&f->ctx, "base", "X", "1"));
+	assert_true(lanes_in_flight(&f->ctx, "best", "X", "1"));	/* base is the best */
+	assert_false(lanes_in_flight(&f->ctx, "base", "X", "2"));
+	assert_false(lanes_in_flight(&f->ctx, "x1", "X", "1"));
+	f->ctx.cfg.lanes = 1;	/* one lane: in line behind it, as before */
+	assert_false(lanes_in_flight(&f->ctx, "base", "X", "1"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_four_lanes_fill_side_by_side, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_seen_jobs_and_a_freed_lane, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tail_after_prioritize, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_arrays_hold_lanes_and_one_lane_is_the_line,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_submit_limit_shortens_lanes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_same_configuration_waits, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -9,6 +9,7 @@
 #include "best.h"
 #include "breaker.h"
 #include "briefing.h"
+#include "segments.h"
 #include "retry.h"
 #include "fsutil.h"
 #include "plan.h"
@@ -310,6 +311,9 @@ static json_t *live_jobs(struct xl_ctx *ctx)
 			      "waits_for", waits_for(ctx, &v[i]));
 		note = briefing_stale(ctx, &v[i], tag);
 		json_object_set_new(o, "stale", note ? json_string(note) : json_null());
+		free(note);
+		note = segments_progress(ctx, v[i].id);
+		json_object_set_new(o, "segment", note ? json_string(note) : json_null());
 		free(note);
 		free(found);
 		json_array_append_new(a, o);
@@ -880,6 +884,8 @@ void briefing_print(const json_t *b)
 		printf("  %s attempt %lld: job %s %s", jstr(o, "tag"),
 		       (long long)json_integer_value(json_object_get(o, "attempt")),
 		       jstr(o, "job_id"), jstr(o, "state"));
+		if (json_is_string(json_object_get(o, "segment")))
+			printf(", %s", jstr(o, "segment"));
 		if (json_is_string(json_object_get(o, "reason_meaning")))
 			printf(" (%s: %s)", jstr(o, "reason"), jstr(o, "reason_meaning"));
 		putchar('\n');

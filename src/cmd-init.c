@@ -46,6 +46,18 @@ static const char agents_section[] =
 	"  every 30-60 s, last line `FINISHED` or `FAILED`; no tqdm or carriage returns.\n"
 	"- The job reads XLOOP_RUN_DIR, XLOOP_TAG, XLOOP_ATTEMPT, XLOOP_STUDY and\n"
 	"  XLOOP_ROOT from its environment: write cv.json to \"$XLOOP_RUN_DIR/cv.json\".\n"
+	"- Runs longer than the time limit (segments.max in xloop.json, or `--segments\n"
+	"  N`): the job gets SIGUSR2 segments.lead seconds before its limit; it saves\n"
+	"  its state under \"$XLOOP_RUN_DIR/checkpoint\" and exits 85 (XLOOP_CONTINUE),\n"
+	"  resumes from it when it exists, and XLOOP_SEGMENT says which segment runs.\n"
+	"  job.sh forwards the signal to the program and waits for its true exit code:\n"
+	"  ```bash\n"
+	"  trap 'kill -USR2 \"$child\" 2>/dev/null; got=1' USR2\n"
+	"  python train.py & child=$!\n"
+	"  wait \"$child\"; rc=$?\n"
+	"  if [ \"$rc\" -gt 128 ] && [ -n \"${got:-}\" ]; then wait \"$child\"; rc=$?; fi\n"
+	"  exit \"$rc\"\n"
+	"  ```\n"
 	"- A grid of one variable is a sweep: `xloop sweep --set VAR=V1,V2,...`; its\n"
 	"  failed tasks are resubmitted with `xloop sweep retry NAME`. Failures of the\n"
 	"  machine (NODE_FAIL, PREEMPTED) are retried by xloop itself; for TIMEOUT and\n"
@@ -141,6 +153,7 @@ static const char *const ignored[][4] = {
 	{ ".xloop/", ".xloop", "/.xloop/", "/.xloop" },
 	{ "/runs/*/*/slurm/", "runs/*/*/slurm/", "/runs/*/*/slurm", "runs/*/*/slurm" },
 	{ "/report.html", "report.html", NULL, NULL },
+	{ "/runs/*/*/checkpoint", "runs/*/*/checkpoint", NULL, NULL },	/* segments */
 };
 
 /* True when text has line (exactly, as its own line). */

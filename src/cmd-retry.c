@@ -22,6 +22,7 @@ static int cmd_retry(struct xl_ctx *ctx, const struct cmd_entry *self,
 	const struct opt opts[] = {
 		{ "mem", OPT_STRING, &o.mem },
 		{ "time", OPT_STRING, &o.time },
+		{ "segments", OPT_STRING, &o.segments },
 		{ "no-chain", OPT_FLAG, &o.no_chain },
 		OPT_END,
 	};
@@ -88,10 +89,11 @@ static int cmd_retry(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_retry_entry = {
-	"retry", "T [--mem M] [--time D] [--no-chain]",
+	"retry", "T [--mem M] [--time D] [--segments N] [--no-chain]",
 	"submit a run again as a new attempt, with recorded resource changes",
 	"The same job.sh is submitted as attempt N+1 (its own log). --mem and\n"
-	"--time override xloop.json for this attempt and are recorded on it.\n",
+	"--time override xloop.json for this attempt and are recorded on it, and so\n"
+	"does --segments N (segments.max; see `xloop submit --help`).\n",
 	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_retry,
 };
 

@@ -18,6 +18,7 @@
 #include "fsutil.h"
 #include "loop.h"
 #include "opts.h"
+#include "segments.h"
 #include "study.h"
 
 #define CHANGE_WIDTH 80	/* a longer change is cut with "..." */
@@ -206,6 +207,13 @@ static void print_detail(struct xl_ctx *ctx, const struct run *r, const struct a
 		if (strcmp(st, "ended") == 0)
 			printf("    `xloop judge %s` judges it (`xloop next` judges and feeds)\n",
 			       r->tag);
+		if (!*a->verdict) {
+			char *seg = segments_progress(ctx, a->id);
+
+			if (seg)
+				printf("    %s\n", seg);
+			free(seg);
+		}
 		if (*a->verdict_reason)
 			printf("    %s\n", a->verdict_reason);
 		if (*a->submit_error)

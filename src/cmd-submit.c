@@ -1,5 +1,5 @@
 /*
- * xloop submit T [--after JOBID] [--no-chain] [--mem M] [--time D]:
+ * xloop submit T [--after JOBID] [--no-chain] [--mem M] [--time D] [--segments N]:
  * preflight, then sbatch with attempt-numbered logs, chained so the GPU
  * never idles.
  */
@@ -24,6 +24,7 @@ static int cmd_submit(struct xl_ctx *ctx, const struct cmd_entry *self,
 		{ "no-chain", OPT_FLAG, &o.no_chain },
 		{ "mem", OPT_STRING, &o.mem },
 		{ "time", OPT_STRING, &o.time },
+		{ "segments", OPT_STRING, &o.segments },
 		{ "nice", OPT_STRING, &nice },
 		OPT_END,
 	};
@@ -76,7 +77,7 @@ static int cmd_submit(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_submit_entry = {
-	"submit", "T [--after JOBID] [--no-chain] [--mem M] [--time D] [--nice N]",
+	"submit", "T [--after JOBID] [--no-chain] [--mem M] [--time D] [--segments N] [--nice N]",
 	"preflight a run and submit it to Slurm as a new attempt",
 	"Checks first (nothing is submitted when one fails): job.sh exists, is\n"
 	"executable and passes `bash -n`; --time is within the partition's MaxTime;\n"
@@ -98,6 +99,15 @@ const struct cmd_entry cmd_submit_entry = {
 	"  --after JOBID   chain onto this job instead\n"
 	"  --no-chain      start as soon as Slurm can\n"
 	"  --mem M         override resources.mem for this attempt (recorded)\n"
-	"  --time D        override resources.time for this attempt (recorded)\n",
+	"  --time D        override resources.time for this attempt (recorded)\n"
+	"  --segments N    run as up to N segments of --time each (0: one job;\n"
+	"                  overrides segments.max, recorded): see below\n"
+	"\n"
+	"Segments (segments.max > 0 or --segments N): the job gets\n"
+	"--signal=B:<segments.signal>@<segments.lead> and XLOOP_SEGMENT=1, 2, ...;\n"
+	"segment k+1 is queued behind k (afternotok) and runs in the same directory.\n"
+	"A segment that exits 85 (XLOOP_CONTINUE), or ends TIMEOUT after the signal,\n"
+	"continues when segments.checkpoint changed during it; the verdict comes once,\n"
+	"from the last segment. The log is attemptN.out, one ==== header per segment.\n",
 	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_submit,
 };

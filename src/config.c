@@ -148,6 +148,10 @@ void config_defaults(struct config *c, const char *study, const char *partition)
 	c->breaker_no_gpu = 1;
 	c->notify_url_env = xstrdup("XLOOP_NOTIFY_URL");
 	c->notify_kind = xstrdup("json");
+	c->seg.max = 0;
+	c->seg.signal = xstrdup("USR2");
+	c->seg.lead = 300;
+	c->seg.checkpoint = xstrdup("checkpoint");
 	c->remote_host = xstrdup("");
 	c->remote_dir = xstrdup("");
 	c->min_delta = 0;
@@ -160,6 +164,41 @@ void config_defaults(struct config *c, const char *study, const char *partition)
 	c->driver.mode = xstrdup("none");	/* init writes "slurm" where Slurm answers */
 	c->driver.partition = xstrdup("");
 	c->driver.host = xstrdup("");
+}
+
+/* A signal bash can trap and Slurm can send (KILL and STOP cannot be trapped). */
+int config_valid_signal(const char *s)
+{
+	static const char *const ok[] = { "USR1", "USR2", "TERM", "INT", "HUP",
+					  "QUIT", "ALRM", "URG", "CONT", "XCPU" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ok); i++)
+		if (strcmp(s, ok[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* A relative path below a directory, in plain parts. */
+int config_valid_subpath(const char *s)
+{
+	const char *p = s;
+
+	if (!*s || *s == '/' || strlen(s) > 200)
+		return 0;
+	while (*p) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return 0;
+		for (size_t i = 0; i < n; i++)
+			if (!isalnum((unsigned char)p[i]) && !strchr("._-+", p[i]))
+				return 0;
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+	return s[strlen(s) - 1] != '/';
 }
 
 /* Free the strings. */
@@ -175,6 +214,8 @@ void config_release(struct config *c)
 	free(c->metric);
 	free(c->notify_url_env);
 	free(c->notify_kind);
+	free(c->seg.signal);
+	free(c->seg.checkpoint);
 	free(c->remote_host);
 	free(c->remote_dir);
 	free(c->search.seed);
@@ -261,6 +302,14 @@ static const struct field fields[] = {
 	  "the name of an environment variable, or \"\"" },
 	{ "notify", "kind", F_STR, OFF(notify_kind), 0, 0, check_notify_kind,
 	  "\"discord\", \"slack\", \"ntfy\" or \"json\"" },
+	{ "segments", "max", F_INT, OFF(seg.max), 0, 1000, NULL,
+	  "an integer from 0 (off) to 1000" },
+	{ "segments", "signal", F_STR, OFF(seg.signal), 0, 0, config_valid_signal,
+	  "a signal name bash can trap, like \"USR2\" or \"TERM\"" },
+	{ "segments", "lead", F_INT, OFF(seg.lead), 1, 65535, NULL,
+	  "seconds from 1 to 65535" },
+	{ "segments", "checkpoint", F_STR, OFF(seg.checkpoint), 0, 0, config_valid_subpath,
+	  "a relative path below the run directory, like \"checkpoint\"" },
 	{ "remote", "host", F_STR, OFF(remote_host), 0, 0, check_host, "an ssh host name or \"\"" },
 	{ "remote", "dir", F_STR, OFF(remote_dir), 0, 0, check_dir, "a directory on the host or \"\"" },
 	{ "search", "seed", F_STR, OFF(search.seed), 0, 0, check_seed,

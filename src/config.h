@@ -36,6 +36,12 @@ struct config {
 	int breaker_no_gpu;		/* a GPU job whose START line shows no GPU stops feeding */
 	char *notify_url_env;	/* name of the env var that holds the webhook URL */
 	char *notify_kind;	/* payload: "discord", "slack", "ntfy" or "json" */
+	struct {
+		long long max;	/* segments per attempt; 0: off */
+		char *signal;	/* sent before the time limit: "USR2" */
+		long long lead;	/* seconds before the limit */
+		char *checkpoint;	/* under the run directory: the job's state */
+	} seg;
 	char *remote_host;	/* "" when local */
 	char *remote_dir;
 	struct {			/* the search (help space, help best) */
@@ -71,6 +77,11 @@ int config_valid_time(const char *s);
 long long config_mem_mb(const char *s);
 /* Seconds in a --time value (valid per config_valid_time). */
 long long config_time_secs(const char *s);
+
+/* A signal name for segments.signal ("USR2", "TERM", ...). */
+int config_valid_signal(const char *s);
+/* A path below the run directory: relative, no "..", no "." parts. */
+int config_valid_subpath(const char *s);
 
 /* The defaults, with study and partition given (NULL: "main", "gpu"). */
 void config_defaults(struct config *c, const char *study, const char *partition);

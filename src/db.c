@@ -160,7 +160,28 @@ static const char *const migrations[] = {
 	"  error TEXT,"
 	"  UNIQUE (study, tag)"
 	");",
-	/* 7: the Slurm driver's feeder jobs (driver.c): each recorded as an
+	/* 7: segments (segments.c): an attempt longer than the time limit runs
+	 * as jobs 1..max in one run directory; each row is one sbatch, written
+	 * as an intent before it, so a crash never submits one twice. Segment
+	 * k+1 waits with afternotok on k; the attempt's job_id is the current one. */
+	"CREATE TABLE segment ("
+	"  id INTEGER PRIMARY KEY,"
+	"  attempt_id INTEGER NOT NULL REFERENCES attempt(id),"
+	"  k INTEGER NOT NULL CHECK (k >= 1),"
+	"  try INTEGER NOT NULL DEFAULT 1,"
+	"  max INTEGER NOT NULL,"
+	"  token TEXT NOT NULL UNIQUE,"
+	"  job_id TEXT,"
+	"  state TEXT NOT NULL CHECK (state IN ('submitting', 'queued', 'current',"
+	"    'continued', 'last', 'unneeded', 'submit_failed')),"
+	"  intent_at INTEGER NOT NULL,"
+	"  started_at INTEGER, ended_at INTEGER,"
+	"  outcome TEXT,"
+	"  UNIQUE (attempt_id, k, try)"
+	");"
+	"CREATE INDEX segment_open ON segment(attempt_id)"
+	"  WHERE state IN ('submitting', 'queued', 'current');",
+	/* 8: the Slurm driver's feeder jobs (driver.c): each recorded as an
 	 * intent before sbatch, found again by its token after a crash */
 	"CREATE TABLE feeder ("
 	"  id INTEGER PRIMARY KEY,"

@@ -97,7 +97,7 @@ static int feed_submit(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		f->job_id = xstrdup(sr.job_id);
 		f->attempt = sr.n;
 		f->after = xstrdup(sr.after);
-		lanes_submitted(ref, o.lane, sr.job_id, sr.after);	/* the lane's next chains onto it */
+		lanes_submitted(ref, o.lane, sr.tail ? sr.tail : sr.job_id, sr.after);	/* the lane's next chains onto it */
 	}
 	submit_result_release(&sr);
 	return rc;

@@ -18,6 +18,7 @@
 #include "loop.h"
 #include "quota.h"
 #include "secrets.h"
+#include "segments.h"
 #include "study.h"
 #include "tags.h"
 
@@ -371,6 +372,7 @@ void submit_result_release(struct submit_result *res)
 	free(res->job_id);
 	free(res->log_path);
 	free(res->after);
+	free(res->tail);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -441,6 +443,7 @@ int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 	if (!**job_id) {
 		free(*job_id);
 		*job_id = loop_line_tail(&q, v, n);
+		segments_line_tail(ctx, &q, v, n, job_id);
 	}
 	slurm_jobs_release(&q);
 	attempts_free(v, n);
@@ -682,6 +685,8 @@ char *loop_overrides_text(const struct submit_opts *o)
 		buf_addf(&over, "--mem=%s", o->mem);
 	if (o->time)
 		buf_addf(&over, "%s--time=%s", over.len ? " " : "", o->time);
+	if (o->segments)
+		buf_addf(&over, "%s--segments=%s", over.len ? " " : "", o->segments);
 	return buf_detach(&over, NULL);
 }
 
@@ -692,10 +697,12 @@ int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 	const struct config *c = &ctx->cfg;
 	char *job = run_job_path(ctx->root, c->study, r->tag);
 	char *dir = run_dir(ctx->root, c->study, r->tag);
-	struct buf text = BUF_INIT, env[5];
+	struct buf text = BUF_INIT, env[6];
 	const char *mem = o->mem ? o->mem : c->res.mem;
 	const char *time_ = o->time ? o->time : c->res.time;
-	const char *envp[6];
+	const char *envp[7];
+	struct segments_req sreq = { NULL, NULL };
+	long long segs = 0;
 	char sha[65], token[27], *comment = NULL, *dep = NULL, *over = NULL;
 	struct slurm_submit req;
 	struct attempt a;
@@ -704,10 +711,12 @@ int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 
 	memset(res, 0, sizeof(*res));
 	res->job_id = xstrdup("");
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 6; i++)
 		buf_init(&env[i]);
 
 	rc = loop_check_overrides(o, cause);
+	if (rc == 0)
+		rc = segments_wanted(c, o->segments, time_, o->time != NULL, &segs, cause);
 	if (rc == 0)
 		rc = loop_check_script(ctx, r->tag, &text, sha, cause);
 	if (rc == 0)
@@ -749,6 +758,8 @@ int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 	a.lane = o->lane;
 	if (attempts_insert(&ctx->db, &a) < 0)
 		goto db_fail;
+	if (segs && segments_insert_first(ctx, a.id, token, segs) < 0)
+		goto db_fail;
 	crash_point("submit-in-transaction");
 	if (db_commit(&ctx->db) < 0)
 		goto db_fail_nocommit;
@@ -762,15 +773,22 @@ int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 	buf_addf(&env[2], "XLOOP_ATTEMPT=%lld", res->n);
 	buf_addf(&env[3], "XLOOP_STUDY=%s", c->study);
 	buf_addf(&env[4], "XLOOP_ROOT=%s", ctx->root);
-	for (i = 0; i < 5; i++)
+	buf_addf(&env[5], "XLOOP_SEGMENT=1");
+	for (i = 0; i < 6; i++)
 		envp[i] = env[i].s;
-	envp[5] = NULL;
+	envp[segs ? 6 : 5] = NULL;
 	loop_fill_request(ctx, &req, mem, time_, dep);
 	req.script = job;
 	req.job_name = r->tag;
 	req.output = res->log_path;
 	req.comment = comment;
 	req.env = envp;
+	if (segs && segments_prepare(ctx, r->tag, res->n, token, sha, text.s, segs, &req,
+				     &sreq, cause) < 0) {
+		attempts_set_submit_failed(&ctx->db, a.id, *cause);
+		rc = XL_ERR;
+		goto out;
+	}
 	rc = slurm_sbatch(s, &req, &id, &res->ambiguous, cause);
 	crash_point("submit-after-sbatch");
 	if (rc == 0) {
@@ -782,6 +800,9 @@ int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 					   "'xloop next' will find it by its token", res->job_id);
 			rc = XL_TEMPFAIL;
 		}
+		res->tail = xstrdup(res->job_id);
+		if (rc == 0 && segs)
+			segments_started(ctx, s, a.id, res->job_id, &res->tail);
 	} else if (s->refused_by) {
 		/* back-pressure, not a failure: no attempt, no log, no verdict */
 		char *why = xasprintf("held back by the Slurm limit %s (sbatch refused the job; "
@@ -806,8 +827,9 @@ db_fail_nocommit:
 	*cause = xasprintf("unable to record the attempt in the state DB");
 	rc = XL_ERR;
 out:
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 6; i++)
 		buf_release(&env[i]);
+	segments_req_release(&sreq);
 	buf_release(&text);
 	free(over);
 	free(comment);

@@ -62,6 +62,7 @@ struct submit_opts {
 	const char *mem;	/* --mem override */
 	const char *time;	/* --time override */
 	const char *auto_retry;	/* "infra", "resources": xloop retries on its own */
+	const char *segments;	/* --segments N override (NULL: segments.max) */
 	long long lane;		/* the chain it goes into (queue.lanes), from 0 */
 };
 
@@ -70,6 +71,7 @@ struct submit_result {
 	char *job_id;		/* "" when sbatch gave none */
 	char *log_path;
 	char *after;		/* the job it waits for, "" if none */
+	char *tail;		/* the job a next run chains onto (segment 2, or job_id) */
 	int ambiguous;		/* sbatch may have submitted without saying so */
 	const char *limit;	/* the Slurm limit that held it back (static), or NULL */
 };

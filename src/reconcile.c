@@ -13,10 +13,11 @@
 #include "judge.h"
 #include "loop.h"
 #include "reconcile.h"
+#include "segments.h"
 #include "study.h"
 
 /* How long an intent may wait for its sbatch (tests shorten it). */
-static long long orphan_secs(void)
+long long reconcile_orphan_secs(void)
 {
 #ifdef XLOOP_TEST_BUILD
 	const char *v = getenv("XLOOP_TEST_ORPHAN_SECS");
@@ -173,8 +174,9 @@ static char *log_evidence(const char *log, int gpu_job)
 	}
 }
 
-static int exec_attempt(struct xl_ctx *ctx, const char *sql, long long id,
-			const char *text, long long num)
+/* One statement on row :id of the attempt or segment table (:text, :num when used). */
+int reconcile_exec(struct xl_ctx *ctx, const char *sql, long long id, const char *text,
+		   long long num)
 {
 	struct stmt q;
 	int rc;
@@ -290,7 +292,7 @@ static void write_decision(struct xl_ctx *ctx, long long attempt_id, const char 
 	if (loop_decide(ctx, e.s, cv, msg, &cause) < 0)
 		warning("verdict stored, but ops/decisions.md was not updated: %s", cause);
 	else
-		exec_attempt(ctx, "UPDATE attempt SET decided = 1 WHERE id = :id",
+		reconcile_exec(ctx, "UPDATE attempt SET decided = 1 WHERE id = :id",
 			     attempt_id, NULL, 0);
 	free(cause);
 	free(cv);
@@ -338,7 +340,7 @@ static int cancelled_by_user(struct xl_ctx *ctx, long long attempt_id)
 
 /* Store the verdict, then append it to the decision log. */
 static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
-			 const struct final *f, int lost)
+			 const struct final *f, int lost, const struct segment_verdict *sv)
 {
 	struct judge_input in;
 	struct verdict v;
@@ -364,7 +366,8 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 		in.state = f->state;
 		in.exit_code = f->exit_code;
 		in.exit_signal = f->exit_signal;
-		in.started_at = f->start ? f->start : a->submitted_at;
+		in.started_at = sv && sv->first_start ? sv->first_start :
+				f->start ? f->start : a->submitted_at;
 		dir = run_dir(ctx->root, ctx->cfg.study, r.tag);
 		cvp = path_join(dir, "cv.json");
 		if (study_load_cv(cvp, ctx->cfg.metric, &in.score, &in.cv_mtime, &err, &cause) == 0)
@@ -377,6 +380,14 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 				  f->exit_signal < 0 ? 0 : f->exit_signal);
 	}
 	judge_attempt(&in, &v);
+	if (sv && sv->reason) {
+		free(v.reason);
+		v.reason = xstrdup(sv->reason);
+		if (v.success)
+			v.success = 0;
+		if (!v.failure_class)
+			v.failure_class = "program";
+	}
 	if (!lost && f->state == SLURM_STATE_CANCELLED && cancelled_by_user(ctx, a->id)) {
 		free(v.reason);
 		v.reason = xstrdup("CANCELLED by you (xloop cancel)");
@@ -398,7 +409,9 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 	db_bind_text(&q, ":state", lost ? "LOST" : slurm_state_name(f->state));
 	db_bind_text(&q, ":exit", *exitbuf ? exitbuf : NULL);
 	db_bind_text(&q, ":node", lost ? NULL : f->node);
-	if (!lost && f->start)
+	if (!lost && sv && sv->first_start)
+		db_bind_int64(&q, ":start", sv->first_start);	/* segments: the first one's */
+	else if (!lost && f->start)
 		db_bind_int64(&q, ":start", f->start);
 	else
 		db_bind_null(&q, ":start");
@@ -494,7 +507,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 				out->running++;
 			slurm_parse_time(j->start_time, &st, NULL);
 			note_live(ctx, a->id, slurm_state_name(j->state), j->reason, st);
-			lanes_see(&out->lanes, a->lane, a->id, a->job_id, a->after_job);
+			segments_see_lane(ctx, &q, a, &out->lanes);	/* lanes_see */
 			continue;
 		}
 		if (*a->job_id)
@@ -504,10 +517,17 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	}
 	if (txn && db_commit(&ctx->db) < 0)
 		warning("unable to record what squeue showed (the next tick will)");
+	for (i = 0; i < n; i++) {
+		const struct slurm_job *j = *v[i].job_id ? slurm_jobs_find(&q, v[i].job_id) : NULL;
+
+		if (j && !slurm_state_is_final(j->state))
+			segments_keep_next(ctx, s, &q, &v[i]);
+	}
 	lanes_record_gpus(ctx, s, v, n, &q);
 	/* the end of the line (an array task's chain waits for its whole array) */
 	free(out->newest_live_job);
 	out->newest_live_job = loop_line_tail(&q, v, n);
+	segments_line_tail(ctx, &q, v, n, &out->newest_live_job);
 
 	if (ctx->cfg.chain_any_user) {
 		/* the chain continues behind any project's newest job */
@@ -568,7 +588,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 				free(d);
 				free(a->job_id);
 				a->job_id = xstrdup(j->job_id);
-			} else if (now - a->intent_at >= orphan_secs()) {
+			} else if (now - a->intent_at >= reconcile_orphan_secs()) {
 				attempts_set_submit_failed(&ctx->db, a->id, "sbatch never "
 					"answered and no job carries this attempt's token");
 				loop_event(ctx, "repaired", a->run_id, a->id,
@@ -587,8 +607,13 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 		else if ((j = slurm_jobs_find(&q, a->job_id)) != NULL)
 			final_from_job(j, &f);
 		if (f.known) {
-			if (store_verdict(ctx, a, &f, 0) == 0)
+			struct segment_end se = { f.state, f.exit_code, f.start, f.end };
+			struct segment_verdict sv;
+
+			if (segments_on_end(ctx, s, &q, a, &se, &sv, out) == 0 &&
+			    store_verdict(ctx, a, &f, 0, &sv) == 0)
 				out->judged++;
+			free(sv.reason);
 		} else if (!f.raw) {
 			/* nowhere: lost only after two polls a minute apart */
 			{
@@ -603,10 +628,10 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 					db_finalize(&mq);
 				}
 				if (since == 0)
-					exec_attempt(ctx, "UPDATE attempt SET missing_since = :num"
+					reconcile_exec(ctx, "UPDATE attempt SET missing_since = :num"
 						     " WHERE id = :id", a->id, NULL, now);
 				else if (now - since >= LOST_AFTER_SECS &&
-					 store_verdict(ctx, a, &f, 1) == 0)
+					 store_verdict(ctx, a, &f, 1, NULL) == 0)
 					out->judged++;
 			}
 		}

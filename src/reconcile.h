@@ -31,5 +31,10 @@ struct refresh {
 int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	      char **cause);
 void refresh_release(struct refresh *r);
+/* One statement on row :id (bound), with :text and :num when the SQL names them. 0 or -1. */
+int reconcile_exec(struct xl_ctx *ctx, const char *sql, long long id, const char *text,
+		   long long num);
+/* How long an intent may wait for its sbatch (SUBMIT_ORPHAN_SECS; tests shorten it). */
+long long reconcile_orphan_secs(void);
 
 #endif

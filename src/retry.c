@@ -211,7 +211,7 @@ static int retry_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		f->job_id = xstrdup(sr.job_id);
 		f->attempt = sr.n;
 		f->after = xstrdup(sr.after);
-		lanes_submitted(ref, o.lane, sr.job_id, sr.after);
+		lanes_submitted(ref, o.lane, sr.tail ? sr.tail : sr.job_id, sr.after);
 	}
 	submit_result_release(&sr);
 	run_release(&r);

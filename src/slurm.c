@@ -118,6 +118,9 @@ char **slurm_sbatch_argv(const struct slurm_submit *req, struct buf *scratch)
 		{ "--begin=", req->begin },
 		{ "--open-mode=", req->open_mode },
 		{ "--chdir=", req->workdir },
+		{ "--signal=", req->signal },
+		{ "--open-mode=", req->append ? "append" : NULL },
+		{ "--kill-on-invalid-dep=", req->kill_invalid_dep ? "yes" : NULL },
 	};
 	size_t nopt = 0;
 

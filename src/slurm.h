@@ -40,6 +40,9 @@ struct slurm_submit {
 	const char *begin;		/* --begin: "now+60" */
 	const char *open_mode;		/* --open-mode: "append" */
 	const char *workdir;
+	const char *signal;		/* --signal, "B:USR2@300" (segments) */
+	int append;			/* --open-mode=append (segments share a log) */
+	int kill_invalid_dep;		/* --kill-on-invalid-dep=yes */
 	const char *const *env;		/* "K=V" for sbatch's environment */
 };
 

@@ -132,6 +132,15 @@ static void test_parse_refusals(void **state)
 		{ "{\"retry\": {\"auto_resources\": 1}}", "'retry.auto_resources'" },
 		{ "{\"notify\": {\"url_env\": \"https://hooks\"}}", "'notify.url_env'" },
 		{ "{\"remote\": {\"host\": \"-oProxyCommand=x\"}}", "'remote.host'" },
+		{ "{\"segments\": {\"max\": -1}}", "'segments.max'" },
+		{ "{\"segments\": {\"signal\": \"KILL\"}}", "'segments.signal'" },
+		{ "{\"segments\": {\"signal\": \"SIGUSR2\"}}", "'segments.signal'" },
+		{ "{\"segments\": {\"lead\": 0}}", "'segments.lead'" },
+		{ "{\"segments\": {\"checkpoint\": \"../up\"}}", "'segments.checkpoint'" },
+		{ "{\"segments\": {\"checkpoint\": \"/abs\"}}", "'segments.checkpoint'" },
+		{ "{\"segments\": {\"checkpoint\": \"a/./b\"}}", "'segments.checkpoint'" },
+		{ "{\"segments\": {\"checkpoint\": \"ck/\"}}", "'segments.checkpoint'" },
+		{ "{\"segments\": {\"checkpoint\": \"a b\"}}", "'segments.checkpoint'" },
 		{ "{\"study\": \"a\", \"study\": \"b\"}", "invalid JSON" },
 		{ "{\"study\": \"a\\u0000b\"}", "invalid JSON" },
 		{ "{\"study\": ", "invalid JSON" },
@@ -157,6 +166,28 @@ static void test_parse_refusals(void **state)
 				 cause ? cause : "(null)", bad[i].needle);
 		free(cause);
 	}
+}
+
+/* segments: off by default; the four keys parse. */
+static void test_segments(void **state)
+{
+	struct config c;
+	char *cause;
+
+	(void)state;
+	config_defaults(&c, NULL, NULL);
+	assert_int_equal(c.seg.max, 0);
+	assert_string_equal(c.seg.signal, "USR2");
+	assert_int_equal(c.seg.lead, 300);
+	assert_string_equal(c.seg.checkpoint, "checkpoint");
+	config_release(&c);
+	assert_int_equal(parse("{\"segments\": {\"max\": 20, \"signal\": \"TERM\", \"lead\": "
+			       "120, \"checkpoint\": \"state/resume.pt\"}}", &c, &cause), 0);
+	assert_int_equal(c.seg.max, 20);
+	assert_string_equal(c.seg.signal, "TERM");
+	assert_int_equal(c.seg.lead, 120);
+	assert_string_equal(c.seg.checkpoint, "state/resume.pt");
+	config_release(&c);
 }
 
 /* search.* and autopilot.* are read; init's defaults do not write them. */
@@ -218,6 +249,7 @@ int main(void)
 		cmocka_unit_test(test_mem_and_time),
 		cmocka_unit_test(test_parse_defaults_and_overrides),
 		cmocka_unit_test(test_parse_refusals),
+		cmocka_unit_test(test_segments),
 		cmocka_unit_test(test_search_and_autopilot),
 		cmocka_unit_test(test_roundtrip),
 	};

@@ -1,0 +1,816 @@
+/* Segments: one attempt as several jobs that continue from a checkpoint. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "directives.h"
+#include "fsutil.h"
+#include "jobsh.h"
+#include "lanes.h"
+#include "loop.h"
+#include "segments.h"
+#include "study.h"
+
+/* Slurm sends the signal up to this many seconds before the lead. */
+#define SIGNAL_SLACK 60
+
+/* The segment count for an attempt, checked against its time limit. */
+int segments_wanted(const struct config *c, const char *flag, const char *time_,
+		    int time_from_flag, long long *max, char **cause)
+{
+	const char *errstr;
+	long long secs;
+
+	*max = c->seg.max;
+	if (flag && parse_ll(flag, 0, 1000, max, &errstr) < 0) {
+		*cause = xasprintf("invalid --segments '%s': give 0 (off) to 1000", flag);
+		return XL_USAGE;
+	}
+	if (*max == 0)
+		return 0;
+	secs = config_time_secs(time_);
+	if (c->seg.lead >= secs) {
+		*cause = xasprintf("segments.lead %llds is not shorter than the time limit "
+				   "%s (%llds): the signal would come before the job "
+				   "starts; lower segments.lead or raise %s", c->seg.lead,
+				   time_, secs, time_from_flag ? "--time" :
+				   "resources.time in xloop.json");
+		return time_from_flag || flag ? XL_DATAERR : XL_CONFIG;
+	}
+	if (c->seg.lead + SIGNAL_SLACK >= secs)
+		warning("segments.lead %llds leaves less than %d s of a %llds segment: Slurm "
+			"may send SIG%s up to %d s early", c->seg.lead, SIGNAL_SLACK, secs,
+			c->seg.signal, SIGNAL_SLACK);
+	return 0;
+}
+
+/* Free what segments_prepare made. */
+void segments_req_release(struct segments_req *sr)
+{
+	free(sr->script);
+	free(sr->signal);
+	memset(sr, 0, sizeof(*sr));
+}
+
+/*
+ * The wrapper: a header line per segment in the attempt's log, the
+ * checkpoint guard, job.sh as a child with the signal forwarded, and one
+ * line per event in slurm/attemptN.seg ("K start STAMP", "K signal",
+ * "K exit RC", "K noprogress", "K unneeded").
+ */
+static char *wrapper_text(struct xl_ctx *ctx, const char *tag, long long n,
+			  const char *sha, const char *header, long long max)
+{
+	const struct config *c = &ctx->cfg;
+	struct buf b = BUF_INIT;
+	char *q;
+
+	buf_addf(&b, "#!/bin/bash\n# written by xloop: the segments of %s/%s attempt %lld\n%s",
+		 c->study, tag, n, header);
+	q = jobsh_quote(c->seg.checkpoint);
+	buf_addf(&b, "k=${XLOOP_SEGMENT:-1} max=%lld sig=%s ck=\"$XLOOP_RUN_DIR\"/%s\n", max,
+		 c->seg.signal, q);
+	free(q);
+	buf_addf(&b, "st=\"$XLOOP_RUN_DIR/slurm/attempt%lld.seg\"\n", n);
+	buf_adds(&b,
+		 "stamp() {\n"
+		 "\tif [ -d \"$ck\" ]; then\n"
+		 "\t\tfind \"$ck\" -type f -printf '%T@ %s %p\\n' 2>/dev/null | sort -n | tail -n 1\n"
+		 "\telif [ -e \"$ck\" ]; then stat -c '%.9Y %s' \"$ck\"\n"
+		 "\telse echo none; fi\n}\n"
+		 "now=$(stamp)\n"
+		 "if [ \"$k\" -gt 1 ]; then\n"
+		 "\tp=$((k - 1))\n"
+		 "\tprc=$(sed -n \"s/^$p exit //p\" \"$st\" 2>/dev/null | tail -n 1)\n"
+		 "\tif [ -n \"$prc\" ] && [ \"$prc\" != 85 ] && ! grep -qx \"$p signal\" \"$st\"; then\n"
+		 "\t\techo \"$k unneeded\" >>\"$st\"\n"
+		 "\t\texit 0\n\tfi\n"
+		 "\tbefore=$(sed -n \"s/^$p start //p\" \"$st\" 2>/dev/null | tail -n 1)\n"
+		 "\tif [ \"$now\" = \"$before\" ]; then\n"
+		 "\t\techo \"$k noprogress\" >>\"$st\"\n"
+		 "\t\techo \"xloop: no progress between segments: $ck did not change during "
+		 "segment $p\" >&2\n"
+		 "\t\texit 0\n\tfi\nfi\n"
+		 "echo \"==== xloop segment $k (at most $max) · job ${SLURM_JOB_ID:-?} · "
+		 "$(date -u +%Y-%m-%dT%H:%M:%SZ) ====\"\n");
+	buf_addf(&b,
+		 "if command -v sha256sum >/dev/null &&\n"
+		 "   ! echo \"%s  $XLOOP_RUN_DIR/job.sh\" | sha256sum -c --status; then\n"
+		 "\techo \"xloop: $XLOOP_RUN_DIR/job.sh changed after it was submitted; "
+		 "not running it\" >&2\n\texit 65\nfi\n", sha);
+	buf_adds(&b,
+		 "echo \"$k start $now\" >>\"$st\"\n"
+		 "trap 'echo \"$k signal\" >>\"$st\"; got=1; kill -\"$sig\" \"$child\" 2>/dev/null' \"$sig\"\n"
+		 "\"$XLOOP_RUN_DIR/job.sh\" & child=$!\n"
+		 "wait \"$child\"; rc=$?\n"
+		 "if [ \"$rc\" -gt 128 ] && [ -n \"${got:-}\" ]; then wait \"$child\"; rc=$?; fi\n"
+		 "echo \"$k exit $rc\" >>\"$st\"\n"
+		 "exit \"$rc\"\n");
+	return buf_detach(&b, NULL);
+}
+
+/* The wrapper's path for the attempt with token. */
+static char *wrapper_path(struct xl_ctx *ctx, const char *token)
+{
+	return xasprintf("%s/.xloop/segments/%s.sh", ctx->root, token);
+}
+
+/* Write the wrapper and point req at it. */
+int segments_prepare(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
+		     const char *sha, const char *jobtext, long long max,
+		     struct slurm_submit *req, struct segments_req *sr, char **cause)
+{
+	struct buf header = BUF_INIT;
+	char *dir = path_join(ctx->root, ".xloop/segments"), *text;
+	int rc;
+
+	memset(sr, 0, sizeof(*sr));
+	sbatch_header_lines(jobtext, &header);
+	text = wrapper_text(ctx, tag, n, sha, header.s ? header.s : "", max);
+	sr->script = wrapper_path(ctx, token);
+	rc = make_dir(dir, 0700, cause);
+	if (rc == 0)
+		rc = write_file_atomic(sr->script, text, strlen(text), 0700, cause);
+	sr->signal = xasprintf("B:%s@%lld", ctx->cfg.seg.signal, ctx->cfg.seg.lead);
+	req->script = sr->script;
+	req->signal = sr->signal;
+	req->append = 1;
+	free(text);
+	free(dir);
+	buf_release(&header);
+	return rc;
+}
+
+/* Record segment 1 with the attempt's token. */
+int segments_insert_first(struct xl_ctx *ctx, long long attempt_id, const char *token,
+			  long long max)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(&ctx->db, &q, "INSERT INTO segment (attempt_id, k, max, token, state,"
+		       " intent_at) VALUES (:att, 1, :max, :token, 'current', :now)") < 0)
+		return -1;
+	db_bind_int64(&q, ":att", attempt_id);
+	db_bind_int64(&q, ":max", max);
+	db_bind_text(&q, ":token", token);
+	db_bind_int64(&q, ":now", time(NULL));
+	rc = db_step(&q);
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* One segment row. */
+struct seg {
+	long long id, k, try_, max, intent_at, started_at;
+	char *token, *job_id, *state;
+};
+
+static void seg_release(struct seg *g)
+{
+	free(g->token);
+	free(g->job_id);
+	free(g->state);
+	memset(g, 0, sizeof(*g));
+}
+
+#define SEG_COLS "id, k, try, max, intent_at, coalesce(started_at, 0), token," \
+		 " coalesce(job_id, ''), state"
+
+static void seg_read(struct stmt *q, struct seg *g)
+{
+	g->id = db_col_int64(q, 0);
+	g->k = db_col_int64(q, 1);
+	g->try_ = db_col_int64(q, 2);
+	g->max = db_col_int64(q, 3);
+	g->intent_at = db_col_int64(q, 4);
+	g->started_at = db_col_int64(q, 5);
+	g->token = db_col_dup(q, 6);
+	g->job_id = db_col_dup(q, 7);
+	g->state = db_col_dup(q, 8);
+}
+
+/* The newest try of segment k of an attempt (k 0: the current one). 0, 1 none, -1. */
+static int seg_get(struct xl_ctx *ctx, long long attempt_id, long long k, struct seg *g)
+{
+	struct stmt q;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	if (db_prepare(&ctx->db, &q, k ? "SELECT " SEG_COLS " FROM segment WHERE"
+		       " attempt_id = :att AND k = :k ORDER BY try DESC LIMIT 1" :
+		       "SELECT " SEG_COLS " FROM segment WHERE attempt_id = :att"
+		       " AND state = 'current' ORDER BY k DESC LIMIT 1") < 0)
+		return -1;
+	db_bind_int64(&q, ":att", attempt_id);
+	if (k)
+		db_bind_int64(&q, ":k", k);
+	rc = db_step(&q);
+	if (rc == SQLITE_ROW)
+		seg_read(&q, g);
+	db_finalize(&q);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
+}
+
+/* The attempt row's fields segment k+1's sbatch needs. */
+struct seg_att {
+	char *tag, *token, *log, *partition, *gres, *mem, *time_;
+	long long n, cpus;
+};
+
+static void seg_att_release(struct seg_att *t)
+{
+	free(t->tag);
+	free(t->token);
+	free(t->log);
+	free(t->partition);
+	free(t->gres);
+	free(t->mem);
+	free(t->time_);
+	memset(t, 0, sizeof(*t));
+}
+
+static int seg_att_get(struct xl_ctx *ctx, long long attempt_id, struct seg_att *t)
+{
+	struct stmt q;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (db_prepare(&ctx->db, &q, "SELECT r.tag, t.token, t.log_path, coalesce(t.partition,"
+		       " ''), coalesce(t.gres, ''), coalesce(t.mem, ''), coalesce(t.time_limit,"
+		       " ''), t.n, coalesce(t.cpus, 0) FROM attempt t JOIN run r ON"
+		       " r.id = t.run_id WHERE t.id = :id") < 0)
+		return -1;
+	db_bind_int64(&q, ":id", attempt_id);
+	rc = db_step(&q);
+	if (rc == SQLITE_ROW) {
+		t->tag = db_col_dup(&q, 0);
+		t->token = db_col_dup(&q, 1);
+		t->log = db_col_dup(&q, 2);
+		t->partition = db_col_dup(&q, 3);
+		t->gres = db_col_dup(&q, 4);
+		t->mem = db_col_dup(&q, 5);
+		t->time_ = db_col_dup(&q, 6);
+		t->n = db_col_int64(&q, 7);
+		t->cpus = db_col_int64(&q, 8);
+	}
+	db_finalize(&q);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* The live job of q whose comment ends in ":token", or NULL. */
+static const struct slurm_job *job_with_token(const struct slurm_jobs *q, const char *token)
+{
+	size_t i, n = strlen(token);
+
+	for (i = 0; q && i < q->nr; i++) {
+		const char *c = q->v[i].comment;
+		size_t len = strlen(c);
+
+		if (len > n && c[len - n - 1] == ':' && strcmp(c + len - n, token) == 0)
+			return &q->v[i];
+	}
+	return NULL;
+}
+
+/*
+ * Move the study's pending jobs chained onto `from` (their attempts'
+ * after_job) onto `to`, the continuation: the line goes on after it.
+ */
+static void rechain(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
+		    const char *from, const char *to)
+{
+	char *dep = xasprintf("afterany:%s", to), **ids = NULL;
+	size_t n = 0, i, k;
+	struct stmt st;
+
+	if (db_prepare(&ctx->db, &st, "SELECT DISTINCT job_id FROM attempt WHERE"
+		       " after_job = :from AND verdict IS NULL AND job_id IS NOT NULL"
+		       " AND job_id != ''") < 0) {
+		free(dep);
+		return;
+	}
+	db_bind_text(&st, ":from", from);
+	while (db_step(&st) == SQLITE_ROW) {
+		const char *id = db_col_text(&st, 0);
+
+		ids = xreallocarray(ids, n + 1, sizeof(*ids));
+		ids[n++] = xstrndup(id, strcspn(id, "_"));	/* an array as a whole */
+	}
+	db_finalize(&st);
+	for (i = 0; i < n; i++) {
+		int pending = 0, seen = 0;
+		char *cause = NULL;
+
+		for (k = 0; k < i; k++)
+			seen |= strcmp(ids[k], ids[i]) == 0;
+		for (k = 0; q && k < q->nr && !seen; k++)
+			if ((strcmp(q->v[k].job_id, ids[i]) == 0 ||
+			     strcmp(q->v[k].array_job_id, ids[i]) == 0) &&
+			    q->v[k].state == SLURM_STATE_PENDING)
+				pending = 1;
+		if (pending && slurm_scontrol_update(s, ids[i], "Dependency", dep, &cause) != 0)
+			warning("job %s still waits for job %s, not its continuation %s: %s",
+				ids[i], from, to, cause ? cause : "scontrol failed");
+		else if (pending) {
+			struct stmt u;
+
+			if (db_prepare(&ctx->db, &u, "UPDATE attempt SET after_job = :to WHERE"
+				       " after_job = :from AND verdict IS NULL AND (job_id = :id"
+				       " OR job_id LIKE :id || '\\_%' ESCAPE '\\')") == 0) {
+				db_bind_text(&u, ":to", to);
+				db_bind_text(&u, ":from", from);
+				db_bind_text(&u, ":id", ids[i]);
+				db_step(&u);
+				db_finalize(&u);
+			}
+		}
+		free(cause);
+	}
+	for (i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+	free(dep);
+}
+
+/*
+ * Queue segment k of the attempt behind job `after` (intent, sbatch,
+ * record), try `try_`. 0, or -1 (the intent stays for the next tick).
+ */
+static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
+			 long long attempt_id, long long k, long long try_, long long max,
+			 const char *after, char **job_out)
+{
+	const struct config *c = &ctx->cfg;
+	struct seg_att t;
+	struct slurm_submit req;
+	struct buf env[6];
+	const char *envp[7];
+	char token[27], *cause = NULL, *comment = NULL, *dep = NULL, *dir = NULL, *script;
+	long long segid = 0, id;
+	int ambiguous = 0, rc = -1, i;
+	struct stmt st;
+
+	if (seg_att_get(ctx, attempt_id, &t) < 0)
+		return -1;
+	script = wrapper_path(ctx, t.token);
+	for (i = 0; i < 6; i++)
+		buf_init(&env[i]);
+	if (!path_exists(script)) {
+		warning("segment %lld of %s attempt %lld not queued: its wrapper %s is gone",
+			k, t.tag, t.n, script);
+		goto out;
+	}
+	/* the intent first: a crash after it never submits this segment twice */
+	study_token(token);
+	if (db_begin_write(&ctx->db) < 0)
+		goto out;
+	if (db_prepare(&ctx->db, &st, "INSERT INTO segment (attempt_id, k, try, max, token,"
+		       " state, intent_at) VALUES (:att, :k, :try, :max, :token, 'submitting',"
+		       " :now)") < 0) {
+		db_rollback(&ctx->db);
+		goto out;
+	}
+	db_bind_int64(&st, ":att", attempt_id);
+	db_bind_int64(&st, ":k", k);
+	db_bind_int64(&st, ":try", try_);
+	db_bind_int64(&st, ":max", max);
+	db_bind_text(&st, ":token", token);
+	db_bind_int64(&st, ":now", time(NULL));
+	i = db_step(&st);
+	db_finalize(&st);
+	if (i != SQLITE_DONE) {
+		db_rollback(&ctx->db);
+		goto out;
+	}
+	segid = sqlite3_last_insert_rowid(ctx->db.h);
+	if (db_commit(&ctx->db) < 0)
+		goto out;
+	crash_point("segment-after-intent");
+
+	dir = run_dir(ctx->root, c->study, t.tag);
+	buf_addf(&env[0], "XLOOP_RUN_DIR=%s", dir);
+	buf_addf(&env[1], "XLOOP_TAG=%s", t.tag);
+	buf_addf(&env[2], "XLOOP_ATTEMPT=%lld", t.n);
+	buf_addf(&env[3], "XLOOP_STUDY=%s", c->study);
+	buf_addf(&env[4], "XLOOP_ROOT=%s", ctx->root);
+	buf_addf(&env[5], "XLOOP_SEGMENT=%lld", k);
+	for (i = 0; i < 6; i++)
+		envp[i] = env[i].s;
+	envp[6] = NULL;
+	comment = xasprintf("xloop:%s/%s#%lld.%lld:%s", c->study, t.tag, t.n, k, token);
+	dep = xasprintf("afternotok:%s", after);
+	loop_fill_request(ctx, &req, t.mem, t.time_, dep);
+	req.partition = t.partition;
+	req.gres = t.gres;
+	req.cpus = t.cpus;
+	req.script = script;
+	req.job_name = t.tag;
+	req.output = t.log;
+	req.comment = comment;
+	req.env = envp;
+	req.append = 1;
+	req.kill_invalid_dep = 1;
+	{
+		char *sig = xasprintf("B:%s@%lld", c->seg.signal, c->seg.lead);
+
+		req.signal = sig;
+		rc = slurm_sbatch(s, &req, &id, &ambiguous, &cause);
+		free(sig);
+	}
+	crash_point("segment-after-sbatch");
+	if (rc == 0) {
+		char *jid = xasprintf("%lld", id);
+
+		reconcile_exec(ctx, "UPDATE segment SET job_id = :text, state = 'queued' WHERE id = :id",
+			 segid, jid, 0);
+		crash_point("segment-after-record");
+		rechain(ctx, s, q, after, jid);
+		if (job_out)
+			*job_out = jid;
+		else
+			free(jid);
+	} else {
+		if (!ambiguous)
+			reconcile_exec(ctx, "UPDATE segment SET state = 'submit_failed', outcome = :text"
+				 " WHERE id = :id", segid, cause ? cause : "sbatch failed", 0);
+		warning("segment %lld of %s attempt %lld not queued: %s", k, t.tag, t.n,
+			cause ? cause : "sbatch failed");
+		rc = -1;
+	}
+out:
+	for (i = 0; i < 6; i++)
+		buf_release(&env[i]);
+	free(cause);
+	free(comment);
+	free(dep);
+	free(dir);
+	free(script);
+	seg_att_release(&t);
+	return rc;
+}
+
+/*
+ * Make sure segment cur->k + 1 is queued (or adopted after a crash) while
+ * cur runs: at most one job per (attempt, segment, try).
+ */
+static void keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
+		      long long attempt_id, const struct seg *cur, const char *cur_job)
+{
+	struct seg nx;
+	int rc;
+
+	if (cur->k >= cur->max || !*cur_job)
+		return;
+	rc = seg_get(ctx, attempt_id, cur->k + 1, &nx);
+	if (rc < 0)
+		return;
+	if (rc == 1) {
+		queue_segment(ctx, s, q, attempt_id, cur->k + 1, 1, cur->max, cur_job, NULL);
+		return;
+	}
+	if (strcmp(nx.state, "submitting") == 0) {
+		const struct slurm_job *j = job_with_token(q, nx.token);
+
+		if (j) {
+			/* sbatch answered but the answer was never recorded: adopt it */
+			reconcile_exec(ctx, "UPDATE segment SET job_id = :text, state = 'queued'"
+				 " WHERE id = :id", nx.id, j->job_id, 0);
+			loop_event(ctx, "repaired", 0, attempt_id, "a segment left in "
+				   "'submitting' was found by its token");
+			rechain(ctx, s, q, cur_job, j->job_id);
+		} else if (q && time(NULL) - nx.intent_at >= reconcile_orphan_secs()) {
+			reconcile_exec(ctx, "UPDATE segment SET state = 'submit_failed', outcome ="
+				 " 'sbatch never answered and no job carries its token'"
+				 " WHERE id = :id", nx.id, NULL, 0);
+			queue_segment(ctx, s, q, attempt_id, nx.k, nx.try_ + 1, cur->max,
+				      cur_job, NULL);
+		}
+	} else if (strcmp(nx.state, "submit_failed") == 0 && nx.try_ < 3) {
+		queue_segment(ctx, s, q, attempt_id, nx.k, nx.try_ + 1, cur->max, cur_job, NULL);
+	}
+	seg_release(&nx);
+}
+
+/* Record segment 1's job and queue segment 2. */
+void segments_started(struct xl_ctx *ctx, struct slurm *s, long long attempt_id,
+		      const char *job_id, char **tail)
+{
+	struct seg cur;
+	struct seg nx;
+
+	if (seg_get(ctx, attempt_id, 1, &cur) != 0)
+		return;
+	reconcile_exec(ctx, "UPDATE segment SET job_id = :text WHERE id = :id", cur.id, job_id, 0);
+	keep_next(ctx, s, NULL, attempt_id, &cur, job_id);
+	if (seg_get(ctx, attempt_id, 2, &nx) == 0) {
+		if (*nx.job_id && tail) {
+			free(*tail);
+			*tail = xstrdup(nx.job_id);
+		}
+		seg_release(&nx);
+	}
+	seg_release(&cur);
+}
+
+/* Adopt or queue the next segment of a live attempt. */
+void segments_keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
+			const struct attempt *a)
+{
+	struct seg cur;
+
+	if (seg_get(ctx, a->id, 0, &cur) != 0)
+		return;
+	if (!*cur.job_id && *a->job_id)
+		reconcile_exec(ctx, "UPDATE segment SET job_id = :text WHERE id = :id", cur.id,
+			 a->job_id, 0);
+	keep_next(ctx, s, q, a->id, &cur, a->job_id);
+	seg_release(&cur);
+}
+
+/* The newest live queued segment of the attempt, as the chain's tail. */
+void segments_tail(struct xl_ctx *ctx, const struct slurm_jobs *q, long long attempt_id,
+		   char **job_id)
+{
+	struct stmt st;
+
+	if (db_prepare(&ctx->db, &st, "SELECT job_id FROM segment WHERE attempt_id = :att"
+		       " AND state = 'queued' AND job_id IS NOT NULL ORDER BY k DESC") < 0)
+		return;
+	db_bind_int64(&st, ":att", attempt_id);
+	while (db_step(&st) == SQLITE_ROW) {
+		const struct slurm_job *j = slurm_jobs_find(q, db_col_text(&st, 0));
+
+		/* not in q at all: queued after q was read */
+		if (!j || !slurm_state_is_final(j->state)) {
+			free(*job_id);
+			*job_id = xstrdup(db_col_text(&st, 0));
+			break;
+		}
+	}
+	db_finalize(&st);
+}
+
+/* Map the line's tail onto its attempt's newest queued segment. */
+void segments_line_tail(struct xl_ctx *ctx, const struct slurm_jobs *q,
+			const struct attempt *v, size_t n, char **tail)
+{
+	size_t i;
+
+	for (i = 0; **tail && i < n; i++)
+		if (strcmp(v[i].job_id, *tail) == 0) {
+			segments_tail(ctx, q, v[i].id, tail);
+			return;
+		}
+}
+
+/* The attempt in its lane, as its newest queued segment when it has one. */
+void segments_see_lane(struct xl_ctx *ctx, const struct slurm_jobs *q,
+		       const struct attempt *a, struct lanes *l)
+{
+	char *tail = xstrdup(a->job_id);
+
+	segments_tail(ctx, q, a->id, &tail);
+	lanes_see(l, a->lane, a->id, tail, a->after_job);
+	free(tail);
+}
+
+/* What slurm/attemptN.seg says: whether "K WHAT" is there; its value (malloc'd). */
+static int seg_line(const char *text, long long k, const char *what, char **value)
+{
+	char *pre = xasprintf("%lld %s", k, what);
+	size_t n = strlen(pre);
+	const char *p, *found = NULL;
+
+	for (p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (strncmp(p, pre, n) == 0 && (p[n] == ' ' || p[n] == '\n' || !p[n]))
+			found = p;
+	free(pre);
+	if (found && value) {
+		const char *v = found + n + (found[n] == ' ');
+
+		*value = xstrndup(v, strcspn(v, "\n"));
+	}
+	return found != NULL;
+}
+
+/* Mark the rows after segment k as not needed, cancelling a live one. */
+static void drop_after(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
+		       long long attempt_id, long long k)
+{
+	struct stmt st;
+	char **jobs = NULL;
+	size_t n = 0, i;
+
+	if (db_prepare(&ctx->db, &st, "SELECT coalesce(job_id, '') FROM segment WHERE"
+		       " attempt_id = :att AND k > :k AND state IN ('submitting', 'queued')") < 0)
+		return;
+	db_bind_int64(&st, ":att", attempt_id);
+	db_bind_int64(&st, ":k", k);
+	while (db_step(&st) == SQLITE_ROW) {
+		jobs = xreallocarray(jobs, n + 1, sizeof(*jobs));
+		jobs[n++] = db_col_dup(&st, 0);
+	}
+	db_finalize(&st);
+	for (i = 0; i < n; i++) {
+		const struct slurm_job *j = *jobs[i] ? slurm_jobs_find(q, jobs[i]) : NULL;
+		char *cause = NULL;
+
+		/* Slurm drops it itself (kill-on-invalid-dep); this is for the others */
+		if (j && !slurm_state_is_final(j->state) && slurm_scancel(s, jobs[i], &cause))
+			warning("segment job %s not cancelled: %s", jobs[i], cause);
+		free(cause);
+		free(jobs[i]);
+	}
+	free(jobs);
+	if (db_prepare(&ctx->db, &st, "UPDATE segment SET state = 'unneeded', outcome ="
+		       " 'not needed' WHERE attempt_id = :att AND k > :k AND state IN"
+		       " ('submitting', 'queued', 'submit_failed')") == 0) {
+		db_bind_int64(&st, ":att", attempt_id);
+		db_bind_int64(&st, ":k", k);
+		db_step(&st);
+		db_finalize(&st);
+	}
+}
+
+/* The one number a query over attempt :att's segments answers (0 on error). */
+static long long att_number(struct xl_ctx *ctx, const char *sql, long long attempt_id)
+{
+	struct stmt st;
+	long long n = 0;
+
+	if (db_prepare(&ctx->db, &st, sql) < 0)
+		return 0;
+	db_bind_int64(&st, ":att", attempt_id);
+	if (db_step(&st) == SQLITE_ROW)
+		n = db_col_int64(&st, 0);
+	db_finalize(&st);
+	return n;
+}
+
+/* When segment 1 of the attempt started (0: unknown). */
+static time_t first_start(struct xl_ctx *ctx, long long attempt_id)
+{
+	return (time_t)att_number(ctx, "SELECT coalesce(min(started_at), 0) FROM segment"
+				  " WHERE attempt_id = :att AND started_at > 0", attempt_id);
+}
+
+/* Close segment g: its state, times and what ended it. */
+static void close_seg(struct xl_ctx *ctx, const struct seg *g, const char *state,
+		      const struct segment_end *e, const char *outcome)
+{
+	struct stmt st;
+
+	if (db_prepare(&ctx->db, &st, "UPDATE segment SET state = :state, outcome = :out,"
+		       " started_at = CASE WHEN :start > 0 THEN :start ELSE started_at END,"
+		       " ended_at = :end WHERE id = :id") < 0)
+		return;
+	db_bind_text(&st, ":state", state);
+	db_bind_text(&st, ":out", outcome);
+	db_bind_int64(&st, ":start", e->start);
+	db_bind_int64(&st, ":end", e->end ? e->end : time(NULL));
+	db_bind_int64(&st, ":id", g->id);
+	db_step(&st);
+	db_finalize(&st);
+}
+
+/* How many segments of the attempt ended in an infra failure and were continued. */
+static long long infra_retries(struct xl_ctx *ctx, long long attempt_id)
+{
+	return att_number(ctx, "SELECT count(*) FROM segment WHERE attempt_id = :att"
+			  " AND state = 'continued' AND outcome IN ('NODE_FAIL', 'BOOT_FAIL',"
+			  " 'PREEMPTED')", attempt_id);
+}
+
+/* Decide what the end of the attempt's current segment means. */
+int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
+		    const struct attempt *a, const struct segment_end *e,
+		    struct segment_verdict *sv, struct refresh *out)
+{
+	struct seg cur, nx;
+	struct buf st = BUF_INIT;
+	char *path, *cause = NULL, *outcome;
+	const char *how;
+	int err, cont, done = 0, has_next, infra;
+
+	memset(sv, 0, sizeof(*sv));
+	memset(&nx, 0, sizeof(nx));
+	if (seg_get(ctx, a->id, 0, &cur) != 0)
+		return 0;	/* not segmented */
+	path = xasprintf("%s.seg", a->log_path);
+	{
+		/* slurm/attemptN.out -> slurm/attemptN.seg */
+		char *dot = strrchr(path, '.');
+
+		if (dot && dot > path + 4 && strcmp(dot - 4, ".out.seg") == 0)
+			memcpy(dot - 4, ".seg", 5);
+	}
+	if (read_file(path, 1 << 20, &st, &err, &cause) < 0)
+		buf_adds(&st, "");
+	FREE_AND_NULL(cause);
+	infra = e->state == SLURM_STATE_NODE_FAIL || e->state == SLURM_STATE_BOOT_FAIL ||
+		e->state == SLURM_STATE_PREEMPTED;
+	cont = (e->state == SLURM_STATE_FAILED && e->exit_code == XLOOP_CONTINUE) ||
+	       (e->state == SLURM_STATE_TIMEOUT && seg_line(st.s, cur.k, "signal", NULL)) ||
+	       (infra && infra_retries(ctx, a->id) < ctx->cfg.retry_infra_max);
+	/* an infra failure is retried as the next segment (afternotok started it),
+	 * from the checkpoint, counted against retry.infra_max */
+	how = infra ? slurm_state_name(e->state) : e->state == SLURM_STATE_TIMEOUT ?
+	      "TIMEOUT after the signal" : "exit 85";
+	has_next = seg_get(ctx, a->id, cur.k + 1, &nx) == 0 && *nx.job_id;
+	sv->first_start = e->start;
+	if (!cont) {
+		outcome = xasprintf("%s %d", slurm_state_name(e->state), e->exit_code);
+		close_seg(ctx, &cur, "last", e, outcome);
+		free(outcome);
+		drop_after(ctx, s, q, a->id, cur.k);
+	} else if (cur.k >= cur.max) {
+		close_seg(ctx, &cur, "last", e, how);
+		sv->reason = xasprintf("segment %lld ended asking to continue (%s), but "
+				       "segments.max is %lld: the run needs more segments "
+				       "(--segments N) or a shorter program", cur.k, how, cur.max);
+	} else if (has_next && seg_line(st.s, nx.k, "noprogress", NULL)) {
+		close_seg(ctx, &cur, "last", e, how);
+		reconcile_exec(ctx, "UPDATE segment SET state = 'unneeded', outcome = 'no progress'"
+			 " WHERE id = :id", nx.id, NULL, 0);
+		if (e->state != SLURM_STATE_TIMEOUT)
+			sv->reason = xasprintf("no progress between segments: %s did not change "
+					       "during segment %lld (%s)", ctx->cfg.seg.checkpoint,
+					       cur.k, how);
+	} else if (has_next && seg_line(st.s, nx.k, "start", NULL)) {
+		char *d;
+
+		/* continued: the next segment is the attempt's job from now on */
+		close_seg(ctx, &cur, "continued", e, how);
+		reconcile_exec(ctx, "UPDATE segment SET state = 'current' WHERE id = :id", nx.id,
+			 NULL, 0);
+		reconcile_exec(ctx, "UPDATE attempt SET job_id = :text, missing_since = NULL"
+			 " WHERE id = :id", a->id, nx.job_id, 0);
+		d = xasprintf("segment %lld ended (%s); segment %lld continues as job %s",
+			      cur.k, how, nx.k, nx.job_id);
+		loop_event(ctx, "segment", a->run_id, a->id, d);
+		free(d);
+		/* live until judged, also when the continuation ended already
+		 * (then its own continuation starts at once or is dropped) */
+		out->running++;
+		{
+			struct attempt b = *a;
+
+			b.job_id = nx.job_id;
+			segments_keep_next(ctx, s, q, &b);
+		}
+		done = 1;
+	} else if (has_next && slurm_jobs_find(q, nx.job_id) &&
+		   !slurm_state_is_final(slurm_jobs_find(q, nx.job_id)->state)) {
+		out->pending++;	/* the continuation is about to start: decide then */
+		done = 1;
+	} else if (!has_next && (!nx.state || strcmp(nx.state, "submitting") == 0)) {
+		/* k ended before k+1 was queued (or its intent needs repair):
+		 * queued now, afternotok:k is met and it starts at once */
+		out->pending++;
+		segments_keep_next(ctx, s, q, a);
+		done = 1;
+	} else {
+		close_seg(ctx, &cur, "last", e, how);
+		sv->reason = xasprintf("segment %lld ended asking to continue (%s), but its "
+				       "continuation never started", cur.k, how);
+	}
+	if (!done) {
+		time_t t = first_start(ctx, a->id);
+
+		if (t > 0)
+			sv->first_start = t;
+	}
+	seg_release(&nx);
+	seg_release(&cur);
+	buf_release(&st);
+	free(path);
+	return done;
+}
+
+/* The segment line of status and the briefing. */
+char *segments_progress(struct xl_ctx *ctx, long long attempt_id)
+{
+	struct seg cur;
+	time_t t, now = time(NULL);
+	char *s;
+
+	if (seg_get(ctx, attempt_id, 0, &cur) != 0)
+		return NULL;
+	t = first_start(ctx, attempt_id);
+	if (t <= 0 || cur.k == 1)
+		s = xasprintf("segment %lld (at most %lld)", cur.k, cur.max);
+	else {
+		long long m = (now - t) / 60;
+
+		s = m >= 60 ? xasprintf("segment %lld (at most %lld), %lld h %lld min so far",
+					cur.k, cur.max, m / 60, m % 60) :
+			      xasprintf("segment %lld (at most %lld), %lld min so far",
+					cur.k, cur.max, m);
+	}
+	seg_release(&cur);
+	return s;
+}

@@ -1,0 +1,105 @@
+/*
+ * Segments: an attempt longer than the partition's time limit runs as jobs
+ * 1..max in one run directory. Segment k+1 is queued while k runs
+ * (afternotok:k, kill-on-invalid-dep), so a finished segment lets the line
+ * go on and a checkpointed one continues at once. The batch script is a
+ * wrapper (.xloop/segments/<token>.sh) that writes a header line into the
+ * attempt's log, forwards segments.signal to job.sh, records what happened
+ * in slurm/attemptN.seg, and refuses to continue when the checkpoint did
+ * not change during the previous segment. One verdict per attempt, from
+ * its last segment.
+ */
+#ifndef XLOOP_SEGMENTS_H
+#define XLOOP_SEGMENTS_H
+
+#include "cmd.h"
+#include "reconcile.h"
+#include "runs.h"
+#include "slurm.h"
+
+#define XLOOP_CONTINUE 85	/* a segment's exit code: "continue me" */
+
+/*
+ * The segments an attempt gets: flag (--segments N, NULL when not given)
+ * or segments.max. Refuses a lead not shorter than time_ (XL_DATAERR for
+ * --time/--segments given here, XL_CONFIG for xloop.json). 0 or an exit code.
+ */
+int segments_wanted(const struct config *c, const char *flag, const char *time_,
+		    int time_from_flag, long long *max, char **cause);
+
+/* What segments_prepare made for sbatch (free with segments_req_release). */
+struct segments_req {
+	char *script;		/* the wrapper */
+	char *signal;		/* "B:USR2@300" */
+};
+void segments_req_release(struct segments_req *sr);
+
+/*
+ * Write the wrapper of attempt n of run tag (job.sh's #SBATCH header kept)
+ * and point req at it, in append mode with the signal. 0 or -1 with *cause.
+ */
+int segments_prepare(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
+		     const char *sha, const char *jobtext, long long max,
+		     struct slurm_submit *req, struct segments_req *sr, char **cause);
+
+/* Record segment 1 of attempt_id, inside the attempt's intent transaction. */
+int segments_insert_first(struct xl_ctx *ctx, long long attempt_id, const char *token,
+			  long long max);
+
+/*
+ * After segment 1's sbatch answered with job_id: record it, then queue
+ * segment 2 behind it. *tail (malloc'd) is the job a next run chains onto.
+ */
+void segments_started(struct xl_ctx *ctx, struct slurm *s, long long attempt_id,
+		      const char *job_id, char **tail);
+
+/*
+ * In reconcile, for a live segmented attempt: adopt or queue its next
+ * segment (q is this tick's squeue). Not segmented: nothing.
+ */
+void segments_keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
+			const struct attempt *a);
+
+/* The job a next run chains onto when job_id is attempt_id's segment. */
+void segments_tail(struct xl_ctx *ctx, const struct slurm_jobs *q, long long attempt_id,
+		   char **job_id);
+
+/* When *tail (loop_line_tail's answer) is a segmented attempt's job: its queued segment. */
+void segments_line_tail(struct xl_ctx *ctx, const struct slurm_jobs *q,
+			const struct attempt *v, size_t n, char **tail);
+
+/*
+ * lanes_see for a live attempt: a segmented one is seen as its queued
+ * segment (one place in the lane; the lane's next run chains onto it).
+ */
+struct lanes;
+void segments_see_lane(struct xl_ctx *ctx, const struct slurm_jobs *q,
+		       const struct attempt *a, struct lanes *l);
+
+/* How segment k of an attempt ended, as reconcile read it from Slurm. */
+struct segment_end {
+	enum slurm_state state;
+	int exit_code;
+	time_t start, end;
+};
+
+/* What the verdict of the last segment takes from the segments. */
+struct segment_verdict {
+	time_t first_start;	/* when segment 1 started: cv.json must be newer */
+	char *reason;		/* replaces the judge's reason (malloc'd), or NULL */
+};
+
+/*
+ * The attempt's current job ended. Returns 1 when the attempt goes on (the
+ * next segment is now its job, or the decision waits for the next tick:
+ * no verdict now), 0 when the verdict is due (sv filled; not segmented:
+ * sv zeroed). out's counts include a continued attempt.
+ */
+int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
+		    const struct attempt *a, const struct segment_end *e,
+		    struct segment_verdict *sv, struct refresh *out);
+
+/* "segment 3 (at most 20), 2 h 40 min so far" for a segmented open attempt, or NULL. */
+char *segments_progress(struct xl_ctx *ctx, long long attempt_id);
+
+#endif

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Segments on the real cluster: runs longer than their time limit continue
+# from a checkpoint as jobs 1, 2, ... of one attempt, driven by tick alone.
+# Exit 85 (fast): a run needing three segments succeeds once; one that does
+# not touch its checkpoint stops at the guard; one past --segments fails;
+# a program failure in segment 2 is the run's failure. The real signal
+# (slow, once): the AGENTS.md snippet forwards it and the job continues; a
+# job ignoring it ends TIMEOUT after one segment. Runs submitted behind a
+# segmented one start after its last segment; the GPU idles at most 1.5 s
+# (median) between segments.
+. "$(dirname "$0")/lib.sh"
+if [ "$XLOOP_PROFILE" = accounting ]; then
+	skip "segments" "run once, without accounting"
+	finish
+	exit
+fi
+
+X=$XLOOP_BIN
+ROOT=${XLOOP_ROOT_DIR:?}
+d=$(user_dir)
+u() { as_user "$X" -C "$d" "$@"; }
+db() { /usr/bin/python3 -c "import sqlite3,sys
+c=sqlite3.connect('file:'+sys.argv[1]+'?mode=ro', uri=True)
+for r in c.execute(sys.argv[2], sys.argv[3:]): print('|'.join('' if v is None else str(v) for v in r))" "$d/.xloop/state.db" "$@"; }
+
+new_study "$d" seg 'c["resources"].update(cpus=1, mem="100M", time="00:05:00")
+c["queue"]["depth"] = 0
+c["segments"] = {"max": 0, "signal": "USR2", "lead": 30, "checkpoint": "checkpoint"}
+c["breaker"] = {"program": 0, "no_gpu": False}'
+
+cat >"$T_TMP/job.sh" <<'JOB'
+#!/bin/bash
+set -u
+MODE=plain
+ck="$XLOOP_RUN_DIR/checkpoint"
+done=$(cat "$ck" 2>/dev/null || echo 0)
+echo "START mode=$MODE segment=${XLOOP_SEGMENT:-none} done=$done device=cpu"
+case $MODE in
+three)	done=$((done + 1)); echo "$done" >"$ck"; sleep 5
+	[ "$done" -lt 3 ] && { echo "checkpointed $done"; exit 85; } ;;
+nocheck) exit 85 ;;
+always)	echo $((done + 1)) >"$ck"; sleep 5; exit 85 ;;
+fail2)	[ "${XLOOP_SEGMENT:-1}" -ge 2 ] && { echo "Traceback: boom in segment 2"; exit 1; }
+	echo 1 >"$ck"; sleep 5; exit 85 ;;
+esac
+echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"
+echo FINISHED
+JOB
+echo '{"score": 0.4}' >"$T_TMP/cv.json"
+chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+expect_rc 0 "adopt a baseline" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
+for m in three nocheck always fail2; do
+	u new "$m" --from base --set MODE=$m >/dev/null 2>&1
+done
+
+# the flag is checked against the time limit before anything is recorded
+expect_rc 65 "a lead not shorter than --time is refused" u submit three --segments 3 --time 0:30
+expect_rc 2 "a bad --segments is refused" u submit three --segments x
+check "nothing was recorded" test -z "$(db 'SELECT id FROM attempt WHERE n > 0')"
+
+# drive tick until none of our jobs is left; segments here last longer than one tick interval, as
+# they do in real use (a continuation shorter than that can let the next
+# run start first; the continuation then runs after it)
+drive() {
+	local i
+	for i in $(seq 1 "${1:-90}"); do
+		u tick >>"$T_TMP/ticks.txt" 2>&1
+		[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && break
+		sleep 1
+	done
+	u tick >>"$T_TMP/ticks.txt" 2>&1
+}
+verdict() { db "SELECT t.verdict || ':' || coalesce(t.verdict_reason, '') FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = ? AND t.n = 1" "$1"; }
+segs() { db "SELECT group_concat(k || ':' || state, ' ') FROM (SELECT s.k, s.state FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON r.id = t.run_id WHERE r.tag = ? ORDER BY s.k, s.try)" "$1"; }
+
+# the real signal, in a second study whose jobs run side by side on the CPU:
+# "keep" saves its progress on SIGUSR2 (through the AGENTS.md snippet) and
+# works on until Slurm stops it (TIMEOUT), then continues; "deaf" ignores it
+d2=$(user_dir)
+u2() { as_user "$X" -C "$d2" "$@"; }
+new_study "$d2" sig 'c["resources"].update(gres="", cpus=1, mem="100M", time="00:01:00")
+c["queue"]["depth"] = 0
+c["segments"] = {"max": 4, "signal": "USR2", "lead": 30, "checkpoint": "checkpoint"}
+c["breaker"] = {"program": 0, "no_gpu": False}'
+snippet() { sed -n '/^  ```bash$/,/^  ```$/p' "$1" | sed '1d;$d;s/^  //'; }
+check "AGENTS.md from init and the project's hold the same snippet" \
+	test "$(snippet "$d2/AGENTS.md")" = "$(snippet "$ROOT/AGENTS.md")"
+check "the snippet is there" grep -q 'kill -USR2' <<<"$(snippet "$d2/AGENTS.md")"
+cat >"$T_TMP/worker.sh" <<'W'
+#!/bin/bash
+ck="$XLOOP_RUN_DIR/checkpoint"
+p=$(cat "$ck" 2>/dev/null || echo 0)
+trap 'echo "$p" >"$ck"; echo "saved $p at the signal"; sig=1' USR2
+while [ "$p" -lt 90 ]; do
+	sleep 1; p=$((p + 1))
+	[ -n "${sig:-}" ] && echo "$p" >"$ck"	# the end is near: save each step
+done
+echo '{"score": 0.6}' >"$XLOOP_RUN_DIR/cv.json"
+echo FINISHED
+W
+{ printf '#!/bin/bash\necho "START segment=$XLOOP_SEGMENT device=cpu"\n'
+  snippet "$d2/AGENTS.md" | sed 's|python train.py|"$XLOOP_ROOT/worker.sh"|'; } >"$T_TMP/keep.sh"
+printf '#!/bin/bash\ntrap "" USR2\necho "START deaf device=cpu"\nsleep 200\n' >"$T_TMP/deaf.sh"
+install -m 755 -o "$XLOOP_TEST_USER" "$T_TMP/worker.sh" "$d2/worker.sh"
+chmod 644 "$T_TMP/keep.sh" "$T_TMP/deaf.sh"
+u2 adopt "$T_TMP/keep.sh" --tag keep >/dev/null 2>&1
+u2 adopt "$T_TMP/deaf.sh" --tag deaf >/dev/null 2>&1
+
+expect_rc 0 "submit a run that needs three segments" u submit three --segments 5
+out=$(u submit nocheck --segments 5 2>&1)
+check "the next run chains onto the queued segment 2" grep -q "after job $(db "SELECT job_id FROM segment WHERE k = 2 AND attempt_id = (SELECT max(id) FROM attempt WHERE n = 1 AND run_id = (SELECT id FROM run WHERE tag = 'three'))")" <<<"$out"
+expect_rc 0 "submit one that exits 85 past --segments 2" u submit always --segments 2
+expect_rc 0 "submit one that fails in segment 2" u submit fail2 --segments 4
+drive 120
+
+check "three segments make one success" grep -q '^success:' <<<"$(verdict three)"
+check "its segments: two continued, the last one judged" test "$(segs three)" = "1:continued 2:continued 3:last 4:unneeded"
+log=$d/runs/seg/three/slurm/attempt1.out
+check "one log, a marked header per segment" test "$(grep -c '^==== xloop segment' "$log")" = 3
+check "the job saw XLOOP_SEGMENT 1, 2, 3 in one directory" test "$(grep -o 'segment=[0-9]*' "$log" | tr '\n' ' ')" = "segment=1 segment=2 segment=3 "
+check "one verdict for the attempt" test "$(db "SELECT count(*) FROM event e JOIN run r ON r.id = e.run_id WHERE r.tag = 'three' AND e.kind = 'verdict'")" = 1
+check "exit 85 without a new checkpoint stops at the guard" grep -q '^failure:no progress between segments' <<<"$(verdict nocheck)"
+check "  after one segment" test "$(segs nocheck)" = "1:last 2:unneeded"
+check "passing --segments is a failure" grep -q "^failure:.*segments.max is 2" <<<"$(verdict always)"
+check "  after two segments" test "$(segs always)" = "1:continued 2:last"
+check "a program failure in segment 2 is the run's failure" grep -q '^failure:.*' <<<"$(verdict fail2)"
+check "  with its log tail" grep -q 'boom in segment 2' <<<"$(db "SELECT evidence FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = 'fail2' AND t.n = 1")"
+check "  and no segment 3 ran" grep -qx "1:continued 2:last\( 3:unneeded\)\?" <<<"$(segs fail2)"
+check "the breaker counts no exit 85 of a continued segment" test "$(db "SELECT count(*) FROM attempt WHERE verdict = 'failure'")" = 3
+check "no queue_empty between segments" test "$(db "SELECT count(*) FROM outbox WHERE kind = 'queue_empty'")" -le 1
+
+# each run started after the last segment of the one before it
+jt() { as_user scontrol show job -o "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+ts() { date -d "$1" +%s; }
+order_ok=1
+prev_end=
+for m in three nocheck always fail2; do
+	first=$(db "SELECT s.job_id FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON r.id = t.run_id WHERE r.tag = ? AND s.k = 1" "$m")
+	last=$(db "SELECT s.job_id FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON r.id = t.run_id WHERE r.tag = ? AND s.state = 'last'" "$m")
+	st=$(ts "$(jt "$first" StartTime)")
+	[ -n "$prev_end" ] && [ "$st" -lt "$prev_end" ] && order_ok=0
+	prev_end=$(ts "$(jt "$last" EndTime)")
+done
+check "runs behind segmented runs start after their last segment" test "$order_ok" = 1
+
+# the GPU's idle time between segments, from Slurm's start and end times
+gaps=
+while IFS='|' read -r a b; do
+	gaps="$gaps $(( $(ts "$(jt "$b" StartTime)") - $(ts "$(jt "$a" EndTime)") ))"
+done < <(db "SELECT p.job_id, n.job_id FROM segment p JOIN segment n ON n.attempt_id = p.attempt_id AND n.k = p.k + 1 WHERE p.state = 'continued' AND n.state IN ('current', 'continued', 'last')")
+median=$(echo $gaps | tr ' ' '\n' | sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}')
+echo "# idle between segments (s):$gaps; median $median"
+check "median idle between segments is at most 1.5 s" awk -v m="$median" 'BEGIN {exit !(m != "" && m <= 1.5)}'
+
+expect_rc 0 "submit a job that checkpoints on the real signal" u2 submit keep --no-chain
+expect_rc 0 "submit a job that ignores the signal" u2 submit deaf --no-chain
+t_sig=$(date +%s)
+# the real signal: drive the second study's ticks until its jobs are gone
+for i in $(seq 1 240); do
+	u2 tick >>"$T_TMP/ticks2.txt" 2>&1
+	u2 status keep >>"$T_TMP/status2.txt" 2>&1
+	u2 next >>"$T_TMP/next2.txt" 2>&1
+	[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && break
+	sleep 1
+done
+u2 tick >>"$T_TMP/ticks2.txt" 2>&1
+echo "# the real-signal part took $(( $(date +%s) - t_sig )) s"
+v2() { d_save=$d; d=$d2; verdict "$1"; d=$d_save; }
+s2() { d_save=$d; d=$d2; segs "$1"; d=$d_save; }
+check "the signalled job continued after TIMEOUT and succeeded once" grep -q '^success:' <<<"$(v2 keep)"
+check "  over several segments" grep -q '^1:continued 2:' <<<"$(s2 keep)"
+check "  the signal reached the program" grep -q 'saved [0-9]* at the signal' "$d2/runs/sig/keep/slurm/attempt1.out"
+check "status shows the segment and the time so far" grep -Eq '^    segment 2 \(at most 4\), [0-9]+ min so far$' "$T_TMP/status2.txt"
+check "the briefing too" grep -Eq '^  keep attempt 1: job [0-9]+ [A-Z]+, segment 2 \(at most 4\), [0-9]+ min so far' "$T_TMP/next2.txt"
+check "the attempt spans its segments (one bar in the report)" test "$(d_save=$d; d=$d2; db "SELECT t.started_at = (SELECT min(started_at) FROM segment WHERE attempt_id = t.id) FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = 'keep' AND t.n = 1"; d=$d_save)" = 1
+check "the job that ignores the signal is one TIMEOUT failure" grep -q '^failure:.*TIMEOUT' <<<"$(v2 deaf)"
+check "  after one segment" test "$(s2 deaf)" = "1:last 2:unneeded"
+
+finish

@@ -307,7 +307,7 @@ static int submit_feeder(struct xl_ctx *ctx, struct slurm *s, const char *key,
 		req.script = script;
 		req.job_name = DRIVER_JOB_NAME;
 		req.output = out;
-		req.open_mode = "append";
+		req.append = 1;
 		req.comment = comment;
 		req.partition = *ctx->cfg.driver.partition ? ctx->cfg.driver.partition :
 			ctx->cfg.partition;

@@ -116,7 +116,6 @@ char **slurm_sbatch_argv(const struct slurm_submit *req, struct buf *scratch)
 		{ "--dependency=", req->dependency },
 		{ "--array=", req->array },
 		{ "--begin=", req->begin },
-		{ "--open-mode=", req->open_mode },
 		{ "--chdir=", req->workdir },
 		{ "--signal=", req->signal },
 		{ "--open-mode=", req->append ? "append" : NULL },

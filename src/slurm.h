@@ -38,7 +38,6 @@ struct slurm_submit {
 	const char *dependency;		/* "afterany:123" */
 	const char *array;		/* "0-5%2", "3,5": a job array */
 	const char *begin;		/* --begin: "now+60" */
-	const char *open_mode;		/* --open-mode: "append" */
 	const char *workdir;
 	const char *signal;		/* --signal, "B:USR2@300" (segments) */
 	int append;			/* --open-mode=append (segments share a log) */

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every test: the cmocka unit tests (ASan+UBSan build), then the
-# integration tests in tests/t/ against the local test cluster, first
-# without accounting and then with it (MariaDB + slurmdbd), then the tests
-# marked "# gpus: 4" on a node with 4 fake GPUs, and beside them
+# integration tests in tests/t/ against the local test cluster without
+# accounting, beside them the same with accounting (MariaDB + slurmdbd) on a
+# second cluster (tests/one.sh's next slot), then the tests marked
+# "# gpus: 4" on a node with 4 fake GPUs, and beside all of them
 # the version matrix (tests/matrix.sh: the Slurm versions in chroots, each
 # its own cluster on its own ports; XLOOP_MATRIX=0 skips it,
 # XLOOP_MATRIX_SUITES picks suites, XLOOP_MATRIX_PARALLEL=1 runs them at once).
@@ -101,6 +102,20 @@ for t in tests/t/t0*.sh; do
 	run_t "$t"
 done
 
+# A background lane's log: its lines, then its counts added to ours.
+lane_result() {
+	local log=$1 name=$2 line
+	grep -v '^[0-9]* passed, ' "$log"
+	line=$(grep '^[0-9]* passed, ' "$log" | tail -n1)
+	if [ -z "$line" ]; then
+		echo "not ok - $name ended without a result"
+		failed=$((failed + 1))
+		return
+	fi
+	set -- $line
+	passed=$((passed + $1)) failed=$((failed + $3)) skipped=$((skipped + $5))
+}
+
 cluster_up() {
 	if ! ops/slurm/testcluster.sh up "$@" 7>&-; then
 		echo "not ok - test cluster did not come up ($*)"
@@ -119,14 +134,14 @@ else
 	# for everything started under it, so no daemon keeps it)
 	exec 7>>/tmp/xloop-cluster.lock
 	flock 7
+	# the accounting profile runs beside the plain one, on the next free
+	# cluster slot of tests/one.sh (its own ports; no cgroups there, so the
+	# out-of-memory checks run in the plain profile only)
+	mkdir -p build/t
+	tests/one.sh --accounting tests/t/t[1-9]*.sh >build/t/accounting.log 2>&1 7>&- &
+	accounting_pid=$!
 	export XLOOP_PROFILE=plain
 	if cluster_up; then
-		for t in tests/t/t[1-9]*.sh; do
-			run_t "$t"
-		done
-	fi
-	export XLOOP_PROFILE=accounting
-	if cluster_up --accounting; then
 		for t in tests/t/t[1-9]*.sh; do
 			run_t "$t"
 		done
@@ -141,6 +156,17 @@ else
 	export XLOOP_GPUS=1
 	ops/slurm/testcluster.sh down >/dev/null 2>&1 7>&- || true
 	exec 7>&-
+	t0=$SECONDS
+	wait "$accounting_pid"
+	echo "# accounting profile (waited $((SECONDS - t0)) s more, log build/t/accounting.log)"
+	lane_result build/t/accounting.log accounting
+	# and stop the cluster it used (the slot it took is in its first line)
+	slot=$(sed -n 's/^# cluster slot \([0-9]\)$/\1/p' build/t/accounting.log | head -n1)
+	if [ -n "$slot" ] && [ "$slot" -ne 0 ]; then
+		XLOOP_TESTCLUSTER_DIR=/tmp/xloop-testcluster-$slot \
+			XLOOP_TESTCLUSTER_PORT_OFFSET=$((slot * 100)) \
+			ops/slurm/testcluster.sh down >/dev/null 2>&1 || true
+	fi
 fi
 
 # the matrix lanes: their lines, then their counts
@@ -149,15 +175,7 @@ for lane in ${matrix_suites[@]+"${matrix_suites[@]}"}; do
 	wait "${lane#*:}"
 	log=build/matrix/${lane%%:*}.log
 	echo "# matrix ${lane%%:*} (waited $((SECONDS - t0)) s more, log $log)"
-	grep -v '^[0-9]* passed, ' "$log"
-	line=$(grep '^[0-9]* passed, ' "$log" | tail -n1)
-	if [ -z "$line" ]; then
-		echo "not ok - matrix ${lane%%:*} ended without a result"
-		failed=$((failed + 1))
-		continue
-	fi
-	set -- $line
-	passed=$((passed + $1)) failed=$((failed + $3)) skipped=$((skipped + $5))
+	lane_result "$log" "matrix ${lane%%:*}"
 done
 
 echo "# took $(($(date +%s) - started)) s"

@@ -154,7 +154,10 @@ bench)
 	need_pkgs $BUILD_PKGS $TEST_PKGS
 	build_static
 	# ./build.sh bench search: autopilot against Optuna's TPE and random search
-	[ "${2:-}" = search ] && exec /usr/bin/python3 bench/search.py --xloop ./xloop
+	if [ "${2:-}" = search ]; then
+		need_pkgs python3-optuna
+		exec /usr/bin/python3 bench/search.py --xloop ./xloop
+	fi
 	exec bench/run.sh
 	;;
 fuzz) build_fuzz "${2:-60}" ;;

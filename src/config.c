@@ -421,6 +421,13 @@ static int set_field(struct config *c, const struct field *f, json_t *v,
 		free(*(char **)base);
 		*(char **)base = xstrdup(json_string_value(v));
 		return 0;
+	case F_LANES:
+		if (json_is_string(v) && strcmp(json_string_value(v), "auto") == 0) {
+			*(long long *)base = 0;	/* "auto": lanes.c counts them */
+			return 0;
+		}
+		/* otherwise an integer in [min, max], as F_INT */
+		/* fall through */
 	case F_INT:
 		if (!json_is_integer(v) || json_integer_value(v) < f->min ||
 		    json_integer_value(v) > f->max)
@@ -446,16 +453,6 @@ static int set_field(struct config *c, const struct field *f, json_t *v,
 		if (!json_is_string(v) || !check_chain(json_string_value(v)))
 			goto bad;
 		*(int *)base = strcmp(json_string_value(v), "any-user") == 0;
-		return 0;
-	case F_LANES:
-		if (json_is_string(v) && strcmp(json_string_value(v), "auto") == 0) {
-			*(long long *)base = 0;
-			return 0;
-		}
-		if (!json_is_integer(v) || json_integer_value(v) < f->min ||
-		    json_integer_value(v) > f->max)
-			goto bad;
-		*(long long *)base = json_integer_value(v);
 		return 0;
 	case F_NUM:
 		if (!json_is_number(v) || json_number_value(v) < f->dmin ||

@@ -50,14 +50,15 @@ body() {
 	[ "$failed" -eq 0 ]
 }
 
-# Three cluster slots, each its own directory, ports and lock: slot 0 is the
-# one tests/run.sh and bench use; slots 1 and 2 run without cgroups beside it.
+# Five cluster slots, each its own directory, ports and lock: slot 0 is the
+# one tests/run.sh and bench use; slots 1 to 4 run without cgroups beside it
+# (parallel work on one machine; tests/run.sh uses slots 0 and 1).
 # Take the first free one, waiting for any.
 slot_lock() { [ "$1" -eq 0 ] && echo /tmp/xloop-cluster.lock || echo "/tmp/xloop-cluster-$1.lock"; }
 if [ -n "$needs_cluster" ]; then
 	slot=
 	while [ -z "$slot" ]; do
-		for n in 0 1 2; do
+		for n in 0 1 2 3 4; do
 			exec 8>>"$(slot_lock "$n")"
 			if flock -n 8; then slot=$n; break; fi
 			exec 8>&-

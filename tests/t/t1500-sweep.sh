@@ -71,7 +71,7 @@ check "the sweep is named after its variable" test "$name" = CASE-sweep
 check "one array of six with at most two at once" test "$(jget .array <"$T_TMP/sweep.json")" = "0-5%2"
 check "task 4 is job <array>_4" test "$(jget .tasks.4.job_id <"$T_TMP/sweep.json")" = "${arr}_4"
 check "slurm sees one array of six tasks" sh -c "as_user() { runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' \"\$@\"; }
-	[ \$(as_user squeue -h -r -j '$arr' -o %i | wc -l) = 6 ]"
+	[ \$(as_user squeue -h -r -t all -j '$arr' -o %i | wc -l) = 6 ]"
 check "each run's job.sh was committed" test "$(as_user git -C "$d" log --oneline -- runs/sw | grep -c 'xloop: new')" -ge 6
 tag4=$(jget .tasks.4.tag <"$T_TMP/sweep.json")
 tag2=$(jget .tasks.2.tag <"$T_TMP/sweep.json")

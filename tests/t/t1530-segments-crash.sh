@@ -40,6 +40,15 @@ for v in 5 7 8 9; do u new "s$v" --from base --set "SLEEP=$v" >/dev/null; done
 
 # jobs Slurm has (live or finished) for segment K of a run's attempt 1
 seg_jobs() { as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$d " | grep -c "Comment=xloop:cr/$1#1\.$2:"; }
+# attempt 1 of run $1 succeeded (else: what status says of it, and the ticks)
+one_success() {
+	local v
+	v=$(db "SELECT t.verdict FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = ? AND t.n = 1" "$1")
+	if [ "$v" = success ]; then ok "$1: one success"; return; fi
+	not_ok "$1: one success" "verdict '$v'
+$(u status "$1" 2>&1 | tail -n 25)
+$(tail -n 10 "$T_TMP/ticks.txt")"
+}
 drive() {
 	local i
 	for i in $(seq 1 120); do
@@ -67,7 +76,7 @@ check "  no second job" test "$(seg_jobs s8 2)" = 1
 
 drive
 for r in s5 s7 s8; do
-	check "$r: one success" test "$(db "SELECT t.verdict FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = ? AND t.n = 1" "$r")" = success
+	one_success "$r"
 	check "$r: one job per segment" test "$(seg_jobs "$r" 2)" = 1
 done
 
@@ -88,7 +97,7 @@ check "  and one row" test "$(db "SELECT count(*) FROM segment s JOIN attempt t 
 
 drive
 for r in s9; do
-	check "$r: one success" test "$(db "SELECT t.verdict FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = ? AND t.n = 1" "$r")" = success
+	one_success "$r"
 	check "$r: one job per segment" test "$(seg_jobs "$r" 2)" = 1
 done
 

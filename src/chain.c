@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "chain.h"
+#include "loop.h"
 #include "runs.h"
 
 /* Free the chain. */
@@ -162,4 +163,30 @@ char *chain_duration(long long secs)
 	if (secs < 90 * 60)
 		return xasprintf("%lld min", (secs + 30) / 60);
 	return xasprintf("%.1f h", (double)secs / 3600);
+}
+
+/* Release the job a `prioritize` that died held (CHAIN_HELD_KEY). */
+void chain_release_held(struct xl_ctx *ctx, struct slurm *s)
+{
+	long long id = db_kv_get(&ctx->db, CHAIN_HELD_KEY);
+	char jid[24], *cause = NULL, *d;
+	int rc;
+
+	if (id <= 0)
+		return;
+	xsnprintf(jid, sizeof(jid), "%lld", id);
+	rc = slurm_scontrol_hold(s, jid, 0, &cause);
+	if (rc == XL_TEMPFAIL) {	/* Slurm is away: the next call tries again */
+		free(cause);
+		return;
+	}
+	/* released, or it has ended: either way nothing is held any more */
+	db_kv_set(&ctx->db, CHAIN_HELD_KEY, 0);
+	d = rc == 0 ? xasprintf("job %s, held by a `prioritize` that died before "
+				"releasing it, was released", jid) :
+		xasprintf("job %s, held by a `prioritize` that died before releasing "
+			  "it, could not be released (%s)", jid, cause ? cause : "?");
+	loop_event(ctx, "repaired", 0, 0, d);
+	free(d);
+	free(cause);
 }

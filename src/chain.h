@@ -22,6 +22,9 @@ struct chain_job {
 	long long attempt_id;	/* the study's attempt of a single job, 0 otherwise */
 };
 
+/* kv key: the job `prioritize` holds while it swaps two jobs (0: none). */
+#define CHAIN_HELD_KEY "prioritize_held"
+
 struct chain {
 	struct chain_job *v;
 	size_t n;
@@ -40,6 +43,9 @@ struct chain_job *chain_waiting_for(struct chain *c, const char *id);
  * latest 20 successful attempts; -1 when it has none. *samples: how many.
  */
 long long chain_typical_secs(struct xl_ctx *ctx, size_t *samples);
+
+/* Release the job a `prioritize` that died held (CHAIN_HELD_KEY). */
+void chain_release_held(struct xl_ctx *ctx, struct slurm *s);
 
 /* "45 s", "12 min", "3.5 h" (malloc'd). */
 char *chain_duration(long long secs);

@@ -135,19 +135,28 @@ static int cmd_prioritize(struct xl_ctx *ctx, const struct cmd_entry *self, int 
 	xk_id = xstrdup(xk->id);
 	y = chain_waiting_for(&c, me->id);
 
+	/* the hold in the DB first: whoever reconciles next releases it
+	 * should this process die before it does (chain_release_held) */
+	if (db_kv_set(&ctx->db, CHAIN_HELD_KEY, strtoll(x1->id, NULL, 10)) < 0) {
+		cause = xstrdup("unable to record the hold in the state DB");
+		rc = XL_ERR;
+		goto fail;
+	}
 	rc = slurm_scontrol_hold(&s, x1->id, 1, &cause);
 	if (rc)
 		goto fail;
 	held = 1;
+	crash_point("prioritize-after-hold");
 	if (y && (rc = set_dep(&s, y->id, xk_id, &cause)) != 0)
 		goto fail;
 	if ((rc = set_dep(&s, me->id, head, &cause)) != 0)
 		goto fail;
 	if ((rc = set_dep(&s, x1->id, me->id, &cause)) != 0)
 		goto fail;
-	held = 0;
 	if ((rc = slurm_scontrol_hold(&s, x1->id, 0, &cause)) != 0)
 		goto fail;
+	held = 0;
+	db_kv_set(&ctx->db, CHAIN_HELD_KEY, 0);
 
 	/* Slurm has it; the DB follows (what each attempt waits for) */
 	record_after(ctx, me, head);
@@ -173,8 +182,13 @@ fail:
 	if (held) {
 		FREE_AND_NULL(cause);
 		if (slurm_scontrol_hold(&s, x1->id, 0, &cause) != 0)
-			error("job %s is still held: `scontrol release %s` lets it run (%s)",
-			      x1->id, x1->id, cause ? cause : "release failed");
+			error("job %s is still held: `scontrol release %s` lets it run (%s); "
+			      "the next `xloop next` or `tick` tries too", x1->id, x1->id,
+			      cause ? cause : "release failed");
+		else
+			db_kv_set(&ctx->db, CHAIN_HELD_KEY, 0);
+	} else {
+		db_kv_set(&ctx->db, CHAIN_HELD_KEY, 0);	/* nothing was held */
 	}
 	fprintf(stderr, "xloop: `xloop why %s` shows the line as Slurm has it now\n", r.tag);
 out:

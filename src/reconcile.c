@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "best.h"
+#include "chain.h"
 #include "fsutil.h"
 #include "judge.h"
 #include "loop.h"
@@ -469,6 +470,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	memset(out, 0, sizeof(*out));
 	out->newest_live_job = xstrdup("");
 	repair_decisions(ctx);
+	chain_release_held(ctx, s);
 	if (attempts_unfinished(&ctx->db, ctx->cfg.study, &v, &n) < 0)
 		return XL_ERR;
 	if (n == 0)

@@ -21,14 +21,15 @@ export XLOOP_TEST_USER=${XLOOP_TEST_USER:-xloopt}
 # every verdict class and cancel (t1000, t1200), doctor (t1300), crash and
 # reconcile (t1400), sweeps and the failed-index retry (t1500), why and
 # adjust (t1700, plain only); sid also with accounting (sacct's ExitCode
-# changed in 25.11).
+# changed in 25.11); driver.mode scrontab where Slurm ships scrontab (t1975).
 CORE="t1000 t1100 t1200 t1300 t1400 t1500 t1700"
 plan() {
 	case $1 in
-	bullseye | trixie) echo "plain $CORE" ;;
+	bullseye) echo "plain $CORE" ;;
+	trixie) echo "plain $CORE t1975" ;;
 	sid)
 		echo "accounting t1000 t1100 t1200 t1300 t1400 t1500"
-		echo "plain t1300 t1700"
+		echo "plain t1300 t1700 t1975"
 		;;
 	*) return 1 ;;
 	esac

@@ -458,6 +458,13 @@ write_configs() {
         msg "note: $(hostname) does not resolve to 127.0.0.1, so slurmd/slurmdbd listen on all addresses (ports $SLURMD_PORT/$DBD_PORT; still protected by the private munge key)"
     fi
 
+    # scrontab where this Slurm ships it (Debian's 24.11 and 26.05 do, 22.05
+    # does not): driver.mode scrontab is tested there
+    local scron=""
+    if command -v scrontab >/dev/null 2>&1; then
+        scron="ScronParameters=enable"
+    fi
+
     local acct_lines
     if [[ $profile == accounting ]]; then
         acct_lines="AccountingStorageType=accounting_storage/slurmdbd
@@ -498,6 +505,7 @@ SlurmdLogFile=$LOG_DIR/slurmd.log
 SlurmctldDebug=info
 SlurmdDebug=info
 MailProg=/bin/true
+$scron
 
 ReturnToService=2
 MinJobAge=300

@@ -4,7 +4,8 @@
 # take (not from --time); `prioritize` moves a queued run to the front of
 # its line with scontrol update (A <- B <- C becomes A <- C <- B): nothing
 # cancelled, no job held afterwards, and they run in the new order, one
-# after the other; running, finished and sweep-task runs are refused (65).
+# after the other; running, finished and sweep-task runs are refused (65);
+# a prioritize killed while it holds a job: the next tick releases it.
 . "$(dirname "$0")/lib.sh"
 
 X=$XLOOP_BIN
@@ -80,6 +81,14 @@ check "nothing was cancelled" test "$(as_user squeue -h -j "$ja,$jb,$jc" -o %i |
 check "and B is not left held" sh -c "! runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' scontrol show job -o $jb | grep -Eq 'Priority=0 |JobHeldUser'"
 check "the attempts record what they wait for" test "$(db "SELECT r.tag || ':' || a.after_job FROM attempt a JOIN run r ON r.id = a.run_id WHERE r.tag IN ('B', 'C') ORDER BY r.tag")" = "$(printf 'B:%s\nC:%s' "$jc" "$ja")"
 check "an event records it" test "$(db "SELECT count(*) FROM event WHERE kind = 'prioritized'")" = 1
+# killed while it holds the job it swaps: the next tick releases it
+expect_rc 137 "prioritize B killed while C is held" \
+	as_user env XLOOP_CRASH_AT=prioritize-after-hold "${XLOOP_ASAN_BIN:?}" -C "$d" prioritize B
+held() { as_user scontrol show job -o "$1" | grep -Eq 'Priority=0 |JobHeldUser'; }
+check "C is left held" held "$jc"
+u tick >/dev/null 2>&1
+check "the next tick releases it" sh -c "! runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' scontrol show job -o $jc | grep -Eq 'Priority=0 |JobHeldUser'"
+check "and says so in an event" test "$(db "SELECT count(*) FROM event WHERE kind = 'repaired' AND detail LIKE 'job $jc, held by a%released'")" = 1
 u why B >"$T_TMP/why2.txt" 2>&1
 check "why B follows the new line" sh -c "grep -q 'waits for job $jc (C, pending)' '$T_TMP/why2.txt' || { cat '$T_TMP/why2.txt'; exit 1; }"
 

@@ -42,6 +42,19 @@ int segments_prepare(struct xl_ctx *ctx, const char *tag, long long n, const cha
 		     const char *sha, const char *jobtext, long long max,
 		     struct slurm_submit *req, struct segments_req *sr, char **cause);
 
+/*
+ * Write the wrapper of attempt n of run tag (.xloop/segments/<token>.sh,
+ * job.sh's #SBATCH header kept); *path malloc'd. 0 or -1 with *cause.
+ * A sweep writes one per task: segment 1 is the array task exec'ing it,
+ * each continuation a plain job running it.
+ */
+int segments_write_wrapper(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
+			   const char *sha, const char *jobtext, long long max, char **path,
+			   char **cause);
+
+/* sbatch --signal for segments: "B:<segments.signal>@<segments.lead>" (malloc'd). */
+char *segments_signal(const struct config *c);
+
 /* Record segment 1 of attempt_id, inside the attempt's intent transaction. */
 int segments_insert_first(struct xl_ctx *ctx, long long attempt_id, const char *token,
 			  long long max);
@@ -98,6 +111,18 @@ struct segment_verdict {
 int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
 		    const struct attempt *a, const struct segment_end *e,
 		    struct segment_verdict *sv, struct refresh *out);
+
+/* One segment that ran, as the report's timeline draws it. */
+struct segment_span {
+	long long attempt_id, k;
+	long long start, end;
+};
+
+/*
+ * The study's segments that ran and ended (continued or last), ordered
+ * by attempt and segment; *v malloc'd. 0 or -1.
+ */
+int segments_spans(struct xl_ctx *ctx, struct segment_span **v, size_t *n);
 
 /* "segment 3 (at most 20), 2 h 40 min so far" for a segmented open attempt, or NULL. */
 char *segments_progress(struct xl_ctx *ctx, long long attempt_id);

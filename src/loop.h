@@ -181,6 +181,15 @@ int loop_new_run(struct xl_ctx *ctx, const char *tag, const char *from,
 		 struct new_run *out, char **cause);
 
 /*
+ * loop_new_run, the run recording its own segment count (`new --segments
+ * N`, checked by the caller; NULL: segments.max), used by every
+ * submission of it that gives no --segments.
+ */
+int loop_new_run_with(struct xl_ctx *ctx, const char *tag, const char *from,
+		      const char *var, const char *value, const char *note, int force,
+		      const char *segments, struct new_run *out, char **cause);
+
+/*
  * Refuse a change of parent that `new` would refuse, compared canonically
  * (value_canon): var not assigned exactly once at top level of the parent's
  * job.sh, or already value there; or made from parent already (a run of

@@ -19,6 +19,7 @@
 #include "fsutil.h"
 #include "opts.h"
 #include "runs.h"
+#include "segments.h"
 
 #define TL_WIDTH 960		/* px of the time axis */
 #define LANE_H 26
@@ -51,6 +52,9 @@ struct bar {
 	char label[24];		/* its state, or its phase */
 	int lane;		/* its row */
 	long long gpu;		/* the first GPU index the job saw, -1 unknown */
+	long long attempt_id;
+	long long seg;		/* its segment (segments.c), 0: the whole attempt */
+	long long covered;	/* a whole attempt's bar: its ended segments end here */
 };
 
 /* One GPU's row of the timeline: its busy and idle seconds in the span. */
@@ -165,10 +169,68 @@ static void add_bar(struct bar **bars, size_t *nb, const struct rrun *x,
 	r->end = end;
 	r->run = x;
 	r->n = a->n;
+	r->attempt_id = a->id;
 	r->cls = strcmp(a->verdict, "success") == 0 ? "success" :
 		 strcmp(a->verdict, "failure") == 0 ? "failure" : "live";
 	xsnprintf(r->label, sizeof(r->label), "%s", *a->state ? a->state : a->phase);
 	r->gpu = a->gpus[0] >= '0' && a->gpus[0] <= '9' ? strtoll(a->gpus, NULL, 10) : -1;
+}
+
+static int by_attempt(const void *pa, const void *pb)
+{
+	const struct bar *a = pa, *b = pb;
+
+	return (a->attempt_id > b->attempt_id) - (a->attempt_id < b->attempt_id);
+}
+
+/*
+ * A segmented attempt's bar becomes one bar per segment, in the attempt's
+ * colour, so the GPU's idle time between segments shows; a live attempt
+ * keeps the part after its last ended segment (the one that runs now).
+ */
+static void split_segments(struct xl_ctx *ctx, struct bar **bars, size_t *nb)
+{
+	struct segment_span *sp;
+	size_t ns, i, j = 0, n0 = *nb, out = 0;
+
+	if (segments_spans(ctx, &sp, &ns) < 0 || ns == 0) {
+		free(sp);
+		return;
+	}
+	qsort(*bars, n0, sizeof(**bars), by_attempt);
+	for (i = 0; i < ns; i++) {
+		struct bar *whole, *r;
+
+		while (j < n0 && (*bars)[j].attempt_id < sp[i].attempt_id)
+			j++;
+		if (j == n0 || (*bars)[j].attempt_id != sp[i].attempt_id)
+			continue;
+		*bars = xreallocarray(*bars, *nb + 1, sizeof(**bars));
+		whole = &(*bars)[j];
+		r = &(*bars)[(*nb)++];
+		*r = *whole;
+		r->start = sp[i].start;
+		r->end = sp[i].end;
+		r->seg = sp[i].k;
+		if (whole->covered < sp[i].end)
+			whole->covered = sp[i].end;
+		whole->seg = sp[i].k + 1;
+		if (strcmp(whole->cls, "live") == 0 || (i + 1 < ns &&
+		    sp[i + 1].attempt_id == sp[i].attempt_id))
+			xsnprintf(r->label, sizeof(r->label), "continued");
+	}
+	for (i = 0; i < *nb; i++) {
+		struct bar *b = &(*bars)[i];
+
+		if (i < n0 && b->covered) {
+			if (strcmp(b->cls, "live") != 0 || b->end <= b->covered)
+				continue;	/* drawn as its segments */
+			b->start = b->covered;
+		}
+		(*bars)[out++] = *b;
+	}
+	*nb = out;
+	free(sp);
 }
 
 /* The runs (sorted by id) with their latest attempt, and the timeline's bars. */
@@ -212,6 +274,7 @@ static int load(struct xl_ctx *ctx, struct rrun **out, size_t *n, struct bar **b
 		x->score = x->has_score ? x->last->score : 0;
 	}
 	attempt_walk_close(&w);
+	split_segments(ctx, bars, nb);
 	/* the lineage: children in id order under their parent */
 	for (i = *n; i-- > 0;) {
 		struct rrun *x = &(*out)[i], *p = x->r.parent_id ?
@@ -633,8 +696,11 @@ static long long timeline(struct page *pg, struct bar *bars, size_t nb, long lon
 			 bars[i].lane * LANE_H + 3,
 			 fmax(1.0, (double)(bars[i].end - bars[i].start) * k), LANE_H - 6);
 		esc(b, bars[i].run->r.tag);
-		buf_addf(b, " attempt %lld: %lld s, %s</title></rect>\n", bars[i].n,
-			 bars[i].end - bars[i].start, bars[i].label);
+		buf_addf(b, " attempt %lld", bars[i].n);
+		if (bars[i].seg)
+			buf_addf(b, ", segment %lld", bars[i].seg);
+		buf_addf(b, ": %lld s, %s</title></rect>\n", bars[i].end - bars[i].start,
+			 bars[i].label);
 		/* a label only where it fits inside its bar */
 		if ((double)(bars[i].end - bars[i].start) * k >=
 		    (double)nchars(bars[i].run->r.tag) * CHAR_LABEL + 8) {
@@ -791,6 +857,16 @@ static int details(struct xl_ctx *ctx, struct page *pg, struct rrun *v, size_t n
 				buf_adds(b, " (job ");
 				esc(b, a->job_id);
 				buf_adds(b, ")");
+			}
+			if (!*a->verdict && *a->job_id) {
+				/* "segment 3 (at most 20), 2 h 40 min so far" */
+				char *seg = segments_progress(ctx, a->id);
+
+				if (seg) {
+					buf_adds(b, ", ");
+					esc(b, seg);
+				}
+				free(seg);
 			}
 			if (strcmp(a->verdict, "failure") == 0) {
 				json_t *tail = briefing_log_tail(a->log_path, 8);

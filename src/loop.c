@@ -697,6 +697,18 @@ char *loop_overrides_text(const struct submit_opts *o)
 	return buf_detach(&over, NULL);
 }
 
+/* The value of "--NAME=V" in recorded overrides, or NULL. */
+char *loop_override_value(const char *overrides, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = overrides; p && *p; p += strcspn(p, " "), p += strspn(p, " "))
+		if (strncmp(p, "--", 2) == 0 && strncmp(p + 2, name, n) == 0 && p[2 + n] == '=')
+			return xstrndup(p + 3 + n, strcspn(p + 3 + n, " "));
+	return NULL;
+}
+
 /* Preflight, record the intent, run sbatch, record the answer. */
 int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 		const struct submit_opts *o, struct submit_result *res, char **cause)

@@ -89,7 +89,10 @@ static char *wrapper_text(struct xl_ctx *ctx, const char *tag, long long n,
 		 "\t\techo \"$k unneeded\" >>\"$st\"\n"
 		 "\t\texit 0\n\tfi\n"
 		 "\tbefore=$(sed -n \"s/^$p start //p\" \"$st\" 2>/dev/null | tail -n 1)\n"
-		 "\tif [ \"$now\" = \"$before\" ]; then\n"
+		 "\t# only a segment that asked to continue must have saved progress; one\n"
+		 "\t# the machine killed (no exit, no signal) is retried from the checkpoint\n"
+		 "\tif { [ \"$prc\" = 85 ] || grep -qx \"$p signal\" \"$st\" 2>/dev/null; } &&\n"
+		 "\t   [ \"$now\" = \"$before\" ]; then\n"
 		 "\t\techo \"$k noprogress\" >>\"$st\"\n"
 		 "\t\techo \"xloop: no progress between segments: $ck did not change during "
 		 "segment $p\" >&2\n"
@@ -814,11 +817,19 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 	FREE_AND_NULL(cause);
 	infra = e->state == SLURM_STATE_NODE_FAIL || e->state == SLURM_STATE_BOOT_FAIL ||
 		e->state == SLURM_STATE_PREEMPTED;
+	infra = infra && infra_retries(ctx, a->id) < ctx->cfg.retry_infra_max;
 	cont = (e->state == SLURM_STATE_FAILED && e->exit_code == XLOOP_CONTINUE) ||
 	       (e->state == SLURM_STATE_TIMEOUT && seg_line(st.s, cur.k, "signal", NULL)) ||
-	       (infra && infra_retries(ctx, a->id) < ctx->cfg.retry_infra_max);
-	/* an infra failure is retried as the next segment (afternotok started it),
-	 * from the checkpoint, counted against retry.infra_max */
+	       infra;
+	/*
+	 * An infra failure is retried as that segment: the next job (queued
+	 * behind it with afternotok, or now) does its work again from the last
+	 * checkpoint. Its wrapper skips the no-progress guard (the segment did
+	 * not end by itself), and it does not count toward segments.max (the
+	 * attempt's max grows by one) but toward retry.infra_max.
+	 */
+	if (infra)
+		cur.max++;
 	how = infra ? slurm_state_name(e->state) : e->state == SLURM_STATE_TIMEOUT ?
 	      "TIMEOUT after the signal" : "exit 85";
 	has_next = seg_get(ctx, a->id, cur.k + 1, &nx) == 0 && *nx.job_id;
@@ -846,8 +857,8 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 
 		/* continued: the next segment is the attempt's job from now on */
 		close_seg(ctx, &cur, "continued", e, how);
-		reconcile_exec(ctx, "UPDATE segment SET state = 'current' WHERE id = :id", nx.id,
-			 NULL, 0);
+		reconcile_exec(ctx, "UPDATE segment SET state = 'current', max = :num WHERE id = :id",
+			       nx.id, NULL, cur.max);
 		reconcile_exec(ctx, "UPDATE attempt SET job_id = :text, missing_since = NULL"
 			 " WHERE id = :id", a->id, nx.job_id, 0);
 		d = xasprintf("segment %lld ended (%s); segment %lld continues as job %s",
@@ -872,7 +883,7 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 		/* k ended before k+1 was queued (or its intent needs repair):
 		 * queued now, afternotok:k is met and it starts at once */
 		out->pending++;
-		segments_keep_next(ctx, s, q, a);
+		keep_next(ctx, s, q, a->id, &cur, a->job_id);
 		done = 1;
 	} else {
 		close_seg(ctx, &cur, "last", e, how);

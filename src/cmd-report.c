@@ -20,6 +20,7 @@
 #include "opts.h"
 #include "runs.h"
 #include "segments.h"
+#include "timeline.h"
 
 #define TL_WIDTH 960		/* px of the time axis */
 #define LANE_H 26
@@ -41,20 +42,6 @@ struct rrun {
 	int on_best;		/* on the path from a root to the best run */
 	size_t size;		/* runs in its subtree, itself included */
 	size_t child, sibling;	/* first child, next sibling: index + 1, 0 none */
-};
-
-/* One attempt on the timeline (or one point of the score chart). */
-struct bar {
-	long long start, end;
-	const struct rrun *run;
-	long long n;
-	const char *cls;	/* "success", "failure", "live" */
-	char label[24];		/* its state, or its phase */
-	int lane;		/* its row */
-	long long gpu;		/* the first GPU index the job saw, -1 unknown */
-	long long attempt_id;
-	long long seg;		/* its segment (segments.c), 0: the whole attempt */
-	long long covered;	/* a whole attempt's bar: its ended segments end here */
 };
 
 /* One GPU's row of the timeline: its busy and idle seconds in the span. */
@@ -153,83 +140,14 @@ static struct rrun *find_run(struct rrun *v, size_t n, long long id)
 	return NULL;
 }
 
-/* An attempt that ran (or runs) becomes a bar of the timeline. */
-static void add_bar(struct bar **bars, size_t *nb, const struct rrun *x,
-		    const struct attempt *a, long long now)
-{
-	long long end = a->ended_at ? a->ended_at : strcmp(a->state, "RUNNING") == 0 ? now : 0;
-	struct bar *r;
-
-	if (!a->started_at || !end || end < a->started_at)
-		return;
-	*bars = xreallocarray(*bars, *nb + 1, sizeof(**bars));
-	r = &(*bars)[(*nb)++];
-	memset(r, 0, sizeof(*r));
-	r->start = a->started_at;
-	r->end = end;
-	r->run = x;
-	r->n = a->n;
-	r->attempt_id = a->id;
-	r->cls = strcmp(a->verdict, "success") == 0 ? "success" :
-		 strcmp(a->verdict, "failure") == 0 ? "failure" : "live";
-	xsnprintf(r->label, sizeof(r->label), "%s", *a->state ? a->state : a->phase);
-	r->gpu = a->gpus[0] >= '0' && a->gpus[0] <= '9' ? strtoll(a->gpus, NULL, 10) : -1;
-}
-
-static int by_attempt(const void *pa, const void *pb)
-{
-	const struct bar *a = pa, *b = pb;
-
-	return (a->attempt_id > b->attempt_id) - (a->attempt_id < b->attempt_id);
-}
-
-/*
- * A segmented attempt's bar becomes one bar per segment, in the attempt's
- * colour, so the GPU's idle time between segments shows; a live attempt
- * keeps the part after its last ended segment (the one that runs now).
- */
+/* A segmented attempt's bar becomes one bar per segment (timeline_split). */
 static void split_segments(struct xl_ctx *ctx, struct bar **bars, size_t *nb)
 {
 	struct segment_span *sp;
-	size_t ns, i, j = 0, n0 = *nb, out = 0;
+	size_t ns;
 
-	if (segments_spans(ctx, &sp, &ns) < 0 || ns == 0) {
-		free(sp);
-		return;
-	}
-	qsort(*bars, n0, sizeof(**bars), by_attempt);
-	for (i = 0; i < ns; i++) {
-		struct bar *whole, *r;
-
-		while (j < n0 && (*bars)[j].attempt_id < sp[i].attempt_id)
-			j++;
-		if (j == n0 || (*bars)[j].attempt_id != sp[i].attempt_id)
-			continue;
-		*bars = xreallocarray(*bars, *nb + 1, sizeof(**bars));
-		whole = &(*bars)[j];
-		r = &(*bars)[(*nb)++];
-		*r = *whole;
-		r->start = sp[i].start;
-		r->end = sp[i].end;
-		r->seg = sp[i].k;
-		if (whole->covered < sp[i].end)
-			whole->covered = sp[i].end;
-		whole->seg = sp[i].k + 1;
-		if (strcmp(whole->cls, "live") == 0 || (i + 1 < ns &&
-		    sp[i + 1].attempt_id == sp[i].attempt_id))
-			xsnprintf(r->label, sizeof(r->label), "continued");
-	}
-	for (i = 0; i < *nb; i++) {
-		struct bar *b = &(*bars)[i];
-
-		if (i < n0 && b->covered) {
-			if (strcmp(b->cls, "live") != 0 || b->end <= b->covered)
-				continue;	/* drawn as its segments */
-			b->start = b->covered;
-		}
-		(*bars)[out++] = *b;
-	}
-	*nb = out;
+	if (segments_spans(ctx, &sp, &ns) == 0)
+		timeline_split(bars, nb, sp, ns);
 	free(sp);
 }
 
@@ -261,7 +179,7 @@ static int load(struct xl_ctx *ctx, struct rrun **out, size_t *n, struct bar **b
 			return -1;
 		}
 		for (j = 0; j < x->na; j++)
-			add_bar(bars, nb, x, &a[j], now);
+			timeline_add(bars, nb, x, &a[j], now);
 		if (x->na) {
 			x->last_a = a[x->na - 1];
 			x->last = &x->last_a;

@@ -8,6 +8,20 @@
  * in slurm/attemptN.seg, and refuses to continue when the checkpoint did
  * not change during the previous segment. One verdict per attempt, from
  * its last segment.
+ *
+ * Sweeps continue task by task. An array task is segment 1 of its run's
+ * attempt (the array's script execs that attempt's own wrapper); its
+ * continuation is a plain job (afternotok on "ARRAY_INDEX"), queued once
+ * the task runs. That is the simplest correct design: an array cannot grow
+ * a task, a new array per continuation would break "index i is always the
+ * same run", and a single job already carries an attempt's log, directory
+ * and (attempt, segment, try) row as every other segment does. Runs queued
+ * behind the sweep wait for the array and for each live continuation.
+ *
+ * An infra failure of a segment (NODE_FAIL, BOOT_FAIL, PREEMPTED, not
+ * requeued by Slurm) is retried as that segment: the next job redoes it
+ * from the checkpoint without the no-progress guard, and the attempt's max
+ * grows by one (counted toward retry.infra_max instead).
  */
 #ifndef XLOOP_SEGMENTS_H
 #define XLOOP_SEGMENTS_H
@@ -16,6 +30,7 @@
 #include "reconcile.h"
 #include "runs.h"
 #include "slurm.h"
+#include "timeline.h"
 
 #define XLOOP_CONTINUE 85	/* a segment's exit code: "continue me" */
 
@@ -111,12 +126,6 @@ struct segment_verdict {
 int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
 		    const struct attempt *a, const struct segment_end *e,
 		    struct segment_verdict *sv, struct refresh *out);
-
-/* One segment that ran, as the report's timeline draws it. */
-struct segment_span {
-	long long attempt_id, k;
-	long long start, end;
-};
 
 /*
  * The study's segments that ran and ended (continued or last), ordered

@@ -51,7 +51,12 @@ JOB
 echo '{"score": 0.4}' >"$T_TMP/cv.json"
 chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 expect_rc 0 "adopt a baseline" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
-u new after --from base --set MODE=after >/dev/null 2>&1
+expect_rc 2 "new --segments wants a number" u new bad --from base --set MODE=bad --segments x
+check "  and made nothing" test "$(db "SELECT count(*) FROM run WHERE tag = 'bad'")" = 0
+# the run queued behind the sweep has its own segment count
+expect_rc 0 "new --segments N" u new after --from base --set MODE=after --segments 2
+check "  is recorded on the run" test "$(db "SELECT segments FROM run WHERE tag = 'after'")" = 2
+check "  and in its commit" grep -q '^Segments: up to 2' <<<"$(as_user git -C "$d" log -1 --format=%B -- runs/sw/after/job.sh)"
 
 expect_rc 2 "a bad --segments is refused" u sweep --set MODE=x,y --segments x
 expect_rc 65 "a lead not shorter than --time is refused" u sweep --set MODE=x,y --segments 3 --time 0:30
@@ -125,6 +130,8 @@ for t in "$three" "$one" "$nocheck" "$two"; do
 done
 check "no try was recorded twice" test "$(db "SELECT count(*) FROM (SELECT attempt_id, k, try FROM segment GROUP BY 1, 2, 3 HAVING count(*) > 1)")" = 0
 check "the run behind the sweep succeeded" grep -q '^success:' <<<"$(verdict after)"
+check "  submitted with its own --segments, recorded like a flag" \
+	test "$(db "SELECT t.overrides || ':' || (SELECT max(s.max) FROM segment s WHERE s.attempt_id = t.id) FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = 'after'")" = "--segments=2:2"
 
 # the run queued behind the sweep started after every task's last segment
 jt() { as_user scontrol show job -o "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
@@ -133,7 +140,7 @@ after_start=$(ts "$(jt "$(db "SELECT t.job_id FROM attempt t JOIN run r ON r.id 
 late=0
 while read -r j; do
 	[ "$(ts "$(jt "$j" EndTime)")" -gt "$after_start" ] && late=1
-done < <(db "SELECT job_id FROM segment WHERE state IN ('continued', 'last')")
+done < <(db "SELECT s.job_id FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN sweep_task k ON k.run_id = t.run_id WHERE s.state IN ('continued', 'last')")
 check "the run behind the sweep started after the last segment of every task" test "$late" = 0
 
 # the breaker and the notifications count verdicts only

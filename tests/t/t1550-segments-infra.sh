@@ -72,12 +72,13 @@ att() { db "SELECT coalesce(verdict, '-') || ':' || coalesce(failure_class, '-')
 expect_rc 0 "submit it with --segments 1" u submit r --segments 1 --no-chain
 check "segment 1 runs" working 1
 node_down
-check "segment 1 ended NODE_FAIL and is retried as that segment" \
-	grep -q '^1:continued:NODE_FAIL:1 2:' <<<"$(segs 1)"
-check "  the retry does not count toward --segments (its max is 2)" \
+check "segment 1's retry is queued" grep -q '^1:current::1 2:queued::' <<<"$(segs 1)"
+check "  it does not count toward --segments (its max is 2)" \
 	grep -q ' 2:[a-z]*::2$' <<<"$(segs 1)"
 check "  no verdict" test "$(att 1)" = "-:-:-:--segments=1"
 check "the retry runs from the checkpoint (no progress guard)" working 2
+check "segment 1 ended NODE_FAIL and was retried as that segment" \
+	grep -q '^1:continued:NODE_FAIL:1 2:current::2$' <<<"$(segs 1)"
 check "  as the attempt's current job" test "$(db "SELECT job_id FROM attempt WHERE n = 1 AND run_id = (SELECT id FROM run WHERE tag = 'r')")" = "$(db "SELECT s.job_id FROM segment s JOIN attempt t ON t.id = s.attempt_id WHERE t.n = 1 AND s.k = 2")"
 
 # the second node failure is past retry.infra_max (1): the attempt fails

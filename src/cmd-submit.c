@@ -101,13 +101,18 @@ const struct cmd_entry cmd_submit_entry = {
 	"  --mem M         override resources.mem for this attempt (recorded)\n"
 	"  --time D        override resources.time for this attempt (recorded)\n"
 	"  --segments N    run as up to N segments of --time each (0: one job;\n"
-	"                  overrides segments.max, recorded): see below\n"
+	"                  overrides segments.max and the run's own from\n"
+	"                  `xloop new --segments`; recorded): see below\n"
 	"\n"
 	"Segments (segments.max > 0 or --segments N): the job gets\n"
 	"--signal=B:<segments.signal>@<segments.lead> and XLOOP_SEGMENT=1, 2, ...;\n"
 	"segment k+1 is queued behind k (afternotok) and runs in the same directory.\n"
 	"A segment that exits 85 (XLOOP_CONTINUE), or ends TIMEOUT after the signal,\n"
 	"continues when segments.checkpoint changed during it; the verdict comes once,\n"
-	"from the last segment. The log is attemptN.out, one ==== header per segment.\n",
+	"from the last segment. The log is attemptN.out, one ==== header per segment.\n"
+	"A segment the machine killed (NODE_FAIL, BOOT_FAIL, PREEMPTED) is retried\n"
+	"as that segment, from the checkpoint: it counts toward retry.infra_max, not\n"
+	"toward N. Retries (`xloop retry`, automatic ones) keep the attempt's\n"
+	"--segments unless given another.\n",
 	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_submit,
 };

@@ -116,7 +116,9 @@ static int sweep_retry(struct xl_ctx *ctx, struct slurm *s, const char *name,
 		       const struct submit_opts *o)
 {
 	struct sweep sw;
+	struct submit_opts own;
 	size_t *pick, n = 0, i;
+	char *carried = NULL;
 	int rc = sweeps_get(&ctx->db, ctx->cfg.study, name, &sw);
 
 	if (rc) {
@@ -129,6 +131,20 @@ static int sweep_retry(struct xl_ctx *ctx, struct slurm *s, const char *name,
 	for (i = 0; i < sw.nr; i++)
 		if (task_wants_submit(ctx, &sw.tasks[i]))
 			pick[n++] = i;
+	/* tasks that needed segments still do: the --segments they were given */
+	for (i = 0; i < n && !o->segments && !carried; i++) {
+		struct attempt a;
+
+		if (task_latest(ctx, &sw.tasks[pick[i]], &a) == 0) {
+			carried = loop_override_value(a.overrides, "segments");
+			attempt_release(&a);
+		}
+	}
+	if (carried) {
+		own = *o;
+		own.segments = carried;
+		o = &own;
+	}
 	if (n == 0) {
 		if (ctx->json)
 			cmd_emit_json(json_pack("{s:s, s:s, s:[]}", "sweep", sw.name,
@@ -141,6 +157,7 @@ static int sweep_retry(struct xl_ctx *ctx, struct slurm *s, const char *name,
 		rc = submit_picked(ctx, s, &sw, pick, n, o);
 	}
 	free(pick);
+	free(carried);
 	sweep_release(&sw);
 	return rc;
 }
@@ -337,7 +354,8 @@ const struct cmd_entry cmd_sweep_entry = {
 	"\n"
 	"xloop sweep retry NAME: resubmits only the tasks whose latest attempt\n"
 	"failed (or never reached Slurm) as a new array of their indexes\n"
-	"(--array=3,5[%K]), each as its next attempt; --mem/--time apply to them.\n"
+	"(--array=3,5[%K]), each as its next attempt; --mem/--time apply to them,\n"
+	"and they keep the --segments they were given unless --segments says.\n"
 	"Nothing is submitted when no task failed.\n"
 	"\n"
 	"Segments (segments.max > 0 or --segments N) continue task by task: each\n"

@@ -701,9 +701,12 @@ static int seg_line(const char *text, long long k, const char *what, char **valu
 	return found != NULL;
 }
 
-/* Mark the rows after segment k as not needed, cancelling a live one. */
+/*
+ * Mark the rows after segment k as not needed (outcome why), cancelling
+ * each one q shows live (q NULL: each one that has a job).
+ */
 static void drop_after(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
-		       long long attempt_id, long long k)
+		       long long attempt_id, long long k, const char *why)
 {
 	struct stmt st;
 	char **jobs = NULL;
@@ -724,20 +727,28 @@ static void drop_after(struct xl_ctx *ctx, struct slurm *s, const struct slurm_j
 		char *cause = NULL;
 
 		/* Slurm drops it itself (kill-on-invalid-dep); this is for the others */
-		if (j && !slurm_state_is_final(j->state) && slurm_scancel(s, jobs[i], &cause))
+		if (*jobs[i] && (!q || (j && !slurm_state_is_final(j->state))) &&
+		    slurm_scancel(s, jobs[i], &cause))
 			warning("segment job %s not cancelled: %s", jobs[i], cause);
 		free(cause);
 		free(jobs[i]);
 	}
 	free(jobs);
 	if (db_prepare(&ctx->db, &st, "UPDATE segment SET state = 'unneeded', outcome ="
-		       " 'not needed' WHERE attempt_id = :att AND k > :k AND state IN"
+		       " :why WHERE attempt_id = :att AND k > :k AND state IN"
 		       " ('submitting', 'queued', 'submit_failed')") == 0) {
+		db_bind_text(&st, ":why", why);
 		db_bind_int64(&st, ":att", attempt_id);
 		db_bind_int64(&st, ":k", k);
 		db_step(&st);
 		db_finalize(&st);
 	}
+}
+
+/* Cancel the attempt's queued segments, then mark them unneeded. */
+void segments_cancel_queued(struct xl_ctx *ctx, struct slurm *s, long long attempt_id)
+{
+	drop_after(ctx, s, NULL, attempt_id, 0, "cancelled by the user");
 }
 
 /* The one number a query over attempt :att's segments answers (0 on error). */
@@ -838,7 +849,7 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 		outcome = xasprintf("%s %d", slurm_state_name(e->state), e->exit_code);
 		close_seg(ctx, &cur, "last", e, outcome);
 		free(outcome);
-		drop_after(ctx, s, q, a->id, cur.k);
+		drop_after(ctx, s, q, a->id, cur.k, "not needed");
 	} else if (cur.k >= cur.max) {
 		close_seg(ctx, &cur, "last", e, how);
 		sv->reason = xasprintf("segment %lld ended asking to continue (%s), but "

@@ -152,4 +152,16 @@ check "the queue emptied once" test "$(db "SELECT count(*) FROM outbox WHERE kin
 out=$(u sweep show s 2>&1)
 check "sweep show: each task's verdict" test "$(grep -c 'success' <<<"$out")" = 3
 
+# sweep retry resubmits the failed task, which keeps its --segments
+expect_rc 0 "sweep retry" u sweep retry s
+check "  the failed task as attempt 2, with --segments 4" \
+	test "$(db "SELECT t.overrides || ':' || s.max FROM attempt t JOIN run r ON r.id = t.run_id JOIN segment s ON s.attempt_id = t.id WHERE r.tag = ? AND t.n = 2 AND s.k = 1" "$nocheck")" = "--segments=4:4"
+for i in $(seq 1 60); do
+	u tick >>"$T_TMP/ticks.txt" 2>&1
+	[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && break
+	sleep 1
+done
+u tick >>"$T_TMP/ticks.txt" 2>&1
+check "  and stops at the guard again" grep -q '^failure:no progress' <<<"$(db "SELECT t.verdict || ':' || t.verdict_reason FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = ? AND t.n = 2" "$nocheck")"
+
 finish

@@ -99,4 +99,29 @@ check "  its segment saw the work done before" grep -q 'attempt=2 done=3' "$d/ru
 check "one header per segment that ran in attempt 1's log" \
 	test "$(grep -c '^==== xloop segment' "$d/runs/inf/r/slurm/attempt1.out")" = 2
 
+# a retry by hand keeps the --segments the latest attempt was given
+expect_rc 0 "retry by hand" u retry r --no-chain
+check "  keeps --segments 1" test "$(db "SELECT t.overrides || ':' || s.max FROM attempt t JOIN segment s ON s.attempt_id = t.id WHERE t.n = 3 AND s.k = 1 AND t.run_id = (SELECT id FROM run WHERE tag = 'r')")" = "--segments=1:1"
+expect_rc 0 "cancel it" u cancel r
+gone() {
+	local i
+	for i in $(seq 1 20); do
+		[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && return 0
+		sleep 1
+	done
+	return 1
+}
+check "  it leaves the queue" gone
+u tick >/dev/null 2>&1
+# cancel cancels the queued segment too: it must not start when the current one ends
+expect_rc 0 "retry with --segments 3" u retry r --segments 3 --no-chain
+seg2=$(db "SELECT s.job_id FROM segment s JOIN attempt t ON t.id = s.attempt_id WHERE t.n = 4 AND s.k = 2")
+check "  its segment 2 is queued" test -n "$seg2"
+expect_rc 0 "cancel it" u cancel r
+check "  both leave the queue" gone
+check "  segment 2 never ran" grep -q 'RunTime=00:00:00 ' <<<"$(as_user scontrol show job -o "$seg2")"
+check "  and is marked so" test "$(db "SELECT state || ':' || outcome FROM segment WHERE job_id = ?" "$seg2")" = "unneeded:cancelled by the user"
+u tick >/dev/null 2>&1
+check "  the attempt is one CANCELLED failure" grep -q '^failure:' <<<"$(att 4)"
+
 finish

@@ -723,7 +723,7 @@ static void drop_after(struct xl_ctx *ctx, struct slurm *s, const struct slurm_j
 	}
 	db_finalize(&st);
 	for (i = 0; i < n; i++) {
-		const struct slurm_job *j = *jobs[i] ? slurm_jobs_find(q, jobs[i]) : NULL;
+		const struct slurm_job *j = q && *jobs[i] ? slurm_jobs_find(q, jobs[i]) : NULL;
 		char *cause = NULL;
 
 		/* Slurm drops it itself (kill-on-invalid-dep); this is for the others */

@@ -370,7 +370,7 @@ static char *array_dependency(struct xl_ctx *ctx, const struct slurm_jobs *q, co
 		return buf_detach(&b, NULL);
 	db_bind_text(&st, ":arr", arr);
 	while (db_step(&st) == SQLITE_ROW) {
-		const struct slurm_job *j = slurm_jobs_find(q, db_col_text(&st, 0));
+		const struct slurm_job *j = q ? slurm_jobs_find(q, db_col_text(&st, 0)) : NULL;
 
 		/* not in q at all: queued after q was read */
 		if (!j || !slurm_state_is_final(j->state))
@@ -564,7 +564,7 @@ static void keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jo
 		/* a sweep's task: its continuation, a plain job of its own, is
 		 * queued once the task runs (not for every task of a throttled
 		 * array at once); a task that ended first gets it then */
-		const struct slurm_job *j = slurm_jobs_find(q, cur_job);
+		const struct slurm_job *j = q ? slurm_jobs_find(q, cur_job) : NULL;
 
 		if (!q || (j && j->state == SLURM_STATE_PENDING))
 			return;

@@ -138,7 +138,8 @@ static int cmd_cancel(struct xl_ctx *ctx, const struct cmd_entry *self,
 		return XL_DATAERR;
 	}
 	slurm_init(&s);
-	segments_cancel_queued(ctx, &s, a.id);	/* first: none may start after it */
+	/* first: none may start after it */
+	segments_cancel_queued(ctx, &s, a.id, "cancelled by the user");
 	rc = slurm_scancel(&s, a.job_id, &cause);
 	if (rc == 0 && db_prepare(&ctx->db, &q, "UPDATE attempt SET cancelled_by_user = 1"
 				  " WHERE id = :id") == 0) {

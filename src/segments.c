@@ -746,9 +746,10 @@ static void drop_after(struct xl_ctx *ctx, struct slurm *s, const struct slurm_j
 }
 
 /* Cancel the attempt's queued segments, then mark them unneeded. */
-void segments_cancel_queued(struct xl_ctx *ctx, struct slurm *s, long long attempt_id)
+void segments_cancel_queued(struct xl_ctx *ctx, struct slurm *s, long long attempt_id,
+			    const char *why)
 {
-	drop_after(ctx, s, NULL, attempt_id, 0, "cancelled by the user");
+	drop_after(ctx, s, NULL, attempt_id, 0, why);
 }
 
 /* The one number a query over attempt :att's segments answers (0 on error). */

@@ -105,11 +105,12 @@ void segments_see_lane(struct xl_ctx *ctx, const struct slurm_jobs *q,
 		       const struct attempt *a, struct lanes *l);
 
 /*
- * xloop cancel: scancel the attempt's queued segments (they would start
- * once the current one ends, afternotok) and mark them unneeded; the
- * caller then cancels the current job.
+ * xloop cancel, or a lost attempt: scancel the attempt's queued segments
+ * (they would start once the current one ends, afternotok) and mark them
+ * unneeded (outcome why); a cancel then cancels the current job.
  */
-void segments_cancel_queued(struct xl_ctx *ctx, struct slurm *s, long long attempt_id);
+void segments_cancel_queued(struct xl_ctx *ctx, struct slurm *s, long long attempt_id,
+			    const char *why);
 
 /* How segment k of an attempt ended, as reconcile read it from Slurm. */
 struct segment_end {

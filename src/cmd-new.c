@@ -12,22 +12,25 @@
 #include "jobsh.h"
 #include "loop.h"
 #include "opts.h"
+#include "segments.h"
 
 /* Create a one-change run. */
 static int cmd_new(struct xl_ctx *ctx, const struct cmd_entry *self,
 		   int argc, char **argv)
 {
-	const char *from = NULL, *set = NULL, *note = NULL;
+	const char *from = NULL, *set = NULL, *note = NULL, *segments = NULL;
 	int force = 0;
 	const struct opt opts[] = {
 		{ "from", OPT_STRING, &from },
 		{ "set", OPT_STRING, &set },
 		{ "note", OPT_STRING, &note },
 		{ "force", OPT_FLAG, &force },
+		{ "segments", OPT_STRING, &segments },
 		OPT_END,
 	};
 	struct new_run nr;
-	char **pos, *cause = NULL, *var = NULL, *value = NULL;
+	long long segs;
+	char **pos, *cause = NULL, *var = NULL, *value = NULL, *segs_text = NULL;
 	int npos, rc;
 
 	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
@@ -39,31 +42,46 @@ static int cmd_new(struct xl_ctx *ctx, const struct cmd_entry *self,
 		free(pos);
 		return XL_USAGE;
 	}
+	/* checked as submit checks it, against resources.time */
+	if (segments && (rc = segments_wanted(&ctx->cfg, segments, ctx->cfg.res.time, 0, &segs,
+					      &cause)) != 0) {
+		error("%s", cause);
+		free(cause);
+		free(pos);
+		return rc;
+	}
 	if (jobsh_parse_setting(set, &var, &value, &cause) < 0) {
 		rc = XL_DATAERR;
 	} else if (note && !utf8_valid(note, strlen(note))) {
 		cause = xstrdup("the --note is not valid UTF-8 text");
 		rc = XL_DATAERR;
 	} else
-		rc = loop_new_run(ctx, pos[0], from, var, value, note, force, &nr, &cause);
+		rc = loop_new_run_with(ctx, pos[0], from, var, value, note, force,
+				       segments ? (segs_text = xasprintf("%lld", segs)) : NULL,
+				       &nr, &cause);
 	if (rc) {
 		error("%s", cause ? cause : "new failed");
 	} else {
 		struct run *r = &nr.run;
 
 		if (ctx->json)
-			cmd_emit_json(json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s}",
+			cmd_emit_json(json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:o}",
 						"study", r->study, "tag", r->tag,
 						"parent", r->parent_tag, "var", var,
 						"old", r->old_value, "new", value, "line", nr.line,
-						"commit", r->commit_id ? r->commit_id : ""));
+						"commit", r->commit_id ? r->commit_id : "",
+						"segments", segs_text ? json_integer(segs) :
+						json_null()));
 		else
 			printf("created run '%s' from '%s': %s=%s (was %s), line %d of "
-			       "job.sh\nnext: xloop submit %s\n", r->tag, r->parent_tag, var,
-			       nr.new_text, nr.old_raw, nr.line, r->tag);
+			       "job.sh%s%s%s\nnext: xloop submit %s\n", r->tag, r->parent_tag,
+			       var, nr.new_text, nr.old_raw, nr.line,
+			       segs_text ? "; up to " : "", segs_text ? segs_text : "",
+			       segs_text ? " segments per submission" : "", r->tag);
 		new_run_release(&nr);
 	}
 	free(cause);
+	free(segs_text);
 	free(var);
 	free(value);
 	free(pos);
@@ -71,7 +89,7 @@ static int cmd_new(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_new_entry = {
-	"new", "T --from P|best --set VAR=VALUE [--note TEXT] [--force]",
+	"new", "T --from P|best --set VAR=VALUE [--note TEXT] [--force] [--segments N]",
 	"clone a run's job.sh with exactly one variable changed",
 	"The parent's job.sh is copied byte for byte except the value of VAR's one\n"
 	"top-level assignment (NAME=, export NAME=, readonly NAME=, declare NAME=),\n"
@@ -84,6 +102,10 @@ const struct cmd_entry cmd_new_entry = {
 	"  --from P    the parent run, or 'best' for the best proven run\n"
 	"  --set V=X   the one change\n"
 	"  --note T    why (kept with the run and in the commit message)\n"
-	"  --force     allow a parent that is not proven\n",
+	"  --force     allow a parent that is not proven\n"
+	"  --segments N  the run's own segments.max: every submission of it (and\n"
+	"              its automatic retries) runs as up to N segments unless\n"
+	"              --segments says otherwise; recorded on the run and in the\n"
+	"              commit (`xloop submit --help`)\n",
 	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_new,
 };

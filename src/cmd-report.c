@@ -19,6 +19,8 @@
 #include "fsutil.h"
 #include "opts.h"
 #include "runs.h"
+#include "segments.h"
+#include "timeline.h"
 
 #define TL_WIDTH 960		/* px of the time axis */
 #define LANE_H 26
@@ -40,17 +42,6 @@ struct rrun {
 	int on_best;		/* on the path from a root to the best run */
 	size_t size;		/* runs in its subtree, itself included */
 	size_t child, sibling;	/* first child, next sibling: index + 1, 0 none */
-};
-
-/* One attempt on the timeline (or one point of the score chart). */
-struct bar {
-	long long start, end;
-	const struct rrun *run;
-	long long n;
-	const char *cls;	/* "success", "failure", "live" */
-	char label[24];		/* its state, or its phase */
-	int lane;		/* its row */
-	long long gpu;		/* the first GPU index the job saw, -1 unknown */
 };
 
 /* One GPU's row of the timeline: its busy and idle seconds in the span. */
@@ -149,26 +140,15 @@ static struct rrun *find_run(struct rrun *v, size_t n, long long id)
 	return NULL;
 }
 
-/* An attempt that ran (or runs) becomes a bar of the timeline. */
-static void add_bar(struct bar **bars, size_t *nb, const struct rrun *x,
-		    const struct attempt *a, long long now)
+/* A segmented attempt's bar becomes one bar per segment (timeline_split). */
+static void split_segments(struct xl_ctx *ctx, struct bar **bars, size_t *nb)
 {
-	long long end = a->ended_at ? a->ended_at : strcmp(a->state, "RUNNING") == 0 ? now : 0;
-	struct bar *r;
+	struct segment_span *sp;
+	size_t ns;
 
-	if (!a->started_at || !end || end < a->started_at)
-		return;
-	*bars = xreallocarray(*bars, *nb + 1, sizeof(**bars));
-	r = &(*bars)[(*nb)++];
-	memset(r, 0, sizeof(*r));
-	r->start = a->started_at;
-	r->end = end;
-	r->run = x;
-	r->n = a->n;
-	r->cls = strcmp(a->verdict, "success") == 0 ? "success" :
-		 strcmp(a->verdict, "failure") == 0 ? "failure" : "live";
-	xsnprintf(r->label, sizeof(r->label), "%s", *a->state ? a->state : a->phase);
-	r->gpu = a->gpus[0] >= '0' && a->gpus[0] <= '9' ? strtoll(a->gpus, NULL, 10) : -1;
+	if (segments_spans(ctx, &sp, &ns) == 0)
+		timeline_split(bars, nb, sp, ns);
+	free(sp);
 }
 
 /* The runs (sorted by id) with their latest attempt, and the timeline's bars. */
@@ -199,7 +179,7 @@ static int load(struct xl_ctx *ctx, struct rrun **out, size_t *n, struct bar **b
 			return -1;
 		}
 		for (j = 0; j < x->na; j++)
-			add_bar(bars, nb, x, &a[j], now);
+			timeline_add(bars, nb, x, &a[j], now);
 		if (x->na) {
 			x->last_a = a[x->na - 1];
 			x->last = &x->last_a;
@@ -212,6 +192,7 @@ static int load(struct xl_ctx *ctx, struct rrun **out, size_t *n, struct bar **b
 		x->score = x->has_score ? x->last->score : 0;
 	}
 	attempt_walk_close(&w);
+	split_segments(ctx, bars, nb);
 	/* the lineage: children in id order under their parent */
 	for (i = *n; i-- > 0;) {
 		struct rrun *x = &(*out)[i], *p = x->r.parent_id ?
@@ -633,8 +614,11 @@ static long long timeline(struct page *pg, struct bar *bars, size_t nb, long lon
 			 bars[i].lane * LANE_H + 3,
 			 fmax(1.0, (double)(bars[i].end - bars[i].start) * k), LANE_H - 6);
 		esc(b, bars[i].run->r.tag);
-		buf_addf(b, " attempt %lld: %lld s, %s</title></rect>\n", bars[i].n,
-			 bars[i].end - bars[i].start, bars[i].label);
+		buf_addf(b, " attempt %lld", bars[i].n);
+		if (bars[i].seg)
+			buf_addf(b, ", segment %lld", bars[i].seg);
+		buf_addf(b, ": %lld s, %s</title></rect>\n", bars[i].end - bars[i].start,
+			 bars[i].label);
 		/* a label only where it fits inside its bar */
 		if ((double)(bars[i].end - bars[i].start) * k >=
 		    (double)nchars(bars[i].run->r.tag) * CHAR_LABEL + 8) {
@@ -791,6 +775,16 @@ static int details(struct xl_ctx *ctx, struct page *pg, struct rrun *v, size_t n
 				buf_adds(b, " (job ");
 				esc(b, a->job_id);
 				buf_adds(b, ")");
+			}
+			if (!*a->verdict && *a->job_id) {
+				/* "segment 3 (at most 20), 2 h 40 min so far" */
+				char *seg = segments_progress(ctx, a->id);
+
+				if (seg) {
+					buf_adds(b, ", ");
+					esc(b, seg);
+				}
+				free(seg);
 			}
 			if (strcmp(a->verdict, "failure") == 0) {
 				json_t *tail = briefing_log_tail(a->log_path, 8);

@@ -14,6 +14,7 @@
 #include "loop.h"
 #include "opts.h"
 #include "reconcile.h"
+#include "segments.h"
 
 /* Submit the run again. */
 static int cmd_retry(struct xl_ctx *ctx, const struct cmd_entry *self,
@@ -31,7 +32,7 @@ static int cmd_retry(struct xl_ctx *ctx, const struct cmd_entry *self,
 	struct attempt a;
 	struct slurm s;
 	struct run r;
-	char **pos, *cause = NULL;
+	char **pos, *cause = NULL, *carried = NULL;
 	int npos, rc;
 
 	memset(&o, 0, sizeof(o));
@@ -62,11 +63,15 @@ static int cmd_retry(struct xl_ctx *ctx, const struct cmd_entry *self,
 		int live = !*a.verdict && (strcmp(a.phase, "submitted") == 0 ||
 					   strcmp(a.phase, "submitting") == 0);
 
+		/* a run that needed segments still does */
+		if (!o.segments)
+			o.segments = carried = loop_override_value(a.overrides, "segments");
 		attempt_release(&a);
 		if (live) {
 			error("%s's attempt is still queued or running: `xloop cancel %s` "
 			      "first, or `xloop judge` if it has ended", r.tag, r.tag);
 			run_release(&r);
+			free(carried);
 			return XL_DATAERR;
 		}
 	}
@@ -87,6 +92,7 @@ static int cmd_retry(struct xl_ctx *ctx, const struct cmd_entry *self,
 		driver_keep_feeder(ctx, &s, NULL, NULL);
 	submit_result_release(&res);
 	run_release(&r);
+	free(carried);
 	free(cause);
 	return rc;
 }
@@ -96,7 +102,8 @@ const struct cmd_entry cmd_retry_entry = {
 	"submit a run again as a new attempt, with recorded resource changes",
 	"The same job.sh is submitted as attempt N+1 (its own log). --mem and\n"
 	"--time override xloop.json for this attempt and are recorded on it, and so\n"
-	"does --segments N (segments.max; see `xloop submit --help`).\n",
+	"does --segments N (segments.max; see `xloop submit --help`). Without\n"
+	"--segments the retry keeps the --segments the latest attempt was given.\n",
 	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_retry,
 };
 
@@ -134,6 +141,8 @@ static int cmd_cancel(struct xl_ctx *ctx, const struct cmd_entry *self,
 		return XL_DATAERR;
 	}
 	slurm_init(&s);
+	/* first: none may start after it */
+	segments_cancel_queued(ctx, &s, a.id, "cancelled by the user");
 	rc = slurm_scancel(&s, a.job_id, &cause);
 	if (rc == 0 && db_prepare(&ctx->db, &q, "UPDATE attempt SET cancelled_by_user = 1"
 				  " WHERE id = :id") == 0) {

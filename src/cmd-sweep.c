@@ -15,6 +15,7 @@
 #include "jobsh.h"
 #include "opts.h"
 #include "reconcile.h"
+#include "segments.h"
 #include "sweep.h"
 
 /* The latest attempt of a task: 0 found, 1 none. */
@@ -115,7 +116,9 @@ static int sweep_retry(struct xl_ctx *ctx, struct slurm *s, const char *name,
 		       const struct submit_opts *o)
 {
 	struct sweep sw;
+	struct submit_opts own;
 	size_t *pick, n = 0, i;
+	char *carried = NULL;
 	int rc = sweeps_get(&ctx->db, ctx->cfg.study, name, &sw);
 
 	if (rc) {
@@ -128,6 +131,20 @@ static int sweep_retry(struct xl_ctx *ctx, struct slurm *s, const char *name,
 	for (i = 0; i < sw.nr; i++)
 		if (task_wants_submit(ctx, &sw.tasks[i]))
 			pick[n++] = i;
+	/* tasks that needed segments still do: the --segments they were given */
+	for (i = 0; i < n && !o->segments && !carried; i++) {
+		struct attempt a;
+
+		if (task_latest(ctx, &sw.tasks[pick[i]], &a) == 0) {
+			carried = loop_override_value(a.overrides, "segments");
+			attempt_release(&a);
+		}
+	}
+	if (carried) {
+		own = *o;
+		own.segments = carried;
+		o = &own;
+	}
 	if (n == 0) {
 		if (ctx->json)
 			cmd_emit_json(json_pack("{s:s, s:s, s:[]}", "sweep", sw.name,
@@ -140,6 +157,7 @@ static int sweep_retry(struct xl_ctx *ctx, struct slurm *s, const char *name,
 		rc = submit_picked(ctx, s, &sw, pick, n, o);
 	}
 	free(pick);
+	free(carried);
 	sweep_release(&sw);
 	return rc;
 }
@@ -215,6 +233,13 @@ static int sweep_new(struct xl_ctx *ctx, struct slurm *s, const char *set,
 	if (rc)
 		goto out;
 	rc = loop_check_overrides(o, &cause);
+	if (rc == 0) {
+		long long segs;
+
+		/* refused before any run is made */
+		rc = segments_wanted(&ctx->cfg, o->segments, o->time ? o->time :
+				     ctx->cfg.res.time, o->time != NULL, &segs, &cause);
+	}
 	if (rc)
 		goto out;
 	if (name_opt) {
@@ -268,6 +293,7 @@ static int cmd_sweep(struct xl_ctx *ctx, const struct cmd_entry *self,
 		{ "force", OPT_FLAG, &force },
 		{ "mem", OPT_STRING, &o.mem },
 		{ "time", OPT_STRING, &o.time },
+		{ "segments", OPT_STRING, &o.segments },
 		{ "after", OPT_STRING, &o.after },
 		{ "no-chain", OPT_FLAG, &o.no_chain },
 		OPT_END,
@@ -303,11 +329,12 @@ static int cmd_sweep(struct xl_ctx *ctx, const struct cmd_entry *self,
 		   !name && !maxp && !force) {
 		rc = sweep_retry(ctx, &s, pos[1], &o);
 	} else if (npos == 2 && strcmp(pos[0], "show") == 0 && !set && !from && !name &&
-		   !maxp && !force && !o.mem && !o.time && !o.after && !o.no_chain) {
+		   !maxp && !force && !o.mem && !o.time && !o.after && !o.no_chain &&
+		   !o.segments) {
 		rc = sweep_show(ctx, pos[1]);
 	} else {
 		cmd_usage_error(self, "unknown form: 'sweep --set ...', 'sweep retry NAME "
-				"[--mem M] [--time D]' or 'sweep show NAME'");
+				"[--mem M] [--time D] [--segments N]' or 'sweep show NAME'");
 	}
 out:
 	free(pos);
@@ -316,7 +343,7 @@ out:
 
 const struct cmd_entry cmd_sweep_entry = {
 	"sweep", "--set VAR=V1,V2,... [--from P|best] [--max-parallel K] [--name N] | "
-	"retry NAME [--mem M] [--time D] | show NAME",
+	"retry NAME [--mem M] [--time D] [--segments N] | show NAME",
 	"one run per value, submitted as one job array; resubmit failed indexes",
 	"xloop sweep --set VAR=V1,V2,...: makes one run per value, each one change\n"
 	"from the same parent (committed like `xloop new`), and submits them as\n"
@@ -327,8 +354,16 @@ const struct cmd_entry cmd_sweep_entry = {
 	"\n"
 	"xloop sweep retry NAME: resubmits only the tasks whose latest attempt\n"
 	"failed (or never reached Slurm) as a new array of their indexes\n"
-	"(--array=3,5[%K]), each as its next attempt; --mem/--time apply to them.\n"
+	"(--array=3,5[%K]), each as its next attempt; --mem/--time apply to them,\n"
+	"and they keep the --segments they were given unless --segments says.\n"
 	"Nothing is submitted when no task failed.\n"
+	"\n"
+	"Segments (segments.max > 0 or --segments N) continue task by task: each\n"
+	"array task is segment 1 of its run's attempt; a task that exits 85 or\n"
+	"ends TIMEOUT after the signal continues as a plain job of its own\n"
+	"(afternotok on that task, same directory and log), and each task gets one\n"
+	"verdict from its last segment. Runs queued behind the sweep wait for the\n"
+	"array and for every continuation of its tasks.\n"
 	"\n"
 	"options:\n"
 	"  --from P          the parent (default: best); proven unless --force\n"
@@ -337,6 +372,8 @@ const struct cmd_entry cmd_sweep_entry = {
 	"                    with it, its runs are tagged N--VAR-VALUE (else\n"
 	"                    VAR-VALUE; `xloop help tags`)\n"
 	"  --mem M, --time D resources for this submission (recorded)\n"
+	"  --segments N      up to N segments per task (overrides segments.max;\n"
+	"                    recorded; `xloop submit --help`)\n"
 	"  --after J, --no-chain  what the array waits for (default: the newest\n"
 	"                    live job)\n"
 	"  \\, in a value is a literal comma\n",

@@ -196,6 +196,10 @@ static const char *const migrations[] = {
 	"  result TEXT"
 	");"
 	"CREATE INDEX feeder_open ON feeder(study, id) WHERE phase IN ('submitting', 'queued', 'running');",
+	/* 9: a run's own segment count (`xloop new --segments N`): every
+	 * submission of the run uses it unless --segments says otherwise;
+	 * NULL: segments.max of xloop.json */
+	"ALTER TABLE run ADD COLUMN segments INTEGER CHECK (segments BETWEEN 0 AND 1000);",
 };
 
 /* The schema version this binary migrates to. */

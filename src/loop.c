@@ -326,6 +326,13 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 				r->note && *r->note ? "\n\n" : "", r->note ? r->note : "");
 	else
 		msg = xasprintf("xloop: adopt %s/%s\n", study, r->tag);
+	if (r->parent_id && r->segments) {
+		char *m = xasprintf("%s\nSegments: up to %s (--segments), for every submission "
+				    "that does not say otherwise.\n", msg, r->segments);
+
+		free(msg);
+		msg = m;
+	}
 	if (has_secret) {
 		char *m = xasprintf("%s\nWARNING: committed with --allow-secret: line %d "
 				    "holds what looks like %s.\n", msg, secret.line, secret.what);
@@ -690,6 +697,18 @@ char *loop_overrides_text(const struct submit_opts *o)
 	return buf_detach(&over, NULL);
 }
 
+/* The value of "--NAME=V" in recorded overrides, or NULL. */
+char *loop_override_value(const char *overrides, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = overrides; p && *p; p += strcspn(p, " "), p += strspn(p, " "))
+		if (strncmp(p, "--", 2) == 0 && strncmp(p + 2, name, n) == 0 && p[2 + n] == '=')
+			return xstrndup(p + 3 + n, strcspn(p + 3 + n, " "));
+	return NULL;
+}
+
 /* Preflight, record the intent, run sbatch, record the answer. */
 int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 		const struct submit_opts *o, struct submit_result *res, char **cause)
@@ -702,6 +721,8 @@ int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 	const char *time_ = o->time ? o->time : c->res.time;
 	const char *envp[7];
 	struct segments_req sreq = { NULL, NULL };
+	struct submit_opts own;
+	char *run_segs = NULL;
 	long long segs = 0;
 	char sha[65], token[27], *comment = NULL, *dep = NULL, *over = NULL;
 	struct slurm_submit req;
@@ -714,6 +735,12 @@ int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 	for (i = 0; i < 6; i++)
 		buf_init(&env[i]);
 
+	if (!o->segments && (run_segs = runs_segments(&ctx->db, r->id)) != NULL) {
+		/* `new --segments N`: the run's own, recorded like a flag */
+		own = *o;
+		own.segments = run_segs;
+		o = &own;
+	}
 	rc = loop_check_overrides(o, cause);
 	if (rc == 0)
 		rc = segments_wanted(c, o->segments, time_, o->time != NULL, &segs, cause);
@@ -831,6 +858,7 @@ out:
 		buf_release(&env[i]);
 	segments_req_release(&sreq);
 	buf_release(&text);
+	free(run_segs);
 	free(over);
 	free(comment);
 	free(dep);
@@ -958,6 +986,14 @@ int loop_new_run(struct xl_ctx *ctx, const char *tag, const char *from,
 		 const char *var, const char *value, const char *note, int force,
 		 struct new_run *out, char **cause)
 {
+	return loop_new_run_with(ctx, tag, from, var, value, note, force, NULL, out, cause);
+}
+
+/* Make a one-change run with its own segment count. */
+int loop_new_run_with(struct xl_ctx *ctx, const char *tag, const char *from,
+		      const char *var, const char *value, const char *note, int force,
+		      const char *segments, struct new_run *out, char **cause)
+{
 	struct buf text = BUF_INIT, nt = BUF_INIT;
 	struct jobsh_change ch = JOBSH_CHANGE_INIT;
 	struct run parent;
@@ -999,7 +1035,9 @@ int loop_new_run(struct xl_ctx *ctx, const char *tag, const char *from,
 	out->run.old_value = utf8_clean(old, strlen(old));	/* shown, never used */
 	out->run.new_value = xstrdup(value);
 	out->run.note = xstrdup(note ? note : "");
+	out->run.segments = segments;
 	rc = loop_create_run(ctx, &out->run, nt.s, nt.len, NULL, 0, cause);
+	out->run.segments = NULL;	/* borrowed */
 	if (rc) {
 		run_release(&out->run);
 		goto out;

@@ -109,6 +109,12 @@ int loop_check_script(struct xl_ctx *ctx, const char *tag, struct buf *text,
 /* The job to chain onto (*after malloc'd, "" for none; "12_3" becomes "12"). */
 int loop_resolve_after(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
 		       char **after, char **cause);
+/*
+ * The value of "--NAME=V" in overrides as loop_overrides_text wrote them
+ * ("--mem=2G --segments=4"), malloc'd, or NULL: how automatic retries
+ * carry an attempt's --segments.
+ */
+char *loop_override_value(const char *overrides, const char *name);
 /* The resource overrides as recorded on an attempt (malloc'd, maybe ""). */
 char *loop_overrides_text(const struct submit_opts *o);
 /* The next free attempt number of r (no DB row, no log file). 0 or -1. */
@@ -179,6 +185,15 @@ void new_run_release(struct new_run *nr);
 int loop_new_run(struct xl_ctx *ctx, const char *tag, const char *from,
 		 const char *var, const char *value, const char *note, int force,
 		 struct new_run *out, char **cause);
+
+/*
+ * loop_new_run, the run recording its own segment count (`new --segments
+ * N`, checked by the caller; NULL: segments.max), used by every
+ * submission of it that gives no --segments.
+ */
+int loop_new_run_with(struct xl_ctx *ctx, const char *tag, const char *from,
+		      const char *var, const char *value, const char *note, int force,
+		      const char *segments, struct new_run *out, char **cause);
 
 /*
  * Refuse a change of parent that `new` would refuse, compared canonically

@@ -633,8 +633,11 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 					reconcile_exec(ctx, "UPDATE attempt SET missing_since = :num"
 						     " WHERE id = :id", a->id, NULL, now);
 				else if (now - since >= LOST_AFTER_SECS &&
-					 store_verdict(ctx, a, &f, 1, NULL) == 0)
+					 store_verdict(ctx, a, &f, 1, NULL) == 0) {
 					out->judged++;
+					/* no queued segment may run on in its directory */
+					segments_cancel_queued(ctx, s, a->id, "the attempt was lost");
+				}
 			}
 		}
 		final_release(&f);

@@ -172,7 +172,7 @@ static int retry_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	struct submit_opts o;
 	struct submit_result sr;
 	struct run r;
-	char *detail;
+	char *detail, *segs;
 	int rc;
 
 	if (runs_get(&ctx->db, ctx->cfg.study, c->tag, &r) != 0)
@@ -182,8 +182,12 @@ static int retry_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	/* the same resources as the failed attempt, with what ran out raised */
 	o.mem = p && p->mem ? p->mem : *a->mem ? a->mem : NULL;
 	o.time = p && p->time ? p->time : *a->time_limit ? a->time_limit : NULL;
+	/* and the segments it was given (--segments, or the run's own) */
+	segs = loop_override_value(a->overrides, "segments");
+	o.segments = segs;
 	if (!lanes_next(ctx, ref, 1, &o)) {	/* what failed was due already, */
 		run_release(&r);		/* but the submit limit holds */
+		free(segs);
 		return 0;
 	}
 	rc = loop_submit(ctx, s, &r, &o, &sr, cause);
@@ -215,6 +219,7 @@ static int retry_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	}
 	submit_result_release(&sr);
 	run_release(&r);
+	free(segs);
 	return rc;
 }
 

@@ -47,6 +47,7 @@ static void run_from(struct stmt *q, struct run *r)
 	r->note = xstrdup(db_col_text(q, 8));
 	r->commit_id = xstrdup(db_col_text(q, 9));
 	r->created_at = db_col_int64(q, 10);
+	r->segments = NULL;
 	if (sqlite3_column_count(q->st) >= 13) {
 		r->config = xstrdup(db_col_text(q, 11));
 		r->config_key = xstrdup(db_col_text(q, 12));
@@ -165,6 +166,22 @@ char *runs_tag(struct db *db, long long run_id)
 	return tag;
 }
 
+/* The run's own segment count, or NULL. */
+char *runs_segments(struct db *db, long long run_id)
+{
+	struct stmt q;
+	char *n = NULL;
+
+	if (db_prepare(db, &q, "SELECT segments FROM run WHERE id = :id AND segments"
+		       " IS NOT NULL") < 0)
+		return NULL;
+	db_bind_int64(&q, ":id", run_id);
+	if (db_step(&q) == SQLITE_ROW)
+		n = xasprintf("%lld", db_col_int64(&q, 0));
+	db_finalize(&q);
+	return n;
+}
+
 /* How many runs the study has; -1 on error. */
 long long runs_count(struct db *db, const char *study)
 {
@@ -187,9 +204,9 @@ int runs_insert(struct db *db, struct run *r)
 	int rc;
 
 	if (db_prepare(db, &q, "INSERT INTO run (study, tag, parent_id, var,"
-		       " old_value, new_value, note, created_at, commit_id)"
+		       " old_value, new_value, note, created_at, commit_id, segments)"
 		       " VALUES (:study, :tag, :parent, :var, :old, :new, :note,"
-		       " :at, :commit)") < 0)
+		       " :at, :commit, :seg)") < 0)
 		return -1;
 	r->created_at = time(NULL);
 	db_bind_text(&q, ":study", r->study);
@@ -204,6 +221,10 @@ int runs_insert(struct db *db, struct run *r)
 	db_bind_text(&q, ":note", r->note && *r->note ? r->note : NULL);
 	db_bind_int64(&q, ":at", r->created_at);
 	db_bind_text(&q, ":commit", r->commit_id && *r->commit_id ? r->commit_id : NULL);
+	if (r->segments && *r->segments)
+		db_bind_int64(&q, ":seg", strtoll(r->segments, NULL, 10));
+	else
+		db_bind_null(&q, ":seg");
 	rc = db_step(&q);
 	db_finalize(&q);
 	if (rc != SQLITE_DONE)

@@ -19,6 +19,8 @@ struct run {
 	long long created_at;
 	char *config;		/* confkey.h text; "" until computed (and when not read) */
 	char *config_key;	/* its key without the seed; "" likewise */
+	const char *segments;	/* `new --segments N` (borrowed), NULL: segments.max;
+				 * only runs_insert writes it (read: runs_segments) */
 };
 
 struct attempt {
@@ -59,6 +61,8 @@ int runs_list(struct db *db, const char *study, struct run **v, size_t *n);
 /* The runs made from parent_id by changing var, in creation order; *v malloc'd. */
 int runs_children(struct db *db, long long parent_id, const char *var, struct run **v,
 		  size_t *n);
+/* The run's own segment count (`new --segments N`, malloc'd), or NULL. */
+char *runs_segments(struct db *db, long long run_id);
 /* The tag of run id (malloc'd), or NULL when there is no such run. */
 char *runs_tag(struct db *db, long long run_id);
 /* How many runs the study has; -1 on error. */

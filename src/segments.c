@@ -89,7 +89,10 @@ static char *wrapper_text(struct xl_ctx *ctx, const char *tag, long long n,
 		 "\t\techo \"$k unneeded\" >>\"$st\"\n"
 		 "\t\texit 0\n\tfi\n"
 		 "\tbefore=$(sed -n \"s/^$p start //p\" \"$st\" 2>/dev/null | tail -n 1)\n"
-		 "\tif [ \"$now\" = \"$before\" ]; then\n"
+		 "\t# only a segment that asked to continue must have saved progress; one\n"
+		 "\t# the machine killed (no exit, no signal) is retried from the checkpoint\n"
+		 "\tif { [ \"$prc\" = 85 ] || grep -qx \"$p signal\" \"$st\" 2>/dev/null; } &&\n"
+		 "\t   [ \"$now\" = \"$before\" ]; then\n"
 		 "\t\techo \"$k noprogress\" >>\"$st\"\n"
 		 "\t\techo \"xloop: no progress between segments: $ck did not change during "
 		 "segment $p\" >&2\n"
@@ -118,29 +121,46 @@ static char *wrapper_path(struct xl_ctx *ctx, const char *token)
 	return xasprintf("%s/.xloop/segments/%s.sh", ctx->root, token);
 }
 
-/* Write the wrapper and point req at it. */
-int segments_prepare(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
-		     const char *sha, const char *jobtext, long long max,
-		     struct slurm_submit *req, struct segments_req *sr, char **cause)
+/* Write the wrapper of an attempt (its #SBATCH header from jobtext). */
+int segments_write_wrapper(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
+			   const char *sha, const char *jobtext, long long max, char **path,
+			   char **cause)
 {
 	struct buf header = BUF_INIT;
 	char *dir = path_join(ctx->root, ".xloop/segments"), *text;
 	int rc;
 
-	memset(sr, 0, sizeof(*sr));
 	sbatch_header_lines(jobtext, &header);
 	text = wrapper_text(ctx, tag, n, sha, header.s ? header.s : "", max);
-	sr->script = wrapper_path(ctx, token);
+	*path = wrapper_path(ctx, token);
 	rc = make_dir(dir, 0700, cause);
 	if (rc == 0)
-		rc = write_file_atomic(sr->script, text, strlen(text), 0700, cause);
-	sr->signal = xasprintf("B:%s@%lld", ctx->cfg.seg.signal, ctx->cfg.seg.lead);
-	req->script = sr->script;
-	req->signal = sr->signal;
-	req->append = 1;
+		rc = write_file_atomic(*path, text, strlen(text), 0700, cause);
 	free(text);
 	free(dir);
 	buf_release(&header);
+	return rc;
+}
+
+/* The --signal of a segment: "B:USR2@300" (malloc'd). */
+char *segments_signal(const struct config *c)
+{
+	return xasprintf("B:%s@%lld", c->seg.signal, c->seg.lead);
+}
+
+/* Write the wrapper and point req at it. */
+int segments_prepare(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
+		     const char *sha, const char *jobtext, long long max,
+		     struct slurm_submit *req, struct segments_req *sr, char **cause)
+{
+	int rc;
+
+	memset(sr, 0, sizeof(*sr));
+	rc = segments_write_wrapper(ctx, tag, n, token, sha, jobtext, max, &sr->script, cause);
+	sr->signal = segments_signal(&ctx->cfg);
+	req->script = sr->script;
+	req->signal = sr->signal;
+	req->append = 1;
 	return rc;
 }
 
@@ -277,63 +297,138 @@ static const struct slurm_job *job_with_token(const struct slurm_jobs *q, const 
 }
 
 /*
- * Move the study's pending jobs chained onto `from` (their attempts'
- * after_job) onto `to`, the continuation: the line goes on after it.
+ * The pending jobs (an array as a whole) of the study's unjudged attempts
+ * whose after_job is `after`, each once. *ids malloc'd.
  */
-static void rechain(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
-		    const char *from, const char *to)
+static size_t pending_behind(struct xl_ctx *ctx, const struct slurm_jobs *q, const char *after,
+			     char ***ids)
 {
-	char *dep = xasprintf("afterany:%s", to), **ids = NULL;
-	size_t n = 0, i, k;
 	struct stmt st;
+	size_t n = 0, k;
 
+	*ids = NULL;
 	if (db_prepare(&ctx->db, &st, "SELECT DISTINCT job_id FROM attempt WHERE"
 		       " after_job = :from AND verdict IS NULL AND job_id IS NOT NULL"
-		       " AND job_id != ''") < 0) {
-		free(dep);
-		return;
-	}
-	db_bind_text(&st, ":from", from);
+		       " AND job_id != ''") < 0)
+		return 0;
+	db_bind_text(&st, ":from", after);
 	while (db_step(&st) == SQLITE_ROW) {
 		const char *id = db_col_text(&st, 0);
+		size_t len = strcspn(id, "_");	/* an array as a whole */
+		int keep = 1, pending = 0;
 
-		ids = xreallocarray(ids, n + 1, sizeof(*ids));
-		ids[n++] = xstrndup(id, strcspn(id, "_"));	/* an array as a whole */
+		for (k = 0; k < n; k++)
+			keep &= strlen((*ids)[k]) != len || strncmp((*ids)[k], id, len) != 0;
+		for (k = 0; q && keep && k < q->nr; k++)
+			if ((strncmp(q->v[k].job_id, id, len) == 0 && !q->v[k].job_id[len]) ||
+			    (strncmp(q->v[k].array_job_id, id, len) == 0 &&
+			     !q->v[k].array_job_id[len]))
+				pending |= q->v[k].state == SLURM_STATE_PENDING;
+		if (keep && pending) {
+			*ids = xreallocarray(*ids, n + 1, sizeof(**ids));
+			(*ids)[n++] = xstrndup(id, len);
+		}
 	}
 	db_finalize(&st);
-	for (i = 0; i < n; i++) {
-		int pending = 0, seen = 0;
-		char *cause = NULL;
+	return n;
+}
 
-		for (k = 0; k < i; k++)
-			seen |= strcmp(ids[k], ids[i]) == 0;
-		for (k = 0; q && k < q->nr && !seen; k++)
-			if ((strcmp(q->v[k].job_id, ids[i]) == 0 ||
-			     strcmp(q->v[k].array_job_id, ids[i]) == 0) &&
-			    q->v[k].state == SLURM_STATE_PENDING)
-				pending = 1;
-		if (pending && slurm_scontrol_update(s, ids[i], "Dependency", dep, &cause) != 0)
+/*
+ * The array whose task ran segment 1 of the attempt (a sweep's task), or
+ * NULL. Its continuations are plain jobs of their own.
+ */
+static char *first_array(struct xl_ctx *ctx, long long attempt_id)
+{
+	struct stmt st;
+	char *arr = NULL;
+
+	if (db_prepare(&ctx->db, &st, "SELECT job_id FROM segment WHERE attempt_id = :att"
+		       " AND k = 1 AND job_id LIKE '%\\_%' ESCAPE '\\' ORDER BY try DESC"
+		       " LIMIT 1") < 0)
+		return NULL;
+	db_bind_int64(&st, ":att", attempt_id);
+	if (db_step(&st) == SQLITE_ROW)
+		arr = xstrndup(db_col_text(&st, 0), strcspn(db_col_text(&st, 0), "_"));
+	db_finalize(&st);
+	return arr;
+}
+
+/*
+ * "afterany:ARR:C1:C2...": the array and the live continuations of its
+ * tasks, what a run queued behind a segmented sweep waits for.
+ */
+static char *array_dependency(struct xl_ctx *ctx, const struct slurm_jobs *q, const char *arr)
+{
+	struct buf b = BUF_INIT;
+	struct stmt st;
+
+	buf_addf(&b, "afterany:%s", arr);
+	if (db_prepare(&ctx->db, &st, "SELECT DISTINCT job_id FROM segment WHERE state IN"
+		       " ('queued', 'current') AND job_id NOT LIKE '%\\_%' ESCAPE '\\' AND"
+		       " attempt_id IN (SELECT attempt_id FROM segment WHERE k = 1 AND job_id"
+		       " LIKE :arr || '\\_%' ESCAPE '\\') ORDER BY id") < 0)
+		return buf_detach(&b, NULL);
+	db_bind_text(&st, ":arr", arr);
+	while (db_step(&st) == SQLITE_ROW) {
+		const struct slurm_job *j = q ? slurm_jobs_find(q, db_col_text(&st, 0)) : NULL;
+
+		/* not in q at all: queued after q was read */
+		if (!j || !slurm_state_is_final(j->state))
+			buf_addf(&b, ":%s", db_col_text(&st, 0));
+	}
+	db_finalize(&st);
+	return buf_detach(&b, NULL);
+}
+
+/*
+ * Move the study's pending jobs chained onto `from` (their attempts'
+ * after_job) onto `to`, the continuation of attempt_id: the line goes on
+ * after it. Runs queued behind a segmented sweep wait for the array and
+ * every live continuation of its tasks (their after_job stays the array).
+ */
+static void rechain(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
+		    long long attempt_id, const char *from, const char *to)
+{
+	char *dep = xasprintf("afterany:%s", to), **ids, *arr = first_array(ctx, attempt_id);
+	size_t n = pending_behind(ctx, q, from, &ids), i;
+
+	for (i = 0; i < n; i++) {
+		char *cause = NULL;
+		struct stmt u;
+
+		if (slurm_scontrol_update(s, ids[i], "Dependency", dep, &cause) != 0)
 			warning("job %s still waits for job %s, not its continuation %s: %s",
 				ids[i], from, to, cause ? cause : "scontrol failed");
-		else if (pending) {
-			struct stmt u;
-
-			if (db_prepare(&ctx->db, &u, "UPDATE attempt SET after_job = :to WHERE"
-				       " after_job = :from AND verdict IS NULL AND (job_id = :id"
-				       " OR job_id LIKE :id || '\\_%' ESCAPE '\\')") == 0) {
-				db_bind_text(&u, ":to", to);
-				db_bind_text(&u, ":from", from);
-				db_bind_text(&u, ":id", ids[i]);
-				db_step(&u);
-				db_finalize(&u);
-			}
+		else if (db_prepare(&ctx->db, &u, "UPDATE attempt SET after_job = :to WHERE"
+				    " after_job = :from AND verdict IS NULL AND (job_id = :id"
+				    " OR job_id LIKE :id || '\\_%' ESCAPE '\\')") == 0) {
+			db_bind_text(&u, ":to", to);
+			db_bind_text(&u, ":from", from);
+			db_bind_text(&u, ":id", ids[i]);
+			db_step(&u);
+			db_finalize(&u);
 		}
 		free(cause);
-	}
-	for (i = 0; i < n; i++)
 		free(ids[i]);
+	}
 	free(ids);
 	free(dep);
+	if (!arr)
+		return;
+	dep = array_dependency(ctx, q, arr);
+	n = pending_behind(ctx, q, arr, &ids);
+	for (i = 0; i < n; i++) {
+		char *cause = NULL;
+
+		if (slurm_scontrol_update(s, ids[i], "Dependency", dep, &cause) != 0)
+			warning("job %s waits for sweep array %s but not its continuation %s: %s",
+				ids[i], arr, to, cause ? cause : "scontrol failed");
+		free(cause);
+		free(ids[i]);
+	}
+	free(ids);
+	free(dep);
+	free(arr);
 }
 
 /*
@@ -415,7 +510,7 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 	req.append = 1;
 	req.kill_invalid_dep = 1;
 	{
-		char *sig = xasprintf("B:%s@%lld", c->seg.signal, c->seg.lead);
+		char *sig = segments_signal(c);
 
 		req.signal = sig;
 		rc = slurm_sbatch(s, &req, &id, &ambiguous, &cause);
@@ -428,7 +523,7 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 		reconcile_exec(ctx, "UPDATE segment SET job_id = :text, state = 'queued' WHERE id = :id",
 			 segid, jid, 0);
 		crash_point("segment-after-record");
-		rechain(ctx, s, q, after, jid);
+		rechain(ctx, s, q, attempt_id, after, jid);
 		if (job_out)
 			*job_out = jid;
 		else
@@ -465,6 +560,15 @@ static void keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jo
 
 	if (cur->k >= cur->max || !*cur_job)
 		return;
+	if (strchr(cur_job, '_')) {
+		/* a sweep's task: its continuation, a plain job of its own, is
+		 * queued once the task runs (not for every task of a throttled
+		 * array at once); a task that ended first gets it then */
+		const struct slurm_job *j = q ? slurm_jobs_find(q, cur_job) : NULL;
+
+		if (!q || (j && j->state == SLURM_STATE_PENDING))
+			return;
+	}
 	rc = seg_get(ctx, attempt_id, cur->k + 1, &nx);
 	if (rc < 0)
 		return;
@@ -481,7 +585,7 @@ static void keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jo
 				 " WHERE id = :id", nx.id, j->job_id, 0);
 			loop_event(ctx, "repaired", 0, attempt_id, "a segment left in "
 				   "'submitting' was found by its token");
-			rechain(ctx, s, q, cur_job, j->job_id);
+			rechain(ctx, s, q, attempt_id, cur_job, j->job_id);
 		} else if (q && time(NULL) - nx.intent_at >= reconcile_orphan_secs()) {
 			reconcile_exec(ctx, "UPDATE segment SET state = 'submit_failed', outcome ="
 				 " 'sbatch never answered and no job carries its token'"
@@ -597,9 +701,12 @@ static int seg_line(const char *text, long long k, const char *what, char **valu
 	return found != NULL;
 }
 
-/* Mark the rows after segment k as not needed, cancelling a live one. */
+/*
+ * Mark the rows after segment k as not needed (outcome why), cancelling
+ * each one q shows live (q NULL: each one that has a job).
+ */
 static void drop_after(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
-		       long long attempt_id, long long k)
+		       long long attempt_id, long long k, const char *why)
 {
 	struct stmt st;
 	char **jobs = NULL;
@@ -616,24 +723,33 @@ static void drop_after(struct xl_ctx *ctx, struct slurm *s, const struct slurm_j
 	}
 	db_finalize(&st);
 	for (i = 0; i < n; i++) {
-		const struct slurm_job *j = *jobs[i] ? slurm_jobs_find(q, jobs[i]) : NULL;
+		const struct slurm_job *j = q && *jobs[i] ? slurm_jobs_find(q, jobs[i]) : NULL;
 		char *cause = NULL;
 
 		/* Slurm drops it itself (kill-on-invalid-dep); this is for the others */
-		if (j && !slurm_state_is_final(j->state) && slurm_scancel(s, jobs[i], &cause))
+		if (*jobs[i] && (!q || (j && !slurm_state_is_final(j->state))) &&
+		    slurm_scancel(s, jobs[i], &cause))
 			warning("segment job %s not cancelled: %s", jobs[i], cause);
 		free(cause);
 		free(jobs[i]);
 	}
 	free(jobs);
 	if (db_prepare(&ctx->db, &st, "UPDATE segment SET state = 'unneeded', outcome ="
-		       " 'not needed' WHERE attempt_id = :att AND k > :k AND state IN"
+		       " :why WHERE attempt_id = :att AND k > :k AND state IN"
 		       " ('submitting', 'queued', 'submit_failed')") == 0) {
+		db_bind_text(&st, ":why", why);
 		db_bind_int64(&st, ":att", attempt_id);
 		db_bind_int64(&st, ":k", k);
 		db_step(&st);
 		db_finalize(&st);
 	}
+}
+
+/* Cancel the attempt's queued segments, then mark them unneeded. */
+void segments_cancel_queued(struct xl_ctx *ctx, struct slurm *s, long long attempt_id,
+			    const char *why)
+{
+	drop_after(ctx, s, NULL, attempt_id, 0, why);
 }
 
 /* The one number a query over attempt :att's segments answers (0 on error). */
@@ -713,11 +829,19 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 	FREE_AND_NULL(cause);
 	infra = e->state == SLURM_STATE_NODE_FAIL || e->state == SLURM_STATE_BOOT_FAIL ||
 		e->state == SLURM_STATE_PREEMPTED;
+	infra = infra && infra_retries(ctx, a->id) < ctx->cfg.retry_infra_max;
 	cont = (e->state == SLURM_STATE_FAILED && e->exit_code == XLOOP_CONTINUE) ||
 	       (e->state == SLURM_STATE_TIMEOUT && seg_line(st.s, cur.k, "signal", NULL)) ||
-	       (infra && infra_retries(ctx, a->id) < ctx->cfg.retry_infra_max);
-	/* an infra failure is retried as the next segment (afternotok started it),
-	 * from the checkpoint, counted against retry.infra_max */
+	       infra;
+	/*
+	 * An infra failure is retried as that segment: the next job (queued
+	 * behind it with afternotok, or now) does its work again from the last
+	 * checkpoint. Its wrapper skips the no-progress guard (the segment did
+	 * not end by itself), and it does not count toward segments.max (the
+	 * attempt's max grows by one) but toward retry.infra_max.
+	 */
+	if (infra)
+		cur.max++;
 	how = infra ? slurm_state_name(e->state) : e->state == SLURM_STATE_TIMEOUT ?
 	      "TIMEOUT after the signal" : "exit 85";
 	has_next = seg_get(ctx, a->id, cur.k + 1, &nx) == 0 && *nx.job_id;
@@ -726,7 +850,7 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 		outcome = xasprintf("%s %d", slurm_state_name(e->state), e->exit_code);
 		close_seg(ctx, &cur, "last", e, outcome);
 		free(outcome);
-		drop_after(ctx, s, q, a->id, cur.k);
+		drop_after(ctx, s, q, a->id, cur.k, "not needed");
 	} else if (cur.k >= cur.max) {
 		close_seg(ctx, &cur, "last", e, how);
 		sv->reason = xasprintf("segment %lld ended asking to continue (%s), but "
@@ -745,8 +869,8 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 
 		/* continued: the next segment is the attempt's job from now on */
 		close_seg(ctx, &cur, "continued", e, how);
-		reconcile_exec(ctx, "UPDATE segment SET state = 'current' WHERE id = :id", nx.id,
-			 NULL, 0);
+		reconcile_exec(ctx, "UPDATE segment SET state = 'current', max = :num WHERE id = :id",
+			       nx.id, NULL, cur.max);
 		reconcile_exec(ctx, "UPDATE attempt SET job_id = :text, missing_since = NULL"
 			 " WHERE id = :id", a->id, nx.job_id, 0);
 		d = xasprintf("segment %lld ended (%s); segment %lld continues as job %s",
@@ -771,7 +895,7 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 		/* k ended before k+1 was queued (or its intent needs repair):
 		 * queued now, afternotok:k is met and it starts at once */
 		out->pending++;
-		segments_keep_next(ctx, s, q, a);
+		keep_next(ctx, s, q, a->id, &cur, a->job_id);
 		done = 1;
 	} else {
 		close_seg(ctx, &cur, "last", e, how);
@@ -789,6 +913,35 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 	buf_release(&st);
 	free(path);
 	return done;
+}
+
+/* The segments that ran, for the timeline. */
+int segments_spans(struct xl_ctx *ctx, struct segment_span **v, size_t *n)
+{
+	struct stmt st;
+	int rc;
+
+	*v = NULL;
+	*n = 0;
+	if (db_prepare(&ctx->db, &st, "SELECT s.attempt_id, s.k, s.started_at, s.ended_at"
+		       " FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON"
+		       " r.id = t.run_id WHERE r.study = :study AND s.state IN ('continued',"
+		       " 'last') AND s.started_at > 0 AND s.ended_at >= s.started_at"
+		       " ORDER BY s.attempt_id, s.k, s.try") < 0)
+		return -1;
+	db_bind_text(&st, ":study", ctx->cfg.study);
+	while ((rc = db_step(&st)) == SQLITE_ROW) {
+		struct segment_span *g;
+
+		*v = xreallocarray(*v, *n + 1, sizeof(**v));
+		g = &(*v)[(*n)++];
+		g->attempt_id = db_col_int64(&st, 0);
+		g->k = db_col_int64(&st, 1);
+		g->start = db_col_int64(&st, 2);
+		g->end = db_col_int64(&st, 3);
+	}
+	db_finalize(&st);
+	return rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* The segment line of status and the briefing. */

@@ -8,6 +8,20 @@
  * in slurm/attemptN.seg, and refuses to continue when the checkpoint did
  * not change during the previous segment. One verdict per attempt, from
  * its last segment.
+ *
+ * Sweeps continue task by task. An array task is segment 1 of its run's
+ * attempt (the array's script execs that attempt's own wrapper); its
+ * continuation is a plain job (afternotok on "ARRAY_INDEX"), queued once
+ * the task runs. That is the simplest correct design: an array cannot grow
+ * a task, a new array per continuation would break "index i is always the
+ * same run", and a single job already carries an attempt's log, directory
+ * and (attempt, segment, try) row as every other segment does. Runs queued
+ * behind the sweep wait for the array and for each live continuation.
+ *
+ * An infra failure of a segment (NODE_FAIL, BOOT_FAIL, PREEMPTED, not
+ * requeued by Slurm) is retried as that segment: the next job redoes it
+ * from the checkpoint without the no-progress guard, and the attempt's max
+ * grows by one (counted toward retry.infra_max instead).
  */
 #ifndef XLOOP_SEGMENTS_H
 #define XLOOP_SEGMENTS_H
@@ -16,6 +30,7 @@
 #include "reconcile.h"
 #include "runs.h"
 #include "slurm.h"
+#include "timeline.h"
 
 #define XLOOP_CONTINUE 85	/* a segment's exit code: "continue me" */
 
@@ -41,6 +56,19 @@ void segments_req_release(struct segments_req *sr);
 int segments_prepare(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
 		     const char *sha, const char *jobtext, long long max,
 		     struct slurm_submit *req, struct segments_req *sr, char **cause);
+
+/*
+ * Write the wrapper of attempt n of run tag (.xloop/segments/<token>.sh,
+ * job.sh's #SBATCH header kept); *path malloc'd. 0 or -1 with *cause.
+ * A sweep writes one per task: segment 1 is the array task exec'ing it,
+ * each continuation a plain job running it.
+ */
+int segments_write_wrapper(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
+			   const char *sha, const char *jobtext, long long max, char **path,
+			   char **cause);
+
+/* sbatch --signal for segments: "B:<segments.signal>@<segments.lead>" (malloc'd). */
+char *segments_signal(const struct config *c);
 
 /* Record segment 1 of attempt_id, inside the attempt's intent transaction. */
 int segments_insert_first(struct xl_ctx *ctx, long long attempt_id, const char *token,
@@ -76,6 +104,14 @@ struct lanes;
 void segments_see_lane(struct xl_ctx *ctx, const struct slurm_jobs *q,
 		       const struct attempt *a, struct lanes *l);
 
+/*
+ * xloop cancel, or a lost attempt: scancel the attempt's queued segments
+ * (they would start once the current one ends, afternotok) and mark them
+ * unneeded (outcome why); a cancel then cancels the current job.
+ */
+void segments_cancel_queued(struct xl_ctx *ctx, struct slurm *s, long long attempt_id,
+			    const char *why);
+
 /* How segment k of an attempt ended, as reconcile read it from Slurm. */
 struct segment_end {
 	enum slurm_state state;
@@ -98,6 +134,12 @@ struct segment_verdict {
 int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
 		    const struct attempt *a, const struct segment_end *e,
 		    struct segment_verdict *sv, struct refresh *out);
+
+/*
+ * The study's segments that ran and ended (continued or last), ordered
+ * by attempt and segment; *v malloc'd. 0 or -1.
+ */
+int segments_spans(struct xl_ctx *ctx, struct segment_span **v, size_t *n);
 
 /* "segment 3 (at most 20), 2 h 40 min so far" for a segmented open attempt, or NULL. */
 char *segments_progress(struct xl_ctx *ctx, long long attempt_id);

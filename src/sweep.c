@@ -8,6 +8,7 @@
 #include "directives.h"
 #include "fsutil.h"
 #include "jobsh.h"
+#include "segments.h"
 #include "study.h"
 #include "sweep.h"
 #include "tags.h"
@@ -199,7 +200,7 @@ static char *array_spec(const struct sweep *sw, const size_t *pick, size_t n,
  */
 static char *wrapper_script(struct xl_ctx *ctx, const struct sweep *sw,
 			    const size_t *pick, size_t n, const long long *attempt,
-			    char (*sha)[65], const char *header)
+			    char (*sha)[65], const char *header, const char *token, long long segs)
 {
 	struct buf b = BUF_INIT;
 	char *q;
@@ -219,8 +220,18 @@ static char *wrapper_script(struct xl_ctx *ctx, const struct sweep *sw,
 	q = jobsh_quote(ctx->cfg.study);
 	buf_addf(&b, "export XLOOP_STUDY=%s XLOOP_TAG=\"$tag\" XLOOP_ATTEMPT=\"$n\"\n", q);
 	free(q);
+	buf_adds(&b, "export XLOOP_RUN_DIR=\"$XLOOP_ROOT/runs/$XLOOP_STUDY/$tag\"\n");
+	if (segs) {
+		/* segment 1 of the task's attempt: its own segments wrapper, the
+		 * one its continuations (plain jobs) run, in this very process
+		 * (so the batch shell that gets the signal is the wrapper) */
+		buf_addf(&b, "export XLOOP_SEGMENT=1\n"
+			 "exec >>\"$XLOOP_RUN_DIR/slurm/attempt$n.out\" 2>&1\n"
+			 "exec \"$XLOOP_ROOT/.xloop/segments/%s_$SLURM_ARRAY_TASK_ID.sh\"\n",
+			 token);
+		return buf_detach(&b, NULL);
+	}
 	buf_adds(&b,
-		 "export XLOOP_RUN_DIR=\"$XLOOP_ROOT/runs/$XLOOP_STUDY/$tag\"\n"
 		 "exec >\"$XLOOP_RUN_DIR/slurm/attempt$n.out\" 2>&1\n"
 		 "if command -v sha256sum >/dev/null &&\n"
 		 "   ! echo \"$sha  $XLOOP_RUN_DIR/job.sh\" | sha256sum -c --status; then\n"
@@ -244,7 +255,8 @@ int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
 	char token[27], *over = NULL, *dir = NULL, *script = NULL, *path = NULL;
 	char *out = NULL, *comment = NULL, *dep = NULL, *rel;
 	struct slurm_submit req;
-	long long arr;
+	long long arr, segs = 0;
+	char *sig = NULL;
 	size_t i;
 	int rc = 0;
 
@@ -253,6 +265,8 @@ int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
 	res->attempt = xcalloc(n ? n : 1, sizeof(*res->attempt));
 	res->nr = n;
 	rc = loop_check_overrides(o, cause);
+	if (rc == 0)
+		rc = segments_wanted(c, o->segments, time_, o->time != NULL, &segs, cause);
 	for (i = 0; rc == 0 && i < n; i++) {
 		buf_reset(&text);
 		rc = loop_check_script(ctx, sw->tasks[pick[i]].tag, &text, sha[i], cause);
@@ -315,7 +329,8 @@ int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
 		a.overrides = over;
 		a.after_job = res->after;
 		a.intent_at = time(NULL);
-		bad = attempts_insert(&ctx->db, &a) < 0;
+		bad = attempts_insert(&ctx->db, &a) < 0 ||
+		      (segs && segments_insert_first(ctx, a.id, tok, segs) < 0);
 		ids[i] = a.id;
 		free(tok);
 		free(log);
@@ -326,9 +341,19 @@ int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
 		goto db_fail_nocommit;
 	crash_point("sweep-after-intent");
 
-	script = wrapper_script(ctx, sw, pick, n, res->attempt, sha, header.s);
+	script = wrapper_script(ctx, sw, pick, n, res->attempt, sha, header.s, token, segs);
 	path = xasprintf("%s/submit-%s.sh", dir, token);
-	if (write_file_atomic(path, script, strlen(script), 0700, cause) < 0) {
+	rc = 0;
+	for (i = 0; segs && rc == 0 && i < n; i++) {
+		/* each task's segments wrapper: its segment 1 and continuations run it */
+		char *tok = xasprintf("%s_%lld", token, sw->tasks[pick[i]].idx), *w = NULL;
+
+		rc = segments_write_wrapper(ctx, sw->tasks[pick[i]].tag, res->attempt[i], tok,
+					    sha[i], header.s ? header.s : "", segs, &w, cause);
+		free(tok);
+		free(w);
+	}
+	if (rc < 0 || write_file_atomic(path, script, strlen(script), 0700, cause) < 0) {
 		rc = XL_ERR;
 		for (i = 0; i < n; i++)
 			attempts_set_submit_failed(&ctx->db, ids[i], *cause);
@@ -344,6 +369,8 @@ int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
 	req.output = out;
 	req.comment = comment;
 	req.array = res->array_spec;
+	if (segs)
+		req.signal = sig = segments_signal(c);
 	rc = slurm_sbatch(s, &req, &arr, &res->ambiguous, cause);
 	crash_point("sweep-after-sbatch");
 	if (rc == 0) {
@@ -383,5 +410,6 @@ out:
 	free(out);
 	free(comment);
 	free(dep);
+	free(sig);
 	return rc;
 }

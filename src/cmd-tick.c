@@ -226,6 +226,36 @@ static int reconcile_patiently(struct xl_ctx *ctx, struct slurm *s, struct refre
 	}
 }
 
+/*
+ * driver_ensure; a feeder also waits out a controller restart here (it
+ * would leave no successor), and checks again a little later that the
+ * successor it submitted is still there: a slurmctld that dies without
+ * saving its state forgets the jobs of its last second.
+ */
+static int ensure_feeder(struct xl_ctx *ctx, struct slurm *s, const struct feed_result *fed,
+			 const char *self_job, int feeder, char **cause)
+{
+	unsigned delay = 2;
+	int rc, waited = 0, checks = 0, submitted;
+
+	for (;;) {
+		submitted = 0;
+		rc = driver_ensure(ctx, s, fed, self_job, &submitted, cause);
+		if (!feeder)
+			return rc;
+		if (rc == XL_TEMPFAIL && waited < 90) {
+			FREE_AND_NULL(*cause);
+			sleep(delay);
+			waited += (int)delay;
+			delay = delay * 2 > 30 ? 30 : delay * 2;
+			continue;
+		}
+		if (rc || !submitted || checks++ >= 3)
+			return rc;
+		sleep(driver_saved_secs());	/* then squeue finds it, or it was lost */
+	}
+}
+
 /* The cron entry. */
 static int cmd_tick(struct xl_ctx *ctx, const struct cmd_entry *self,
 		    int argc, char **argv)
@@ -331,7 +361,7 @@ static int cmd_tick(struct xl_ctx *ctx, const struct cmd_entry *self,
 	{
 		char *why = NULL;
 
-		if (driver_ensure(ctx, &s, &fed, self_job, &why) != 0) {
+		if (ensure_feeder(ctx, &s, &fed, self_job, feeder, &why) != 0) {
 			buf_addf(&news, "no feeder job could be queued: %s\n", why);
 			buf_addf(&what, "feeder: %s; ", why);
 			changes++;

@@ -28,28 +28,32 @@ int driver_is_feeder_comment(const char *comment)
 	return comment && starts_with(comment, DRIVER_COMMENT);
 }
 
-/* Seconds a feeder waits with --begin when nothing runs (tests shorten it). */
-static long long retry_secs(void)
+/* Seconds from the environment variable name (lo..hi), else def: tests change them. */
+static long long env_secs(const char *name, long long lo, long long hi, long long def)
 {
-	const char *v = getenv("XLOOP_DRIVER_RETRY_SECS");
+	const char *v = getenv(name);
 	long long n;
 	const char *errstr;
 
-	if (v && *v && parse_ll(v, 1, 86400, &n, &errstr) == 0)
-		return n;
-	return DRIVER_RETRY_SECS;
+	return v && *v && parse_ll(v, lo, hi, &n, &errstr) == 0 ? n : def;
 }
 
-/* Seconds a feeder waits for the study's lock (tests shorten it). */
+/* Seconds a feeder waits with --begin when nothing runs. */
+static long long retry_secs(void)
+{
+	return env_secs("XLOOP_DRIVER_RETRY_SECS", 1, 86400, DRIVER_RETRY_SECS);
+}
+
+/* Seconds a feeder waits for the study's lock. */
 int driver_lock_wait_secs(void)
 {
-	const char *v = getenv("XLOOP_DRIVER_LOCK_SECS");
-	long long n;
-	const char *errstr;
+	return (int)env_secs("XLOOP_DRIVER_LOCK_SECS", 1, 3600, DRIVER_LOCK_WAIT_SECS);
+}
 
-	if (v && *v && parse_ll(v, 1, 3600, &n, &errstr) == 0)
-		return (int)n;
-	return DRIVER_LOCK_WAIT_SECS;
+/* Seconds until slurmctld has saved a new job. */
+unsigned driver_saved_secs(void)
+{
+	return (unsigned)env_secs("XLOOP_DRIVER_SAVED_SECS", 0, 600, DRIVER_SAVED_SECS);
 }
 
 /* The study's key in feeder comments: the root and study hashed (12 hex digits). */
@@ -178,6 +182,7 @@ struct work {
 	struct buf dep;		/* "afterany:A?afterany:B" on the live runs */
 	size_t live;		/* live runs (running or pending) */
 	int runnable;		/* one runs or will start by itself */
+	int ended;		/* one ended that no tick has judged yet */
 	int plan;		/* plan entries wait (or autopilot has budget), feeding allowed */
 };
 
@@ -218,6 +223,8 @@ static int find_work(struct xl_ctx *ctx, const struct slurm_jobs *q,
 		if (strcmp(seg, v[i].job_id) != 0)
 			live |= see_job(q, seg, w, &ndep);
 		w->live += live;
+		if (!live && *v[i].job_id)
+			w->ended = 1;	/* it ended after this tick's reconcile */
 		free(seg);
 	}
 	attempts_free(v, n);
@@ -334,7 +341,9 @@ static int submit_feeder(struct xl_ctx *ctx, struct slurm *s, const char *key,
 	out = xasprintf("%s/feeder.log", dir);
 	rotate_log(out);
 	envtok = xasprintf("XLOOP_FEEDER_TOKEN=%s", token);
-	if (!w->runnable || !w->dep.len)
+	if (w->ended)	/* soon: a run waits to be judged */
+		begin = xasprintf("now+%d", DRIVER_JUDGE_SECS);
+	else if (!w->runnable || !w->dep.len)
 		begin = xasprintf("now+%lld", retry_secs());
 	/* the intent first: a crash after it leaves a row to find by token */
 	if (db_prepare(&ctx->db, &q, "INSERT INTO feeder (study, token, phase, waits,"
@@ -411,16 +420,10 @@ out:
 	return rc;
 }
 
-/* How long doctor's probe job may take to start and end (tests shorten it). */
+/* How long doctor's probe job may take to start and end. */
 static int probe_secs(void)
 {
-	const char *v = getenv("XLOOP_DRIVER_PROBE_SECS");
-	long long n;
-	const char *errstr;
-
-	if (v && *v && parse_ll(v, 1, 3600, &n, &errstr) == 0)
-		return (int)n;
-	return 60;
+	return (int)env_secs("XLOOP_DRIVER_PROBE_SECS", 1, 3600, 60);
 }
 
 /* Run a feeder-sized probe job that checks the binary and the study are there. */
@@ -554,7 +557,7 @@ static char *row_waits(struct xl_ctx *ctx, const char *token)
 
 /* Keep exactly one feeder pending while there is work. */
 int driver_ensure(struct xl_ctx *ctx, struct slurm *s, const struct feed_result *fed,
-		  const char *self_job, char **cause)
+		  const char *self_job, int *submitted, char **cause)
 {
 	struct slurm_jobs q = SLURM_JOBS_INIT;
 	struct work w;
@@ -583,7 +586,7 @@ int driver_ensure(struct xl_ctx *ctx, struct slurm *s, const struct feed_result 
 		if (!ours(j, key) || j->state != SLURM_STATE_PENDING ||
 		    (self_job && strcmp(j->job_id, self_job) == 0))
 			continue;
-		if (!w.live && !w.plan) {
+		if (!w.live && !w.plan && !w.ended) {
 			cancel_feeder(ctx, s, j, "cancelled: nothing left to feed");
 			continue;
 		}
@@ -592,11 +595,17 @@ int driver_ensure(struct xl_ctx *ctx, struct slurm *s, const struct feed_result 
 			continue;
 		}
 		keep = j;
-		if (w.runnable && w.dep.len) {
+		if (w.ended || (w.runnable && w.dep.len)) {
 			char *waits = row_waits(ctx, comment_token(j->comment));
 
-			/* a feeder waiting for a time while runs run: one behind them instead */
-			if (!starts_with(waits, "afterany:")) {
+			/* a run ended unjudged while this one waits for others: one
+			 * soon instead; a feeder waiting for a time while runs run:
+			 * one behind them instead */
+			if (w.ended && starts_with(waits, "afterany:")) {
+				cancel_feeder(ctx, s, j, "replaced: a run ended unjudged, a "
+					      "feeder starts soon now");
+				keep = NULL;
+			} else if (!w.ended && !starts_with(waits, "afterany:")) {
 				cancel_feeder(ctx, s, j, "replaced: runs started, a feeder waits "
 					      "behind them now");
 				keep = NULL;
@@ -604,8 +613,11 @@ int driver_ensure(struct xl_ctx *ctx, struct slurm *s, const struct feed_result 
 			free(waits);
 		}
 	}
-	if (!keep && (w.live || w.plan))
+	if (!keep && (w.live || w.plan || w.ended)) {
 		rc = submit_feeder(ctx, s, key, &w, cause);
+		if (rc == 0 && submitted)
+			*submitted = 1;
+	}
 out:
 	buf_release(&w.dep);
 	slurm_jobs_release(&q);
@@ -618,7 +630,7 @@ void driver_keep_feeder(struct xl_ctx *ctx, struct slurm *s, const struct feed_r
 {
 	char *cause = NULL;
 
-	if (driver_ensure(ctx, s, fed, self_job, &cause) != 0)
+	if (driver_ensure(ctx, s, fed, self_job, NULL, &cause) != 0)
 		warning("no feeder job could be queued (driver.mode slurm): %s; the next "
 			"`xloop next` or `xloop tick` tries again", cause ? cause : "?");
 	free(cause);

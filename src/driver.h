@@ -22,8 +22,13 @@
 #define DRIVER_TIME "00:05:00"
 #define DRIVER_MEM "256M"
 #define DRIVER_RETRY_SECS 60	/* --begin=now+N when work waits but nothing runs */
+#define DRIVER_JUDGE_SECS 10	/* --begin=now+N when a run ended unjudged */
+#define DRIVER_SAVED_SECS 2	/* slurmctld has saved a job this long after sbatch */
 #define DRIVER_LOG_MAX (1L << 20)	/* feeder.log past 1 MiB becomes feeder.log.1 */
 #define DRIVER_LOCK_WAIT_SECS 180	/* a feeder waits so long for the lock (--time 5 min) */
+
+/* Seconds until slurmctld has saved a new job (XLOOP_DRIVER_SAVED_SECS). */
+unsigned driver_saved_secs(void);
 
 /* Seconds a feeder waits for the study's lock (XLOOP_DRIVER_LOCK_SECS). */
 int driver_lock_wait_secs(void);
@@ -38,10 +43,11 @@ struct feed_result;
  * feeder of the study is pending when there is work (live runs, or plan
  * entries the breaker lets through), and none when there is not. One
  * squeue call, plus sbatch or scancel when something changes. self_job
- * is the feeder job this process runs in (NULL: none). 0 or an exit code.
+ * is the feeder job this process runs in (NULL: none); *submitted (when
+ * not NULL) is set to 1 when a feeder was submitted. 0 or an exit code.
  */
 int driver_ensure(struct xl_ctx *ctx, struct slurm *s, const struct feed_result *fed,
-		  const char *self_job, char **cause);
+		  const char *self_job, int *submitted, char **cause);
 
 /* driver_ensure that only warns on failure. */
 void driver_keep_feeder(struct xl_ctx *ctx, struct slurm *s, const struct feed_result *fed,

@@ -160,12 +160,17 @@ else
 	wait "$accounting_pid"
 	echo "# accounting profile (waited $((SECONDS - t0)) s more, log build/t/accounting.log)"
 	lane_result build/t/accounting.log accounting
-	# and stop the cluster it used (the slot it took is in its first line)
+	# and stop the cluster it used (the slot it took is in its first line),
+	# under that slot's lock: a tests/one.sh elsewhere on the machine may
+	# have taken the slot since (then it is left alone)
 	slot=$(sed -n 's/^# cluster slot \([0-9]\)$/\1/p' build/t/accounting.log | head -n1)
 	if [ -n "$slot" ] && [ "$slot" -ne 0 ]; then
-		XLOOP_TESTCLUSTER_DIR=/tmp/xloop-testcluster-$slot \
-			XLOOP_TESTCLUSTER_PORT_OFFSET=$((slot * 100)) \
-			ops/slurm/testcluster.sh down >/dev/null 2>&1 || true
+		(
+			flock -n 9 || exit 0
+			XLOOP_TESTCLUSTER_DIR=/tmp/xloop-testcluster-$slot \
+				XLOOP_TESTCLUSTER_PORT_OFFSET=$((slot * 100)) \
+				ops/slurm/testcluster.sh down >/dev/null 2>&1 9>&- || true
+		) 9>>"/tmp/xloop-cluster-$slot.lock"
 	fi
 fi
 

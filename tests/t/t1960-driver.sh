@@ -9,7 +9,8 @@
 # never leave two feeders, a chain never targets a feeder (also with
 # slurm.chain any-user), a bare submit leaves a feeder, a feeder waits out a
 # long holder of the lock, the whole loop again with slurmctld restarted in
-# the middle, a feeder whose tick dies, and two lanes with a segmented run.
+# the middle, a feeder whose tick dies, a successor that vanishes right after
+# its sbatch, and two lanes with a segmented run.
 . "$(dirname "$0")/lib.sh"
 
 if [ "$XLOOP_PROFILE" != plain ]; then
@@ -257,6 +258,27 @@ check "drv4: feeder.log says a tick died and one more ran" \
 	grep -q "its tick died (exit 137): one more tick" "$d4/.xloop/driver/feeder.log"
 check "drv4: one decision entry per run" test \
 	"$(grep -c '^## .* · X-[12] attempt' "$d4/ops/decisions.md")" = 2
+
+# a successor that vanishes right after its sbatch (a slurmctld that dies
+# without saving its state forgets the jobs of its last second; here it is
+# cancelled within that window, widened to 6 s) is replaced by the feeder
+# that submitted it, so the study goes on
+expect_rc 0 "drv4: two more changes" u4 plan add X=5 X=6
+expect_rc 0 "drv4: next" as_user env XLOOP_DRIVER_SAVED_SECS=6 "$X" -C "$d4" next
+f1=$(as_user squeue -h -u "$U" -n xloop-feed -t PD -o %i)
+f2=
+for i in $(seq 1 150); do
+	f2=$(as_user squeue -h -u "$U" -n xloop-feed -t PD -o %i | grep -vx "$f1" | head -n1)
+	[ -n "$f2" ] && break
+	sleep 0.2
+done
+check "drv4: the first feeder ($f1) left a successor ($f2)" test -n "$f2"
+as_user scancel "$f2"
+wait_verdicts "$d4" 4 60
+check "drv4: that feeder replaced its vanished successor: both runs judged" \
+	test "$(verdicts "$d4")" -ge 4
+check "drv4: the vanished one is recorded as gone" test \
+	"$(sq "$d4" "SELECT phase FROM feeder WHERE job_id = '$f2'")" = gone
 
 # two lanes with a segmented run among them
 d5=$(user_dir)

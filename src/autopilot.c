@@ -12,6 +12,7 @@
 #include "propose.h"
 #include "space.h"
 #include "tags.h"
+#include "taken.h"
 
 /* Free a status. */
 void auto_status_release(struct auto_status *st)
@@ -211,6 +212,16 @@ static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why)
 		open += bs.v[i].open;
 	}
 	taken = proposed_keys(ctx, &ntaken);
+	{
+		/* and what the plan will make: "queued" is queued anywhere */
+		size_t np, k;
+		char **pk = taken_plan_keys(ctx, &np);
+
+		taken = xreallocarray(taken, ntaken + np + 1, sizeof(*taken));
+		for (k = 0; k < np; k++)
+			taken[ntaken++] = pk[k];
+		free(pk);
+	}
 	memset(&in, 0, sizeof(in));
 	in.v = v;
 	in.n = bs.n;
@@ -331,7 +342,7 @@ static int set_status(struct xl_ctx *ctx, long long id, const char *status,
 /* Link the run, then write the decision entry. */
 int autopilot_created(struct xl_ctx *ctx, const struct auto_pick *pick, long long run_id)
 {
-	char *entry, *msg, *cause = NULL, when[32];
+	char *entry, *msg, *once, *cause = NULL, when[32];
 	time_t now = time(NULL);
 	struct tm tm;
 
@@ -346,13 +357,16 @@ int autopilot_created(struct xl_ctx *ctx, const struct auto_pick *pick, long lon
 	msg = xasprintf("xloop: autopilot proposes %s/%s: %s=%s from %s\n\n%s\n",
 			ctx->cfg.study, pick->tag, pick->var, pick->value, pick->parent,
 			pick->reason);
-	if (loop_decide(ctx, entry, NULL, msg, &cause) < 0) {
+	/* a crash after the entry was written, before "decided": not twice */
+	once = xasprintf(" · autopilot proposes %s\n", pick->tag);
+	if (loop_decide_once(ctx, entry, once, NULL, msg, &cause) < 0) {
 		warning("proposal %s recorded, but ops/decisions.md was not updated: %s",
 			pick->tag, cause);
 		free(cause);
 	}
 	free(entry);
 	free(msg);
+	free(once);
 	return set_status(ctx, pick->id, "decided", 0, NULL);
 }
 

@@ -21,6 +21,7 @@
 #include "segments.h"
 #include "study.h"
 #include "tags.h"
+#include "taken.h"
 
 /* The work tree root above root (the nearest directory holding .git), or NULL. */
 static char *worktree_prefix(const char *root)
@@ -862,6 +863,27 @@ void loop_fill_request(struct xl_ctx *ctx, struct slurm_submit *req, const char 
 int loop_decide(struct xl_ctx *ctx, const char *entry, const char *evidence,
 		const char *msg, char **cause)
 {
+	return loop_decide_once(ctx, entry, NULL, evidence, msg, cause);
+}
+
+/* Whether a heading line ("## ...") of text contains mark (which has no newline but last). */
+static int heading_has(const char *text, const char *mark)
+{
+	const char *hit, *line;
+
+	for (hit = strstr(text, mark); hit; hit = strstr(hit + 1, mark)) {
+		for (line = hit; line > text && line[-1] != '\n'; line--)
+			;
+		if (strncmp(line, "## ", 3) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* loop_decide, unless a heading of the file holds once already (then only the commit). */
+int loop_decide_once(struct xl_ctx *ctx, const char *entry, const char *once,
+		     const char *evidence, const char *msg, char **cause)
+{
 	char *path = path_join(ctx->root, "ops/decisions.md"), *dir, oid[41], *ev;
 	size_t n = 1;
 	struct buf b = BUF_INIT;
@@ -877,6 +899,8 @@ int loop_decide(struct xl_ctx *ctx, const char *entry, const char *evidence,
 		FREE_AND_NULL(*cause);
 		buf_adds(&b, "# Decisions\n");
 	}
+	if (once && heading_has(b.s, once))
+		goto commit;	/* written before a crash: committing is what is left */
 	if (b.len && b.s[b.len - 1] != '\n')
 		buf_addc(&b, '\n');
 	buf_addf(&b, "\n%s", entry);
@@ -885,6 +909,7 @@ int loop_decide(struct xl_ctx *ctx, const char *entry, const char *evidence,
 	if (write_file_atomic(path, b.s, b.len, 0644, cause) < 0)
 		goto out;
 	crash_point("decide-after-write");
+commit:
 	ev = evidence ? path_join(ctx->root, evidence) : NULL;
 	if (ev && path_exists(ev))
 		n = 2;	/* a missing cv.json is left alone, not deleted from git */
@@ -1016,15 +1041,13 @@ out:
 	return rc;
 }
 
-/* Refuse a change `new` would refuse, or one made from this parent already. */
+/* Refuse a change `new` would refuse, or a configuration taken already. */
 int loop_check_change(struct xl_ctx *ctx, const struct run *parent, const char *var,
-		      const char *value, char **cause)
+		      const char *value, int flags, long long skip_plan, char **cause)
 {
 	struct jobsh_vars vars = JOBSH_VARS_INIT;
 	const struct jobsh_var *jv;
 	struct buf text = BUF_INIT;
-	struct run *kids = NULL;
-	size_t nkids = 0, i;
 	char *path = run_job_path(ctx->root, ctx->cfg.study, parent->tag), *quoted;
 	int rc = XL_DATAERR, err, same;
 
@@ -1048,23 +1071,24 @@ int loop_check_change(struct xl_ctx *ctx, const struct run *parent, const char *
 				   "nothing", var, jv->raw, parent->tag);
 		goto out;
 	}
-	if (runs_children(&ctx->db, parent->id, var, &kids, &nkids) < 0) {
-		*cause = xasprintf("unable to read the runs of '%s'", parent->tag);
-		rc = XL_ERR;
-		goto out;
-	}
-	for (i = 0; i < nkids; i++)
-		if (value_same(kids[i].new_value, value)) {
-			*cause = xasprintf("%s=%s from %s was made already: run %s (`xloop "
-					   "retry %s` runs it again)", var, value, parent->tag,
-					   kids[i].tag, kids[i].tag);
-			goto out;
-		}
-	rc = 0;
+	rc = taken_check(ctx, parent, var, value, flags, skip_plan, cause);
 out:
-	runs_free(kids, nkids);
 	jobsh_vars_release(&vars);
 	buf_release(&text);
 	free(path);
+	return rc;
+}
+
+/* loop_check_change from the parent from names ("best" allowed; proven). */
+int loop_check_from(struct xl_ctx *ctx, const char *from, const char *var,
+		    const char *value, int flags, char **cause)
+{
+	struct run parent;
+	int rc = loop_find_parent(ctx, from, 0, &parent, cause);
+
+	if (rc)
+		return rc;
+	rc = loop_check_change(ctx, &parent, var, value, flags, 0, cause);
+	run_release(&parent);
 	return rc;
 }

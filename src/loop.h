@@ -147,6 +147,14 @@ int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
  */
 int loop_decide(struct xl_ctx *ctx, const char *entry, const char *evidence,
 		const char *msg, char **cause);
+/*
+ * The same for an entry that a crash may have written already (after the
+ * file, before the DB knew): when a heading line of the file contains once
+ * (" · autopilot proposes T"), the entry is not appended again, only
+ * committed.
+ */
+int loop_decide_once(struct xl_ctx *ctx, const char *entry, const char *once,
+		     const char *evidence, const char *msg, char **cause);
 
 /*
  * A decision that changes xloop.json: config_edit(path, v), reload ctx->cfg,
@@ -183,10 +191,14 @@ int loop_new_run(struct xl_ctx *ctx, const char *tag, const char *from,
 /*
  * Refuse a change of parent that `new` would refuse, compared canonically
  * (value_canon): var not assigned exactly once at top level of the parent's
- * job.sh, or already value there; or made from parent already (a run of
- * parent changing var to value exists). 0, or an exit code with *cause.
+ * job.sh, or already value there; or a configuration taken already (a run
+ * or an unmade proposal has it; with TAKEN_PLAN a queued plan entry but
+ * skip_plan too: taken.h). 0, or an exit code with *cause.
  */
 int loop_check_change(struct xl_ctx *ctx, const struct run *parent, const char *var,
-		      const char *value, char **cause);
+		      const char *value, int flags, long long skip_plan, char **cause);
+/* The same from the parent from names ("best" allowed), which must be proven. */
+int loop_check_from(struct xl_ctx *ctx, const char *from, const char *var,
+		    const char *value, int flags, char **cause);
 
 #endif

@@ -214,6 +214,9 @@ static int feed_auto(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	if (got == 1) {
 		char *note = xasprintf("autopilot: %s", pk.reason);
 
+		/* its tag was free when it was proposed: a directory there now is
+		 * what a crash in the creation left */
+		loop_clear_leftover(ctx, pk.tag);
 		rc = loop_new_run(ctx, pk.tag, pk.parent, pk.var, pk.value, note, 0, &nr, cause);
 		free(note);
 		if (rc == XL_DATAERR || rc == XL_NOINPUT || rc == XL_USAGE) {

@@ -1,4 +1,5 @@
 /* Creating runs: files, DB, git, in that order. */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -197,6 +198,27 @@ static void undo_files(const char *dir)
 	rmdir(dir);
 }
 
+/* Remove what a creation of tag that a crash cut off left (only its own files). */
+void loop_clear_leftover(struct xl_ctx *ctx, const char *tag)
+{
+	char *dir = run_dir(ctx->root, ctx->cfg.study, tag);
+	DIR *dh = opendir(dir);
+	struct dirent *de;
+
+	/* write_file_atomic's temporary job.sh.tmp-XXXXXX */
+	while (dh && (de = readdir(dh)))
+		if (starts_with(de->d_name, "job.sh.tmp-")) {
+			char *p = path_join(dir, de->d_name);
+
+			unlink(p);
+			free(p);
+		}
+	if (dh)
+		closedir(dh);
+	undo_files(dir);
+	free(dir);
+}
+
 static int make_run_dirs(const char *root, const char *study, const char *dir,
 			 char **cause)
 {
@@ -218,6 +240,19 @@ static int make_run_dirs(const char *root, const char *study, const char *dir,
 	free(sdir);
 	free(slurm);
 	return rc;
+}
+
+/* Record the commit that holds a run's job.sh. */
+static void set_commit(struct xl_ctx *ctx, long long run_id, const char *oid)
+{
+	struct stmt q;
+
+	if (db_prepare(&ctx->db, &q, "UPDATE run SET commit_id = :c WHERE id = :id") == 0) {
+		db_bind_text(&q, ":c", oid);
+		db_bind_int64(&q, ":id", run_id);
+		db_step(&q);
+		db_finalize(&q);
+	}
 }
 
 /* Create a run: files, DB row, commit. */
@@ -282,7 +317,8 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 		}
 		free(why);
 	}
-	if (runs_insert(&ctx->db, r) < 0)
+	/* cleared by loop_commit_repair once the job.sh is in git, whatever kills us */
+	if (runs_insert(&ctx->db, r) < 0 || db_kv_set(&ctx->db, "git.uncommitted", 1) < 0)
 		goto rollback;
 	if (has_secret) {
 		char *d = xasprintf("job.sh line %d holds what looks like %s; committed "
@@ -335,17 +371,11 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 		msg = m;
 	}
 	if (loop_commit(ctx, (const char *const *)rel, cv_src ? 2 : 1, msg, oid, cause) < 0) {
-		warning("run '%s' was created but not committed: %s", r->tag, *cause);
+		warning("run '%s' was created but not committed: %s (committed "
+			"by a later call once git lets it)", r->tag, *cause);
 		FREE_AND_NULL(*cause);
 	} else if (*oid) {
-		struct stmt q;
-
-		if (db_prepare(&ctx->db, &q, "UPDATE run SET commit_id = :c WHERE id = :id") == 0) {
-			db_bind_text(&q, ":c", oid);
-			db_bind_int64(&q, ":id", r->id);
-			db_step(&q);
-			db_finalize(&q);
-		}
+		set_commit(ctx, r->id, oid);
 		free(r->commit_id);
 		r->commit_id = xstrdup(oid);
 	}
@@ -914,6 +944,8 @@ commit:
 	if (ev && path_exists(ev))
 		n = 2;	/* a missing cv.json is left alone, not deleted from git */
 	free(ev);
+	/* a crash in the commit leaves the entry to loop_commit_repair */
+	db_kv_set(&ctx->db, "git.uncommitted", 1);
 	if (loop_commit(ctx, rel, n, msg, oid, cause) < 0) {
 		/* the DB is the truth; the entry stays in the file for the next commit */
 		warning("decision recorded in ops/decisions.md but not committed: %s", *cause);
@@ -1091,4 +1123,80 @@ int loop_check_from(struct xl_ctx *ctx, const char *from, const char *var,
 	rc = loop_check_change(ctx, &parent, var, value, flags, 0, cause);
 	run_release(&parent);
 	return rc;
+}
+
+/* Whether ops/decisions.md (at path) differs from HEAD's. */
+static int decisions_uncommitted(struct xl_ctx *ctx, const char *path)
+{
+	struct buf b = BUF_INIT;
+	char *cause = NULL;
+	int err, rc = 0;
+
+	if (read_file(path, 64 << 20, &b, &err, &cause) == 0)
+		rc = loop_matches_head(ctx, "ops/decisions.md", b.s, b.len, &cause) == 0;
+	free(cause);
+	buf_release(&b);
+	return rc;
+}
+
+/* Commit the job.sh of runs whose commit failed or a crash cut off. */
+void loop_commit_repair(struct xl_ctx *ctx)
+{
+	char *prefix, **rel = NULL, *msg, *cause = NULL, *dec, oid[41];
+	long long *ids = NULL;
+	size_t n = 0, i;
+	struct stmt q;
+	int with_dec;
+
+	if (db_kv_get(&ctx->db, "git.uncommitted") == 0)
+		return;
+	prefix = worktree_prefix(ctx->root);
+	if (prefix && db_prepare(&ctx->db, &q, "SELECT id, tag FROM run WHERE study = :study"
+				 " AND coalesce(commit_id, '') = '' ORDER BY id") == 0) {
+		db_bind_text(&q, ":study", ctx->cfg.study);
+		while (db_step(&q) == SQLITE_ROW) {
+			char *job = xasprintf("runs/%s/%s/job.sh", ctx->cfg.study,
+					      db_col_text(&q, 1));
+			char *abs = path_join(ctx->root, job);
+
+			if (path_exists(abs)) {
+				ids = xreallocarray(ids, n + 1, sizeof(*ids));
+				rel = xreallocarray(rel, n + 1, sizeof(*rel));
+				ids[n] = db_col_int64(&q, 0);
+				rel[n++] = job;
+			} else {
+				free(job);
+			}
+			free(abs);
+		}
+		db_finalize(&q);
+	}
+	/* the decisions of the same crash go along (the file holds them) */
+	rel = xreallocarray(rel, n + 1, sizeof(*rel));
+	rel[n] = xstrdup("ops/decisions.md");
+	dec = path_join(ctx->root, rel[n]);
+	with_dec = prefix && decisions_uncommitted(ctx, dec);
+	free(dec);
+	msg = xasprintf("xloop: commit what a crash or a locked git left uncommitted "
+			"(%zu run%s%s)\n", n, n == 1 ? "" : "s",
+			with_dec ? ", ops/decisions.md" : "");
+	if (!prefix || n + (size_t)with_dec == 0) {
+		db_kv_set(&ctx->db, "git.uncommitted", 0);	/* no git, or nothing left */
+	} else if (loop_commit(ctx, (const char *const *)rel,
+			       n + (size_t)with_dec, msg, oid, &cause) < 0) {
+		warning("%zu run%s%s not committed yet: %s", n, n == 1 ? "" : "s",
+			with_dec ? " and decisions" : "", cause);
+	} else if (*oid && db_begin_write(&ctx->db) == 0) {
+		for (i = 0; i < n; i++)
+			set_commit(ctx, ids[i], oid);
+		db_kv_set(&ctx->db, "git.uncommitted", 0);
+		db_commit(&ctx->db);
+	}
+	for (i = 0; i <= n; i++)
+		free(rel[i]);
+	free(rel);
+	free(ids);
+	free(msg);
+	free(cause);
+	free(prefix);
 }

@@ -153,6 +153,20 @@ int loop_decide(struct xl_ctx *ctx, const char *entry, const char *evidence,
  * (" · autopilot proposes T"), the entry is not appended again, only
  * committed.
  */
+/*
+ * Commit the job.sh of every run that has no commit (its commit failed:
+ * a locked git index, or a crash before it), with ops/decisions.md, in one
+ * commit. Cheap when there is none (a kv flag). Reconcile calls it.
+ */
+void loop_commit_repair(struct xl_ctx *ctx);
+
+/*
+ * Remove the files a creation of tag left when a crash cut it off before
+ * the DB knew the run (job.sh, its temporary, an empty slurm/ and the
+ * directory, nothing else): for a tag recorded as an intent before.
+ */
+void loop_clear_leftover(struct xl_ctx *ctx, const char *tag);
+
 int loop_decide_once(struct xl_ctx *ctx, const char *entry, const char *once,
 		     const char *evidence, const char *msg, char **cause);
 

@@ -473,6 +473,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	memset(out, 0, sizeof(*out));
 	out->newest_live_job = xstrdup("");
 	repair_decisions(ctx);
+	loop_commit_repair(ctx);
 	if (attempts_unfinished(&ctx->db, ctx->cfg.study, &v, &n) < 0)
 		return XL_ERR;
 	if (n == 0)

@@ -215,7 +215,7 @@ static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why)
 	{
 		/* and what the plan will make: "queued" is queued anywhere */
 		size_t np, k;
-		char **pk = taken_plan_keys(ctx, &np);
+		char **pk = taken_plan_keys(ctx, &bs, &np);
 
 		taken = xreallocarray(taken, ntaken + np + 1, sizeof(*taken));
 		for (k = 0; k < np; k++)

@@ -299,6 +299,7 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 		if (w < 0)
 			goto undo;
 	}
+	crash_point("create-after-files");	/* the files are there, the DB does not know */
 	if (db_begin_write(&ctx->db) < 0) {
 		*cause = xasprintf("the state DB is busy; try again");
 		rc = XL_TEMPFAIL;

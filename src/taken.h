@@ -5,12 +5,12 @@
  * is: a run of the study (any verdict, or none yet), a proposal of
  * autopilot whose run is not made yet, or (when asked) a queued plan entry.
  * A change of the seed variable (a replicate) is taken only when its
- * configuration has that seed already. Reads the DB; stores the
- * configurations of old runs first (best_persist), so callers write anyway.
+ * configuration has that seed already. Reads only (best_load).
  */
 #ifndef XLOOP_TAKEN_H
 #define XLOOP_TAKEN_H
 
+#include "best.h"
 #include "cmd.h"
 #include "runs.h"
 
@@ -27,9 +27,9 @@ int taken_check(struct xl_ctx *ctx, const struct run *parent, const char *var,
 
 /*
  * The configuration keys of the plan's queued entries (their parents as
- * they resolve now; one from "best" while there is none is left out), for
+ * they resolve in bs; one from "best" while there is none is left out), for
  * autopilot, which never proposes one of them. malloc'd; best_strings_free.
  */
-char **taken_plan_keys(struct xl_ctx *ctx, size_t *n);
+char **taken_plan_keys(struct xl_ctx *ctx, const struct best_state *bs, size_t *n);
 
 #endif

@@ -10,6 +10,7 @@
 #include "loop.h"
 #include "notify.h"
 #include "propose.h"
+#include "reconcile.h"
 #include "space.h"
 #include "tags.h"
 #include "taken.h"
@@ -115,7 +116,12 @@ static void say_stopped(struct xl_ctx *ctx, const char *why)
 	free(text);
 }
 
-/* The oldest unfinished proposal, into *pick: 1, 0 none, -1. */
+/*
+ * The oldest unfinished proposal, into *pick: 1, 0 none, -1. Unfinished:
+ * its run is not made, or has no attempt, or its last attempt never
+ * reached Slurm (a crash between the intent and sbatch: reconcile marks it
+ * submit_failed after SUBMIT_ORPHAN_SECS; submitted again, twice at most).
+ */
 static int unfinished(struct xl_ctx *ctx, struct auto_pick *pick)
 {
 	struct stmt q;
@@ -125,9 +131,12 @@ static int unfinished(struct xl_ctx *ctx, struct auto_pick *pick)
 		       " p.status, p.run_id IS NOT NULL FROM proposal p"
 		       " WHERE p.study = :study AND (p.status IN ('intent', 'created')"
 		       " OR (p.status = 'decided' AND NOT EXISTS (SELECT 1 FROM attempt t"
-		       " WHERE t.run_id = p.run_id))) ORDER BY p.id LIMIT 1") < 0)
+		       " WHERE t.run_id = p.run_id AND (t.phase != 'submit_failed'"
+		       " OR t.submit_error IS NOT :orphan OR t.n >= 3))))"
+		       " ORDER BY p.id LIMIT 1") < 0)
 		return -1;
 	db_bind_text(&q, ":study", ctx->cfg.study);
+	db_bind_text(&q, ":orphan", SUBMIT_ORPHAN_ERROR);
 	rc = db_step(&q);
 	if (rc == SQLITE_ROW) {
 		pick->id = db_col_int64(&q, 0);

@@ -594,8 +594,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 				free(a->job_id);
 				a->job_id = xstrdup(j->job_id);
 			} else if (now - a->intent_at >= reconcile_orphan_secs()) {
-				attempts_set_submit_failed(&ctx->db, a->id, "sbatch never "
-					"answered and no job carries this attempt's token");
+				attempts_set_submit_failed(&ctx->db, a->id, SUBMIT_ORPHAN_ERROR);
 				loop_event(ctx, "repaired", a->run_id, a->id,
 					   "an attempt left in 'submitting' never reached Slurm; "
 					   "marked submit_failed");

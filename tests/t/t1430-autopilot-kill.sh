@@ -13,7 +13,7 @@ X=$XLOOP_BIN
 PY=/usr/bin/python3
 BUDGET=30
 [ "$XLOOP_PROFILE" = accounting ] && { skip "autopilot killed at random" "runs in the plain profile"; finish; exit 0; }
-RANDOM=1717	# the same kill moments on every run
+RANDOM=${T1430_SEED:-1717}	# the same kill moments on every run (T1430_SEED explores others)
 
 d=$(user_dir)
 u() { as_user "$X" -C "$d" "$@"; }

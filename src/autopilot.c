@@ -10,8 +10,10 @@
 #include "loop.h"
 #include "notify.h"
 #include "propose.h"
+#include "reconcile.h"
 #include "space.h"
 #include "tags.h"
+#include "taken.h"
 
 /* Free a status. */
 void auto_status_release(struct auto_status *st)
@@ -114,7 +116,12 @@ static void say_stopped(struct xl_ctx *ctx, const char *why)
 	free(text);
 }
 
-/* The oldest unfinished proposal, into *pick: 1, 0 none, -1. */
+/*
+ * The oldest unfinished proposal, into *pick: 1, 0 none, -1. Unfinished:
+ * its run is not made, or has no attempt, or its last attempt never
+ * reached Slurm (a crash between the intent and sbatch: reconcile marks it
+ * submit_failed after SUBMIT_ORPHAN_SECS; submitted again, twice at most).
+ */
 static int unfinished(struct xl_ctx *ctx, struct auto_pick *pick)
 {
 	struct stmt q;
@@ -124,9 +131,12 @@ static int unfinished(struct xl_ctx *ctx, struct auto_pick *pick)
 		       " p.status, p.run_id IS NOT NULL FROM proposal p"
 		       " WHERE p.study = :study AND (p.status IN ('intent', 'created')"
 		       " OR (p.status = 'decided' AND NOT EXISTS (SELECT 1 FROM attempt t"
-		       " WHERE t.run_id = p.run_id))) ORDER BY p.id LIMIT 1") < 0)
+		       " WHERE t.run_id = p.run_id AND (t.phase != 'submit_failed'"
+		       " OR t.submit_error IS NOT :orphan OR t.n >= 3))))"
+		       " ORDER BY p.id LIMIT 1") < 0)
 		return -1;
 	db_bind_text(&q, ":study", ctx->cfg.study);
+	db_bind_text(&q, ":orphan", SUBMIT_ORPHAN_ERROR);
 	rc = db_step(&q);
 	if (rc == SQLITE_ROW) {
 		pick->id = db_col_int64(&q, 0);
@@ -211,6 +221,16 @@ static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why)
 		open += bs.v[i].open;
 	}
 	taken = proposed_keys(ctx, &ntaken);
+	{
+		/* and what the plan will make: "queued" is queued anywhere */
+		size_t np, k;
+		char **pk = taken_plan_keys(ctx, &bs, &np);
+
+		taken = xreallocarray(taken, ntaken + np + 1, sizeof(*taken));
+		for (k = 0; k < np; k++)
+			taken[ntaken++] = pk[k];
+		free(pk);
+	}
 	memset(&in, 0, sizeof(in));
 	in.v = v;
 	in.n = bs.n;
@@ -331,7 +351,7 @@ static int set_status(struct xl_ctx *ctx, long long id, const char *status,
 /* Link the run, then write the decision entry. */
 int autopilot_created(struct xl_ctx *ctx, const struct auto_pick *pick, long long run_id)
 {
-	char *entry, *msg, *cause = NULL, when[32];
+	char *entry, *msg, *once, *cause = NULL, when[32];
 	time_t now = time(NULL);
 	struct tm tm;
 
@@ -346,13 +366,16 @@ int autopilot_created(struct xl_ctx *ctx, const struct auto_pick *pick, long lon
 	msg = xasprintf("xloop: autopilot proposes %s/%s: %s=%s from %s\n\n%s\n",
 			ctx->cfg.study, pick->tag, pick->var, pick->value, pick->parent,
 			pick->reason);
-	if (loop_decide(ctx, entry, NULL, msg, &cause) < 0) {
+	/* a crash after the entry was written, before "decided": not twice */
+	once = xasprintf(" · autopilot proposes %s\n", pick->tag);
+	if (loop_decide_once(ctx, entry, once, NULL, msg, &cause) < 0) {
 		warning("proposal %s recorded, but ops/decisions.md was not updated: %s",
 			pick->tag, cause);
 		free(cause);
 	}
 	free(entry);
 	free(msg);
+	free(once);
 	return set_status(ctx, pick->id, "decided", 0, NULL);
 }
 

@@ -13,6 +13,7 @@
 #include "loop.h"
 #include "opts.h"
 #include "segments.h"
+#include "taken.h"
 
 /* Create a one-change run. */
 static int cmd_new(struct xl_ctx *ctx, const struct cmd_entry *self,
@@ -55,10 +56,14 @@ static int cmd_new(struct xl_ctx *ctx, const struct cmd_entry *self,
 	} else if (note && !utf8_valid(note, strlen(note))) {
 		cause = xstrdup("the --note is not valid UTF-8 text");
 		rc = XL_DATAERR;
-	} else
-		rc = loop_new_run_with(ctx, pos[0], from, var, value, note, force,
-				       segments ? (segs_text = xasprintf("%lld", segs)) : NULL,
-				       &nr, &cause);
+	} else {
+		/* a configuration run or queued already: --force makes it anyway */
+		rc = force ? 0 : loop_check_from(ctx, from, var, value, TAKEN_PLAN, &cause);
+		if (rc == 0)
+			rc = loop_new_run_with(ctx, pos[0], from, var, value, note, force,
+					       segments ? (segs_text = xasprintf("%lld", segs)) : NULL,
+					       &nr, &cause);
+	}
 	if (rc) {
 		error("%s", cause ? cause : "new failed");
 	} else {
@@ -95,14 +100,19 @@ const struct cmd_entry cmd_new_entry = {
 	"top-level assignment (NAME=, export NAME=, readonly NAME=, declare NAME=),\n"
 	"which becomes VALUE, quoted so that bash takes it literally. Refused (exit\n"
 	"65) when VAR is not assigned exactly once at top level, when the value does\n"
-	"not change, or when the result would differ in more than that one line.\n"
+	"not change, or when the result would differ in more than that one line,\n"
+	"and when its configuration (`xloop help best`) was run or queued already:\n"
+	"a run has it, an autopilot proposal, or an entry of the plan makes it\n"
+	"(`xloop retry T` runs a run again; a change of the seed variable is a\n"
+	"replicate, refused only when its configuration has that seed already).\n"
 	"The new job.sh is committed; parent, VAR, old and new value are recorded.\n"
 	"\n"
 	"options:\n"
 	"  --from P    the parent run, or 'best' for the best proven run\n"
 	"  --set V=X   the one change\n"
 	"  --note T    why (kept with the run and in the commit message)\n"
-	"  --force     allow a parent that is not proven\n"
+	"  --force     allow a parent that is not proven, and a configuration that\n"
+	"              was run or queued already\n"
 	"  --segments N  the run's own segments.max: every submission of it (and\n"
 	"              its automatic retries) runs as up to N segments unless\n"
 	"              --segments says otherwise; recorded on the run and in the\n"

@@ -9,7 +9,6 @@
 
 #include <jansson.h>
 
-#include "best.h"
 #include "cmd.h"
 #include "jobsh.h"
 #include "loop.h"
@@ -17,86 +16,53 @@
 #include "plan.h"
 #include "study.h"
 #include "tags.h"
-
-/* The run a parent ("best" or a tag) names now: best_tag for "best" when known. */
-static const char *resolved(const char *parent, const char *best_tag)
-{
-	return strcmp(parent, "best") == 0 && best_tag ? best_tag : parent;
-}
+#include "taken.h"
 
 /*
- * Refuse what feeding would refuse later: a change `new` refuses or that
- * was made from the parent already (loop_check_change; not checked while
- * "best" has no run yet), and an entry the plan holds already (the same
- * change from the same parent, "best" taken as the run it names now).
+ * Refuse what feeding would refuse later: a change `new` refuses, and a
+ * configuration taken already (loop_check_change: a run or a proposal has
+ * it, or an entry of the plan makes it; not checked while "best" has no
+ * run yet).
  */
 static int check_entry(struct xl_ctx *ctx, const char *from, const char *var,
-		       const char *value, const char *best_tag,
-		       const struct plan_entry *plan, size_t nplan, char **cause)
+		       const char *value, char **cause)
 {
 	struct run r;
-	size_t i;
 	int rc = loop_find_run(ctx, from, &r, cause);
 
 	if (rc == XL_NOINPUT && strcmp(from, "best") == 0) {
 		/* no best yet: it is resolved when the entry is used */
 		FREE_AND_NULL(*cause);
-	} else if (rc == 0) {
-		rc = loop_check_change(ctx, &r, var, value, cause);
-		run_release(&r);
-		if (rc)
-			return rc;
-	} else {
+		return 0;
+	}
+	if (rc)
 		return rc;
-	}
-	for (i = 0; i < nplan; i++) {
-		const struct plan_entry *e = &plan[i];
-
-		if (strcmp(e->var, var) == 0 && value_same(e->value, value) &&
-		    strcmp(resolved(e->parent, best_tag), resolved(from, best_tag)) == 0) {
-			*cause = xasprintf("%s=%s from %s is in the plan already (entry %lld%s%s)",
-					   var, value, from, e->id,
-					   strcmp(e->parent, from) ? ", from " : "",
-					   strcmp(e->parent, from) ? e->parent : "");
-			return XL_DATAERR;
-		}
-	}
-	return 0;
+	rc = loop_check_change(ctx, &r, var, value, TAKEN_PLAN, 0, cause);
+	run_release(&r);
+	return rc;
 }
 
 static int plan_add_cmd(struct xl_ctx *ctx, char **pos, int npos, const char *from)
 {
 	char **vars = xcalloc((size_t)npos, sizeof(*vars));
 	char **vals = xcalloc((size_t)npos, sizeof(*vals));
-	char *cause = NULL, *best_tag = NULL;
-	struct plan_entry *plan = NULL;
-	size_t nplan = 0;
-	struct run best;
+	char *cause = NULL;
 	long long id;
 	int i, j, rc = 0;
 	json_t *ids = json_array();
 
-	if (plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan) < 0)
-		rc = XL_ERR;
-	else if (best_get(ctx, &best, NULL) == 0) {
-		best_tag = xstrdup(best.tag);
-		run_release(&best);
-	}
 	/* validate everything first: all or nothing */
 	for (i = 1; i < npos && rc == 0; i++) {
 		if (jobsh_parse_setting(pos[i], &vars[i], &vals[i], &cause) < 0)
 			rc = XL_DATAERR;
 		else
-			rc = check_entry(ctx, from, vars[i], vals[i], best_tag, plan, nplan,
-					 &cause);
+			rc = check_entry(ctx, from, vars[i], vals[i], &cause);
 		for (j = 1; j < i && rc == 0; j++)
 			if (strcmp(vars[j], vars[i]) == 0 && value_same(vals[j], vals[i])) {
 				cause = xasprintf("%s=%s is given twice", vars[i], vals[i]);
 				rc = XL_DATAERR;
 			}
 	}
-	plan_entries_free(plan, nplan);
-	free(best_tag);
 	if (rc == 0 && db_begin_write(&ctx->db) < 0)
 		rc = XL_TEMPFAIL;
 	for (i = 1; i < npos && rc == 0; i++) {
@@ -216,12 +182,16 @@ const struct cmd_entry cmd_plan_entry = {
 	"add   queue changes (each becomes one run, tagged VAR-VALUE: `xloop help\n"
 	"      tags`). Refused at once, all or nothing, when `new` would refuse it\n"
 	"      later: the parent's job.sh must assign VAR exactly once at top level\n"
-	"      and not to VALUE already; and when the parent has a run with that\n"
-	"      change already, or the plan holds it already. Numbers compare by\n"
-	"      value (0.05 = 5e-2 = 0.050). --from defaults to best, resolved when\n"
-	"      the entry is used: an entry that cannot become a run by then (best\n"
-	"      has that value now, or made it already) is skipped, and the briefing\n"
-	"      says so; it stays queued while there is no best yet.\n"
+	"      and not to VALUE already; and when its CONFIGURATION (the job.sh's\n"
+	"      assignments but the seed: `xloop help best`) was run or queued\n"
+	"      already, whatever parent and change led to it: a run has it, an\n"
+	"      autopilot proposal, or an entry of the plan makes it (a change of\n"
+	"      the seed variable: when that configuration has that seed). Numbers\n"
+	"      compare by value (0.05 = 5e-2 = 0.050). --from defaults to best,\n"
+	"      resolved when the entry is used: an entry that cannot become a run\n"
+	"      by then (best has that value now, or its configuration was made\n"
+	"      meanwhile) is skipped, and the briefing says so; it stays queued\n"
+	"      while there is no best yet.\n"
 	"rm    remove a queued entry\n",
 	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_plan,
 };

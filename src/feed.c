@@ -16,6 +16,7 @@
 #include "quota.h"
 #include "retry.h"
 #include "tags.h"
+#include "taken.h"
 
 /* Free what feeding made. */
 void feed_result_release(struct feed_result *res)
@@ -159,20 +160,18 @@ static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		    char **cause)
 {
 	struct new_run nr;
-	struct run parent;
 	char *tag, *note, *change;
 	int rc;
 
-	if (plan_id) {
-		/* what `plan add` checked may have changed since ("best" moved) */
-		rc = loop_find_parent(ctx, from, 0, &parent, cause);
-		if (rc == 0) {
-			rc = loop_check_change(ctx, &parent, var, value, cause);
-			run_release(&parent);
-		}
-		if (rc)
-			return rc;
-	}
+	/*
+	 * a configuration run or queued already is not made again: for a plan
+	 * entry what `plan add` checked may have changed since ("best" moved;
+	 * the plan's other entries come later: the first one made wins); --set
+	 * is refused like `plan add`, the plan included
+	 */
+	rc = loop_check_from(ctx, from, var, value, plan_id ? 0 : TAKEN_PLAN, cause);
+	if (rc)
+		return rc;
 	tag = tag_opt ? xstrdup(tag_opt) : feed_tag(ctx, from, var, value);
 	note = plan_id ? xasprintf("from plan entry %lld", plan_id) : NULL;
 	rc = loop_new_run(ctx, tag, from, var, value, note, 0, &nr, cause);
@@ -215,6 +214,9 @@ static int feed_auto(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	if (got == 1) {
 		char *note = xasprintf("autopilot: %s", pk.reason);
 
+		/* its tag was free when it was proposed: a directory there now is
+		 * what a crash in the creation left */
+		loop_clear_leftover(ctx, pk.tag);
 		rc = loop_new_run(ctx, pk.tag, pk.parent, pk.var, pk.value, note, 0, &nr, cause);
 		free(note);
 		if (rc == XL_DATAERR || rc == XL_NOINPUT || rc == XL_USAGE) {

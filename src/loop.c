@@ -1,4 +1,5 @@
 /* Creating runs: files, DB, git, in that order. */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include "segments.h"
 #include "study.h"
 #include "tags.h"
+#include "taken.h"
 
 /* The work tree root above root (the nearest directory holding .git), or NULL. */
 static char *worktree_prefix(const char *root)
@@ -196,6 +198,27 @@ static void undo_files(const char *dir)
 	rmdir(dir);
 }
 
+/* Remove what a creation of tag that a crash cut off left (only its own files). */
+void loop_clear_leftover(struct xl_ctx *ctx, const char *tag)
+{
+	char *dir = run_dir(ctx->root, ctx->cfg.study, tag);
+	DIR *dh = opendir(dir);
+	struct dirent *de;
+
+	/* write_file_atomic's temporary job.sh.tmp-XXXXXX */
+	while (dh && (de = readdir(dh)))
+		if (starts_with(de->d_name, "job.sh.tmp-")) {
+			char *p = path_join(dir, de->d_name);
+
+			unlink(p);
+			free(p);
+		}
+	if (dh)
+		closedir(dh);
+	undo_files(dir);
+	free(dir);
+}
+
 static int make_run_dirs(const char *root, const char *study, const char *dir,
 			 char **cause)
 {
@@ -217,6 +240,19 @@ static int make_run_dirs(const char *root, const char *study, const char *dir,
 	free(sdir);
 	free(slurm);
 	return rc;
+}
+
+/* Record the commit that holds a run's job.sh. */
+static void set_commit(struct xl_ctx *ctx, long long run_id, const char *oid)
+{
+	struct stmt q;
+
+	if (db_prepare(&ctx->db, &q, "UPDATE run SET commit_id = :c WHERE id = :id") == 0) {
+		db_bind_text(&q, ":c", oid);
+		db_bind_int64(&q, ":id", run_id);
+		db_step(&q);
+		db_finalize(&q);
+	}
 }
 
 /* Create a run: files, DB row, commit. */
@@ -263,6 +299,7 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 		if (w < 0)
 			goto undo;
 	}
+	crash_point("create-after-files");	/* the files are there, the DB does not know */
 	if (db_begin_write(&ctx->db) < 0) {
 		*cause = xasprintf("the state DB is busy; try again");
 		rc = XL_TEMPFAIL;
@@ -281,7 +318,8 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 		}
 		free(why);
 	}
-	if (runs_insert(&ctx->db, r) < 0)
+	/* cleared by loop_commit_repair once the job.sh is in git, whatever kills us */
+	if (runs_insert(&ctx->db, r) < 0 || db_kv_set(&ctx->db, "git.uncommitted", 1) < 0)
 		goto rollback;
 	if (has_secret) {
 		char *d = xasprintf("job.sh line %d holds what looks like %s; committed "
@@ -341,17 +379,11 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 		msg = m;
 	}
 	if (loop_commit(ctx, (const char *const *)rel, cv_src ? 2 : 1, msg, oid, cause) < 0) {
-		warning("run '%s' was created but not committed: %s", r->tag, *cause);
+		warning("run '%s' was created but not committed: %s (committed "
+			"by a later call once git lets it)", r->tag, *cause);
 		FREE_AND_NULL(*cause);
 	} else if (*oid) {
-		struct stmt q;
-
-		if (db_prepare(&ctx->db, &q, "UPDATE run SET commit_id = :c WHERE id = :id") == 0) {
-			db_bind_text(&q, ":c", oid);
-			db_bind_int64(&q, ":id", r->id);
-			db_step(&q);
-			db_finalize(&q);
-		}
+		set_commit(ctx, r->id, oid);
 		free(r->commit_id);
 		r->commit_id = xstrdup(oid);
 	}
@@ -890,6 +922,27 @@ void loop_fill_request(struct xl_ctx *ctx, struct slurm_submit *req, const char 
 int loop_decide(struct xl_ctx *ctx, const char *entry, const char *evidence,
 		const char *msg, char **cause)
 {
+	return loop_decide_once(ctx, entry, NULL, evidence, msg, cause);
+}
+
+/* Whether a heading line ("## ...") of text contains mark (which has no newline but last). */
+static int heading_has(const char *text, const char *mark)
+{
+	const char *hit, *line;
+
+	for (hit = strstr(text, mark); hit; hit = strstr(hit + 1, mark)) {
+		for (line = hit; line > text && line[-1] != '\n'; line--)
+			;
+		if (strncmp(line, "## ", 3) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* loop_decide, unless a heading of the file holds once already (then only the commit). */
+int loop_decide_once(struct xl_ctx *ctx, const char *entry, const char *once,
+		     const char *evidence, const char *msg, char **cause)
+{
 	char *path = path_join(ctx->root, "ops/decisions.md"), *dir, oid[41], *ev;
 	size_t n = 1;
 	struct buf b = BUF_INIT;
@@ -905,6 +958,8 @@ int loop_decide(struct xl_ctx *ctx, const char *entry, const char *evidence,
 		FREE_AND_NULL(*cause);
 		buf_adds(&b, "# Decisions\n");
 	}
+	if (once && heading_has(b.s, once))
+		goto commit;	/* written before a crash: committing is what is left */
 	if (b.len && b.s[b.len - 1] != '\n')
 		buf_addc(&b, '\n');
 	buf_addf(&b, "\n%s", entry);
@@ -913,10 +968,13 @@ int loop_decide(struct xl_ctx *ctx, const char *entry, const char *evidence,
 	if (write_file_atomic(path, b.s, b.len, 0644, cause) < 0)
 		goto out;
 	crash_point("decide-after-write");
+commit:
 	ev = evidence ? path_join(ctx->root, evidence) : NULL;
 	if (ev && path_exists(ev))
 		n = 2;	/* a missing cv.json is left alone, not deleted from git */
 	free(ev);
+	/* a crash in the commit leaves the entry to loop_commit_repair */
+	db_kv_set(&ctx->db, "git.uncommitted", 1);
 	if (loop_commit(ctx, rel, n, msg, oid, cause) < 0) {
 		/* the DB is the truth; the entry stays in the file for the next commit */
 		warning("decision recorded in ops/decisions.md but not committed: %s", *cause);
@@ -1054,15 +1112,13 @@ out:
 	return rc;
 }
 
-/* Refuse a change `new` would refuse, or one made from this parent already. */
+/* Refuse a change `new` would refuse, or a configuration taken already. */
 int loop_check_change(struct xl_ctx *ctx, const struct run *parent, const char *var,
-		      const char *value, char **cause)
+		      const char *value, int flags, long long skip_plan, char **cause)
 {
 	struct jobsh_vars vars = JOBSH_VARS_INIT;
 	const struct jobsh_var *jv;
 	struct buf text = BUF_INIT;
-	struct run *kids = NULL;
-	size_t nkids = 0, i;
 	char *path = run_job_path(ctx->root, ctx->cfg.study, parent->tag), *quoted;
 	int rc = XL_DATAERR, err, same;
 
@@ -1086,23 +1142,100 @@ int loop_check_change(struct xl_ctx *ctx, const struct run *parent, const char *
 				   "nothing", var, jv->raw, parent->tag);
 		goto out;
 	}
-	if (runs_children(&ctx->db, parent->id, var, &kids, &nkids) < 0) {
-		*cause = xasprintf("unable to read the runs of '%s'", parent->tag);
-		rc = XL_ERR;
-		goto out;
-	}
-	for (i = 0; i < nkids; i++)
-		if (value_same(kids[i].new_value, value)) {
-			*cause = xasprintf("%s=%s from %s was made already: run %s (`xloop "
-					   "retry %s` runs it again)", var, value, parent->tag,
-					   kids[i].tag, kids[i].tag);
-			goto out;
-		}
-	rc = 0;
+	rc = taken_check(ctx, parent, var, value, flags, skip_plan, cause);
 out:
-	runs_free(kids, nkids);
 	jobsh_vars_release(&vars);
 	buf_release(&text);
 	free(path);
 	return rc;
+}
+
+/* loop_check_change from the parent from names ("best" allowed; proven). */
+int loop_check_from(struct xl_ctx *ctx, const char *from, const char *var,
+		    const char *value, int flags, char **cause)
+{
+	struct run parent;
+	int rc = loop_find_parent(ctx, from, 0, &parent, cause);
+
+	if (rc)
+		return rc;
+	rc = loop_check_change(ctx, &parent, var, value, flags, 0, cause);
+	run_release(&parent);
+	return rc;
+}
+
+/* Whether ops/decisions.md (at path) differs from HEAD's. */
+static int decisions_uncommitted(struct xl_ctx *ctx, const char *path)
+{
+	struct buf b = BUF_INIT;
+	char *cause = NULL;
+	int err, rc = 0;
+
+	if (read_file(path, 64 << 20, &b, &err, &cause) == 0)
+		rc = loop_matches_head(ctx, "ops/decisions.md", b.s, b.len, &cause) == 0;
+	free(cause);
+	buf_release(&b);
+	return rc;
+}
+
+/* Commit the job.sh of runs whose commit failed or a crash cut off. */
+void loop_commit_repair(struct xl_ctx *ctx)
+{
+	char *prefix, **rel = NULL, *msg, *cause = NULL, *dec, oid[41];
+	long long *ids = NULL;
+	size_t n = 0, i;
+	struct stmt q;
+	int with_dec;
+
+	if (db_kv_get(&ctx->db, "git.uncommitted") == 0)
+		return;
+	prefix = worktree_prefix(ctx->root);
+	if (prefix && db_prepare(&ctx->db, &q, "SELECT id, tag FROM run WHERE study = :study"
+				 " AND coalesce(commit_id, '') = '' ORDER BY id") == 0) {
+		db_bind_text(&q, ":study", ctx->cfg.study);
+		while (db_step(&q) == SQLITE_ROW) {
+			char *job = xasprintf("runs/%s/%s/job.sh", ctx->cfg.study,
+					      db_col_text(&q, 1));
+			char *abs = path_join(ctx->root, job);
+
+			if (path_exists(abs)) {
+				ids = xreallocarray(ids, n + 1, sizeof(*ids));
+				rel = xreallocarray(rel, n + 1, sizeof(*rel));
+				ids[n] = db_col_int64(&q, 0);
+				rel[n++] = job;
+			} else {
+				free(job);
+			}
+			free(abs);
+		}
+		db_finalize(&q);
+	}
+	/* the decisions of the same crash go along (the file holds them) */
+	rel = xreallocarray(rel, n + 1, sizeof(*rel));
+	rel[n] = xstrdup("ops/decisions.md");
+	dec = path_join(ctx->root, rel[n]);
+	with_dec = prefix && decisions_uncommitted(ctx, dec);
+	free(dec);
+	msg = xasprintf("xloop: commit what a crash or a locked git left uncommitted "
+			"(%zu run%s%s)\n", n, n == 1 ? "" : "s",
+			with_dec ? ", ops/decisions.md" : "");
+	if (!prefix || n + (size_t)with_dec == 0) {
+		db_kv_set(&ctx->db, "git.uncommitted", 0);	/* no git, or nothing left */
+	} else if (loop_commit(ctx, (const char *const *)rel,
+			       n + (size_t)with_dec, msg, oid, &cause) < 0) {
+		warning("%zu run%s%s not committed yet: %s", n, n == 1 ? "" : "s",
+			with_dec ? " and decisions" : "", cause);
+	} else if (*oid && db_begin_write(&ctx->db) == 0) {
+		for (i = 0; i < n; i++)
+			set_commit(ctx, ids[i], oid);
+		db_kv_set(&ctx->db, "git.uncommitted", 0);
+		db_commit(&ctx->db);
+	}
+	for (i = 0; i <= n; i++)
+		free(rel[i]);
+	free(rel);
+	free(ids);
+	free(msg);
+	free(cause);
+	free(prefix);
 }

@@ -153,6 +153,28 @@ int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
  */
 int loop_decide(struct xl_ctx *ctx, const char *entry, const char *evidence,
 		const char *msg, char **cause);
+/*
+ * The same for an entry that a crash may have written already (after the
+ * file, before the DB knew): when a heading line of the file contains once
+ * (" · autopilot proposes T"), the entry is not appended again, only
+ * committed.
+ */
+/*
+ * Commit the job.sh of every run that has no commit (its commit failed:
+ * a locked git index, or a crash before it), with ops/decisions.md, in one
+ * commit. Cheap when there is none (a kv flag). Reconcile calls it.
+ */
+void loop_commit_repair(struct xl_ctx *ctx);
+
+/*
+ * Remove the files a creation of tag left when a crash cut it off before
+ * the DB knew the run (job.sh, its temporary, an empty slurm/ and the
+ * directory, nothing else): for a tag recorded as an intent before.
+ */
+void loop_clear_leftover(struct xl_ctx *ctx, const char *tag);
+
+int loop_decide_once(struct xl_ctx *ctx, const char *entry, const char *once,
+		     const char *evidence, const char *msg, char **cause);
 
 /*
  * A decision that changes xloop.json: config_edit(path, v), reload ctx->cfg,
@@ -198,10 +220,14 @@ int loop_new_run_with(struct xl_ctx *ctx, const char *tag, const char *from,
 /*
  * Refuse a change of parent that `new` would refuse, compared canonically
  * (value_canon): var not assigned exactly once at top level of the parent's
- * job.sh, or already value there; or made from parent already (a run of
- * parent changing var to value exists). 0, or an exit code with *cause.
+ * job.sh, or already value there; or a configuration taken already (a run
+ * or an unmade proposal has it; with TAKEN_PLAN a queued plan entry but
+ * skip_plan too: taken.h). 0, or an exit code with *cause.
  */
 int loop_check_change(struct xl_ctx *ctx, const struct run *parent, const char *var,
-		      const char *value, char **cause);
+		      const char *value, int flags, long long skip_plan, char **cause);
+/* The same from the parent from names ("best" allowed), which must be proven. */
+int loop_check_from(struct xl_ctx *ctx, const char *from, const char *var,
+		    const char *value, int flags, char **cause);
 
 #endif

@@ -242,11 +242,11 @@ static void best_before(struct xl_ctx *ctx, char *buf, size_t n, char **key)
  * mark it written. Also used to repair an entry a crash left unwritten.
  */
 static void write_decision(struct xl_ctx *ctx, long long attempt_id, const char *best,
-			   const char *best_key)
+			   const char *best_key, int repair)
 {
 	struct stmt q;
 	struct buf e = BUF_INIT;
-	char *cause = NULL, *msg = NULL, *cv, when[32];
+	char *cause = NULL, *msg = NULL, *cv, *once, when[32];
 	const char *log;
 	time_t now = time(NULL);
 	struct tm tm;
@@ -289,14 +289,18 @@ static void write_decision(struct xl_ctx *ctx, long long attempt_id, const char 
 			db_col_text(&q, 9));
 	/* the run's cv.json, the score's evidence, goes into the same commit */
 	cv = xasprintf("runs/%s/%s/cv.json", ctx->cfg.study, db_col_text(&q, 0));
+	/* a repair: a crash may have come after the entry, before "decided" */
+	once = repair ? xasprintf(" · %s attempt %lld: ", db_col_text(&q, 0),
+				  db_col_int64(&q, 1)) : NULL;
 	db_finalize(&q);
-	if (loop_decide(ctx, e.s, cv, msg, &cause) < 0)
+	if (loop_decide_once(ctx, e.s, once, cv, msg, &cause) < 0)
 		warning("verdict stored, but ops/decisions.md was not updated: %s", cause);
 	else
 		reconcile_exec(ctx, "UPDATE attempt SET decided = 1 WHERE id = :id",
 			     attempt_id, NULL, 0);
 	free(cause);
 	free(cv);
+	free(once);
 	free(msg);
 	buf_release(&e);
 }
@@ -319,7 +323,7 @@ static void repair_decisions(struct xl_ctx *ctx)
 	}
 	db_finalize(&q);
 	for (i = 0; i < n; i++)
-		write_decision(ctx, ids[i], "unknown (entry written after a crash)", NULL);
+		write_decision(ctx, ids[i], "unknown (entry written after a crash)", NULL, 1);
 	free(ids);
 }
 
@@ -442,7 +446,7 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 	if (best_remember(ctx) < 0)
 		warning("unable to remember the best in the state DB");
 
-	write_decision(ctx, a->id, best, best_key);
+	write_decision(ctx, a->id, best, best_key, 0);
 	rc = 0;
 out:
 	free(best_key);
@@ -471,6 +475,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	out->newest_live_job = xstrdup("");
 	repair_decisions(ctx);
 	chain_release_held(ctx, s);
+	loop_commit_repair(ctx);
 	if (attempts_unfinished(&ctx->db, ctx->cfg.study, &v, &n) < 0)
 		return XL_ERR;
 	if (n == 0)
@@ -591,8 +596,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 				free(a->job_id);
 				a->job_id = xstrdup(j->job_id);
 			} else if (now - a->intent_at >= reconcile_orphan_secs()) {
-				attempts_set_submit_failed(&ctx->db, a->id, "sbatch never "
-					"answered and no job carries this attempt's token");
+				attempts_set_submit_failed(&ctx->db, a->id, SUBMIT_ORPHAN_ERROR);
 				loop_event(ctx, "repaired", a->run_id, a->id,
 					   "an attempt left in 'submitting' never reached Slurm; "
 					   "marked submit_failed");

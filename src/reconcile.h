@@ -13,6 +13,8 @@
 
 #define LOST_AFTER_SECS 60	/* missing everywhere on two polls this far apart */
 #define SUBMIT_ORPHAN_SECS 120	/* an intent older than this with no job: failed */
+/* its submit_error (a crash between the intent and sbatch, most likely) */
+#define SUBMIT_ORPHAN_ERROR "sbatch never answered and no job carries this attempt's token"
 
 struct refresh {
 	size_t pending;		/* our jobs waiting */

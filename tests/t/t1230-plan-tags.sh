@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run tags and the plan on the real cluster: `plan add` refuses at once what
 # feeding would refuse later (unknown VAR, unchanged value in any spelling,
-# made already, in the plan already), all or nothing; bare `plan` lists,
+# made already, in the plan already: the same configuration by any path,
+# which new and next --set refuse too), all or nothing; bare `plan` lists,
 # `plan ls --all` shows removed entries; an entry from best that became
 # invalid is skipped with a line in the briefing, not an error; the same
 # change from two parents is VAR-VALUE and VAR-VALUE--n2 (never a bare -2);
@@ -28,12 +29,15 @@ python3 -c "import json; json.dump({'score': 0.5}, open('$XLOOP_RUN_DIR/cv.json'
 echo FINISHED
 JOB
 sed 's/^SEED=1$/SEED=2/' "$T_TMP/job.sh" >"$T_TMP/better.sh"
+sed 's/^SEED=1$/SEED=3/' "$T_TMP/job.sh" >"$T_TMP/job2.sh"
+sed 's/^LR=0.05$/LR=0.2/; s/^MAX_DEPTH=3$/MAX_DEPTH=4/' "$T_TMP/job.sh" >"$T_TMP/other.sh"
 echo '{"score": 0.4}' >"$T_TMP/cv.json"
 echo '{"score": 0.3}' >"$T_TMP/cv2.json"
 echo '{"score": 0.9}' >"$T_TMP/cv-better.json"
+echo '{"score": 0.1}' >"$T_TMP/cv-other.json"
 chmod 644 "$T_TMP"/*.sh "$T_TMP"/*.json
 expect_rc 0 "adopt a proven baseline" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
-expect_rc 0 "adopt a second proven root" u adopt "$T_TMP/job.sh" --tag base2 --cv "$T_TMP/cv2.json"
+expect_rc 0 "adopt a second proven root" u adopt "$T_TMP/job2.sh" --tag base2 --cv "$T_TMP/cv2.json"
 
 # --- plan add refuses what `new` or feeding would refuse later
 plan_rows() { db "SELECT count(*) FROM plan"; }
@@ -50,6 +54,21 @@ expect_rc 0 "the same change from another parent is fine" u new lr2 --from base 
 expect_rc 65 "a change made already from that parent is refused" u plan add LR=0.2 --from base
 check "it names the run that has it" sh -c "runuser -u '$XLOOP_TEST_USER' -- '$X' -C '$d' plan add LR=2e-1 --from base 2>&1 | grep -q 'made already: run lr2'"
 check "refusals added nothing (all or nothing)" test "$(plan_rows)" = 1
+
+# --- "run or queued already" is the same CONFIGURATION, from any parent
+# other is base with LR=0.2 and MAX_DEPTH=4: MAX_DEPTH=3 from it is lr2's
+expect_rc 0 "adopt a third root (LR=0.2 MAX_DEPTH=4)" u adopt "$T_TMP/other.sh" --tag other --cv "$T_TMP/cv-other.json"
+expect_rc 65 "plan add refuses another path to a configuration run already" u plan add MAX_DEPTH=3 --from other
+check "it names the run that has that configuration" sh -c "runuser -u '$XLOOP_TEST_USER' -- '$X' -C '$d' plan add MAX_DEPTH=3.0 --from other 2>&1 | grep -q 'made already: run lr2 has that configuration'"
+expect_rc 65 "new refuses it too" u new md3 --from other --set MAX_DEPTH=3
+expect_rc 65 "and next --set" u next --set MAX_DEPTH=3 --from other
+check "nothing was made" test "$(db "SELECT count(*) FROM run WHERE tag IN ('md3', 'MAX_DEPTH-3')")" = 0
+expect_rc 0 "plan LR=0.05 from other (base with MAX_DEPTH=4)" u plan add LR=0.05 --from other
+expect_rc 65 "base with MAX_DEPTH=4 is in the plan already by another path" u plan add MAX_DEPTH=4 --from base
+check "it names the plan entry" sh -c "runuser -u '$XLOOP_TEST_USER' -- '$X' -C '$d' plan add MAX_DEPTH=4 --from base 2>&1 | grep -q 'in the plan already: entry [0-9]* (LR=0.05 from other)'"
+expect_rc 65 "new refuses what the plan will make" u new md4 --from base --set MAX_DEPTH=4
+expect_rc 0 "new --force makes it anyway" u new md4 --from base --set MAX_DEPTH=4 --force
+u plan rm "$(db "SELECT id FROM plan WHERE parent = 'other'")" >/dev/null
 
 # --- bare plan lists; plan ls --all shows removed entries
 out=$(u plan 2>&1)

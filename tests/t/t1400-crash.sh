@@ -187,7 +187,7 @@ new_study "$a" ap 'c["resources"].update(cpus=1, mem="100M", time="00:02:00", gr
 c["queue"]["depth"] = 0'
 ua adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
 ua space set V=0..8:int >/dev/null
-ua auto on --budget-runs 3 >/dev/null
+ua auto on --budget-runs 6 >/dev/null
 runs_of() { ls "$a/runs/ap" | wc -l; }
 jobs_in() { as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$a " | grep -c "JobName=$1 "; }
 wait_ap() {
@@ -197,10 +197,15 @@ wait_ap() {
 		sleep 1
 	done
 }
-for point in auto-after-intent auto-after-run auto-after-created; do
+# create-after-files: the run's directory is made, the DB has no run;
+# decide-after-write: an entry (a verdict's or the proposal's) is in the
+# file, the DB does not know it: it is not written again;
+# submit-after-intent: the attempt never reached Slurm: once reconcile
+# marks it so (XLOOP_TEST_ORPHAN_SECS=0 instead of 2 min), it is submitted again
+for point in auto-after-intent create-after-files auto-after-run auto-after-created decide-after-write submit-after-intent; do
 	before=$(runs_of)
 	expect_rc 137 "tick killed at $point" as_user env XLOOP_CRASH_AT="$point" "$X" -C "$a" tick
-	ua tick >/dev/null 2>&1
+	as_user env XLOOP_TEST_ORPHAN_SECS=0 "$X" -C "$a" tick >/dev/null 2>&1
 	check "after $point: exactly one new run" test "$(runs_of)" = "$((before + 1))"
 	tag=$(ls -t "$a/runs/ap" | head -1)
 	check "after $point: one Slurm job for $tag" test "$(jobs_in "$tag")" = 1
@@ -208,7 +213,8 @@ for point in auto-after-intent auto-after-run auto-after-created; do
 		"$(grep -c "^## .* · autopilot proposes $tag\$" "$a/ops/decisions.md")" = 1
 	wait_ap
 done
-check "autopilot's budget holds after the crashes (3 runs)" test "$(runs_of)" = 4
+check "autopilot's budget holds after the crashes (6 runs)" test "$(runs_of)" = 7
+check "no verdict entry written twice" sh -c "[ -z \"\$(grep '^## .* attempt [0-9]*: ' '$a/ops/decisions.md' | sed 's/^## [0-9-]* [0-9:]* · //' | sort | uniq -d)\" ]"
 check "no two runs of one configuration" sh -c \
 	"grep -h '^V=' '$a'/runs/ap/*/job.sh | sort | uniq -d | wc -l | grep -qx 0"
 
@@ -218,7 +224,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	trap 'scontrol update nodename="$node" state=resume >/dev/null 2>&1; rm -rf "$T_TMP"' EXIT
 	wait_idle
 	scontrol update nodename="$node" state=drain reason="disk almost full"
-	u new drained --from base --set SLEEP=1 >/dev/null
+	u new drained --from base --set V=10 >/dev/null
 	u submit drained --no-chain >/dev/null
 	sleep 2
 	u judge >/dev/null 2>&1

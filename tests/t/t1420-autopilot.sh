@@ -146,7 +146,8 @@ others = [v for k, v in sc.items() if not k.startswith('base') and v is not None
 assert max(others) > sum(base) / len(base), (base, others)"
 
 # proposals that fail for their value do not trip the breaker (2 program
-# failures in a row would); failures that repeat the same way still do
+# failures in a row would); failures that repeat the same way still do, and
+# so does a GPU job that shows no GPU
 cat >"$T_TMP/fail.sh" <<'JOB'
 #!/bin/bash
 MODE=value
@@ -180,5 +181,20 @@ check "failures that differ with the value leave the breaker closed" $PY -c "
 import json; assert json.load(open('$T_TMP/value.json'))['breaker'] is None"
 check "the same failure twice opens it" $PY -c "
 import json; b = json.load(open('$T_TMP/same.json'))['breaker']; assert b and 'program failures in a row' in b, b"
+# a proposal whose GPU job shows no GPU stops the feeding at once, proposal or not
+g=$(user_dir)
+new_study "$g" s 'c["resources"].update(cpus=1, mem="100M", time="00:02:00", gres="gpu:1")
+c["queue"]["depth"] = 0
+c["breaker"]["no_gpu"] = True'
+cp "$T_TMP/fail.sh" "$g/job.sh"
+as_user "$X" -C "$g" adopt "$g/job.sh" --tag base --cv "$T_TMP/cv5.json" >/dev/null
+as_user "$X" -C "$g" space set X=3..5:int >/dev/null
+as_user "$X" -C "$g" auto on --budget-runs 3 >/dev/null
+drive "$g" >/dev/null
+as_user "$X" -C "$g" next --json >"$T_TMP/nogpu.json" 2>/dev/null
+check "a proposal that ran without its GPU opens the breaker after one run" $PY -c "
+import json; d = json.load(open('$T_TMP/nogpu.json')); b = d['breaker']
+assert b and 'shows no GPU' in b, b
+assert len([l for l in open('$g/ticks.txt') if 'attempt 1: success' in l]) == 1"
 
 finish

@@ -107,7 +107,7 @@ check "and it is recorded (event and commit message)" sh -c "[ \$(/usr/bin/pytho
 # --- a GPU job that logs no GPU stops the feeding at once
 /usr/bin/python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['breaker']['no_gpu']=True; json.dump(c, open(p,'w'), indent=2)" "$d/xloop.json"
 expect_rc 0 "a reset: only verdicts from now on count" u breaker reset
-expect_rc 0 "a run on the CPU" u new oncpu --from base --set SLEEP=2
+expect_rc 0 "a run on the CPU" u new oncpu --from base --set SLEEP=1.5
 expect_rc 0 "plan one more" u plan add SLEEP=5
 expect_rc 0 "submit the CPU run" u submit oncpu --no-chain
 for i in $(seq 1 30); do u tick >>"$T_TMP/ticks2.txt" 2>&1; idle && break; sleep 1; done
@@ -126,8 +126,9 @@ c["slurm"]["chain"] = "any-user"'
 /usr/bin/python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['slurm']['chain']='any-user'; json.dump(c, open(p,'w'), indent=2)" "$d/xloop.json"
 v() { as_user "$X" -C "$e" "$@"; }
 expect_rc 0 "adopt in the second study" v adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
-for t in a1 a2; do u new "$t" --from base --set SLEEP=4 >/dev/null; done
-for t in b1 b2; do v new "$t" --from base --set SLEEP=4 >/dev/null; done
+# the same configuration twice on purpose (--force): the jobs are what counts
+for t in a1 a2; do u new "$t" --from base --set SLEEP=4 --force >/dev/null; done
+for t in b1 b2; do v new "$t" --from base --set SLEEP=4 --force >/dev/null; done
 u submit a1 >/dev/null; v submit b1 >/dev/null; u submit a2 >/dev/null; v submit b2 >/dev/null
 ja1=$(job a1) ja2=$(job a2)
 jb() { v status "$1" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["runs"][0]["attempts"][-1]["job_id"])'; }

@@ -228,8 +228,15 @@ static int simulate(int flat, long budget, long stream, double sd, long branch,
 				}
 				best_prev = rep[best];
 				best_true_prev = t;
-				json_array_append_new(trace, json_pack("{s:I, s:f, s:I, s:I, s:I}",
+				long lead = 0;
+
+				/* the highest mean (what a method without the rule would pick) */
+				for (j = 1; j < (long)nc; j++)
+					if (v[j].st.mean > v[lead].st.mean)
+						lead = j;
+				json_array_append_new(trace, json_pack("{s:I, s:f, s:f, s:I, s:I, s:I}",
 					"runs", (json_int_t)n, "best_true", t,
+					"leader_true", true_score(flat, runs[rep[lead]].x),
 					"best_n", (json_int_t)v[best].st.n,
 					"promotions", (json_int_t)promotions,
 					"false_promotions", (json_int_t)false_promotions));

@@ -9,7 +9,7 @@
 #include "util.h"
 
 /* How optimistic the surface's choice is: predicted mean + PROP_KAPPA sd. */
-#define PROP_KAPPA 2.0
+#define PROP_KAPPA 1.0
 
 /* Free a proposal. */
 void prop_out_release(struct prop_out *out)

@@ -89,7 +89,7 @@ static int fit_once(struct surface *s, const double *u, const double *yn, const 
 
 	memset(s->cov, 0, p * p * sizeof(*s->cov));
 	for (i = 0; i < p; i++)
-		s->cov[i * p + i] = i == 0 ? 1e-6 : 1;	/* the prior; the level is free */
+		s->cov[i * p + i] = i == 0 ? 1e-6 : SURFACE_PRIOR;	/* the level is free */
 	for (k = 0; k < npts; k++) {
 		features(s->d, u + k * s->d, f);
 		for (i = 0; i < p; i++) {

@@ -6,8 +6,8 @@
  * variable's grid of the search space, 0 the first value, 1 the last). The
  * model is Bayesian linear regression on the features 1, u_i, u_i^2 and
  * u_i u_j (the pairs only while d <= SURFACE_PAIRS_MAX), each point weighted
- * by its number of runs: the coefficients have a N(0, 1) prior in units of
- * the scores' spread, the noise is the measured seed noise (or the fit's
+ * by its number of runs: the coefficients have a N(0, 1 / SURFACE_PRIOR)
+ * prior in units of the scores' spread, the noise is the measured seed noise (or the fit's
  * residual when that is larger). A prediction is a mean and the standard
  * deviation of that mean (how unsure the fit is there): far from every run
  * it is wide, so an optimistic choice (mean + k sd) explores there, and the
@@ -19,6 +19,8 @@
 #include <stddef.h>
 
 #define SURFACE_PAIRS_MAX 12
+/* the prior's precision on each coefficient (the benchmark chose it) */
+#define SURFACE_PRIOR 0.1
 
 struct surface {
 	size_t d, p;		/* variables, features */

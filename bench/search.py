@@ -25,12 +25,63 @@ import sys
 import time
 
 import search_real
+os.environ.setdefault("OMP_NUM_THREADS", "1")   # one core per fit: the machine is shared
 # bench/ holds a timeit.py of its own: keep it from shadowing the standard one
 sys.path = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(
     os.path.abspath(__file__))]
 
 M64 = (1 << 64) - 1
 BASE = (3, 3, 7, 2)
+
+
+OUT = []
+
+
+def w(text=""):
+    """Print a line of the report and keep it for BENCHMARKS.md."""
+    print(text, flush=True)
+    OUT.append(text)
+
+
+def write_benchmarks(elapsed):
+    """Replace BENCHMARKS.md's search section (or add it before ## Method)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "BENCHMARKS.md")
+    head = "## 5. Search: autopilot against TPE and random search"
+    body = [head, "",
+            f"Written by `./build.sh bench search` (bench/search.py, {elapsed / 60:.1f} min "
+            f"this run; `./build.sh bench` keeps this section). " + SECTION_INTRO, ""]
+    body += [ln.replace("## ", "### ", 1) if ln.startswith("## ") else ln
+             for ln in OUT if not ln.startswith("# search benchmark")]
+    try:
+        text = open(path).read()
+    except OSError:
+        return
+    lines = text.split("\n")
+    if head in lines:
+        i = lines.index(head)
+        j = next((k for k in range(i + 1, len(lines)) if lines[k].startswith("## ")),
+                 len(lines))
+        lines[i:j] = body
+    else:
+        i = lines.index("## Method") if "## Method" in lines else len(lines)
+        lines[i:i] = body
+    with open(path + ".tmp", "w") as f:
+        f.write("\n".join(lines))
+    os.replace(path + ".tmp", path)
+
+
+SECTION_INTRO = (
+    "Each method gets the same objectives, the same noise and the same number of runs "
+    "(xloop's replicates count as runs); the cell is the true score (noise-free, or the "
+    "mean of 10 fresh seeds) of what the method calls best after that many runs, as "
+    "mean and minimum over the streams. TPE (Optuna's TPESampler, Debian's "
+    "python3-optuna) and random search call best the highest single score seen; xloop "
+    "calls best what its noise rule promoted (`xloop help space`). A false promotion is "
+    "a new best whose true score is below the one it replaced. xloop runs "
+    "`xloop test-search`: the real proposer and rule, in process; (b) also runs through "
+    "the real local Slurm with nothing but `tick`. TPE and random search score trial k "
+    "on seed k (per stream); xloop's changes keep their parent's seed and its "
+    "replicates take fresh ones, as autopilot does.")
 
 
 def splitmix64(x):
@@ -209,9 +260,9 @@ def score_trace(study, trace, points):
 def real_table(xloop, study, streams, budget, extra=None):
     points = [p for p in (15, 30, 60) if p <= budget]
     t0 = time.time()
-    print("| method | " + " | ".join(f"{p} runs (mean, min)" for p in points)
+    w("| method | " + " | ".join(f"{p} runs (mean, min)" for p in points)
           + " | false promotions | promotions |")
-    print("|---" * (len(points) + 3) + "|")
+    w("|---" * (len(points) + 3) + "|")
     base_truth = study.truth(study.baseline)
     for method in ("xloop", "tpe", "random"):
         rows, false, promo = [], 0, 0
@@ -228,16 +279,17 @@ def real_table(xloop, study, streams, budget, extra=None):
             promo += pr
         cells = [f"{sum(r[i] for r in rows) / len(rows):.4f}, {min(r[i] for r in rows):.4f}"
                  for i in range(len(points))]
-        print(f"| {method} | " + " | ".join(cells) + f" | {false} | {promo} |")
+        w(f"| {method} | " + " | ".join(cells) + f" | {false} | {promo} |")
         sys.stdout.flush()
     for row in extra or []:
-        print(row)
+        w(row)
     study.save()
-    print(f"\nbaseline's true score {base_truth:.4f}; {streams} streams; "
+    w(f"\nbaseline's true score {base_truth:.4f}; {streams} streams; "
           f"{time.time() - t0:.0f} s\n")
 
 
 def main():
+    t0 = time.time()
     ap = argparse.ArgumentParser()
     ap.add_argument("--streams", type=int, default=5)
     ap.add_argument("--budget", type=int, default=60)
@@ -252,14 +304,14 @@ def main():
     a = ap.parse_args()
     only = a.only.split(",")
     points = [p for p in (15, 30, 60) if p <= a.budget]
-    print(f"# search benchmark: {a.streams} streams, noise sd {a.noise}, "
+    w(f"# search benchmark: {a.streams} streams, noise sd {a.noise}, "
           f"budgets {points}; true score of the chosen best (optimum 0.9); on the\n"
           f"# flat objective every promotion is a false one (nothing is better)\n")
     for obj in ("peak", "flat") if "synthetic" in only else ():
-        print(f"## objective {obj}\n")
-        print("| method | " + " | ".join(f"{p} runs (mean, min)" for p in points)
+        w(f"## objective {obj}\n")
+        w("| method | " + " | ".join(f"{p} runs (mean, min)" for p in points)
               + " | false promotions | promotions | runs used |")
-        print("|---" * (len(points) + 4) + "|")
+        w("|---" * (len(points) + 4) + "|")
         for method in ("xloop", "tpe", "random"):
             rows, used = [], []
             for s in range(1, a.streams + 1):
@@ -279,35 +331,37 @@ def main():
                 cells.append(f"{sum(vals) / len(vals):.4f}, {min(vals):.4f}")
             false = sum(r[-1][1] for r in rows)
             promo = sum(r[-1][2] for r in rows)
-            print(f"| {method} | " + " | ".join(cells) + f" | {false} | {promo} | "
+            w(f"| {method} | " + " | ".join(cells) + f" | {false} | {promo} | "
                   f"{min(used)}-{max(used)} |")
-        print()
+        w()
     sys.stdout.flush()
     if "gb" in only:
         st = search_real.gb_study()
-        print("## (c) gradient boosting, breast cancer, 5-fold CV (true score: mean of 10 "
+        w("## (c) gradient boosting, breast cancer, 5-fold CV (true score: mean of 10 "
               "fresh seeds)\n")
         real_table(a.xloop, st, a.real_streams, a.real_budget)
     if "digits" in only:
         st = search_real.digits_study()
-        print("## (b) the demo's digits study, in process (true score: mean of 10 fresh "
+        w("## (b) the demo's digits study, in process (true score: mean of 10 fresh "
               "seeds)\n")
         real_table(a.xloop, st, a.digits_streams, a.digits_budget)
         if not a.no_slurm:
             slurm_digits(a.xloop, st)
+    if a.only == "synthetic,gb,digits":
+        write_benchmarks(time.time() - t0)
 
 
 def slurm_digits(xloop, study, budget=15):
     """(b) through the real local Slurm: bench/search-slurm.sh drives `tick`."""
     here = os.path.dirname(os.path.abspath(__file__))
     if os.getuid() != 0:
-        print("(b) through Slurm skipped: run as root (it takes a test cluster slot)\n")
+        w("(b) through Slurm skipped: run as root (it takes a test cluster slot)\n")
         return
     t0 = time.time()
     r = subprocess.run([os.path.join(here, "search-slurm.sh"), os.path.abspath(xloop),
                         str(budget)], capture_output=True, text=True)
     if r.returncode:
-        print(f"(b) through Slurm failed (exit {r.returncode}): {r.stderr.strip()[-400:]}\n")
+        w(f"(b) through Slurm failed (exit {r.returncode}): {r.stderr.strip()[-400:]}\n")
         return
     trace, runs = [], 0
     for line in r.stdout.splitlines():     # "RUNS BESTCONFIG-JSON" after each tick
@@ -321,7 +375,7 @@ def slurm_digits(xloop, study, budget=15):
             promo += 1
             false += study.truth(b) < study.truth(a)
     study.save()
-    print(f"(b) through the real local Slurm: `auto on --budget-runs {budget}`, nothing "
+    w(f"(b) through the real local Slurm: `auto on --budget-runs {budget}`, nothing "
           f"but `tick`: {trace[-1][0]} runs; the chosen best {best} has true score "
           f"{study.truth(best):.4f} (baseline {study.truth(study.baseline):.4f}); "
           f"{promo} promotions, {false} false; {time.time() - t0:.0f} s\n")

@@ -384,9 +384,21 @@ void propose_next(const struct prop_input *in, struct prop_out *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->cfg = -1;
-	/* the best few first; when their neighbours are all tried, a few more */
-	if (want_replicate(in, out) || want_surface_change(in, in->branch, out) ||
-	    want_change(in, in->branch, out) || want_change(in, 3 * in->branch, out))
+	if (want_replicate(in, out))
+		return;
+	/* while the best few have an untried neighbour, the surface chooses among
+	 * all their changes; then the neighbours of a few more; then converged */
+	if (want_change(in, in->branch, out)) {
+		struct prop_out sf;
+
+		memset(&sf, 0, sizeof(sf));
+		if (want_surface_change(in, in->branch, &sf)) {
+			prop_out_release(out);
+			*out = sf;
+		}
+		return;
+	}
+	if (want_change(in, 3 * in->branch, out))
 		return;
 	out->kind = PROP_NONE;
 	out->reason = xstrdup(in->space->n == 0 ? "the search space is empty "

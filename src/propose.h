@@ -7,15 +7,21 @@
  *    but not proven better, while it has fewer than search.confirm_max
  *    runs and more runs could still prove it (its lead beats the bound it
  *    would face at the cap);
- * 2. one-variable changes: for each of the best few proven configurations
+ * 2. one-variable changes of the best few proven configurations
  *    (search.branch of them, highest mean first; the best always among
- *    them), for each variable of the
- *    space in turn (the turn rotates from proposal to proposal, so every
- *    variable is revisited after the others moved), the values next to
- *    its current one; never a configuration already run, queued or
- *    proposed;
- * 3. when every neighbour of those is tried, the same over the best
- *    3 x search.branch;
+ *    them), to any value of a space variable, near or far: a quadratic
+ *    response surface (surface.h) fitted to every proven configuration
+ *    rates each untried one (never a configuration already run, queued or
+ *    proposed) by its predicted score plus one standard deviation of that
+ *    prediction, and the highest is proposed. The pair terms of the
+ *    surface let a change of a configuration off the best pay off when two
+ *    variables must move together; the standard deviation sends the search
+ *    where nothing was run yet; every variable stays a candidate after the
+ *    others moved;
+ * 3. without a surface (a value off the grid, nothing to fit) or when
+ *    every change of those is tried: the untried neighbours of the best
+ *    few (each variable in turn; the turn rotates from proposal to
+ *    proposal), then of the best 3 x search.branch;
  * 4. nothing: converged (no untried neighbour of those).
  */
 #ifndef XLOOP_PROPOSE_H

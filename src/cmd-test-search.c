@@ -365,9 +365,9 @@ const struct cmd_entry cmd_test_search_entry = {
 	"test-search", "[--objective peak|flat] [--budget N] [--stream S] [--noise SD] [--branch B]\n"
 	"       [--external --space VAR=SPEC... --baseline TEXT]",
 	"autopilot's proposer and promotion rule on a synthetic objective (benchmark)",
-	"Prints {objective, stream, runs, trace: [{runs, best_true, best_n, promotions,\n"
-	"false_promotions}]}: after each number of runs, the noise-free score of what\n"
-	"xloop calls best. bench/search.py compares it with Optuna's TPE and random\n"
+	"Prints {objective, stream, runs, trace: [{runs, best_true, leader_true, best_n,\n"
+	"promotions, false_promotions}]}: after each number of runs, the noise-free\n"
+	"score of what xloop calls best (and of the highest mean, unconfirmed). bench/search.py compares it with Optuna's TPE and random\n"
 	"search on the same objective and noise. With --external, the caller scores\n"
 	"each run: a line {\"ask\": {VAR: value, ...}} out, the score back on stdin,\n"
 	"then {\"best\": {...}, \"runs\": n} (the seed variable is SEED).\n",

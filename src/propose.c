@@ -1,5 +1,4 @@
-/* Autopilot's proposals: replicates the rule needs, then untried neighbours. */
-#include <math.h>
+/* Autopilot's proposals: replicates the rule needs, then the surface's choice of change. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -370,6 +370,16 @@ if lanes:
       "1.15 × the ideal, median idle gap per GPU at most 1.5 s, at least 3.6 × one lane).")
     w("")
 
+# the search section is ./build.sh bench search's (bench/search.py): kept as it is
+try:
+    _old = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                             "BENCHMARKS.md")).read().split("\n")
+    _i = _old.index("## 5. Search: autopilot against TPE and random search")
+    _j = next((k for k in range(_i + 1, len(_old)) if _old[k].startswith("## ")), len(_old))
+    out.extend(_old[_i:_j])
+except (OSError, ValueError):
+    pass
+
 w("## Method")
 w("")
 w("Everything runs on the private single-node Slurm of `ops/slurm/testcluster.sh` on loopback, "

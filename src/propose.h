@@ -7,15 +7,21 @@
  *    but not proven better, while it has fewer than search.confirm_max
  *    runs and more runs could still prove it (its lead beats the bound it
  *    would face at the cap);
- * 2. one-variable changes: for each of the best few proven configurations
- *    (search.branch of them, highest mean first; the best always among
- *    them), for each variable of the
- *    space in turn (the turn rotates from proposal to proposal, so every
- *    variable is revisited after the others moved), the values next to
- *    its current one; never a configuration already run, queued or
- *    proposed;
- * 3. when every neighbour of those is tried, the same over the best
- *    3 x search.branch;
+ * 2. while the best few proven configurations (search.branch of them,
+ *    highest mean first; the best always among them) have an untried
+ *    neighbour: a one-variable change of one of them to any value of a
+ *    space variable, near or far. A quadratic response surface (surface.h)
+ *    fitted to every proven configuration rates each untried change (never
+ *    a configuration already run, queued or proposed) by its predicted
+ *    score plus one standard deviation of that prediction; the highest is
+ *    proposed. The surface's pair terms let a change of a configuration
+ *    off the best pay off when two variables must move together; the
+ *    standard deviation sends the search where nothing was run yet; every
+ *    variable stays a candidate after the others moved. Without a surface
+ *    (nothing to fit, a value off the grid): the untried neighbours, each
+ *    variable in turn (the turn rotates from proposal to proposal);
+ * 3. when the best few have no untried neighbour: the untried neighbours
+ *    of the best 3 x search.branch;
  * 4. nothing: converged (no untried neighbour of those).
  */
 #ifndef XLOOP_PROPOSE_H

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -12,9 +13,9 @@
 
 struct fixture {
 	struct space sp;
-	struct prop_cfg v[8];
-	char key[8][65];
-	char *config[8];
+	struct prop_cfg v[16];
+	char key[16][65];
+	char *config[16];
 	size_t n;
 	struct prop_input in;
 };
@@ -57,7 +58,7 @@ static void fill_input(struct fixture *f, long best, long m)
 	in->best = best;
 	in->baseline = 0;
 	{
-		struct noise_cfg st[8];
+		struct noise_cfg st[16];
 		size_t i;
 
 		for (i = 0; i < f->n; i++)
@@ -99,12 +100,14 @@ static void test_baseline_replicates_first(void **state)
 	assert_int_equal(out.cfg, 0);
 	assert_string_equal(out.var, "SEED");
 	prop_out_release(&out);
-	/* two replicates in flight: enough asked; now a change */
+	/* two replicates in flight: enough asked; now a change, and with one
+	 * configuration known the surface is least sure at the ends: a far jump */
 	f.v[0].open = 2;
 	propose_next(&f.in, &out);
 	assert_int_equal(out.kind, PROP_CHANGE);
 	assert_string_equal(out.var, "X");
-	assert_string_equal(out.value, "2");
+	assert_string_equal(out.value, "1");
+	assert_non_null(strstr(out.reason, "quadratic fit"));
 	prop_out_release(&out);
 	/* without a seed variable: no replicates at all */
 	f.v[0].open = 0;
@@ -115,62 +118,108 @@ static void test_baseline_replicates_first(void **state)
 	teardown_fx(&f);
 }
 
-/* Changes are untried neighbours; the variable turn rotates; then the next best. */
-static void test_neighbours_and_branching(void **state)
+/* The keys of every one-variable change of config (X and Y in 1..5) into k. */
+static size_t all_changes(const char *config, char (*k)[65], const char **taken)
+{
+	static const char *vars[] = { "X", "Y" }, *vals[] = { "1", "2", "3", "4", "5" };
+	size_t n = 0, i, j;
+
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 5; j++) {
+			char *cur = confkey_value(config, vars[i]), *cfg;
+
+			if (strcmp(cur, vals[j]) != 0) {
+				cfg = confkey_with(config, vars[i], vals[j]);
+				confkey_key(cfg, "SEED", k[n]);
+				taken[n] = k[n];
+				n++;
+				free(cfg);
+			}
+			free(cur);
+		}
+	return n;
+}
+
+/* Changes are one variable of the best few, never taken; then the next best; then none. */
+static void test_changes_and_branching(void **state)
 {
 	struct fixture f;
 	struct prop_out out;
 	double base[] = { 0.5, 0.51, 0.49 }, lo[] = { 0.4 };
-	const char *taken[4];
-	char k[4][65];
+	static char k[32][65];
+	static const char *taken[32];
+	size_t n;
 
 	(void)state;
 	setup_space(&f);
 	add_cfg(&f, "SEED=1\nX=3\nY=3\n", "base", base, 3);
 	add_cfg(&f, "SEED=1\nX=1\nY=1\n", "other", lo, 1);
 	fill_input(&f, 0, 1);
-	f.in.turn = 1;	/* Y's turn */
 	propose_next(&f.in, &out);
 	assert_int_equal(out.kind, PROP_CHANGE);
-	assert_int_equal(out.cfg, 0);
-	assert_string_equal(out.var, "Y");
-	assert_string_equal(out.value, "2");
+	assert_true(out.cfg == 0 || out.cfg == 1);
 	prop_out_release(&out);
-	/* every neighbour of base taken: branch from the second best */
-	confkey_key("SEED=1\nX=2\nY=3\n", "SEED", k[0]);
-	confkey_key("SEED=1\nX=4\nY=3\n", "SEED", k[1]);
-	confkey_key("SEED=1\nX=3\nY=2\n", "SEED", k[2]);
-	confkey_key("SEED=9\nX=3\nY=4\n", "SEED", k[3]);	/* another seed: same config */
-	taken[0] = k[0];
-	taken[1] = k[1];
-	taken[2] = k[2];
-	taken[3] = k[3];
+	/* every change of base taken (another seed is the same configuration):
+	 * branch from the second best */
+	n = all_changes("SEED=9\nX=3\nY=3\n", k, taken);
 	f.in.taken = taken;
-	f.in.ntaken = 4;
-	f.in.turn = 0;
+	f.in.ntaken = n;
 	propose_next(&f.in, &out);
 	assert_int_equal(out.kind, PROP_CHANGE);
 	assert_int_equal(out.cfg, 1);
-	assert_string_equal(out.var, "X");
-	assert_string_equal(out.value, "2");
+	assert_non_null(strstr(out.reason, "from other"));
 	prop_out_release(&out);
-	/* every neighbour of both taken: converged */
-	{
-		static const char *all[6];
-		static char k2[2][65];
-
-		confkey_key("SEED=1\nX=2\nY=1\n", "SEED", k2[0]);
-		confkey_key("SEED=1\nX=1\nY=2\n", "SEED", k2[1]);
-		memcpy(all, taken, sizeof(taken));
-		all[4] = k2[0];
-		all[5] = k2[1];
-		f.in.taken = all;
-		f.in.ntaken = 6;
-	}
-	f.in.branch = 1;
+	/* every change of both taken: converged */
+	n += all_changes("SEED=1\nX=1\nY=1\n", k + n, taken + n);
+	f.in.ntaken = n;
 	propose_next(&f.in, &out);
 	assert_int_equal(out.kind, PROP_NONE);
 	assert_non_null(strstr(out.reason, "converged"));
+	prop_out_release(&out);
+	teardown_fx(&f);
+}
+
+/*
+ * The trap of one change at a time: X and Y must move together (a ridge
+ * along X = Y rising towards 5, 5). The best, (3, 3), has no better single
+ * change, but the surface's pair term sees that the ridge climbs: the
+ * proposal is a change of a configuration just off it that beats the best.
+ */
+static void test_interaction(void **state)
+{
+	struct fixture f;
+	struct prop_out out;
+	static const int pts[][2] = { { 3, 3 }, { 4, 3 }, { 3, 4 }, { 2, 3 }, { 3, 2 },
+				      { 2, 2 }, { 1, 1 }, { 1, 2 }, { 2, 1 } };
+	char *x, *y;
+	size_t i;
+
+	(void)state;
+	setup_space(&f);
+	for (i = 0; i < sizeof(pts) / sizeof(pts[0]); i++) {
+		double px = pts[i][0], py = pts[i][1];
+		double sc[3], v = 0.5 - 0.05 * (px - py) * (px - py) + 0.02 * (px + py - 6);
+		char cfg[64];
+
+		sc[0] = sc[1] = sc[2] = v;
+		snprintf(cfg, sizeof(cfg), "SEED=1\nX=%d\nY=%d\n", pts[i][0], pts[i][1]);
+		add_cfg(&f, cfg, "t", sc, i == 0 ? 3 : 1);
+	}
+	fill_input(&f, 0, (long)f.n - 1);
+	propose_next(&f.in, &out);
+	assert_int_equal(out.kind, PROP_CHANGE);
+	x = confkey_value(out.config, "X");
+	y = confkey_value(out.config, "Y");
+	/* from a configuration just off the ridge, not from the best; onto a
+	 * point that beats the best (every single change of the best is worse) */
+	assert_int_not_equal(out.cfg, 0);
+	{
+		double px = strtod(x, NULL), py = strtod(y, NULL);
+
+		assert_true(0.5 - 0.05 * (px - py) * (px - py) + 0.02 * (px + py - 6) > 0.5);
+	}
+	free(x);
+	free(y);
 	prop_out_release(&out);
 	teardown_fx(&f);
 }
@@ -211,7 +260,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_baseline_replicates_first),
-		cmocka_unit_test(test_neighbours_and_branching),
+		cmocka_unit_test(test_changes_and_branching),
+		cmocka_unit_test(test_interaction),
 		cmocka_unit_test(test_confirming),
 	};
 

@@ -1,0 +1,160 @@
+"""The search benchmark's real studies (bench/search.py imports this).
+
+Each study is a few job.sh variables on a grid (the same grid for xloop's
+`space set`, for TPE and for random search), a baseline, and a score of
+(configuration, seed) computed in process by the same code as the job: the
+seed changes the cross-validation folds (and the model's own randomness),
+nothing else. The true score of a configuration is its mean over 10 fresh
+seeds (1001..1010), never used by any method. Scores are cached by
+(configuration, seed) in build/bench-search-cache.json: they are
+deterministic, so a cached score is the score.
+
+- gb: scikit-learn's GradientBoostingClassifier on the bundled breast-cancer
+  data, 5-fold CV accuracy. Deep trees are the baseline; the optimum needs
+  shallow trees, more of them and another learning rate at once.
+- digits: the demo's study (runs/digits/base/job.sh: logistic regression on
+  the digits data, 5-fold CV repeated REPEATS times), with REPEATS=2.
+"""
+import json
+import math
+import os
+import warnings
+
+CACHE_PATH = os.path.join(os.path.dirname(__file__), "..", "build",
+                          "bench-search-cache.json")
+TRUTH_SEEDS = range(1001, 1011)
+
+
+def log_grid(lo, hi, steps):
+    return [lo * (hi / lo) ** (i / (steps - 1)) for i in range(steps)]
+
+
+def canon(x):
+    """A grid value as xloop prints it (%g-like, short)."""
+    if isinstance(x, str):
+        return x
+    if float(x).is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return f"{x:.6g}"
+
+
+class Study:
+    """A real study: grid, baseline, score(config, seed) with a cache."""
+
+    def __init__(self, name, grid, baseline, spaces, fn):
+        self.name, self.grid, self.baseline = name, grid, baseline
+        self.spaces = spaces          # xloop's `space set` arguments
+        self.fn = fn
+        self.cache = {}
+        try:
+            with open(CACHE_PATH) as f:
+                self.cache = json.load(f).get(name, {})
+        except (OSError, ValueError):
+            pass
+        self.dirty = 0
+
+    def key(self, cfg, seed):
+        return ",".join(f"{v}={canon(cfg[v])}" for v in sorted(cfg)) + f";{seed}"
+
+    def score(self, cfg, seed):
+        k = self.key(cfg, seed)
+        if k not in self.cache:
+            self.cache[k] = self.fn(cfg, seed)
+            self.dirty += 1
+            if self.dirty >= 20:
+                self.save()
+        return self.cache[k]
+
+    def truth(self, cfg):
+        return sum(self.score(cfg, s) for s in TRUTH_SEEDS) / len(TRUTH_SEEDS)
+
+    def save(self):
+        try:
+            with open(CACHE_PATH) as f:
+                allc = json.load(f)
+        except (OSError, ValueError):
+            allc = {}
+        allc[self.name] = self.cache
+        os.makedirs(os.path.dirname(CACHE_PATH), exist_ok=True)
+        tmp = CACHE_PATH + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(allc, f)
+        os.replace(tmp, CACHE_PATH)
+        self.dirty = 0
+
+    def from_xloop(self, d):
+        """xloop's configuration (canonical strings) on this study's grid."""
+        out = {}
+        for v, vals in self.grid.items():
+            s = d[v]
+            for x in vals:
+                if canon(x) == s or (not isinstance(x, str) and
+                                     math.isclose(float(s), float(x), rel_tol=1e-4)):
+                    out[v] = x
+                    break
+            else:
+                raise ValueError(f"{v}={s} is not on the grid")
+        return out
+
+
+def gb_score(cfg, seed):
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.ensemble import GradientBoostingClassifier
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    global _BC
+    try:
+        X, y = _BC
+    except NameError:
+        X, y = _BC = load_breast_cancer(return_X_y=True)
+    model = GradientBoostingClassifier(
+        n_estimators=int(cfg["N_ESTIMATORS"]), learning_rate=float(cfg["LEARNING_RATE"]),
+        max_depth=int(cfg["MAX_DEPTH"]), subsample=float(cfg["SUBSAMPLE"]),
+        max_features="sqrt", random_state=seed)
+    folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=seed)
+    return float(cross_val_score(model, X, y, cv=folds).mean())
+
+
+def digits_score(cfg, seed):
+    """The same computation as runs/digits/base/job.sh."""
+    from sklearn.datasets import load_digits
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import RepeatedStratifiedKFold
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    global _DG
+    try:
+        X, y = _DG
+    except NameError:
+        X, y = _DG = load_digits(return_X_y=True)
+    folds = RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=seed)
+    scores = []
+    for train, test in folds.split(X, y):
+        model = LogisticRegression(C=float(cfg["C"]), max_iter=int(cfg["MAX_ITER"]),
+                                   solver="lbfgs")
+        if cfg["SCALE"] == "yes":
+            model = make_pipeline(StandardScaler(), model)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.fit(X[train], y[train])
+        scores.append(float(model.score(X[test], y[test])))
+    return sum(scores) / len(scores)
+
+
+def gb_study():
+    grid = {"N_ESTIMATORS": [20, 40, 80, 160],
+            "LEARNING_RATE": log_grid(0.01, 1, 7),
+            "MAX_DEPTH": [1, 2, 3, 4, 5, 6],
+            "SUBSAMPLE": [0.5, 0.7, 0.85, 1]}
+    base = {"N_ESTIMATORS": 40, "LEARNING_RATE": grid["LEARNING_RATE"][3],
+            "MAX_DEPTH": 5, "SUBSAMPLE": 1}
+    spaces = ["N_ESTIMATORS=20,40,80,160", "LEARNING_RATE=0.01..1:log:steps=7",
+              "MAX_DEPTH=1..6:int", "SUBSAMPLE=0.5,0.7,0.85,1"]
+    return Study("gb", grid, base, spaces, gb_score)
+
+
+def digits_study():
+    grid = {"C": log_grid(0.001, 10, 9), "MAX_ITER": [25, 50, 100, 200],
+            "SCALE": ["no", "yes"]}
+    base = {"C": 1, "MAX_ITER": 200, "SCALE": "yes"}
+    spaces = ["C=0.001..10:log", "MAX_ITER=25,50,100,200", "SCALE=no,yes"]
+    return Study("digits", grid, base, spaces, digits_score)

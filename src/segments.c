@@ -59,7 +59,8 @@ void segments_req_release(struct segments_req *sr)
  * The wrapper: a header line per segment in the attempt's log, the
  * checkpoint guard, job.sh as a child with the signal forwarded, and one
  * line per event in slurm/attemptN.seg ("K start STAMP", "K signal",
- * "K exit RC", "K noprogress", "K unneeded").
+ * "K term" (SIGTERM from outside: requeue, preemption, scancel, the
+ * limit), "K exit RC", "K noprogress", "K unneeded").
  */
 static char *wrapper_text(struct xl_ctx *ctx, const char *tag, long long n,
 			  const char *sha, const char *header, long long max)
@@ -85,18 +86,22 @@ static char *wrapper_text(struct xl_ctx *ctx, const char *tag, long long n,
 		 "if [ \"$k\" -gt 1 ]; then\n"
 		 "\tp=$((k - 1))\n"
 		 "\tprc=$(sed -n \"s/^$p exit //p\" \"$st\" 2>/dev/null | tail -n 1)\n"
-		 "\tif [ -n \"$prc\" ] && [ \"$prc\" != 85 ] && ! grep -qx \"$p signal\" \"$st\"; then\n"
-		 "\t\techo \"$k unneeded\" >>\"$st\"\n"
-		 "\t\texit 0\n\tfi\n"
 		 "\tbefore=$(sed -n \"s/^$p start //p\" \"$st\" 2>/dev/null | tail -n 1)\n"
-		 "\t# only a segment that asked to continue must have saved progress; one\n"
-		 "\t# the machine killed (no exit, no signal) is retried from the checkpoint\n"
-		 "\tif { [ \"$prc\" = 85 ] || grep -qx \"$p signal\" \"$st\" 2>/dev/null; } &&\n"
-		 "\t   [ \"$now\" = \"$before\" ]; then\n"
-		 "\t\techo \"$k noprogress\" >>\"$st\"\n"
-		 "\t\techo \"xloop: no progress between segments: $ck did not change during "
-		 "segment $p\" >&2\n"
-		 "\t\texit 0\n\tfi\nfi\n"
+		 "\tif [ \"$prc\" = 85 ] || grep -qx \"$p signal\" \"$st\" 2>/dev/null; then\n"
+		 "\t\t# it asked to continue: it must have saved progress\n"
+		 "\t\tif [ \"$now\" = \"$before\" ]; then\n"
+		 "\t\t\techo \"$k noprogress\" >>\"$st\"\n"
+		 "\t\t\techo \"xloop: no progress between segments: $ck did not change "
+		 "during segment $p\" >&2\n"
+		 "\t\t\texit 0\n\t\tfi\n"
+		 "\telif [ -n \"$prc\" ] && ! grep -qx \"$p term\" \"$st\" 2>/dev/null; then\n"
+		 "\t\t# it ended by itself without asking to continue\n"
+		 "\t\techo \"$k unneeded\" >>\"$st\"\n"
+		 "\t\texit 0\n"
+		 "\tfi\n"
+		 "\t# else the machine killed it (no exit line, or TERM from outside):\n"
+		 "\t# retried as that segment, from the checkpoint\n"
+		 "fi\n"
 		 "echo \"==== xloop segment $k (at most $max) · job ${SLURM_JOB_ID:-?} · "
 		 "$(date -u +%Y-%m-%dT%H:%M:%SZ) ====\"\n");
 	buf_addf(&b,
@@ -107,6 +112,8 @@ static char *wrapper_text(struct xl_ctx *ctx, const char *tag, long long n,
 	buf_adds(&b,
 		 "echo \"$k start $now\" >>\"$st\"\n"
 		 "trap 'echo \"$k signal\" >>\"$st\"; got=1; kill -\"$sig\" \"$child\" 2>/dev/null' \"$sig\"\n"
+		 "[ \"$sig\" = TERM ] ||\n"
+		 "\ttrap 'echo \"$k term\" >>\"$st\"; kill -TERM \"$child\" 2>/dev/null' TERM\n"
 		 "\"$XLOOP_RUN_DIR/job.sh\" & child=$!\n"
 		 "wait \"$child\"; rc=$?\n"
 		 "if [ \"$rc\" -gt 128 ] && [ -n \"${got:-}\" ]; then wait \"$child\"; rc=$?; fi\n"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# An infra failure of a segment, on the real cluster: the node taken down
+# An infra failure of a segment, on the real cluster. Slurm requeueing a
+# segment restarts it as the same segment. The node taken down
 # under a running segment that Slurm may not requeue (NODE_FAIL). It is
 # retried as that segment: the next job continues from the checkpoint
 # without the no-progress guard, does not count toward --segments and
@@ -55,6 +56,32 @@ expect_rc 0 "adopt a proven baseline" u adopt "$T_TMP/job.sh" --tag base --cv "$
 expect_rc 0 "a run that needs one segment" u new r --from base --set SLEEP=15
 ck=$d/runs/inf/r/checkpoint
 
+# Slurm's own requeue (here by hand; a site requeues on NODE_FAIL or
+# preemption) restarts the same job: the same segment, no continuation
+expect_rc 0 "a run Slurm will requeue" u new q --from base --set SLEEP=12
+expect_rc 0 "submit it with --segments 2 (requeue allowed)" as_user "$X" -C "$d" submit q --segments 2 --no-chain
+qjob=$(db "SELECT job_id FROM attempt WHERE run_id = (SELECT id FROM run WHERE tag = 'q')")
+for i in $(seq 1 30); do
+	[ -s "$d/runs/inf/q/checkpoint" ] && [ "$(as_user squeue -h -j "$qjob" -o %T)" = RUNNING ] && break
+	sleep 1
+done
+expect_rc 0 "scontrol requeue of the running segment" as_user scontrol requeue "$qjob"
+sleep 2
+# Slurm holds a requeued job back for a while (BeginTime): not here
+as_user scontrol update jobid="$qjob" StartTime=now >/dev/null 2>&1
+for i in $(seq 1 60); do
+	u tick >>"$T_TMP/ticks.txt" 2>&1
+	[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && break
+	sleep 1
+done
+u tick >>"$T_TMP/ticks.txt" 2>&1
+check "the requeued segment ran again as itself and succeeded once" \
+	test "$(db "SELECT group_concat(n || ':' || coalesce(verdict, '-'), ' ') FROM attempt WHERE run_id = (SELECT id FROM run WHERE tag = 'q')")" = "1:success"
+check "  no continuation ran" test "$(db "SELECT group_concat(s.k || ':' || s.state, ' ') FROM segment s JOIN attempt t ON t.id = s.attempt_id WHERE t.run_id = (SELECT id FROM run WHERE tag = 'q')")" = "1:last 2:unneeded"
+check "  the log shows segment 1 twice" test "$(grep -c '^==== xloop segment 1 ' "$d/runs/inf/q/slurm/attempt1.out")" = 2
+check "  the second time from the checkpoint" grep -q 'segment=1 attempt=1 done=2' "$d/runs/inf/q/slurm/attempt1.out"
+check "  the wrapper saw the TERM" grep -qx '1 term' "$d/runs/inf/q/slurm/attempt1.seg"
+
 # until the attempt's current job runs and has counted itself to $1
 working() {
 	local i
@@ -79,7 +106,7 @@ check "  no verdict" test "$(att 1)" = "-:-:-:--segments=1"
 check "the retry runs from the checkpoint (no progress guard)" working 2
 check "segment 1 ended NODE_FAIL and was retried as that segment" \
 	grep -q '^1:continued:NODE_FAIL:1 2:current::2$' <<<"$(segs 1)"
-check "  as the attempt's current job" test "$(db "SELECT job_id FROM attempt WHERE n = 1 AND run_id = (SELECT id FROM run WHERE tag = 'r')")" = "$(db "SELECT s.job_id FROM segment s JOIN attempt t ON t.id = s.attempt_id WHERE t.n = 1 AND s.k = 2")"
+check "  as the attempt's current job" test "$(db "SELECT job_id FROM attempt WHERE n = 1 AND run_id = (SELECT id FROM run WHERE tag = 'r')")" = "$(db "SELECT s.job_id FROM segment s JOIN attempt t ON t.id = s.attempt_id WHERE t.n = 1 AND s.k = 2 AND t.run_id = (SELECT id FROM run WHERE tag = 'r')")"
 
 # the second node failure is past retry.infra_max (1): the attempt fails
 node_down
@@ -115,7 +142,7 @@ check "  it leaves the queue" gone
 u tick >/dev/null 2>&1
 # cancel cancels the queued segment too: it must not start when the current one ends
 expect_rc 0 "retry with --segments 3" u retry r --segments 3 --no-chain
-seg2=$(db "SELECT s.job_id FROM segment s JOIN attempt t ON t.id = s.attempt_id WHERE t.n = 4 AND s.k = 2")
+seg2=$(db "SELECT s.job_id FROM segment s JOIN attempt t ON t.id = s.attempt_id WHERE t.n = 4 AND s.k = 2 AND t.run_id = (SELECT id FROM run WHERE tag = 'r')")
 check "  its segment 2 is queued" test -n "$seg2"
 expect_rc 0 "cancel it" u cancel r
 check "  both leave the queue" gone

@@ -287,12 +287,14 @@ static char *write_script(struct xl_ctx *ctx, const char *dir, char **cause)
 	buf_adds(&b, "\nr=");
 	remote_quote(&b, ctx->root);
 	/* a tick that died by a signal (a crash, the OOM killer; Slurm ending
-	 * the job ends this shell too) left no next feeder: one more tick
-	 * repairs what it left, as the next tick would, and leaves one */
-	buf_adds(&b, "\n\"$x\" -C \"$r\" tick --feeder\nrc=$?\n"
-		 "if [ \"$rc\" -gt 128 ]; then\n"
+	 * the job ends this shell too) left no next feeder: another tick
+	 * repairs what it left, as the next tick would, and leaves one (up
+	 * to three more: with lanes one tick judges several runs) */
+	buf_adds(&b, "\n\"$x\" -C \"$r\" tick --feeder\nrc=$?\nn=0\n"
+		 "while [ \"$rc\" -gt 128 ] && [ \"$n\" -lt 3 ]; do\n"
 		 "\techo \"xloop: feeder: its tick died (exit $rc): one more tick\" >&2\n"
-		 "\t\"$x\" -C \"$r\" tick --feeder\n\trc=$?\nfi\nexit \"$rc\"\n");
+		 "\t\"$x\" -C \"$r\" tick --feeder\n\trc=$?\n\tn=$((n + 1))\ndone\n"
+		 "exit \"$rc\"\n");
 	if (write_file_atomic(path, b.s, b.len, 0700, cause) < 0)
 		FREE_AND_NULL(path);
 	buf_release(&b);

@@ -92,13 +92,12 @@ p = sys.argv[1]
 c = json.load(open(p))
 c['breaker']['no_gpu'] = False
 c.setdefault('driver', {})['mode'] = 'none'
-lanes = c.get('queue', {}).get('lanes')
 $3
-# XLOOP_TEST_LANES=N runs a test's studies with N lanes (unless PY sets its
-# own: init writes queue.lanes 1, so only a change by PY counts as its own)
-if os.environ.get('XLOOP_TEST_LANES') and c.get('queue', {}).get('lanes') == lanes:
+# XLOOP_TEST_LANES=N runs a test's studies with N lanes (unless PY names
+# lanes itself: init writes queue.lanes 1, so the file cannot tell)
+if os.environ.get('XLOOP_TEST_LANES') and 'lanes' not in sys.argv[2]:
     c.setdefault('queue', {})['lanes'] = int(os.environ['XLOOP_TEST_LANES'])
-json.dump(c, open(p, 'w'), indent=2)" "$1/xloop.json"
+json.dump(c, open(p, 'w'), indent=2)" "$1/xloop.json" "$3"
 }
 
 # An OpenSSH server for the test user on 127.0.0.1:PORT, all in DIR: fresh

@@ -263,7 +263,7 @@ check "drv4: one decision entry per run" test \
 # without saving its state forgets the jobs of its last second; here it is
 # cancelled within that window, widened to 6 s) is replaced by the feeder
 # that submitted it, so the study goes on
-expect_rc 0 "drv4: two more changes" u4 plan add X=5 X=6
+expect_rc 0 "drv4: two more changes, the second a longer run" u4 plan add X=5 SLEEP=12
 expect_rc 0 "drv4: next" as_user env XLOOP_DRIVER_SAVED_SECS=6 "$X" -C "$d4" next
 f1=$(as_user squeue -h -u "$U" -n xloop-feed -t PD -o %i)
 f2=

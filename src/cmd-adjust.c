@@ -23,6 +23,7 @@
 #include "loop.h"
 #include "opts.h"
 #include "reasons.h"
+#include "submit.h"
 
 /* The run's latest attempt and its job as squeue shows it. 0 or an exit code. */
 static int pending_job(struct xl_ctx *ctx, struct slurm *s, const char *tag,

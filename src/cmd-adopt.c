@@ -16,6 +16,7 @@
 #include "opts.h"
 #include "slurm.h"
 #include "study.h"
+#include "submit.h"
 
 /* Where a value xloop gives sbatch comes from, by option. */
 static const struct {

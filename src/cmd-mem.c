@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "opts.h"
 #include "retry.h"
+#include "submit.h"
 
 /* Bytes to MB, rounded up; -1 stays -1. */
 static long long to_mb(long long bytes)

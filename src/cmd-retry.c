@@ -15,6 +15,7 @@
 #include "opts.h"
 #include "reconcile.h"
 #include "segments.h"
+#include "submit.h"
 
 /* Submit the run again. */
 static int cmd_retry(struct xl_ctx *ctx, const struct cmd_entry *self,

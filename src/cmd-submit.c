@@ -13,6 +13,7 @@
 #include "driver.h"
 #include "loop.h"
 #include "opts.h"
+#include "submit.h"
 
 /* Submit a new attempt of a run. */
 static int cmd_submit(struct xl_ctx *ctx, const struct cmd_entry *self,

@@ -13,9 +13,11 @@
 
 #include "cmd.h"
 #include "jobsh.h"
+#include "loop.h"
 #include "opts.h"
 #include "reconcile.h"
 #include "segments.h"
+#include "submit.h"
 #include "sweep.h"
 
 /* The latest attempt of a task: 0 found, 1 none. */

@@ -15,6 +15,7 @@
 #include "plan.h"
 #include "quota.h"
 #include "retry.h"
+#include "submit.h"
 #include "tags.h"
 #include "taken.h"
 

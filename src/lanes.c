@@ -11,6 +11,7 @@
 #include "reconcile.h"
 #include "runs.h"
 #include "slurm.h"
+#include "submit.h"
 #include "util.h"
 
 /* Note one live job of the study. */

@@ -16,6 +16,7 @@
 #include "reconcile.h"
 #include "segments.h"
 #include "study.h"
+#include "submit.h"
 
 /* How long an intent may wait for its sbatch (tests shorten it). */
 long long reconcile_orphan_secs(void)

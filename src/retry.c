@@ -7,6 +7,7 @@
 #include "fsutil.h"
 #include "loop.h"
 #include "retry.h"
+#include "submit.h"
 
 /* Free a proposal. */
 void proposal_release(struct proposal *p)

@@ -128,22 +128,6 @@ static int runs_select(struct db *db, const char *study, const char *sql, struct
 	return collect_runs(&q, v, n);
 }
 
-/* The children of a run that change var. */
-int runs_children(struct db *db, long long parent_id, const char *var, struct run **v,
-		  size_t *n)
-{
-	struct stmt q;
-
-	*v = NULL;
-	*n = 0;
-	if (db_prepare(db, &q, "SELECT " RUN_COLS RUN_FROM " WHERE r.parent_id = :p"
-		       " AND r.var = :var ORDER BY r.id") < 0)
-		return -1;
-	db_bind_int64(&q, ":p", parent_id);
-	db_bind_text(&q, ":var", var);
-	return collect_runs(&q, v, n);
-}
-
 /* Every run of a study. */
 int runs_list(struct db *db, const char *study, struct run **v, size_t *n)
 {

@@ -58,9 +58,6 @@ int runs_get(struct db *db, const char *study, const char *tag, struct run *r);
 int runs_insert(struct db *db, struct run *r);
 /* All runs of a study in creation order; *v malloc'd. */
 int runs_list(struct db *db, const char *study, struct run **v, size_t *n);
-/* The runs made from parent_id by changing var, in creation order; *v malloc'd. */
-int runs_children(struct db *db, long long parent_id, const char *var, struct run **v,
-		  size_t *n);
 /* The run's own segment count (`new --segments N`, malloc'd), or NULL. */
 char *runs_segments(struct db *db, long long run_id);
 /* The tag of run id (malloc'd), or NULL when there is no such run. */

@@ -13,6 +13,7 @@
 #include "loop.h"
 #include "segments.h"
 #include "study.h"
+#include "submit.h"
 
 /* Slurm sends the signal up to this many seconds before the lead. */
 #define SIGNAL_SLACK 60

@@ -8,8 +8,10 @@
 #include "directives.h"
 #include "fsutil.h"
 #include "jobsh.h"
+#include "loop.h"
 #include "segments.h"
 #include "study.h"
+#include "submit.h"
 #include "sweep.h"
 #include "tags.h"
 

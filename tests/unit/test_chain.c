@@ -11,6 +11,7 @@
 #include "buf.h"
 #include "chain.h"
 #include "loop.h"
+#include "submit.h"
 #include "slurm-parse.h"
 
 /* The ids of dep joined by spaces. */

@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "lanes.h"
 #include "loop.h"
+#include "submit.h"
 #include "reconcile.h"
 #include "runs.h"
 

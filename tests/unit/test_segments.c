@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "loop.h"
+#include "submit.h"
 #include "segments.h"
 #include "util.h"
 

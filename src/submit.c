@@ -1,0 +1,530 @@
+/* Submitting an attempt: preflight, the end of the line, intent, sbatch, record. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "driver.h"
+#include "fsutil.h"
+#include "quota.h"
+#include "segments.h"
+#include "study.h"
+#include "submit.h"
+
+/* Free a submission's result. */
+void submit_result_release(struct submit_result *res)
+{
+	free(res->job_id);
+	free(res->log_path);
+	free(res->after);
+	free(res->tail);
+	memset(res, 0, sizeof(*res));
+}
+
+/* 1 when a live attempt of v other than job's own waits for job (its array). */
+static int waited_for(const struct slurm_jobs *q, const struct attempt *v, size_t n,
+		      const char *job)
+{
+	size_t i, len = strcspn(job, "_");
+
+	for (i = 0; i < n; i++) {
+		size_t own = strcspn(v[i].job_id, "_");
+		const struct slurm_job *j;
+
+		if (strcspn(v[i].after_job, "_") != len ||
+		    strncmp(v[i].after_job, job, len) != 0 ||
+		    (own == len && strncmp(v[i].job_id, job, len) == 0))
+			continue;
+		j = slurm_jobs_find(q, v[i].job_id);
+		if (j && !slurm_state_is_final(j->state))
+			return 1;
+	}
+	return 0;
+}
+
+/* The end of the line among live attempts v (see loop.h). */
+char *loop_line_tail(const struct slurm_jobs *q, const struct attempt *v, size_t n)
+{
+	size_t i;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = n; i-- > 0;) {
+			const struct slurm_job *j = *v[i].job_id ?
+				slurm_jobs_find(q, v[i].job_id) : NULL;
+
+			if (j && !slurm_state_is_final(j->state) &&
+			    (pass || !waited_for(q, v, n, v[i].job_id)))
+				return xstrndup(v[i].job_id, strcspn(v[i].job_id, "_"));
+		}
+	return xstrdup("");
+}
+
+/* The end of the line of our unfinished attempts that squeue still lists. */
+int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
+		       char **cause)
+{
+	struct slurm_jobs q = SLURM_JOBS_INIT;
+	struct attempt *v = NULL;
+	size_t n = 0;
+	int rc;
+
+	*job_id = xstrdup("");
+	if (attempts_unfinished(&ctx->db, ctx->cfg.study, &v, &n) < 0)
+		return XL_ERR;
+	if (n == 0 && !ctx->cfg.chain_any_user)
+		return 0;
+	rc = slurm_squeue_mine(s, &q, cause);
+	if (rc) {
+		attempts_free(v, n);
+		return rc;
+	}
+	if (ctx->cfg.chain_any_user) {
+		/* studies share the GPU in turn: behind the newest job of the user */
+		free(*job_id);
+		*job_id = loop_newest_in_partition(&q, ctx->cfg.partition);
+		n = 0;
+	}
+	if (!**job_id) {
+		free(*job_id);
+		*job_id = loop_line_tail(&q, v, n);
+		segments_line_tail(ctx, &q, v, n, job_id);
+	}
+	slurm_jobs_release(&q);
+	attempts_free(v, n);
+	return 0;
+}
+
+/* The live job of q in partition with the highest id ("" when none). */
+char *loop_newest_in_partition(const struct slurm_jobs *q, const char *partition)
+{
+	const struct slurm_job *best = NULL;
+	size_t i;
+
+	for (i = 0; i < q->nr; i++) {
+		const struct slurm_job *j = &q->v[i];
+
+		if (slurm_state_is_final(j->state) || strcmp(j->partition, partition) != 0 ||
+		    driver_is_feeder_comment(j->comment))
+			continue;	/* a feeder is never a chain target */
+		if (!best || j->id > best->id)
+			best = j;
+	}
+	return xstrdup(best ? best->job_id : "");
+}
+
+/* The largest value of key among records, as an integer; -1 when none. */
+static long long max_field(const struct slurm_records *recs, const char *key,
+			   const char *filter_key, const char *filter_has)
+{
+	long long best = -1, v;
+	const char *errstr;
+	size_t i;
+
+	for (i = 0; i < recs->nr; i++) {
+		const char *val = slurm_record_get(&recs->v[i], key);
+		const char *f = filter_key ? slurm_record_get(&recs->v[i], filter_key) : NULL;
+
+		if (filter_key && (!f || !slurm_list_has(f, filter_has)))
+			continue;
+		if (val && parse_ll(val, 0, LLONG_MAX, &v, &errstr) == 0 && v > best)
+			best = v;
+	}
+	return best;
+}
+
+/*
+ * Check the request against the partition's MaxTime and its nodes'
+ * RealMemory: a job over either would wait forever.
+ */
+static int preflight_limits(struct slurm *s, const char *partition, const char *time,
+			    int time_from_flag, const char *mem, int mem_from_flag,
+			    long long cpus, struct part_limits *lim, char **cause)
+{
+	struct slurm_records part = SLURM_RECORDS_INIT, nodes = SLURM_RECORDS_INIT;
+	const char *maxtime;
+	long long max_secs = -1, real;
+	int unknown, rc;
+
+	rc = slurm_scontrol_show(s, "partition", partition, &part, &unknown, cause);
+	if (rc)
+		goto out;
+	if (unknown || part.nr == 0) {
+		*cause = xasprintf("partition '%s' does not exist (xloop.json "
+				   "slurm.partition; 'sinfo -s' lists them)", partition);
+		rc = XL_CONFIG;
+		goto out;
+	}
+	maxtime = slurm_record_get(&part.v[0], "MaxTime");
+	if (maxtime && slurm_parse_duration(maxtime, &max_secs, NULL) == 0 && max_secs > 0)
+		lim->max_secs = max_secs;
+	if (lim->max_secs > 0 && config_time_secs(time) > max_secs) {
+		*cause = xasprintf("--time %s is longer than partition '%s' allows "
+				   "(MaxTime=%s): Slurm would leave the job pending "
+				   "forever (PartitionTimeLimit); lower %s", time,
+				   partition, maxtime, time_from_flag ? "--time" :
+				   "resources.time in xloop.json");
+		rc = time_from_flag ? XL_DATAERR : XL_CONFIG;
+		goto out;
+	}
+	rc = slurm_scontrol_show(s, "node", NULL, &nodes, &unknown, cause);
+	if (rc)
+		goto out;
+	real = max_field(&nodes, "CPUTot", "Partitions", partition);
+	if (real > 0 && cpus > real) {
+		*cause = xasprintf("resources.cpus %lld is more than any node of partition "
+				   "'%s' has (CPUTot=%lld): the job could never start "
+				   "(PartitionConfig); lower it in xloop.json", cpus,
+				   partition, real);
+		rc = XL_CONFIG;
+		goto out;
+	}
+	real = max_field(&nodes, "RealMemory", "Partitions", partition);
+	if (real > 0)
+		lim->real_mb = real;
+	if (real > 0 && config_mem_mb(mem) > real) {
+		*cause = xasprintf("--mem %s is more than any node of partition '%s' has "
+				   "(RealMemory=%lldM): the job could never start; "
+				   "lower %s", mem, partition, real,
+				   mem_from_flag ? "--mem" : "resources.mem in xloop.json");
+		rc = mem_from_flag ? XL_DATAERR : XL_CONFIG;
+	}
+out:
+	slurm_records_release(&part);
+	slurm_records_release(&nodes);
+	return rc;
+}
+
+/* The first attempt number with neither a DB row nor a log file. */
+int loop_next_attempt(struct xl_ctx *ctx, const struct run *r, long long *n)
+{
+	struct attempt a;
+	int rc = attempts_latest(&ctx->db, r->id, &a);
+
+	if (rc < 0)
+		return -1;
+	*n = rc == 0 ? a.n + 1 : 1;
+	if (rc == 0)
+		attempt_release(&a);
+	for (;; (*n)++) {
+		char *log = run_log_path(ctx->root, ctx->cfg.study, r->tag, *n);
+		int taken = path_exists(log);
+
+		free(log);
+		if (!taken)
+			return 0;
+	}
+}
+
+/* The kv key caching a partition limit ("maxtime", "realmem"). */
+static char *limit_key(const char *what, const char *partition)
+{
+	return xasprintf("limit.%s.%s", what, partition);
+}
+
+/* Check the resources against the partition, remembering its limits. */
+int loop_preflight(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
+		   char **cause)
+{
+	const struct config *c = &ctx->cfg;
+	struct part_limits lim = { -1, -1 };
+	int rc = preflight_limits(s, c->partition, o->time ? o->time : c->res.time,
+				  o->time != NULL, o->mem ? o->mem : c->res.mem,
+				  o->mem != NULL, c->res.cpus, &lim, cause);
+	char *k;
+
+	if (lim.max_secs > 0) {
+		k = limit_key("maxtime", c->partition);
+		db_kv_set(&ctx->db, k, lim.max_secs);
+		free(k);
+	}
+	if (lim.real_mb > 0) {
+		k = limit_key("realmem", c->partition);
+		db_kv_set(&ctx->db, k, lim.real_mb);
+		free(k);
+	}
+	return rc;
+}
+
+/* The partition's limits as the last preflight saw them (-1: unknown). */
+void loop_known_limits(struct xl_ctx *ctx, struct part_limits *lim)
+{
+	char *k = limit_key("maxtime", ctx->cfg.partition);
+
+	lim->max_secs = db_kv_get(&ctx->db, k);
+	free(k);
+	k = limit_key("realmem", ctx->cfg.partition);
+	lim->real_mb = db_kv_get(&ctx->db, k);
+	free(k);
+	if (lim->max_secs <= 0)
+		lim->max_secs = -1;
+	if (lim->real_mb <= 0)
+		lim->real_mb = -1;
+}
+
+/* Refuse malformed --mem, --time and --after values. */
+int loop_check_overrides(const struct submit_opts *o, char **cause)
+{
+	if (o->mem && !config_valid_mem(o->mem)) {
+		*cause = xasprintf("invalid --mem '%s': use a size like 16G or 4000M", o->mem);
+		return XL_USAGE;
+	}
+	if (o->time && !config_valid_time(o->time)) {
+		*cause = xasprintf("invalid --time '%s': use Slurm's form, like 2:00:00 "
+				   "or 1-00:00:00", o->time);
+		return XL_USAGE;
+	}
+	if (o->after && (!*o->after || strspn(o->after, "0123456789_") != strlen(o->after))) {
+		*cause = xasprintf("invalid --after '%s': give a Slurm job id", o->after);
+		return XL_USAGE;
+	}
+	return 0;
+}
+
+/* Read a run's job.sh and check it can be submitted; its sha256 into sha. */
+int loop_check_script(struct xl_ctx *ctx, const char *tag, struct buf *text,
+		      char sha[65], char **cause)
+{
+	char *job = run_job_path(ctx->root, ctx->cfg.study, tag);
+	int err, rc = 0;
+
+	if (study_read_script(job, text, &err, cause) < 0)
+		rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
+	else if (access(job, X_OK) < 0) {
+		*cause = xasprintf("'%s' is not executable (chmod +x it)", job);
+		rc = XL_DATAERR;
+	} else if (study_bash_syntax(job, text->s, cause) < 0)
+		rc = XL_DATAERR;
+	else
+		study_sha256(text->s, text->len, sha);
+	free(job);
+	return rc;
+}
+
+/*
+ * The job a new submission waits for: --after, else the end of the line
+ * (unless --no-chain), "" for none. A live array task "12_3" becomes its
+ * array "12", so the chain waits for every task.
+ */
+int loop_resolve_after(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
+		       char **after, char **cause)
+{
+	int rc = 0;
+
+	*after = NULL;
+	if (o->after)
+		*after = xstrdup(o->after);
+	else if (!o->no_chain && (rc = loop_last_live_job(ctx, s, after, cause)) == 0)
+		(*after)[strcspn(*after, "_")] = '\0';
+	if (!*after)
+		*after = xstrdup("");
+	return rc;
+}
+
+/* "--mem=M --time=D" as recorded on the attempt ("" when none). */
+char *loop_overrides_text(const struct submit_opts *o)
+{
+	struct buf over = BUF_INIT;
+
+	if (o->mem)
+		buf_addf(&over, "--mem=%s", o->mem);
+	if (o->time)
+		buf_addf(&over, "%s--time=%s", over.len ? " " : "", o->time);
+	if (o->segments)
+		buf_addf(&over, "%s--segments=%s", over.len ? " " : "", o->segments);
+	return buf_detach(&over, NULL);
+}
+
+/* The value of "--NAME=V" in recorded overrides, or NULL. */
+char *loop_override_value(const char *overrides, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = overrides; p && *p; p += strcspn(p, " "), p += strspn(p, " "))
+		if (strncmp(p, "--", 2) == 0 && strncmp(p + 2, name, n) == 0 && p[2 + n] == '=')
+			return xstrndup(p + 3 + n, strcspn(p + 3 + n, " "));
+	return NULL;
+}
+
+/* Preflight, record the intent, run sbatch, record the answer. */
+int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
+		const struct submit_opts *o, struct submit_result *res, char **cause)
+{
+	const struct config *c = &ctx->cfg;
+	char *job = run_job_path(ctx->root, c->study, r->tag);
+	char *dir = run_dir(ctx->root, c->study, r->tag);
+	struct buf text = BUF_INIT, env[6];
+	const char *mem = o->mem ? o->mem : c->res.mem;
+	const char *time_ = o->time ? o->time : c->res.time;
+	const char *envp[7];
+	struct segments_req sreq = { NULL, NULL };
+	struct submit_opts own;
+	char *run_segs = NULL;
+	long long segs = 0;
+	char sha[65], token[27], *comment = NULL, *dep = NULL, *over = NULL;
+	struct slurm_submit req;
+	struct attempt a;
+	long long id;
+	int rc, i;
+
+	memset(res, 0, sizeof(*res));
+	res->job_id = xstrdup("");
+	for (i = 0; i < 6; i++)
+		buf_init(&env[i]);
+
+	if (!o->segments && (run_segs = runs_segments(&ctx->db, r->id)) != NULL) {
+		/* `new --segments N`: the run's own, recorded like a flag */
+		own = *o;
+		own.segments = run_segs;
+		o = &own;
+	}
+	rc = loop_check_overrides(o, cause);
+	if (rc == 0)
+		rc = segments_wanted(c, o->segments, time_, o->time != NULL, &segs, cause);
+	if (rc == 0)
+		rc = loop_check_script(ctx, r->tag, &text, sha, cause);
+	if (rc == 0)
+		rc = loop_preflight(ctx, s, o, cause);
+	if (rc == 0)
+		rc = loop_resolve_after(ctx, s, o, &res->after, cause);
+	if (!res->after)
+		res->after = xstrdup("");
+	if (rc)
+		goto out;
+
+	/* the intent: from here on a crash leaves a row to reconcile */
+	if (db_begin_write(&ctx->db) < 0) {
+		*cause = xasprintf("the state DB is busy; try again");
+		rc = XL_TEMPFAIL;
+		goto out;
+	}
+	if (loop_next_attempt(ctx, r, &res->n) < 0)
+		goto db_fail;
+	res->log_path = run_log_path(ctx->root, c->study, r->tag, res->n);
+	study_token(token);
+	over = loop_overrides_text(o);
+	memset(&a, 0, sizeof(a));
+	a.run_id = r->id;
+	a.n = res->n;
+	a.token = token;
+	a.phase = "submitting";
+	a.log_path = res->log_path;
+	a.job_sha256 = sha;
+	a.partition = c->partition;
+	a.gres = c->res.gres;
+	a.cpus = c->res.cpus;
+	a.mem = (char *)mem;
+	a.time_limit = (char *)time_;
+	a.overrides = over;
+	a.after_job = res->after;
+	a.intent_at = time(NULL);
+	a.auto_retry = (char *)o->auto_retry;
+	a.lane = o->lane;
+	if (attempts_insert(&ctx->db, &a) < 0)
+		goto db_fail;
+	if (segs && segments_insert_first(ctx, a.id, token, segs) < 0)
+		goto db_fail;
+	crash_point("submit-in-transaction");
+	if (db_commit(&ctx->db) < 0)
+		goto db_fail_nocommit;
+
+	crash_point("submit-after-intent");
+	comment = xasprintf("xloop:%s/%s#%lld:%s", c->study, r->tag, res->n, token);
+	if (*res->after)
+		dep = xasprintf("afterany:%s", res->after);
+	buf_addf(&env[0], "XLOOP_RUN_DIR=%s", dir);
+	buf_addf(&env[1], "XLOOP_TAG=%s", r->tag);
+	buf_addf(&env[2], "XLOOP_ATTEMPT=%lld", res->n);
+	buf_addf(&env[3], "XLOOP_STUDY=%s", c->study);
+	buf_addf(&env[4], "XLOOP_ROOT=%s", ctx->root);
+	buf_addf(&env[5], "XLOOP_SEGMENT=1");
+	for (i = 0; i < 6; i++)
+		envp[i] = env[i].s;
+	envp[segs ? 6 : 5] = NULL;
+	loop_fill_request(ctx, &req, mem, time_, dep);
+	req.script = job;
+	req.job_name = r->tag;
+	req.output = res->log_path;
+	req.comment = comment;
+	req.env = envp;
+	if (segs && segments_prepare(ctx, r->tag, res->n, token, sha, text.s, segs, &req,
+				     &sreq, cause) < 0) {
+		attempts_set_submit_failed(&ctx->db, a.id, *cause);
+		rc = XL_ERR;
+		goto out;
+	}
+	rc = slurm_sbatch(s, &req, &id, &res->ambiguous, cause);
+	crash_point("submit-after-sbatch");
+	if (rc == 0) {
+		free(res->job_id);
+		res->job_id = xasprintf("%lld", id);
+		if (attempts_set_submitted(&ctx->db, a.id, res->job_id, time(NULL)) < 0) {
+			/* the job runs; the next reconcile finds it by its token */
+			*cause = xasprintf("job %s was submitted but could not be recorded; "
+					   "'xloop next' will find it by its token", res->job_id);
+			rc = XL_TEMPFAIL;
+		}
+		res->tail = xstrdup(res->job_id);
+		if (rc == 0 && segs)
+			segments_started(ctx, s, a.id, res->job_id, &res->tail);
+	} else if (s->refused_by) {
+		/* back-pressure, not a failure: no attempt, no log, no verdict */
+		char *why = xasprintf("held back by the Slurm limit %s (sbatch refused the job; "
+				      "it is submitted when one of your jobs has ended)",
+				      s->refused_by);
+
+		attempts_release_intent(&ctx->db, a.id);
+		quota_refused(ctx, s->refused_by);
+		free(*cause);
+		*cause = why;
+		res->limit = s->refused_by;
+		free(res->log_path);
+		res->log_path = NULL;
+	} else if (!res->ambiguous) {
+		attempts_set_submit_failed(&ctx->db, a.id, *cause);
+	}
+	/* ambiguous: the row stays 'submitting' for reconciliation */
+	goto out;
+db_fail:
+	db_rollback(&ctx->db);
+db_fail_nocommit:
+	*cause = xasprintf("unable to record the attempt in the state DB");
+	rc = XL_ERR;
+out:
+	for (i = 0; i < 6; i++)
+		buf_release(&env[i]);
+	segments_req_release(&sreq);
+	buf_release(&text);
+	free(run_segs);
+	free(over);
+	free(comment);
+	free(dep);
+	free(job);
+	free(dir);
+	return rc;
+}
+
+/* The parts of an sbatch request that come from xloop.json. */
+void loop_fill_request(struct xl_ctx *ctx, struct slurm_submit *req, const char *mem,
+		       const char *time_, const char *dependency)
+{
+	const struct config *c = &ctx->cfg;
+
+	memset(req, 0, sizeof(*req));
+	req->partition = c->partition;
+	req->gres = c->res.gres;
+	req->cpus = c->res.cpus;
+	req->mem = mem;
+	req->time = time_;
+	req->account = c->account;
+	req->qos = c->qos;
+	req->dependency = dependency;
+	req->workdir = ctx->root;
+	req->nice = c->nice;
+}
+

@@ -60,10 +60,15 @@ char *utf8_clean(const char *s, size_t len);
 /*
  * Crash-safety tests: in the test build, die by SIGKILL at the named point
  * when XLOOP_CRASH_AT names it. Compiled out of the shipped binary.
+ * crash_init (first thing in main) takes the variable out of the
+ * environment, so that jobs this process submits (a feeder, through
+ * --export=ALL) do not inherit it.
  */
 #ifdef XLOOP_TEST_BUILD
+void crash_init(void);
 void crash_point(const char *name);
 #else
+#define crash_init() ((void)0)
 #define crash_point(name) ((void)0)
 #endif
 

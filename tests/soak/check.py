@@ -227,6 +227,21 @@ def main():
     for k, c in commits.items():
         bad += 1
         details["verdicts not committed once"].append("%s attempt %d: %d commits, no verdict in the DB" % (k + (c,)))
+    # ... and written once in the file itself
+    entries = collections.Counter()
+    try:
+        for line in open(os.path.join(a.study_dir, "ops", "decisions.md")):
+            m = re.match(r"^## .* · (\S+) attempt (\d+): ", line)
+            if m:
+                entries[(m.group(1), int(m.group(2)))] += 1
+    except FileNotFoundError:
+        pass
+    for a_ in judged:
+        c = entries.get((a_["tag"], a_["n"]), 0)
+        if c != 1:
+            bad += 1
+            details["verdicts not committed once"].append("%s attempt %d: %d entries in ops/decisions.md" %
+                                                          (a_["tag"], a_["n"], c))
     report("verdicts not committed once", bad, bad == 0)
 
     # 5. every event's notification answered 2xx exactly once

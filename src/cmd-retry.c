@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "driver.h"
 #include "loop.h"
 #include "opts.h"
 #include "reconcile.h"
@@ -82,6 +83,8 @@ static int cmd_retry(struct xl_ctx *ctx, const struct cmd_entry *self,
 		       res.n, res.job_id, *res.after ? " after job " : "", res.after,
 		       o.mem || o.time ? " with " : "",
 		       o.mem ? "more memory" : o.time ? "more time" : "", res.log_path);
+	if (rc == 0)	/* driver.mode slurm: a feeder judges it once it ends */
+		driver_keep_feeder(ctx, &s, NULL, NULL);
 	submit_result_release(&res);
 	run_release(&r);
 	free(cause);

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "driver.h"
 #include "loop.h"
 #include "opts.h"
 
@@ -70,6 +71,8 @@ static int cmd_submit(struct xl_ctx *ctx, const struct cmd_entry *self,
 		       res.n, res.job_id, *res.after ? ", after job " : "", res.after,
 		       res.log_path);
 	}
+	if (rc == 0)	/* driver.mode slurm: a feeder judges it once it ends */
+		driver_keep_feeder(ctx, &s, NULL, NULL);
 	free(cause);
 	submit_result_release(&res);
 	run_release(&r);
@@ -108,6 +111,9 @@ const struct cmd_entry cmd_submit_entry = {
 	"segment k+1 is queued behind k (afternotok) and runs in the same directory.\n"
 	"A segment that exits 85 (XLOOP_CONTINUE), or ends TIMEOUT after the signal,\n"
 	"continues when segments.checkpoint changed during it; the verdict comes once,\n"
-	"from the last segment. The log is attemptN.out, one ==== header per segment.\n",
+	"from the last segment. The log is attemptN.out, one ==== header per segment.\n"
+	"\n"
+	"With driver.mode slurm, a feeder job waits behind the run afterwards (as\n"
+	"after `next`), so the run is judged once it ends with no other xloop call.\n",
 	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_submit,
 };

@@ -373,9 +373,10 @@ const struct cmd_entry cmd_tick_entry = {
 	"there is none: no cron is needed. `xloop driver status` shows it.\n"
 	"\n"
 	"options:\n"
-	"  --feeder    what a feeder job runs: waits up to 15 s for the lock and\n"
-	"              then exits 0 quietly if another xloop still holds it (that\n"
-	"              one leaves the next feeder); waits out a controller restart;\n"
+	"  --feeder    what a feeder job runs: waits up to 3 min for the lock (a\n"
+	"              command that is no tick or next leaves no feeder behind, so\n"
+	"              this one must tick after it), then exits 75 with one line;\n"
+	"              waits out a controller restart;\n"
 	"              on a network filesystem it forwards itself to driver.host\n",
 	CMD_DB | CMD_NOROOT | CMD_LOCK | CMD_LOCK_NOWAIT, cmd_tick,
 };

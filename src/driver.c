@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include "reasons.h"
 #include "remote.h"
 #include "runs.h"
+#include "segments.h"
 #include "study.h"
 
 #define MAX_DEPS 16
@@ -36,6 +38,18 @@ static long long retry_secs(void)
 	if (v && *v && parse_ll(v, 1, 86400, &n, &errstr) == 0)
 		return n;
 	return DRIVER_RETRY_SECS;
+}
+
+/* Seconds a feeder waits for the study's lock (tests shorten it). */
+int driver_lock_wait_secs(void)
+{
+	const char *v = getenv("XLOOP_DRIVER_LOCK_SECS");
+	long long n;
+	const char *errstr;
+
+	if (v && *v && parse_ll(v, 1, 3600, &n, &errstr) == 0)
+		return (int)n;
+	return DRIVER_LOCK_WAIT_SECS;
 }
 
 /* The study's key in feeder comments: the root and study hashed (12 hex digits). */
@@ -167,7 +181,26 @@ struct work {
 	int plan;		/* plan entries wait (or autopilot has budget), feeding allowed */
 };
 
-/* Which live runs a feeder waits for, and whether anything else waits. */
+/* Count job id as live work when squeue lists it unfinished; 1 when it is. */
+static int see_job(const struct slurm_jobs *q, const char *id, struct work *w, size_t *ndep)
+{
+	const struct slurm_job *j = slurm_jobs_find(q, id);
+
+	if (!j || slurm_state_is_final(j->state))
+		return 0;
+	if (is_running(j) || (j->state == SLURM_STATE_PENDING &&
+			      reason_explain(j->reason)->kind == REASON_WAIT))
+		w->runnable = 1;
+	if ((*ndep)++ < MAX_DEPS)
+		buf_addf(&w->dep, "%safterany:%s", w->dep.len ? "?" : "", id);
+	return 1;
+}
+
+/*
+ * Which live runs a feeder waits for, and whether anything else waits. A
+ * segmented attempt is also its queued continuation: between the end of
+ * segment k and the start line of k+1 the attempt's job is k's, ended.
+ */
 static int find_work(struct xl_ctx *ctx, const struct slurm_jobs *q,
 		     const struct feed_result *fed, struct work *w)
 {
@@ -178,16 +211,14 @@ static int find_work(struct xl_ctx *ctx, const struct slurm_jobs *q,
 	if (attempts_unfinished(&ctx->db, ctx->cfg.study, &v, &n) < 0)
 		return -1;
 	for (i = 0; i < n; i++) {
-		const struct slurm_job *j = slurm_jobs_find(q, v[i].job_id);
+		char *seg = xstrdup(v[i].job_id);
+		int live = see_job(q, v[i].job_id, w, &ndep);
 
-		if (!j || slurm_state_is_final(j->state))
-			continue;
-		w->live++;
-		if (is_running(j) || (j->state == SLURM_STATE_PENDING &&
-				      reason_explain(j->reason)->kind == REASON_WAIT))
-			w->runnable = 1;
-		if (ndep++ < MAX_DEPS)
-			buf_addf(&w->dep, "%safterany:%s", w->dep.len ? "?" : "", v[i].job_id);
+		segments_tail(ctx, q, v[i].id, &seg);
+		if (strcmp(seg, v[i].job_id) != 0)
+			live |= see_job(q, seg, w, &ndep);
+		w->live += live;
+		free(seg);
 	}
 	attempts_free(v, n);
 	if (fed && fed->breaker)
@@ -244,16 +275,39 @@ static char *write_script(struct xl_ctx *ctx, const char *dir, char **cause)
 	path = xasprintf("%s/feeder.sh", dir);
 	buf_addf(&b, "#!/bin/sh\n# xloop's feeder for study %s (driver.mode slurm): "
 		 "judge, feed, notify,\n# and leave the next feeder; see `xloop driver "
-		 "status`. Written by xloop.\nexec ", ctx->cfg.study);
+		 "status`. Written by xloop.\nx=", ctx->cfg.study);
 	remote_quote(&b, exe);
-	buf_adds(&b, " -C ");
+	buf_adds(&b, "\nr=");
 	remote_quote(&b, ctx->root);
-	buf_adds(&b, " tick --feeder\n");
+	/* a tick that died by a signal (a crash, the OOM killer; Slurm ending
+	 * the job ends this shell too) left no next feeder: one more tick
+	 * repairs what it left, as the next tick would, and leaves one */
+	buf_adds(&b, "\n\"$x\" -C \"$r\" tick --feeder\nrc=$?\n"
+		 "if [ \"$rc\" -gt 128 ]; then\n"
+		 "\techo \"xloop: feeder: its tick died (exit $rc): one more tick\" >&2\n"
+		 "\t\"$x\" -C \"$r\" tick --feeder\n\trc=$?\nfi\nexit \"$rc\"\n");
 	if (write_file_atomic(path, b.s, b.len, 0700, cause) < 0)
 		FREE_AND_NULL(path);
 	buf_release(&b);
 	free(exe);
 	return path;
+}
+
+/*
+ * Keep feeder.log small: past DRIVER_LOG_MAX bytes it becomes feeder.log.1
+ * (the one before goes), and the next feeder starts a new one.
+ */
+static void rotate_log(const char *out)
+{
+	struct stat st;
+	char *old;
+
+	if (stat(out, &st) < 0 || st.st_size <= DRIVER_LOG_MAX)
+		return;
+	old = xasprintf("%s.1", out);
+	if (rename(out, old) < 0)
+		warning("unable to rotate '%s': %s", out, strerror(errno));
+	free(old);
 }
 
 /* Record the intent, sbatch the feeder, record its id. 0 or an exit code. */
@@ -278,6 +332,7 @@ static int submit_feeder(struct xl_ctx *ctx, struct slurm *s, const char *key,
 	study_token(token);
 	comment = xasprintf("%s%s:%s:%s", DRIVER_COMMENT, ctx->cfg.study, key, token);
 	out = xasprintf("%s/feeder.log", dir);
+	rotate_log(out);
 	envtok = xasprintf("XLOOP_FEEDER_TOKEN=%s", token);
 	if (!w->runnable || !w->dep.len)
 		begin = xasprintf("now+%lld", retry_secs());

@@ -22,6 +22,11 @@
 #define DRIVER_TIME "00:05:00"
 #define DRIVER_MEM "256M"
 #define DRIVER_RETRY_SECS 60	/* --begin=now+N when work waits but nothing runs */
+#define DRIVER_LOG_MAX (1L << 20)	/* feeder.log past 1 MiB becomes feeder.log.1 */
+#define DRIVER_LOCK_WAIT_SECS 180	/* a feeder waits so long for the lock (--time 5 min) */
+
+/* Seconds a feeder waits for the study's lock (XLOOP_DRIVER_LOCK_SECS). */
+int driver_lock_wait_secs(void);
 
 /* 1 when comment is a feeder's (of any study). */
 int driver_is_feeder_comment(const char *comment);

@@ -66,13 +66,14 @@ static char *find_root(const char *dir, char **cause)
 
 /*
  * One writer per study: flock on .xloop/lock, waiting a little for another
- * xloop to finish. Returns 0, XL_TEMPFAIL (held too long) or -1.
+ * xloop to finish (a feeder waits minutes: a holder that is no tick or next
+ * leaves it no successor). Returns 0, XL_TEMPFAIL (held too long) or -1.
  */
-static int take_lock(struct xl_ctx *ctx, const char *dir, int nowait, int quiet,
+static int take_lock(struct xl_ctx *ctx, const char *dir, int nowait, int feeder,
 		     char **cause)
 {
 	char *path = path_join(dir, "lock");
-	int waited = 0;
+	int waited = 0, wait_ms = feeder ? driver_lock_wait_secs() * 1000 : LOCK_WAIT_MS;
 
 	ctx->lock_fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (ctx->lock_fd < 0) {
@@ -90,8 +91,8 @@ static int take_lock(struct xl_ctx *ctx, const char *dir, int nowait, int quiet,
 			free(path);
 			return XL_TEMPFAIL;	/* cron: another tick is at work */
 		}
-		if (waited >= LOCK_WAIT_MS) {
-			if (quiet) {
+		if (waited >= wait_ms) {
+			if (feeder) {
 				free(path);
 				return XL_TEMPFAIL;
 			}
@@ -109,7 +110,7 @@ static int take_lock(struct xl_ctx *ctx, const char *dir, int nowait, int quiet,
 
 /*
  * Do what the command's flags ask for; returns an exit code (0: go on).
- * A feeder (tick --feeder) waits for the lock like next does, quietly.
+ * A feeder (tick --feeder) waits for the lock longer than next does.
  */
 static int setup(struct xl_ctx *ctx, const struct cmd_entry *cmd, int feeder)
 {
@@ -387,7 +388,10 @@ int main(int argc, char **argv)
 
 	rc = setup(&ctx, cmd, feeder);
 	if (rc == XL_TEMPFAIL && feeder && ctx.lock_fd >= 0 && !ctx.db.h)
-		rc = XL_OK;	/* another xloop holds the lock: it leaves the next feeder */
+		/* stderr goes to .xloop/driver/feeder.log */
+		fprintf(stderr, "xloop: feeder: another xloop held the study's lock for %d s: "
+			"no tick here; the next `xloop next` or `xloop tick` queues a feeder\n",
+			driver_lock_wait_secs());
 	else if (rc == 0)
 		rc = cmd->exec(&ctx, cmd, argc, argv);
 	teardown(&ctx);

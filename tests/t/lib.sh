@@ -92,9 +92,11 @@ p = sys.argv[1]
 c = json.load(open(p))
 c['breaker']['no_gpu'] = False
 c.setdefault('driver', {})['mode'] = 'none'
+lanes = c.get('queue', {}).get('lanes')
 $3
-# XLOOP_TEST_LANES=N runs a test's studies with N lanes (unless it sets its own)
-if os.environ.get('XLOOP_TEST_LANES') and 'lanes' not in c.get('queue', {}):
+# XLOOP_TEST_LANES=N runs a test's studies with N lanes (unless PY sets its
+# own: init writes queue.lanes 1, so only a change by PY counts as its own)
+if os.environ.get('XLOOP_TEST_LANES') and c.get('queue', {}).get('lanes') == lanes:
     c.setdefault('queue', {})['lanes'] = int(os.environ['XLOOP_TEST_LANES'])
 json.dump(c, open(p, 'w'), indent=2)" "$1/xloop.json"
 }

@@ -7,8 +7,9 @@
 # most 1.5 s, and once the last verdict is in no job of xloop's is queued.
 # Then: a feeder cancelled by hand is replaced by the next `next`, two ticks
 # never leave two feeders, a chain never targets a feeder (also with
-# slurm.chain any-user), and the whole loop again with slurmctld restarted
-# in the middle.
+# slurm.chain any-user), a bare submit leaves a feeder, a feeder waits out a
+# long holder of the lock, the whole loop again with slurmctld restarted in
+# the middle, a feeder whose tick dies, and two lanes with a segmented run.
 . "$(dirname "$0")/lib.sh"
 
 if [ "$XLOOP_PROFILE" != plain ]; then
@@ -30,21 +31,36 @@ printf '{"score": %s}\n' "$X" >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
 echo '{"score": 0}' >"$T_TMP/cv.json"
-chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+# shorter runs; X=3 checkpoints and asks for a second segment (exit 85) once
+cat >"$T_TMP/job2.sh" <<'JOB'
+#!/bin/bash
+X=0
+SLEEP=3
+echo "START x=$X device=cpu"
+sleep "$SLEEP"
+ck="$XLOOP_RUN_DIR/checkpoint"
+if [ "$X" = 3 ] && [ ! -e "$ck" ]; then echo 1 >"$ck"; echo "checkpointed"; exit 85; fi
+printf '{"score": %s}\n' "$X" >"$XLOOP_RUN_DIR/cv.json"
+echo FINISHED
+JOB
+chmod 644 "$T_TMP/job.sh" "$T_TMP/job2.sh" "$T_TMP/cv.json"
 
 # feeders of the user in squeue (any state but completing): "ID STATE" lines
 feeders() { as_user squeue -h -u "$U" -n xloop-feed -t PD,R,CF -o '%i %T'; }
 pending_feeders() { as_user squeue -h -u "$U" -n xloop-feed -t PD -o %i | grep -c .; }
 ours_queued() { as_user squeue -h -u "$U" -t PD,R,CF -o %i | grep -c .; }
 
-# The median gap (s) between one run's end and the next one's start.
+# The median gap (s) between one GPU job's end and the next one's start
+# (every run's job and every segment that ran).
 median_gap() {
 	local ids
-	ids=$(as_user "$X" -C "$1" status --json | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-print(" ".join(r["attempts"][-1]["job_id"] for r in d["runs"]
-               if r["attempts"] and r["attempts"][-1]["job_id"]))')
+	ids=$(as_user /usr/bin/python3 -c '
+import sqlite3, sys
+db = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
+ids = {r[0] for r in db.execute("SELECT job_id FROM attempt WHERE length(job_id) > 0")}
+ids |= {r[0] for r in db.execute("SELECT job_id FROM segment WHERE state IN (?, ?, ?)",
+                                 ("continued", "last", "current"))}
+print(" ".join(sorted(i for i in ids if i)))' "$1/.xloop/state.db")
 	for id in $ids; do scontrol show job -o "$id"; done | python3 -c '
 import sys, datetime
 t = []
@@ -56,6 +72,11 @@ t.sort()
 gaps = sorted(b[0] - a[1] for a, b in zip(t, t[1:]))
 print(gaps[len(gaps) // 2] if gaps else 99, " ".join("%g" % g for g in gaps), file=sys.stdout)'
 }
+
+# sq DIR SQL: rows of the study's state DB, fields joined by "|"
+sq() { as_user /usr/bin/python3 -c "import sqlite3,sys
+c=sqlite3.connect('file:'+sys.argv[1]+'?mode=ro', uri=True)
+for r in c.execute(sys.argv[2]): print('|'.join('' if v is None else str(v) for v in r))" "$1/.xloop/state.db" "$2"; }
 
 # Verdict commits in the study's ops/decisions.md.
 verdicts() { as_user git -C "$1" log --format=%s -- ops/decisions.md | grep -c '^xloop: verdict'; }
@@ -70,16 +91,25 @@ wait_verdicts() {
 }
 
 # A study of 5 plan entries; after one `next` only Slurm runs xloop.
+# drive DIR NAME [restart|lanes]: restart: slurmctld restarted in the middle;
+# lanes: two lanes, shorter runs, every run segmented and X-3 in two segments.
 drive() {
-	local d=$1 name=$2 restart=${3:-} i n
+	local d=$1 name=$2 mode=${3:-} i n py job=$T_TMP/job.sh
 	u() { as_user "$X" -C "$d" "$@"; }
-	new_study "$d" "$name" 'c["resources"].update(cpus=1, mem="100M", time="00:10:00")
+	py='c["resources"].update(cpus=1, mem="100M", time="00:10:00")
 c["driver"]["mode"] = "slurm"'
-	expect_rc 0 "$name: adopt" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
+	if [ "$mode" = lanes ]; then
+		job=$T_TMP/job2.sh
+		py="$py"'
+c["queue"]["lanes"] = 2
+c["segments"] = {"max": 2, "signal": "USR2", "lead": 30, "checkpoint": "checkpoint"}'
+	fi
+	new_study "$d" "$name" "$py"
+	expect_rc 0 "$name: adopt" u adopt "$job" --tag base --cv "$T_TMP/cv.json"
 	expect_rc 0 "$name: plan add with 5 changes" u plan add X=1 X=2 X=3 X=4 X=5
 	expect_rc 0 "$name: one next" u next
 	check "$name: one feeder pending behind the work" test "$(pending_feeders)" = 1
-	if [ -n "$restart" ]; then
+	if [ "$mode" = restart ]; then
 		wait_verdicts "$d" 2 60	# in the middle: once the second run is judged
 		check "$name: slurmctld restarted with runs and a feeder queued" \
 			sh -c "'$TC' restart-ctld >/dev/null 2>&1"
@@ -94,6 +124,12 @@ import json, sys
 d = json.load(sys.stdin)
 r = [x for x in d[\"runs\"] if x[\"tag\"] != \"base\"]
 sys.exit(0 if len(r) == 5 and all(x[\"state\"] == \"success\" for x in r) else 1)'"
+	if [ "$mode" = lanes ]; then
+		check "$name: the runs went to both lanes" test "$(sq "$d" \
+			"SELECT count(DISTINCT a.lane) FROM attempt a JOIN run r ON r.id = a.run_id WHERE r.tag != 'base'")" = 2
+		check "$name: X-3 ran as two segments of one attempt, judged once" test "$(sq "$d" \
+			"SELECT group_concat(s.k || ':' || s.state, ' ') FROM segment s JOIN attempt a ON a.id = s.attempt_id JOIN run r ON r.id = a.run_id WHERE r.tag = 'X-3' AND s.state != 'unneeded'")" = "1:continued 2:last"
+	fi
 	set -- $(median_gap "$d")
 	check "$name: median GPU idle gap ${1:-?} s (gaps: ${*:2}) is at most 1.5 s" \
 		python3 -c "import sys; sys.exit(0 if float('${1:-99}') <= 1.5 else 1)"
@@ -183,8 +219,47 @@ sleep 2
 expect_rc 0 "next with nothing left to do" u2 next
 check "nothing left: no feeder queued" test "$(pending_feeders)" = 0
 
+# a bare submit leaves a feeder too; feeder.log past 1 MiB is rotated; a
+# feeder that starts while another xloop (no tick or next: it leaves no
+# feeder) holds the lock longer than 15 s waits for it, then ticks
+as_user sh -c "head -c 1100000 /dev/zero >'$d2/.xloop/driver/feeder.log'"
+n0=$(verdicts "$d2")
+expect_rc 0 "a short run" u2 new short --from base --set SLEEP=2
+expect_rc 0 "a bare submit of it" u2 submit short
+as_user flock "$d2/.xloop/lock" sleep 22 &
+holder=$!
+check "a bare submit leaves a feeder behind its run" test "$(pending_feeders)" = 1
+check "feeder.log past 1 MiB became feeder.log.1" \
+	test "$(stat -c %s "$d2/.xloop/driver/feeder.log.1")" -ge 1100000
+wait_verdicts "$d2" $((n0 + 1)) 60
+check "the feeder waited out a 22 s holder of the lock and judged the run" \
+	test "$(verdicts "$d2")" -gt "$n0"
+wait "$holder"
+
 # the whole loop again, with the controller restarted in the middle
 d3=$(user_dir)
 drive "$d3" drv3 restart
+
+# a feeder's tick that dies (here: killed after storing a verdict, before
+# its decision commit) is a killed tick: one more tick in the same job
+# repairs it and leaves the next feeder, so the loop goes on
+d4=$(user_dir)
+u4() { as_user "$X" -C "$d4" "$@"; }
+new_study "$d4" drv4 'c["resources"].update(cpus=1, mem="100M", time="00:10:00")
+c["driver"]["mode"] = "slurm"'
+expect_rc 0 "drv4: adopt" u4 adopt "$T_TMP/job2.sh" --tag base --cv "$T_TMP/cv.json"
+expect_rc 0 "drv4: plan add with 2 changes" u4 plan add X=1 X=2
+expect_rc 0 "drv4: one next, its feeders killed after each verdict" \
+	as_user env XLOOP_CRASH_AT=verdict-after-db "$XA" -C "$d4" next
+wait_verdicts "$d4" 2 90
+check "drv4: both runs judged and committed without any xloop call" test "$(verdicts "$d4")" -ge 2
+check "drv4: feeder.log says a tick died and one more ran" \
+	grep -q "its tick died (exit 137): one more tick" "$d4/.xloop/driver/feeder.log"
+check "drv4: one decision entry per run" test \
+	"$(grep -c '^## .* · X-[12] attempt' "$d4/ops/decisions.md")" = 2
+
+# two lanes with a segmented run among them
+d5=$(user_dir)
+drive "$d5" drv5 lanes
 
 finish

@@ -262,8 +262,9 @@ class Soak:
         if r.returncode != 0:
             self.errors.append("kill slurmd: " + r.stdout)
         time.sleep(SLURMD_DOWN)
-        st = subprocess.run(["sinfo", "-h", "-N", "-o", "%T"], stdout=subprocess.PIPE,
-                            text=True).stdout.strip()
+        st = " ".join(w for w in subprocess.run(["scontrol", "show", "node", "-o"],
+                                                 stdout=subprocess.PIPE, text=True).stdout.split()
+                      if w.startswith("State="))
         r = self.tc("start-daemon", "slurmd")
         if r.returncode != 0:
             self.errors.append("start slurmd: " + r.stdout)

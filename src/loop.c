@@ -1,4 +1,5 @@
 /* Creating runs: files, DB, git, in that order. */
+#define _GNU_SOURCE	/* memmem */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -862,6 +863,27 @@ void loop_fill_request(struct xl_ctx *ctx, struct slurm_submit *req, const char 
 int loop_decide(struct xl_ctx *ctx, const char *entry, const char *evidence,
 		const char *msg, char **cause)
 {
+	return loop_decide_once(ctx, NULL, entry, evidence, msg, cause);
+}
+
+/* Whether a "## " line of text contains mark. */
+static int heading_has(const char *text, const char *mark)
+{
+	const char *line = text, *end;
+	size_t n = strlen(mark);
+
+	for (; *line; line = *end ? end + 1 : end) {
+		end = line + strcspn(line, "\n");
+		if (strncmp(line, "## ", 3) == 0 && memmem(line, (size_t)(end - line), mark, n))
+			return 1;
+	}
+	return 0;
+}
+
+/* Append (unless mark's entry is there) and commit. */
+int loop_decide_once(struct xl_ctx *ctx, const char *mark, const char *entry,
+		     const char *evidence, const char *msg, char **cause)
+{
 	char *path = path_join(ctx->root, "ops/decisions.md"), *dir, oid[41], *ev;
 	size_t n = 1;
 	struct buf b = BUF_INIT;
@@ -877,6 +899,8 @@ int loop_decide(struct xl_ctx *ctx, const char *entry, const char *evidence,
 		FREE_AND_NULL(*cause);
 		buf_adds(&b, "# Decisions\n");
 	}
+	if (mark && heading_has(b.s, mark))
+		goto commit;	/* written before a crash: commit it, once */
 	if (b.len && b.s[b.len - 1] != '\n')
 		buf_addc(&b, '\n');
 	buf_addf(&b, "\n%s", entry);
@@ -885,6 +909,7 @@ int loop_decide(struct xl_ctx *ctx, const char *entry, const char *evidence,
 	if (write_file_atomic(path, b.s, b.len, 0644, cause) < 0)
 		goto out;
 	crash_point("decide-after-write");
+commit:
 	ev = evidence ? path_join(ctx->root, evidence) : NULL;
 	if (ev && path_exists(ev))
 		n = 2;	/* a missing cv.json is left alone, not deleted from git */

@@ -149,6 +149,15 @@ int loop_decide(struct xl_ctx *ctx, const char *entry, const char *evidence,
 		const char *msg, char **cause);
 
 /*
+ * loop_decide for an entry that must be written once: when a heading line
+ * of the file ("## ...") already contains mark (a crash came between
+ * writing the entry and recording that it was written), nothing is
+ * appended; the file is only committed if it differs from HEAD.
+ */
+int loop_decide_once(struct xl_ctx *ctx, const char *mark, const char *entry,
+		     const char *evidence, const char *msg, char **cause);
+
+/*
  * A decision that changes xloop.json: config_edit(path, v), reload ctx->cfg,
  * then an ops/decisions.md entry "what" committed with xloop.json. Returns
  * an exit code (the error is printed).

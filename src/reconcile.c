@@ -286,7 +286,7 @@ static void write_decision(struct xl_ctx *ctx, long long attempt_id, const char 
 {
 	struct stmt q;
 	struct buf e = BUF_INIT;
-	char *cause = NULL, *msg = NULL, *cv, when[32];
+	char *cause = NULL, *msg = NULL, *cv, *mark, when[32];
 	const char *log;
 	time_t now = time(NULL);
 	struct tm tm;
@@ -329,12 +329,17 @@ static void write_decision(struct xl_ctx *ctx, long long attempt_id, const char 
 			db_col_text(&q, 9));
 	/* the run's cv.json, the score's evidence, goes into the same commit */
 	cv = xasprintf("runs/%s/%s/cv.json", ctx->cfg.study, db_col_text(&q, 0));
+	/* the heading's words that name this attempt (written once) */
+	mark = xasprintf(" · %s attempt %lld: ", db_col_text(&q, 0), db_col_int64(&q, 1));
 	db_finalize(&q);
-	if (loop_decide(ctx, e.s, cv, msg, &cause) < 0)
+	if (loop_decide_once(ctx, mark, e.s, cv, msg, &cause) < 0) {
 		warning("verdict stored, but ops/decisions.md was not updated: %s", cause);
-	else
+	} else {
+		crash_point("verdict-after-commit");
 		reconcile_exec(ctx, "UPDATE attempt SET decided = 1 WHERE id = :id",
 			     attempt_id, NULL, 0);
+	}
+	free(mark);
 	free(cause);
 	free(cv);
 	free(msg);

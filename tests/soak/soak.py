@@ -62,7 +62,7 @@ CRASH_POINTS = [
     "feeder-after-intent", "feeder-after-sbatch",
     "segment-after-intent", "segment-after-record", "segment-after-sbatch",
     "submit-after-intent", "submit-after-sbatch", "submit-in-transaction",
-    "verdict-after-db",
+    "verdict-after-db", "verdict-after-commit",
 ]
 
 

@@ -289,14 +289,15 @@ char *utf8_clean(const char *s, size_t len)
 #ifdef XLOOP_TEST_BUILD
 static char *crash_at;	/* XLOOP_CRASH_AT, taken out of the environment */
 
-/* Keep XLOOP_CRASH_AT for this process only: no child inherits it. */
+/* With XLOOP_CRASH_ONCE set, XLOOP_CRASH_AT is this process's only. */
 void crash_init(void)
 {
 	const char *v = getenv("XLOOP_CRASH_AT");
 
-	if (v) {
+	if (v && getenv("XLOOP_CRASH_ONCE")) {
 		crash_at = xstrdup(v);
 		unsetenv("XLOOP_CRASH_AT");
+		unsetenv("XLOOP_CRASH_ONCE");
 	}
 }
 

@@ -365,7 +365,8 @@ class Soak:
                 point = self.rng.choice(CRASH_POINTS)
                 start = time.time()
                 for _ in range(10):	# 75: another tick holds the lock
-                    r = self.x("tick", extra={"XLOOP_CRASH_AT": point}, timeout=300)
+                    r = self.x("tick", extra={"XLOOP_CRASH_AT": point, "XLOOP_CRASH_ONCE": "1"},
+                               timeout=300)
                     if r.returncode != 75:
                         break
                     time.sleep(1)

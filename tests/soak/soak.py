@@ -98,9 +98,10 @@ class Soak:
         period = max(300 * self.s, 30)
         self.at_ctld = []
         t = period * rng.uniform(0.5, 1.0)
-        while t < T * 0.92:
-            if not quiet[0] <= t <= quiet[1]:
-                self.at_ctld.append(t)
+        while t < T * 0.95:
+            if quiet[0] <= t <= quiet[1]:
+                t = quiet[1] + 5	# after the node's outage, not instead of it
+            self.at_ctld.append(t)
             t += period * rng.uniform(0.8, 1.2)
         self.ctld_killed = rng.randrange(len(self.at_ctld)) if self.at_ctld else -1
         self.at_drain = T * rng.uniform(0.7, 0.8)

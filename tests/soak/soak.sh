@@ -25,23 +25,9 @@ id "$U" >/dev/null 2>&1 || useradd -m "$U"
 RUN_SECS=${XLOOP_SOAK_RUN_SECS:-15}
 SEED=${XLOOP_SOAK_SEED:-21}
 
-# a cluster slot of tests/one.sh (fd 8, closed for everything started here)
-slot_lock() { [ "$1" -eq 0 ] && echo /tmp/xloop-cluster.lock || echo "/tmp/xloop-cluster-$1.lock"; }
-slot=
-while [ -z "$slot" ]; do
-	for n in 0 1 2 3 4; do
-		exec 8>>"$(slot_lock "$n")"
-		if flock -n 8; then slot=$n; break; fi
-		exec 8>&-
-	done
-	[ -n "$slot" ] || sleep 2
-done
-if [ "$slot" -ne 0 ]; then
-	export XLOOP_TESTCLUSTER_DIR=/tmp/xloop-testcluster-$slot
-	export XLOOP_TESTCLUSTER_PORT_OFFSET=$((slot * 100))
-	export XLOOP_TESTCLUSTER_CGROUPS=no
-fi
-echo "# cluster slot $slot"
+# a cluster slot of tests/one.sh's (fd 8, closed for everything started here)
+. tests/runlib.sh
+take_slot
 TC=ops/slurm/testcluster.sh
 
 W=$(mktemp -d /tmp/xloop-soak-XXXXXX)

@@ -43,7 +43,7 @@ echo "START a=$A b=$B c=$C d=$D segment=${XLOOP_SEGMENT:-1} device=cpu"
 h=$(printf '%s' "$A-$B-$C-$D" | cksum | cut -d' ' -f1)
 case $((h % 20)) in
 0|1)	sleep $((SLEEP / 2)); echo "FAILED (planned)"; exit 3 ;;
-2)	python3 -c 'import time; b = b"x" * (400 << 20); time.sleep(3)'
+2)	/usr/bin/python3 -c 'import time; b = b"x" * (400 << 20); time.sleep(3)'
 	echo "FAILED (survived its memory: no enforcement)"; exit 4 ;;
 3|4|5)	if [ "${XLOOP_SEGMENT:-1}" = 1 ]; then
 		echo 1 >"$XLOOP_RUN_DIR/checkpoint"; sleep $((SLEEP / 2)); exit 85
@@ -168,7 +168,7 @@ class Soak:
 
     def attempts(self):
         """Attempts xloop made so far (n > 0), read as the user (read-only)."""
-        r = self.as_user(["python3", "-c", "import sqlite3,sys\n"
+        r = self.as_user(["/usr/bin/python3", "-c", "import sqlite3,sys\n"
                           "c=sqlite3.connect('file:'+sys.argv[1]+'?mode=ro',uri=True,timeout=10)\n"
                           "print(c.execute('SELECT count(*) FROM attempt WHERE n > 0').fetchone()[0])",
                           os.path.join(self.a.study_dir, ".xloop", "state.db")], timeout=60)

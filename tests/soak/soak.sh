@@ -59,15 +59,15 @@ mkdir "$W/out" && chown "$U" "$W/out"
 
 echo "# soak: $MINUTES min, runs of $RUN_SECS s, seed $SEED, in $W"
 started=$(date '+%Y-%m-%dT%H:%M:%S')
-python3 tests/soak/soak.py --minutes "$MINUTES" --dir "$W" --study-dir "$D" \
+/usr/bin/python3 tests/soak/soak.py --minutes "$MINUTES" --dir "$W" --study-dir "$D" \
 	--xloop "$XBIN" --user "$U" --seed "$SEED" --run-secs "$RUN_SECS" 8>&- ||
 	fail_setup "the harness failed (tests/soak/soak.py)"
 chmod -R a+rX "$W" 2>/dev/null
-runuser -u "$U" -- env PATH="$PATH" SLURM_CONF="$SLURM_CONF" python3 tests/soak/check.py \
+runuser -u "$U" -- env PATH="$PATH" SLURM_CONF="$SLURM_CONF" /usr/bin/python3 tests/soak/check.py \
 	--dir "$W" --study-dir "$D" --user "$U" --since "$started" --out "$W/out/checks.json" 8>&-
 rc=$?
 if [ -n "$bench" ] && [ -s "$W/out/checks.json" ]; then
-	python3 tests/soak/bench.py "$W/out/checks.json" "$W/soak.json" BENCHMARKS.md &&
+	/usr/bin/python3 tests/soak/bench.py "$W/out/checks.json" "$W/soak.json" BENCHMARKS.md &&
 		echo "# figures written to BENCHMARKS.md (## Chaos soak)"
 fi
 [ -n "${XLOOP_KEEP_TMP:-}" ] && echo "# files kept in $W"

@@ -9,6 +9,8 @@
 #   ./build.sh demo     build, start the test cluster, run the example study (ops/demo)
 #   ./build.sh bench    build, then the benchmarks (bench/run.sh): rewrites BENCHMARKS.md
 #   ./build.sh bench search   autopilot vs Optuna TPE and random search (bench/search.py)
+#   ./build.sh soak [MINUTES]   the chaos soak (tests/soak, default 30 min): faults on a
+#                       schedule, checked against sacct and git; figures to BENCHMARKS.md
 #   ./build.sh fuzz [SECONDS]   libFuzzer targets (fuzz/README.md), SECONDS each
 #   ./build.sh valgrind the unit tests, built without sanitizers, under memcheck
 #   ./build.sh clean    remove build outputs (keeps the dependency cache)
@@ -28,7 +30,7 @@ BUILD_PKGS="gcc make pkg-config dpkg-dev autoconf automake libtool cmake file
 	libhttp-parser-dev libgit2-dev libcurl4-openssl-dev"
 TEST_PKGS="libcmocka-dev git python3 python3-jsonschema valgrind slurm-wlm slurmdbd munge chromium
 	mariadb-server util-linux passwd python3-sklearn openssh-server openssh-client sshfs
-	clang libclang-rt-14-dev mmdebstrap"
+	clang libclang-rt-14-dev mmdebstrap e2fsprogs"
 
 # Install the packages that are not installed yet (apt-get update once).
 need_pkgs() {
@@ -160,6 +162,12 @@ bench)
 	fi
 	exec bench/run.sh
 	;;
+soak)
+	need_pkgs $BUILD_PKGS $TEST_PKGS
+	build_static
+	build_static_test
+	exec tests/soak/soak.sh --bench "${2:-30}"
+	;;
 fuzz) build_fuzz "${2:-60}" ;;
 valgrind) run_valgrind ;;
 test)
@@ -179,5 +187,5 @@ matrix)
 	exec tests/matrix.sh "$@"
 	;;
 clean) make clean ;;
-*) die "unknown mode '$1' (use: static, asan, test, matrix, demo, bench, fuzz, valgrind, clean)" ;;
+*) die "unknown mode '$1' (use: static, asan, test, matrix, demo, bench, soak, fuzz, valgrind, clean)" ;;
 esac

@@ -397,4 +397,14 @@ w("Everything runs on the private single-node Slurm of `ops/slurm/testcluster.sh
   "the one `xloop init` created, the rows are what xloop writes, and only finished attempts were "
   "inserted, so measuring it costs Slurm nothing but `status`'s one squeue.")
 w("")
+# the chaos soak's section (tests/soak/bench.py writes it) stays
+try:
+    old = open("BENCHMARKS.md").read()
+    at = old.find("\n## Chaos soak")
+    if at >= 0:
+        end = old.find("\n## ", at + 1)
+        out.append(old[at + 1:end if end >= 0 else len(old)].rstrip("\n"))
+        out.append("")
+except OSError:
+    pass
 print("\n".join(out))

@@ -592,6 +592,10 @@ int driver_ensure(struct xl_ctx *ctx, struct slurm *s, const struct feed_result 
 			cancel_feeder(ctx, s, j, "cancelled: nothing left to feed");
 			continue;
 		}
+		if (reason_slurm_held(j->reason)) {	/* it would wait forever */
+			cancel_feeder(ctx, s, j, "replaced: Slurm held it after a failed launch");
+			continue;
+		}
 		if (keep) {	/* never two: the newest goes */
 			cancel_feeder(ctx, s, j, "cancelled: another feeder waits");
 			continue;

@@ -312,6 +312,8 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	/* feeding writes anyway: store the configurations best.c computed on the fly */
 	if (best_persist(ctx) < 0)
 		return XL_ERR;
+	/* a job Slurm held after a failed launch blocks its lane: let it go */
+	retry_release_held(ctx, s);
 	/* failures in a row stop everything, retries included */
 	{
 		struct breaker bk;

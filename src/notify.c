@@ -687,8 +687,10 @@ int notify_flush(struct db *db, const struct config *cfg, char **warning)
 			    "WHERE status = 'queued' AND at < :cut", now, now - EXPIRE_SECS);
 	if (expired > 0)
 		note(&w, "%d unsent for 24 h expired", expired);
-	housekeep(db, "DELETE FROM outbox WHERE status != 'queued' AND done_at < :cut",
-		  now, now - PRUNE_SECS);
+	/* the newest row stays: a new row's id (the event id receivers dedupe
+	 * by) then never repeats one sent before */
+	housekeep(db, "DELETE FROM outbox WHERE status != 'queued' AND done_at < :cut"
+		  " AND id < (SELECT max(id) FROM outbox)", now, now - PRUNE_SECS);
 	if (url == NULL) {
 		/* notifications are off: drop, so the outbox does not grow */
 		housekeep(db, "UPDATE outbox SET status = 'no_url', done_at = :now "

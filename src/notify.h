@@ -53,7 +53,8 @@ long long notify_queue(struct db *db, const struct notify_event *ev);
  * - no URL configured (variable unset or empty, or url_env ""): every
  *   queued row becomes 'no_url', so the outbox does not grow forever while
  *   notifications are off; no warning;
- * - rows that left the queue more than 30 days ago are deleted.
+ * - rows that left the queue more than 30 days ago are deleted, but for
+ *   the newest row, so that ids (the payload's event id) never repeat.
  * At most 3 tries per event, about 20 s in all. Returns the number sent;
  * *warning is NULL or one malloc'd line for the tick log (without a
  * "notify:" prefix).

@@ -351,6 +351,12 @@ const struct reason_info *reason_explain(const char *reason)
 	return &unknown;
 }
 
+/* Slurm's own hold after a failed launch. */
+int reason_slurm_held(const char *reason)
+{
+	return strcmp(reason_explain(reason)->code, "launch failed requeued held") == 0;
+}
+
 /* The table itself, for tests and listings. */
 const struct reason_info *reason_table(size_t *nr)
 {

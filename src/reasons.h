@@ -47,6 +47,13 @@ const struct reason_info *reason_explain(const char *reason);
 /* The whole table (without the generic entry), *nr set to its length. */
 const struct reason_info *reason_table(size_t *nr);
 
+/*
+ * True for the hold Slurm puts on a job itself when it could not launch
+ * it ("launch failed requeued held": a node or the controller failed at
+ * the start), which nobody asked for; false for a person's hold.
+ */
+int reason_slurm_held(const char *reason);
+
 /* "wait", "blocked", "held", "limit", "node" or "unknown". */
 const char *reason_kind_name(enum reason_kind kind);
 

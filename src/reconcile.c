@@ -80,6 +80,47 @@ static const struct slurm_job *job_by_token(const struct slurm_jobs *q, const ch
 	return NULL;
 }
 
+/*
+ * Whether a job found by the attempt's id carries the attempt's comment:
+ * after a controller crash Slurm can give a lost job's id to a new job
+ * (another run's, a feeder), whose end must not become this attempt's
+ * verdict. Taken as ours: no comment (accounting that does not store it),
+ * the attempt's token (a sweep task's: its array's), a sweep's comment,
+ * or "xloop:STUDY/TAG#N" then ":" or "." (a later segment of it).
+ */
+static int job_is_attempts(struct xl_ctx *ctx, const struct attempt *a, const char *comment)
+{
+	size_t len = strcspn(a->token, "_");
+	char *tag, *want, *sweep;
+	int ok;
+
+	if (!comment || !*comment || (len && memmem(comment, strlen(comment), a->token, len)))
+		return 1;
+	sweep = xasprintf("xloop:%s/sweep:", ctx->cfg.study);
+	ok = starts_with(comment, sweep);
+	free(sweep);
+	if (ok)
+		return 1;
+	tag = runs_tag(&ctx->db, a->run_id);
+	if (!tag)
+		return 1;
+	want = xasprintf("xloop:%s/%s#%lld", ctx->cfg.study, tag, a->n);
+	len = strlen(want);
+	ok = strncmp(comment, want, len) == 0 && (comment[len] == ':' || comment[len] == '.');
+	free(want);
+	free(tag);
+	return ok;
+}
+
+/* The attempt's job in q by its id, or NULL (none, or another job under a reused id). */
+static const struct slurm_job *find_attempts_job(struct xl_ctx *ctx, const struct slurm_jobs *q,
+						 const struct attempt *a)
+{
+	const struct slurm_job *j = *a->job_id ? slurm_jobs_find(q, a->job_id) : NULL;
+
+	return j && job_is_attempts(ctx, a, j->comment) ? j : NULL;
+}
+
 static char *kv_text(const struct slurm_job *j)
 {
 	struct buf b = BUF_INIT;
@@ -294,11 +335,13 @@ static void write_decision(struct xl_ctx *ctx, long long attempt_id, const char 
 	once = repair ? xasprintf(" · %s attempt %lld: ", db_col_text(&q, 0),
 				  db_col_int64(&q, 1)) : NULL;
 	db_finalize(&q);
-	if (loop_decide_once(ctx, e.s, once, cv, msg, &cause) < 0)
+	if (loop_decide_once(ctx, e.s, once, cv, msg, &cause) < 0) {
 		warning("verdict stored, but ops/decisions.md was not updated: %s", cause);
-	else
+	} else {
+		crash_point("verdict-after-commit");
 		reconcile_exec(ctx, "UPDATE attempt SET decided = 1 WHERE id = :id",
 			     attempt_id, NULL, 0);
+	}
 	free(cause);
 	free(cv);
 	free(once);
@@ -492,7 +535,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	txn = db_begin_write(&ctx->db) == 0;
 	for (i = 0; i < n; i++) {
 		struct attempt *a = &v[i];
-		const struct slurm_job *j = *a->job_id ? slurm_jobs_find(&q, a->job_id) :
+		const struct slurm_job *j = *a->job_id ? find_attempts_job(ctx, &q, a) :
 			job_by_token(&q, a->token);
 
 		if (!*a->job_id && j) {
@@ -526,7 +569,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	if (txn && db_commit(&ctx->db) < 0)
 		warning("unable to record what squeue showed (the next tick will)");
 	for (i = 0; i < n; i++) {
-		const struct slurm_job *j = *v[i].job_id ? slurm_jobs_find(&q, v[i].job_id) : NULL;
+		const struct slurm_job *j = find_attempts_job(ctx, &q, &v[i]);
 
 		if (j && !slurm_state_is_final(j->state))
 			segments_keep_next(ctx, s, &q, &v[i]);
@@ -560,7 +603,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	for (i = 0; i < n && !need_scontrol; i++) {
 		struct slurm_acct_summary sum;
 
-		if (!*v[i].job_id || slurm_jobs_find(&q, v[i].job_id))
+		if (!*v[i].job_id || find_attempts_job(ctx, &q, &v[i]))
 			continue;
 		if (noacct || slurm_acct_summarize(&acct, v[i].job_id, &sum, NULL) < 0 ||
 		    !slurm_state_is_final(sum.state))
@@ -581,8 +624,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 		struct final f;
 
 		memset(&f, 0, sizeof(f));
-		if (*a->job_id && slurm_jobs_find(&q, a->job_id) &&
-		    !slurm_state_is_final(slurm_jobs_find(&q, a->job_id)->state))
+		if ((j = find_attempts_job(ctx, &q, a)) != NULL && !slurm_state_is_final(j->state))
 			continue;	/* alive */
 		if (!*a->job_id) {
 			j = have_scontrol ? job_by_token(&sc, a->token) : NULL;
@@ -607,11 +649,12 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 			}
 		}
 		if (!noacct && slurm_acct_summarize(&acct, a->job_id, &sum, NULL) == 0 &&
-		    slurm_state_is_final(sum.state))
+		    slurm_state_is_final(sum.state) &&
+		    job_is_attempts(ctx, a, slurm_acct_get(&acct, sum.alloc, "Comment")))
 			final_from_acct(&acct, &sum, a->job_id, &f);
-		else if (have_scontrol && (j = slurm_jobs_find(&sc, a->job_id)) != NULL)
+		else if (have_scontrol && (j = find_attempts_job(ctx, &sc, a)) != NULL)
 			final_from_job(j, &f);
-		else if ((j = slurm_jobs_find(&q, a->job_id)) != NULL)
+		else if ((j = find_attempts_job(ctx, &q, a)) != NULL)
 			final_from_job(j, &f);
 		if (f.known) {
 			struct segment_end se = { f.state, f.exit_code, f.start, f.end };

@@ -6,6 +6,7 @@
 
 #include "fsutil.h"
 #include "loop.h"
+#include "reasons.h"
 #include "retry.h"
 #include "submit.h"
 
@@ -261,4 +262,41 @@ int retry_auto(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	}
 	free(v);
 	return rc;
+}
+
+/* Release what Slurm held after a failed launch. */
+int retry_release_held(struct xl_ctx *ctx, struct slurm *s)
+{
+	struct attempt *v = NULL;
+	size_t n = 0, i;
+	int released = 0;
+
+	if (attempts_unfinished(&ctx->db, ctx->cfg.study, &v, &n) < 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		char key[64], *cause = NULL, *detail;
+		long long times;
+
+		if (!v[i].state || strcmp(v[i].state, "PENDING") != 0 || !*v[i].job_id ||
+		    !reason_slurm_held(v[i].slurm_reason))
+			continue;
+		xsnprintf(key, sizeof(key), "released_%lld", v[i].id);
+		times = db_kv_get(&ctx->db, key);
+		if (times >= RETRY_RELEASE_MAX)
+			continue;	/* the tick's "stuck" alert says it */
+		if (slurm_scontrol_hold(s, v[i].job_id, 0, &cause) != 0) {
+			warning("unable to release job %s (held by Slurm after a failed "
+				"launch): %s", v[i].job_id, cause ? cause : "?");
+			free(cause);
+			continue;
+		}
+		db_kv_set(&ctx->db, key, times + 1);
+		detail = xasprintf("job %s released (%lld of %d): Slurm held it after a "
+				   "failed launch", v[i].job_id, times + 1, RETRY_RELEASE_MAX);
+		loop_event(ctx, "released", v[i].run_id, v[i].id, detail);
+		free(detail);
+		released++;
+	}
+	attempts_free(v, n);
+	return released;
 }

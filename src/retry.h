@@ -46,4 +46,14 @@ int retry_mem_samples(const struct attempt *a, struct mem_summary *sum, char **c
 int retry_auto(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	       struct feed_result *res, char **cause);
 
+/*
+ * Release the study's jobs that Slurm held after failing to launch them
+ * (reason_slurm_held: a node or the controller died at their start), at
+ * most RETRY_RELEASE_MAX times per attempt, each recorded as a "released"
+ * event; a hold a person made is left alone. Without this, the job and
+ * every job chained behind it wait forever. Returns the jobs released.
+ */
+#define RETRY_RELEASE_MAX 3
+int retry_release_held(struct xl_ctx *ctx, struct slurm *s);
+
 #endif

@@ -287,10 +287,24 @@ char *utf8_clean(const char *s, size_t len)
 }
 
 #ifdef XLOOP_TEST_BUILD
+static char *crash_at;	/* XLOOP_CRASH_AT, taken out of the environment */
+
+/* With XLOOP_CRASH_ONCE set, XLOOP_CRASH_AT is this process's only. */
+void crash_init(void)
+{
+	const char *v = getenv("XLOOP_CRASH_AT");
+
+	if (v && getenv("XLOOP_CRASH_ONCE")) {
+		crash_at = xstrdup(v);
+		unsetenv("XLOOP_CRASH_AT");
+		unsetenv("XLOOP_CRASH_ONCE");
+	}
+}
+
 /* Die here if the test asked for it. */
 void crash_point(const char *name)
 {
-	const char *want = getenv("XLOOP_CRASH_AT");
+	const char *want = crash_at ? crash_at : getenv("XLOOP_CRASH_AT");
 
 	if (want && strcmp(want, name) == 0) {
 		fflush(NULL);

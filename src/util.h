@@ -60,10 +60,16 @@ char *utf8_clean(const char *s, size_t len);
 /*
  * Crash-safety tests: in the test build, die by SIGKILL at the named point
  * when XLOOP_CRASH_AT names it. Compiled out of the shipped binary.
+ * Jobs xloop submits inherit it (a feeder, through --export=ALL: t1960
+ * kills feeders so), unless XLOOP_CRASH_ONCE is set too: then crash_init
+ * (first thing in main) takes both out of the environment and only this
+ * process dies there (tests/soak's killed ticks).
  */
 #ifdef XLOOP_TEST_BUILD
+void crash_init(void);
 void crash_point(const char *name);
 #else
+#define crash_init() ((void)0)
 #define crash_point(name) ((void)0)
 #endif
 

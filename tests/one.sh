@@ -50,26 +50,6 @@ body() {
 	[ "$failed" -eq 0 ]
 }
 
-# Five cluster slots, each its own directory, ports and lock: slot 0 is the
-# one tests/run.sh and bench use; slots 1 to 4 run without cgroups beside it
-# (parallel work on one machine; tests/run.sh uses slots 0 and 1).
-# Take the first free one, waiting for any.
-slot_lock() { [ "$1" -eq 0 ] && echo /tmp/xloop-cluster.lock || echo "/tmp/xloop-cluster-$1.lock"; }
-if [ -n "$needs_cluster" ]; then
-	slot=
-	while [ -z "$slot" ]; do
-		for n in 0 1 2 3 4; do
-			exec 8>>"$(slot_lock "$n")"
-			if flock -n 8; then slot=$n; break; fi
-			exec 8>&-
-		done
-		[ -n "$slot" ] || sleep 2
-	done
-	if [ "$slot" -ne 0 ]; then
-		export XLOOP_TESTCLUSTER_DIR=/tmp/xloop-testcluster-$slot
-		export XLOOP_TESTCLUSTER_PORT_OFFSET=$((slot * 100))
-		export XLOOP_TESTCLUSTER_CGROUPS=no
-	fi
-	echo "# cluster slot $slot"
-fi
+# A cluster slot of five (tests/runlib.sh's take_slot), when a test needs one.
+[ -z "$needs_cluster" ] || take_slot
 body "$@"

@@ -2,7 +2,8 @@
 # Every test: the cmocka unit tests (ASan+UBSan build), then the
 # integration tests in tests/t/ against the local test cluster without
 # accounting, beside them the same with accounting (MariaDB + slurmdbd) on a
-# second cluster (tests/one.sh's next slot), then the tests marked
+# second cluster (tests/one.sh's next slot), the short chaos soak
+# (tests/soak/soak.sh 3, its own slot), then the tests marked
 # "# gpus: 4" on a node with 4 fake GPUs, and beside all of them
 # the version matrix (tests/matrix.sh: the Slurm versions in chroots, each
 # its own cluster on its own ports; XLOOP_MATRIX=0 skips it,
@@ -140,6 +141,9 @@ else
 	mkdir -p build/t
 	tests/one.sh --accounting tests/t/t[1-9]*.sh >build/t/accounting.log 2>&1 7>&- &
 	accounting_pid=$!
+	# the short chaos soak beside them, on a cluster slot of its own
+	tests/soak/soak.sh "${XLOOP_SOAK_MINUTES:-3}" >build/t/soak.log 2>&1 7>&- &
+	soak_pid=$!
 	export XLOOP_PROFILE=plain
 	if cluster_up; then
 		for t in tests/t/t[1-9]*.sh; do
@@ -160,6 +164,10 @@ else
 	wait "$accounting_pid"
 	echo "# accounting profile (waited $((SECONDS - t0)) s more, log build/t/accounting.log)"
 	lane_result build/t/accounting.log accounting
+	t0=$SECONDS
+	wait "$soak_pid"
+	echo "# chaos soak (waited $((SECONDS - t0)) s more, log build/t/soak.log)"
+	lane_result build/t/soak.log soak
 	# and stop the cluster it used (the slot it took is in its first line),
 	# under that slot's lock: a tests/one.sh elsewhere on the machine may
 	# have taken the slot since (then it is left alone)

@@ -26,3 +26,28 @@ count_result() {
 		failed=$((failed + 1))
 	fi
 }
+
+# Five cluster slots, each its own directory, ports and lock: slot 0 is the
+# one tests/run.sh and bench use; slots 1 to 4 run without cgroups beside it.
+# take_slot: the first free one (waiting for any), its lock held on fd 8
+# (close it for daemons: 8>&-); sets slot, exports its XLOOP_TESTCLUSTER_*
+# and prints "# cluster slot N" (tests/run.sh reads it).
+slot_lock() { [ "$1" -eq 0 ] && echo /tmp/xloop-cluster.lock || echo "/tmp/xloop-cluster-$1.lock"; }
+take_slot() {
+	local n
+	slot=
+	while [ -z "$slot" ]; do
+		for n in 0 1 2 3 4; do
+			exec 8>>"$(slot_lock "$n")"
+			if flock -n 8; then slot=$n; break; fi
+			exec 8>&-
+		done
+		[ -n "$slot" ] || sleep 2
+	done
+	if [ "$slot" -ne 0 ]; then
+		export XLOOP_TESTCLUSTER_DIR=/tmp/xloop-testcluster-$slot
+		export XLOOP_TESTCLUSTER_PORT_OFFSET=$((slot * 100))
+		export XLOOP_TESTCLUSTER_CGROUPS=no
+	fi
+	echo "# cluster slot $slot"
+}

@@ -81,7 +81,8 @@ die() {
 
 usage() {
     cat <<EOF
-usage: $PROG up [--accounting] [--gpus N] | down | status | env | adduser NAME
+usage: $PROG up [--accounting] [--gpus N] | down | status | env | adduser NAME |
+       restart-ctld | kill-daemon NAME SIGNAL | start-daemon NAME
 
   up [--accounting] [--gpus N]
                      start a private single-node Slurm (plus MariaDB and
@@ -93,6 +94,10 @@ usage: $PROG up [--accounting] [--gpus N] | down | status | env | adduser NAME
   env                print 'export SLURM_CONF=...' for eval in a client shell
   adduser NAME       add user NAME to account '$ACCOUNT' (accounting only)
   restart-ctld       stop and start slurmctld only (jobs and slurmd keep running)
+  kill-daemon NAME SIGNAL
+                     send SIGNAL (TERM, KILL) to slurmctld or slurmd and wait
+                     until it is gone (faults for tests/soak; jobs keep running)
+  start-daemon NAME  start slurmctld or slurmd again after kill-daemon
 
 cluster directory: $TC_DIR  (set XLOOP_TESTCLUSTER_DIR to change)
 EOF
@@ -1019,6 +1024,41 @@ cmd_restart_ctld() {
     msg "restarted slurmctld"
 }
 
+# The daemons kill-daemon and start-daemon may touch.
+fault_daemon() {
+    case ${1:-} in
+        slurmctld | slurmd) ;;
+        *) die "kill-daemon/start-daemon take slurmctld or slurmd, not '${1:-}'" ;;
+    esac
+}
+
+cmd_kill_daemon() {
+    # A fault: the daemon dies by SIGNAL (no state save with KILL); what it
+    # started (job steps) keeps running, as on a real node.
+    [[ $# -eq 2 && $2 =~ ^(TERM|KILL)$ ]] || die "usage: $PROG kill-daemon slurmctld|slurmd TERM|KILL"
+    require_root kill-daemon
+    fault_daemon "$1"
+    take_lock
+    local pid
+    pid=$(daemon_pid "$1") || die "$1 is not running"
+    kill "-$2" "$pid"
+    wait_gone "$pid" 30 || die "$1 (pid $pid) did not end after SIG$2"
+    rm -f "$(pid_file "$1")"
+    msg "$1 (pid $pid) ended by SIG$2"
+}
+
+cmd_start_daemon() {
+    [[ $# -eq 1 ]] || die "usage: $PROG start-daemon slurmctld|slurmd"
+    require_root start-daemon
+    fault_daemon "$1"
+    take_lock
+    if daemon_pid "$1" >/dev/null; then
+        msg "$1 already runs"
+        return 0
+    fi
+    "start_$1"
+}
+
 main() {
     local cmd=${1:-}
     [[ $# -gt 0 ]] && shift
@@ -1029,6 +1069,8 @@ main() {
         env) cmd_env ;;
         adduser) cmd_adduser "$@" ;;
         restart-ctld) cmd_restart_ctld ;;
+        kill-daemon) cmd_kill_daemon "$@" ;;
+        start-daemon) cmd_start_daemon "$@" ;;
         -h | --help | help)
             usage
             ;;

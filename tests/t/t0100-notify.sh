@@ -251,4 +251,18 @@ ok_if "dropped events are not sent later" eval '[ "$RC" -eq 0 ] && [ "$(nreq /ok
 xn "file:///tmp/x" notify flush
 ok_if "flush with a file:// URL: exit 78" eval '[ "$RC" -eq 78 ]'
 
+# event ids never repeat: after a quiet month every done row is pruned but
+# the newest, so the next event does not get id 1 again (a receiver that
+# drops duplicates by id would drop it)
+last=$(dbq "SELECT max(id) FROM outbox")
+as_user python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("UPDATE outbox SET at = at - 40 * 86400, done_at = done_at - 40 * 86400")
+c.commit()' "$d/.xloop/state.db"
+xn "$BASE/ok/month" notify flush
+xn "" notify queue stale "after a quiet month"
+ok_if "old rows are pruned, the newest kept" eval '[ "$(dbq "SELECT count(*) FROM outbox")" -eq 2 ]'
+ok_if "an event after a quiet month gets a new id ($last -> $(dbq "SELECT max(id) FROM outbox"))" \
+	eval '[ "$(dbq "SELECT max(id) FROM outbox")" -gt "$last" ]'
+
 finish

@@ -336,6 +336,21 @@ static void test_kind_names(void **state)
 }
 
 /* Each xloop command an action names exists, with options it takes. */
+/* Slurm's own hold after a failed launch, as squeue and scontrol spell it; not a person's. */
+static void test_slurm_held(void **state)
+{
+	(void)state;
+	assert_true(reason_slurm_held("launch_failed_requeued_held"));
+	assert_true(reason_slurm_held("launch failed requeued held"));
+	assert_true(reason_slurm_held("(launch failed requeued held)"));
+	assert_false(reason_slurm_held("JobHeldUser"));
+	assert_false(reason_slurm_held("JobHeldAdmin"));
+	assert_false(reason_slurm_held("job requeued in held state"));
+	assert_false(reason_slurm_held("Dependency"));
+	assert_false(reason_slurm_held(""));
+	assert_false(reason_slurm_held(NULL));
+}
+
 static void check_xloop_commands(const char *code, const char *action)
 {
 	static const char *const cmds[] = {
@@ -449,6 +464,7 @@ int main(void)
 		cmocka_unit_test(test_kind_names),
 		cmocka_unit_test(test_table_sane),
 		cmocka_unit_test(test_reference_coverage),
+		cmocka_unit_test(test_slurm_held),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

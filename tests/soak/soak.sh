@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The chaos soak (issue 21): tests/soak/soak.sh [--bench] [MINUTES] (default 30).
+# A study on its own cluster slot (tests/one.sh's locks; accounting, 2
+# fake GPUs), its .xloop/ on a 20 MB loop-mounted ext4, driven by the
+# Slurm driver (then by ticks as well) through faults on a fixed-seed
+# schedule (tests/soak/soak.py), then checked against sacct and git
+# (tests/soak/check.py). Prints "ok - soak: ..." lines and a last
+# "N passed, N failed, N skipped" line; --bench writes the figures to
+# BENCHMARKS.md's soak section. Needs root and the builds: ./xloop and
+# the static test build build/static-test/xloop (crash points).
+# XLOOP_SOAK_RUN_SECS sets the runs' length (default 15), XLOOP_SOAK_SEED
+# the schedule's seed (default 21), XLOOP_KEEP_TMP=1 keeps the files.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+bench=
+[ "${1:-}" = --bench ] && { bench=1; shift; }
+MINUTES=${1:-30}
+[[ $MINUTES =~ ^[0-9]+([.][0-9]+)?$ ]] || { echo "usage: tests/soak/soak.sh [--bench] [MINUTES]" >&2; exit 2; }
+[ "$(id -u)" -eq 0 ] || { echo "tests/soak/soak.sh: needs root (the cluster, the loop mount)" >&2; exit 77; }
+XBIN=${XLOOP_SOAK_BIN:-$ROOT/build/static-test/xloop}
+[ -x "$XBIN" ] || { echo "tests/soak/soak.sh: no $XBIN (build it: ./build.sh test or ./build.sh soak)" >&2; exit 66; }
+U=${XLOOP_TEST_USER:-xloopt}
+id "$U" >/dev/null 2>&1 || useradd -m "$U"
+RUN_SECS=${XLOOP_SOAK_RUN_SECS:-15}
+SEED=${XLOOP_SOAK_SEED:-21}
+
+# a cluster slot of tests/one.sh's (fd 8, closed for everything started here)
+. tests/runlib.sh
+take_slot
+TC=ops/slurm/testcluster.sh
+
+W=$(mktemp -d /tmp/xloop-soak-XXXXXX)
+chmod 755 "$W"
+D=$W/study
+mnt=
+cleanup() {
+	[ -n "$mnt" ] && { umount "$D/.xloop" 2>/dev/null || umount -l "$D/.xloop" 2>/dev/null; }
+	$TC down >/dev/null 2>&1 8>&- || true
+	[ -n "${XLOOP_KEEP_TMP:-}" ] || rm -rf "$W"
+}
+trap cleanup EXIT
+
+fail_setup() { echo "not ok - soak: $1"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
+$TC up --accounting --gpus 2 >"$W/cluster.log" 2>&1 8>&- || { cat "$W/cluster.log"; fail_setup "the test cluster did not come up"; }
+eval "$($TC env)"
+$TC adduser "$U" >/dev/null 8>&-
+scancel -u "$U" >/dev/null 2>&1 || true
+
+# the study, its .xloop/ on a filesystem of its own (filled once by the soak)
+mkdir -p "$D/.xloop"
+truncate -s 20M "$W/xloop-fs.img"
+mkfs.ext4 -q -F "$W/xloop-fs.img" >/dev/null 2>&1 || fail_setup "mkfs.ext4 failed"
+mount -o loop "$W/xloop-fs.img" "$D/.xloop" || fail_setup "the loop mount of .xloop failed"
+mnt=1
+rmdir "$D/.xloop/lost+found" 2>/dev/null || true
+chown "$U" "$D" "$D/.xloop"
+mkdir "$W/out" && chown "$U" "$W/out"
+
+echo "# soak: $MINUTES min, runs of $RUN_SECS s, seed $SEED, in $W"
+started=$(date '+%Y-%m-%dT%H:%M:%S')
+/usr/bin/python3 tests/soak/soak.py --minutes "$MINUTES" --dir "$W" --study-dir "$D" \
+	--xloop "$XBIN" --user "$U" --seed "$SEED" --run-secs "$RUN_SECS" 8>&- ||
+	fail_setup "the harness failed (tests/soak/soak.py)"
+chmod -R a+rX "$W" 2>/dev/null
+runuser -u "$U" -- env PATH="$PATH" SLURM_CONF="$SLURM_CONF" /usr/bin/python3 tests/soak/check.py \
+	--dir "$W" --study-dir "$D" --user "$U" --since "$started" --out "$W/out/checks.json" 8>&-
+rc=$?
+if [ -n "$bench" ] && [ -s "$W/out/checks.json" ]; then
+	/usr/bin/python3 tests/soak/bench.py "$W/out/checks.json" "$W/soak.json" BENCHMARKS.md &&
+		echo "# figures written to BENCHMARKS.md (## Chaos soak)"
+fi
+[ -n "${XLOOP_KEEP_TMP:-}" ] && echo "# files kept in $W"
+exit "$rc"

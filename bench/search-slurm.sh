@@ -15,21 +15,8 @@ USER_=${XLOOP_TEST_USER:-xloopt}
 PY=/usr/bin/python3
 id "$USER_" >/dev/null 2>&1 || useradd -m "$USER_"
 
-slot_lock() { [ "$1" -eq 0 ] && echo /tmp/xloop-cluster.lock || echo "/tmp/xloop-cluster-$1.lock"; }
-slot=
-while [ -z "$slot" ]; do
-	for n in 1 2 3 4 0; do
-		exec 8>>"$(slot_lock "$n")"
-		if flock -n 8; then slot=$n; break; fi
-		exec 8>&-
-	done
-	[ -n "$slot" ] || sleep 2
-done
-if [ "$slot" -ne 0 ]; then
-	export XLOOP_TESTCLUSTER_DIR=/tmp/xloop-testcluster-$slot
-	export XLOOP_TESTCLUSTER_PORT_OFFSET=$((slot * 100))
-	export XLOOP_TESTCLUSTER_CGROUPS=no
-fi
+. "$ROOT/tests/runlib.sh"
+take_slot 1 2 3 4 0 >&2	# slot 0 last: it is the suite's and bench's
 "$ROOT/ops/slurm/testcluster.sh" up >/dev/null 8>&- || { echo "test cluster did not come up" >&2; exit 1; }
 eval "$("$ROOT/ops/slurm/testcluster.sh" env)"
 "$ROOT/ops/slurm/testcluster.sh" adduser "$USER_" >/dev/null 8>&-

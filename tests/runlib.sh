@@ -1,5 +1,6 @@
-# Sourced by tests/run.sh, tests/one.sh and tests/matrix.sh: the counting of
-# an integration test's result (its last line is "RESULT pass=N fail=M skip=K").
+# Sourced by tests/run.sh, tests/one.sh, tests/matrix.sh, tests/soak/soak.sh and
+# bench/search-slurm.sh: the counting of an integration test's result (its last
+# line is "RESULT pass=N fail=M skip=K") and take_slot, a test cluster slot.
 # shellcheck shell=bash
 
 # count_result NAME RC OUT [TAG]: print OUT's lines but the RESULT line
@@ -29,15 +30,16 @@ count_result() {
 
 # Five cluster slots, each its own directory, ports and lock: slot 0 is the
 # one tests/run.sh and bench use; slots 1 to 4 run without cgroups beside it.
-# take_slot: the first free one (waiting for any), its lock held on fd 8
+# take_slot [N...]: the first free one (of N... in that order, default 0 to
+# 4; waiting for any), its lock held on fd 8
 # (close it for daemons: 8>&-); sets slot, exports its XLOOP_TESTCLUSTER_*
 # and prints "# cluster slot N" (tests/run.sh reads it).
 slot_lock() { [ "$1" -eq 0 ] && echo /tmp/xloop-cluster.lock || echo "/tmp/xloop-cluster-$1.lock"; }
 take_slot() {
-	local n
+	local n order=${*:-0 1 2 3 4}
 	slot=
 	while [ -z "$slot" ]; do
-		for n in 0 1 2 3 4; do
+		for n in $order; do
 			exec 8>>"$(slot_lock "$n")"
 			if flock -n 8; then slot=$n; break; fi
 			exec 8>&-

@@ -51,6 +51,7 @@ struct prop_input {
 	const struct space *space;
 	const char *seed;	/* "" none */
 	long replicates, confirm_max, branch;
+	long budget_runs;	/* autopilot's run budget, 0: none (raises the cap) */
 	const char *const *taken;	/* keys run, queued or proposed, beyond v */
 	size_t ntaken;
 	unsigned long turn;	/* rotates the variables */

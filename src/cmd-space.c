@@ -271,7 +271,9 @@ const struct cmd_entry cmd_space_entry = {
 	"is a run whose one change is the seed (tag B--rK); it is never a parent.\n"
 	"The noise is measured, never assumed: sigma is the pooled within-\n"
 	"configuration standard deviation over every configuration with 2 runs\n"
-	"or more (df = the sum of n - 1); autopilot replicates the baseline first.\n"
+	"or more (df = the sum of n - 1); autopilot runs the baseline twice first\n"
+	"(the noise is measured) and brings the best to search.replicates runs\n"
+	"(default 3) when a candidate is ahead of it.\n"
 	"The best starts as the baseline's configuration; a candidate C replaces\n"
 	"the best B when its lead d = mean(C) - mean(B) (B - C for goal min):\n"
 	"  no noise estimate yet:  d > metric.min_delta (default 0), \"unchecked\"\n"
@@ -285,7 +287,8 @@ const struct cmd_entry cmd_space_entry = {
 	"none beats the best; a tie never promotes. The best is sticky: it is\n"
 	"remembered at each verdict and changes only when another configuration\n"
 	"beats it. Confirming replicates stop at\n"
-	"search.confirm_max runs per candidate (default 6). Scores are shown as\n"
+	"search.confirm_max runs per candidate (default 6), or at a sixth of\n"
+	"autopilot's --budget-runs when that is more. Scores are shown as\n"
 	"mean ± the 95% half-width (n=N), or \"(n=1, unchecked)\".\n",
 	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_space,
 };

@@ -56,9 +56,24 @@ static int could_prove(const struct prop_input *in, long c, struct noise_cmp *cm
 		return 0;
 	/* the runs that would confirm it also sharpen the noise estimate */
 	at_cap.n = confirm_cap(in);
+	/* its confirming runs keep the lead they show now */
+	at_cap.mean = at_cap.first = noise_confirming_mean(&in->v[c].st);
 	nz.df += at_cap.n - in->v[c].st.n;
 	noise_compare(&at_cap, &in->v[in->best].st, &nz, &in->p, in->m, &capped);
 	return capped.beats;
+}
+
+/* Whether one more run of c, keeping its mean, would prove it against the best as it is. */
+static int proven_next(const struct prop_input *in, long c)
+{
+	struct noise_cfg next = in->v[c].st;
+	struct noise_est nz = in->noise;
+	struct noise_cmp cmp;
+
+	next.n++;	/* the new run scores the mean so far */
+	nz.df++;
+	noise_compare(&next, &in->v[in->best].st, &nz, &in->p, in->m, &cmp);
+	return cmp.beats;
 }
 
 static int pick_replicate(const struct prop_input *in, long c, const char *why,
@@ -106,7 +121,8 @@ static int want_replicate(const struct prop_input *in, struct prop_out *out)
 	if (pick >= 0) {
 		char *why;
 
-		if (in->v[in->best].st.n + in->v[in->best].open < in->replicates) {
+		if (in->v[in->best].st.n + in->v[in->best].open < in->replicates &&
+		    !proven_next(in, pick)) {
 			why = xasprintf("%s is ahead of it, not proven: the best is compared on "
 					"its mean of %ld runs", in->v[pick].rep_tag, in->replicates);
 			pick_replicate(in, in->best, why, out);

@@ -243,6 +243,7 @@ static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why)
 	in.seed = ctx->cfg.search.seed;
 	in.replicates = ctx->cfg.search.replicates;
 	in.confirm_max = ctx->cfg.search.confirm_max;
+	in.budget_runs = ctx->cfg.autopilot.budget_runs;
 	in.branch = ctx->cfg.search.branch;
 	in.taken = (const char *const *)taken;
 	in.ntaken = ntaken;

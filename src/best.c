@@ -356,8 +356,8 @@ static void compare_line(const struct best_state *bs, long c, long o, const char
 	else if (bs->noise.sd == 0)
 		buf_addf(e, ", noise 0 (exact): %s\n", cmp.beats ? "better" : "not better");
 	else
-		buf_addf(e, " = %.2f noise units (sd %.3g, df %ld; the rule needs > %.3g): %s\n",
-			 cmp.sigmas, bs->noise.sd, bs->noise.df, cmp.need,
+		buf_addf(e, "%s = %.2f noise units (sd %.3g, df %ld; the rule needs > %.3g): %s\n",
+			 bs->v[c].st.n >= 2 ? " (its runs after the first)" : "", cmp.sigmas, bs->noise.sd, bs->noise.df, cmp.need,
 			 cmp.beats ? "better beyond noise" :
 			 cmp.wants_replicate ? "ahead, not proven (replicates will tell)" :
 			 "not better");

@@ -247,6 +247,7 @@ static int simulate(int flat, long budget, long stream, double sd, long branch,
 			in.seed = "SEED";
 			in.replicates = 3;
 			in.confirm_max = 6;
+			in.budget_runs = budget;
 			in.branch = branch;
 			in.turn = turn++;
 			propose_next(&in, &out);

@@ -9,6 +9,8 @@ void noise_add(struct noise_cfg *c, double score)
 {
 	double delta = score - c->mean;
 
+	if (c->n == 0)
+		c->first = score;
 	c->n++;
 	c->mean += delta / (double)c->n;
 	c->ss += delta * (score - c->mean);
@@ -113,6 +115,14 @@ double noise_t_quantile(double p, double df)
 	return (lo + hi) / 2;
 }
 
+/* The mean of a configuration's confirming runs (every run after its first). */
+double noise_confirming_mean(const struct noise_cfg *c)
+{
+	if (c->n < 2)
+		return c->mean;
+	return ((double)c->n * c->mean - c->first) / (double)(c->n - 1);
+}
+
 /* Compare a candidate with the incumbent. */
 void noise_compare(const struct noise_cfg *cand, const struct noise_cfg *inc,
 		   const struct noise_est *nz, const struct noise_params *p, long m,
@@ -132,7 +142,16 @@ void noise_compare(const struct noise_cfg *cand, const struct noise_cfg *inc,
 		out->beats = out->diff > out->need;
 		return;
 	}
-	se = nz->sd * sqrt(1.0 / (double)cand->n + 1.0 / (double)inc->n);
+	/* the first run chose the candidate for confirmation: the test is on the
+	 * runs after it (fresh seeds), which that choice cannot bias */
+	if (cand->n >= 2) {
+		double cmean = noise_confirming_mean(cand);
+
+		out->diff = p->goal_max ? cmean - inc->mean : inc->mean - cmean;
+		se = nz->sd * sqrt(1.0 / (double)(cand->n - 1) + 1.0 / (double)inc->n);
+	} else {
+		se = nz->sd * sqrt(1.0 / (double)cand->n + 1.0 / (double)inc->n);
+	}
 	q = noise_t_quantile(1 - p->alpha / (double)(m > 0 ? m : 1), (double)nz->df);
 	if (q * se > out->need)
 		out->need = q * se;

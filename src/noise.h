@@ -10,8 +10,12 @@
  *
  *   noise unknown (df = 0): d > min_delta                 ("unchecked")
  *   sigma = 0 (df > 0):     d > min_delta                 (exact)
- *   otherwise:              n(C) >= 2 and d > max(min_delta,
- *                             t(1 - alpha/m, df) * sigma * sqrt(1/n(C) + 1/n(I)))
+ *   otherwise:              n(C) >= 2 and d' > max(min_delta,
+ *                             t(1 - alpha/m, df) * sigma * sqrt(1/(n(C)-1) + 1/n(I)))
+ *
+ * where d' uses the mean of C's confirming runs (every run after its first:
+ * the first run is what made C worth confirming, so it is biased up by
+ * that choice and left out of the test),
  *
  * with m the number of candidates (configurations other than the
  * baseline's): a one-sided pooled t bound at the Bonferroni level alpha/m,
@@ -32,6 +36,7 @@ struct noise_cfg {
 	double mean;
 	double ss;		/* sum of squared deviations from the mean */
 	long n;
+	double first;		/* the first run's score (it chose the candidate) */
 };
 
 struct noise_est {
@@ -65,6 +70,9 @@ struct noise_cmp {
 	int checked;		/* noise was known */
 	int wants_replicate;	/* ahead of inc but not proven better: more runs would tell */
 };
+
+/* The mean of c's runs after its first (its mean when n < 2). */
+double noise_confirming_mean(const struct noise_cfg *c);
 
 /* Compare cand with inc under the rule, m candidates in the family. */
 void noise_compare(const struct noise_cfg *cand, const struct noise_cfg *inc,

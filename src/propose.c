@@ -7,8 +7,15 @@
 #include "surface.h"
 #include "util.h"
 
-/* How optimistic the surface's choice is: predicted mean + PROP_KAPPA sd. */
-#define PROP_KAPPA 1.0
+/*
+ * How optimistic the surface's choice is: predicted mean + PROP_KAPPA sd
+ * (half an sd: a whole one sent the first runs to the corners of the space,
+ * measured by bench/search.py).
+ */
+#define PROP_KAPPA 0.5
+
+/* Runs of the budget per confirming replicate a candidate may get. */
+#define PROP_CAP_SHARE 6
 
 /* Free a proposal. */
 void prop_out_release(struct prop_out *out)
@@ -29,6 +36,14 @@ static char *describe(const struct prop_input *in, long i)
 	return xasprintf("%g, n=%ld", c->st.mean, c->st.n);
 }
 
+/* Confirming runs per candidate: search.confirm_max, more with a large budget. */
+static long confirm_cap(const struct prop_input *in)
+{
+	long share = in->budget_runs / PROP_CAP_SHARE;
+
+	return share > in->confirm_max ? share : in->confirm_max;
+}
+
 /* Whether more runs of c (up to the cap) could prove it better than the best. */
 static int could_prove(const struct prop_input *in, long c, struct noise_cmp *cmp)
 {
@@ -40,10 +55,25 @@ static int could_prove(const struct prop_input *in, long c, struct noise_cmp *cm
 	if (!cmp->wants_replicate)
 		return 0;
 	/* the runs that would confirm it also sharpen the noise estimate */
-	at_cap.n = in->confirm_max;
-	nz.df += in->confirm_max - in->v[c].st.n;
+	at_cap.n = confirm_cap(in);
+	/* its confirming runs keep the lead they show now */
+	at_cap.mean = at_cap.first = noise_confirming_mean(&in->v[c].st);
+	nz.df += at_cap.n - in->v[c].st.n;
 	noise_compare(&at_cap, &in->v[in->best].st, &nz, &in->p, in->m, &capped);
 	return capped.beats;
+}
+
+/* Whether one more run of c, keeping its mean, would prove it against the best as it is. */
+static int proven_next(const struct prop_input *in, long c)
+{
+	struct noise_cfg next = in->v[c].st;
+	struct noise_est nz = in->noise;
+	struct noise_cmp cmp;
+
+	next.n++;	/* the new run scores the mean so far */
+	nz.df++;
+	noise_compare(&next, &in->v[in->best].st, &nz, &in->p, in->m, &cmp);
+	return cmp.beats;
 }
 
 static int pick_replicate(const struct prop_input *in, long c, const char *why,
@@ -62,24 +92,26 @@ static int pick_replicate(const struct prop_input *in, long c, const char *why,
 /* Step 1: the replicates the noise rule needs. */
 static int want_replicate(const struct prop_input *in, struct prop_out *out)
 {
-	long i, pick = -1;
+	long i, pick = -1, up_front = in->replicates < 2 ? in->replicates : 2;
 	double lead = 0;
 	struct noise_cmp cmp;
 
 	if (!*in->seed || in->baseline < 0)
 		return 0;
-	if (in->v[in->baseline].st.n + in->v[in->baseline].open < in->replicates)
+	/* two runs measure the noise; the rest of search.replicates come when a
+	 * candidate is compared with the best (below) */
+	if (in->v[in->baseline].st.n + in->v[in->baseline].open < up_front)
 		return pick_replicate(in, in->baseline, "the noise is measured on the baseline "
 				      "first", out);
 	if (in->noise.df > 0 && in->noise.sd == 0)
 		return 0;	/* deterministic: comparisons are exact */
-	if (in->best >= 0 && in->v[in->best].st.n + in->v[in->best].open < in->replicates)
+	if (in->best >= 0 && in->v[in->best].st.n + in->v[in->best].open < up_front)
 		return pick_replicate(in, in->best, "the best is compared on its mean", out);
 	if (in->best < 0 || in->noise.df == 0)
 		return 0;
 	for (i = 0; i < (long)in->n; i++) {
 		if (i == in->best || in->v[i].st.n == 0 || in->v[i].open > 0 ||
-		    in->v[i].st.n >= in->confirm_max)
+		    in->v[i].st.n >= confirm_cap(in))
 			continue;
 		if (could_prove(in, i, &cmp) && (pick < 0 || cmp.diff > lead)) {
 			pick = i;
@@ -89,12 +121,20 @@ static int want_replicate(const struct prop_input *in, struct prop_out *out)
 	if (pick >= 0) {
 		char *why;
 
+		if (in->v[in->best].st.n + in->v[in->best].open < in->replicates &&
+		    !proven_next(in, pick)) {
+			why = xasprintf("%s is ahead of it, not proven: the best is compared on "
+					"its mean of %ld runs", in->v[pick].rep_tag, in->replicates);
+			pick_replicate(in, in->best, why, out);
+			free(why);
+			return 1;
+		}
 		noise_compare(&in->v[pick].st, &in->v[in->best].st, &in->noise, &in->p, in->m,
 			      &cmp);
 		why = xasprintf("ahead of the best %s by %+g (%.2f noise units), not proven "
 				"(needs > %.3g); confirming, at most %ld runs",
 				in->v[in->best].rep_tag, cmp.diff, cmp.sigmas, cmp.need,
-				in->confirm_max);
+				confirm_cap(in));
 		pick_replicate(in, pick, why, out);
 		free(why);
 		return 1;

@@ -2,18 +2,19 @@
  * Autopilot's choice of the next run (pure). In this order:
  *
  * 1. replicates the noise rule needs (with a seed variable): the baseline
- *    until it has search.replicates runs (the noise is measured there
- *    first), the best likewise, then a candidate that is ahead of the best
- *    but not proven better, while it has fewer than search.confirm_max
- *    runs and more runs could still prove it (its lead beats the bound it
- *    would face at the cap);
+ *    until it has 2 runs (the noise is measured there first), the best
+ *    likewise; then, for the candidate with the largest lead over the best
+ *    that is not proven better and could still be proven within the cap
+ *    (its lead beats the bound it would face there), first the best up to
+ *    search.replicates runs, then the candidate while it has fewer runs
+ *    than the cap: search.confirm_max, or budget_runs / 6 when more;
  * 2. while the best few proven configurations (search.branch of them,
  *    highest mean first; the best always among them) have an untried
  *    neighbour: a one-variable change of one of them to any value of a
  *    space variable, near or far. A quadratic response surface (surface.h)
  *    fitted to every proven configuration rates each untried change (never
  *    a configuration already run, queued or proposed) by its predicted
- *    score plus one standard deviation of that prediction; the highest is
+ *    score plus half a standard deviation of that prediction; the highest is
  *    proposed. The surface's pair terms let a change of a configuration
  *    off the best pay off when two variables must move together; the
  *    standard deviation sends the search where nothing was run yet; every
@@ -51,6 +52,7 @@ struct prop_input {
 	const struct space *space;
 	const char *seed;	/* "" none */
 	long replicates, confirm_max, branch;
+	long budget_runs;	/* autopilot's run budget, 0: none (raises the cap) */
 	const char *const *taken;	/* keys run, queued or proposed, beyond v */
 	size_t ntaken;
 	unsigned long turn;	/* rotates the variables */

@@ -98,7 +98,16 @@ for tag in sorted(os.listdir(d)):
     assert cfg not in seen, (tag, seen.get(cfg))
     seen[cfg] = tag
 PY
-check "the baseline got its replicates first" sh -c "ls '$d/runs/s' | grep -c -- '^base--r' | grep -qx 2"
+# two baseline runs measure the noise first; a third comes only when a
+# candidate is ahead of it and one more candidate run would not settle it
+check "the baseline got its replicate first" sh -c "ls '$d/runs/s' | grep -c -- '^base--r' | grep -qx '[12]'"
+check "the first run autopilot made is the baseline's replicate" $PY - "$T_TMP/status.json" <<'PY'
+import json, sys
+runs = [r for r in json.load(open(sys.argv[1]))["runs"] if r["tag"] != "base"]
+first = runs[0]   # status lists runs in creation order
+assert first["tag"] == "base--r2", first["tag"]
+print("ok")
+PY
 check "8 proposals in ops/decisions.md, each with its reason" test \
 	"$(grep -c '^## .* · autopilot proposes' "$d/ops/decisions.md")" = 8
 check "autopilot said once that it stopped" test "$(grep -c 'autopilot stopped' "$d/ticks.txt")" = 1

@@ -98,6 +98,36 @@ static void test_rule_not_plain(void **state)
 	assert_int_equal(noise_choose(v, 3, 0, &nz, &p, NULL), 0);
 }
 
+/*
+ * A candidate is judged on its confirming runs: the first run, which made
+ * it worth confirming, is left out of the test (it is biased up by that
+ * choice). All three runs' mean (0.517) would pass the bound (0.013); the
+ * two confirming runs (0.505) do not (0.015).
+ */
+static void test_confirming_runs(void **state)
+{
+	double base[] = { 0.50, 0.50, 0.50, 0.50 }, lucky[] = { 0.54, 0.505, 0.505 };
+	double real[] = { 0.54, 0.53, 0.53 };
+	struct noise_params p = { 1, 0, 0.05 };
+	struct noise_est nz = { 0.01, 20 };
+	struct noise_cfg v[3];
+	struct noise_cmp c;
+
+	(void)state;
+	v[0] = cfg_of(base, 4);
+	v[1] = cfg_of(lucky, 3);
+	v[2] = cfg_of(real, 3);
+	assert_true(fabs(noise_confirming_mean(&v[1]) - 0.505) < 1e-12);
+	noise_compare(&v[1], &v[0], &nz, &p, 1, &c);
+	assert_false(c.beats);
+	assert_true(fabs(c.diff - 0.005) < 1e-9);
+	assert_true(c.wants_replicate);
+	noise_compare(&v[2], &v[0], &nz, &p, 1, &c);
+	assert_true(c.beats);
+	assert_int_equal(noise_choose(v, 2, 0, &nz, &p, NULL), 0);
+	assert_int_equal(noise_choose(v, 3, 0, &nz, &p, NULL), 2);
+}
+
 /* Unknown noise: plain comparison with min_delta; sigma 0: exact. */
 static void test_plain_and_exact(void **state)
 {
@@ -185,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_t_quantiles),
 		cmocka_unit_test(test_pool),
 		cmocka_unit_test(test_rule_not_plain),
+		cmocka_unit_test(test_confirming_runs),
 		cmocka_unit_test(test_plain_and_exact),
 		cmocka_unit_test(test_flat_family),
 	};

@@ -251,9 +251,7 @@ int best_load(struct xl_ctx *ctx, struct best_state *bs)
 		for (i = 0; i < bs->n && bs->baseline < 0; i++)
 			if (bs->v[i].st.n > 0)
 				bs->baseline = (long)i;
-	bs->m = 0;
-	for (i = 0; i < bs->n; i++)
-		bs->m += (long)i != bs->baseline && bs->v[i].st.n > 0;
+	bs->m = noise_looks(st, bs->n, (size_t)bs->baseline);	/* -1: every run */
 	if (bs->baseline >= 0) {
 		/* sticky: start from the best remembered at the last verdict */
 		long start = bs->baseline, last;
@@ -263,7 +261,7 @@ int best_load(struct xl_ctx *ctx, struct best_state *bs)
 		if (last >= 0 && bs->v[last].st.n > 0)
 			start = last;
 		bs->best = (long)noise_choose(st, bs->n, (size_t)start, &bs->noise, &bs->p,
-					      &bs->promotions);
+					      bs->m, &bs->promotions);
 	}
 	free(st);
 	return 0;

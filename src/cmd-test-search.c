@@ -200,14 +200,14 @@ static int simulate(int flat, long budget, long stream, double sd, long branch,
 			noise_pool(st, nc, &in.noise);
 			in.p.goal_max = 1;
 			in.p.alpha = 0.05;
-			in.m = (long)nc - 1;
+			in.m = noise_looks(st, nc, 0);
 			in.baseline = 0;
 			/* sticky, as best.c: start from the last best */
 			for (j = 0; j < (long)nc && best_prev >= 0; j++)
 				if (strcmp(v[j].key, runs[best_prev].key) == 0)
 					break;
 			best = (long)noise_choose(st, nc, best_prev >= 0 ? (size_t)j : 0,
-						  &in.noise, &in.p, NULL);
+						  &in.noise, &in.p, in.m, NULL);
 			in.best = best;
 			if (ext) {
 				emit_line(json_pack("{s:o, s:I}", "best",

@@ -160,17 +160,26 @@ void noise_compare(const struct noise_cfg *cand, const struct noise_cfg *inc,
 	out->wants_replicate = !out->beats && out->diff > (p->min_delta > 0 ? p->min_delta : 0);
 }
 
+/* The looks the rule counts: every run of a candidate, NOISE_MIN_LOOKS at least. */
+long noise_looks(const struct noise_cfg *v, size_t n, size_t baseline)
+{
+	long m = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (i != baseline)
+			m += v[i].n;
+	return m > NOISE_MIN_LOOKS ? m : NOISE_MIN_LOOKS;
+}
+
 /* The best configuration under the rule. */
 size_t noise_choose(const struct noise_cfg *v, size_t n, size_t baseline,
-		    const struct noise_est *nz, const struct noise_params *p,
+		    const struct noise_est *nz, const struct noise_params *p, long m,
 		    int *promotions)
 {
 	size_t inc = baseline, i;
-	long m = 0;
 	int changed = 1, moves = 0;
 
-	for (i = 0; i < n; i++)
-		m += i != baseline && v[i].n > 0;
 	while (changed) {
 		changed = 0;
 		for (i = 0; i < n; i++) {

@@ -88,14 +88,14 @@ static void test_rule_not_plain(void **state)
 	assert_false(c.beats);
 	assert_true(c.checked);
 	assert_true(c.wants_replicate);
-	assert_int_equal(noise_choose(v, 2, 0, &nz, &p, NULL), 0);
+	assert_int_equal(noise_choose(v, 2, 0, &nz, &p, 1, NULL), 0);
 	/* a real gain, confirmed on four seeds, is promoted */
 	noise_compare(&v[2], &v[0], &nz, &p, 2, &c);
 	assert_true(c.beats);
-	assert_int_equal(noise_choose(v, 3, 0, &nz, &p, NULL), 2);
+	assert_int_equal(noise_choose(v, 3, 0, &nz, &p, 2, NULL), 2);
 	/* goal min: the other way round */
 	p.goal_max = 0;
-	assert_int_equal(noise_choose(v, 3, 0, &nz, &p, NULL), 0);
+	assert_int_equal(noise_choose(v, 3, 0, &nz, &p, 2, NULL), 0);
 }
 
 /*
@@ -124,8 +124,39 @@ static void test_confirming_runs(void **state)
 	assert_true(c.wants_replicate);
 	noise_compare(&v[2], &v[0], &nz, &p, 1, &c);
 	assert_true(c.beats);
-	assert_int_equal(noise_choose(v, 2, 0, &nz, &p, NULL), 0);
-	assert_int_equal(noise_choose(v, 3, 0, &nz, &p, NULL), 2);
+	assert_int_equal(noise_choose(v, 2, 0, &nz, &p, 1, NULL), 0);
+	assert_int_equal(noise_choose(v, 3, 0, &nz, &p, 2, NULL), 2);
+}
+
+/*
+ * The family counts every run of a candidate (each is a new look at it),
+ * never fewer than NOISE_MIN_LOOKS: the first candidates, tested on a noise
+ * estimate of a degree of freedom or two, are held to the same level as
+ * later ones. Here the second run leads by t = 6.4 (df 2): past
+ * t(1 - 0.05/2) = 4.3, short of t(1 - 0.05/20) = 14.1.
+ */
+static void test_early_looks(void **state)
+{
+	double base[] = { 0.50, 0.51 }, cand[] = { 0.57, 0.56 };
+	struct noise_params p = { 1, 0, 0.05 };
+	struct noise_cfg v[2];
+	struct noise_est nz;
+	struct noise_cmp c;
+
+	(void)state;
+	v[0] = cfg_of(base, 2);
+	v[1] = cfg_of(cand, 2);
+	noise_pool(v, 2, &nz);
+	assert_int_equal(nz.df, 2);
+	assert_int_equal(noise_looks(v, 2, 0), NOISE_MIN_LOOKS);
+	noise_compare(&v[1], &v[0], &nz, &p, 2, &c);
+	assert_true(c.beats);	/* at alpha/2 the lucky pair would be promoted */
+	noise_compare(&v[1], &v[0], &nz, &p, noise_looks(v, 2, 0), &c);
+	assert_false(c.beats);
+	assert_int_equal(noise_choose(v, 2, 0, &nz, &p, noise_looks(v, 2, 0), NULL), 0);
+	/* past the floor, every run of a candidate counts */
+	v[1].n = 30;
+	assert_int_equal(noise_looks(v, 2, 0), 30);
 }
 
 /* Unknown noise: plain comparison with min_delta; sigma 0: exact. */
@@ -195,7 +226,7 @@ static void test_flat_family(void **state)
 				noise_add(&v[i], 0.95 + 0.005 * gauss(&seed));
 		}
 		noise_pool(v, 41, &nz);
-		if (noise_choose(v, 41, 0, &nz, &p, NULL) != 0)
+		if (noise_choose(v, 41, 0, &nz, &p, noise_looks(v, 41, 0), NULL) != 0)
 			false_rule++;
 		for (i = 1; i < 41; i++)
 			if (v[i].mean > v[0].mean) {
@@ -213,6 +244,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_t_quantiles),
+		cmocka_unit_test(test_early_looks),
 		cmocka_unit_test(test_pool),
 		cmocka_unit_test(test_rule_not_plain),
 		cmocka_unit_test(test_confirming_runs),

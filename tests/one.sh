@@ -29,6 +29,7 @@ export XLOOP_TEST_USER=${XLOOP_TEST_USER:-xloopt}
 id "$XLOOP_TEST_USER" >/dev/null 2>&1 || useradd -m "$XLOOP_TEST_USER"
 
 . tests/runlib.sh
+open_path_for_user "$ROOT"
 needs_cluster=
 for t in "$@"; do case ${t##*/} in t0*) ;; *) needs_cluster=1 ;; esac; done
 

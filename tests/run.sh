@@ -77,6 +77,7 @@ fi
 
 if [ "$(id -u)" -eq 0 ]; then
 	id "$XLOOP_TEST_USER" >/dev/null 2>&1 || useradd -m "$XLOOP_TEST_USER"
+	open_path_for_user "$ROOT"
 fi
 
 # the version matrix, in the background until the end: one lane that runs

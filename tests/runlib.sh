@@ -53,3 +53,18 @@ take_slot() {
 	fi
 	echo "# cluster slot $slot"
 }
+
+# open_path_for_user DIR: the tests run this checkout's xloop as the
+# unprivileged test user, so every directory above DIR must let others
+# through; one that does not (a clone under `mktemp -d`, mode 0700) gets o+x
+# (traverse only, no listing), said on stderr. Root only; nothing else changes.
+open_path_for_user() {
+	local d=$1
+	[ "$(id -u)" -eq 0 ] || return 0
+	while [ -n "$d" ] && [ "$d" != / ]; do
+		if [ -d "$d" ] && [ $((0$(stat -c %a "$d") & 1)) -eq 0 ]; then
+			chmod o+x "$d" && echo "# $d: made traversable (o+x) for the test user" >&2
+		fi
+		d=${d%/*}
+	done
+}

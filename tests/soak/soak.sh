@@ -27,6 +27,7 @@ SEED=${XLOOP_SOAK_SEED:-21}
 
 # a cluster slot of tests/one.sh's (fd 8, closed for everything started here)
 . tests/runlib.sh
+open_path_for_user "$ROOT"
 take_slot
 TC=ops/slurm/testcluster.sh
 

@@ -29,8 +29,9 @@ CFLAGS_BASE += -O2
 LIBS := $(SYSLIBS)
 endif
 
-SRCS := $(wildcard src/*.c)
+SRCS := $(wildcard src/*.c src/*/*.c)
 OBJS := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
+DEPS := $(OBJS:.o=.d)
 LIB_OBJS := $(filter-out $(BUILD)/obj/xloop.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/%)
@@ -40,24 +41,27 @@ all: $(BUILD)/xloop
 
 units: $(UNIT_BINS)
 
-$(BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) Makefile
+# -MMD: each object depends on the headers it includes (the .d files)
+$(BUILD)/obj/%.o: src/%.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -c $< -o $@
+	$(CC) $(CFLAGS_BASE) -MMD -MP -c $< -o $@
 
 # rebuild what prints the version when it changes
 $(BUILD)/version.txt: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
 # every object that prints XLOOP_VERSION (help, the webhook User-Agent)
-$(BUILD)/obj/cmd-help.o $(BUILD)/obj/notify.o: $(BUILD)/version.txt
+$(BUILD)/obj/cmd/help.o $(BUILD)/obj/notify.o: $(BUILD)/version.txt
 FORCE:
 
 $(BUILD)/xloop: $(OBJS)
 	$(CC) $(LDFLAGS_BASE) $(OBJS) $(LIBS) -o $@
 
 $(BUILD)/test_%: tests/unit/test_%.c $(LIB_OBJS)
-	$(CC) $(CFLAGS_BASE) -Wno-missing-prototypes $< $(LIB_OBJS) $(LDFLAGS_BASE) \
+	$(CC) $(CFLAGS_BASE) -Wno-missing-prototypes -MMD -MP -MF $(BUILD)/obj/$*.test.d $< $(LIB_OBJS) $(LDFLAGS_BASE) \
 		$(LIBS) -lcmocka -o $@
 
 clean:
 	rm -rf build xloop
+
+-include $(DEPS) $(wildcard $(BUILD)/obj/*.test.d)

@@ -9,8 +9,8 @@ through the real local Slurm (bench/search-slurm.sh: `auto on`, nothing but
 `tick`). For each method and budget it reports the true score (noise-free, or
 the mean of 10 fresh seeds) of the configuration the method calls best, and
 its false promotions (a new best whose true score is below the one it
-replaced). xloop runs `xloop test-search`: the real proposer (src/propose.c)
-and promotion rule (src/noise.c).
+replaced). xloop runs `xloop test-search`: the real proposer (src/search/propose.c)
+and promotion rule (src/search/noise.c).
 
 usage: bench/search.py [--streams N] [--budget N] [--noise SD] [--xloop PATH]
        [--real-streams N] [--digits-streams N] [--digits-budget N] [--no-slurm]
@@ -100,7 +100,7 @@ def true_score(obj, x):
 
 
 def noise(stream, seed, x):
-    """The same normal deviate as src/cmd-test-search.c."""
+    """The same normal deviate as src/cmd/test-search.c."""
     h = splitmix64(((stream << 40) ^ (seed << 32) ^ (x[0] << 24) ^ (x[1] << 16)
                     ^ (x[2] << 8) ^ x[3]) & M64)
     h2 = splitmix64(h)

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "fuzz.h"
-#include "slurm-parse.h"
+#include "slurm/parse.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 

@@ -5,7 +5,7 @@
  */
 #include "fuzz.h"
 #include "buf.h"
-#include "directives.h"
+#include "jobsh/directives.h"
 
 /* The start of line n (1-based) of text, or NULL. */
 static const char *line_start(const char *text, int n)

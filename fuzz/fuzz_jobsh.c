@@ -8,7 +8,7 @@
  */
 #include "fuzz.h"
 #include "buf.h"
-#include "jobsh.h"
+#include "jobsh/jobsh.h"
 
 /* Values tried when the input does not bring its own. */
 static const char *const values[] = {

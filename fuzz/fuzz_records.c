@@ -5,7 +5,7 @@
  */
 #include "fuzz-slurm.h"
 
-/* Every pair findable; the lookups cmd-doctor.c and loop.c make. */
+/* Every pair findable; the lookups cmd/doctor.c and loop.c make. */
 static void check_record(const struct slurm_record *rec)
 {
 	const char *parts;

@@ -8,7 +8,7 @@
 
 #include "config.h"
 #include "fuzz.h"
-#include "jobsh.h"
+#include "jobsh/jobsh.h"
 
 /* valid_name() as its comment states it: [A-Za-z0-9][A-Za-z0-9._-]{0,63}. */
 static int model_valid_name(const char *s)

@@ -35,7 +35,7 @@
 
 #include "buf.h"
 #include "fsutil.h"
-#include "jobsh.h"
+#include "jobsh/jobsh.h"
 #include "util.h"
 
 #define MAX_PER_FILE 8

@@ -11,7 +11,7 @@
 #ifndef XLOOP_BREAKER_H
 #define XLOOP_BREAKER_H
 
-#include "cmd.h"
+#include "ctx.h"
 
 struct breaker {
 	int open;

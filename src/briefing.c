@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "autopilot.h"
-#include "best.h"
+#include "search/autopilot.h"
+#include "search/best.h"
 #include "breaker.h"
 #include "briefing.h"
 #include "segments.h"

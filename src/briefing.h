@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "cmd.h"
+#include "ctx.h"
 #include "feed.h"
 #include "runs.h"
 

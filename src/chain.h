@@ -7,8 +7,8 @@
 #ifndef XLOOP_CHAIN_H
 #define XLOOP_CHAIN_H
 
-#include "cmd.h"
-#include "slurm.h"
+#include "ctx.h"
+#include "slurm/slurm.h"
 
 struct chain_job {
 	char *id;		/* what a dependency names: "12" (an array: its job id) */

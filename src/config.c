@@ -9,7 +9,7 @@
 
 #include "config.h"
 #include "fsutil.h"
-#include "jobsh.h"
+#include "jobsh/jobsh.h"
 
 /* A study or tag name. */
 int valid_name(const char *s)

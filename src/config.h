@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "space.h"
+#include "search/space.h"
 
 #define CONFIG_FILE "xloop.json"
 #define CONFIG_MAX_BYTES (1 << 20)

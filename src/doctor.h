@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "config.h"
-#include "slurm.h"
+#include "slurm/slurm.h"
 
 enum doctor_status { DOCTOR_OK, DOCTOR_WARN, DOCTOR_FAIL };
 

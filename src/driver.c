@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "autopilot.h"
+#include "search/autopilot.h"
 #include "driver.h"
 #include "feed.h"
 #include "fsutil.h"

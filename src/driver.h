@@ -14,8 +14,8 @@
 
 #include <stddef.h>
 
-#include "cmd.h"
-#include "slurm.h"
+#include "ctx.h"
+#include "slurm/slurm.h"
 
 #define DRIVER_JOB_NAME "xloop-feed"
 #define DRIVER_COMMENT "xloop-feed:"	/* no run's comment ("xloop:...") starts so */

@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "autopilot.h"
-#include "best.h"
+#include "search/autopilot.h"
+#include "search/best.h"
 #include "breaker.h"
 #include "driver.h"
 #include "feed.h"
@@ -17,7 +17,7 @@
 #include "retry.h"
 #include "submit.h"
 #include "tags.h"
-#include "taken.h"
+#include "search/taken.h"
 
 /* Free what feeding made. */
 void feed_result_release(struct feed_result *res)

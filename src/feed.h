@@ -6,9 +6,9 @@
 #ifndef XLOOP_FEED_H
 #define XLOOP_FEED_H
 
-#include "cmd.h"
+#include "ctx.h"
 #include "reconcile.h"
-#include "slurm.h"
+#include "slurm/slurm.h"
 
 /* One submission that feeding made. */
 struct fed {

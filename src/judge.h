@@ -9,7 +9,7 @@
 
 #include <time.h>
 
-#include "slurm-parse.h"
+#include "slurm/parse.h"
 
 enum cv_status { CV_OK, CV_MISSING, CV_INVALID };
 

@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "best.h"
+#include "search/best.h"
 #include "lanes.h"
 #include "loop.h"
 #include "quota.h"
 #include "reconcile.h"
 #include "runs.h"
-#include "slurm.h"
+#include "slurm/slurm.h"
 #include "submit.h"
 #include "util.h"
 

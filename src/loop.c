@@ -8,15 +8,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "confkey.h"
+#include "search/confkey.h"
 #include "fsutil.h"
 #include "gitops.h"
-#include "jobsh.h"
+#include "jobsh/jobsh.h"
 #include "loop.h"
 #include "secrets.h"
 #include "study.h"
 #include "tags.h"
-#include "taken.h"
+#include "search/taken.h"
 
 /* The work tree root above root (the nearest directory holding .git), or NULL. */
 static char *worktree_prefix(const char *root)

@@ -6,9 +6,9 @@
 #ifndef XLOOP_LOOP_H
 #define XLOOP_LOOP_H
 
-#include "cmd.h"
+#include "ctx.h"
 #include "runs.h"
-#include "slurm.h"
+#include "slurm/slurm.h"
 
 /*
  * Commit paths (relative to the study root) with libgit2, touching nothing

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "cmd.h"
+#include "ctx.h"
 #include "quota.h"
-#include "slurm.h"
+#include "slurm/slurm.h"
 
 /* Store one limit: kv holds integers, 0 meaning unset, so n + 1. */
 static void put(struct xl_ctx *ctx, const char *key, long long n)

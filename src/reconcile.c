@@ -8,7 +8,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "best.h"
+#include "search/best.h"
 #include "chain.h"
 #include "fsutil.h"
 #include "judge.h"

@@ -7,9 +7,9 @@
 #ifndef XLOOP_RECONCILE_H
 #define XLOOP_RECONCILE_H
 
-#include "cmd.h"
+#include "ctx.h"
 #include "lanes.h"
-#include "slurm.h"
+#include "slurm/slurm.h"
 
 #define LOST_AFTER_SECS 60	/* missing everywhere on two polls this far apart */
 #define SUBMIT_ORPHAN_SECS 120	/* an intent older than this with no job: failed */

@@ -6,9 +6,9 @@
 #include <time.h>
 
 #include "config.h"
-#include "directives.h"
+#include "jobsh/directives.h"
 #include "fsutil.h"
-#include "jobsh.h"
+#include "jobsh/jobsh.h"
 #include "lanes.h"
 #include "loop.h"
 #include "segments.h"

@@ -26,10 +26,10 @@
 #ifndef XLOOP_SEGMENTS_H
 #define XLOOP_SEGMENTS_H
 
-#include "cmd.h"
+#include "ctx.h"
 #include "reconcile.h"
 #include "runs.h"
-#include "slurm.h"
+#include "slurm/slurm.h"
 #include "timeline.h"
 
 #define XLOOP_CONTINUE 85	/* a segment's exit code: "continue me" */

@@ -7,9 +7,9 @@
 #ifndef XLOOP_SUBMIT_H
 #define XLOOP_SUBMIT_H
 
-#include "cmd.h"
+#include "ctx.h"
 #include "runs.h"
-#include "slurm.h"
+#include "slurm/slurm.h"
 
 /* How to submit an attempt. NULL fields: from xloop.json / automatic. */
 struct submit_opts {

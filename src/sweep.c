@@ -5,9 +5,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "directives.h"
+#include "jobsh/directives.h"
 #include "fsutil.h"
-#include "jobsh.h"
+#include "jobsh/jobsh.h"
 #include "loop.h"
 #include "segments.h"
 #include "study.h"

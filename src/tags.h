@@ -21,7 +21,7 @@
 #ifndef XLOOP_TAGS_H
 #define XLOOP_TAGS_H
 
-#include "cmd.h"
+#include "ctx.h"
 
 #define TAG_MAX 64
 

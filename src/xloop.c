@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "cmd/cmd.h"
 #include "fsutil.h"
 #include "driver.h"
 #include "remote.h"

@@ -23,7 +23,7 @@ VERSION=$(sinfo -V | sed 's/.* //')
 readonly VERSION
 readonly OUT=${1:-$HERE/captures/$(cut -d. -f1-2 <<<"$VERSION")}
 readonly RUN_AS=${XLOOP_CAPTURE_USER:-xloopt}
-# xloop's own formats (src/slurm-parse.h)
+# xloop's own formats (src/slurm/parse.h)
 readonly SQUEUE_FMT='%i|%j|%T|%r|%S|%e|%k|%P|%M|%l|%A'
 readonly SACCT_FIELDS=JobID,JobIDRaw,JobName,State,ExitCode,Start,End,Elapsed,MaxRSS,ReqMem,Comment,NodeList,Partition,Submit
 

@@ -10,8 +10,8 @@ check "version names every library" \
 check "version --json has the libraries" \
 	sh -c "'$X' version --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert set(d[\"libraries\"])=={\"sqlite\",\"libgit2\",\"jansson\",\"libcurl\"}'"
 check "help lists init" sh -c "'$X' help | grep -q '^  init '"
-missing=$(for e in $(grep -ho '^const struct cmd_entry cmd_[a-z_]*_entry' "${XLOOP_ROOT_DIR:?}"/src/cmd-*.c | awk '{print $4}'); do
-	grep -q "&$e," "$XLOOP_ROOT_DIR/src/cmd.c" || echo "$e"; done)
+missing=$(for e in $(grep -ho '^const struct cmd_entry cmd_[a-z_]*_entry' "${XLOOP_ROOT_DIR:?}"/src/cmd/*.c | awk '{print $4}'); do
+	grep -q "&$e," "$XLOOP_ROOT_DIR/src/cmd/cmd.c" || echo "$e"; done)
 check "every command file's entry is in the table" test -z "$missing"
 check "help hides test commands" sh -c "! '$X' help | grep -q test-parse"
 check "help init shows its usage" sh -c "'$X' help init | grep -q '^usage: xloop init \[--study S\]'"

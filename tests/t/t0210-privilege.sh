@@ -158,7 +158,7 @@ check "the webhook URL is in no file of the study (DB, tick.log, git)" sh -c "! 
 
 # --- only src/proc.c starts processes ------------------------------------------------------
 spawn=$(grep -lE '\b(v?fork|exec[lv][pe]*|system|popen|posix_spawn[a-z]*|clone)\(' \
-	"${XLOOP_ROOT_DIR:?}"/src/*.c "$XLOOP_ROOT_DIR"/src/*.h | xargs -r -n1 basename | grep -vx proc.c)
+	-r --include='*.[ch]' "${XLOOP_ROOT_DIR:?}"/src | grep -vx "$XLOOP_ROOT_DIR/src/proc.c")
 check "only src/proc.c spawns processes" test -z "$spawn"
 check "src/proc.c is where they are spawned (posix_spawnp)" \
 	grep -q 'posix_spawnp(' "$XLOOP_ROOT_DIR/src/proc.c"

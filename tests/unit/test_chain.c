@@ -12,7 +12,7 @@
 #include "chain.h"
 #include "loop.h"
 #include "submit.h"
-#include "slurm-parse.h"
+#include "slurm/parse.h"
 
 /* The ids of dep joined by spaces. */
 static void expect_ids(const char *dep, const char *want)

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "confkey.h"
+#include "search/confkey.h"
 #include "tags.h"
 
 static void canon_is(const char *in, const char *want)

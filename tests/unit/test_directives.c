@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "directives.h"
+#include "jobsh/directives.h"
 
 /* The i-th directive is option=value on line. */
 static void expect(const struct sbatch_directives *d, size_t i, const char *option,

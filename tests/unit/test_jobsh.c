@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "buf.h"
-#include "jobsh.h"
+#include "jobsh/jobsh.h"
 #include "util.h"
 
 /* The group's scratch directory. */

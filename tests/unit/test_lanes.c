@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cmd.h"
+#include "ctx.h"
 #include "lanes.h"
 #include "loop.h"
 #include "submit.h"

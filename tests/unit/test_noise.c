@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "noise.h"
+#include "search/noise.h"
 
 static struct noise_cfg cfg_of(const double *v, size_t n)
 {

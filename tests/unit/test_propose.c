@@ -8,8 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "confkey.h"
-#include "propose.h"
+#include "search/confkey.h"
+#include "search/propose.h"
 
 struct fixture {
 	struct space sp;

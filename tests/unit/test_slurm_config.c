@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "slurm-parse.h"
+#include "slurm/parse.h"
 #include "util.h"
 
 static const char config_2205[] =

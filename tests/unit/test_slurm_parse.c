@@ -28,7 +28,7 @@
 #include <cmocka.h>
 
 #include "buf.h"
-#include "slurm-parse.h"
+#include "slurm/parse.h"
 #include "util.h"
 
 /* ------------------------------------------------------------- helpers */

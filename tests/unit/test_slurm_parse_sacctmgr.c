@@ -10,7 +10,7 @@
 
 #include "buf.h"
 #include "fsutil.h"
-#include "slurm-parse.h"
+#include "slurm/parse.h"
 #include "util.h"
 
 /* Our capture ops/slurm/captures/name without its '#' lines; skips when absent. */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "space.h"
+#include "search/space.h"
 
 /* Choices keep their order, canonical; duplicates are refused. */
 static void test_choices(void **state)

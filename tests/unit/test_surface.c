@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "surface.h"
+#include "search/surface.h"
 
 /* A quadratic with a ridge (x and y must move together), in grid positions. */
 static double ridge(const double *u)

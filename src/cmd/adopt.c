@@ -1,0 +1,247 @@
+/*
+ * xloop adopt PATH --tag T [--cv FILE]: register an existing job script as
+ * a root run of the study, copied byte for byte and committed.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cmd/cmd.h"
+#include "jobsh/directives.h"
+#include "loop.h"
+#include "cmd/opts.h"
+#include "slurm/slurm.h"
+#include "study.h"
+#include "submit.h"
+
+/* Where a value xloop gives sbatch comes from, by option. */
+static const struct {
+	const char *option;
+	const char *from;
+} sources[] = {
+	{ "partition", "slurm.partition" }, { "gres", "resources.gres" },
+	{ "cpus-per-task", "resources.cpus" }, { "mem", "resources.mem" },
+	{ "time", "resources.time" }, { "account", "slurm.account" },
+	{ "qos", "slurm.qos" }, { "nice", "slurm.nice" },
+	{ "job-name", "the run's tag" }, { "output", "the attempt's own log" },
+	{ "comment", "xloop's token" }, { "chdir", "the study root" },
+	{ "export", "xloop, so the job gets XLOOP_RUN_DIR and the rest" },
+};
+
+/* Whether a #SBATCH value says the same as the one xloop passes. */
+static int same_value(const char *option, const char *a, const char *b)
+{
+	long long x, y;
+	const char *errstr;
+
+	if (strcmp(option, "mem") == 0 && config_valid_mem(a) && config_valid_mem(b))
+		return config_mem_mb(a) == config_mem_mb(b);
+	if (strcmp(option, "time") == 0 && config_valid_time(a) && config_valid_time(b))
+		return config_time_secs(a) == config_time_secs(b);
+	if ((strcmp(option, "cpus-per-task") == 0 || strcmp(option, "nice") == 0) &&
+	    parse_ll(a, 0, LLONG_MAX, &x, &errstr) == 0 &&
+	    parse_ll(b, 0, LLONG_MAX, &y, &errstr) == 0)
+		return x == y;
+	return strcmp(a, b) == 0;
+}
+
+/* What a #SBATCH line that xloop does not pass itself means for the run. */
+static char *other_directive(const struct sbatch_directive *d, const struct config *c)
+{
+	if (strcmp(d->option, "error") == 0)
+		return xstrdup("sends stderr away from the attempt's log, where xloop and "
+			       "the briefing look for the failure: remove it");
+	if (strcmp(d->option, "array") == 0)
+		return xstrdup("makes every submission a job array; xloop runs one job per "
+			       "run (use `xloop sweep` for arrays): remove it");
+	if (strcmp(d->option, "dependency") == 0)
+		return xstrdup("is replaced by xloop's --dependency=afterany:... whenever it "
+			       "chains the job (the usual case): remove it");
+	if (strcmp(d->option, "mem-per-cpu") == 0 || strcmp(d->option, "mem-per-gpu") == 0)
+		return xasprintf("conflicts with --mem=%s that xloop passes (resources.mem): "
+				 "remove it and set resources.mem", c->res.mem);
+	if ((strcmp(d->option, "gpus") == 0 || starts_with(d->option, "gpus-per-")) &&
+	    *c->res.gres)
+		return xasprintf("asks for GPUs besides --gres=%s that xloop passes "
+				 "(resources.gres): remove it", c->res.gres);
+	return NULL;
+}
+
+/*
+ * Compare job.sh's #SBATCH lines with the options xloop gives sbatch (the
+ * argv slurm.c builds from xloop.json): one warning per line that differs,
+ * naming the value Slurm gets. Adds one object per warning to list.
+ */
+static void check_directives(struct xl_ctx *ctx, const char *tag, const char *text,
+			     json_t *list)
+{
+	struct sbatch_directives d;
+	struct slurm_submit req;
+	struct buf scratch = BUF_INIT;
+	char **argv, *out, *dir;
+	size_t i, j, k, n = 0;
+
+	sbatch_directives_parse(text, &d);
+	if (d.nr == 0) {
+		sbatch_directives_release(&d);
+		return;
+	}
+	dir = run_dir(ctx->root, ctx->cfg.study, tag);
+	out = xasprintf("%s/slurm/attemptN.out", dir);
+	loop_fill_request(ctx, &req, ctx->cfg.res.mem, ctx->cfg.res.time, NULL);
+	req.job_name = tag;
+	req.output = out;
+	req.comment = "xloop:TOKEN";
+	argv = slurm_sbatch_argv(&req, &scratch);
+	for (i = 0; i < d.nr; i++) {
+		const struct sbatch_directive *e = &d.v[i];
+		const char *gets = NULL, *from = NULL;
+		char *why = NULL;
+
+		for (j = 0; argv[j] && !gets; j++) {
+			size_t len = strlen(e->option);
+
+			if (starts_with(argv[j], "--") &&
+			    strncmp(argv[j] + 2, e->option, len) == 0 &&
+			    argv[j][2 + len] == '=')
+				gets = argv[j];
+		}
+		if (gets) {
+			if (same_value(e->option, e->value, strchr(gets, '=') + 1))
+				continue;
+			for (k = 0; k < ARRAY_SIZE(sources); k++)
+				if (strcmp(sources[k].option, e->option) == 0)
+					from = sources[k].from;
+			why = xasprintf("differs from what xloop passes: Slurm gets %s (%s%s)",
+					gets, from ? from : "xloop",
+					from && strchr(from, '.') && !strchr(from, ' ') ?
+					" in xloop.json" : "");
+		} else if ((why = other_directive(e, &ctx->cfg)) == NULL) {
+			continue;
+		}
+		warning("job.sh line %d: '#SBATCH %s' %s", e->line, e->text, why);
+		json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:s}", "line", e->line,
+			"directive", e->text, "slurm_gets", gets ? gets : "", "why", why));
+		free(why);
+		n++;
+	}
+	if (n)
+		warning("the rule: xloop gives sbatch the options from xloop.json (and the job "
+			"name, log, comment, chdir) on its command line, and sbatch's command "
+			"line wins over #SBATCH lines; other #SBATCH lines still apply (xloop "
+			"help submit)");
+	free(argv);
+	buf_release(&scratch);
+	free(out);
+	free(dir);
+	sbatch_directives_release(&d);
+}
+
+/* Register a proven job script. */
+static int cmd_adopt(struct xl_ctx *ctx, const struct cmd_entry *self,
+		     int argc, char **argv)
+{
+	const char *tag = NULL, *cv = NULL;
+	const struct opt opts[] = {
+		{ "tag", OPT_STRING, &tag },
+		{ "cv", OPT_STRING, &cv },
+		OPT_END,
+	};
+	struct buf text = BUF_INIT;
+	json_t *sbatch_lines = json_array();
+	struct run r = { 0 };
+	char **pos, *cause = NULL, *tmp = NULL;
+	double score = 0;
+	int npos, rc, err;
+
+	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
+	if (rc)
+		return rc > 0 ? XL_OK : XL_USAGE;
+	if (opts_npos(self, pos, npos, 1, 1) < 0 ||
+	    (!tag && cmd_usage_error(self, "--tag is required") < 0)) {
+		free(pos);
+		return XL_USAGE;
+	}
+	rc = loop_check_new_tag(ctx, tag, &cause);
+	if (rc)
+		goto fail;
+	if (study_read_script(pos[0], &text, &err, &cause) < 0) {
+		rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
+		goto fail;
+	}
+	if (study_bash_syntax(pos[0], text.s, &cause) < 0) {
+		rc = XL_DATAERR;
+		goto fail;
+	}
+	if (cv && study_load_cv(cv, ctx->cfg.metric, &score, NULL, &err, &cause) < 0) {
+		rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
+		goto fail;
+	}
+	r.study = ctx->cfg.study;
+	r.tag = (char *)tag;
+	rc = loop_create_run(ctx, &r, text.s, text.len, cv, score, &cause);
+	if (rc)
+		goto fail;
+	check_directives(ctx, tag, text.s, sbatch_lines);
+	if (ctx->json) {
+		cmd_emit_json(json_pack("{s:s, s:s, s:s, s:b, s:o, s:s, s:O}", "study", r.study,
+					"tag", r.tag, "job", (tmp = run_job_path(ctx->root,
+					r.study, r.tag)), "proven", cv != NULL,
+					"score", cv ? json_real(score) : json_null(),
+					"commit", r.commit_id ? r.commit_id : "",
+					"sbatch_lines", sbatch_lines));
+	} else {
+		printf("adopted %s as run '%s' of study '%s'%s\n", pos[0], tag, r.study,
+		       cv ? " (proven)" : "");
+		if (cv)
+			printf("  score %g from %s\n", score, cv);
+		if (r.commit_id && *r.commit_id)
+			printf("  committed runs/%s/%s/job.sh as %.12s\n", r.study, tag,
+			       r.commit_id);
+		printf("next: xloop new TAG --from %s --set VAR=VALUE\n", tag);
+	}
+	free(r.commit_id);
+	free(r.config);
+	free(r.config_key);
+	free(tmp);
+	free(pos);
+	buf_release(&text);
+	json_decref(sbatch_lines);
+	return XL_OK;
+fail:
+	error("%s", cause ? cause : "adopt failed");
+	free(r.config);
+	free(r.config_key);
+	free(cause);
+	free(pos);
+	buf_release(&text);
+	json_decref(sbatch_lines);
+	return rc ? rc : XL_ERR;
+}
+
+const struct cmd_entry cmd_adopt_entry = {
+	"adopt", "PATH --tag T [--cv FILE]",
+	"register an existing job script as a root run of the study",
+	"The script is copied byte for byte to runs/<study>/T/job.sh (mode 0755)\n"
+	"and committed to git (only that path; what you staged stays staged). It\n"
+	"must pass `bash -n` and have Unix line ends (sbatch refuses CRLF).\n"
+	"\n"
+	"The job's output contract: it writes \"$XLOOP_RUN_DIR/cv.json\" (a JSON\n"
+	"object), and its score is the finite number under the key metric.name in\n"
+	"xloop.json names (default \"score\"; when that key is absent, \"score\" is\n"
+	"read). A job that already writes {\"accuracy\": 0.91} needs metric.name\n"
+	"\"accuracy\", not a rename. Slurm runs a copy of job.sh, so use\n"
+	"$XLOOP_RUN_DIR, not dirname \"$0\", to find the run directory.\n"
+	"\n"
+	"With --cv, FILE is a cv.json from a run you made by hand: the run is\n"
+	"proven with its score, so it can be a parent straight away.\n"
+	"\n"
+	"options:\n"
+	"  --tag T     the run's tag: 1-64 of [A-Za-z0-9._-], not starting with . _ -\n"
+	"  --cv FILE   mark the run proven with FILE's score\n",
+	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_adopt,
+};

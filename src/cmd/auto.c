@@ -1,0 +1,206 @@
+/*
+ * xloop auto on [--budget-runs N] [--budget-hours H] [--until ISO-8601] |
+ * auto off | auto status: autopilot, the loop choosing its next runs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "search/autopilot.h"
+#include "search/best.h"
+#include "cmd/cmd.h"
+#include "loop.h"
+#include "cmd/opts.h"
+
+static const char *const auto_path[1] = { "autopilot" };
+
+/* The autopilot object of xloop.json. */
+static json_t *auto_json(int on, long long runs, double hours, const char *until,
+			 long long since)
+{
+	return json_pack("{s:b, s:I, s:f, s:s, s:I}", "on", on, "budget_runs",
+			 (json_int_t)runs, "budget_hours", hours, "until", until,
+			 "since", (json_int_t)since);
+}
+
+/* The budget in words. */
+static char *budget_words(long long runs, double hours, const char *until)
+{
+	struct buf b = BUF_INIT;
+
+	if (runs)
+		buf_addf(&b, "%lld runs", runs);
+	if (hours > 0)
+		buf_addf(&b, "%s%g GPU-hours", b.len ? ", " : "", hours);
+	if (*until)
+		buf_addf(&b, "%suntil %s", b.len ? ", " : "", until);
+	if (!b.len)
+		buf_adds(&b, "no limit");
+	return buf_detach(&b, NULL);
+}
+
+static char *budget_text(const struct config *c)
+{
+	return budget_words(c->autopilot.budget_runs, c->autopilot.budget_hours,
+			    c->autopilot.until);
+}
+
+static int auto_on(struct xl_ctx *ctx, const struct cmd_entry *self, const char *runs,
+		   const char *hours, const char *until)
+{
+	long long n = 0;
+	double h = 0;
+	const char *errstr;
+	char *end = NULL, *what, *budget;
+
+	int rc;
+
+	if (runs && parse_ll(runs, 1, 1000000, &n, &errstr) < 0) {
+		cmd_usage_error(self, "--budget-runs: '%s' is %s", runs, errstr);
+		return XL_USAGE;
+	}
+	if (hours && ((h = strtod(hours, &end)), end == hours || *end || !(h > 0) || h > 1e9)) {
+		cmd_usage_error(self, "--budget-hours: '%s' is not a positive number", hours);
+		return XL_USAGE;
+	}
+	if (until && config_parse_iso(until) < 0) {
+		cmd_usage_error(self, "--until: '%s' is not an ISO-8601 UTC time like "
+				"2026-12-02T06:00:00Z", until);
+		return XL_USAGE;
+	}
+	if (ctx->cfg.search.space.n == 0)
+		warning("the search space is empty: autopilot proposes nothing until "
+			"`xloop space set VAR=...`");
+	if (!*ctx->cfg.search.seed)
+		warning("no seed variable: gains are not checked against noise "
+			"(`xloop space seed VAR`)");
+	budget = budget_words(n, h, until ? until : "");
+	what = xasprintf("autopilot on (budget: %s)", budget);
+	rc = loop_decide_config(ctx, auto_path, 1, auto_json(1, n, h, until ? until : "",
+							      time(NULL)), what);
+	if (rc == 0 && ctx->json)
+		cmd_emit_json(json_pack("{s:b, s:s}", "on", 1, "budget", budget));
+	else if (rc == 0)
+		printf("%s: next and tick propose runs when the plan is empty\n", what);
+	free(what);
+	free(budget);
+	return rc;
+}
+
+static int auto_status(struct xl_ctx *ctx)
+{
+	struct auto_status st;
+	struct best_info bi;
+	struct run best;
+	char *budget, shown[128];
+	int has_best;
+
+	if (autopilot_status(ctx, &st) < 0)
+		return XL_ERR;
+	budget = budget_text(&ctx->cfg);
+	has_best = best_get(ctx, &best, &bi) == 0;
+	if (has_best)
+		best_format(&bi, shown, sizeof(shown));
+	if (ctx->json) {
+		cmd_emit_json(json_pack("{s:s, s:b, s:s, s:I, s:f, s:o, s:I, s:o}",
+			"schema", "xloop.auto/1", "on", st.on, "budget", budget,
+			"spent_runs", (json_int_t)st.runs, "spent_gpu_hours", st.hours,
+			"stopped", st.stopped ? json_string(st.stopped) : json_null(),
+			"space_vars", (json_int_t)ctx->cfg.search.space.n,
+			"best", has_best ? best_json(best.tag, &bi) : json_null()));
+	} else {
+		printf("autopilot %s; budget: %s; spent: %lld run%s, %.2f GPU-hours\n",
+		       st.on ? "on" : "off", budget, st.runs, st.runs == 1 ? "" : "s", st.hours);
+		if (st.stopped)
+			printf("stopped: %s\n", st.stopped);
+		printf("space: %zu variable%s; seed: %s\n", ctx->cfg.search.space.n,
+		       ctx->cfg.search.space.n == 1 ? "" : "s",
+		       *ctx->cfg.search.seed ? ctx->cfg.search.seed : "none (gains unchecked)");
+		if (has_best)
+			printf("best: %s, %s %s\n", best.tag, ctx->cfg.metric, shown);
+	}
+	if (has_best)
+		run_release(&best);
+	free(budget);
+	auto_status_release(&st);
+	return XL_OK;
+}
+
+/* The auto subcommands. */
+static int cmd_auto(struct xl_ctx *ctx, const struct cmd_entry *self,
+		    int argc, char **argv)
+{
+	const char *runs = NULL, *hours = NULL, *until = NULL;
+	const struct opt opts[] = {
+		{ "budget-runs", OPT_STRING, &runs },
+		{ "budget-hours", OPT_STRING, &hours },
+		{ "until", OPT_STRING, &until },
+		OPT_END,
+	};
+	char **pos;
+	int npos, rc;
+
+	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
+	if (rc)
+		return rc > 0 ? XL_OK : XL_USAGE;
+	if (npos == 1 && strcmp(pos[0], "on") == 0) {
+		rc = auto_on(ctx, self, runs, hours, until);
+	} else if ((runs || hours || until) && !(npos == 1 && strcmp(pos[0], "on") == 0)) {
+		cmd_usage_error(self, "--budget-runs, --budget-hours and --until go with `auto on`");
+		rc = XL_USAGE;
+	} else if (npos == 1 && strcmp(pos[0], "off") == 0) {
+		const struct config *c = &ctx->cfg;
+
+		rc = loop_decide_config(ctx, auto_path, 1, auto_json(0, c->autopilot.budget_runs,
+					c->autopilot.budget_hours, c->autopilot.until,
+					c->autopilot.since), "autopilot off");
+		if (rc == 0 && !ctx->json)
+			printf("autopilot off: only the plan feeds the queue\n");
+		else if (rc == 0)
+			cmd_emit_json(json_pack("{s:b}", "on", 0));
+	} else if (npos == 0 || (npos == 1 && strcmp(pos[0], "status") == 0)) {
+		rc = auto_status(ctx);
+	} else {
+		cmd_usage_error(self, "bad arguments (on, off, status)");
+		rc = XL_USAGE;
+	}
+	free(pos);
+	return rc;
+}
+
+const struct cmd_entry cmd_auto_entry = {
+	"auto", "on [--budget-runs N] [--budget-hours H] [--until ISO-8601] | off | status",
+	"autopilot: the loop proposes its next runs when the plan is empty",
+	"on      switch autopilot on, with a budget: --budget-runs counts every run\n"
+	"        autopilot creates (proposals and replicates, failures included; not\n"
+	"        plan entries, not infra retries, not a proposal that never became\n"
+	"        a run), --budget-hours their GPU-hours (elapsed x GPUs of every\n"
+	"        attempt; a CPU-only job counts 1), --until a UTC time. At the limit\n"
+	"        nothing new is submitted; what is in Slurm finishes.\n"
+	"off     only the plan feeds the queue\n"
+	"status  the switch, the budget, what is spent, why it stopped\n"
+	"When on and the plan is empty, next and tick propose one run at a time:\n"
+	"first the replicates the noise rule needs (the baseline's second run,\n"
+	"then, when a candidate is ahead of the best but not proven, the best up\n"
+	"to search.replicates runs and the candidate up to search.confirm_max runs\n"
+	"or a sixth of --budget-runs, whichever is more), then one-variable\n"
+	"changes of the best few proven\n"
+	"configurations (search.branch, default 3) to any value in the space, near\n"
+	"or far, never a configuration already run or queued (a run, another\n"
+	"proposal, or an entry of the plan has it): a quadratic fit over every\n"
+	"proven configuration (with the pairs of variables, so that moves that\n"
+	"only pay off together are seen) rates each change by its predicted score\n"
+	"plus half a standard deviation of the prediction, and the best rated runs\n"
+	"next. Each proposal is recorded before its run is made: killed at any\n"
+	"point, the next call finishes it, once. It stops at the budget or when\n"
+	"no untried neighbour is left\n"
+	"(converged), and says so once in the briefing and as a notification.\n"
+	"Every proposal is an ops/decisions.md entry with its reason. A proposal\n"
+	"that fails does not trip the breaker unless failures repeat the same way.\n"
+	"The switch and budget are decisions in xloop.json (autopilot.*); the\n"
+	"spending is in the state DB. See `help space`, `help best`.\n",
+	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_auto,
+};

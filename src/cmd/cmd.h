@@ -1,0 +1,64 @@
+/*
+ * Commands: each cmd-<name>.c exports one struct cmd_entry; cmd.c holds
+ * the table. Flags on the entry decide the setup main() does before the
+ * command runs, so commands never repeat it.
+ */
+#ifndef XLOOP_CMD_H
+#define XLOOP_CMD_H
+
+#include "ctx.h"
+#include "jsonw.h"
+#include "util.h"
+
+enum {
+	CMD_REPO = 1 << 0,	/* find the study root (xloop.json) and load the config */
+	CMD_DB = 1 << 1,	/* open .xloop/state.db (implies CMD_REPO) */
+	CMD_NOROOT = 1 << 2,	/* refuse to run as root unless --allow-root */
+	CMD_LOCAL = 1 << 7,	/* always runs here, never on --host */
+	CMD_HIDDEN = 1 << 3,	/* test-* commands: not listed by help */
+	CMD_LOCK = 1 << 4,	/* hold .xloop/lock (implies CMD_DB): one writer at a time */
+	CMD_LOCK_NOWAIT = 1 << 5,	/* with CMD_LOCK: if held, exit 75 at once, quietly */
+};
+
+struct cmd_entry {
+	const char *name;
+	const char *usage;	/* after "xloop NAME " */
+	const char *summary;	/* one line for the command list */
+	const char *help;	/* the rest of `xloop help NAME` */
+	int flags;
+	int (*exec)(struct xl_ctx *ctx, const struct cmd_entry *self,
+		    int argc, char **argv);	/* returns an exit code */
+};
+
+extern const struct cmd_entry *const cmd_table[];
+
+/* The entry named name, or NULL. */
+const struct cmd_entry *cmd_find(const char *name);
+/* Print "usage: xloop NAME USAGE" and the help text to stdout. */
+void cmd_print_help(const struct cmd_entry *cmd);
+
+/* Print a usage error for cmd (exit code XL_USAGE follows). */
+int cmd_usage_error(const struct cmd_entry *cmd, const char *fmt, ...)
+	XL_PRINTF(2, 3);
+
+/* Apply --nice N (NULL: not given) to ctx->cfg.nice; -1 after a usage error. */
+int cmd_apply_nice(struct xl_ctx *ctx, const struct cmd_entry *cmd, const char *v);
+
+/* Print doc as the command's one JSON document on stdout and free it. */
+struct json_t;
+void cmd_emit_json(struct json_t *doc);
+
+/*
+ * The same layout streamed, for lists too large to build whole: begin
+ * prints head's members (and frees head) and opens key: [; the caller
+ * writes each item with js->w (jsonw.h) and flushes it; end closes.
+ */
+struct json_stream {
+	struct buf out;
+	struct jsonw w;
+};
+void cmd_json_begin(struct json_stream *js, struct json_t *head, const char *key);
+void cmd_json_flush(struct json_stream *js);
+void cmd_json_end(struct json_stream *js);
+
+#endif

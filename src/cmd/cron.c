@@ -1,0 +1,51 @@
+/* xloop cron-line: a ready crontab entry (and a systemd timer) for tick. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/opts.h"
+
+/* Print the crontab line and the systemd alternative. */
+static int cmd_cron_line(struct xl_ctx *ctx, const struct cmd_entry *self,
+			 int argc, char **argv)
+{
+	char exe[PATH_MAX];
+	char **pos;
+	ssize_t n;
+	int npos, rc;
+
+	rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
+	if (rc)
+		return rc > 0 ? XL_OK : XL_USAGE;
+	rc = opts_npos(self, pos, npos, 0, 0);
+	free(pos);
+	if (rc < 0)
+		return XL_USAGE;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return error("cannot find this binary's path"), XL_ERR;
+	exe[n] = '\0';
+	printf("# crontab -e, then add (every 5 minutes). tick takes the study's lock\n"
+	       "# itself and exits 75 quietly while another tick runs; it prints only\n"
+	       "# news, so cron mails you only when something happened:\n"
+	       "*/5 * * * * '%s' -C '%s' tick\n\n", exe, ctx->root);
+	printf("# or a systemd user timer:\n"
+	       "# ~/.config/systemd/user/xloop-tick.service\n"
+	       "[Unit]\nDescription=xloop tick for %s\n\n"
+	       "[Service]\nType=oneshot\nExecStart='%s' -C '%s' tick\n"
+	       "SuccessExitStatus=75\n\n"
+	       "# ~/.config/systemd/user/xloop-tick.timer\n"
+	       "[Unit]\nDescription=run xloop tick every 5 minutes\n\n"
+	       "[Timer]\nOnBootSec=2min\nOnUnitActiveSec=5min\n\n"
+	       "[Install]\nWantedBy=timers.target\n\n"
+	       "# then: systemctl --user enable --now xloop-tick.timer\n",
+	       ctx->root, exe, ctx->root);
+	return XL_OK;
+}
+
+const struct cmd_entry cmd_cron_line_entry = {
+	"cron-line", "", "print a ready crontab line (and a systemd timer) for xloop tick",
+	"", CMD_REPO, cmd_cron_line,
+};

@@ -1,0 +1,205 @@
+/*
+ * xloop driver [status] | driver install: who runs the loop when no agent
+ * does (xloop.json driver.mode): the feeder job waiting now, the last one
+ * that ran and how it ended, and how a feeder reaches the state DB; install
+ * writes the study's scrontab entry (mode scrontab) or prints the crontab
+ * line (mode cron).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "cmd/cmd.h"
+#include "driver.h"
+#include "fsutil.h"
+#include "cmd/opts.h"
+#include "remote.h"
+
+/* "2026-12-01 18:40:12" in local time. */
+static void when_text(long long t, char out[32])
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	localtime_r(&tt, &tm);
+	strftime(out, 32, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+/* How a feeder of this study reaches the DB, in words (malloc'd). */
+static char *route_text(struct xl_ctx *ctx, char **fstype)
+{
+	*fstype = driver_fstype(ctx->root);
+	if (!driver_fs_is_network(*fstype))
+		return xasprintf("the study is on %s: a feeder opens the state DB itself",
+				 *fstype);
+	if (*ctx->cfg.driver.host)
+		return xasprintf("the study is on a network filesystem (%s): a feeder "
+				 "forwards its tick over ssh to %s", *fstype,
+				 ctx->cfg.driver.host);
+	return xasprintf("the study is on a network filesystem (%s) and driver.host is "
+			 "not set: a feeder would open the state DB from a compute node; set "
+			 "driver.host to the login node", *fstype);
+}
+
+/* The mode, the pending feeder, the last run. */
+static int driver_show(struct xl_ctx *ctx)
+{
+	struct driver_status st;
+	char when[32], *fstype = NULL, *route;
+
+	if (driver_status_read(ctx, &st) < 0)
+		return error("unable to read the state DB"), XL_ERR;
+	route = route_text(ctx, &fstype);
+	if (ctx->json) {
+		json_t *doc = json_pack("{s:s, s:s?, s:s, s:s, s:b, s:s}",
+					"mode", st.mode,
+					"pending_job_id", *st.job_id ? st.job_id : NULL,
+					"waits", st.waits, "filesystem", fstype,
+					"forwards", driver_forward_host(&ctx->cfg, ctx->root) != NULL,
+					"route", route);
+
+		if (*st.last_job || st.last_at)
+			json_object_set_new(doc, "last", json_pack("{s:s, s:I, s:s, s:s}",
+				"job_id", st.last_job, "started_at", (json_int_t)st.last_at,
+				"phase", st.last_phase, "result", st.last_result));
+		else
+			json_object_set_new(doc, "last", json_null());
+		cmd_emit_json(doc);
+	} else {
+		printf("driver: %s\n", st.mode);
+		if (*st.job_id)
+			printf("feeder job %s pending (%s)\n", st.job_id, st.waits);
+		else if (strcmp(st.mode, "slurm") == 0)
+			printf("no feeder pending: nothing is left to feed, or it was cancelled "
+			       "(the next `xloop next` or `xloop tick` queues one when there is "
+			       "work)\n");
+		if (st.last_at) {
+			when_text(st.last_at, when);
+			printf("last feeder: job %s at %s, %s: %s\n", st.last_job, when,
+			       st.last_phase, st.last_result);
+		} else {
+			printf("last feeder: none has run yet\n");
+		}
+		printf("%s\n", route);
+	}
+	free(route);
+	free(fstype);
+	driver_status_release(&st);
+	return XL_OK;
+}
+
+/* install: the scrontab entry or the cron line for the study. */
+static int driver_install(struct xl_ctx *ctx, const struct cmd_entry *self)
+{
+	const char *mode = ctx->cfg.driver.mode;
+	struct slurm s;
+	char *cause = NULL, *exe;
+	struct buf line = BUF_INIT, old = BUF_INIT;
+	int rc;
+
+	if (strcmp(mode, "cron") == 0) {
+		const struct cmd_entry *cron = cmd_find("cron-line");
+		char *args[] = { "cron-line", NULL };
+
+		return cron->exec(ctx, cron, 1, args);
+	}
+	if (strcmp(mode, "scrontab") != 0)
+		return cmd_usage_error(self, "driver.mode is '%s': install is for \"scrontab\" "
+				       "and \"cron\" (\"slurm\" needs nothing installed)",
+				       mode), XL_CONFIG;
+	exe = driver_self_exe(&cause);
+	if (!exe) {
+		error("%s", cause);
+		free(cause);
+		return XL_ERR;
+	}
+	buf_addf(&line, "#SCRON --job-name=%s --cpus-per-task=1 --mem=%s --time=%s%s%s\n",
+		 DRIVER_JOB_NAME, DRIVER_MEM, DRIVER_TIME,
+		 *ctx->cfg.driver.partition ? " --partition=" : "",
+		 ctx->cfg.driver.partition);
+	buf_adds(&line, "*/5 * * * * ");
+	remote_quote(&line, exe);
+	buf_adds(&line, " -C ");
+	remote_quote(&line, ctx->root);
+	buf_adds(&line, " tick --feeder\n");
+	slurm_init(&s);
+	rc = slurm_scrontab_get(&s, &old, &cause);
+	if (rc == 0) {
+		char *text = driver_scrontab_merge(old.s, ctx->root, line.s);
+		char *file = xasprintf("%s/.xloop/scrontab", ctx->root);
+
+		rc = write_file_atomic(file, text, strlen(text), 0600, &cause) < 0 ? XL_ERR :
+			slurm_scrontab_set(&s, file, &cause);
+		free(text);
+		free(file);
+	}
+	buf_release(&old);
+	if (rc) {
+		error("%s", cause ? cause : "scrontab failed");
+	} else if (!ctx->json) {
+		printf("scrontab entry for %s:\n%s", ctx->root, line.s);
+	} else {
+		cmd_emit_json(json_pack("{s:s, s:s}", "mode", mode, "entry", line.s));
+	}
+	free(cause);
+	free(exe);
+	buf_release(&line);
+	return rc;
+}
+
+/* Show or install the driver. */
+static int cmd_driver(struct xl_ctx *ctx, const struct cmd_entry *self,
+		      int argc, char **argv)
+{
+	char **pos;
+	int npos, rc;
+	const char *sub;
+
+	rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
+	if (rc)
+		return rc > 0 ? XL_OK : XL_USAGE;
+	rc = opts_npos(self, pos, npos, 0, 1);
+	sub = npos ? pos[0] : "status";
+	if (rc == 0 && strcmp(sub, "status") == 0)
+		rc = driver_show(ctx);
+	else if (rc == 0 && strcmp(sub, "install") == 0)
+		rc = driver_install(ctx, self);
+	else
+		rc = rc < 0 ? XL_USAGE :
+			(cmd_usage_error(self, "unknown subcommand '%s'", sub), XL_USAGE);
+	free(pos);
+	return rc;
+}
+
+const struct cmd_entry cmd_driver_entry = {
+	"driver", "[status | install]",
+	"who runs the loop when no agent does: the feeder job, or the scrontab/cron entry",
+	"driver.mode in xloop.json says who calls xloop when no agent does:\n"
+	"  slurm     (what init writes where Slurm answers) every next, tick and\n"
+	"            feeder leaves exactly one small feeder job pending behind the\n"
+	"            running runs while there is work: job name xloop-feed, 1 CPU,\n"
+	"            no GPU, " DRIVER_MEM ", " DRIVER_TIME ", afterany on the live runs (any of\n"
+	"            them ending starts it), output in .xloop/driver/feeder.log. It\n"
+	"            runs `xloop -C ROOT tick --feeder`. With runs waiting but none\n"
+	"            able to start (a limit, a hold) it waits with --begin=now+60s\n"
+	"            (XLOOP_DRIVER_RETRY_SECS) instead; with nothing left (plan\n"
+	"            empty, breaker open, nothing running) none is queued. A feeder\n"
+	"            cancelled by hand is replaced by the next next or tick.\n"
+	"  scrontab  `xloop driver install` writes the study's scrontab entry (every\n"
+	"            5 minutes, where the site enables scrontab).\n"
+	"  cron      `xloop driver install` prints the crontab line (cron-line).\n"
+	"  none      only an agent's or a person's calls move the loop.\n"
+	"\n"
+	"On a network filesystem (NFS, Lustre, GPFS, sshfs; read from\n"
+	"/proc/self/mountinfo) a feeder never opens the state DB on the compute\n"
+	"node: it forwards its tick over ssh to driver.host (init sets it to the\n"
+	"host it runs on there).\n"
+	"\n"
+	"status (the default) prints the mode, the feeder job waiting now and what\n"
+	"it waits for, the last feeder that ran and its result, and which way a\n"
+	"feeder reaches the state DB.\n",
+	CMD_DB | CMD_NOROOT, cmd_driver,
+};

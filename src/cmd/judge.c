@@ -1,0 +1,57 @@
+/* xloop judge: reconcile with Slurm and judge every attempt that ended. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "cmd/cmd.h"
+#include "cmd/opts.h"
+#include "reconcile.h"
+
+/* Judge what ended (idempotent: a verdict is stored once). */
+static int cmd_judge(struct xl_ctx *ctx, const struct cmd_entry *self,
+		     int argc, char **argv)
+{
+	struct refresh ref;
+	struct slurm s;
+	char **pos, *cause = NULL;
+	int npos, rc;
+
+	rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
+	if (rc)
+		return rc > 0 ? XL_OK : XL_USAGE;
+	rc = opts_npos(self, pos, npos, 0, 0);
+	free(pos);
+	if (rc < 0)
+		return XL_USAGE;
+	slurm_init(&s);
+	rc = reconcile(ctx, &s, &ref, &cause);
+	if (rc) {
+		error("%s", cause ? cause : "unable to reach Slurm");
+	} else if (ctx->json) {
+		cmd_emit_json(json_pack("{s:I, s:I, s:I, s:I}", "judged", (json_int_t)ref.judged,
+					"running", (json_int_t)ref.running,
+					"pending", (json_int_t)ref.pending,
+					"slurm_calls", (json_int_t)ref.calls));
+	} else {
+		printf("judged %zu attempt%s; %zu running, %zu pending (%d Slurm call%s)\n",
+		       ref.judged, ref.judged == 1 ? "" : "s", ref.running, ref.pending,
+		       ref.calls, ref.calls == 1 ? "" : "s");
+	}
+	refresh_release(&ref);
+	free(cause);
+	return rc;
+}
+
+const struct cmd_entry cmd_judge_entry = {
+	"judge", "", "judge every attempt that ended (verdicts are stored once)",
+	"A success needs Slurm's COMPLETED, ExitCode 0:0 and a cv.json that the job\n"
+	"wrote to \"$XLOOP_RUN_DIR/cv.json\" after the attempt started, with a finite\n"
+	"number under the key metric.name in xloop.json names (default \"score\";\n"
+	"when that key is absent, \"score\" is read). A job that writes\n"
+	"{\"accuracy\": 0.91} needs metric.name \"accuracy\", no rename; metric.goal\n"
+	"(max or min) says which way is better. Each verdict is appended to\n"
+	"ops/decisions.md and committed together with the run's cv.json (the\n"
+	"score's evidence). `xloop status T` shows them.\n",
+	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_judge,
+};

@@ -1,0 +1,126 @@
+/*
+ * xloop next [--set VAR=VALUE [--from P] [--tag T]]: the one call an agent
+ * makes. Reconcile and judge, keep the queue fed, print the briefing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "briefing.h"
+#include "cmd/cmd.h"
+#include "driver.h"
+#include "jobsh/jobsh.h"
+#include "loop.h"
+#include "cmd/opts.h"
+
+/* Refresh, judge, feed, brief. */
+static int cmd_next(struct xl_ctx *ctx, const struct cmd_entry *self,
+		    int argc, char **argv)
+{
+	const char *set = NULL, *from = NULL, *tag = NULL, *nice = NULL;
+	const struct opt opts[] = {
+		{ "set", OPT_STRING, &set },
+		{ "from", OPT_STRING, &from },
+		{ "tag", OPT_STRING, &tag },
+		{ "nice", OPT_STRING, &nice },
+		OPT_END,
+	};
+	struct feed_request req;
+	struct feed_result fed;
+	struct refresh ref;
+	struct run parent;
+	struct slurm s;
+	char **pos, *cause = NULL, *var = NULL, *value = NULL;
+	int npos, rc, frc = 0;
+	json_t *b;
+
+	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
+	if (rc)
+		return rc > 0 ? XL_OK : XL_USAGE;
+	rc = opts_npos(self, pos, npos, 0, 0);
+	free(pos);
+	if (rc < 0 || ((from || tag) && !set &&
+		       cmd_usage_error(self, "--from and --tag go with --set") < 0) ||
+	    cmd_apply_nice(ctx, self, nice) < 0)
+		return XL_USAGE;
+	memset(&req, 0, sizeof(req));
+	if (set) {
+		if (jobsh_parse_setting(set, &var, &value, &cause) < 0) {
+			error("%s", cause);
+			free(cause);
+			return XL_DATAERR;
+		}
+		req.var = var;
+		req.value = value;
+		req.from = from;
+		req.tag = tag;
+		/* refuse a bad --tag or --from before anything is reconciled */
+		rc = tag ? loop_check_new_tag(ctx, tag, &cause) : 0;
+		if (rc == 0 && from && strcmp(from, "best") != 0 &&
+		    (rc = loop_find_run(ctx, from, &parent, &cause)) == 0)
+			run_release(&parent);
+		if (rc) {
+			error("%s", cause ? cause : "unable to read the state DB");
+			free(cause);
+			free(var);
+			free(value);
+			return rc;
+		}
+	}
+	slurm_init(&s);
+	memset(&fed, 0, sizeof(fed));
+	rc = reconcile(ctx, &s, &ref, &cause);
+	if (rc) {
+		error("%s", cause ? cause : "unable to reach Slurm");
+		goto out;
+	}
+	frc = feed_queue(ctx, &s, &ref, &req, &fed, &cause);
+	if (frc)
+		error("%s", cause ? cause : "unable to feed the queue");
+	driver_keep_feeder(ctx, &s, &fed, NULL);
+	ref.calls = s.calls;
+	b = briefing_build(ctx, &ref, &fed, 0);
+	briefing_mark_seen(ctx, b);
+	if (ctx->json)
+		cmd_emit_json(b);
+	else {
+		briefing_print(b);
+		json_decref(b);
+	}
+	rc = frc;
+out:
+	feed_result_release(&fed);
+	refresh_release(&ref);
+	free(cause);
+	free(var);
+	free(value);
+	return rc;
+}
+
+const struct cmd_entry cmd_next_entry = {
+	"next", "[--set VAR=VALUE [--from P|best] [--tag T]] [--nice N]",
+	"reconcile with Slurm, judge what ended, keep the queue fed, print the briefing",
+	"1. refreshes every live job with one squeue call (one sacct or scontrol\n"
+	"   call more when something ended) and judges what ended;\n"
+	"2. while fewer than queue.depth jobs wait behind the running one, turns\n"
+	"   --set (else the next plan entry) into a run and submits it chained\n"
+	"   afterany on the last live job (with queue.lanes N: on the last job of\n"
+	"   the lane with room, N chains side by side; a run a Slurm limit refused\n"
+	"   waits, without an attempt, and goes first on a later call);\n"
+	"3. prints what finished since the last briefing, what runs and what each\n"
+	"   pending job waits for (the job it is chained behind, by id and tag, or\n"
+	"   Slurm's reason), the best run, what was submitted, why feeding stopped\n"
+	"   (the breaker, queue.depth reached, a Slurm limit, the plan empty, counting the sweep\n"
+	"   tasks still queued), who feeds the queue once this session ends\n"
+	"   (nothing, or cron when `xloop tick` ran in the last 20 min), and the\n"
+	"   next action (--json: next_action.argv is its command, .why its cause).\n"
+	"\n"
+	"options:\n"
+	"  --set V=X   the change to submit now (else the plan's next entry)\n"
+	"  --from P    its parent (default: best)\n"
+	"  --tag T     its tag (default: VAR-VALUE, VAR-VALUE--n2 when taken;\n"
+	"              `xloop help tags`)\n"
+	"  --nice N    sbatch --nice for what this call submits (default:\n"
+	"              xloop.json slurm.nice; users can only lower priority)\n",
+	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_next,
+};

@@ -1,0 +1,221 @@
+/*
+ * xloop prioritize T: move the run's queued job to the front of its line.
+ * The chain stays one afterany line (R <- X1 <- ... <- Xk <- T <- Y becomes
+ * R <- T <- X1 <- ... <- Xk <- Y), changed in place with `scontrol update
+ * jobid=ID Dependency=...`: nothing is cancelled, every job keeps its id.
+ * X1 is held while T and X1 swap, so when R ends in between only T can
+ * start, never both; a circular dependency is never asked for.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "chain.h"
+#include "cmd/cmd.h"
+#include "loop.h"
+#include "cmd/opts.h"
+
+/* The run's queued attempt, refusing what cannot move. 0 or an exit code. */
+static int queued_attempt(struct xl_ctx *ctx, const char *tag, struct run *r,
+			  struct attempt *a)
+{
+	char *cause = NULL, *sweep;
+	int rc = loop_find_run(ctx, tag, r, &cause);
+
+	if (rc) {
+		error("%s", cause);
+		free(cause);
+		return rc;
+	}
+	sweep = sweeps_of_run(&ctx->db, r->id);
+	if (sweep) {
+		error("%s is a task of sweep %s: its array is one job, its tasks cannot move "
+		      "one by one", r->tag, sweep);
+		free(sweep);
+		run_release(r);
+		return XL_DATAERR;
+	}
+	rc = attempts_latest(&ctx->db, r->id, a);
+	if (rc != 0) {
+		error("%s was never submitted: `xloop submit %s` queues it", r->tag, r->tag);
+		run_release(r);
+		return rc < 0 ? XL_ERR : XL_DATAERR;
+	}
+	if (*a->verdict || !*a->job_id || a->ended_at) {
+		error("%s's attempt %lld is not queued (%s): nothing to move", r->tag, a->n,
+		      *a->verdict ? a->verdict : *a->job_id ? "ended" : a->phase);
+		attempt_release(a);
+		run_release(r);
+		return XL_DATAERR;
+	}
+	return 0;
+}
+
+/* Record a chain job's new dependency on its attempt (this study's single jobs). */
+static void record_after(struct xl_ctx *ctx, const struct chain_job *cj, const char *after)
+{
+	if (cj->attempt_id)
+		attempts_set_after(&ctx->db, cj->attempt_id, after);
+}
+
+/* Set what job id waits for: "afterany:AFTER", or nothing. */
+static int set_dep(struct slurm *s, const char *id, const char *after, char **cause)
+{
+	char *dep = *after ? xasprintf("afterany:%s", after) : xstrdup("");
+	int rc = slurm_scontrol_update(s, id, "Dependency", dep, cause);
+
+	free(dep);
+	return rc;
+}
+
+/* Move the run's job to the front of its line. */
+static int cmd_prioritize(struct xl_ctx *ctx, const struct cmd_entry *self, int argc,
+			  char **argv)
+{
+	struct chain c;
+	struct chain_job *me, *cur, *x1 = NULL, *xk, *y;
+	struct attempt a;
+	struct slurm s;
+	struct run r;
+	char **pos, *cause = NULL, *head = NULL, *detail = NULL, *xk_id = NULL;
+	size_t moved = 0;
+	int npos, rc, held = 0;
+
+	rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
+	if (rc || opts_npos(self, pos, npos, 1, 1) < 0) {
+		free(pos);
+		return rc > 0 ? XL_OK : XL_USAGE;
+	}
+	rc = queued_attempt(ctx, pos[0], &r, &a);
+	free(pos);
+	if (rc)
+		return rc;
+	slurm_init(&s);
+	rc = chain_load(ctx, &s, &c, &cause);
+	if (rc) {
+		error("%s", cause ? cause : "unable to read the queue");
+		free(cause);
+		attempt_release(&a);
+		run_release(&r);
+		return rc;
+	}
+	me = chain_find(&c, a.job_id);
+	rc = XL_DATAERR;
+	if (!me) {
+		error("%s's job %s is no longer queued: it has ended", r.tag, a.job_id);
+		goto out;
+	}
+	if (me->running) {
+		error("%s's job %s is running already: nothing runs before it now", r.tag,
+		      a.job_id);
+		goto out;
+	}
+	/* the study's pending jobs ahead of it: Xk (its predecessor) back to X1 */
+	xk = *me->after ? chain_find(&c, me->after) : NULL;
+	for (cur = xk; cur && !cur->running && *cur->tag && moved < c.n; moved++) {
+		x1 = cur;
+		cur = *cur->after ? chain_find(&c, cur->after) : NULL;
+	}
+	if (!x1) {
+		if (ctx->json)
+			cmd_emit_json(json_pack("{s:s, s:s, s:b, s:o, s:[]}", "tag", r.tag,
+						"job_id", a.job_id, "moved", 0, "after",
+						*me->after ? json_string(me->after) : json_null(),
+						"behind"));
+		else
+			printf("%s (job %s) is first in its line already%s%s\n", r.tag, a.job_id,
+			       *me->after ? ": it waits only for job " : "", me->after);
+		rc = 0;
+		goto out;
+	}
+	/* what X1 waits for (the running job, another's job, or nothing) */
+	head = xstrdup(cur ? cur->id : "");
+	xk_id = xstrdup(xk->id);
+	y = chain_waiting_for(&c, me->id);
+
+	/* the hold in the DB first: whoever reconciles next releases it
+	 * should this process die before it does (chain_release_held) */
+	if (db_kv_set(&ctx->db, CHAIN_HELD_KEY, strtoll(x1->id, NULL, 10)) < 0) {
+		cause = xstrdup("unable to record the hold in the state DB");
+		rc = XL_ERR;
+		goto fail;
+	}
+	rc = slurm_scontrol_hold(&s, x1->id, 1, &cause);
+	if (rc)
+		goto fail;
+	held = 1;
+	crash_point("prioritize-after-hold");
+	if (y && (rc = set_dep(&s, y->id, xk_id, &cause)) != 0)
+		goto fail;
+	if ((rc = set_dep(&s, me->id, head, &cause)) != 0)
+		goto fail;
+	if ((rc = set_dep(&s, x1->id, me->id, &cause)) != 0)
+		goto fail;
+	if ((rc = slurm_scontrol_hold(&s, x1->id, 0, &cause)) != 0)
+		goto fail;
+	held = 0;
+	db_kv_set(&ctx->db, CHAIN_HELD_KEY, 0);
+
+	/* Slurm has it; the DB follows (what each attempt waits for) */
+	record_after(ctx, me, head);
+	record_after(ctx, x1, me->id);
+	if (y)
+		record_after(ctx, y, xk_id);
+	detail = xasprintf("job %s moved to the front of its line: it waits for %s now, "
+			   "job %s (%s) waits for it%s%s%s%s", me->id, *head ? head : "nothing",
+			   x1->id, x1->tag, y ? "; job " : "", y ? y->id : "",
+			   y ? " waits for job " : "", y ? xk_id : "");
+	loop_event(ctx, "prioritized", r.id, a.id, detail);
+	if (ctx->json)
+		cmd_emit_json(json_pack("{s:s, s:s, s:b, s:o, s:[s]}", "tag", r.tag, "job_id",
+					me->id, "moved", 1, "after",
+					*head ? json_string(head) : json_null(), "behind",
+					x1->id));
+	else
+		printf("%s: %s; nothing was cancelled\n", r.tag, detail);
+	rc = 0;
+	goto out;
+fail:
+	error("%s", cause ? cause : "scontrol update failed");
+	if (held) {
+		FREE_AND_NULL(cause);
+		if (slurm_scontrol_hold(&s, x1->id, 0, &cause) != 0)
+			error("job %s is still held: `scontrol release %s` lets it run (%s); "
+			      "the next `xloop next` or `tick` tries too", x1->id, x1->id,
+			      cause ? cause : "release failed");
+		else
+			db_kv_set(&ctx->db, CHAIN_HELD_KEY, 0);
+	} else {
+		db_kv_set(&ctx->db, CHAIN_HELD_KEY, 0);	/* nothing was held */
+	}
+	fprintf(stderr, "xloop: `xloop why %s` shows the line as Slurm has it now\n", r.tag);
+out:
+	free(detail);
+	free(head);
+	free(xk_id);
+	free(cause);
+	chain_release(&c);
+	attempt_release(&a);
+	run_release(&r);
+	return rc;
+}
+
+const struct cmd_entry cmd_prioritize_entry = {
+	"prioritize", "T",
+	"move a queued run's job to the front of its line, cancelling nothing",
+	"The chain is one line of afterany dependencies: R <- X1 <- ... <- T <- Y\n"
+	"(R runs). prioritize T makes it R <- T <- X1 <- ... <- Y with `scontrol\n"
+	"update jobid=ID Dependency=afterany:...`: every job keeps its id and its\n"
+	"attempt, the GPU goes from R to T without a gap, and the line stays one\n"
+	"line. X1 is held (`scontrol hold`) while T and X1 swap places, so only one\n"
+	"of them can start when R ends meanwhile; it is released at once. Without\n"
+	"a running job T takes X1's place at the head. Only the study's own jobs\n"
+	"move: another project's job ahead stays where it is.\n"
+	"\n"
+	"Refused (65) for a run that is running, finished or never submitted, and\n"
+	"for a task of a sweep (its array is one job). Recorded as a 'prioritized'\n"
+	"event, and on each moved attempt (what it waits for).\n",
+	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_prioritize,
+};

@@ -1,0 +1,128 @@
+/*
+ * xloop replicate T [-n K]: queue K replicates of T's configuration (runs
+ * whose one change is the seed variable, each on a fresh seed) in the plan.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "search/best.h"
+#include "cmd/cmd.h"
+#include "loop.h"
+#include "cmd/opts.h"
+#include "plan.h"
+#include "search/space.h"
+
+/* Queue replicates. */
+static int cmd_replicate(struct xl_ctx *ctx, const struct cmd_entry *self,
+			 int argc, char **argv)
+{
+	const char *nopt = NULL, *errstr, *seed = ctx->cfg.search.seed;
+	const struct opt opts[] = {
+		{ "n", OPT_STRING, &nopt },
+		OPT_END,
+	};
+	struct best_state bs;
+	struct run r;
+	char **pos, *cause = NULL, **used = NULL;
+	long long k = 1, i, id;
+	size_t nused = 0;
+	long c;
+	json_t *added = json_array();
+	int npos, rc;
+
+	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
+	if (rc)
+		return rc > 0 ? XL_OK : XL_USAGE;
+	if (opts_npos(self, pos, npos, 1, 1) < 0 ||
+	    (nopt && parse_ll(nopt, 1, 100, &k, &errstr) < 0)) {
+		if (nopt && npos == 1)
+			cmd_usage_error(self, "-n: '%s' is not a number from 1 to 100", nopt);
+		free(pos);
+		json_decref(added);
+		return XL_USAGE;
+	}
+	if (!*seed) {
+		error("no seed variable: name it with `xloop space seed VAR` first");
+		free(pos);
+		json_decref(added);
+		return XL_DATAERR;
+	}
+	rc = loop_find_run(ctx, pos[0], &r, &cause);
+	if (rc) {
+		error("%s", cause);
+		free(cause);
+		free(pos);
+		json_decref(added);
+		return rc;
+	}
+	if (best_load(ctx, &bs) < 0) {
+		rc = XL_ERR;
+		goto out;
+	}
+	c = best_find_run(&bs, r.id);
+	if (c < 0 || bs.v[c].rep_id == 0) {
+		error("run '%s' is not proven: a replicate copies a proven configuration", r.tag);
+		rc = XL_DATAERR;
+		goto out_bs;
+	}
+	used = best_seeds_used(ctx, &bs, c, &nused);
+	if (db_begin_write(&ctx->db) < 0) {
+		rc = XL_TEMPFAIL;
+		goto out_bs;
+	}
+	for (i = 0; i < k; i++) {
+		char *val = space_fresh_seed((const char *const *)used, nused);
+
+		if (plan_add(&ctx->db, ctx->cfg.study, bs.v[c].rep_tag, seed, val, &id) < 0) {
+			free(val);
+			db_rollback(&ctx->db);
+			rc = XL_ERR;
+			goto out_bs;
+		}
+		json_array_append_new(added, json_pack("{s:I, s:s}", "plan_id", (json_int_t)id,
+						       "seed", val));
+		used = xreallocarray(used, nused + 1, sizeof(*used));
+		used[nused++] = val;
+	}
+	if (db_commit(&ctx->db) < 0) {
+		rc = XL_ERR;
+		goto out_bs;
+	}
+	if (ctx->json) {
+		cmd_emit_json(json_pack("{s:s, s:s, s:O}", "configuration_of", bs.v[c].rep_tag,
+					"seed_var", seed, "queued", added));
+	} else {
+		size_t j;
+		json_t *o;
+
+		printf("queued %lld replicate%s of %s's configuration (%s, n=%ld now):\n", k,
+		       k == 1 ? "" : "s", bs.v[c].rep_tag, seed, bs.v[c].st.n);
+		json_array_foreach(added, j, o)
+			printf("  plan %lld: %s=%s from %s\n",
+			       (long long)json_integer_value(json_object_get(o, "plan_id")), seed,
+			       json_string_value(json_object_get(o, "seed")), bs.v[c].rep_tag);
+	}
+	rc = XL_OK;
+out_bs:
+	best_strings_free(used, nused);
+	best_release(&bs);
+out:
+	run_release(&r);
+	json_decref(added);
+	free(pos);
+	return rc;
+}
+
+const struct cmd_entry cmd_replicate_entry = {
+	"replicate", "T [-n K]",
+	"queue K replicates of T's configuration (fresh seeds)",
+	"Adds K plan entries SEED=<fresh> from the run that stands for T's\n"
+	"configuration (T itself unless T is a replicate); next and tick submit\n"
+	"them as tags B--r2, B--r3, ... Each replicate's score joins its\n"
+	"configuration's mean, and together they measure the noise (help best).\n"
+	"Needs a seed variable: `xloop space seed VAR`. T may be \"best\".\n",
+	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_replicate,
+};

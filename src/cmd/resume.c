@@ -1,0 +1,91 @@
+/*
+ * xloop resume [--feed]: for an agent that lost its session. Reconcile,
+ * then tell everything since the last briefing the agent saw.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "breaker.h"
+#include "briefing.h"
+#include "cmd/cmd.h"
+#include "cmd/opts.h"
+
+/* Reconcile and brief; submit only with --feed. */
+static int cmd_resume(struct xl_ctx *ctx, const struct cmd_entry *self,
+		      int argc, char **argv)
+{
+	int feed = 0;
+	const struct opt opts[] = {
+		{ "feed", OPT_FLAG, &feed },
+		OPT_END,
+	};
+	struct feed_request req;
+	struct feed_result fed;
+	struct refresh ref;
+	struct slurm s;
+	char **pos, *cause = NULL;
+	int npos, rc, frc = 0, reachable = 1;
+	json_t *b;
+
+	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
+	if (rc)
+		return rc > 0 ? XL_OK : XL_USAGE;
+	rc = opts_npos(self, pos, npos, 0, 0);
+	free(pos);
+	if (rc < 0)
+		return XL_USAGE;
+	slurm_init(&s);
+	memset(&fed, 0, sizeof(fed));
+	memset(&req, 0, sizeof(req));
+	rc = reconcile(ctx, &s, &ref, &cause);
+	if (rc) {
+		/* still tell the story from the DB: that is what resume is for */
+		warning("Slurm could not be asked (%s); this is what the state DB knows",
+			cause ? cause : "?");
+		FREE_AND_NULL(cause);
+		reachable = 0;
+	} else if (feed) {
+		/* feeding on purpose: the breaker is closed by the one who resumes */
+		char *why = breaker_open_reason(ctx);
+
+		if (why && breaker_reset(ctx, "reset by `xloop resume --feed`") == 0 &&
+		    !ctx->json)
+			printf("the breaker was open (%s); reset, feeding again\n", why);
+		free(why);
+		frc = feed_queue(ctx, &s, &ref, &req, &fed, &cause);
+		if (frc)
+			error("%s", cause ? cause : "unable to feed the queue");
+	}
+	ref.calls = s.calls;
+	b = briefing_build(ctx, &ref, &fed, 1);
+	briefing_mark_seen(ctx, b);
+	if (ctx->json) {
+		cmd_emit_json(b);
+	} else {
+		briefing_print(b);
+		json_decref(b);
+		if (!feed)
+			printf("(resume submits nothing; `xloop next` or `xloop resume --feed` "
+			       "feeds the queue)\n");
+	}
+	feed_result_release(&fed);
+	refresh_release(&ref);
+	free(cause);
+	return frc ? frc : (reachable ? XL_OK : XL_TEMPFAIL);
+}
+
+const struct cmd_entry cmd_resume_entry = {
+	"resume", "[--feed]",
+	"after a lost session: reconcile and tell everything since the last briefing",
+	"Prints the study's rules; the study so far, for a session with no memory\n"
+	"of it: the best lineage (each change from the root to the best run, with\n"
+	"its score), every run whose latest attempt failed and why, the latest\n"
+	"entries of ops/decisions.md; every verdict since the last briefing an\n"
+	"agent saw (with reasons and log tails), anything inconsistent it repaired\n"
+	"(e.g. an attempt left in 'submitting'), the live jobs and what each\n"
+	"pending one waits for (by job id and tag), the best run, who feeds the\n"
+	"queue once this session ends, and the next action. Submits nothing\n"
+	"unless --feed. Without Slurm it tells what the state DB knows (exit 75).\n",
+	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_resume,
+};

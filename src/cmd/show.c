@@ -1,0 +1,155 @@
+/*
+ * xloop show T: the run's lineage back to its root, one change per step.
+ * xloop diff T: the run's one changed line against its parent.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cmd/cmd.h"
+#include "jobsh/jobsh.h"
+#include "loop.h"
+#include "cmd/opts.h"
+#include "study.h"
+
+#define MAX_LINEAGE 10000
+
+static int one_tag(struct xl_ctx *ctx, const struct cmd_entry *self, int argc,
+		   char **argv, struct run *r)
+{
+	char **pos, *cause = NULL;
+	int npos, rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
+
+	if (rc)
+		return rc > 0 ? -1 : XL_USAGE;
+	if (opts_npos(self, pos, npos, 1, 1) < 0) {
+		free(pos);
+		return XL_USAGE;
+	}
+	rc = loop_find_run(ctx, pos[0], r, &cause);
+	if (rc)
+		error("%s", cause);
+	free(cause);
+	free(pos);
+	return rc;
+}
+
+/* Print a run's ancestry. */
+static int cmd_show(struct xl_ctx *ctx, const struct cmd_entry *self,
+		    int argc, char **argv)
+{
+	struct run *chain = NULL;
+	size_t n = 0, i;
+	json_t *arr = NULL;
+	int rc;
+
+	chain = xcalloc(1, sizeof(*chain));
+	rc = one_tag(ctx, self, argc, argv, &chain[0]);
+	if (rc) {
+		free(chain);
+		return rc < 0 ? XL_OK : rc;
+	}
+	n = 1;
+	while (chain[n - 1].parent_id && n < MAX_LINEAGE) {
+		chain = xreallocarray(chain, n + 1, sizeof(*chain));
+		if (runs_get(&ctx->db, ctx->cfg.study, chain[n - 1].parent_tag, &chain[n]) != 0) {
+			rc = XL_ERR;
+			break;
+		}
+		n++;
+	}
+	if (ctx->json)
+		arr = json_array();
+	else
+		printf("lineage of %s (newest first):\n", chain[0].tag);
+	for (i = 0; i < n && rc == 0; i++) {
+		const struct run *r = &chain[i];
+		const char *verdict = loop_run_proven(ctx, r) ? "proven" : "not proven";
+
+		if (arr) {
+			json_array_append_new(arr, json_pack("{s:s, s:o, s:o, s:s, s:s}",
+				"tag", r->tag,
+				"parent", r->parent_id ? json_string(r->parent_tag) : json_null(),
+				"change", r->parent_id ? json_pack("{s:s, s:s, s:s}", "var", r->var,
+					"old", r->old_value, "new", r->new_value) : json_null(),
+				"status", verdict, "note", r->note));
+		} else if (r->parent_id) {
+			printf("  %-20s %s: %s -> %s  [%s]%s%s\n", r->tag, r->var, r->old_value,
+			       r->new_value, verdict, *r->note ? "  # " : "", r->note);
+		} else {
+			printf("  %-20s (root, adopted)  [%s]\n", r->tag, verdict);
+		}
+	}
+	if (arr && rc == 0)
+		cmd_emit_json(json_pack("{s:s, s:o}", "tag", chain[0].tag, "lineage", arr));
+	else
+		json_decref(arr);
+	runs_free(chain, n);
+	return rc;
+}
+
+const struct cmd_entry cmd_show_entry = {
+	"show", "T", "show a run's lineage: each step back to the root and its one change",
+	"", CMD_DB | CMD_NOROOT, cmd_show,
+};
+
+/* Print the run's one changed line against its parent. */
+static int cmd_diff(struct xl_ctx *ctx, const struct cmd_entry *self,
+		    int argc, char **argv)
+{
+	struct buf a = BUF_INIT, b = BUF_INIT;
+	char *pa = NULL, *pb = NULL, *cause = NULL;
+	struct run r;
+	int rc, err, first = 0, nd;
+
+	rc = one_tag(ctx, self, argc, argv, &r);
+	if (rc)
+		return rc < 0 ? XL_OK : rc;
+	if (!r.parent_id) {
+		printf("%s is a root run (adopted): it has no parent to differ from\n", r.tag);
+		goto out;
+	}
+	pa = run_job_path(ctx->root, ctx->cfg.study, r.parent_tag);
+	pb = run_job_path(ctx->root, ctx->cfg.study, r.tag);
+	if (study_read_script(pa, &a, &err, &cause) < 0 ||
+	    study_read_script(pb, &b, &err, &cause) < 0) {
+		error("%s", cause);
+		rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
+		goto out;
+	}
+	nd = jobsh_lines_differ(a.s, a.len, b.s, b.len, &first);
+	if (nd != 1)
+		warning("%s's job.sh differs from its parent's in %d lines (xloop made it "
+			"differ in one): it was edited by hand", r.tag, nd);
+	printf("--- runs/%s/%s/job.sh\n+++ runs/%s/%s/job.sh\n", ctx->cfg.study,
+	       r.parent_tag, ctx->cfg.study, r.tag);
+	if (nd > 0) {
+		const char *la = a.s, *lb = b.s;
+		int i;
+
+		for (i = 1; i < first; i++) {
+			const char *na = strchr(la, '\n'), *nb = strchr(lb, '\n');
+
+			la = na ? na + 1 : la + strlen(la);
+			lb = nb ? nb + 1 : lb + strlen(lb);
+		}
+		printf("@@ line %d @@\n-%.*s\n+%.*s\n", first, (int)strcspn(la, "\n"), la,
+		       (int)strcspn(lb, "\n"), lb);
+	}
+out:
+	free(cause);
+	free(pa);
+	free(pb);
+	buf_release(&a);
+	buf_release(&b);
+	run_release(&r);
+	return rc;
+}
+
+const struct cmd_entry cmd_diff_entry = {
+	"diff", "T", "show a run's one changed line against its parent's job.sh",
+	"", CMD_DB | CMD_NOROOT, cmd_diff,
+};

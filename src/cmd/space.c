@@ -1,0 +1,299 @@
+/*
+ * xloop space set VAR=SPEC | ls | rm VAR | seed VAR [--replicates K]: the
+ * search space autopilot explores and the seed variable that makes
+ * replicates; stored in xloop.json (search.*) and committed as decisions.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "search/best.h"
+#include "cmd/cmd.h"
+#include "jobsh/jobsh.h"
+#include "loop.h"
+#include "cmd/opts.h"
+#include "search/space.h"
+#include "study.h"
+
+/* Refuse a VAR that the baseline's job.sh does not assign once at top level. */
+static int check_baseline_var(struct xl_ctx *ctx, const char *var, char **cause)
+{
+	struct jobsh_vars vars = JOBSH_VARS_INIT;
+	const struct jobsh_var *jv;
+	struct buf text = BUF_INIT;
+	struct run r;
+	char *path, *why = NULL;
+	int rc, err;
+
+	rc = runs_first_root(&ctx->db, ctx->cfg.study, &r);
+	if (rc < 0)
+		return XL_ERR;
+	if (rc == 1) {
+		*cause = xasprintf("study '%s' has no baseline yet: `xloop adopt PATH --tag T` "
+				   "first", ctx->cfg.study);
+		return XL_DATAERR;
+	}
+	path = run_job_path(ctx->root, ctx->cfg.study, r.tag);
+	rc = XL_DATAERR;
+	if (study_read_script(path, &text, &err, &why) == 0 &&
+	    jobsh_scan(text.s, text.len, &vars, &why) == 0 &&
+	    jobsh_find(&vars, var, &jv, &why) == 0)
+		rc = 0;
+	if (rc)
+		*cause = xasprintf("%s is not a top-level assignment of the baseline %s's "
+				   "job.sh: %s", var, r.tag, why ? why : "not found");
+	free(why);
+	jobsh_vars_release(&vars);
+	buf_release(&text);
+	free(path);
+	run_release(&r);
+	return rc;
+}
+
+/* The values of a variable, one line. */
+static void print_var(const struct space_var *v)
+{
+	size_t i;
+
+	printf("%s = ", v->name);
+	if (v->range)
+		printf("%s: ", v->range);
+	for (i = 0; i < v->n && i < 12; i++)
+		printf("%s%s", i ? "," : "", v->values[i]);
+	if (v->n > 12)
+		printf(",... (%zu values)", v->n);
+	putchar('\n');
+}
+
+static int space_set(struct xl_ctx *ctx, const char *arg)
+{
+	const char *path[3] = { "search", "space", NULL };
+	struct space_var v;
+	char *cause = NULL, *what;
+	json_t *spec;
+	size_t i;
+	int rc;
+
+	if (space_parse_arg(arg, &v, &cause) < 0) {
+		error("%s", cause);
+		free(cause);
+		return XL_DATAERR;
+	}
+	rc = check_baseline_var(ctx, v.name, &cause);
+	if (rc) {
+		error("%s", cause);
+		free(cause);
+		space_var_release(&v);
+		return rc;
+	}
+	if (v.range) {
+		spec = json_string(v.range);
+	} else {
+		spec = json_array();
+		for (i = 0; i < v.n; i++)
+			json_array_append_new(spec, json_string(v.values[i]));
+	}
+	path[2] = v.name;
+	what = xasprintf("search space %s = %s (%zu values)", v.name,
+			 v.range ? v.range : arg + strlen(v.name) + 1, v.n);
+	rc = loop_decide_config(ctx, path, 3, spec, what);
+	if (rc == 0 && !ctx->json)
+		print_var(&v);
+	else if (rc == 0)
+		cmd_emit_json(json_pack("{s:s, s:I}", "set", v.name, "values", (json_int_t)v.n));
+	free(what);
+	space_var_release(&v);
+	return rc;
+}
+
+static int space_ls(struct xl_ctx *ctx)
+{
+	const struct space *sp = &ctx->cfg.search.space;
+	size_t i, k;
+
+	if (ctx->json) {
+		json_t *vars = json_array();
+
+		for (i = 0; i < sp->n; i++) {
+			json_t *vals = json_array();
+
+			for (k = 0; k < sp->v[i].n; k++)
+				json_array_append_new(vals, json_string(sp->v[i].values[k]));
+			json_array_append_new(vars, json_pack("{s:s, s:o, s:o}", "var",
+				sp->v[i].name, "range", sp->v[i].range ?
+				json_string(sp->v[i].range) : json_null(), "values", vals));
+		}
+		cmd_emit_json(json_pack("{s:s, s:o, s:o, s:I}", "schema", "xloop.space/1",
+			"space", vars, "seed", *ctx->cfg.search.seed ?
+			json_string(ctx->cfg.search.seed) : json_null(),
+			"replicates", (json_int_t)ctx->cfg.search.replicates));
+		return XL_OK;
+	}
+	if (sp->n == 0)
+		printf("the search space is empty: `xloop space set VAR=V1,V2,...`\n");
+	for (i = 0; i < sp->n; i++)
+		print_var(&sp->v[i]);
+	if (*ctx->cfg.search.seed)
+		printf("seed: %s (%lld replicates measure the noise)\n", ctx->cfg.search.seed,
+		       ctx->cfg.search.replicates);
+	else
+		printf("seed: none (no replicates: gains are not checked against noise; "
+		       "`xloop space seed VAR`)\n");
+	return XL_OK;
+}
+
+static int space_rm(struct xl_ctx *ctx, const char *var)
+{
+	const char *path[3] = { "search", "space", var };
+	char *what;
+	int rc;
+
+	if (space_find(&ctx->cfg.search.space, var) == NULL) {
+		error("%s is not in the search space ('xloop space ls')", var);
+		return XL_NOINPUT;
+	}
+	what = xasprintf("search space: %s removed", var);
+	rc = loop_decide_config(ctx, path, 3, NULL, what);
+	if (rc == 0 && !ctx->json)
+		printf("removed %s from the search space\n", var);
+	else if (rc == 0)
+		cmd_emit_json(json_pack("{s:s}", "removed", var));
+	free(what);
+	return rc;
+}
+
+static int space_seed(struct xl_ctx *ctx, const struct cmd_entry *self, const char *var,
+		      const char *reps)
+{
+	const char *seed_path[2] = { "search", "seed" }, *rep_path[2] = { "search", "replicates" };
+	const char *errstr;
+	char *cause = NULL, *what;
+	long long k = 0;
+	int rc;
+
+	if (reps && parse_ll(reps, 2, 100, &k, &errstr) < 0) {
+		cmd_usage_error(self, "--replicates: '%s' is %s (2 to 100)", reps, errstr);
+		return XL_USAGE;
+	}
+	if (!jobsh_valid_name(var)) {
+		error("'%s' is not a variable name", var);
+		return XL_DATAERR;
+	}
+	rc = check_baseline_var(ctx, var, &cause);
+	if (rc) {
+		error("%s", cause);
+		free(cause);
+		return rc;
+	}
+	if (space_find(&ctx->cfg.search.space, var)) {
+		error("%s is in the search space; the seed variable cannot be searched "
+		      "(`xloop space rm %s` first)", var, var);
+		return XL_DATAERR;
+	}
+	if (k && config_edit(ctx->root, rep_path, 2, json_integer(k), &cause) < 0) {
+		error("%s", cause);
+		free(cause);
+		return XL_CONFIG;
+	}
+	what = xasprintf("seed variable %s (%lld replicates measure the noise)", var,
+			 k ? k : ctx->cfg.search.replicates);
+	rc = loop_decide_config(ctx, seed_path, 2, json_string(var), what);
+	free(what);
+	if (rc == 0 && (best_persist(ctx) < 0 || best_forget(ctx) < 0)) {
+		error("unable to recompute the configurations of the runs");
+		rc = XL_ERR;
+	}
+	if (rc == 0 && !ctx->json)
+		printf("seed: %s (%lld replicates)\n", var, ctx->cfg.search.replicates);
+	else if (rc == 0)
+		cmd_emit_json(json_pack("{s:s, s:I}", "seed", var,
+					"replicates", (json_int_t)ctx->cfg.search.replicates));
+	return rc;
+}
+
+/* The space subcommands. */
+static int cmd_space(struct xl_ctx *ctx, const struct cmd_entry *self,
+		     int argc, char **argv)
+{
+	const char *reps = NULL;
+	const struct opt opts[] = {
+		{ "replicates", OPT_STRING, &reps },
+		OPT_END,
+	};
+	char **pos;
+	int npos, rc;
+
+	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
+	if (rc)
+		return rc > 0 ? XL_OK : XL_USAGE;
+	if (npos == 0 || (npos == 1 && strcmp(pos[0], "ls") == 0))
+		rc = space_ls(ctx);
+	else if (npos == 2 && strcmp(pos[0], "set") == 0)
+		rc = space_set(ctx, pos[1]);
+	else if (npos == 2 && strcmp(pos[0], "rm") == 0)
+		rc = space_rm(ctx, pos[1]);
+	else if (npos == 2 && strcmp(pos[0], "seed") == 0)
+		rc = space_seed(ctx, self, pos[1], reps);
+	else {
+		cmd_usage_error(self, "bad arguments for space %s", pos[0]);
+		rc = XL_USAGE;
+	}
+	if (reps && (npos < 1 || strcmp(pos[0], "seed") != 0) && rc == 0)
+		warning("--replicates is for `space seed`; ignored");
+	free(pos);
+	return rc;
+}
+
+const struct cmd_entry cmd_space_entry = {
+	"space", "set VAR=SPEC | ls | rm VAR | seed VAR [--replicates K]",
+	"the search space autopilot explores, and the seed variable",
+	"set VAR=V1,V2,...             ordered choices (neighbours: adjacent values)\n"
+	"set VAR=LO..HI:int            every integer from LO to HI\n"
+	"set VAR=LO..HI[:log][:steps=N]  N points (default 9), linear or log\n"
+	"ls                            the space and the seed variable\n"
+	"rm VAR                        take VAR out of the space\n"
+	"seed VAR [--replicates K]     the job.sh variable that only changes the\n"
+	"                              random seed (K, default 3: runs of the baseline\n"
+	"                              that measure the noise)\n"
+	"VAR must be a top-level assignment of the baseline's job.sh (exit 65\n"
+	"otherwise). Stored in xloop.json as search.space / search.seed /\n"
+	"search.replicates and committed with an ops/decisions.md entry.\n"
+	"Values are canonical: 0.05, 5e-2 and 0.050 are one value. `help auto`:\n"
+	"autopilot.\n"
+	"\n"
+	"What \"best\" means (status, next, resume, report, --from best, plan):\n"
+	"A configuration is a job.sh's top-level assignments minus the seed\n"
+	"variable, values canonical; runs with the same configuration are one\n"
+	"experiment, and its score is the mean over its proven runs. A replicate\n"
+	"is a run whose one change is the seed (tag B--rK); it is never a parent.\n"
+	"The noise is measured, never assumed: sigma is the pooled within-\n"
+	"configuration standard deviation over every configuration with 2 runs\n"
+	"or more (df = the sum of n - 1); autopilot runs the baseline twice first\n"
+	"(the noise is measured) and brings the best to search.replicates runs\n"
+	"(default 3) when a candidate is ahead of it.\n"
+	"The best starts as the baseline's configuration; a candidate C replaces\n"
+	"the best B when its lead d = mean(C) - mean(B) (B - C for goal min):\n"
+	"  no noise estimate yet:  d > metric.min_delta (default 0), \"unchecked\"\n"
+	"  sigma = 0 (deterministic): d > metric.min_delta (exact)\n"
+	"  otherwise: C has >= 2 runs (confirming replicates on fresh seeds) and\n"
+	"    d' > max(min_delta, t(1 - alpha/m, df) * sigma * sqrt(1/k + 1/n(B)))\n"
+	"with d' the lead of the mean of C's k = n(C) - 1 confirming runs (its\n"
+	"first run, the one that made it worth confirming, is biased up by that\n"
+	"choice and left out of the test),\n"
+	"with m the number of looks: every run of a candidate (each run is one\n"
+	"new test of it), and at least 20 (the first candidates are tested on a\n"
+	"noise estimate of one or two degrees of freedom), and alpha =\n"
+	"search.alpha (default 0.05): a one-sided t bound at the Bonferroni\n"
+	"level, so the chance of any false promotion over every candidate and\n"
+	"every look stays below alpha. Candidates are compared again until\n"
+	"none beats the best; a tie never promotes. The best is sticky: it is\n"
+	"remembered at each verdict and changes only when another configuration\n"
+	"beats it. Confirming replicates stop at\n"
+	"search.confirm_max runs per candidate (default 6), or at a sixth of\n"
+	"autopilot's --budget-runs when that is more. Scores are shown as\n"
+	"mean ± the 95% half-width (n=N), or \"(n=1, unchecked)\".\n",
+	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_space,
+};

@@ -1,0 +1,439 @@
+/*
+ * xloop status [T]: every run of the study with its latest attempt, or one
+ * run in detail. Live states come from one squeue call for all jobs.
+ * status only reads: a job that has left the queue is shown as "ended"
+ * (not judged yet) until judge, next or tick judges it; it takes no lock,
+ * so it answers while a tick holds one.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "search/best.h"
+#include "cmd/cmd.h"
+#include "feed.h"
+#include "fsutil.h"
+#include "loop.h"
+#include "cmd/opts.h"
+#include "segments.h"
+#include "study.h"
+
+#define CHANGE_WIDTH 80	/* a longer change is cut with "..." */
+
+/*
+ * One word for an attempt's state: its verdict, a live Slurm state, or
+ * "ended" when it has left the queue and is not judged yet. Without a
+ * squeue answer (!sq_ok) an unjudged attempt is "unknown".
+ */
+static const char *state_word(const struct attempt *a, const struct slurm_job *j, int sq_ok)
+{
+	if (*a->verdict)
+		return a->verdict;
+	if (strcmp(a->phase, "submit_failed") == 0)
+		return "submit-failed";
+	if (strcmp(a->phase, "submitting") == 0)
+		return "submitting";
+	if (!sq_ok)
+		return "unknown";
+	if (j && !slurm_state_is_final(j->state))
+		return slurm_state_name(j->state);
+	return "ended";		/* gone from squeue (or final there), not judged yet */
+}
+
+/* Seconds as Slurm prints them: "0:21", "1:02:03", "2-01:02:03". */
+static void fmt_elapsed(long long t, char *out, size_t size)
+{
+	if (t >= 86400)
+		xsnprintf(out, size, "%lld-%02lld:%02lld:%02lld", t / 86400, t / 3600 % 24,
+			  t / 60 % 60, t % 60);
+	else if (t >= 3600)
+		xsnprintf(out, size, "%lld:%02lld:%02lld", t / 3600, t / 60 % 60, t % 60);
+	else
+		xsnprintf(out, size, "%lld:%02lld", t / 60, t % 60);
+}
+
+/* How long the attempt ran: squeue's while live, its recorded start and end after. */
+static const char *elapsed(const struct attempt *a, const struct slurm_job *j,
+			   char *out, size_t size)
+{
+	if (j && *j->run_time && !*a->verdict)
+		return j->run_time;
+	if (a->started_at > 0 && a->ended_at >= a->started_at) {
+		fmt_elapsed(a->ended_at - a->started_at, out, size);
+		return out;
+	}
+	return NULL;
+}
+
+/* Slurm's pending reason, or NULL for "None" and nothing. */
+static const char *reason_of(const struct attempt *a, const struct slurm_job *j)
+{
+	const char *r = j ? j->reason : a->slurm_reason;
+
+	return r && *r && strcmp(r, "None") != 0 ? r : NULL;
+}
+
+/* Warn when job.sh changed after a still-pending submission. */
+static int changed_since_submit(struct xl_ctx *ctx, const struct run *r,
+				const struct attempt *a)
+{
+	char *job = run_job_path(ctx->root, ctx->cfg.study, r->tag), sha[65];
+	struct buf text = BUF_INIT;
+	char *cause = NULL;
+	int err, changed = 0;
+
+	if (study_read_script(job, &text, &err, &cause) == 0) {
+		study_sha256(text.s, text.len, sha);
+		changed = *a->job_sha256 && strcmp(sha, a->job_sha256) != 0;
+	}
+	free(cause);
+	free(job);
+	buf_release(&text);
+	return changed;
+}
+
+/* One run of status --json, written straight out (schemas/status.json). */
+static void run_json(struct jsonw *w, const struct run *r, const struct attempt *v,
+		     size_t n, const struct slurm_jobs *q, int sq_ok, int best)
+{
+	const struct attempt *last = n ? &v[n - 1] : NULL;
+	size_t k;
+
+	jsonw_open(w, NULL, '{');
+	jsonw_str(w, "tag", r->tag);
+	if (r->parent_id) {
+		jsonw_str(w, "parent", r->parent_tag);
+		jsonw_open(w, "change", '{');
+		jsonw_str(w, "var", r->var);
+		jsonw_str(w, "old", r->old_value);
+		jsonw_str(w, "new", r->new_value);
+		jsonw_close(w, '}');
+	} else {
+		jsonw_null(w, "parent");
+		jsonw_null(w, "change");
+	}
+	jsonw_str(w, "state", last ? state_word(last, slurm_jobs_find(q, last->job_id), sq_ok) :
+		  "new");
+	jsonw_bool(w, "best", best);
+	jsonw_open(w, "attempts", '[');
+	for (k = 0; k < n; k++) {
+		const struct attempt *a = &v[k];
+		const struct slurm_job *j = slurm_jobs_find(q, a->job_id);
+		char el[32];
+
+		jsonw_open(w, NULL, '{');
+		jsonw_int(w, "n", a->n);
+		jsonw_str(w, "phase", a->phase);
+		jsonw_str(w, "state", state_word(a, j, sq_ok));
+		jsonw_str_or_null(w, "last_seen", a->state);
+		jsonw_str(w, "job_id", a->job_id);
+		jsonw_str(w, "log", a->log_path);
+		jsonw_str_or_null(w, "reason", reason_of(a, j));
+		jsonw_str_or_null(w, "elapsed", elapsed(a, j, el, sizeof(el)));
+		if (a->started_at)
+			jsonw_int(w, "started_at", a->started_at);
+		else
+			jsonw_null(w, "started_at");
+		if (a->ended_at)
+			jsonw_int(w, "ended_at", a->ended_at);
+		else
+			jsonw_null(w, "ended_at");
+		jsonw_str(w, "verdict", a->verdict);
+		jsonw_str(w, "verdict_reason", a->verdict_reason);
+		if (a->has_score)
+			jsonw_real(w, "score", a->score);
+		else
+			jsonw_null(w, "score");
+		jsonw_str(w, "resources", a->overrides);
+		if (a->submitted_at)
+			jsonw_int(w, "submitted_at", a->submitted_at);
+		else
+			jsonw_null(w, "submitted_at");
+		jsonw_str_or_null(w, "class", a->failure_class);
+		jsonw_str_or_null(w, "auto_retry", a->auto_retry);
+		jsonw_int(w, "lane", a->lane);
+		jsonw_close(w, '}');
+	}
+	jsonw_close(w, ']');
+	jsonw_close(w, '}');
+}
+
+/* One run and all its attempts. */
+static void print_detail(struct xl_ctx *ctx, const struct run *r, const struct attempt *v,
+			 size_t n, const struct slurm_jobs *q, int sq_ok)
+{
+	size_t i;
+
+	printf("run %s (study %s)\n", r->tag, r->study);
+	if (r->parent_id)
+		printf("  parent   %s\n  change   %s: %s -> %s\n", r->parent_tag, r->var,
+		       r->old_value, r->new_value);
+	else
+		printf("  root run (adopted)\n");
+	if (*r->note)
+		printf("  note     %s\n", r->note);
+	if (*r->commit_id)
+		printf("  commit   %.12s\n", r->commit_id);
+	printf("  job.sh   runs/%s/%s/job.sh\n", r->study, r->tag);
+	if (n == 0)
+		printf("  not submitted yet: xloop submit %s\n", r->tag);
+	for (i = 0; i < n; i++) {
+		const struct attempt *a = &v[i];
+		const struct slurm_job *j = slurm_jobs_find(q, a->job_id);
+		const char *st = state_word(a, j, sq_ok), *why = reason_of(a, j), *el;
+		char buf[32];
+
+		printf("  attempt %lld: ", a->n);
+		if (strcmp(st, "ended") == 0)
+			printf("ended, not judged yet");
+		else if (strcmp(st, "unknown") == 0)
+			printf("unknown (Slurm could not be asked; last seen %s)",
+			       *a->state ? a->state : "submitted");
+		else
+			printf("%s", st);
+		if (*a->job_id)
+			printf(", job %s", a->job_id);
+		if (why && j)
+			printf(" (%s)", why);
+		el = elapsed(a, j, buf, sizeof(buf));
+		if (el)
+			printf(", elapsed %s", el);
+		if (a->has_score)
+			printf(", score %g", a->score);
+		putchar('\n');
+		if (strcmp(st, "ended") == 0)
+			printf("    `xloop judge %s` judges it (`xloop next` judges and feeds)\n",
+			       r->tag);
+		if (!*a->verdict) {
+			char *seg = segments_progress(ctx, a->id);
+
+			if (seg)
+				printf("    %s\n", seg);
+			free(seg);
+		}
+		if (*a->verdict_reason)
+			printf("    %s\n", a->verdict_reason);
+		if (*a->submit_error)
+			printf("    sbatch: %s\n", a->submit_error);
+		if (*a->overrides)
+			printf("    resources changed: %s\n", a->overrides);
+		if (*a->log_path)
+			printf("    log %s\n", a->log_path);
+		if (j && j->state == SLURM_STATE_PENDING && changed_since_submit(ctx, r, a))
+			printf("    warning: job.sh changed after this submission; Slurm will "
+			       "run the copy it saved when the job was submitted\n");
+	}
+}
+
+/* "VAR old->new" (cut at CHANGE_WIDTH) or "(root)". */
+static void change_text(const struct run *r, char *out, size_t size)
+{
+	int w;
+
+	if (!r->parent_id) {
+		xsnprintf(out, size, "(root)");
+		return;
+	}
+	w = snprintf(out, size, "%s %s->%s", r->var, r->old_value, r->new_value);
+	if (w < 0 || (size_t)w >= size)
+		xsnprintf(out + size - 4, 4, "...");
+}
+
+/* Column widths that fit every tag, parent and change of the table. */
+struct widths {
+	int tag, parent, change;
+};
+
+static void fit_columns(const struct run *runs, size_t n, struct widths *w)
+{
+	char change[CHANGE_WIDTH + 1];
+	size_t i;
+
+	w->tag = 3;
+	w->parent = 6;
+	w->change = 6;
+	for (i = 0; i < n; i++) {
+		int t = (int)strlen(runs[i].tag), p = (int)strlen(runs[i].parent_tag), c;
+
+		change_text(&runs[i], change, sizeof(change));
+		c = (int)strlen(change);
+		w->tag = t > w->tag ? t : w->tag;
+		w->parent = p > w->parent ? p : w->parent;
+		w->change = c > w->change ? c : w->change;
+	}
+}
+
+/* The lines under the table: what is not judged yet, who feeds. */
+static void print_footer(struct xl_ctx *ctx, size_t ended, size_t unknown)
+{
+	struct feeder who;
+
+	if (unknown)
+		printf("unknown: Slurm could not be asked, so xloop cannot tell whether "
+		       "these jobs still run (`xloop status T` shows the last state seen)\n");
+	if (ended)
+		printf("%zu run%s ended, not judged yet: `xloop judge` judges %s (`xloop next` "
+		       "judges and feeds the queue)\n", ended, ended == 1 ? "" : "s",
+		       ended == 1 ? "it" : "them");
+	feed_who(ctx, &who);
+	feed_print_who(who.text, who.last_at);
+	feeder_release(&who);
+}
+
+/* The feeder as part of status --json. */
+static json_t *feeder_json(struct xl_ctx *ctx)
+{
+	struct feeder who;
+	json_t *o;
+
+	feed_who(ctx, &who);
+	o = json_pack("{s:s, s:o, s:s}", "kind", who.kind, "last_at",
+		      who.last_at ? json_integer(who.last_at) : json_null(), "text", who.text);
+	feeder_release(&who);
+	return o;
+}
+
+/* Show the study, or one run. */
+static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
+		      int argc, char **argv)
+{
+	struct slurm_jobs q = SLURM_JOBS_INIT;
+	struct attempt_walk walk;
+	struct json_stream js;
+	struct run *runs = NULL, best;
+	struct widths wd = { 3, 6, 6 };
+	struct slurm s;
+	char **pos, *cause = NULL;
+	size_t nruns = 0, i, ended = 0, unknown = 0;
+	struct best_info bi;
+	char shown[128];
+	int npos, rc, sq, have_best;
+
+	rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
+	if (rc)
+		return rc > 0 ? XL_OK : XL_USAGE;
+	if (opts_npos(self, pos, npos, 0, 1) < 0) {
+		free(pos);
+		return XL_USAGE;
+	}
+	if (npos == 1) {
+		runs = xcalloc(1, sizeof(*runs));
+		rc = loop_find_run(ctx, pos[0], runs, &cause);
+		if (rc) {
+			error("%s", cause);
+			free(cause);
+			free(runs);
+			free(pos);
+			return rc;
+		}
+		nruns = 1;
+	} else if (runs_list(&ctx->db, ctx->cfg.study, &runs, &nruns) < 0) {
+		free(pos);
+		return XL_ERR;
+	}
+	free(pos);
+
+	/* one squeue call for every live job; without Slurm, say so and go on */
+	slurm_init(&s);
+	sq = slurm_squeue_mine(&s, &q, &cause);
+	if (sq) {
+		warning("live states unknown: %s", cause);
+		FREE_AND_NULL(cause);
+	}
+	rc = XL_OK;
+	have_best = best_get(ctx, &best, &bi) == 0;
+
+	if (attempt_walk_open(&ctx->db, ctx->cfg.study, npos ? runs[0].id : 0, &walk) < 0) {
+		rc = XL_ERR;
+	} else if (ctx->json) {
+		/* streamed: a study of 10,000 runs is tens of MB of JSON */
+		json_t *head = json_pack("{s:s, s:s, s:s, s:o, s:b, s:o}",
+					 "schema", "xloop.status/2",
+					 "study", ctx->cfg.study,
+					 "metric", ctx->cfg.metric,
+					 "best", have_best ? json_string(best.tag) : json_null(),
+					 "slurm_reachable", sq == 0,
+					 "feeder", feeder_json(ctx));
+
+		json_object_set_new(head, "best_score", have_best ?
+				    best_json(best.tag, &bi) : json_null());
+		cmd_json_begin(&js, head, "runs");
+	} else if (npos == 0) {
+		fit_columns(runs, nruns, &wd);
+		printf("study %s: %zu run%s", ctx->cfg.study, nruns, nruns == 1 ? "" : "s");
+		if (have_best) {
+			best_format(&bi, shown, sizeof(shown));
+			printf(", best %s: %s %s", best.tag, ctx->cfg.metric, shown);
+		}
+		printf("\n  %-*s %-*s %-*s %-13s %3s %-10s %-10s %s\n", wd.tag, "TAG",
+		       wd.parent, "PARENT", wd.change, "CHANGE", "STATE", "ATT", "JOB",
+		       "ELAPSED", "SCORE");
+	}
+	for (i = 0; rc == XL_OK && i < nruns; i++) {
+		struct run *r = &runs[i];
+		struct attempt *v = NULL, *a;
+		const struct slurm_job *j;
+		const char *st, *el;
+		size_t n = 0;
+		char change[CHANGE_WIDTH + 1], score[32], buf[32];
+
+		if (attempt_walk_run(&walk, r->id, &v, &n) < 0) {
+			rc = XL_ERR;	/* a broken document and exit 70 */
+			break;
+		}
+		a = n ? &v[n - 1] : NULL;
+		j = a ? slurm_jobs_find(&q, a->job_id) : NULL;
+		st = a ? state_word(a, j, sq == 0) : "new";
+		ended += strcmp(st, "ended") == 0;
+		unknown += strcmp(st, "unknown") == 0;
+		if (ctx->json) {
+			run_json(&js.w, r, v, n, &q, sq == 0, have_best && best.id == r->id);
+			if (js.out.len >= 1 << 16)
+				cmd_json_flush(&js);
+		} else if (npos == 1) {
+			print_detail(ctx, r, v, n, &q, sq == 0);
+		} else {
+			change_text(r, change, sizeof(change));
+			if (a && a->has_score)
+				xsnprintf(score, sizeof(score), "%g", a->score);
+			else
+				xsnprintf(score, sizeof(score), "-");
+			el = a ? elapsed(a, j, buf, sizeof(buf)) : NULL;
+			printf("%-2s%-*s %-*s %-*s %-13s %3lld %-10s %-10s %s\n",
+			       have_best && best.id == r->id ? "*" : "", wd.tag, r->tag,
+			       wd.parent, r->parent_id ? r->parent_tag : "-", wd.change, change,
+			       st, a ? a->n : 0LL, a && *a->job_id ? a->job_id : "-",
+			       el ? el : "-", score);
+			if (a && j && j->state == SLURM_STATE_PENDING &&
+			    changed_since_submit(ctx, r, a))
+				printf("  warning: %s's job.sh changed after submission; Slurm "
+				       "will run the copy it saved then\n", r->tag);
+		}
+		attempts_free(v, n);
+	}
+	if (ctx->json && rc != XL_ERR)
+		cmd_json_end(&js);
+	else if (!ctx->json && npos == 0 && rc == XL_OK)
+		print_footer(ctx, ended, unknown);
+	attempt_walk_close(&walk);
+	if (have_best)
+		run_release(&best);
+	runs_free(runs, nruns);
+	slurm_jobs_release(&q);
+	return rc == XL_ERR ? XL_ERR : XL_OK;
+}
+
+const struct cmd_entry cmd_status_entry = {
+	"status", "[T]", "show every run of the study, or one run in detail",
+	"One row per run: tag, parent, change (VAR old->new), state, attempt, job\n"
+	"id, elapsed time (live from squeue, then from the recorded start and end),\n"
+	"score; '*' marks the best proven run. With T, the run's lineage and all its\n"
+	"attempts. Live states come from a single squeue call. status only reads:\n"
+	"a job that has left the queue shows as 'ended' (not judged yet) until\n"
+	"`xloop judge`, `next` or `tick` judges it; without Slurm, unjudged attempts\n"
+	"are 'unknown'. The last line says who feeds the queue after this session.\n",
+	CMD_DB | CMD_NOROOT, cmd_status,
+};

@@ -1,0 +1,125 @@
+/*
+ * xloop submit T [--after JOBID] [--no-chain] [--mem M] [--time D] [--segments N]:
+ * preflight, then sbatch with attempt-numbered logs, chained so the GPU
+ * never idles.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cmd/cmd.h"
+#include "driver.h"
+#include "loop.h"
+#include "cmd/opts.h"
+#include "submit.h"
+
+/* Submit a new attempt of a run. */
+static int cmd_submit(struct xl_ctx *ctx, const struct cmd_entry *self,
+		      int argc, char **argv)
+{
+	struct submit_opts o;
+	const char *nice = NULL;
+	const struct opt opts[] = {
+		{ "after", OPT_STRING, &o.after },
+		{ "no-chain", OPT_FLAG, &o.no_chain },
+		{ "mem", OPT_STRING, &o.mem },
+		{ "time", OPT_STRING, &o.time },
+		{ "segments", OPT_STRING, &o.segments },
+		{ "nice", OPT_STRING, &nice },
+		OPT_END,
+	};
+	struct submit_result res;
+	struct slurm s;
+	struct run r;
+	char **pos, *cause = NULL;
+	int npos, rc;
+
+	memset(&o, 0, sizeof(o));
+	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
+	if (rc)
+		return rc > 0 ? XL_OK : XL_USAGE;
+	if (opts_npos(self, pos, npos, 1, 1) < 0 ||
+	    (o.after && o.no_chain &&
+	     cmd_usage_error(self, "--after and --no-chain contradict each other") < 0) ||
+	    cmd_apply_nice(ctx, self, nice) < 0) {
+		free(pos);
+		return XL_USAGE;
+	}
+	rc = loop_find_run(ctx, pos[0], &r, &cause);
+	free(pos);
+	if (rc) {
+		error("%s", cause);
+		free(cause);
+		return rc;
+	}
+	slurm_init(&s);
+	rc = loop_submit(ctx, &s, &r, &o, &res, &cause);
+	if (rc) {
+		error("%s", cause ? cause : "submission failed");
+		if (res.ambiguous)
+			fprintf(stderr, "xloop: sbatch may have submitted attempt %lld anyway; "
+				"'xloop next' will find it by its token before anything is "
+				"submitted again\n", res.n);
+	} else if (ctx->json) {
+		cmd_emit_json(json_pack("{s:s, s:I, s:s, s:s, s:o}", "tag", r.tag,
+					"attempt", (json_int_t)res.n, "job_id", res.job_id,
+					"log", res.log_path, "after",
+					*res.after ? json_string(res.after) : json_null()));
+	} else {
+		printf("submitted %s attempt %lld as job %s%s%s\n  log: %s\n", r.tag,
+		       res.n, res.job_id, *res.after ? ", after job " : "", res.after,
+		       res.log_path);
+	}
+	if (rc == 0)	/* driver.mode slurm: a feeder judges it once it ends */
+		driver_keep_feeder(ctx, &s, NULL, NULL);
+	free(cause);
+	submit_result_release(&res);
+	run_release(&r);
+	return rc;
+}
+
+const struct cmd_entry cmd_submit_entry = {
+	"submit", "T [--after JOBID] [--no-chain] [--mem M] [--time D] [--segments N] [--nice N]",
+	"preflight a run and submit it to Slurm as a new attempt",
+	"Checks first (nothing is submitted when one fails): job.sh exists, is\n"
+	"executable and passes `bash -n`; --time is within the partition's MaxTime;\n"
+	"--mem fits the partition's nodes. Then sbatch with the resources of\n"
+	"xloop.json, the log runs/<study>/T/slurm/attemptN.out (N: the first free\n"
+	"number; logs are never overwritten), job name T, a token in the comment,\n"
+	"XLOOP_RUN_DIR/TAG/ATTEMPT/STUDY/ROOT in the job's environment, and\n"
+	"--dependency=afterany on the newest xloop job still queued or running.\n"
+	"\n"
+	"#SBATCH lines in job.sh versus xloop.json: xloop passes --partition, --gres,\n"
+	"--cpus-per-task, --mem, --time (and --account, --qos, --nice when set) from\n"
+	"xloop.json, or from --mem/--time here, plus --job-name, --output, --comment,\n"
+	"--chdir and --export=ALL, all on sbatch's command line, and sbatch lets its\n"
+	"command line win over #SBATCH lines. So for those options Slurm gets\n"
+	"xloop.json's value; every other #SBATCH line (--constraint, --nodes, ...)\n"
+	"still applies. `xloop adopt` warns about each #SBATCH line that differs.\n"
+	"\n"
+	"options:\n"
+	"  --after JOBID   chain onto this job instead\n"
+	"  --no-chain      start as soon as Slurm can\n"
+	"  --mem M         override resources.mem for this attempt (recorded)\n"
+	"  --time D        override resources.time for this attempt (recorded)\n"
+	"  --segments N    run as up to N segments of --time each (0: one job;\n"
+	"                  overrides segments.max and the run's own from\n"
+	"                  `xloop new --segments`; recorded): see below\n"
+	"\n"
+	"Segments (segments.max > 0 or --segments N): the job gets\n"
+	"--signal=B:<segments.signal>@<segments.lead> and XLOOP_SEGMENT=1, 2, ...;\n"
+	"segment k+1 is queued behind k (afternotok) and runs in the same directory.\n"
+	"A segment that exits 85 (XLOOP_CONTINUE), or ends TIMEOUT after the signal,\n"
+	"continues when segments.checkpoint changed during it; the verdict comes once,\n"
+	"from the last segment. The log is attemptN.out, one ==== header per segment.\n"
+	"A segment the machine killed (NODE_FAIL, BOOT_FAIL, PREEMPTED) is retried\n"
+	"as that segment, from the checkpoint: it counts toward retry.infra_max, not\n"
+	"toward N. Retries (`xloop retry`, automatic ones) keep the attempt's\n"
+	"--segments unless given another.\n"
+	"\n"
+	"With driver.mode slurm, a feeder job waits behind the run afterwards (as\n"
+	"after `next`), so the run is judged once it ends with no other xloop call.\n",
+	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_submit,
+};

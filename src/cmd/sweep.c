@@ -1,0 +1,383 @@
+/*
+ * xloop sweep --set VAR=V1,V2,... [--from P|best] [--max-parallel K]: one
+ * run per value, submitted as one job array (seed 002).
+ * xloop sweep retry NAME: resubmit only the tasks whose latest attempt
+ * failed (or never reached Slurm), as a new array of their indexes.
+ * xloop sweep show NAME: each index, its run, its latest attempt.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cmd/cmd.h"
+#include "jobsh/jobsh.h"
+#include "loop.h"
+#include "cmd/opts.h"
+#include "reconcile.h"
+#include "segments.h"
+#include "submit.h"
+#include "sweep.h"
+
+/* The latest attempt of a task: 0 found, 1 none. */
+static int task_latest(struct xl_ctx *ctx, const struct sweep_task *t, struct attempt *a)
+{
+	int rc = attempts_latest(&ctx->db, t->run_id, a);
+
+	return rc < 0 ? 1 : rc;
+}
+
+/* Whether a task needs (re)submitting: no attempt, refused, or failed. */
+static int task_wants_submit(struct xl_ctx *ctx, const struct sweep_task *t)
+{
+	struct attempt a;
+	int want;
+
+	if (task_latest(ctx, t, &a) != 0)
+		return 1;
+	want = strcmp(a.phase, "submit_failed") == 0 || strcmp(a.verdict, "failure") == 0;
+	attempt_release(&a);
+	return want;
+}
+
+/* Print (or emit) what one array submission did. */
+static void report(struct xl_ctx *ctx, const struct sweep *sw, const size_t *pick,
+		   const struct sweep_submitted *res)
+{
+	size_t i;
+
+	if (ctx->json) {
+		json_t *tasks = json_array();
+
+		for (i = 0; i < res->nr; i++) {
+			const struct sweep_task *t = &sw->tasks[pick[i]];
+			char *job = xasprintf("%s_%lld", res->array_id, t->idx);
+			char *log = run_log_path(ctx->root, ctx->cfg.study, t->tag,
+						 res->attempt[i]);
+
+			json_array_append_new(tasks, json_pack(
+				"{s:I, s:s, s:s, s:I, s:s, s:s}", "index", (json_int_t)t->idx,
+				"tag", t->tag, "value", t->value, "attempt",
+				(json_int_t)res->attempt[i], "job_id", job, "log", log));
+			free(job);
+			free(log);
+		}
+		cmd_emit_json(json_pack("{s:s, s:s, s:s, s:s, s:o, s:o}", "sweep", sw->name,
+					"var", sw->var, "array_job_id", res->array_id,
+					"array", res->array_spec, "after", *res->after ?
+					json_string(res->after) : json_null(), "tasks", tasks));
+		return;
+	}
+	printf("submitted sweep %s (%s) as array job %s, --array=%s%s%s\n", sw->name,
+	       sw->var, res->array_id, res->array_spec,
+	       *res->after ? ", after job " : "", res->after);
+	for (i = 0; i < res->nr; i++) {
+		const struct sweep_task *t = &sw->tasks[pick[i]];
+
+		printf("  [%lld] %-24s %s=%s  attempt %lld, job %s_%lld\n", t->idx, t->tag,
+		       sw->var, t->value, res->attempt[i], res->array_id, t->idx);
+	}
+}
+
+/* Submit the picked tasks and report; an exit code. */
+static int submit_picked(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
+			 const size_t *pick, size_t n, const struct submit_opts *o)
+{
+	struct sweep_submitted res;
+	char *cause = NULL;
+	int rc = sweep_submit(ctx, s, sw, pick, n, o, &res, &cause);
+
+	if (rc) {
+		error("%s", cause ? cause : "the sweep was not submitted");
+		if (res.ambiguous)
+			fprintf(stderr, "xloop: sbatch may have submitted the array anyway; "
+				"'xloop next' will find its tasks by their token before "
+				"anything is submitted again\n");
+	} else {
+		report(ctx, sw, pick, &res);
+	}
+	free(cause);
+	sweep_submitted_release(&res);
+	return rc;
+}
+
+/* Judge what ended, so "failed" is up to date; a failure here is not fatal. */
+static void refresh(struct xl_ctx *ctx, struct slurm *s)
+{
+	struct refresh ref;
+	char *cause = NULL;
+
+	if (reconcile(ctx, s, &ref, &cause) == 0)
+		refresh_release(&ref);
+	free(cause);
+}
+
+/* xloop sweep retry NAME. */
+static int sweep_retry(struct xl_ctx *ctx, struct slurm *s, const char *name,
+		       const struct submit_opts *o)
+{
+	struct sweep sw;
+	struct submit_opts own;
+	size_t *pick, n = 0, i;
+	char *carried = NULL;
+	int rc = sweeps_get(&ctx->db, ctx->cfg.study, name, &sw);
+
+	if (rc) {
+		error(rc > 0 ? "no sweep '%s' in study '%s'" : "unable to read sweep '%s' "
+		      "of study '%s'", name, ctx->cfg.study);
+		return rc > 0 ? XL_NOINPUT : XL_ERR;
+	}
+	refresh(ctx, s);
+	pick = xcalloc(sw.nr ? sw.nr : 1, sizeof(*pick));
+	for (i = 0; i < sw.nr; i++)
+		if (task_wants_submit(ctx, &sw.tasks[i]))
+			pick[n++] = i;
+	/* tasks that needed segments still do: the --segments they were given */
+	for (i = 0; i < n && !o->segments && !carried; i++) {
+		struct attempt a;
+
+		if (task_latest(ctx, &sw.tasks[pick[i]], &a) == 0) {
+			carried = loop_override_value(a.overrides, "segments");
+			attempt_release(&a);
+		}
+	}
+	if (carried) {
+		own = *o;
+		own.segments = carried;
+		o = &own;
+	}
+	if (n == 0) {
+		if (ctx->json)
+			cmd_emit_json(json_pack("{s:s, s:s, s:[]}", "sweep", sw.name,
+						"array_job_id", "", "tasks"));
+		else
+			printf("sweep %s: no task failed (each one succeeded or is still "
+			       "queued or running); nothing submitted\n", sw.name);
+		rc = 0;
+	} else {
+		rc = submit_picked(ctx, s, &sw, pick, n, o);
+	}
+	free(pick);
+	free(carried);
+	sweep_release(&sw);
+	return rc;
+}
+
+/* xloop sweep show NAME. */
+static int sweep_show(struct xl_ctx *ctx, const char *name)
+{
+	json_t *tasks = json_array();
+	struct sweep sw;
+	size_t i;
+	int rc = sweeps_get(&ctx->db, ctx->cfg.study, name, &sw);
+
+	if (rc) {
+		json_decref(tasks);
+		error(rc > 0 ? "no sweep '%s' in study '%s'" : "unable to read sweep '%s' "
+		      "of study '%s'", name, ctx->cfg.study);
+		return rc > 0 ? XL_NOINPUT : XL_ERR;
+	}
+	if (!ctx->json)
+		printf("sweep %s: %s from %s, %zu tasks%s\n", sw.name, sw.var, sw.parent,
+		       sw.nr, sw.max_parallel ? "" : "");
+	for (i = 0; i < sw.nr; i++) {
+		const struct sweep_task *t = &sw.tasks[i];
+		struct attempt a;
+		int has = task_latest(ctx, t, &a) == 0;
+		const char *state = !has ? "NOT SUBMITTED" : *a.verdict ? a.verdict :
+			*a.state ? a.state : a.phase;
+
+		json_array_append_new(tasks, json_pack(
+			"{s:I, s:s, s:s, s:I, s:s, s:s, s:o}", "index", (json_int_t)t->idx,
+			"tag", t->tag, "value", t->value, "attempt",
+			(json_int_t)(has ? a.n : 0), "job_id", has ? a.job_id : "",
+			"state", state, "score", has && a.has_score ?
+			json_real(a.score) : json_null()));
+		if (!ctx->json) {
+			printf("  [%lld] %-24s %s=%-10s attempt %lld  %-14s", t->idx, t->tag,
+			       sw.var, t->value, has ? a.n : 0, state);
+			if (has && a.has_score)
+				printf(" score %g", a.score);
+			if (has && *a.job_id)
+				printf("  job %s", a.job_id);
+			putchar('\n');
+		}
+		if (has)
+			attempt_release(&a);
+	}
+	if (ctx->json)
+		cmd_emit_json(json_pack("{s:s, s:s, s:s, s:I, s:o}", "sweep", sw.name,
+					"var", sw.var, "parent", sw.parent, "max_parallel",
+					(json_int_t)sw.max_parallel, "tasks", tasks));
+	else
+		json_decref(tasks);
+	sweep_release(&sw);
+	return 0;
+}
+
+/* xloop sweep --set VAR=V1,V2,... */
+static int sweep_new(struct xl_ctx *ctx, struct slurm *s, const char *set,
+		     const char *from, const char *name_opt, long long k, int force,
+		     const struct submit_opts *o)
+{
+	char *var = NULL, *list = NULL, *name = NULL, *cause = NULL, **values = NULL;
+	size_t n = 0, i, *pick = NULL;
+	struct sweep sw;
+	int rc;
+
+	memset(&sw, 0, sizeof(sw));
+	if (jobsh_parse_setting(set, &var, &list, &cause) < 0) {
+		rc = XL_DATAERR;
+		goto out;
+	}
+	rc = sweep_split_values(list, &values, &n, &cause);
+	if (rc)
+		goto out;
+	rc = loop_check_overrides(o, &cause);
+	if (rc == 0) {
+		long long segs;
+
+		/* refused before any run is made */
+		rc = segments_wanted(&ctx->cfg, o->segments, o->time ? o->time :
+				     ctx->cfg.res.time, o->time != NULL, &segs, &cause);
+	}
+	if (rc)
+		goto out;
+	if (name_opt) {
+		name = xstrdup(name_opt);
+	} else {
+		char *base = xasprintf("%s-sweep", var);
+
+		name = sweep_auto_name(ctx, valid_name(base) ? base : "sweep");
+		free(base);
+	}
+	rc = sweep_create(ctx, name, from ? from : "best", var, values, n, k, force,
+			  name_opt, &sw, &cause);
+	if (rc) {
+		if (sw.nr)
+			fprintf(stderr, "xloop: %zu of %zu runs were made; 'xloop sweep retry "
+				"%s' submits them\n", sw.nr, n, name);
+		goto out;
+	}
+	pick = xcalloc(sw.nr, sizeof(*pick));
+	for (i = 0; i < sw.nr; i++)
+		pick[i] = i;
+	rc = submit_picked(ctx, s, &sw, pick, sw.nr, o);
+	if (rc)
+		fprintf(stderr, "xloop: the runs of sweep %s exist; 'xloop sweep retry %s' "
+			"submits them once the cause is fixed\n", name, name);
+out:
+	if (cause)
+		error("%s", cause);
+	free(cause);
+	free(var);
+	free(list);
+	free(name);
+	free(pick);
+	sweep_values_free(values, n);
+	sweep_release(&sw);
+	return rc;
+}
+
+/* Dispatch the sweep subcommands. */
+static int cmd_sweep(struct xl_ctx *ctx, const struct cmd_entry *self,
+		     int argc, char **argv)
+{
+	const char *set = NULL, *from = NULL, *name = NULL, *maxp = NULL;
+	struct submit_opts o;
+	int force = 0;
+	const struct opt opts[] = {
+		{ "set", OPT_STRING, &set },
+		{ "from", OPT_STRING, &from },
+		{ "name", OPT_STRING, &name },
+		{ "max-parallel", OPT_STRING, &maxp },
+		{ "force", OPT_FLAG, &force },
+		{ "mem", OPT_STRING, &o.mem },
+		{ "time", OPT_STRING, &o.time },
+		{ "segments", OPT_STRING, &o.segments },
+		{ "after", OPT_STRING, &o.after },
+		{ "no-chain", OPT_FLAG, &o.no_chain },
+		OPT_END,
+	};
+	const char *errstr;
+	long long k = 0;
+	struct slurm s;
+	char **pos;
+	int npos, rc;
+
+	memset(&o, 0, sizeof(o));
+	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
+	if (rc)
+		return rc > 0 ? XL_OK : XL_USAGE;
+	rc = XL_USAGE;
+	if (o.after && o.no_chain) {
+		cmd_usage_error(self, "--after and --no-chain contradict each other");
+		goto out;
+	}
+	if (maxp && parse_ll(maxp, 1, 1000, &k, &errstr) < 0) {
+		cmd_usage_error(self, "--max-parallel wants a number from 1 to 1000");
+		goto out;
+	}
+	slurm_init(&s);
+	if (npos == 0) {
+		if (!set) {
+			cmd_usage_error(self, "give --set VAR=V1,V2,... (or 'retry NAME', "
+					"'show NAME')");
+			goto out;
+		}
+		rc = sweep_new(ctx, &s, set, from, name, k, force, &o);
+	} else if (npos == 2 && strcmp(pos[0], "retry") == 0 && !set && !from &&
+		   !name && !maxp && !force) {
+		rc = sweep_retry(ctx, &s, pos[1], &o);
+	} else if (npos == 2 && strcmp(pos[0], "show") == 0 && !set && !from && !name &&
+		   !maxp && !force && !o.mem && !o.time && !o.after && !o.no_chain &&
+		   !o.segments) {
+		rc = sweep_show(ctx, pos[1]);
+	} else {
+		cmd_usage_error(self, "unknown form: 'sweep --set ...', 'sweep retry NAME "
+				"[--mem M] [--time D] [--segments N]' or 'sweep show NAME'");
+	}
+out:
+	free(pos);
+	return rc;
+}
+
+const struct cmd_entry cmd_sweep_entry = {
+	"sweep", "--set VAR=V1,V2,... [--from P|best] [--max-parallel K] [--name N] | "
+	"retry NAME [--mem M] [--time D] [--segments N] | show NAME",
+	"one run per value, submitted as one job array; resubmit failed indexes",
+	"xloop sweep --set VAR=V1,V2,...: makes one run per value, each one change\n"
+	"from the same parent (committed like `xloop new`), and submits them as\n"
+	"one job array (--array=0-N[%K]). Array index i is always the i-th value's\n"
+	"run; each task runs that run's job.sh with its own attempt number and log\n"
+	"(runs/<study>/<tag>/slurm/attemptN.out), so verdicts work as for single\n"
+	"runs. The array is chained afterany on the last job of the line.\n"
+	"\n"
+	"xloop sweep retry NAME: resubmits only the tasks whose latest attempt\n"
+	"failed (or never reached Slurm) as a new array of their indexes\n"
+	"(--array=3,5[%K]), each as its next attempt; --mem/--time apply to them,\n"
+	"and they keep the --segments they were given unless --segments says.\n"
+	"Nothing is submitted when no task failed.\n"
+	"\n"
+	"Segments (segments.max > 0 or --segments N) continue task by task: each\n"
+	"array task is segment 1 of its run's attempt; a task that exits 85 or\n"
+	"ends TIMEOUT after the signal continues as a plain job of its own\n"
+	"(afternotok on that task, same directory and log), and each task gets one\n"
+	"verdict from its last segment. Runs queued behind the sweep wait for the\n"
+	"array and for every continuation of its tasks.\n"
+	"\n"
+	"options:\n"
+	"  --from P          the parent (default: best); proven unless --force\n"
+	"  --max-parallel K  at most K tasks at once (the array's %K)\n"
+	"  --name N          the sweep's name (default: <VAR>-sweep, made unique);\n"
+	"                    with it, its runs are tagged N--VAR-VALUE (else\n"
+	"                    VAR-VALUE; `xloop help tags`)\n"
+	"  --mem M, --time D resources for this submission (recorded)\n"
+	"  --segments N      up to N segments per task (overrides segments.max;\n"
+	"                    recorded; `xloop submit --help`)\n"
+	"  --after J, --no-chain  what the array waits for (default: the newest\n"
+	"                    live job)\n"
+	"  \\, in a value is a literal comma\n",
+	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_sweep,
+};

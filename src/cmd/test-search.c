@@ -1,0 +1,376 @@
+/*
+ * xloop test-search --objective peak|flat [--budget N] [--stream S]
+ * [--noise SD]: autopilot's real proposer (propose.c) and promotion rule
+ * (noise.c) against a synthetic objective, in process, one run at a time,
+ * for the search benchmark (bench/search.py). Prints after every run the
+ * true (noise-free) score of what xloop calls best, and its promotions.
+ *
+ * xloop test-search --external --space VAR=SPEC... --baseline TEXT
+ * [--budget N]: the same loop against an objective the caller computes
+ * (the benchmark's real studies): for each run it prints one line
+ * {"ask": {VAR: value, ..., "SEED": s}} and reads the score from a line
+ * of stdin, then prints {"best": {VAR: value, ...}, "runs": n}.
+ *
+ * The objective has four integer variables X1..X4 in 1..9 and a ridge:
+ * X1 and X2 must move together (0.02 (X1-X2)^2 is lost off the ridge),
+ * so one change at a time from the single best gets stuck. The noise is a
+ * normal deviate drawn from splitmix64 of (stream, seed, X1..X4), the same
+ * in bench/search.py.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cmd/cmd.h"
+#include "buf.h"
+#include "search/confkey.h"
+#include "search/noise.h"
+#include "cmd/opts.h"
+#include "search/propose.h"
+#include "search/space.h"
+
+#define NVARS 4
+
+static uint64_t splitmix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* The noise-free score. */
+static double true_score(int flat, const long *x)
+{
+	double mid = (double)(x[0] + x[1]) / 2;
+
+	if (flat)
+		return 0.9;
+	return 0.9 - 0.02 * (double)((x[0] - x[1]) * (x[0] - x[1])) -
+	       0.004 * (mid - 7) * (mid - 7) - 0.003 * (double)((x[2] - 2) * (x[2] - 2)) -
+	       0.002 * (double)((x[3] - 5) * (x[3] - 5));
+}
+
+/* A normal deviate for (stream, seed, x). */
+static double noise_of(long stream, long seed, const long *x)
+{
+	uint64_t h = splitmix64(((uint64_t)stream << 40) ^ ((uint64_t)seed << 32) ^
+				((uint64_t)x[0] << 24) ^ ((uint64_t)x[1] << 16) ^
+				((uint64_t)x[2] << 8) ^ (uint64_t)x[3]);
+	uint64_t h2 = splitmix64(h);
+	double u1 = ((double)(h >> 11) + 1) / 9007199254740993.0;
+	double u2 = (double)(h2 >> 11) / 9007199254740992.0;
+
+	return sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+struct sim_run {
+	char *config;
+	char key[65];
+	long x[NVARS], seed;
+	double score;
+};
+
+/* X1..X4 and SEED of a configuration text. */
+static void values_of(const char *config, long *x, long *seed)
+{
+	char name[8], *v;
+	int i;
+
+	for (i = 0; i < NVARS; i++) {
+		xsnprintf(name, sizeof(name), "X%d", i + 1);
+		v = confkey_value(config, name);
+		x[i] = v ? strtol(v, NULL, 10) : 0;
+		free(v);
+	}
+	v = confkey_value(config, "SEED");
+	*seed = v ? strtol(v, NULL, 10) : 0;
+	free(v);
+}
+
+/* A configuration text as a JSON object (the seed too unless drop_seed). */
+static json_t *config_json(const char *config, int drop_seed)
+{
+	json_t *o = json_object();
+	const char *line = config;
+
+	while (*line) {
+		const char *eq = strchr(line, '='), *nl = strchr(line, '\n');
+		char *name, *val;
+
+		if (nl == NULL)
+			nl = line + strlen(line);
+		if (eq && eq < nl) {
+			name = xstrndup(line, (size_t)(eq - line));
+			val = xstrndup(eq + 1, (size_t)(nl - eq - 1));
+			if (!drop_seed || strcmp(name, "SEED") != 0)
+				json_object_set_new(o, name, json_string(val));
+			free(name);
+			free(val);
+		}
+		line = *nl ? nl + 1 : nl;
+	}
+	return o;
+}
+
+/* One compact JSON line on stdout, flushed (the caller reads it before answering). */
+static void emit_line(json_t *doc)
+{
+	char *text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
+
+	printf("%s\n", text);
+	fflush(stdout);
+	free(text);
+	json_decref(doc);
+}
+
+/* Ask the caller for a configuration's score (one line of stdin). */
+static double ask(const char *config)
+{
+	char line[256], *end;
+	double score;
+
+	emit_line(json_pack("{s:o}", "ask", config_json(config, 0)));
+	if (fgets(line, sizeof(line), stdin) == NULL)
+		die("test-search: no score on stdin");
+	score = strtod(line, &end);
+	if (end == line)
+		die("test-search: bad score '%s'", line);
+	return score;
+}
+
+/* Run the search; prints one JSON document (external: a line per run). */
+static int simulate(int flat, long budget, long stream, double sd, long branch,
+		    const struct space *ext_space, const char *ext_base)
+{
+	int ext = ext_space != NULL;
+	struct sim_run *runs = xcalloc((size_t)budget + 1, sizeof(*runs));
+	struct prop_cfg *v = xcalloc((size_t)budget + 1, sizeof(*v));
+	long *rep = xcalloc((size_t)budget + 1, sizeof(*rep));
+	struct noise_cfg *st = xcalloc((size_t)budget + 1, sizeof(*st));
+	char *tags = xcalloc((size_t)budget + 1, 16);
+	struct space sp = { NULL, 0 };
+	json_t *trace = json_array();
+	long n = 0, i, best_prev = -1, promotions = 0, false_promotions = 0;
+	double best_true_prev = 0;
+	unsigned long turn = 0;
+	char *cause = NULL;
+
+	sp.v = xcalloc(NVARS, sizeof(*sp.v));
+	for (i = 0; i < NVARS && !ext; i++) {
+		char arg[32];
+
+		xsnprintf(arg, sizeof(arg), "X%ld=1..9:int", i + 1);
+		if (space_parse_arg(arg, &sp.v[sp.n++], &cause) < 0)
+			die("%s", cause);
+	}
+	runs[0].config = xstrdup(ext ? ext_base : "SEED=1\nX1=3\nX2=3\nX3=7\nX4=2\n");
+	for (;;) {
+		struct prop_input in;
+		struct prop_out out;
+		size_t nc = 0;
+		long best, j;
+
+		if (n > 0) {
+			/* group the runs into configurations */
+			for (i = 0; i < n; i++) {
+				for (j = 0; j < (long)nc; j++)
+					if (strcmp(v[j].key, runs[i].key) == 0)
+						break;
+				if (j == (long)nc) {
+					memset(&v[nc], 0, sizeof(v[nc]));
+					v[nc].key = runs[i].key;
+					v[nc].config = runs[i].config;
+					xsnprintf(tags + 16 * nc, 16, "r%ld", i);
+					v[nc].rep_tag = tags + 16 * nc;
+					rep[nc] = i;
+					nc++;
+				}
+				noise_add(&v[j].st, runs[i].score);
+			}
+			for (j = 0; j < (long)nc; j++)
+				st[j] = v[j].st;
+			memset(&in, 0, sizeof(in));
+			in.v = v;
+			in.n = nc;
+			noise_pool(st, nc, &in.noise);
+			in.p.goal_max = 1;
+			in.p.alpha = 0.05;
+			in.m = noise_looks(st, nc, 0);
+			in.baseline = 0;
+			/* sticky, as best.c: start from the last best */
+			for (j = 0; j < (long)nc && best_prev >= 0; j++)
+				if (strcmp(v[j].key, runs[best_prev].key) == 0)
+					break;
+			best = (long)noise_choose(st, nc, best_prev >= 0 ? (size_t)j : 0,
+						  &in.noise, &in.p, in.m, NULL);
+			in.best = best;
+			if (ext) {
+				emit_line(json_pack("{s:o, s:I}", "best",
+						    config_json(v[best].config, 1), "runs",
+						    (json_int_t)n));
+				best_prev = rep[best];
+			} else {
+				double t = true_score(flat, runs[rep[best]].x);
+
+				if (best_prev >= 0 && strcmp(v[best].key, runs[best_prev].key) != 0) {
+					promotions++;
+					false_promotions += t < best_true_prev;
+					if (getenv("XLOOP_SEARCH_DEBUG"))
+						fprintf(stderr, "run %ld: best %s (true %g, mean %g n %ld) "
+							"replaces true %g; sd %g df %ld m %ld\n", n,
+							v[best].config, t, v[best].st.mean, v[best].st.n,
+							best_true_prev, in.noise.sd, in.noise.df, in.m);
+				}
+				best_prev = rep[best];
+				best_true_prev = t;
+				long lead = 0;
+
+				/* the highest mean (what a method without the rule would pick) */
+				for (j = 1; j < (long)nc; j++)
+					if (v[j].st.mean > v[lead].st.mean)
+						lead = j;
+				json_array_append_new(trace, json_pack("{s:I, s:f, s:f, s:I, s:I, s:I}",
+					"runs", (json_int_t)n, "best_true", t,
+					"leader_true", true_score(flat, runs[rep[lead]].x),
+					"best_n", (json_int_t)v[best].st.n,
+					"promotions", (json_int_t)promotions,
+					"false_promotions", (json_int_t)false_promotions));
+			}
+			if (n >= budget)
+				break;
+			in.space = ext ? ext_space : &sp;
+			in.seed = "SEED";
+			in.replicates = 3;
+			in.confirm_max = 6;
+			in.budget_runs = budget;
+			in.branch = branch;
+			in.turn = turn++;
+			propose_next(&in, &out);
+			if (getenv("XLOOP_SEARCH_DEBUG"))
+				fprintf(stderr, "run %ld: %s\n", n + 1, out.reason);
+			if (out.kind == PROP_NONE) {
+				prop_out_release(&out);
+				break;
+			}
+			if (out.kind == PROP_REPLICATE) {
+				long top = 0;
+
+				for (i = 0; i < n; i++)
+					if (strcmp(runs[i].key, v[out.cfg].key) == 0 && runs[i].seed > top)
+						top = runs[i].seed;
+				{
+					char sv[24];
+
+					xsnprintf(sv, sizeof(sv), "%ld", top + 1);
+					runs[n].config = confkey_with(v[out.cfg].config, "SEED", sv);
+				}
+			} else {
+				runs[n].config = xstrdup(out.config);
+			}
+			prop_out_release(&out);
+		}
+		confkey_key(runs[n].config, "SEED", runs[n].key);
+		values_of(runs[n].config, runs[n].x, &runs[n].seed);
+		if (ext)
+			runs[n].score = ask(runs[n].config);
+		else
+			runs[n].score = true_score(flat, runs[n].x) +
+					sd * noise_of(stream, runs[n].seed, runs[n].x);
+		n++;
+	}
+	if (ext)
+		json_decref(trace);
+	else
+		cmd_emit_json(json_pack("{s:s, s:I, s:I, s:o}", "objective", flat ? "flat" :
+					"peak", "stream", (json_int_t)stream, "runs",
+					(json_int_t)n, "trace", trace));
+	for (i = 0; i < n; i++)
+		free(runs[i].config);
+	free(runs);
+	free(v);
+	free(rep);
+	free(st);
+	free(tags);
+	space_release(&sp);
+	return XL_OK;
+}
+
+/* The benchmark's in-process search. */
+static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
+			   int argc, char **argv)
+{
+	const char *obj = "peak", *bud = "60", *str = "1", *noise = "0.01", *br = "3", *err;
+	const char *base = NULL;
+	struct opt_list spaces = { NULL, 0 };
+	int external = 0;
+	const struct opt opts[] = {
+		{ "objective", OPT_STRING, &obj },
+		{ "budget", OPT_STRING, &bud },
+		{ "stream", OPT_STRING, &str },
+		{ "noise", OPT_STRING, &noise },
+		{ "branch", OPT_STRING, &br },
+		{ "external", OPT_FLAG, &external },
+		{ "space", OPT_LIST, &spaces },
+		{ "baseline", OPT_STRING, &base },
+		OPT_END,
+	};
+	long long budget, stream, branch;
+	char **pos, *cause = NULL;
+	int npos, rc, i;
+
+	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
+	if (rc)
+		return rc > 0 ? XL_OK : XL_USAGE;
+	free(pos);
+	if (external) {
+		struct space sp = { NULL, 0 };
+		char *config = NULL;
+
+		if (npos || base == NULL || spaces.n == 0 ||
+		    parse_ll(bud, 1, 10000, &budget, &err) < 0 ||
+		    parse_ll(br, 1, 20, &branch, &err) < 0) {
+			cmd_usage_error(self, "--external needs --space and --baseline");
+			free(spaces.v);
+			return XL_USAGE;
+		}
+		sp.v = xcalloc((size_t)spaces.n, sizeof(*sp.v));
+		for (i = 0; i < spaces.n; i++)
+			if (space_parse_arg(spaces.v[i], &sp.v[sp.n++], &cause) < 0)
+				die("%s", cause);
+		free(spaces.v);
+		if (confkey_config(base, strlen(base), &config, &cause) < 0)
+			die("%s", cause);
+		rc = simulate(0, (long)budget, 0, 0, (long)branch, &sp, config);
+		free(config);
+		space_release(&sp);
+		return rc;
+	}
+	free(spaces.v);
+	if (npos || (strcmp(obj, "peak") != 0 && strcmp(obj, "flat") != 0) ||
+	    parse_ll(bud, 1, 10000, &budget, &err) < 0 ||
+	    parse_ll(str, 0, 1 << 20, &stream, &err) < 0 ||
+	    parse_ll(br, 1, 20, &branch, &err) < 0) {
+		cmd_usage_error(self, "bad arguments");
+		return XL_USAGE;
+	}
+	return simulate(strcmp(obj, "flat") == 0, (long)budget, (long)stream,
+			strtod(noise, NULL), (long)branch, NULL, NULL);
+}
+
+const struct cmd_entry cmd_test_search_entry = {
+	"test-search", "[--objective peak|flat] [--budget N] [--stream S] [--noise SD] [--branch B]\n"
+	"       [--external --space VAR=SPEC... --baseline TEXT]",
+	"autopilot's proposer and promotion rule on a synthetic objective (benchmark)",
+	"Prints {objective, stream, runs, trace: [{runs, best_true, leader_true, best_n,\n"
+	"promotions, false_promotions}]}: after each number of runs, the noise-free\n"
+	"score of what xloop calls best (and of the highest mean, unconfirmed). bench/search.py compares it with Optuna's TPE and random\n"
+	"search on the same objective and noise. With --external, the caller scores\n"
+	"each run: a line {\"ask\": {VAR: value, ...}} out, the score back on stdin,\n"
+	"then {\"best\": {...}, \"runs\": n} (the seed variable is SEED).\n",
+	CMD_HIDDEN, cmd_test_search,
+};

@@ -1,0 +1,393 @@
+/* Autopilot: proposals recorded before their runs, budgets, stopping once. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "search/autopilot.h"
+#include "search/best.h"
+#include "search/confkey.h"
+#include "loop.h"
+#include "notify.h"
+#include "search/propose.h"
+#include "reconcile.h"
+#include "search/space.h"
+#include "tags.h"
+#include "search/taken.h"
+
+/* Free a status. */
+void auto_status_release(struct auto_status *st)
+{
+	free(st->stopped);
+	memset(st, 0, sizeof(*st));
+}
+
+/* Free a pick. */
+void auto_pick_release(struct auto_pick *p)
+{
+	free(p->tag);
+	free(p->parent);
+	free(p->var);
+	free(p->value);
+	free(p->reason);
+	memset(p, 0, sizeof(*p));
+}
+
+/* GPUs in a gres request ("gpu:2", "gpu:a100:2"); CPU-only jobs count 1. */
+static long long gpus_of(const char *gres)
+{
+	const char *last = strrchr(gres, ':');
+	long long n;
+	const char *err;
+
+	if (!*gres)
+		return 1;
+	if (last && parse_ll(last + 1, 1, 1 << 20, &n, &err) == 0)
+		return n;
+	return 1;
+}
+
+/* Spending since `auto on`. */
+int autopilot_status(struct xl_ctx *ctx, struct auto_status *st)
+{
+	const struct config *c = &ctx->cfg;
+	long long now = time(NULL);
+	struct stmt q;
+
+	memset(st, 0, sizeof(*st));
+	st->on = c->autopilot.on;
+	if (db_prepare(&ctx->db, &q, "SELECT count(*) FROM proposal WHERE study = :study"
+		       " AND at >= :since AND status != 'failed'") < 0)
+		return -1;
+	db_bind_text(&q, ":study", c->study);
+	db_bind_int64(&q, ":since", c->autopilot.since);
+	if (db_step(&q) == SQLITE_ROW)
+		st->runs = db_col_int64(&q, 0);
+	db_finalize(&q);
+	if (db_prepare(&ctx->db, &q, "SELECT t.started_at, coalesce(t.ended_at, 0),"
+		       " coalesce(t.gres, '') FROM proposal p JOIN attempt t ON t.run_id = p.run_id"
+		       " WHERE p.study = :study AND p.at >= :since AND t.started_at > 0") < 0)
+		return -1;
+	db_bind_text(&q, ":study", c->study);
+	db_bind_int64(&q, ":since", c->autopilot.since);
+	while (db_step(&q) == SQLITE_ROW) {
+		long long end = db_col_int64(&q, 1) ? db_col_int64(&q, 1) : now;
+		long long secs = end - db_col_int64(&q, 0);
+
+		if (secs > 0)
+			st->hours += (double)secs * (double)gpus_of(db_col_text(&q, 2)) / 3600.0;
+	}
+	db_finalize(&q);
+	if (!st->on)
+		return 0;
+	if (c->autopilot.budget_runs && st->runs >= c->autopilot.budget_runs)
+		st->stopped = xasprintf("budget spent: %lld of %lld runs", st->runs,
+					c->autopilot.budget_runs);
+	else if (c->autopilot.budget_hours > 0 && st->hours >= c->autopilot.budget_hours)
+		st->stopped = xasprintf("budget spent: %.2f of %g GPU-hours", st->hours,
+					c->autopilot.budget_hours);
+	else if (*c->autopilot.until && now >= config_parse_iso(c->autopilot.until))
+		st->stopped = xasprintf("the time is up (--until %s)", c->autopilot.until);
+	return 0;
+}
+
+/* Say once (per `auto on`) that autopilot stopped: an event and a notification. */
+static void say_stopped(struct xl_ctx *ctx, const char *why)
+{
+	char key[128], *text;
+	struct notify_event ev;
+
+	xsnprintf(key, sizeof(key), "autopilot_said:%s", ctx->cfg.study);
+	if (db_kv_get(&ctx->db, key) == ctx->cfg.autopilot.since + 1)
+		return;
+	if (db_begin_write(&ctx->db) < 0)
+		return;
+	text = xasprintf("autopilot stopped: %s", why);
+	ev.kind = "autopilot";
+	ev.study = ctx->cfg.study;
+	ev.tag = "";
+	ev.text = text;
+	if (loop_event(ctx, "autopilot", 0, 0, text) < 0 ||
+	    db_kv_set(&ctx->db, key, ctx->cfg.autopilot.since + 1) < 0 ||
+	    notify_queue(&ctx->db, &ev) < 0)
+		db_rollback(&ctx->db);
+	else
+		db_commit(&ctx->db);
+	free(text);
+}
+
+/*
+ * The oldest unfinished proposal, into *pick: 1, 0 none, -1. Unfinished:
+ * its run is not made, or has no attempt, or its last attempt never
+ * reached Slurm (a crash between the intent and sbatch: reconcile marks it
+ * submit_failed after SUBMIT_ORPHAN_SECS; submitted again, twice at most).
+ */
+static int unfinished(struct xl_ctx *ctx, struct auto_pick *pick)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(&ctx->db, &q, "SELECT p.id, p.tag, p.parent, p.var, p.value, p.reason,"
+		       " p.status, p.run_id IS NOT NULL FROM proposal p"
+		       " WHERE p.study = :study AND (p.status IN ('intent', 'created')"
+		       " OR (p.status = 'decided' AND NOT EXISTS (SELECT 1 FROM attempt t"
+		       " WHERE t.run_id = p.run_id AND (t.phase != 'submit_failed'"
+		       " OR t.submit_error IS NOT :orphan OR t.n >= 3))))"
+		       " ORDER BY p.id LIMIT 1") < 0)
+		return -1;
+	db_bind_text(&q, ":study", ctx->cfg.study);
+	db_bind_text(&q, ":orphan", SUBMIT_ORPHAN_ERROR);
+	rc = db_step(&q);
+	if (rc == SQLITE_ROW) {
+		pick->id = db_col_int64(&q, 0);
+		pick->tag = db_col_dup(&q, 1);
+		pick->parent = db_col_dup(&q, 2);
+		pick->var = db_col_dup(&q, 3);
+		pick->value = db_col_dup(&q, 4);
+		pick->reason = db_col_dup(&q, 5);
+		pick->created = db_col_int64(&q, 7) != 0;
+		pick->decided = strcmp(db_col_text(&q, 6), "decided") == 0;
+	}
+	db_finalize(&q);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Keys already proposed (their runs may not exist yet). */
+static char **proposed_keys(struct xl_ctx *ctx, size_t *n)
+{
+	struct stmt q;
+	char **v = NULL;
+
+	*n = 0;
+	if (db_prepare(&ctx->db, &q, "SELECT config_key FROM proposal WHERE study = :study") < 0)
+		return NULL;
+	db_bind_text(&q, ":study", ctx->cfg.study);
+	while (db_step(&q) == SQLITE_ROW) {
+		v = xreallocarray(v, *n + 1, sizeof(*v));
+		v[(*n)++] = db_col_dup(&q, 0);
+	}
+	db_finalize(&q);
+	return v;
+}
+
+/* Record a new proposal as an intent (before its run exists). */
+static int record_intent(struct xl_ctx *ctx, const struct auto_pick *p, const char *key,
+			 long long *id)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(&ctx->db, &q, "INSERT INTO proposal (study, at, kind, parent, var,"
+		       " value, tag, config_key, reason) VALUES (:study, :at, :kind, :parent,"
+		       " :var, :value, :tag, :key, :reason)") < 0)
+		return -1;
+	db_bind_text(&q, ":study", ctx->cfg.study);
+	db_bind_int64(&q, ":at", time(NULL));
+	db_bind_text(&q, ":kind", *ctx->cfg.search.seed &&
+		     strcmp(p->var, ctx->cfg.search.seed) == 0 ? "replicate" : "change");
+	db_bind_text(&q, ":parent", p->parent);
+	db_bind_text(&q, ":var", p->var);
+	db_bind_text(&q, ":value", p->value);
+	db_bind_text(&q, ":tag", p->tag);
+	db_bind_text(&q, ":key", key);
+	db_bind_text(&q, ":reason", p->reason);
+	rc = db_step(&q);
+	db_finalize(&q);
+	*id = sqlite3_last_insert_rowid(ctx->db.h);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Choose a new proposal and record it: 1, 0 (none: *why), -1. */
+static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why)
+{
+	struct best_state bs;
+	struct prop_input in;
+	struct prop_cfg *v;
+	struct prop_out out;
+	char **taken, key[65];
+	size_t ntaken = 0, i;
+	long open = 0;
+	int rc = 0;
+
+	if (best_load(ctx, &bs) < 0)
+		return -1;
+	v = xcalloc(bs.n + 1, sizeof(*v));
+	for (i = 0; i < bs.n; i++) {
+		v[i].key = bs.v[i].key;
+		v[i].config = bs.v[i].config;
+		v[i].rep_tag = bs.v[i].rep_id ? bs.v[i].rep_tag : NULL;
+		v[i].st = bs.v[i].st;
+		v[i].open = bs.v[i].open;
+		open += bs.v[i].open;
+	}
+	taken = proposed_keys(ctx, &ntaken);
+	{
+		/* and what the plan will make: "queued" is queued anywhere */
+		size_t np, k;
+		char **pk = taken_plan_keys(ctx, &bs, &np);
+
+		taken = xreallocarray(taken, ntaken + np + 1, sizeof(*taken));
+		for (k = 0; k < np; k++)
+			taken[ntaken++] = pk[k];
+		free(pk);
+	}
+	memset(&in, 0, sizeof(in));
+	in.v = v;
+	in.n = bs.n;
+	in.best = bs.best;
+	in.baseline = bs.baseline;
+	in.noise = bs.noise;
+	in.p = bs.p;
+	in.m = bs.m;
+	in.space = &ctx->cfg.search.space;
+	in.seed = ctx->cfg.search.seed;
+	in.replicates = ctx->cfg.search.replicates;
+	in.confirm_max = ctx->cfg.search.confirm_max;
+	in.budget_runs = ctx->cfg.autopilot.budget_runs;
+	in.branch = ctx->cfg.search.branch;
+	in.taken = (const char *const *)taken;
+	in.ntaken = ntaken;
+	in.turn = (unsigned long)db_kv_get(&ctx->db, "autopilot_turn");
+	in.metric = ctx->cfg.metric;
+	propose_next(&in, &out);
+	if (out.kind == PROP_NONE) {
+		/* runs in flight may still move the best: converged only when none is */
+		if (open == 0)
+			*why = xstrdup(out.reason);
+		goto out;
+	}
+	pick->parent = xstrdup(bs.v[out.cfg].rep_tag);
+	pick->var = xstrdup(out.var);
+	pick->reason = xstrdup(out.reason);
+	if (out.kind == PROP_REPLICATE) {
+		size_t nused;
+		char **used = best_seeds_used(ctx, &bs, out.cfg, &nused);
+
+		pick->value = space_fresh_seed((const char *const *)used, nused);
+		best_strings_free(used, nused);
+		pick->tag = tag_make(ctx, TAG_REPLICATE, pick->parent, pick->var, pick->value);
+		xsnprintf(key, sizeof(key), "%s", bs.v[out.cfg].key);
+	} else {
+		pick->value = xstrdup(out.value);
+		pick->tag = tag_make(ctx, TAG_CHANGE, NULL, pick->var, pick->value);
+		confkey_key(out.config, in.seed, key);
+	}
+	if (db_begin_write(&ctx->db) < 0) {
+		rc = -1;
+		goto out;
+	}
+	if (record_intent(ctx, pick, key, &pick->id) < 0 ||
+	    db_kv_set(&ctx->db, "autopilot_turn", (long long)in.turn + 1) < 0) {
+		db_rollback(&ctx->db);
+		rc = -1;
+		goto out;
+	}
+	rc = db_commit(&ctx->db) < 0 ? -1 : 1;
+	crash_point("auto-after-intent");
+out:
+	prop_out_release(&out);
+	best_strings_free(taken, ntaken);
+	free(v);
+	best_release(&bs);
+	return rc;
+}
+
+/* The next autopilot run. */
+int autopilot_next(struct xl_ctx *ctx, struct auto_pick *pick, char **cause)
+{
+	struct auto_status st;
+	char *why = NULL;
+	int rc;
+
+	memset(pick, 0, sizeof(*pick));
+	if (!ctx->cfg.autopilot.on)
+		return 0;
+	/* a proposal a crash interrupted is finished first, budget or not */
+	rc = unfinished(ctx, pick);
+	if (rc != 0) {
+		if (rc < 0)
+			*cause = xstrdup("unable to read autopilot's proposals");
+		return rc;
+	}
+	if (autopilot_status(ctx, &st) < 0) {
+		*cause = xstrdup("unable to read autopilot's spending");
+		return -1;
+	}
+	if (st.stopped) {
+		say_stopped(ctx, st.stopped);
+		auto_status_release(&st);
+		return 0;
+	}
+	auto_status_release(&st);
+	rc = make_proposal(ctx, pick, &why);
+	if (rc < 0)
+		*cause = xstrdup("unable to record autopilot's proposal");
+	if (rc == 0 && why)
+		say_stopped(ctx, why);
+	if (rc <= 0)
+		auto_pick_release(pick);
+	free(why);
+	return rc;
+}
+
+static int set_status(struct xl_ctx *ctx, long long id, const char *status,
+		      long long run_id, const char *err)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(&ctx->db, &q, "UPDATE proposal SET status = :s,"
+		       " run_id = CASE WHEN :run > 0 THEN :run ELSE run_id END,"
+		       " error = coalesce(:err, error) WHERE id = :id") < 0)
+		return -1;
+	db_bind_text(&q, ":s", status);
+	db_bind_int64(&q, ":run", run_id);
+	db_bind_text(&q, ":err", err);
+	db_bind_int64(&q, ":id", id);
+	rc = db_step(&q);
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Link the run, then write the decision entry. */
+int autopilot_created(struct xl_ctx *ctx, const struct auto_pick *pick, long long run_id)
+{
+	char *entry, *msg, *once, *cause = NULL, when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (set_status(ctx, pick->id, "created", run_id, NULL) < 0)
+		return -1;
+	crash_point("auto-after-created");
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+	entry = xasprintf("## %s · autopilot proposes %s\n- change: %s=%s from %s\n"
+			  "- reason: %s\n", when, pick->tag, pick->var, pick->value,
+			  pick->parent, pick->reason);
+	msg = xasprintf("xloop: autopilot proposes %s/%s: %s=%s from %s\n\n%s\n",
+			ctx->cfg.study, pick->tag, pick->var, pick->value, pick->parent,
+			pick->reason);
+	/* a crash after the entry was written, before "decided": not twice */
+	once = xasprintf(" · autopilot proposes %s\n", pick->tag);
+	if (loop_decide_once(ctx, entry, once, NULL, msg, &cause) < 0) {
+		warning("proposal %s recorded, but ops/decisions.md was not updated: %s",
+			pick->tag, cause);
+		free(cause);
+	}
+	free(entry);
+	free(msg);
+	free(once);
+	return set_status(ctx, pick->id, "decided", 0, NULL);
+}
+
+/* The proposal cannot become a run. */
+int autopilot_failed(struct xl_ctx *ctx, const struct auto_pick *pick, const char *why)
+{
+	char *d = xasprintf("autopilot's proposal %s (%s=%s from %s) failed: %s", pick->tag,
+			    pick->var, pick->value, pick->parent, why);
+	int rc = set_status(ctx, pick->id, "failed", 0, why);
+
+	loop_event(ctx, "autopilot", 0, 0, d);
+	free(d);
+	return rc;
+}

@@ -1,0 +1,472 @@
+/* The noise-aware best: configurations, their means, the promotion rule. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "search/best.h"
+#include "buf.h"
+#include "search/confkey.h"
+#include "study.h"
+
+/* A small stable number for the seed variable's name (kv holds integers). */
+static long long seed_sig(const char *seed)
+{
+	unsigned long long h = 1469598103934665603ULL;
+
+	for (; *seed; seed++)
+		h = (h ^ (unsigned char)*seed) * 1099511628211ULL;
+	return (long long)(h >> 2) + 1;
+}
+
+/* A run's configuration text from its job.sh (malloc'd; a line of its own when unreadable). */
+static char *config_from_file(struct xl_ctx *ctx, const char *tag)
+{
+	char *path = run_job_path(ctx->root, ctx->cfg.study, tag);
+	struct buf text = BUF_INIT;
+	char *config = NULL, *cause = NULL;
+	int err;
+
+	if (study_read_script(path, &text, &err, &cause) < 0 ||
+	    confkey_config(text.s, text.len, &config, &cause) < 0) {
+		/* a configuration of its own: never the same as another run's */
+		free(config);
+		config = xasprintf("# %s: %s\n", tag, cause ? cause : "unreadable");
+	}
+	free(cause);
+	free(path);
+	buf_release(&text);
+	return config;
+}
+
+/* Store old runs' configurations and keys that the seed changed. */
+int best_persist(struct xl_ctx *ctx)
+{
+	char kvkey[128];
+	long long sig = seed_sig(ctx->cfg.search.seed);
+	int all, rc = 0;
+	struct run *v;
+	size_t n, i;
+
+	xsnprintf(kvkey, sizeof(kvkey), "config_seed:%s", ctx->cfg.study);
+	all = db_kv_get(&ctx->db, kvkey) != sig;
+	if ((all ? runs_list_configs(&ctx->db, ctx->cfg.study, &v, &n) :
+	     runs_without_config(&ctx->db, ctx->cfg.study, &v, &n)) < 0)
+		return -1;
+	if (n == 0 && !all)
+		return 0;
+	if (db_begin_write(&ctx->db) < 0) {
+		runs_free(v, n);
+		return -1;
+	}
+	for (i = 0; i < n && rc == 0; i++) {
+		char key[65], *config = *v[i].config ? xstrdup(v[i].config) :
+					config_from_file(ctx, v[i].tag);
+
+		confkey_key(config, ctx->cfg.search.seed, key);
+		if (strcmp(config, v[i].config) != 0 || strcmp(key, v[i].config_key) != 0)
+			rc = runs_set_config(&ctx->db, v[i].id, config, key);
+		free(config);
+	}
+	if (rc == 0 && all)
+		rc = db_kv_set(&ctx->db, kvkey, sig);
+	if (rc == 0)
+		rc = db_commit(&ctx->db);
+	else
+		db_rollback(&ctx->db);
+	runs_free(v, n);
+	return rc;
+}
+
+/* Free the configurations. */
+void best_release(struct best_state *bs)
+{
+	size_t i;
+
+	for (i = 0; i < bs->n; i++) {
+		free(bs->v[i].key);
+		free(bs->v[i].config);
+		free(bs->v[i].rep_tag);
+	}
+	for (i = 0; i < bs->nruns; i++)
+		free(bs->runs[i].seed);
+	free(bs->runs);
+	free(bs->slots);
+	free(bs->v);
+	memset(bs, 0, sizeof(*bs));
+	bs->best = bs->baseline = -1;
+}
+
+/* A hash of a key (FNV-1a). */
+static size_t key_hash(const char *key)
+{
+	unsigned long long h = 1469598103934665603ULL;
+
+	for (; *key; key++)
+		h = (h ^ (unsigned char)*key) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+/* The configuration with key. */
+long best_find_key(const struct best_state *bs, const char *key)
+{
+	size_t i;
+
+	if (bs->nslots == 0)
+		return -1;
+	i = key_hash(key) & (bs->nslots - 1);
+	while (bs->slots[i]) {
+		if (strcmp(bs->v[bs->slots[i] - 1].key, key) == 0)
+			return bs->slots[i] - 1;
+		i = (i + 1) & (bs->nslots - 1);
+	}
+	return -1;
+}
+
+/* Put configuration at into a free slot. */
+static void key_place(struct best_state *bs, long at)
+{
+	size_t i = key_hash(bs->v[at].key) & (bs->nslots - 1);
+
+	while (bs->slots[i])
+		i = (i + 1) & (bs->nslots - 1);
+	bs->slots[i] = at + 1;
+}
+
+/* Put configuration at (its key is new) into the table, growing it. */
+static void key_insert(struct best_state *bs, long at)
+{
+	size_t k;
+
+	if (bs->n * 2 > bs->nslots) {
+		free(bs->slots);
+		bs->nslots = bs->nslots ? bs->nslots * 2 : 64;
+		bs->slots = xcalloc(bs->nslots, sizeof(*bs->slots));
+		for (k = 0; k < bs->n; k++)
+			if ((long)k != at)
+				key_place(bs, (long)k);
+	}
+	key_place(bs, at);
+}
+
+/* Group the runs and choose. */
+int best_load(struct xl_ctx *ctx, struct best_state *bs)
+{
+	struct stmt q;
+	const char *seed = ctx->cfg.search.seed;
+	struct noise_cfg *st;
+	char kvkey[128];
+	size_t i;
+	int rc, keys_current;
+
+	memset(bs, 0, sizeof(*bs));
+	bs->best = bs->baseline = -1;
+	xsnprintf(kvkey, sizeof(kvkey), "config_seed:%s", ctx->cfg.study);
+	keys_current = db_kv_get(&ctx->db, kvkey) == seed_sig(seed);
+	/* each run with its latest attempt's verdict and score */
+	/* (both from the covering index attempt_latest of migration 6) */
+	if (db_prepare(&ctx->db, &q, "SELECT r.id, r.tag, coalesce(c.config, ''),"
+		       " r.parent_id IS NULL, coalesce(r.var, ''),"
+		       " (SELECT verdict FROM attempt WHERE run_id = r.id ORDER BY n DESC LIMIT 1),"
+		       " (SELECT score FROM attempt WHERE run_id = r.id ORDER BY n DESC LIMIT 1),"
+		       " coalesce(c.config_key, '')"
+		       " FROM run r LEFT JOIN run_config c ON c.run_id = r.id"
+		       " WHERE +r.study = :study ORDER BY r.id") < 0)
+		return -1;
+	db_bind_text(&q, ":study", ctx->cfg.study);
+	while ((rc = db_step(&q)) == SQLITE_ROW) {
+		const char *tag = db_col_text(&q, 1);
+		char *config = *db_col_text(&q, 2) ? xstrdup(db_col_text(&q, 2)) :
+			       config_from_file(ctx, tag), key[65];
+		const char *stored = db_col_text(&q, 7);
+		struct best_cfg *c;
+		struct best_run *br;
+		int proven = strcmp(db_col_text(&q, 5), "success") == 0 &&
+			     !db_col_is_null(&q, 6);
+		int replicate = *seed && strcmp(db_col_text(&q, 4), seed) == 0;
+		long at;
+
+		/* the stored key is current while the seed variable is unchanged */
+		if (keys_current && *db_col_text(&q, 2) && strlen(stored) == 64)
+			memcpy(key, stored, 65);
+		else
+			confkey_key(config, seed, key);
+		at = best_find_key(bs, key);
+		if (at < 0) {
+			bs->v = xreallocarray(bs->v, bs->n + 1, sizeof(*bs->v));
+			c = &bs->v[bs->n];
+			memset(c, 0, sizeof(*c));
+			c->key = xstrdup(key);
+			c->config = xstrdup(config);
+			c->first_id = db_col_int64(&q, 0);
+			at = (long)bs->n++;
+			key_insert(bs, at);
+		}
+		bs->runs = xreallocarray(bs->runs, bs->nruns + 1, sizeof(*bs->runs));
+		br = &bs->runs[bs->nruns++];
+		br->id = db_col_int64(&q, 0);
+		br->cfg = at;
+		br->seed = *seed ? confkey_value(config, seed) : NULL;
+		free(config);
+		c = &bs->v[at];
+		c->runs++;
+		if (db_col_is_null(&q, 5))
+			c->open++;
+		else if (!proven)
+			c->failed++;
+		if (!proven)
+			continue;
+		noise_add(&c->st, sqlite3_column_double(q.st, 6));
+		if (c->rep_id == 0 || (!replicate && c->rep_is_replicate)) {
+			free(c->rep_tag);
+			c->rep_id = db_col_int64(&q, 0);
+			c->rep_tag = xstrdup(tag);
+			c->rep_is_replicate = replicate;
+		}
+		if (bs->baseline < 0 && db_col_int64(&q, 3))
+			bs->baseline = at;
+	}
+	db_finalize(&q);
+	if (rc != SQLITE_DONE) {
+		best_release(bs);
+		return -1;
+	}
+	st = xcalloc(bs->n + 1, sizeof(*st));
+	for (i = 0; i < bs->n; i++)
+		st[i] = bs->v[i].st;
+	noise_pool(st, bs->n, &bs->noise);
+	if (!*seed) {
+		/* no seed variable, no replicates: best is a plain comparison
+		 * (runs that happen to share a configuration measure nothing) */
+		bs->noise.df = 0;
+		bs->noise.sd = 0;
+	}
+	bs->p.goal_max = ctx->cfg.goal_max;
+	bs->p.min_delta = ctx->cfg.min_delta;
+	bs->p.alpha = ctx->cfg.search.alpha;
+	if (bs->baseline < 0)	/* no proven root: the first proven configuration */
+		for (i = 0; i < bs->n && bs->baseline < 0; i++)
+			if (bs->v[i].st.n > 0)
+				bs->baseline = (long)i;
+	bs->m = noise_looks(st, bs->n, (size_t)bs->baseline);	/* -1: every run */
+	if (bs->baseline >= 0) {
+		/* sticky: start from the best remembered at the last verdict */
+		long start = bs->baseline, last;
+
+		xsnprintf(kvkey, sizeof(kvkey), "best_run:%s", ctx->cfg.study);
+		last = best_find_run(bs, db_kv_get(&ctx->db, kvkey));
+		if (last >= 0 && bs->v[last].st.n > 0)
+			start = last;
+		bs->best = (long)noise_choose(st, bs->n, (size_t)start, &bs->noise, &bs->p,
+					      bs->m, &bs->promotions);
+	}
+	free(st);
+	return 0;
+}
+
+/* The configuration of a run. */
+long best_find_run(const struct best_state *bs, long long run_id)
+{
+	size_t lo = 0, hi = bs->nruns;
+
+	while (lo < hi) {	/* runs are in id order */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (bs->runs[mid].id == run_id)
+			return bs->runs[mid].cfg;
+		if (bs->runs[mid].id < run_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* What to show of configuration i. */
+void best_info_of(const struct best_state *bs, long i, struct best_info *info)
+{
+	const struct best_cfg *c = &bs->v[i];
+
+	info->mean = c->st.mean;
+	info->n = c->st.n;
+	info->sd = bs->noise.sd;
+	info->df = bs->noise.df;
+	info->checked = bs->noise.df > 0;
+	info->half = noise_halfwidth(&bs->noise, c->st.n);
+}
+
+/* The best run. */
+int best_get(struct xl_ctx *ctx, struct run *r, struct best_info *info)
+{
+	struct best_state bs;
+	int rc;
+
+	if (best_load(ctx, &bs) < 0)
+		return -1;
+	if (bs.best < 0) {
+		best_release(&bs);
+		return 1;
+	}
+	if (info)
+		best_info_of(&bs, bs.best, info);
+	rc = runs_get(&ctx->db, ctx->cfg.study, bs.v[bs.best].rep_tag, r);
+	best_release(&bs);
+	return rc;
+}
+
+/* Mean ± interval and n. */
+void best_format(const struct best_info *info, char *buf, size_t size)
+{
+	if (!info->checked)
+		xsnprintf(buf, size, "%g (n=%ld, unchecked)", info->mean, info->n);
+	else if (info->sd == 0)
+		xsnprintf(buf, size, "%g (n=%ld, noise 0)", info->mean, info->n);
+	else
+		xsnprintf(buf, size, "%g ± %.2g (n=%ld)", info->mean, info->half, info->n);
+}
+
+/* The best as JSON. */
+json_t *best_json(const char *tag, const struct best_info *info)
+{
+	return json_pack("{s:s, s:f, s:I, s:o, s:b, s:o}", "tag", tag, "score", info->mean,
+			 "n", (json_int_t)info->n,
+			 "interval", info->checked && info->sd > 0 ? json_real(info->half) :
+			 info->checked ? json_real(0) : json_null(),
+			 "checked", info->checked,
+			 "noise_sd", info->checked ? json_real(info->sd) : json_null());
+}
+
+/* One comparison line: "vs parent T: +0.004 (1.3 noise units; needs > 0.009): not better". */
+static void compare_line(const struct best_state *bs, long c, long o, const char *what,
+			 struct buf *e)
+{
+	struct noise_cmp cmp;
+
+	noise_compare(&bs->v[c].st, &bs->v[o].st, &bs->noise, &bs->p, bs->m, &cmp);
+	buf_addf(e, "- vs %s %s (%g, n=%ld): %+g", what, bs->v[o].rep_tag, bs->v[o].st.mean,
+		 bs->v[o].st.n, cmp.diff);
+	if (!cmp.checked)
+		buf_addf(e, ", noise unknown (unchecked): %s\n",
+			 cmp.beats ? "better" : "not better");
+	else if (bs->noise.sd == 0)
+		buf_addf(e, ", noise 0 (exact): %s\n", cmp.beats ? "better" : "not better");
+	else
+		buf_addf(e, "%s = %.2f noise units (sd %.3g, df %ld; the rule needs > %.3g): %s\n",
+			 bs->v[c].st.n >= 2 ? " (its runs after the first)" : "", cmp.sigmas, bs->noise.sd, bs->noise.df, cmp.need,
+			 cmp.beats ? "better beyond noise" :
+			 cmp.wants_replicate ? "ahead, not proven (replicates will tell)" :
+			 "not better");
+}
+
+/* Compare a verdict's configuration with its parent and the best before. */
+void best_verdict_lines(struct xl_ctx *ctx, long long attempt_id, const char *best_key,
+			struct buf *e)
+{
+	struct best_state bs;
+	struct stmt q;
+	long long run_id = 0, parent_id = 0;
+	long c, p = -1, b = -1;
+
+	if (db_prepare(&ctx->db, &q, "SELECT t.run_id, coalesce(r.parent_id, 0)"
+		       " FROM attempt t JOIN run r ON r.id = t.run_id WHERE t.id = :id") < 0)
+		return;
+	db_bind_int64(&q, ":id", attempt_id);
+	if (db_step(&q) == SQLITE_ROW) {
+		run_id = db_col_int64(&q, 0);
+		parent_id = db_col_int64(&q, 1);
+	}
+	db_finalize(&q);
+	if (run_id == 0 || best_load(ctx, &bs) < 0)
+		return;
+	c = best_find_run(&bs, run_id);
+	if (parent_id)
+		p = best_find_run(&bs, parent_id);
+	if (best_key)
+		b = best_find_key(&bs, best_key);
+	if (c >= 0) {
+		buf_addf(e, "- configuration: mean %g over n=%ld\n", bs.v[c].st.mean,
+			 bs.v[c].st.n);
+		if (p >= 0 && p != c && bs.v[p].st.n)
+			compare_line(&bs, c, p, "parent", e);
+		else if (p == c)
+			buf_adds(e, "- a replicate: its score joins its configuration's mean\n");
+		if (b >= 0 && b != c && b != p)
+			compare_line(&bs, c, b, "best", e);
+	}
+	if (bs.best >= 0)
+		buf_addf(e, "- best now: %s (%s)\n", bs.v[bs.best].rep_tag,
+			 bs.best == c ? "this configuration" : "unchanged");
+	best_release(&bs);
+}
+
+static void push(char ***v, size_t *n, const char *s)
+{
+	*v = xreallocarray(*v, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = xstrdup(s);
+}
+
+/* Seeds taken in a configuration. */
+char **best_seeds_used(struct xl_ctx *ctx, const struct best_state *bs, long cfg,
+			size_t *n)
+{
+	const char *seed = ctx->cfg.search.seed;
+	struct stmt q;
+	char **v = NULL;
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < bs->nruns; i++)
+		if (bs->runs[i].cfg == cfg && bs->runs[i].seed)
+			push(&v, n, bs->runs[i].seed);
+	/* queued anywhere: conservative, a seed is never reused while waiting */
+	if (db_prepare(&ctx->db, &q, "SELECT value FROM plan WHERE study = :study"
+		       " AND status = 'queued' AND var = :seed"
+		       " UNION ALL SELECT value FROM proposal WHERE study = :study"
+		       " AND var = :seed AND config_key = :key") == 0) {
+		db_bind_text(&q, ":study", ctx->cfg.study);
+		db_bind_text(&q, ":seed", seed);
+		db_bind_text(&q, ":key", bs->v[cfg].key);
+		while (db_step(&q) == SQLITE_ROW)
+			push(&v, n, db_col_text(&q, 0));
+		db_finalize(&q);
+	}
+	return v;
+}
+
+/* Free a string array. */
+void best_strings_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Store the best's first run. */
+int best_remember(struct xl_ctx *ctx)
+{
+	struct best_state bs;
+	char kvkey[128];
+	int rc = 0;
+
+	if (best_load(ctx, &bs) < 0)
+		return -1;
+	xsnprintf(kvkey, sizeof(kvkey), "best_run:%s", ctx->cfg.study);
+	if (bs.best >= 0 && db_kv_get(&ctx->db, kvkey) != bs.v[bs.best].first_id)
+		rc = db_kv_set(&ctx->db, kvkey, bs.v[bs.best].first_id);
+	best_release(&bs);
+	return rc;
+}
+
+/* Start again from the baseline. */
+int best_forget(struct xl_ctx *ctx)
+{
+	char kvkey[128];
+
+	xsnprintf(kvkey, sizeof(kvkey), "best_run:%s", ctx->cfg.study);
+	return db_kv_set(&ctx->db, kvkey, 0);
+}

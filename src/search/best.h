@@ -1,0 +1,124 @@
+/*
+ * The noise-aware best (SPEC rule 10; the rule is in noise.h and `help
+ * best`): runs grouped by configuration (confkey.h), each configuration
+ * scored by the mean of its proven runs, the noise measured from
+ * replicates. Every place that says "best" asks here.
+ */
+#ifndef XLOOP_BEST_H
+#define XLOOP_BEST_H
+
+#include "ctx.h"
+#include "search/noise.h"
+#include "runs.h"
+
+/* One configuration. */
+struct best_cfg {
+	char *key;
+	char *config;		/* confkey.h text */
+	long long rep_id;	/* the run that stands for it: its first proven
+				   run that is not a replicate (0: none proven) */
+	char *rep_tag;
+	long long first_id;	/* its first run, proven or not */
+	struct noise_cfg st;	/* over its proven runs */
+	long runs;		/* every run, proven or not */
+	long open;		/* runs with no verdict yet (queued, running) */
+	long failed;		/* runs whose latest attempt failed */
+	int rep_is_replicate;	/* rep_id is a replicate (no other run proven yet) */
+};
+
+/* One run's place (best_state.runs, in id order). */
+struct best_run {
+	long long id;
+	long cfg;		/* index into best_state.v */
+	char *seed;		/* its seed value, NULL when it has none */
+};
+
+struct best_state {
+	struct best_cfg *v;
+	size_t n;
+	struct best_run *runs;
+	size_t nruns;
+	long *slots;		/* a hash table of v by key: index + 1, 0 empty */
+	size_t nslots;
+	long best;		/* index into v, -1 when nothing is proven */
+	long baseline;		/* the first root run's configuration, -1 */
+	struct noise_est noise;
+	struct noise_params p;
+	long m;			/* candidates in the family */
+	int promotions;
+};
+
+/* What callers show about the best. */
+struct best_info {
+	double mean;		/* the configuration's mean */
+	double half;		/* 95% half-width; 0 when unknown */
+	long n;			/* proven runs in it */
+	int checked;		/* 1: noise measured (or exactly 0) */
+	double sd;		/* the pooled noise */
+	long df;
+};
+
+/*
+ * Read every run of the study into configurations and choose the best.
+ * Reads only: a run whose configuration is not stored yet (made before
+ * migration 6) is read from its job.sh; keys follow the current seed. 0 or -1.
+ */
+int best_load(struct xl_ctx *ctx, struct best_state *bs);
+
+/*
+ * Store what best_load computes on the fly: the configurations of old
+ * runs, and every key after the seed variable changed. For commands that
+ * write anyway (feeding, space seed). 0 or -1.
+ */
+int best_persist(struct xl_ctx *ctx);
+void best_release(struct best_state *bs);
+
+/*
+ * Remember the best (after a verdict): the next best_load starts from it,
+ * so the best changes only when another configuration beats it. 0 or -1.
+ */
+int best_remember(struct xl_ctx *ctx);
+/* Forget it (the configurations changed: the seed variable). */
+int best_forget(struct xl_ctx *ctx);
+
+/* The configuration of run_id in bs, or -1. */
+long best_find_run(const struct best_state *bs, long long run_id);
+/* The configuration with key, or -1. */
+long best_find_key(const struct best_state *bs, const char *key);
+/* info for configuration i. */
+void best_info_of(const struct best_state *bs, long i, struct best_info *info);
+
+/*
+ * The best run (the one standing for the best configuration) into *r and
+ * what to show into *info (may be NULL): 0 found, 1 none proven, -1 error.
+ */
+int best_get(struct xl_ctx *ctx, struct run *r, struct best_info *info);
+
+/* "0.953 ± 0.004 (n=3)", "0.953 (n=1, unchecked)" into buf. */
+void best_format(const struct best_info *info, char *buf, size_t size);
+
+/* {"tag", "score" (the mean), "n", "interval" (half-width or null), "checked"}. */
+struct json_t;
+struct json_t *best_json(const char *tag, const struct best_info *info);
+
+/*
+ * The lines of a verdict's decision entry that compare the attempt's
+ * configuration (its mean now) with its parent's and with the best before
+ * (best_key; NULL: unknown), in units of the noise. Appended to e.
+ */
+struct buf;
+void best_verdict_lines(struct xl_ctx *ctx, long long attempt_id, const char *best_key,
+			struct buf *e);
+
+/*
+ * The seed values already used by configuration key's runs, or waiting in
+ * the plan or in autopilot's proposals (malloc'd strings; free with
+ * best_strings_free).
+ */
+char **best_seeds_used(struct xl_ctx *ctx, const struct best_state *bs, long cfg,
+			size_t *n);
+void best_strings_free(char **v, size_t n);
+
+
+
+#endif

@@ -30,7 +30,7 @@ void buf_grow(struct buf *b, size_t extra)
 	size_t need;
 
 	if (extra > (size_t)-1 - b->len - 1)
-		die("buf_grow: size overflow");
+		BUG("buf_grow: size overflow");
 	need = b->len + extra + 1;
 	if (need <= b->cap)
 		return;
@@ -75,12 +75,12 @@ void buf_vaddf(struct buf *b, const char *fmt, va_list ap)
 	int n;
 
 	if (fmt == NULL)
-		die("NULL format");
+		BUG("NULL format");
 	va_copy(cp, ap);
 	n = vsnprintf(probe, sizeof(probe), fmt, cp);
 	va_end(cp);
 	if (n < 0)
-		die("buf_vaddf: bad format '%s'", fmt);
+		BUG("buf_vaddf: bad format '%s'", fmt);
 	buf_grow(b, (size_t)n);
 	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
 	b->len += (size_t)n;
@@ -106,7 +106,7 @@ void buf_reset(struct buf *b)
 void buf_setlen(struct buf *b, size_t n)
 {
 	if (n > b->len)
-		die("buf_setlen: %zu beyond length %zu", n, b->len);
+		BUG("buf_setlen: %zu beyond length %zu", n, b->len);
 	b->len = n;
 	if (b->cap)
 		b->s[n] = '\0';

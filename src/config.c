@@ -598,7 +598,7 @@ char *config_to_json(const struct config *c)
 	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(root);
 	if (s == NULL)
-		die("unable to encode the configuration");
+		BUG("unable to encode the configuration");
 	out = xasprintf("%s\n", s);
 	free(s);
 	return out;

@@ -416,7 +416,7 @@ static int param(struct stmt *q, const char *name)
 	int i = sqlite3_bind_parameter_index(q->st, name);
 
 	if (i == 0)
-		die("no parameter '%s' in '%s'", name, sqlite3_sql(q->st));
+		BUG("no parameter '%s' in '%s'", name, sqlite3_sql(q->st));
 	return i;
 }
 
@@ -530,7 +530,7 @@ int db_begin_write_at(struct db *db, const char *where)
 int db_commit(struct db *db)
 {
 	if (db->txn_depth <= 0)
-		die("db_commit without a transaction");
+		BUG("db_commit without a transaction");
 	if (--db->txn_depth > 0)
 		return 0;
 	db->txn_where = NULL;

@@ -322,7 +322,7 @@ static char *build_body(enum payload pl, const struct notify_event *ev,
 	out = doc ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(doc);
 	if (out == NULL)
-		die("unable to encode a notification");
+		BUG("unable to encode a notification");
 	return out;
 }
 

@@ -45,7 +45,7 @@ int secrets_scan(const char *text, struct secret_hit *hit)
 	for (i = 0; i < ARRAY_SIZE(patterns); i++)
 		if (regcomp(&re[i], patterns[i].re, REG_EXTENDED | REG_NOSUB |
 			    (patterns[i].icase ? REG_ICASE : 0)) != 0)
-			die("secret pattern %zu does not compile", i);
+			BUG("secret pattern %zu does not compile", i);
 	while (*p) {
 		size_t len = strcspn(p, "\n");
 		char *l = xstrndup(p, len);

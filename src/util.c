@@ -41,7 +41,7 @@ void *xreallocarray(void *p, size_t nmemb, size_t size)
 	void *q;
 
 	if (size && nmemb > SIZE_MAX / size)
-		die("allocation overflow (%zu * %zu)", nmemb, size);
+		BUG("allocation overflow (%zu * %zu)", nmemb, size);
 	q = realloc(p, nmemb * size > 0 ? nmemb * size : 1);
 	if (q == NULL)
 		oom(nmemb * size);
@@ -74,12 +74,12 @@ char *xvasprintf(const char *fmt, va_list ap)
 	char *p;
 
 	if (fmt == NULL)
-		die("NULL format");
+		BUG("NULL format");
 	va_copy(cp, ap);
 	n = vsnprintf(probe, sizeof(probe), fmt, cp);
 	va_end(cp);
 	if (n < 0)
-		die("vsnprintf failed for format '%s'", fmt);
+		BUG("vsnprintf failed for format '%s'", fmt);
 	p = xmalloc((size_t)n + 1);
 	vsnprintf(p, (size_t)n + 1, fmt, ap);
 	return p;
@@ -97,7 +97,7 @@ char *xasprintf(const char *fmt, ...)
 	return p;
 }
 
-/* snprintf that dies on truncation. */
+/* snprintf that treats truncation as a bug. */
 void xsnprintf(char *dst, size_t n, const char *fmt, ...)
 {
 	va_list ap;
@@ -107,7 +107,7 @@ void xsnprintf(char *dst, size_t n, const char *fmt, ...)
 	r = vsnprintf(dst, n, fmt, ap);
 	va_end(ap);
 	if (r < 0 || (size_t)r >= n)
-		die("xsnprintf: output of '%s' truncated", fmt);
+		BUG("xsnprintf: output of '%s' truncated", fmt);
 }
 
 #define REPORT_MAX 1000	/* bytes of a message shown; the middle of a longer one is left out */
@@ -179,6 +179,24 @@ void die(const char *fmt, ...)
 	report("fatal: ", fmt, ap);
 	va_end(ap);
 	exit(XL_ERR);
+}
+
+/* Report a broken invariant and end the process (BUG()). */
+void bug_at(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "xloop: BUG: %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+#ifdef XLOOP_TEST_BUILD
+	abort();
+#else
+	exit(XL_SOFTWARE);
+#endif
 }
 
 /* Parse a whole decimal integer within bounds. */

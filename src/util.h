@@ -14,6 +14,7 @@ enum {
 	XL_DATAERR = 65,	/* bad input data: job.sh, cv.json, VAR=VALUE */
 	XL_NOINPUT = 66,	/* unknown tag or missing file */
 	XL_UNAVAILABLE = 69,	/* Slurm commands not found */
+	XL_SOFTWARE = 70,	/* a bug in xloop (BUG()) */
 	XL_TEMPFAIL = 75,	/* try later: controller unreachable, lock held */
 	XL_NOPERM = 77,		/* refused (root) */
 	XL_CONFIG = 78,		/* bad config */
@@ -39,8 +40,19 @@ void xsnprintf(char *dst, size_t n, const char *fmt, ...) XL_PRINTF(3, 4);
 /* "xloop: error: ..." on stderr; returns -1 so callers can `return error(...)`. */
 int error(const char *fmt, ...) XL_PRINTF(1, 2);
 void warning(const char *fmt, ...) XL_PRINTF(1, 2);
-/* Only main and the cmd-* files end the process. */
+/*
+ * die(): the user's or the machine's fault (bad input the caller could not
+ * turn into an error, a failed system call); exits 1. Only main and the
+ * commands end the process for such a cause.
+ */
 XL_NORETURN void die(const char *fmt, ...) XL_PRINTF(1, 2);
+/*
+ * BUG(): a broken invariant, xloop's own fault, anywhere (as git's usage.c):
+ * "xloop: BUG: file:line: ..." and exit 70 (EX_SOFTWARE); the test build
+ * aborts instead, for the sanitizers' stack trace.
+ */
+#define BUG(...) bug_at(__FILE__, __LINE__, __VA_ARGS__)
+XL_NORETURN void bug_at(const char *file, int line, const char *fmt, ...) XL_PRINTF(3, 4);
 
 /*
  * Parse a whole decimal integer in [min, max]. Returns 0, or -1 with *errstr

@@ -43,6 +43,19 @@ static uint64_t splitmix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+/*
+ * XLOOP_SEARCH_DEBUG=1 traces each proposal and promotion on stderr; read
+ * only by the test build, so the product has no undocumented switch.
+ */
+static int search_debug(void)
+{
+#ifdef XLOOP_TEST_BUILD
+	return getenv("XLOOP_SEARCH_DEBUG") != NULL;
+#else
+	return 0;
+#endif
+}
+
 /* The noise-free score. */
 static double true_score(int flat, const long *x)
 {
@@ -220,7 +233,7 @@ static int simulate(int flat, long budget, long stream, double sd, long branch,
 				if (best_prev >= 0 && strcmp(v[best].key, runs[best_prev].key) != 0) {
 					promotions++;
 					false_promotions += t < best_true_prev;
-					if (getenv("XLOOP_SEARCH_DEBUG"))
+					if (search_debug())
 						fprintf(stderr, "run %ld: best %s (true %g, mean %g n %ld) "
 							"replaces true %g; sd %g df %ld m %ld\n", n,
 							v[best].config, t, v[best].st.mean, v[best].st.n,
@@ -251,7 +264,7 @@ static int simulate(int flat, long budget, long stream, double sd, long branch,
 			in.branch = branch;
 			in.turn = turn++;
 			propose_next(&in, &out);
-			if (getenv("XLOOP_SEARCH_DEBUG"))
+			if (search_debug())
 				fprintf(stderr, "run %ld: %s\n", n + 1, out.reason);
 			if (out.kind == PROP_NONE) {
 				prop_out_release(&out);

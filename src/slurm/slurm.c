@@ -64,7 +64,7 @@ static int run(struct slurm *s, const char *const *argv, const char *const *env,
 		envp[n++] = neutral_env[i];
 	for (i = 0; env && env[i]; i++) {
 		if (n + 1 >= ARRAY_SIZE(envp))
-			die("too many environment entries for '%s'", argv[0]);
+			BUG("too many environment entries for '%s'", argv[0]);
 		envp[n++] = env[i];
 	}
 	envp[n] = NULL;

@@ -70,20 +70,11 @@ void buf_addc(struct buf *b, char c)
 /* Append formatted text. */
 void buf_vaddf(struct buf *b, const char *fmt, va_list ap)
 {
-	va_list cp;
-	char probe[1];
-	int n;
+	size_t n = xvformat_len(fmt, ap);
 
-	if (fmt == NULL)
-		BUG("NULL format");
-	va_copy(cp, ap);
-	n = vsnprintf(probe, sizeof(probe), fmt, cp);
-	va_end(cp);
-	if (n < 0)
-		BUG("buf_vaddf: bad format '%s'", fmt);
-	buf_grow(b, (size_t)n);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-	b->len += (size_t)n;
+	buf_grow(b, n);
+	vsnprintf(b->s + b->len, n + 1, fmt, ap);
+	b->len += n;
 }
 
 /* Append formatted text. */

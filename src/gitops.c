@@ -61,6 +61,30 @@ static void give_cause(char **cause, char *why)
 		free(why);
 }
 
+/* git_libgit2_init(), or -1 with *cause set; end_git() balances it. */
+static int init_git(char **cause)
+{
+	char *why = NULL;
+
+	if (git_libgit2_init() >= 0)
+		return 0;
+	fail_git(&why, "cannot initialise libgit2");
+	give_cause(cause, why);
+	return -1;
+}
+
+/* Free repo, shut libgit2 down, hand why over when ret < 0; returns ret. */
+static int end_git(git_repository *repo, int ret, char **cause, char *why)
+{
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	if (ret < 0)
+		give_cause(cause, why);
+	else
+		free(why);
+	return ret;
+}
+
 /* Refuse a path that is not a plain relative path inside the work tree. */
 static int check_path(const char *path, char **why)
 {
@@ -250,6 +274,18 @@ static int head_commit(git_repository *repo, git_commit **out, char **why)
 		return fail_git(why, "cannot read the commit of HEAD");
 	*out = (git_commit *)obj;
 	return 0;
+}
+
+/* open_repo() and head_commit(): 0, 1 when there is no repository, or -1. */
+static int open_head(const char *dir, git_repository **repo, git_commit **commit,
+		     char **why)
+{
+	int r = open_repo(dir, repo, why);
+
+	*commit = NULL;
+	if (r != 0)
+		return r;
+	return head_commit(*repo, commit, why);
 }
 
 /* Put the index entries of the paths back as they were; 0 or -1. */
@@ -470,11 +506,8 @@ int gitops_commit_paths(const char *dir, const char *const *paths, size_t n,
 			return -1;
 		}
 	}
-	if (git_libgit2_init() < 0) {
-		fail_git(&why, "cannot initialise libgit2");
-		give_cause(cause, why);
+	if (init_git(cause) < 0)
 		return -1;
-	}
 
 	r = open_repo(dir, &repo, &why);
 	if (r == 1) {
@@ -555,16 +588,10 @@ out:
 	git_tree_free(head_tree);
 	git_commit_free(parent);
 	git_index_free(idx);
-	git_repository_free(repo);
-	git_libgit2_shutdown();
 	free(message);
 	free(lock);
 	free(ops);
-	if (ret < 0)
-		give_cause(cause, why);
-	else
-		free(why);
-	return ret;
+	return end_git(repo, ret, cause, why);
 }
 
 /* The commit HEAD points to, "" when unborn. */
@@ -578,30 +605,19 @@ int gitops_head(const char *dir, char oid[41], char **cause)
 	oid[0] = '\0';
 	if (cause)
 		*cause = NULL;
-	if (git_libgit2_init() < 0) {
-		fail_git(&why, "cannot initialise libgit2");
-		give_cause(cause, why);
+	if (init_git(cause) < 0)
 		return -1;
+	r = open_head(dir, &repo, &commit, &why);
+	if (r != 0) {
+		ret = r > 0 ? 1 : -1;
+		goto out;
 	}
-	r = open_repo(dir, &repo, &why);
-	if (r == 1)
-		ret = 1;
-	if (r != 0)
-		goto out;
-	if (head_commit(repo, &commit, &why) < 0)
-		goto out;
 	if (commit)
 		git_oid_tostr(oid, 41, git_commit_id(commit));
 	ret = 0;
 out:
 	git_commit_free(commit);
-	git_repository_free(repo);
-	git_libgit2_shutdown();
-	if (ret < 0)
-		give_cause(cause, why);
-	else
-		free(why);
-	return ret;
+	return end_git(repo, ret, cause, why);
 }
 
 /* Append the content of path in HEAD's tree to out. */
@@ -623,18 +639,13 @@ int gitops_file_at_head(const char *dir, const char *path, struct buf *out,
 		give_cause(cause, why);
 		return -1;
 	}
-	if (git_libgit2_init() < 0) {
-		fail_git(&why, "cannot initialise libgit2");
-		give_cause(cause, why);
+	if (init_git(cause) < 0)
 		return -1;
+	r = open_head(dir, &repo, &commit, &why);
+	if (r != 0) {
+		ret = r > 0 ? 1 : -1;
+		goto out;
 	}
-	r = open_repo(dir, &repo, &why);
-	if (r == 1)
-		ret = 1;
-	if (r != 0)
-		goto out;
-	if (head_commit(repo, &commit, &why) < 0)
-		goto out;
 	if (commit == NULL) {
 		ret = 0;
 		goto out;
@@ -674,11 +685,5 @@ out:
 	git_tree_entry_free(te);
 	git_tree_free(tree);
 	git_commit_free(commit);
-	git_repository_free(repo);
-	git_libgit2_shutdown();
-	if (ret < 0)
-		give_cause(cause, why);
-	else
-		free(why);
-	return ret;
+	return end_git(repo, ret, cause, why);
 }

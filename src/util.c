@@ -65,13 +65,12 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
-/* vasprintf that never fails. */
-char *xvasprintf(const char *fmt, va_list ap)
+/* The length fmt formats to (ap is left for the caller to use). */
+size_t xvformat_len(const char *fmt, va_list ap)
 {
 	va_list cp;
 	char probe[1];
 	int n;
-	char *p;
 
 	if (fmt == NULL)
 		BUG("NULL format");
@@ -80,8 +79,16 @@ char *xvasprintf(const char *fmt, va_list ap)
 	va_end(cp);
 	if (n < 0)
 		BUG("vsnprintf failed for format '%s'", fmt);
-	p = xmalloc((size_t)n + 1);
-	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	return (size_t)n;
+}
+
+/* vasprintf that never fails. */
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	size_t n = xvformat_len(fmt, ap);
+	char *p = xmalloc(n + 1);
+
+	vsnprintf(p, n + 1, fmt, ap);
 	return p;
 }
 

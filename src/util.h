@@ -31,6 +31,8 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) XL_PRINTF(1, 2);
 char *xvasprintf(const char *fmt, va_list ap) XL_PRINTF(1, 0);
+/* How many bytes fmt formats to (a bad format is a BUG); ap stays usable. */
+size_t xvformat_len(const char *fmt, va_list ap) XL_PRINTF(1, 0);
 /* msg on one line of f: control bytes escaped, the middle of a huge one cut. */
 void fput_one_line(FILE *f, const char *msg);
 

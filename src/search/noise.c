@@ -36,10 +36,25 @@ void noise_pool(const struct noise_cfg *v, size_t n, struct noise_est *out)
 		out->sd = 0;
 }
 
+#define LENTZ_TINY 1e-300
+
+/* One term aa of a modified Lentz evaluation: updates c, d; the factor. */
+static double lentz_step(double aa, double *c, double *d)
+{
+	*d = 1 + aa * *d;
+	if (fabs(*d) < LENTZ_TINY)
+		*d = LENTZ_TINY;
+	*c = 1 + aa / *c;
+	if (fabs(*c) < LENTZ_TINY)
+		*c = LENTZ_TINY;
+	*d = 1 / *d;
+	return *d * *c;
+}
+
 /* Continued fraction of the incomplete beta function (modified Lentz). */
 static double beta_cf(double a, double b, double x)
 {
-	const double tiny = 1e-300, eps = 1e-15;
+	const double tiny = LENTZ_TINY, eps = 1e-15;
 	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
 	int m;
 
@@ -51,23 +66,9 @@ static double beta_cf(double a, double b, double x)
 		double m2 = 2.0 * m, aa, del;
 
 		aa = m * (b - m) * x / ((a - 1 + m2) * (a + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
+		h *= lentz_step(aa, &c, &d);
 		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1 + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		del = d * c;
+		del = lentz_step(aa, &c, &d);
 		h *= del;
 		if (fabs(del - 1) < eps)
 			break;

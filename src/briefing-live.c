@@ -1,4 +1,4 @@
-/* The briefing's live jobs: log tails, pending reasons, what a job waits for. */
+/* The briefing's live jobs: log tails, pending reasons, what each waits for. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-/* Building the briefing: the study's state since the last one, and its history. */
+/* Building the briefing: the study's state since the last one, its history. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

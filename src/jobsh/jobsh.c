@@ -1,4 +1,4 @@
-/* job.sh variables: the API (scan, find, shell quoting, the one-change rewriter). */
+/* job.sh variables: the API (scan, find, quoting, the one-change rewriter). */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* job.sh's parser: commands and blocks over the tokens, the assignments and their values. */
+/* job.sh's parser: commands and blocks, the assignments and their values. */
 #include <stdlib.h>
 #include <string.h>
 

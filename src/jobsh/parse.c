@@ -228,6 +228,7 @@ static int decode_value(const char *w, size_t n, struct buf *out)
 
 /* The parser: compound commands and simple commands. */
 
+/* Open a compound command (a frame) of kind at word, line. */
 static void push(struct parser *p, enum frame_kind kind, const char *word,
 		 int line)
 {

@@ -21,6 +21,7 @@ PURE = {"util", "buf", "jsonw", "tags", "judge", "reasons", "memsample",
         "secrets", "slurm/parse", "slurm/parse-sacct", "slurm/parse-sacctmgr",
         "slurm/parse-sbatch", "slurm/parse-scontrol", "slurm/parse-sinfo",
         "slurm/parse-squeue", "slurm/parse-impl", "jobsh/jobsh", "jobsh/lex",
+        "jobsh/jobsh-impl",
         "jobsh/parse", "jobsh/directives", "search/noise", "search/surface",
         "search/propose", "search/confkey", "search/space", "banned"}
 

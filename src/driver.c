@@ -18,6 +18,7 @@
 #include "remote.h"
 #include "runs.h"
 #include "segments.h"
+#include "sha256.h"
 #include "study.h"
 
 #define MAX_DEPS 16
@@ -61,7 +62,7 @@ static void study_key(const struct xl_ctx *ctx, char key[13])
 {
 	char *text = xasprintf("%s\n%s", ctx->root, ctx->cfg.study), hex[65];
 
-	study_sha256(text, strlen(text), hex);
+	sha256_hex(text, strlen(text), hex);
 	memcpy(key, hex, 12);
 	key[12] = '\0';
 	free(text);

@@ -49,12 +49,12 @@ static char *feed_tag(struct xl_ctx *ctx, const char *from, const char *var,
 	struct run p;
 
 	if (*seed && strcmp(var, seed) == 0 && loop_find_run(ctx, from, &p, &why) == 0) {
-		tag = tag_make(ctx, TAG_REPLICATE, p.tag, var, value);
+		tag = loop_make_tag(ctx, TAG_REPLICATE, p.tag, var, value);
 		run_release(&p);
 		return tag;
 	}
 	free(why);
-	return tag_make(ctx, TAG_CHANGE, NULL, var, value);
+	return loop_make_tag(ctx, TAG_CHANGE, NULL, var, value);
 }
 
 /*

@@ -12,6 +12,7 @@
 #include "fsutil.h"
 #include "quota.h"
 #include "segments.h"
+#include "sha256.h"
 #include "study.h"
 #include "submit.h"
 
@@ -300,7 +301,7 @@ int loop_check_script(struct xl_ctx *ctx, const char *tag, struct buf *text,
 	} else if (study_bash_syntax(job, text->s, cause) < 0)
 		rc = XL_DATAERR;
 	else
-		study_sha256(text->s, text->len, sha);
+		sha256_hex(text->s, text->len, sha);
 	free(job);
 	return rc;
 }

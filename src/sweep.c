@@ -133,7 +133,7 @@ int sweep_create(struct xl_ctx *ctx, const char *name, const char *from,
 	}
 	for (i = 0; i < n; i++) {
 		struct new_run nr;
-		char *tag = tag_make(ctx, TAG_SWEEP, tag_prefix, var, values[i]);
+		char *tag = loop_make_tag(ctx, TAG_SWEEP, tag_prefix, var, values[i]);
 		char *note = xasprintf("sweep %s, index %zu", name, i);
 
 		rc = loop_new_run(ctx, tag, parent.tag, var, values[i], note, 1, &nr,

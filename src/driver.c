@@ -23,12 +23,6 @@
 
 #define MAX_DEPS 16
 
-/* 1 for a feeder's comment. */
-int driver_is_feeder_comment(const char *comment)
-{
-	return comment && starts_with(comment, DRIVER_COMMENT);
-}
-
 /* Seconds from the environment variable name (lo..hi), else def: tests change them. */
 static long long env_secs(const char *name, long long lo, long long hi, long long def)
 {
@@ -73,7 +67,7 @@ static int ours(const struct slurm_job *j, const char *key)
 {
 	const char *c = j->comment;
 
-	if (!driver_is_feeder_comment(c))
+	if (!slurm_is_feeder_comment(c))
 		return 0;
 	c = strchr(c + strlen(DRIVER_COMMENT), ':');
 	return c && strncmp(c + 1, key, 12) == 0 && c[13] == ':';

@@ -18,7 +18,7 @@
 #include "slurm/slurm.h"
 
 #define DRIVER_JOB_NAME "xloop-feed"
-#define DRIVER_COMMENT "xloop-feed:"	/* no run's comment ("xloop:...") starts so */
+#define DRIVER_COMMENT SLURM_FEEDER_COMMENT	/* slurm.h: no run's comment starts so */
 #define DRIVER_TIME "00:05:00"
 #define DRIVER_MEM "256M"
 #define DRIVER_RETRY_SECS 60	/* --begin=now+N when work waits but nothing runs */
@@ -32,9 +32,6 @@ unsigned driver_saved_secs(void);
 
 /* Seconds a feeder waits for the study's lock (XLOOP_DRIVER_LOCK_SECS). */
 int driver_lock_wait_secs(void);
-
-/* 1 when comment is a feeder's (of any study). */
-int driver_is_feeder_comment(const char *comment);
 
 struct feed_result;
 

@@ -506,7 +506,7 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 	envp[6] = NULL;
 	comment = xasprintf("xloop:%s/%s#%lld.%lld:%s", c->study, t.tag, t.n, k, token);
 	dep = xasprintf("afternotok:%s", after);
-	loop_fill_request(ctx, &req, t.mem, t.time_, dep);
+	slurm_fill_request(&ctx->cfg, ctx->root, &req, t.mem, t.time_, dep);
 	req.partition = t.partition;
 	req.gres = t.gres;
 	req.cpus = t.cpus;

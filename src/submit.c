@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "driver.h"
 #include "fsutil.h"
 #include "quota.h"
 #include "segments.h"
@@ -110,7 +109,7 @@ char *loop_newest_in_partition(const struct slurm_jobs *q, const char *partition
 		const struct slurm_job *j = &q->v[i];
 
 		if (slurm_state_is_final(j->state) || strcmp(j->partition, partition) != 0 ||
-		    driver_is_feeder_comment(j->comment))
+		    slurm_is_feeder_comment(j->comment))
 			continue;	/* a feeder is never a chain target */
 		if (!best || j->id > best->id)
 			best = j;
@@ -447,7 +446,7 @@ int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 	for (i = 0; i < 6; i++)
 		envp[i] = env[i].s;
 	envp[segs ? 6 : 5] = NULL;
-	loop_fill_request(ctx, &req, mem, time_, dep);
+	slurm_fill_request(&ctx->cfg, ctx->root, &req, mem, time_, dep);
 	req.script = job;
 	req.job_name = r->tag;
 	req.output = res->log_path;
@@ -508,24 +507,5 @@ out:
 	free(job);
 	free(dir);
 	return rc;
-}
-
-/* The parts of an sbatch request that come from xloop.json. */
-void loop_fill_request(struct xl_ctx *ctx, struct slurm_submit *req, const char *mem,
-		       const char *time_, const char *dependency)
-{
-	const struct config *c = &ctx->cfg;
-
-	memset(req, 0, sizeof(*req));
-	req->partition = c->partition;
-	req->gres = c->res.gres;
-	req->cpus = c->res.cpus;
-	req->mem = mem;
-	req->time = time_;
-	req->account = c->account;
-	req->qos = c->qos;
-	req->dependency = dependency;
-	req->workdir = ctx->root;
-	req->nice = c->nice;
 }
 

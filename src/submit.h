@@ -75,9 +75,6 @@ char *loop_override_value(const char *overrides, const char *name);
 char *loop_overrides_text(const struct submit_opts *o);
 /* The next free attempt number of r (no DB row, no log file). 0 or -1. */
 int loop_next_attempt(struct xl_ctx *ctx, const struct run *r, long long *n);
-/* Fill req (zeroed first) with xloop.json's partition, account, resources. */
-void loop_fill_request(struct xl_ctx *ctx, struct slurm_submit *req, const char *mem,
-		       const char *time_, const char *dependency);
 
 /*
  * The end of the chain among the study's unfinished attempts v: the live

@@ -365,7 +365,7 @@ int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
 	comment = xasprintf("xloop:%s/sweep:%s:%s", c->study, sw->name, token);
 	if (*res->after)
 		dep = xasprintf("afterany:%s", res->after);
-	loop_fill_request(ctx, &req, mem, time_, dep);
+	slurm_fill_request(&ctx->cfg, ctx->root, &req, mem, time_, dep);
 	req.script = path;
 	req.job_name = sw->name;
 	req.output = out;

@@ -362,8 +362,9 @@ static int cmd_why(struct xl_ctx *ctx, const struct cmd_entry *self, int argc, c
 	for (i = 0; i < 3; i++) {
 		char *cause = NULL;
 
-		loop_fill_request(ctx, &req, i == 2 ? half : *a.mem ? a.mem : NULL,
-				  *a.time_limit ? a.time_limit : NULL, NULL);
+		slurm_fill_request(&ctx->cfg, ctx->root, &req,
+				   i == 2 ? half : *a.mem ? a.mem : NULL,
+				   *a.time_limit ? a.time_limit : NULL, NULL);
 		req.script = script;
 		req.gres = i == 1 ? NULL : *a.gres ? a.gres : NULL;
 		if (slurm_sbatch_test(&s, &req, &pr[i].start, &cause) != 0)

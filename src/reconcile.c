@@ -18,26 +18,6 @@
 #include "study.h"
 #include "submit.h"
 
-/* How long an intent may wait for its sbatch (tests shorten it). */
-long long reconcile_orphan_secs(void)
-{
-#ifdef XLOOP_TEST_BUILD
-	const char *v = getenv("XLOOP_TEST_ORPHAN_SECS");
-
-	if (v && *v)
-		return strtoll(v, NULL, 10);
-#endif
-	return SUBMIT_ORPHAN_SECS;
-}
-
-/* Free the refresh summary. */
-void refresh_release(struct refresh *r)
-{
-	free(r->newest_live_job);
-	r->newest_live_job = NULL;
-	lanes_release(&r->lanes);
-}
-
 /* What Slurm finally said about one job, from sacct or scontrol. */
 struct final {
 	int known;		/* a final state was read */
@@ -217,25 +197,6 @@ static char *log_evidence(const char *log, int gpu_job)
 	}
 }
 
-/* One statement on row :id of the attempt or segment table (:text, :num when used). */
-int reconcile_exec(struct xl_ctx *ctx, const char *sql, long long id, const char *text,
-		   long long num)
-{
-	struct stmt q;
-	int rc;
-
-	if (db_prepare(&ctx->db, &q, sql) < 0)
-		return -1;
-	db_bind_int64(&q, ":id", id);
-	if (strstr(sql, ":text"))
-		db_bind_text(&q, ":text", text);
-	if (strstr(sql, ":num"))
-		db_bind_int64(&q, ":num", num);
-	rc = db_step(&q);
-	db_finalize(&q);
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
 /*
  * What squeue shows of a live attempt, in one statement that writes only
  * when something changed (a tick with nothing new writes nothing).
@@ -339,8 +300,8 @@ static void write_decision(struct xl_ctx *ctx, long long attempt_id, const char 
 		warning("verdict stored, but ops/decisions.md was not updated: %s", cause);
 	} else {
 		crash_point("verdict-after-commit");
-		reconcile_exec(ctx, "UPDATE attempt SET decided = 1 WHERE id = :id",
-			     attempt_id, NULL, 0);
+		db_exec_row(&ctx->db, "UPDATE attempt SET decided = 1 WHERE id = :id",
+			    attempt_id, NULL, 0);
 	}
 	free(cause);
 	free(cv);
@@ -503,6 +464,20 @@ out:
 	return rc;
 }
 
+/*
+ * lanes_see for a live attempt: a segmented one is seen as its queued
+ * segment (one place in the lane; the lane's next run chains onto it).
+ */
+static void see_lane(struct xl_ctx *ctx, const struct slurm_jobs *q, const struct attempt *a,
+		     struct lanes *l)
+{
+	char *tail = xstrdup(a->job_id);
+
+	segments_tail(ctx, q, a->id, &tail);
+	lanes_see(l, a->lane, a->id, tail, a->after_job);
+	free(tail);
+}
+
 /* Refresh and judge. */
 int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	      char **cause)
@@ -558,7 +533,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 				out->running++;
 			slurm_parse_time(j->start_time, &st, NULL);
 			note_live(ctx, a->id, slurm_state_name(j->state), j->reason, st);
-			segments_see_lane(ctx, &q, a, &out->lanes);	/* lanes_see */
+			see_lane(ctx, &q, a, &out->lanes);
 			continue;
 		}
 		if (*a->job_id)
@@ -638,7 +613,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 				free(d);
 				free(a->job_id);
 				a->job_id = xstrdup(j->job_id);
-			} else if (now - a->intent_at >= reconcile_orphan_secs()) {
+			} else if (now - a->intent_at >= attempts_orphan_secs()) {
 				attempts_set_submit_failed(&ctx->db, a->id, SUBMIT_ORPHAN_ERROR);
 				loop_event(ctx, "repaired", a->run_id, a->id,
 					   "an attempt left in 'submitting' never reached Slurm; "
@@ -659,9 +634,13 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 		if (f.known) {
 			struct segment_end se = { f.state, f.exit_code, f.start, f.end };
 			struct segment_verdict sv;
+			enum segment_next next = segments_on_end(ctx, s, &q, a, &se, &sv);
 
-			if (segments_on_end(ctx, s, &q, a, &se, &sv, out) == 0 &&
-			    store_verdict(ctx, a, &f, 0, &sv) == 0)
+			if (next == SEGMENT_RUNNING)
+				out->running++;
+			else if (next == SEGMENT_PENDING)
+				out->pending++;
+			else if (store_verdict(ctx, a, &f, 0, &sv) == 0)
 				out->judged++;
 			free(sv.reason);
 		} else if (!f.raw) {
@@ -678,8 +657,9 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 					db_finalize(&mq);
 				}
 				if (since == 0)
-					reconcile_exec(ctx, "UPDATE attempt SET missing_since = :num"
-						     " WHERE id = :id", a->id, NULL, now);
+					db_exec_row(&ctx->db, "UPDATE attempt SET"
+						    " missing_since = :num WHERE id = :id",
+						    a->id, NULL, now);
 				else if (now - since >= LOST_AFTER_SECS &&
 					 store_verdict(ctx, a, &f, 1, NULL) == 0) {
 					out->judged++;

@@ -9,11 +9,9 @@
 #include "jobsh/directives.h"
 #include "fsutil.h"
 #include "jobsh/jobsh.h"
-#include "lanes.h"
 #include "loop.h"
 #include "segments.h"
 #include "study.h"
-#include "submit.h"
 
 /* Slurm sends the signal up to this many seconds before the lead. */
 #define SIGNAL_SLACK 60
@@ -528,8 +526,8 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 	if (rc == 0) {
 		char *jid = xasprintf("%lld", id);
 
-		reconcile_exec(ctx, "UPDATE segment SET job_id = :text, state = 'queued' WHERE id = :id",
-			 segid, jid, 0);
+		db_exec_row(&ctx->db, "UPDATE segment SET job_id = :text, state = 'queued'"
+			    " WHERE id = :id", segid, jid, 0);
 		crash_point("segment-after-record");
 		rechain(ctx, s, q, attempt_id, after, jid);
 		if (job_out)
@@ -538,8 +536,9 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 			free(jid);
 	} else {
 		if (!ambiguous)
-			reconcile_exec(ctx, "UPDATE segment SET state = 'submit_failed', outcome = :text"
-				 " WHERE id = :id", segid, cause ? cause : "sbatch failed", 0);
+			db_exec_row(&ctx->db, "UPDATE segment SET state = 'submit_failed',"
+				    " outcome = :text WHERE id = :id", segid,
+				    cause ? cause : "sbatch failed", 0);
 		warning("segment %lld of %s attempt %lld not queued: %s", k, t.tag, t.n,
 			cause ? cause : "sbatch failed");
 		rc = -1;
@@ -589,15 +588,15 @@ static void keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jo
 
 		if (j) {
 			/* sbatch answered but the answer was never recorded: adopt it */
-			reconcile_exec(ctx, "UPDATE segment SET job_id = :text, state = 'queued'"
-				 " WHERE id = :id", nx.id, j->job_id, 0);
+			db_exec_row(&ctx->db, "UPDATE segment SET job_id = :text, state = 'queued'"
+				    " WHERE id = :id", nx.id, j->job_id, 0);
 			loop_event(ctx, "repaired", 0, attempt_id, "a segment left in "
 				   "'submitting' was found by its token");
 			rechain(ctx, s, q, attempt_id, cur_job, j->job_id);
-		} else if (q && time(NULL) - nx.intent_at >= reconcile_orphan_secs()) {
-			reconcile_exec(ctx, "UPDATE segment SET state = 'submit_failed', outcome ="
-				 " 'sbatch never answered and no job carries its token'"
-				 " WHERE id = :id", nx.id, NULL, 0);
+		} else if (q && time(NULL) - nx.intent_at >= attempts_orphan_secs()) {
+			db_exec_row(&ctx->db, "UPDATE segment SET state = 'submit_failed', outcome ="
+				    " 'sbatch never answered and no job carries its token'"
+				    " WHERE id = :id", nx.id, NULL, 0);
 			queue_segment(ctx, s, q, attempt_id, nx.k, nx.try_ + 1, cur->max,
 				      cur_job, NULL);
 		}
@@ -616,7 +615,8 @@ void segments_started(struct xl_ctx *ctx, struct slurm *s, long long attempt_id,
 
 	if (seg_get(ctx, attempt_id, 1, &cur) != 0)
 		return;
-	reconcile_exec(ctx, "UPDATE segment SET job_id = :text WHERE id = :id", cur.id, job_id, 0);
+	db_exec_row(&ctx->db, "UPDATE segment SET job_id = :text WHERE id = :id", cur.id,
+		    job_id, 0);
 	keep_next(ctx, s, NULL, attempt_id, &cur, job_id);
 	if (seg_get(ctx, attempt_id, 2, &nx) == 0) {
 		if (*nx.job_id && tail) {
@@ -637,8 +637,8 @@ void segments_keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_
 	if (seg_get(ctx, a->id, 0, &cur) != 0)
 		return;
 	if (!*cur.job_id && *a->job_id)
-		reconcile_exec(ctx, "UPDATE segment SET job_id = :text WHERE id = :id", cur.id,
-			 a->job_id, 0);
+		db_exec_row(&ctx->db, "UPDATE segment SET job_id = :text WHERE id = :id",
+			    cur.id, a->job_id, 0);
 	keep_next(ctx, s, q, a->id, &cur, a->job_id);
 	seg_release(&cur);
 }
@@ -677,17 +677,6 @@ void segments_line_tail(struct xl_ctx *ctx, const struct slurm_jobs *q,
 			segments_tail(ctx, q, v[i].id, tail);
 			return;
 		}
-}
-
-/* The attempt in its lane, as its newest queued segment when it has one. */
-void segments_see_lane(struct xl_ctx *ctx, const struct slurm_jobs *q,
-		       const struct attempt *a, struct lanes *l)
-{
-	char *tail = xstrdup(a->job_id);
-
-	segments_tail(ctx, q, a->id, &tail);
-	lanes_see(l, a->lane, a->id, tail, a->after_job);
-	free(tail);
 }
 
 /* What slurm/attemptN.seg says: whether "K WHAT" is there; its value (malloc'd). */
@@ -810,20 +799,21 @@ static long long infra_retries(struct xl_ctx *ctx, long long attempt_id)
 }
 
 /* Decide what the end of the attempt's current segment means. */
-int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
-		    const struct attempt *a, const struct segment_end *e,
-		    struct segment_verdict *sv, struct refresh *out)
+enum segment_next segments_on_end(struct xl_ctx *ctx, struct slurm *s,
+				  const struct slurm_jobs *q, const struct attempt *a,
+				  const struct segment_end *e, struct segment_verdict *sv)
 {
 	struct seg cur, nx;
 	struct buf st = BUF_INIT;
 	char *path, *cause = NULL, *outcome;
 	const char *how;
-	int err, cont, done = 0, has_next, infra;
+	enum segment_next next = SEGMENT_VERDICT;
+	int err, cont, has_next, infra;
 
 	memset(sv, 0, sizeof(*sv));
 	memset(&nx, 0, sizeof(nx));
 	if (seg_get(ctx, a->id, 0, &cur) != 0)
-		return 0;	/* not segmented */
+		return SEGMENT_VERDICT;	/* not segmented */
 	path = xasprintf("%s.seg", a->log_path);
 	{
 		/* slurm/attemptN.out -> slurm/attemptN.seg */
@@ -866,8 +856,8 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 				       "(--segments N) or a shorter program", cur.k, how, cur.max);
 	} else if (has_next && seg_line(st.s, nx.k, "noprogress", NULL)) {
 		close_seg(ctx, &cur, "last", e, how);
-		reconcile_exec(ctx, "UPDATE segment SET state = 'unneeded', outcome = 'no progress'"
-			 " WHERE id = :id", nx.id, NULL, 0);
+		db_exec_row(&ctx->db, "UPDATE segment SET state = 'unneeded',"
+			    " outcome = 'no progress' WHERE id = :id", nx.id, NULL, 0);
 		if (e->state != SLURM_STATE_TIMEOUT)
 			sv->reason = xasprintf("no progress between segments: %s did not change "
 					       "during segment %lld (%s)", ctx->cfg.seg.checkpoint,
@@ -877,40 +867,37 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 
 		/* continued: the next segment is the attempt's job from now on */
 		close_seg(ctx, &cur, "continued", e, how);
-		reconcile_exec(ctx, "UPDATE segment SET state = 'current', max = :num WHERE id = :id",
-			       nx.id, NULL, cur.max);
-		reconcile_exec(ctx, "UPDATE attempt SET job_id = :text, missing_since = NULL"
-			 " WHERE id = :id", a->id, nx.job_id, 0);
+		db_exec_row(&ctx->db, "UPDATE segment SET state = 'current', max = :num"
+			    " WHERE id = :id", nx.id, NULL, cur.max);
+		db_exec_row(&ctx->db, "UPDATE attempt SET job_id = :text, missing_since = NULL"
+			    " WHERE id = :id", a->id, nx.job_id, 0);
 		d = xasprintf("segment %lld ended (%s); segment %lld continues as job %s",
 			      cur.k, how, nx.k, nx.job_id);
 		loop_event(ctx, "segment", a->run_id, a->id, d);
 		free(d);
 		/* live until judged, also when the continuation ended already
 		 * (then its own continuation starts at once or is dropped) */
-		out->running++;
+		next = SEGMENT_RUNNING;
 		{
 			struct attempt b = *a;
 
 			b.job_id = nx.job_id;
 			segments_keep_next(ctx, s, q, &b);
 		}
-		done = 1;
 	} else if (has_next && slurm_jobs_find(q, nx.job_id) &&
 		   !slurm_state_is_final(slurm_jobs_find(q, nx.job_id)->state)) {
-		out->pending++;	/* the continuation is about to start: decide then */
-		done = 1;
+		next = SEGMENT_PENDING;	/* the continuation is about to start: decide then */
 	} else if (!has_next && (!nx.state || strcmp(nx.state, "submitting") == 0)) {
 		/* k ended before k+1 was queued (or its intent needs repair):
 		 * queued now, afternotok:k is met and it starts at once */
-		out->pending++;
+		next = SEGMENT_PENDING;
 		keep_next(ctx, s, q, a->id, &cur, a->job_id);
-		done = 1;
 	} else {
 		close_seg(ctx, &cur, "last", e, how);
 		sv->reason = xasprintf("segment %lld ended asking to continue (%s), but its "
 				       "continuation never started", cur.k, how);
 	}
-	if (!done) {
+	if (next == SEGMENT_VERDICT) {
 		time_t t = first_start(ctx, a->id);
 
 		if (t > 0)
@@ -920,7 +907,7 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 	seg_release(&cur);
 	buf_release(&st);
 	free(path);
-	return done;
+	return next;
 }
 
 /* The segments that ran, for the timeline. */

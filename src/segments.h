@@ -27,7 +27,6 @@
 #define XLOOP_SEGMENTS_H
 
 #include "ctx.h"
-#include "reconcile.h"
 #include "runs.h"
 #include "slurm/slurm.h"
 #include "timeline.h"
@@ -97,14 +96,6 @@ void segments_line_tail(struct xl_ctx *ctx, const struct slurm_jobs *q,
 			const struct attempt *v, size_t n, char **tail);
 
 /*
- * lanes_see for a live attempt: a segmented one is seen as its queued
- * segment (one place in the lane; the lane's next run chains onto it).
- */
-struct lanes;
-void segments_see_lane(struct xl_ctx *ctx, const struct slurm_jobs *q,
-		       const struct attempt *a, struct lanes *l);
-
-/*
  * xloop cancel, or a lost attempt: scancel the attempt's queued segments
  * (they would start once the current one ends, afternotok) and mark them
  * unneeded (outcome why); a cancel then cancels the current job.
@@ -125,15 +116,21 @@ struct segment_verdict {
 	char *reason;		/* replaces the judge's reason (malloc'd), or NULL */
 };
 
+/* What the end of a segment means for its attempt. */
+enum segment_next {
+	SEGMENT_VERDICT,	/* the verdict is due now */
+	SEGMENT_RUNNING,	/* the next segment is the attempt's job now: it runs */
+	SEGMENT_PENDING,	/* the next segment is queued, or about to start: decide then */
+};
+
 /*
- * The attempt's current job ended. Returns 1 when the attempt goes on (the
- * next segment is now its job, or the decision waits for the next tick:
- * no verdict now), 0 when the verdict is due (sv filled; not segmented:
- * sv zeroed). out's counts include a continued attempt.
+ * The attempt's current job ended: whether its verdict is due
+ * (SEGMENT_VERDICT, sv filled; not segmented: sv zeroed) or the attempt
+ * goes on (no verdict now; reconcile counts it as running or pending).
  */
-int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
-		    const struct attempt *a, const struct segment_end *e,
-		    struct segment_verdict *sv, struct refresh *out);
+enum segment_next segments_on_end(struct xl_ctx *ctx, struct slurm *s,
+				  const struct slurm_jobs *q, const struct attempt *a,
+				  const struct segment_end *e, struct segment_verdict *sv);
 
 /*
  * The study's segments that ran and ended (continued or last), ordered

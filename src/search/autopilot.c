@@ -10,7 +10,7 @@
 #include "loop.h"
 #include "notify.h"
 #include "search/propose.h"
-#include "reconcile.h"
+#include "runs.h"
 #include "search/space.h"
 #include "tags.h"
 #include "search/taken.h"

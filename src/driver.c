@@ -11,7 +11,6 @@
 
 #include "search/autopilot.h"
 #include "driver.h"
-#include "feed.h"
 #include "fsutil.h"
 #include "plan.h"
 #include "reasons.h"

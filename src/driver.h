@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "ctx.h"
+#include "fed.h"
 #include "slurm/slurm.h"
 
 #define DRIVER_JOB_NAME "xloop-feed"
@@ -32,8 +33,6 @@ unsigned driver_saved_secs(void);
 
 /* Seconds a feeder waits for the study's lock (XLOOP_DRIVER_LOCK_SECS). */
 int driver_lock_wait_secs(void);
-
-struct feed_result;
 
 /*
  * With driver.mode slurm: make sure, under the lock, that exactly one

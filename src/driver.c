@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -502,6 +503,71 @@ out:
 	buf_release(&w.dep);
 	slurm_jobs_release(&q);
 	return rc;
+}
+
+/* 1 when q lists a feeder of the study (key) waiting, other than self_job. */
+static int successor_listed(const struct slurm_jobs *q, const char *key, const char *self_job)
+{
+	size_t i;
+
+	for (i = 0; i < q->nr; i++)
+		if (ours(&q->v[i], key) && !slurm_state_is_final(q->v[i].state) &&
+		    (!self_job || strcmp(q->v[i].job_id, self_job) != 0))
+			return 1;
+	return 0;
+}
+
+/* Take the study's lock again (held before, fd still open), waiting as a feeder does. */
+static int relock(struct xl_ctx *ctx)
+{
+	int waited = 0;
+
+	while (flock(ctx->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		if ((errno != EWOULDBLOCK && errno != EINTR) ||
+		    waited >= driver_lock_wait_secs() * 1000)
+			return -1;
+		nanosleep(&(struct timespec){ 0, 100 * 1000000L }, NULL);
+		waited += 100;
+	}
+	return 0;
+}
+
+/* Check, without the lock, that the feeder just submitted is still there. */
+void driver_check_successor(struct xl_ctx *ctx, struct slurm *s, const struct feed_result *fed,
+			    const char *self_job)
+{
+	char key[13];
+	int checks;
+
+	if (ctx->lock_fd < 0)
+		return;
+	study_key(ctx, key);
+	for (checks = 0; checks < DRIVER_SURVIVAL_CHECKS; checks++) {
+		struct slurm_jobs q = SLURM_JOBS_INIT;
+		char *cause = NULL;
+		int listed = 0, submitted = 0, rc;
+
+		flock(ctx->lock_fd, LOCK_UN);
+		sleep(driver_saved_secs());	/* then squeue finds it, or it was lost */
+		if (slurm_squeue_mine(s, &q, &cause) == 0)
+			listed = successor_listed(&q, key, self_job);
+		slurm_jobs_release(&q);
+		FREE_AND_NULL(cause);
+		if (listed)
+			return;
+		if (relock(ctx) < 0) {
+			warning("feeder: the next feeder may be lost and another xloop holds "
+				"the study's lock; the next `xloop next` or `xloop tick` "
+				"queues one");
+			return;
+		}
+		rc = driver_ensure(ctx, s, fed, self_job, &submitted, &cause);
+		if (rc)
+			warning("no feeder job could be queued: %s", cause ? cause : "?");
+		free(cause);
+		if (rc || !submitted)
+			return;
+	}
 }
 
 /* driver_ensure for commands that only warn when it fails. */

@@ -42,6 +42,19 @@ int driver_lock_wait_secs(void);
 int driver_ensure(struct xl_ctx *ctx, struct slurm *s, const struct feed_result *fed,
 		  const char *self_job, int *submitted, char **cause);
 
+/*
+ * A feeder's survival check, run at the very end of its tick with the
+ * study's lock released (another xloop need not wait for it): a slurmctld
+ * that dies without saving its state forgets the jobs of its last second,
+ * so after driver_saved_secs() squeue must still list a feeder of the
+ * study waiting; when none is, the lock is taken again (waiting as a
+ * feeder does) and driver_ensure queues another. At most
+ * DRIVER_SURVIVAL_CHECKS rounds; failures are warnings.
+ */
+#define DRIVER_SURVIVAL_CHECKS 3
+void driver_check_successor(struct xl_ctx *ctx, struct slurm *s, const struct feed_result *fed,
+			    const char *self_job);
+
 /* driver_ensure that only warns on failure. */
 void driver_keep_feeder(struct xl_ctx *ctx, struct slurm *s, const struct feed_result *fed,
 			const char *self_job);

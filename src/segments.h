@@ -27,47 +27,10 @@
 #define XLOOP_SEGMENTS_H
 
 #include "ctx.h"
+#include "segments-wrapper.h"	/* the wrapper, what sbatch gets */
 #include "runs.h"
 #include "slurm/slurm.h"
 #include "timeline.h"
-
-#define XLOOP_CONTINUE 85	/* a segment's exit code: "continue me" */
-
-/*
- * The segments an attempt gets: flag (--segments N, NULL when not given)
- * or segments.max. Refuses a lead not shorter than time_ (XL_DATAERR for
- * --time/--segments given here, XL_CONFIG for xloop.json). 0 or an exit code.
- */
-int segments_wanted(const struct config *c, const char *flag, const char *time_,
-		    int time_from_flag, long long *max, char **cause);
-
-/* What segments_prepare made for sbatch (free with segments_req_release). */
-struct segments_req {
-	char *script;		/* the wrapper */
-	char *signal;		/* "B:USR2@300" */
-};
-void segments_req_release(struct segments_req *sr);
-
-/*
- * Write the wrapper of attempt n of run tag (job.sh's #SBATCH header kept)
- * and point req at it, in append mode with the signal. 0 or -1 with *cause.
- */
-int segments_prepare(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
-		     const char *sha, const char *jobtext, long long max,
-		     struct slurm_submit *req, struct segments_req *sr, char **cause);
-
-/*
- * Write the wrapper of attempt n of run tag (.xloop/segments/<token>.sh,
- * job.sh's #SBATCH header kept); *path malloc'd. 0 or -1 with *cause.
- * A sweep writes one per task: segment 1 is the array task exec'ing it,
- * each continuation a plain job running it.
- */
-int segments_write_wrapper(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
-			   const char *sha, const char *jobtext, long long max, char **path,
-			   char **cause);
-
-/* sbatch --signal for segments: "B:<segments.signal>@<segments.lead>" (malloc'd). */
-char *segments_signal(const struct config *c);
 
 /* Record segment 1 of attempt_id, inside the attempt's intent transaction. */
 int segments_insert_first(struct xl_ctx *ctx, long long attempt_id, const char *token,

@@ -11,7 +11,6 @@
 #include "reconcile.h"
 #include "slurm/slurm.h"
 
-
 /* An explicit request from `next --set` (NULL fields: none). */
 struct feed_request {
 	const char *var, *value, *from, *tag;

@@ -87,12 +87,14 @@ int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 		/* studies share the GPU in turn: behind the newest job of the user */
 		free(*job_id);
 		*job_id = loop_newest_in_partition(&q, ctx->cfg.partition);
-		n = 0;
 	}
 	if (!**job_id) {
+		/* with any-user, none of the user's is live: no line to end */
+		size_t nl = ctx->cfg.chain_any_user ? 0 : n;
+
 		free(*job_id);
-		*job_id = loop_line_tail(&q, v, n);
-		segments_line_tail(ctx, &q, v, n, job_id);
+		*job_id = loop_line_tail(&q, v, nl);
+		segments_line_tail(ctx, &q, v, nl, job_id);
 	}
 	slurm_jobs_release(&q);
 	attempts_free(v, n);

@@ -88,7 +88,7 @@ static int feed_submit(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		db_kv_set(&ctx->db, "feed.held", 1);
 		return 0;
 	}
-	rc = loop_submit(ctx, s, r, &o, &sr, cause);
+	rc = submit_attempt(ctx, s, r, &o, &sr, cause);
 	if (sr.limit)
 		rc = feed_held_back(ctx, r->tag, res, cause);
 	if (*sr.job_id) {

@@ -562,10 +562,10 @@ static void keep_line(struct xl_ctx *ctx, struct slurm *s, struct reading *r,
 	}
 	lanes_record_gpus(ctx, s, r->v, r->n, &r->q);
 	free(out->newest_live_job);
-	out->newest_live_job = loop_line_tail(&r->q, r->v, r->n);
+	out->newest_live_job = submit_line_tail(&r->q, r->v, r->n);
 	segments_line_tail(ctx, &r->q, r->v, r->n, &out->newest_live_job);
 	if (ctx->cfg.chain_any_user) {
-		char *any = loop_newest_in_partition(&r->q, ctx->cfg.partition);
+		char *any = submit_newest_in_partition(&r->q, ctx->cfg.partition);
 
 		if (*any) {
 			free(out->newest_live_job);

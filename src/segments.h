@@ -54,7 +54,7 @@ void segments_keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_
 void segments_tail(struct xl_ctx *ctx, const struct slurm_jobs *q, long long attempt_id,
 		   char **job_id);
 
-/* When *tail (loop_line_tail's answer) is a segmented attempt's job: its queued segment. */
+/* When *tail (submit_line_tail's answer) is a segmented attempt's job: its queued segment. */
 void segments_line_tail(struct xl_ctx *ctx, const struct slurm_jobs *q,
 			const struct attempt *v, size_t n, char **tail);
 

@@ -47,7 +47,7 @@ static int waited_for(const struct slurm_jobs *q, const struct attempt *v, size_
 }
 
 /* The end of the line among live attempts v (see loop.h). */
-char *loop_line_tail(const struct slurm_jobs *q, const struct attempt *v, size_t n)
+char *submit_line_tail(const struct slurm_jobs *q, const struct attempt *v, size_t n)
 {
 	size_t i;
 	int pass;
@@ -65,7 +65,7 @@ char *loop_line_tail(const struct slurm_jobs *q, const struct attempt *v, size_t
 }
 
 /* The end of the line of our unfinished attempts that squeue still lists. */
-int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
+int submit_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 		       char **cause)
 {
 	struct slurm_jobs q = SLURM_JOBS_INIT;
@@ -86,14 +86,14 @@ int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 	if (ctx->cfg.chain_any_user) {
 		/* studies share the GPU in turn: behind the newest job of the user */
 		free(*job_id);
-		*job_id = loop_newest_in_partition(&q, ctx->cfg.partition);
+		*job_id = submit_newest_in_partition(&q, ctx->cfg.partition);
 	}
 	if (!**job_id) {
 		/* with any-user, none of the user's is live: no line to end */
 		size_t nl = ctx->cfg.chain_any_user ? 0 : n;
 
 		free(*job_id);
-		*job_id = loop_line_tail(&q, v, nl);
+		*job_id = submit_line_tail(&q, v, nl);
 		segments_line_tail(ctx, &q, v, nl, job_id);
 	}
 	slurm_jobs_release(&q);
@@ -102,7 +102,7 @@ int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 }
 
 /* The live job of q in partition with the highest id ("" when none). */
-char *loop_newest_in_partition(const struct slurm_jobs *q, const char *partition)
+char *submit_newest_in_partition(const struct slurm_jobs *q, const char *partition)
 {
 	const struct slurm_job *best = NULL;
 	size_t i;
@@ -202,7 +202,7 @@ out:
 }
 
 /* The first attempt number with neither a DB row nor a log file. */
-int loop_next_attempt(struct xl_ctx *ctx, const struct run *r, long long *n)
+int submit_next_attempt(struct xl_ctx *ctx, const struct run *r, long long *n)
 {
 	struct attempt a;
 	int rc = attempts_latest(&ctx->db, r->id, &a);
@@ -229,7 +229,7 @@ static char *limit_key(const char *what, const char *partition)
 }
 
 /* Check the resources against the partition, remembering its limits. */
-int loop_preflight(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
+int submit_preflight(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
 		   char **cause)
 {
 	const struct config *c = &ctx->cfg;
@@ -253,7 +253,7 @@ int loop_preflight(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts
 }
 
 /* The partition's limits as the last preflight saw them (-1: unknown). */
-void loop_known_limits(struct xl_ctx *ctx, struct part_limits *lim)
+void submit_known_limits(struct xl_ctx *ctx, struct part_limits *lim)
 {
 	char *k = limit_key("maxtime", ctx->cfg.partition);
 
@@ -269,7 +269,7 @@ void loop_known_limits(struct xl_ctx *ctx, struct part_limits *lim)
 }
 
 /* Refuse malformed --mem, --time and --after values. */
-int loop_check_overrides(const struct submit_opts *o, char **cause)
+int submit_check_overrides(const struct submit_opts *o, char **cause)
 {
 	if (o->mem && !config_valid_mem(o->mem)) {
 		*cause = xasprintf("invalid --mem '%s': use a size like 16G or 4000M", o->mem);
@@ -288,7 +288,7 @@ int loop_check_overrides(const struct submit_opts *o, char **cause)
 }
 
 /* Read a run's job.sh and check it can be submitted; its sha256 into sha. */
-int loop_check_script(struct xl_ctx *ctx, const char *tag, struct buf *text,
+int submit_check_script(struct xl_ctx *ctx, const char *tag, struct buf *text,
 		      char sha[65], char **cause)
 {
 	char *job = run_job_path(ctx->root, ctx->cfg.study, tag);
@@ -312,7 +312,7 @@ int loop_check_script(struct xl_ctx *ctx, const char *tag, struct buf *text,
  * (unless --no-chain), "" for none. A live array task "12_3" becomes its
  * array "12", so the chain waits for every task.
  */
-int loop_resolve_after(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
+int submit_resolve_after(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
 		       char **after, char **cause)
 {
 	int rc = 0;
@@ -320,7 +320,7 @@ int loop_resolve_after(struct xl_ctx *ctx, struct slurm *s, const struct submit_
 	*after = NULL;
 	if (o->after)
 		*after = xstrdup(o->after);
-	else if (!o->no_chain && (rc = loop_last_live_job(ctx, s, after, cause)) == 0)
+	else if (!o->no_chain && (rc = submit_last_live_job(ctx, s, after, cause)) == 0)
 		(*after)[strcspn(*after, "_")] = '\0';
 	if (!*after)
 		*after = xstrdup("");
@@ -328,7 +328,7 @@ int loop_resolve_after(struct xl_ctx *ctx, struct slurm *s, const struct submit_
 }
 
 /* "--mem=M --time=D" as recorded on the attempt ("" when none). */
-char *loop_overrides_text(const struct submit_opts *o)
+char *submit_overrides_text(const struct submit_opts *o)
 {
 	struct buf over = BUF_INIT;
 
@@ -342,7 +342,7 @@ char *loop_overrides_text(const struct submit_opts *o)
 }
 
 /* The value of "--NAME=V" in recorded overrides, or NULL. */
-char *loop_override_value(const char *overrides, const char *name)
+char *submit_override_value(const char *overrides, const char *name)
 {
 	size_t n = strlen(name);
 	const char *p;
@@ -353,7 +353,7 @@ char *loop_override_value(const char *overrides, const char *name)
 	return NULL;
 }
 
-/* One attempt on its way from the checks to sbatch (loop_submit's steps). */
+/* One attempt on its way from the checks to sbatch (submit_attempt's steps). */
 struct submission {
 	const struct run *r;
 	const struct submit_opts *o;	/* the caller's, or own */
@@ -386,16 +386,16 @@ static int submit_checks(struct xl_ctx *ctx, struct slurm *s, struct submission 
 	}
 	sub->mem = sub->o->mem ? sub->o->mem : c->res.mem;
 	sub->time_ = sub->o->time ? sub->o->time : c->res.time;
-	rc = loop_check_overrides(sub->o, cause);
+	rc = submit_check_overrides(sub->o, cause);
 	if (rc == 0)
 		rc = segments_wanted(c, sub->o->segments, sub->time_, sub->o->time != NULL,
 				     &sub->segs, cause);
 	if (rc == 0)
-		rc = loop_check_script(ctx, sub->r->tag, &sub->text, sub->sha, cause);
+		rc = submit_check_script(ctx, sub->r->tag, &sub->text, sub->sha, cause);
 	if (rc == 0)
-		rc = loop_preflight(ctx, s, sub->o, cause);
+		rc = submit_preflight(ctx, s, sub->o, cause);
 	if (rc == 0)
-		rc = loop_resolve_after(ctx, s, sub->o, &res->after, cause);
+		rc = submit_resolve_after(ctx, s, sub->o, &res->after, cause);
 	if (!res->after)
 		res->after = xstrdup("");
 	return rc;
@@ -416,11 +416,11 @@ static int record_intent(struct xl_ctx *ctx, struct submission *sub, struct subm
 		*cause = xasprintf("the state DB is busy; try again");
 		return XL_TEMPFAIL;
 	}
-	if (loop_next_attempt(ctx, sub->r, &res->n) < 0)
+	if (submit_next_attempt(ctx, sub->r, &res->n) < 0)
 		goto fail;
 	res->log_path = run_log_path(ctx->root, c->study, sub->r->tag, res->n);
 	study_token(sub->token);
-	sub->over = loop_overrides_text(sub->o);
+	sub->over = submit_overrides_text(sub->o);
 	memset(a, 0, sizeof(*a));
 	a->run_id = sub->r->id;
 	a->n = res->n;
@@ -551,7 +551,7 @@ static int run_sbatch(struct xl_ctx *ctx, struct slurm *s, const struct submissi
 }
 
 /* Preflight, record the intent, run sbatch, record the answer. */
-int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
+int submit_attempt(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 		const struct submit_opts *o, struct submit_result *res, char **cause)
 {
 	struct submission sub;

@@ -272,22 +272,22 @@ static int array_checks(struct xl_ctx *ctx, struct slurm *s, struct array_sub *a
 	size_t i;
 	int rc;
 
-	rc = loop_check_overrides(as->o, cause);
+	rc = submit_check_overrides(as->o, cause);
 	if (rc == 0)
 		rc = segments_wanted(&ctx->cfg, as->o->segments, as->time_, as->o->time != NULL,
 				     &as->segs, cause);
 	for (i = 0; rc == 0 && i < as->n; i++) {
 		buf_reset(&text);
-		rc = loop_check_script(ctx, as->sw->tasks[as->pick[i]].tag, &text, as->sha[i],
+		rc = submit_check_script(ctx, as->sw->tasks[as->pick[i]].tag, &text, as->sha[i],
 				       cause);
 		if (i == 0 && rc == 0)
 			sbatch_header_lines(text.s, &as->header);
 	}
 	buf_release(&text);
 	if (rc == 0)
-		rc = loop_preflight(ctx, s, as->o, cause);
+		rc = submit_preflight(ctx, s, as->o, cause);
 	if (rc == 0)
-		rc = loop_resolve_after(ctx, s, as->o, &res->after, cause);
+		rc = submit_resolve_after(ctx, s, as->o, &res->after, cause);
 	if (!res->after)
 		res->after = xstrdup("");
 	if (rc)
@@ -314,7 +314,7 @@ static int record_intents(struct xl_ctx *ctx, struct array_sub *as,
 		return XL_TEMPFAIL;
 	}
 	study_token(as->token);
-	over = loop_overrides_text(as->o);
+	over = submit_overrides_text(as->o);
 	for (i = 0; i < as->n; i++) {
 		const struct sweep_task *t = &as->sw->tasks[as->pick[i]];
 		struct run r;
@@ -325,7 +325,7 @@ static int record_intents(struct xl_ctx *ctx, struct array_sub *as,
 		memset(&r, 0, sizeof(r));
 		r.id = t->run_id;
 		r.tag = t->tag;
-		if (loop_next_attempt(ctx, &r, &res->attempt[i]) < 0)
+		if (submit_next_attempt(ctx, &r, &res->attempt[i]) < 0)
 			goto fail;
 		tok = xasprintf("%s_%lld", as->token, t->idx);
 		log = run_log_path(ctx->root, c->study, t->tag, res->attempt[i]);

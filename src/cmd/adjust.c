@@ -102,7 +102,7 @@ static int cmd_adjust(struct xl_ctx *ctx, const struct cmd_entry *self,
 		free(pos);
 		return XL_USAGE;
 	}
-	rc = loop_check_overrides(&o, &cause);
+	rc = submit_check_overrides(&o, &cause);
 	if (rc) {
 		error("%s", cause);
 		free(cause);
@@ -117,7 +117,7 @@ static int cmd_adjust(struct xl_ctx *ctx, const struct cmd_entry *self,
 		return rc;
 	}
 	/* the partition must allow it, as for a submission */
-	rc = loop_preflight(ctx, &s, &o, &cause);
+	rc = submit_preflight(ctx, &s, &o, &cause);
 	if (rc == 0) {
 		value = o.mem ? xasprintf("%lld", config_mem_mb(o.mem)) : xstrdup(o.time);
 		rc = slurm_scontrol_update(&s, a.job_id, o.mem ? "MinMemoryNode" : "TimeLimit",

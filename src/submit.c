@@ -66,7 +66,7 @@ char *submit_line_tail(const struct slurm_jobs *q, const struct attempt *v, size
 
 /* The end of the line of our unfinished attempts that squeue still lists. */
 int submit_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
-		       char **cause)
+			 char **cause)
 {
 	struct slurm_jobs q = SLURM_JOBS_INIT;
 	struct attempt *v = NULL;
@@ -230,7 +230,7 @@ static char *limit_key(const char *what, const char *partition)
 
 /* Check the resources against the partition, remembering its limits. */
 int submit_preflight(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
-		   char **cause)
+		     char **cause)
 {
 	const struct config *c = &ctx->cfg;
 	struct part_limits lim = { -1, -1 };
@@ -289,7 +289,7 @@ int submit_check_overrides(const struct submit_opts *o, char **cause)
 
 /* Read a run's job.sh and check it can be submitted; its sha256 into sha. */
 int submit_check_script(struct xl_ctx *ctx, const char *tag, struct buf *text,
-		      char sha[65], char **cause)
+			char sha[65], char **cause)
 {
 	char *job = run_job_path(ctx->root, ctx->cfg.study, tag);
 	int err, rc = 0;
@@ -313,7 +313,7 @@ int submit_check_script(struct xl_ctx *ctx, const char *tag, struct buf *text,
  * array "12", so the chain waits for every task.
  */
 int submit_resolve_after(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
-		       char **after, char **cause)
+			 char **after, char **cause)
 {
 	int rc = 0;
 
@@ -552,7 +552,7 @@ static int run_sbatch(struct xl_ctx *ctx, struct slurm *s, const struct submissi
 
 /* Preflight, record the intent, run sbatch, record the answer. */
 int submit_attempt(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
-		const struct submit_opts *o, struct submit_result *res, char **cause)
+		   const struct submit_opts *o, struct submit_result *res, char **cause)
 {
 	struct submission sub;
 	int rc;

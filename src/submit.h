@@ -40,7 +40,7 @@ void submit_result_release(struct submit_result *res);
  * an exit code; *cause says why on failure.
  */
 int submit_attempt(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
-		const struct submit_opts *o, struct submit_result *res, char **cause);
+		   const struct submit_opts *o, struct submit_result *res, char **cause);
 
 /* The partition's limits; -1 when unknown. */
 struct part_limits {
@@ -54,17 +54,17 @@ struct part_limits {
  * submit_known_limits(). 0 or an exit code.
  */
 int submit_preflight(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
-		   char **cause);
+		     char **cause);
 /* The limits the last preflight saw, without asking Slurm. */
 void submit_known_limits(struct xl_ctx *ctx, struct part_limits *lim);
 /* Refuse malformed --mem, --time, --after: 0 or XL_USAGE. */
 int submit_check_overrides(const struct submit_opts *o, char **cause);
 /* Read run tag's job.sh into text, check it (executable, bash -n), hash it. */
 int submit_check_script(struct xl_ctx *ctx, const char *tag, struct buf *text,
-		      char sha[65], char **cause);
+			char sha[65], char **cause);
 /* The job to chain onto (*after malloc'd, "" for none; "12_3" becomes "12"). */
 int submit_resolve_after(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
-		       char **after, char **cause);
+			 char **after, char **cause);
 /*
  * The value of "--NAME=V" in overrides as submit_overrides_text wrote them
  * ("--mem=2G --segments=4"), malloc'd, or NULL: how automatic retries
@@ -94,6 +94,6 @@ char *submit_newest_in_partition(const struct slurm_jobs *q, const char *partiti
  * of the user in the partition, from any project. 0 or an exit code.
  */
 int submit_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
-		       char **cause);
+			 char **cause);
 
 #endif

@@ -279,7 +279,7 @@ static int array_checks(struct xl_ctx *ctx, struct slurm *s, struct array_sub *a
 	for (i = 0; rc == 0 && i < as->n; i++) {
 		buf_reset(&text);
 		rc = submit_check_script(ctx, as->sw->tasks[as->pick[i]].tag, &text, as->sha[i],
-				       cause);
+					 cause);
 		if (i == 0 && rc == 0)
 			sbatch_header_lines(text.s, &as->header);
 	}

@@ -369,6 +369,25 @@ int db_exec(struct db *db, const char *sql)
 	return 0;
 }
 
+/* One statement on row :id, with :text and :num when it names them. */
+int db_exec_row(struct db *db, const char *sql, long long id, const char *text,
+		long long num)
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare(db, &q, sql) < 0)
+		return -1;
+	db_bind_int64(&q, ":id", id);
+	if (strstr(sql, ":text"))
+		db_bind_text(&q, ":text", text);
+	if (strstr(sql, ":num"))
+		db_bind_int64(&q, ":num", num);
+	rc = db_step(&q);
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* Prepare a statement. */
 int db_prepare(struct db *db, struct stmt *q, const char *sql)
 {

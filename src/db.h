@@ -47,6 +47,13 @@ int db_migrate(struct db *db, char **cause);
 /* Run SQL without parameters (schema, pragmas). 0 or -1 (error printed). */
 int db_exec(struct db *db, const char *sql);
 
+/*
+ * One statement on row :id (bound), with :text and :num bound when the
+ * SQL names them: "UPDATE attempt SET job_id = :text WHERE id = :id". 0 or -1.
+ */
+int db_exec_row(struct db *db, const char *sql, long long id, const char *text,
+		long long num);
+
 /* Prepare; returns 0 or -1 (error printed). */
 int db_prepare(struct db *db, struct stmt *q, const char *sql);
 /*

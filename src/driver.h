@@ -15,12 +15,10 @@
 #include <stddef.h>
 
 #include "ctx.h"
+#include "driver-host.h"	/* where a feeder runs; the feeder job's shape */
+#include "fed.h"
 #include "slurm/slurm.h"
 
-#define DRIVER_JOB_NAME "xloop-feed"
-#define DRIVER_COMMENT "xloop-feed:"	/* no run's comment ("xloop:...") starts so */
-#define DRIVER_TIME "00:05:00"
-#define DRIVER_MEM "256M"
 #define DRIVER_RETRY_SECS 60	/* --begin=now+N when work waits but nothing runs */
 #define DRIVER_JUDGE_SECS 10	/* --begin=now+N when a run ended unjudged */
 #define DRIVER_SAVED_SECS 2	/* slurmctld has saved a job this long after sbatch */
@@ -33,11 +31,6 @@ unsigned driver_saved_secs(void);
 /* Seconds a feeder waits for the study's lock (XLOOP_DRIVER_LOCK_SECS). */
 int driver_lock_wait_secs(void);
 
-/* 1 when comment is a feeder's (of any study). */
-int driver_is_feeder_comment(const char *comment);
-
-struct feed_result;
-
 /*
  * With driver.mode slurm: make sure, under the lock, that exactly one
  * feeder of the study is pending when there is work (live runs, or plan
@@ -48,6 +41,19 @@ struct feed_result;
  */
 int driver_ensure(struct xl_ctx *ctx, struct slurm *s, const struct feed_result *fed,
 		  const char *self_job, int *submitted, char **cause);
+
+/*
+ * A feeder's survival check, run at the very end of its tick with the
+ * study's lock released (another xloop need not wait for it): a slurmctld
+ * that dies without saving its state forgets the jobs of its last second,
+ * so after driver_saved_secs() squeue must still list a feeder of the
+ * study waiting; when none is, the lock is taken again (waiting as a
+ * feeder does) and driver_ensure queues another. At most
+ * DRIVER_SURVIVAL_CHECKS rounds; failures are warnings.
+ */
+#define DRIVER_SURVIVAL_CHECKS 3
+void driver_check_successor(struct xl_ctx *ctx, struct slurm *s, const struct feed_result *fed,
+			    const char *self_job);
 
 /* driver_ensure that only warns on failure. */
 void driver_keep_feeder(struct xl_ctx *ctx, struct slurm *s, const struct feed_result *fed,
@@ -78,49 +84,5 @@ void driver_status_release(struct driver_status *st);
  * feeder's start, when one ran); 0 in the other modes.
  */
 int driver_who(struct xl_ctx *ctx, char **text, long long *last_at);
-
-/*
- * The filesystem type of the mount that holds path, from the text of
- * /proc/self/mountinfo (the longest mount point that is a prefix of
- * path, the last one of equal length); malloc'd, NULL when none. Pure.
- */
-char *driver_mount_fstype(const char *mountinfo, const char *path);
-/* 1 for NFS, Lustre, GPFS, CIFS, sshfs and other network filesystems. Pure. */
-int driver_fs_is_network(const char *fstype);
-/* The type of the filesystem holding path here (malloc'd, "?" when unknown). */
-char *driver_fstype(const char *path);
-
-/*
- * Where a feeder for this study forwards its tick: driver.host when the
- * study lies on a network filesystem and a host is set, else NULL.
- */
-const char *driver_forward_host(const struct config *cfg, const char *root);
-
-/*
- * The command line of a feeder's tick forwarded to host (for remote_run):
- * "tick --feeder --feeder-job ID --feeder-token T". The array and its
- * strings are malloc'd; *n is the count.
- */
-char **driver_forward_args(const char *job_id, const char *token, int *n);
-void driver_forward_args_free(char **v, int n);
-
-/*
- * The user's crontab text old with the study's block (between the lines
- * "# xloop driver: ROOT" and "# xloop driver end: ROOT") replaced by
- * entry, or appended when there is none. Malloc'd. Pure.
- */
-char *driver_scrontab_merge(const char *old, const char *root, const char *entry);
-
-/*
- * Doctor's probe: a feeder-sized job (XLOOP_DRIVER_PROBE_SECS, default 60,
- * to start and end) checks that this binary runs and the study is readable
- * where feeders run. *ok and *detail (malloc'd) say what it found; an exit
- * code when no probe could be submitted (*detail says why).
- */
-int driver_probe(struct slurm *s, const struct config *cfg, const char *root, int *ok,
-		 char **detail);
-
-/* The absolute path of this xloop binary (malloc'd), NULL with *cause. */
-char *driver_self_exe(char **cause);
 
 #endif

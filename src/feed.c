@@ -49,12 +49,12 @@ static char *feed_tag(struct xl_ctx *ctx, const char *from, const char *var,
 	struct run p;
 
 	if (*seed && strcmp(var, seed) == 0 && loop_find_run(ctx, from, &p, &why) == 0) {
-		tag = tag_make(ctx, TAG_REPLICATE, p.tag, var, value);
+		tag = loop_make_tag(ctx, TAG_REPLICATE, p.tag, var, value);
 		run_release(&p);
 		return tag;
 	}
 	free(why);
-	return tag_make(ctx, TAG_CHANGE, NULL, var, value);
+	return loop_make_tag(ctx, TAG_CHANGE, NULL, var, value);
 }
 
 /*
@@ -88,7 +88,7 @@ static int feed_submit(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		db_kv_set(&ctx->db, "feed.held", 1);
 		return 0;
 	}
-	rc = loop_submit(ctx, s, r, &o, &sr, cause);
+	rc = submit_attempt(ctx, s, r, &o, &sr, cause);
 	if (sr.limit)
 		rc = feed_held_back(ctx, r->tag, res, cause);
 	if (*sr.job_id) {

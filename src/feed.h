@@ -7,35 +7,9 @@
 #define XLOOP_FEED_H
 
 #include "ctx.h"
+#include "fed.h"
 #include "reconcile.h"
 #include "slurm/slurm.h"
-
-/* One submission that feeding made. */
-struct fed {
-	char *tag;
-	char *change;		/* "VAR=VALUE" */
-	char *job_id;
-	long long attempt;
-	char *after;
-};
-
-struct feed_result {
-	struct fed *v;
-	size_t nr;
-	char *breaker;		/* why feeding is stopped (breaker.h), or NULL */
-	int breaker_opened;	/* this call opened the breaker */
-	char **skipped;		/* plan entries that could not become runs */
-	size_t nr_skipped;
-	char *held_back;	/* a Slurm limit refused a submission: which and what, or NULL */
-	/*
-	 * Why feeding stopped where it did: "breaker", "depth" (queue.depth
-	 * jobs already wait in the chain, in every lane), "limit" (a Slurm
-	 * limit refused a job: held_back), "plan_empty" or "error"; NULL when
-	 * feeding did not run. stopped_why says it for people.
-	 */
-	const char *stopped;
-	char *stopped_why;
-};
 
 /* An explicit request from `next --set` (NULL fields: none). */
 struct feed_request {

@@ -8,7 +8,6 @@
 #include "lanes.h"
 #include "loop.h"
 #include "quota.h"
-#include "reconcile.h"
 #include "runs.h"
 #include "slurm/slurm.h"
 #include "submit.h"
@@ -195,6 +194,14 @@ int lanes_next(struct xl_ctx *ctx, struct refresh *ref, int force, struct submit
 	else
 		o->no_chain = 1;	/* an empty lane starts at once */
 	return 1;
+}
+
+/* Free the refresh summary. */
+void refresh_release(struct refresh *r)
+{
+	free(r->newest_live_job);
+	r->newest_live_job = NULL;
+	lanes_release(&r->lanes);
 }
 
 /* Record what feeding put into lane. */

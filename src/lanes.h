@@ -12,7 +12,6 @@
 #include <stddef.h>
 
 struct xl_ctx;
-struct refresh;
 struct submit_opts;
 
 struct lane_job {
@@ -30,6 +29,21 @@ struct lanes {
 	size_t n;		/* lanes seen (not all of them in use) */
 	size_t array_tasks;	/* live tasks of the study's job arrays (sweeps) */
 };
+
+/*
+ * What reconcile() saw of the study's queue (reconcile.h), which feeding
+ * reads and adds its submissions to (lanes_submitted).
+ */
+struct refresh {
+	size_t pending;		/* our jobs waiting */
+	size_t running;		/* our jobs running (or completing) */
+	size_t judged;		/* verdicts reached in this call */
+	char *newest_live_job;	/* the job a new submission chains onto, "" */
+	struct lanes lanes;	/* the study's live jobs by lane (queue.lanes) */
+	size_t user_live;	/* all of the user's live jobs, the study's among them */
+	int calls;		/* Slurm commands run */
+};
+void refresh_release(struct refresh *r);
 
 /* A live job of the study: attempt attempt_id, in lane, as Slurm names it, waiting for after. */
 void lanes_see(struct lanes *l, long long lane, long long attempt_id, const char *job_id,

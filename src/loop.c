@@ -127,6 +127,24 @@ int loop_check_new_tag(struct xl_ctx *ctx, const char *tag, char **cause)
 	return rc ? XL_DATAERR : 0;
 }
 
+/* The first free candidate of a tag (tag_compose). */
+char *loop_make_tag(struct xl_ctx *ctx, enum tag_kind kind, const char *base_or_prefix,
+		    const char *var, const char *value)
+{
+	int k;
+
+	for (k = kind == TAG_REPLICATE ? 2 : 1;; k++) {
+		char *tag = tag_compose(kind, base_or_prefix, var, value, k), *cause = NULL;
+		int rc = loop_check_new_tag(ctx, tag, &cause);
+
+		free(cause);
+		/* taken: try the next; free, or an error loop_new_run will report */
+		if (rc != XL_DATAERR || k >= 1000000)
+			return tag;
+		free(tag);
+	}
+}
+
 /* 1 when the run's latest attempt succeeded. */
 int loop_run_proven(struct xl_ctx *ctx, const struct run *r)
 {

@@ -9,6 +9,7 @@
 #include "ctx.h"
 #include "runs.h"
 #include "slurm/slurm.h"
+#include "tags.h"
 
 /*
  * Commit paths (relative to the study root) with libgit2, touching nothing
@@ -40,6 +41,13 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 
 /* Refuse a tag that is invalid or taken: XL_USAGE, XL_DATAERR or 0. */
 int loop_check_new_tag(struct xl_ctx *ctx, const char *tag, char **cause);
+
+/*
+ * Every tag xloop makes: the first candidate of tag_compose (tags.h) that
+ * is free in the study (loop_check_new_tag), malloc'd.
+ */
+char *loop_make_tag(struct xl_ctx *ctx, enum tag_kind kind, const char *base_or_prefix,
+		    const char *var, const char *value);
 
 /*
  * Find the run called tag, or the best proven run for "best". Returns 0,

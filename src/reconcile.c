@@ -18,26 +18,6 @@
 #include "study.h"
 #include "submit.h"
 
-/* How long an intent may wait for its sbatch (tests shorten it). */
-long long reconcile_orphan_secs(void)
-{
-#ifdef XLOOP_TEST_BUILD
-	const char *v = getenv("XLOOP_TEST_ORPHAN_SECS");
-
-	if (v && *v)
-		return strtoll(v, NULL, 10);
-#endif
-	return SUBMIT_ORPHAN_SECS;
-}
-
-/* Free the refresh summary. */
-void refresh_release(struct refresh *r)
-{
-	free(r->newest_live_job);
-	r->newest_live_job = NULL;
-	lanes_release(&r->lanes);
-}
-
 /* What Slurm finally said about one job, from sacct or scontrol. */
 struct final {
 	int known;		/* a final state was read */
@@ -217,25 +197,6 @@ static char *log_evidence(const char *log, int gpu_job)
 	}
 }
 
-/* One statement on row :id of the attempt or segment table (:text, :num when used). */
-int reconcile_exec(struct xl_ctx *ctx, const char *sql, long long id, const char *text,
-		   long long num)
-{
-	struct stmt q;
-	int rc;
-
-	if (db_prepare(&ctx->db, &q, sql) < 0)
-		return -1;
-	db_bind_int64(&q, ":id", id);
-	if (strstr(sql, ":text"))
-		db_bind_text(&q, ":text", text);
-	if (strstr(sql, ":num"))
-		db_bind_int64(&q, ":num", num);
-	rc = db_step(&q);
-	db_finalize(&q);
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
 /*
  * What squeue shows of a live attempt, in one statement that writes only
  * when something changed (a tick with nothing new writes nothing).
@@ -339,8 +300,8 @@ static void write_decision(struct xl_ctx *ctx, long long attempt_id, const char 
 		warning("verdict stored, but ops/decisions.md was not updated: %s", cause);
 	} else {
 		crash_point("verdict-after-commit");
-		reconcile_exec(ctx, "UPDATE attempt SET decided = 1 WHERE id = :id",
-			     attempt_id, NULL, 0);
+		db_exec_row(&ctx->db, "UPDATE attempt SET decided = 1 WHERE id = :id",
+			    attempt_id, NULL, 0);
 	}
 	free(cause);
 	free(cv);
@@ -503,52 +464,65 @@ out:
 	return rc;
 }
 
-/* Refresh and judge. */
-int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
-	      char **cause)
+/*
+ * lanes_see for a live attempt: a segmented one is seen as its queued
+ * segment (one place in the lane; the lane's next run chains onto it).
+ */
+static void see_lane(struct xl_ctx *ctx, const struct slurm_jobs *q, const struct attempt *a,
+		     struct lanes *l)
 {
-	struct slurm_jobs q = SLURM_JOBS_INIT, sc = SLURM_JOBS_INIT;
-	struct slurm_acct acct = SLURM_ACCT_INIT;
-	struct attempt *v = NULL;
-	size_t n = 0, i, nids = 0;
-	const char **ids = NULL;
-	int rc, calls0 = s->calls, need_scontrol = 0, have_scontrol = 0, noacct = 1, txn;
-	time_t now = time(NULL);
+	char *tail = xstrdup(a->job_id);
 
-	memset(out, 0, sizeof(*out));
-	out->newest_live_job = xstrdup("");
-	repair_decisions(ctx);
-	chain_release_held(ctx, s);
-	loop_commit_repair(ctx);
-	if (attempts_unfinished(&ctx->db, ctx->cfg.study, &v, &n) < 0)
-		return XL_ERR;
-	if (n == 0)
-		return 0;	/* nothing in flight: not a single Slurm call */
-	rc = slurm_squeue_mine(s, &q, cause);
-	if (rc)
-		goto out;
-	out->user_live = lanes_user_live(&q);
+	segments_tail(ctx, q, a->id, &tail);
+	lanes_see(l, a->lane, a->id, tail, a->after_job);
+	free(tail);
+}
 
-	/* pass 1: what squeue shows is alive; its notes in one transaction
-	 * (one sync, not one per job when a whole sweep starts at once) */
-	ids = xcalloc(n, sizeof(*ids));
-	txn = db_begin_write(&ctx->db) == 0;
-	for (i = 0; i < n; i++) {
-		struct attempt *a = &v[i];
-		const struct slurm_job *j = *a->job_id ? find_attempts_job(ctx, &q, a) :
-			job_by_token(&q, a->token);
+/* What one reconcile read from Slurm, shared by its passes. */
+struct reading {
+	struct attempt *v;		/* the study's unfinished attempts */
+	size_t n;
+	struct slurm_jobs q;		/* squeue: the live jobs */
+	struct slurm_jobs sc;		/* scontrol, when asked (have_scontrol) */
+	struct slurm_acct acct;		/* sacct, unless noacct */
+	int noacct, have_scontrol;
+	const char **ids;		/* the jobs that left the queue, for sacct */
+	size_t nids;
+	int need_scontrol;		/* one to look up by token, or sacct did not know */
+	time_t now;
+};
 
-		if (!*a->job_id && j) {
-			/* sbatch submitted it but we never heard the id: adopt it */
-			char *d = xasprintf("attempt %lld was left in 'submitting'; found "
-					    "its job %s by its token", a->n, j->job_id);
+/* An intent's job found by its token (sbatch never told its id): adopt it. */
+static void adopt_by_token(struct xl_ctx *ctx, struct attempt *a, const struct slurm_job *j,
+			   time_t now)
+{
+	char *d = xasprintf("attempt %lld was left in 'submitting'; found its job %s by "
+			    "its token", a->n, j->job_id);
 
-			attempts_set_submitted(&ctx->db, a->id, j->job_id, now);
-			loop_event(ctx, "repaired", a->run_id, a->id, d);
-			free(d);
-			free(a->job_id);
-			a->job_id = xstrdup(j->job_id);
-		}
+	attempts_set_submitted(&ctx->db, a->id, j->job_id, now);
+	loop_event(ctx, "repaired", a->run_id, a->id, d);
+	free(d);
+	free(a->job_id);
+	a->job_id = xstrdup(j->job_id);
+}
+
+/*
+ * Pass 1: what squeue shows is alive (counted, noted, seen in its lane);
+ * its notes in one transaction (one sync, not one per job when a whole
+ * sweep starts at once). What left the queue goes to r->ids for sacct.
+ */
+static void see_live(struct xl_ctx *ctx, struct reading *r, struct refresh *out)
+{
+	size_t i;
+	int txn = db_begin_write(&ctx->db) == 0;
+
+	for (i = 0; i < r->n; i++) {
+		struct attempt *a = &r->v[i];
+		const struct slurm_job *j = *a->job_id ? find_attempts_job(ctx, &r->q, a) :
+			job_by_token(&r->q, a->token);
+
+		if (!*a->job_id && j)
+			adopt_by_token(ctx, a, j, r->now);
 		if (j && !slurm_state_is_final(j->state)) {
 			time_t st = 0;
 
@@ -558,31 +532,40 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 				out->running++;
 			slurm_parse_time(j->start_time, &st, NULL);
 			note_live(ctx, a->id, slurm_state_name(j->state), j->reason, st);
-			segments_see_lane(ctx, &q, a, &out->lanes);	/* lanes_see */
+			see_lane(ctx, &r->q, a, &out->lanes);
 			continue;
 		}
 		if (*a->job_id)
-			ids[nids++] = a->job_id;
+			r->ids[r->nids++] = a->job_id;
 		else
-			need_scontrol = 1;	/* an intent to look up by token */
+			r->need_scontrol = 1;	/* an intent to look up by token */
 	}
 	if (txn && db_commit(&ctx->db) < 0)
 		warning("unable to record what squeue showed (the next tick will)");
-	for (i = 0; i < n; i++) {
-		const struct slurm_job *j = find_attempts_job(ctx, &q, &v[i]);
+}
+
+/*
+ * The live attempts' next segments, the GPUs of new starts, and the end
+ * of the line a new submission chains onto (an array task's chain waits
+ * for its whole array; with slurm.chain any-user, any project's newest).
+ */
+static void keep_line(struct xl_ctx *ctx, struct slurm *s, struct reading *r,
+		      struct refresh *out)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct slurm_job *j = find_attempts_job(ctx, &r->q, &r->v[i]);
 
 		if (j && !slurm_state_is_final(j->state))
-			segments_keep_next(ctx, s, &q, &v[i]);
+			segments_keep_next(ctx, s, &r->q, &r->v[i]);
 	}
-	lanes_record_gpus(ctx, s, v, n, &q);
-	/* the end of the line (an array task's chain waits for its whole array) */
+	lanes_record_gpus(ctx, s, r->v, r->n, &r->q);
 	free(out->newest_live_job);
-	out->newest_live_job = loop_line_tail(&q, v, n);
-	segments_line_tail(ctx, &q, v, n, &out->newest_live_job);
-
+	out->newest_live_job = submit_line_tail(&r->q, r->v, r->n);
+	segments_line_tail(ctx, &r->q, r->v, r->n, &out->newest_live_job);
 	if (ctx->cfg.chain_any_user) {
-		/* the chain continues behind any project's newest job */
-		char *any = loop_newest_in_partition(&q, ctx->cfg.partition);
+		char *any = submit_newest_in_partition(&r->q, ctx->cfg.partition);
 
 		if (*any) {
 			free(out->newest_live_job);
@@ -590,113 +573,183 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 		}
 		free(any);
 	}
+}
 
-	/* pass 2: final states, with one sacct (or one scontrol) call */
-	if (nids) {
-		rc = slurm_sacct(s, ids, nids, &acct, &noacct, cause);
-		if (rc) {
-			/* sacct failing is no reason to stop: scontrol may know */
-			FREE_AND_NULL(*cause);
-			noacct = 1;
-		}
+/*
+ * Pass 2: the final states of what left the queue, with one sacct call,
+ * and one scontrol call when sacct does not know one (or an intent is to
+ * be found by its token). 0 or an exit code.
+ */
+static int read_finals(struct xl_ctx *ctx, struct slurm *s, struct reading *r, char **cause)
+{
+	size_t i;
+	int unknown, rc;
+
+	if (r->nids && slurm_sacct(s, r->ids, r->nids, &r->acct, &r->noacct, cause)) {
+		/* sacct failing is no reason to stop: scontrol may know */
+		FREE_AND_NULL(*cause);
+		r->noacct = 1;
 	}
-	for (i = 0; i < n && !need_scontrol; i++) {
+	for (i = 0; i < r->n && !r->need_scontrol; i++) {
 		struct slurm_acct_summary sum;
 
-		if (!*v[i].job_id || find_attempts_job(ctx, &q, &v[i]))
+		if (!*r->v[i].job_id || find_attempts_job(ctx, &r->q, &r->v[i]))
 			continue;
-		if (noacct || slurm_acct_summarize(&acct, v[i].job_id, &sum, NULL) < 0 ||
+		if (r->noacct || slurm_acct_summarize(&r->acct, r->v[i].job_id, &sum, NULL) < 0 ||
 		    !slurm_state_is_final(sum.state))
-			need_scontrol = 1;
+			r->need_scontrol = 1;
 	}
-	if (need_scontrol) {
-		int unknown;
+	if (!r->need_scontrol)
+		return 0;
+	rc = slurm_scontrol_job(s, NULL, &r->sc, &unknown, cause);
+	r->have_scontrol = rc == 0;
+	return rc;
+}
 
-		rc = slurm_scontrol_job(s, NULL, &sc, &unknown, cause);
-		if (rc)
-			goto out;
-		have_scontrol = 1;
+/*
+ * An intent (no job id) that squeue did not show: found by its token in
+ * scontrol's answer (adopted: 1), or, older than the orphan threshold,
+ * marked submit_failed; else it waits. 0: nothing to judge now.
+ */
+static int find_intent(struct xl_ctx *ctx, struct reading *r, struct attempt *a)
+{
+	const struct slurm_job *j = r->have_scontrol ? job_by_token(&r->sc, a->token) : NULL;
+
+	if (j) {
+		adopt_by_token(ctx, a, j, r->now);
+		return 1;
 	}
-	for (i = 0; i < n; i++) {
-		struct attempt *a = &v[i];
-		struct slurm_acct_summary sum;
-		const struct slurm_job *j;
+	if (r->now - a->intent_at >= attempts_orphan_secs()) {
+		attempts_set_submit_failed(&ctx->db, a->id, SUBMIT_ORPHAN_ERROR);
+		loop_event(ctx, "repaired", a->run_id, a->id,
+			   "an attempt left in 'submitting' never reached Slurm; "
+			   "marked submit_failed");
+	}
+	return 0;
+}
+
+/* What Slurm finally said of a's job: sacct first, then scontrol, then squeue. */
+static void read_final(struct xl_ctx *ctx, const struct reading *r, const struct attempt *a,
+		       struct final *f)
+{
+	struct slurm_acct_summary sum;
+	const struct slurm_job *j;
+
+	if (!r->noacct && slurm_acct_summarize(&r->acct, a->job_id, &sum, NULL) == 0 &&
+	    slurm_state_is_final(sum.state) &&
+	    job_is_attempts(ctx, a, slurm_acct_get(&r->acct, sum.alloc, "Comment")))
+		final_from_acct(&r->acct, &sum, a->job_id, f);
+	else if (r->have_scontrol && (j = find_attempts_job(ctx, &r->sc, a)) != NULL)
+		final_from_job(j, f);
+	else if ((j = find_attempts_job(ctx, &r->q, a)) != NULL)
+		final_from_job(j, f);
+}
+
+/*
+ * A job Slurm knows nowhere: lost only after two polls LOST_AFTER_SECS
+ * apart (then no queued segment may run on in its directory). 1 when
+ * judged.
+ */
+static int judge_missing(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a,
+			 const struct final *f, time_t now)
+{
+	struct stmt mq;
+	long long since = 0;
+
+	if (db_prepare(&ctx->db, &mq, "SELECT coalesce(missing_since, 0)"
+		       " FROM attempt WHERE id = :id") == 0) {
+		db_bind_int64(&mq, ":id", a->id);
+		if (db_step(&mq) == SQLITE_ROW)
+			since = db_col_int64(&mq, 0);
+		db_finalize(&mq);
+	}
+	if (since == 0) {
+		db_exec_row(&ctx->db, "UPDATE attempt SET missing_since = :num WHERE id = :id",
+			    a->id, NULL, now);
+		return 0;
+	}
+	if (now - since < LOST_AFTER_SECS || store_verdict(ctx, a, f, 1, NULL) != 0)
+		return 0;
+	segments_cancel_queued(ctx, s, a->id, "the attempt was lost");
+	return 1;
+}
+
+/*
+ * Judge what ended: each attempt squeue no longer shows alive gets its
+ * final state; a segmented one may go on as its next segment (counted
+ * live), else its verdict is stored and written.
+ */
+static void judge_ended(struct xl_ctx *ctx, struct slurm *s, struct reading *r,
+			struct refresh *out)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		struct attempt *a = &r->v[i];
+		const struct slurm_job *j = find_attempts_job(ctx, &r->q, a);
 		struct final f;
 
-		memset(&f, 0, sizeof(f));
-		if ((j = find_attempts_job(ctx, &q, a)) != NULL && !slurm_state_is_final(j->state))
+		if (j && !slurm_state_is_final(j->state))
 			continue;	/* alive */
-		if (!*a->job_id) {
-			j = have_scontrol ? job_by_token(&sc, a->token) : NULL;
-			if (j) {
-				char *d = xasprintf("attempt %lld was left in 'submitting'; "
-						    "found its job %s by its token", a->n,
-						    j->job_id);
-
-				attempts_set_submitted(&ctx->db, a->id, j->job_id, now);
-				loop_event(ctx, "repaired", a->run_id, a->id, d);
-				free(d);
-				free(a->job_id);
-				a->job_id = xstrdup(j->job_id);
-			} else if (now - a->intent_at >= reconcile_orphan_secs()) {
-				attempts_set_submit_failed(&ctx->db, a->id, SUBMIT_ORPHAN_ERROR);
-				loop_event(ctx, "repaired", a->run_id, a->id,
-					   "an attempt left in 'submitting' never reached Slurm; "
-					   "marked submit_failed");
-				continue;
-			} else {
-				continue;
-			}
-		}
-		if (!noacct && slurm_acct_summarize(&acct, a->job_id, &sum, NULL) == 0 &&
-		    slurm_state_is_final(sum.state) &&
-		    job_is_attempts(ctx, a, slurm_acct_get(&acct, sum.alloc, "Comment")))
-			final_from_acct(&acct, &sum, a->job_id, &f);
-		else if (have_scontrol && (j = find_attempts_job(ctx, &sc, a)) != NULL)
-			final_from_job(j, &f);
-		else if ((j = find_attempts_job(ctx, &q, a)) != NULL)
-			final_from_job(j, &f);
+		if (!*a->job_id && !find_intent(ctx, r, a))
+			continue;
+		memset(&f, 0, sizeof(f));
+		read_final(ctx, r, a, &f);
 		if (f.known) {
 			struct segment_end se = { f.state, f.exit_code, f.start, f.end };
 			struct segment_verdict sv;
+			enum segment_next next = segments_on_end(ctx, s, &r->q, a, &se, &sv);
 
-			if (segments_on_end(ctx, s, &q, a, &se, &sv, out) == 0 &&
-			    store_verdict(ctx, a, &f, 0, &sv) == 0)
+			if (next == SEGMENT_RUNNING)
+				out->running++;
+			else if (next == SEGMENT_PENDING)
+				out->pending++;
+			else if (store_verdict(ctx, a, &f, 0, &sv) == 0)
 				out->judged++;
 			free(sv.reason);
-		} else if (!f.raw) {
-			/* nowhere: lost only after two polls a minute apart */
-			{
-				struct stmt mq;
-				long long since = 0;
-
-				if (db_prepare(&ctx->db, &mq, "SELECT coalesce(missing_since, 0)"
-					       " FROM attempt WHERE id = :id") == 0) {
-					db_bind_int64(&mq, ":id", a->id);
-					if (db_step(&mq) == SQLITE_ROW)
-						since = db_col_int64(&mq, 0);
-					db_finalize(&mq);
-				}
-				if (since == 0)
-					reconcile_exec(ctx, "UPDATE attempt SET missing_since = :num"
-						     " WHERE id = :id", a->id, NULL, now);
-				else if (now - since >= LOST_AFTER_SECS &&
-					 store_verdict(ctx, a, &f, 1, NULL) == 0) {
-					out->judged++;
-					/* no queued segment may run on in its directory */
-					segments_cancel_queued(ctx, s, a->id, "the attempt was lost");
-				}
-			}
+		} else if (!f.raw && judge_missing(ctx, s, a, &f, r->now)) {
+			out->judged++;
 		}
 		final_release(&f);
 	}
-	rc = 0;
+}
+
+/* Refresh and judge: repairs, then the passes over what Slurm says. */
+int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
+	      char **cause)
+{
+	struct reading r = { .q = SLURM_JOBS_INIT, .sc = SLURM_JOBS_INIT,
+			     .acct = SLURM_ACCT_INIT, .noacct = 1 };
+	int rc, calls0 = s->calls;
+
+	memset(out, 0, sizeof(*out));
+	out->newest_live_job = xstrdup("");
+	r.now = time(NULL);
+	/* what a crash left: decision entries, held chains, git commits */
+	repair_decisions(ctx);
+	chain_release_held(ctx, s);
+	loop_commit_repair(ctx);
+	if (attempts_unfinished(&ctx->db, ctx->cfg.study, &r.v, &r.n) < 0)
+		return XL_ERR;
+	if (r.n == 0)
+		return 0;	/* nothing in flight: not a single Slurm call */
+	rc = slurm_squeue_mine(s, &r.q, cause);
+	if (rc)
+		goto out;
+	out->user_live = lanes_user_live(&r.q);
+	r.ids = xcalloc(r.n, sizeof(*r.ids));
+	see_live(ctx, &r, out);
+	keep_line(ctx, s, &r, out);
+	rc = read_finals(ctx, s, &r, cause);
+	if (rc)
+		goto out;
+	judge_ended(ctx, s, &r, out);
 out:
 	out->calls = s->calls - calls0;
-	free(ids);
-	attempts_free(v, n);
-	slurm_jobs_release(&q);
-	slurm_jobs_release(&sc);
-	slurm_acct_release(&acct);
+	free(r.ids);
+	attempts_free(r.v, r.n);
+	slurm_jobs_release(&r.q);
+	slurm_jobs_release(&r.sc);
+	slurm_acct_release(&r.acct);
 	return rc;
 }

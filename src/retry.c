@@ -57,7 +57,7 @@ int retry_proposal(struct xl_ctx *ctx, const struct attempt *a, struct proposal 
 	struct part_limits lim;
 
 	memset(p, 0, sizeof(*p));
-	loop_known_limits(ctx, &lim);
+	submit_known_limits(ctx, &lim);
 	if (strcmp(a->state, "TIMEOUT") == 0) {
 		long long was = config_time_secs(*a->time_limit ? a->time_limit :
 						 ctx->cfg.res.time);
@@ -185,14 +185,14 @@ static int retry_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	o.mem = p && p->mem ? p->mem : *a->mem ? a->mem : NULL;
 	o.time = p && p->time ? p->time : *a->time_limit ? a->time_limit : NULL;
 	/* and the segments it was given (--segments, or the run's own) */
-	segs = loop_override_value(a->overrides, "segments");
+	segs = submit_override_value(a->overrides, "segments");
 	o.segments = segs;
 	if (!lanes_next(ctx, ref, 1, &o)) {	/* what failed was due already, */
 		run_release(&r);		/* but the submit limit holds */
 		free(segs);
 		return 0;
 	}
-	rc = loop_submit(ctx, s, &r, &o, &sr, cause);
+	rc = submit_attempt(ctx, s, &r, &o, &sr, cause);
 	if (sr.limit) {
 		/* back-pressure: the retry goes on a later tick */
 		free(res->held_back);

@@ -482,6 +482,18 @@ int attempts_set_submitted(struct db *db, long long id, const char *job_id,
 			   " submitted_at = :at WHERE id = :id", id, ":job", job_id, at);
 }
 
+/* How long an intent may wait for its sbatch (tests shorten it). */
+long long attempts_orphan_secs(void)
+{
+#ifdef XLOOP_TEST_BUILD
+	const char *v = getenv("XLOOP_TEST_ORPHAN_SECS");
+
+	if (v && *v)
+		return strtoll(v, NULL, 10);
+#endif
+	return SUBMIT_ORPHAN_SECS;
+}
+
 /* sbatch refused the job. */
 int attempts_set_submit_failed(struct db *db, long long id, const char *err)
 {

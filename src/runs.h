@@ -94,6 +94,16 @@ int attempts_insert(struct db *db, struct attempt *a);
 int attempts_set_submitted(struct db *db, long long id, const char *job_id,
 			   long long at);
 int attempts_set_submit_failed(struct db *db, long long id, const char *err);
+
+#define SUBMIT_ORPHAN_SECS 120	/* an intent older than this with no job: failed */
+/* its submit_error (a crash between the intent and sbatch, most likely) */
+#define SUBMIT_ORPHAN_ERROR "sbatch never answered and no job carries this attempt's token"
+/*
+ * How long an intent (an attempt's or a segment's) may wait for its
+ * sbatch before reconcile calls it failed: SUBMIT_ORPHAN_SECS (test
+ * builds: XLOOP_TEST_ORPHAN_SECS).
+ */
+long long attempts_orphan_secs(void);
 /* The GPUs a running job was given (scontrol -d's IDX). */
 int attempts_set_gpus(struct db *db, long long id, const char *gpus);
 /* A limit held sbatch back: the intent goes, its attempt number is free again. */

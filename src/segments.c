@@ -6,171 +6,10 @@
 #include <time.h>
 
 #include "config.h"
-#include "jobsh/directives.h"
 #include "fsutil.h"
-#include "jobsh/jobsh.h"
-#include "lanes.h"
 #include "loop.h"
 #include "segments.h"
 #include "study.h"
-#include "submit.h"
-
-/* Slurm sends the signal up to this many seconds before the lead. */
-#define SIGNAL_SLACK 60
-
-/* The segment count for an attempt, checked against its time limit. */
-int segments_wanted(const struct config *c, const char *flag, const char *time_,
-		    int time_from_flag, long long *max, char **cause)
-{
-	const char *errstr;
-	long long secs;
-
-	*max = c->seg.max;
-	if (flag && parse_ll(flag, 0, 1000, max, &errstr) < 0) {
-		*cause = xasprintf("invalid --segments '%s': give 0 (off) to 1000", flag);
-		return XL_USAGE;
-	}
-	if (*max == 0)
-		return 0;
-	secs = config_time_secs(time_);
-	if (c->seg.lead >= secs) {
-		*cause = xasprintf("segments.lead %llds is not shorter than the time limit "
-				   "%s (%llds): the signal would come before the job "
-				   "starts; lower segments.lead or raise %s", c->seg.lead,
-				   time_, secs, time_from_flag ? "--time" :
-				   "resources.time in xloop.json");
-		return time_from_flag || flag ? XL_DATAERR : XL_CONFIG;
-	}
-	if (c->seg.lead + SIGNAL_SLACK >= secs)
-		warning("segments.lead %llds leaves less than %d s of a %llds segment: Slurm "
-			"may send SIG%s up to %d s early", c->seg.lead, SIGNAL_SLACK, secs,
-			c->seg.signal, SIGNAL_SLACK);
-	return 0;
-}
-
-/* Free what segments_prepare made. */
-void segments_req_release(struct segments_req *sr)
-{
-	free(sr->script);
-	free(sr->signal);
-	memset(sr, 0, sizeof(*sr));
-}
-
-/*
- * The wrapper: a header line per segment in the attempt's log, the
- * checkpoint guard, job.sh as a child with the signal forwarded, and one
- * line per event in slurm/attemptN.seg ("K start STAMP", "K signal",
- * "K term" (SIGTERM from outside: requeue, preemption, scancel, the
- * limit), "K exit RC", "K noprogress", "K unneeded").
- */
-static char *wrapper_text(struct xl_ctx *ctx, const char *tag, long long n,
-			  const char *sha, const char *header, long long max)
-{
-	const struct config *c = &ctx->cfg;
-	struct buf b = BUF_INIT;
-	char *q;
-
-	buf_addf(&b, "#!/bin/bash\n# written by xloop: the segments of %s/%s attempt %lld\n%s",
-		 c->study, tag, n, header);
-	q = jobsh_quote(c->seg.checkpoint);
-	buf_addf(&b, "k=${XLOOP_SEGMENT:-1} max=%lld sig=%s ck=\"$XLOOP_RUN_DIR\"/%s\n", max,
-		 c->seg.signal, q);
-	free(q);
-	buf_addf(&b, "st=\"$XLOOP_RUN_DIR/slurm/attempt%lld.seg\"\n", n);
-	buf_adds(&b,
-		 "stamp() {\n"
-		 "\tif [ -d \"$ck\" ]; then\n"
-		 "\t\tfind \"$ck\" -type f -printf '%T@ %s %p\\n' 2>/dev/null | sort -n | tail -n 1\n"
-		 "\telif [ -e \"$ck\" ]; then stat -c '%.9Y %s' \"$ck\"\n"
-		 "\telse echo none; fi\n}\n"
-		 "now=$(stamp)\n"
-		 "if [ \"$k\" -gt 1 ]; then\n"
-		 "\tp=$((k - 1))\n"
-		 "\tprc=$(sed -n \"s/^$p exit //p\" \"$st\" 2>/dev/null | tail -n 1)\n"
-		 "\tbefore=$(sed -n \"s/^$p start //p\" \"$st\" 2>/dev/null | tail -n 1)\n"
-		 "\tif [ \"$prc\" = 85 ] || grep -qx \"$p signal\" \"$st\" 2>/dev/null; then\n"
-		 "\t\t# it asked to continue: it must have saved progress\n"
-		 "\t\tif [ \"$now\" = \"$before\" ]; then\n"
-		 "\t\t\techo \"$k noprogress\" >>\"$st\"\n"
-		 "\t\t\techo \"xloop: no progress between segments: $ck did not change "
-		 "during segment $p\" >&2\n"
-		 "\t\t\texit 0\n\t\tfi\n"
-		 "\telif [ -n \"$prc\" ] && ! grep -qx \"$p term\" \"$st\" 2>/dev/null; then\n"
-		 "\t\t# it ended by itself without asking to continue\n"
-		 "\t\techo \"$k unneeded\" >>\"$st\"\n"
-		 "\t\texit 0\n"
-		 "\tfi\n"
-		 "\t# else the machine killed it (no exit line, or TERM from outside):\n"
-		 "\t# retried as that segment, from the checkpoint\n"
-		 "fi\n"
-		 "echo \"==== xloop segment $k (at most $max) · job ${SLURM_JOB_ID:-?} · "
-		 "$(date -u +%Y-%m-%dT%H:%M:%SZ) ====\"\n");
-	buf_addf(&b,
-		 "if command -v sha256sum >/dev/null &&\n"
-		 "   ! echo \"%s  $XLOOP_RUN_DIR/job.sh\" | sha256sum -c --status; then\n"
-		 "\techo \"xloop: $XLOOP_RUN_DIR/job.sh changed after it was submitted; "
-		 "not running it\" >&2\n\texit 65\nfi\n", sha);
-	buf_adds(&b,
-		 "echo \"$k start $now\" >>\"$st\"\n"
-		 "trap 'echo \"$k signal\" >>\"$st\"; got=1; kill -\"$sig\" \"$child\" 2>/dev/null' \"$sig\"\n"
-		 "[ \"$sig\" = TERM ] ||\n"
-		 "\ttrap 'echo \"$k term\" >>\"$st\"; kill -TERM \"$child\" 2>/dev/null' TERM\n"
-		 "\"$XLOOP_RUN_DIR/job.sh\" & child=$!\n"
-		 "wait \"$child\"; rc=$?\n"
-		 "if [ \"$rc\" -gt 128 ] && [ -n \"${got:-}\" ]; then wait \"$child\"; rc=$?; fi\n"
-		 "echo \"$k exit $rc\" >>\"$st\"\n"
-		 "exit \"$rc\"\n");
-	return buf_detach(&b, NULL);
-}
-
-/* The wrapper's path for the attempt with token. */
-static char *wrapper_path(struct xl_ctx *ctx, const char *token)
-{
-	return xasprintf("%s/.xloop/segments/%s.sh", ctx->root, token);
-}
-
-/* Write the wrapper of an attempt (its #SBATCH header from jobtext). */
-int segments_write_wrapper(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
-			   const char *sha, const char *jobtext, long long max, char **path,
-			   char **cause)
-{
-	struct buf header = BUF_INIT;
-	char *dir = path_join(ctx->root, ".xloop/segments"), *text;
-	int rc;
-
-	sbatch_header_lines(jobtext, &header);
-	text = wrapper_text(ctx, tag, n, sha, header.s ? header.s : "", max);
-	*path = wrapper_path(ctx, token);
-	rc = make_dir(dir, 0700, cause);
-	if (rc == 0)
-		rc = write_file_atomic(*path, text, strlen(text), 0700, cause);
-	free(text);
-	free(dir);
-	buf_release(&header);
-	return rc;
-}
-
-/* The --signal of a segment: "B:USR2@300" (malloc'd). */
-char *segments_signal(const struct config *c)
-{
-	return xasprintf("B:%s@%lld", c->seg.signal, c->seg.lead);
-}
-
-/* Write the wrapper and point req at it. */
-int segments_prepare(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
-		     const char *sha, const char *jobtext, long long max,
-		     struct slurm_submit *req, struct segments_req *sr, char **cause)
-{
-	int rc;
-
-	memset(sr, 0, sizeof(*sr));
-	rc = segments_write_wrapper(ctx, tag, n, token, sha, jobtext, max, &sr->script, cause);
-	sr->signal = segments_signal(&ctx->cfg);
-	req->script = sr->script;
-	req->signal = sr->signal;
-	req->append = 1;
-	return rc;
-}
 
 /* Record segment 1 with the attempt's token. */
 int segments_insert_first(struct xl_ctx *ctx, long long attempt_id, const char *token,
@@ -459,7 +298,7 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 
 	if (seg_att_get(ctx, attempt_id, &t) < 0)
 		return -1;
-	script = wrapper_path(ctx, t.token);
+	script = segments_wrapper_path(ctx, t.token);
 	for (i = 0; i < 6; i++)
 		buf_init(&env[i]);
 	if (!path_exists(script)) {
@@ -506,7 +345,7 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 	envp[6] = NULL;
 	comment = xasprintf("xloop:%s/%s#%lld.%lld:%s", c->study, t.tag, t.n, k, token);
 	dep = xasprintf("afternotok:%s", after);
-	loop_fill_request(ctx, &req, t.mem, t.time_, dep);
+	slurm_fill_request(&ctx->cfg, ctx->root, &req, t.mem, t.time_, dep);
 	req.partition = t.partition;
 	req.gres = t.gres;
 	req.cpus = t.cpus;
@@ -528,8 +367,8 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 	if (rc == 0) {
 		char *jid = xasprintf("%lld", id);
 
-		reconcile_exec(ctx, "UPDATE segment SET job_id = :text, state = 'queued' WHERE id = :id",
-			 segid, jid, 0);
+		db_exec_row(&ctx->db, "UPDATE segment SET job_id = :text, state = 'queued'"
+			    " WHERE id = :id", segid, jid, 0);
 		crash_point("segment-after-record");
 		rechain(ctx, s, q, attempt_id, after, jid);
 		if (job_out)
@@ -538,8 +377,9 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 			free(jid);
 	} else {
 		if (!ambiguous)
-			reconcile_exec(ctx, "UPDATE segment SET state = 'submit_failed', outcome = :text"
-				 " WHERE id = :id", segid, cause ? cause : "sbatch failed", 0);
+			db_exec_row(&ctx->db, "UPDATE segment SET state = 'submit_failed',"
+				    " outcome = :text WHERE id = :id", segid,
+				    cause ? cause : "sbatch failed", 0);
 		warning("segment %lld of %s attempt %lld not queued: %s", k, t.tag, t.n,
 			cause ? cause : "sbatch failed");
 		rc = -1;
@@ -589,15 +429,15 @@ static void keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jo
 
 		if (j) {
 			/* sbatch answered but the answer was never recorded: adopt it */
-			reconcile_exec(ctx, "UPDATE segment SET job_id = :text, state = 'queued'"
-				 " WHERE id = :id", nx.id, j->job_id, 0);
+			db_exec_row(&ctx->db, "UPDATE segment SET job_id = :text, state = 'queued'"
+				    " WHERE id = :id", nx.id, j->job_id, 0);
 			loop_event(ctx, "repaired", 0, attempt_id, "a segment left in "
 				   "'submitting' was found by its token");
 			rechain(ctx, s, q, attempt_id, cur_job, j->job_id);
-		} else if (q && time(NULL) - nx.intent_at >= reconcile_orphan_secs()) {
-			reconcile_exec(ctx, "UPDATE segment SET state = 'submit_failed', outcome ="
-				 " 'sbatch never answered and no job carries its token'"
-				 " WHERE id = :id", nx.id, NULL, 0);
+		} else if (q && time(NULL) - nx.intent_at >= attempts_orphan_secs()) {
+			db_exec_row(&ctx->db, "UPDATE segment SET state = 'submit_failed', outcome ="
+				    " 'sbatch never answered and no job carries its token'"
+				    " WHERE id = :id", nx.id, NULL, 0);
 			queue_segment(ctx, s, q, attempt_id, nx.k, nx.try_ + 1, cur->max,
 				      cur_job, NULL);
 		}
@@ -616,7 +456,8 @@ void segments_started(struct xl_ctx *ctx, struct slurm *s, long long attempt_id,
 
 	if (seg_get(ctx, attempt_id, 1, &cur) != 0)
 		return;
-	reconcile_exec(ctx, "UPDATE segment SET job_id = :text WHERE id = :id", cur.id, job_id, 0);
+	db_exec_row(&ctx->db, "UPDATE segment SET job_id = :text WHERE id = :id", cur.id,
+		    job_id, 0);
 	keep_next(ctx, s, NULL, attempt_id, &cur, job_id);
 	if (seg_get(ctx, attempt_id, 2, &nx) == 0) {
 		if (*nx.job_id && tail) {
@@ -637,8 +478,8 @@ void segments_keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_
 	if (seg_get(ctx, a->id, 0, &cur) != 0)
 		return;
 	if (!*cur.job_id && *a->job_id)
-		reconcile_exec(ctx, "UPDATE segment SET job_id = :text WHERE id = :id", cur.id,
-			 a->job_id, 0);
+		db_exec_row(&ctx->db, "UPDATE segment SET job_id = :text WHERE id = :id",
+			    cur.id, a->job_id, 0);
 	keep_next(ctx, s, q, a->id, &cur, a->job_id);
 	seg_release(&cur);
 }
@@ -677,17 +518,6 @@ void segments_line_tail(struct xl_ctx *ctx, const struct slurm_jobs *q,
 			segments_tail(ctx, q, v[i].id, tail);
 			return;
 		}
-}
-
-/* The attempt in its lane, as its newest queued segment when it has one. */
-void segments_see_lane(struct xl_ctx *ctx, const struct slurm_jobs *q,
-		       const struct attempt *a, struct lanes *l)
-{
-	char *tail = xstrdup(a->job_id);
-
-	segments_tail(ctx, q, a->id, &tail);
-	lanes_see(l, a->lane, a->id, tail, a->after_job);
-	free(tail);
 }
 
 /* What slurm/attemptN.seg says: whether "K WHAT" is there; its value (malloc'd). */
@@ -810,20 +640,21 @@ static long long infra_retries(struct xl_ctx *ctx, long long attempt_id)
 }
 
 /* Decide what the end of the attempt's current segment means. */
-int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
-		    const struct attempt *a, const struct segment_end *e,
-		    struct segment_verdict *sv, struct refresh *out)
+enum segment_next segments_on_end(struct xl_ctx *ctx, struct slurm *s,
+				  const struct slurm_jobs *q, const struct attempt *a,
+				  const struct segment_end *e, struct segment_verdict *sv)
 {
 	struct seg cur, nx;
 	struct buf st = BUF_INIT;
 	char *path, *cause = NULL, *outcome;
 	const char *how;
-	int err, cont, done = 0, has_next, infra;
+	enum segment_next next = SEGMENT_VERDICT;
+	int err, cont, has_next, infra;
 
 	memset(sv, 0, sizeof(*sv));
 	memset(&nx, 0, sizeof(nx));
 	if (seg_get(ctx, a->id, 0, &cur) != 0)
-		return 0;	/* not segmented */
+		return SEGMENT_VERDICT;	/* not segmented */
 	path = xasprintf("%s.seg", a->log_path);
 	{
 		/* slurm/attemptN.out -> slurm/attemptN.seg */
@@ -866,8 +697,8 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 				       "(--segments N) or a shorter program", cur.k, how, cur.max);
 	} else if (has_next && seg_line(st.s, nx.k, "noprogress", NULL)) {
 		close_seg(ctx, &cur, "last", e, how);
-		reconcile_exec(ctx, "UPDATE segment SET state = 'unneeded', outcome = 'no progress'"
-			 " WHERE id = :id", nx.id, NULL, 0);
+		db_exec_row(&ctx->db, "UPDATE segment SET state = 'unneeded',"
+			    " outcome = 'no progress' WHERE id = :id", nx.id, NULL, 0);
 		if (e->state != SLURM_STATE_TIMEOUT)
 			sv->reason = xasprintf("no progress between segments: %s did not change "
 					       "during segment %lld (%s)", ctx->cfg.seg.checkpoint,
@@ -877,40 +708,37 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 
 		/* continued: the next segment is the attempt's job from now on */
 		close_seg(ctx, &cur, "continued", e, how);
-		reconcile_exec(ctx, "UPDATE segment SET state = 'current', max = :num WHERE id = :id",
-			       nx.id, NULL, cur.max);
-		reconcile_exec(ctx, "UPDATE attempt SET job_id = :text, missing_since = NULL"
-			 " WHERE id = :id", a->id, nx.job_id, 0);
+		db_exec_row(&ctx->db, "UPDATE segment SET state = 'current', max = :num"
+			    " WHERE id = :id", nx.id, NULL, cur.max);
+		db_exec_row(&ctx->db, "UPDATE attempt SET job_id = :text, missing_since = NULL"
+			    " WHERE id = :id", a->id, nx.job_id, 0);
 		d = xasprintf("segment %lld ended (%s); segment %lld continues as job %s",
 			      cur.k, how, nx.k, nx.job_id);
 		loop_event(ctx, "segment", a->run_id, a->id, d);
 		free(d);
 		/* live until judged, also when the continuation ended already
 		 * (then its own continuation starts at once or is dropped) */
-		out->running++;
+		next = SEGMENT_RUNNING;
 		{
 			struct attempt b = *a;
 
 			b.job_id = nx.job_id;
 			segments_keep_next(ctx, s, q, &b);
 		}
-		done = 1;
 	} else if (has_next && slurm_jobs_find(q, nx.job_id) &&
 		   !slurm_state_is_final(slurm_jobs_find(q, nx.job_id)->state)) {
-		out->pending++;	/* the continuation is about to start: decide then */
-		done = 1;
+		next = SEGMENT_PENDING;	/* the continuation is about to start: decide then */
 	} else if (!has_next && (!nx.state || strcmp(nx.state, "submitting") == 0)) {
 		/* k ended before k+1 was queued (or its intent needs repair):
 		 * queued now, afternotok:k is met and it starts at once */
-		out->pending++;
+		next = SEGMENT_PENDING;
 		keep_next(ctx, s, q, a->id, &cur, a->job_id);
-		done = 1;
 	} else {
 		close_seg(ctx, &cur, "last", e, how);
 		sv->reason = xasprintf("segment %lld ended asking to continue (%s), but its "
 				       "continuation never started", cur.k, how);
 	}
-	if (!done) {
+	if (next == SEGMENT_VERDICT) {
 		time_t t = first_start(ctx, a->id);
 
 		if (t > 0)
@@ -920,7 +748,7 @@ int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 	seg_release(&cur);
 	buf_release(&st);
 	free(path);
-	return done;
+	return next;
 }
 
 /* The segments that ran, for the timeline. */

@@ -27,48 +27,10 @@
 #define XLOOP_SEGMENTS_H
 
 #include "ctx.h"
-#include "reconcile.h"
+#include "segments-wrapper.h"	/* the wrapper, what sbatch gets */
 #include "runs.h"
 #include "slurm/slurm.h"
 #include "timeline.h"
-
-#define XLOOP_CONTINUE 85	/* a segment's exit code: "continue me" */
-
-/*
- * The segments an attempt gets: flag (--segments N, NULL when not given)
- * or segments.max. Refuses a lead not shorter than time_ (XL_DATAERR for
- * --time/--segments given here, XL_CONFIG for xloop.json). 0 or an exit code.
- */
-int segments_wanted(const struct config *c, const char *flag, const char *time_,
-		    int time_from_flag, long long *max, char **cause);
-
-/* What segments_prepare made for sbatch (free with segments_req_release). */
-struct segments_req {
-	char *script;		/* the wrapper */
-	char *signal;		/* "B:USR2@300" */
-};
-void segments_req_release(struct segments_req *sr);
-
-/*
- * Write the wrapper of attempt n of run tag (job.sh's #SBATCH header kept)
- * and point req at it, in append mode with the signal. 0 or -1 with *cause.
- */
-int segments_prepare(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
-		     const char *sha, const char *jobtext, long long max,
-		     struct slurm_submit *req, struct segments_req *sr, char **cause);
-
-/*
- * Write the wrapper of attempt n of run tag (.xloop/segments/<token>.sh,
- * job.sh's #SBATCH header kept); *path malloc'd. 0 or -1 with *cause.
- * A sweep writes one per task: segment 1 is the array task exec'ing it,
- * each continuation a plain job running it.
- */
-int segments_write_wrapper(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
-			   const char *sha, const char *jobtext, long long max, char **path,
-			   char **cause);
-
-/* sbatch --signal for segments: "B:<segments.signal>@<segments.lead>" (malloc'd). */
-char *segments_signal(const struct config *c);
 
 /* Record segment 1 of attempt_id, inside the attempt's intent transaction. */
 int segments_insert_first(struct xl_ctx *ctx, long long attempt_id, const char *token,
@@ -92,17 +54,9 @@ void segments_keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_
 void segments_tail(struct xl_ctx *ctx, const struct slurm_jobs *q, long long attempt_id,
 		   char **job_id);
 
-/* When *tail (loop_line_tail's answer) is a segmented attempt's job: its queued segment. */
+/* When *tail (submit_line_tail's answer) is a segmented attempt's job: its queued segment. */
 void segments_line_tail(struct xl_ctx *ctx, const struct slurm_jobs *q,
 			const struct attempt *v, size_t n, char **tail);
-
-/*
- * lanes_see for a live attempt: a segmented one is seen as its queued
- * segment (one place in the lane; the lane's next run chains onto it).
- */
-struct lanes;
-void segments_see_lane(struct xl_ctx *ctx, const struct slurm_jobs *q,
-		       const struct attempt *a, struct lanes *l);
 
 /*
  * xloop cancel, or a lost attempt: scancel the attempt's queued segments
@@ -125,15 +79,21 @@ struct segment_verdict {
 	char *reason;		/* replaces the judge's reason (malloc'd), or NULL */
 };
 
+/* What the end of a segment means for its attempt. */
+enum segment_next {
+	SEGMENT_VERDICT,	/* the verdict is due now */
+	SEGMENT_RUNNING,	/* the next segment is the attempt's job now: it runs */
+	SEGMENT_PENDING,	/* the next segment is queued, or about to start: decide then */
+};
+
 /*
- * The attempt's current job ended. Returns 1 when the attempt goes on (the
- * next segment is now its job, or the decision waits for the next tick:
- * no verdict now), 0 when the verdict is due (sv filled; not segmented:
- * sv zeroed). out's counts include a continued attempt.
+ * The attempt's current job ended: whether its verdict is due
+ * (SEGMENT_VERDICT, sv filled; not segmented: sv zeroed) or the attempt
+ * goes on (no verdict now; reconcile counts it as running or pending).
  */
-int segments_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
-		    const struct attempt *a, const struct segment_end *e,
-		    struct segment_verdict *sv, struct refresh *out);
+enum segment_next segments_on_end(struct xl_ctx *ctx, struct slurm *s,
+				  const struct slurm_jobs *q, const struct attempt *a,
+				  const struct segment_end *e, struct segment_verdict *sv);
 
 /*
  * The study's segments that ran and ended (continued or last), ordered

@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 
 #include <jansson.h>
-#include <openssl/evp.h>
 
 #include "fsutil.h"
 #include "proc.h"
@@ -57,18 +56,6 @@ int study_bash_syntax(const char *name, const char *text, char **cause)
 	}
 	proc_release(&p);
 	return rc;
-}
-
-/* Hash bytes with SHA-256. */
-void study_sha256(const void *data, size_t len, char hex[65])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0, i;
-
-	if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != 32)
-		die("sha256 failed");
-	for (i = 0; i < n; i++)
-		xsnprintf(hex + 2 * i, 3, "%02x", md[i]);
 }
 
 /* Read a job script with the checks every command wants. */

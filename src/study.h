@@ -19,9 +19,6 @@ void study_token(char out[27]);
  */
 int study_bash_syntax(const char *name, const char *text, char **cause);
 
-/* sha256 of bytes as 64 hex digits. */
-void study_sha256(const void *data, size_t len, char hex[65]);
-
 /*
  * Read a job script: a regular file (no symlink), at most JOBSH_MAX_BYTES,
  * no NUL byte, no CRLF. -1 with *cause; *err is the errno (ENOENT: missing).

@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "driver.h"
 #include "fsutil.h"
 #include "quota.h"
 #include "segments.h"
+#include "sha256.h"
 #include "study.h"
 #include "submit.h"
 
@@ -47,7 +47,7 @@ static int waited_for(const struct slurm_jobs *q, const struct attempt *v, size_
 }
 
 /* The end of the line among live attempts v (see loop.h). */
-char *loop_line_tail(const struct slurm_jobs *q, const struct attempt *v, size_t n)
+char *submit_line_tail(const struct slurm_jobs *q, const struct attempt *v, size_t n)
 {
 	size_t i;
 	int pass;
@@ -65,8 +65,8 @@ char *loop_line_tail(const struct slurm_jobs *q, const struct attempt *v, size_t
 }
 
 /* The end of the line of our unfinished attempts that squeue still lists. */
-int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
-		       char **cause)
+int submit_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
+			 char **cause)
 {
 	struct slurm_jobs q = SLURM_JOBS_INIT;
 	struct attempt *v = NULL;
@@ -86,13 +86,15 @@ int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 	if (ctx->cfg.chain_any_user) {
 		/* studies share the GPU in turn: behind the newest job of the user */
 		free(*job_id);
-		*job_id = loop_newest_in_partition(&q, ctx->cfg.partition);
-		n = 0;
+		*job_id = submit_newest_in_partition(&q, ctx->cfg.partition);
 	}
 	if (!**job_id) {
+		/* with any-user, none of the user's is live: no line to end */
+		size_t nl = ctx->cfg.chain_any_user ? 0 : n;
+
 		free(*job_id);
-		*job_id = loop_line_tail(&q, v, n);
-		segments_line_tail(ctx, &q, v, n, job_id);
+		*job_id = submit_line_tail(&q, v, nl);
+		segments_line_tail(ctx, &q, v, nl, job_id);
 	}
 	slurm_jobs_release(&q);
 	attempts_free(v, n);
@@ -100,7 +102,7 @@ int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 }
 
 /* The live job of q in partition with the highest id ("" when none). */
-char *loop_newest_in_partition(const struct slurm_jobs *q, const char *partition)
+char *submit_newest_in_partition(const struct slurm_jobs *q, const char *partition)
 {
 	const struct slurm_job *best = NULL;
 	size_t i;
@@ -109,7 +111,7 @@ char *loop_newest_in_partition(const struct slurm_jobs *q, const char *partition
 		const struct slurm_job *j = &q->v[i];
 
 		if (slurm_state_is_final(j->state) || strcmp(j->partition, partition) != 0 ||
-		    driver_is_feeder_comment(j->comment))
+		    slurm_is_feeder_comment(j->comment))
 			continue;	/* a feeder is never a chain target */
 		if (!best || j->id > best->id)
 			best = j;
@@ -200,7 +202,7 @@ out:
 }
 
 /* The first attempt number with neither a DB row nor a log file. */
-int loop_next_attempt(struct xl_ctx *ctx, const struct run *r, long long *n)
+int submit_next_attempt(struct xl_ctx *ctx, const struct run *r, long long *n)
 {
 	struct attempt a;
 	int rc = attempts_latest(&ctx->db, r->id, &a);
@@ -227,8 +229,8 @@ static char *limit_key(const char *what, const char *partition)
 }
 
 /* Check the resources against the partition, remembering its limits. */
-int loop_preflight(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
-		   char **cause)
+int submit_preflight(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
+		     char **cause)
 {
 	const struct config *c = &ctx->cfg;
 	struct part_limits lim = { -1, -1 };
@@ -251,7 +253,7 @@ int loop_preflight(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts
 }
 
 /* The partition's limits as the last preflight saw them (-1: unknown). */
-void loop_known_limits(struct xl_ctx *ctx, struct part_limits *lim)
+void submit_known_limits(struct xl_ctx *ctx, struct part_limits *lim)
 {
 	char *k = limit_key("maxtime", ctx->cfg.partition);
 
@@ -267,7 +269,7 @@ void loop_known_limits(struct xl_ctx *ctx, struct part_limits *lim)
 }
 
 /* Refuse malformed --mem, --time and --after values. */
-int loop_check_overrides(const struct submit_opts *o, char **cause)
+int submit_check_overrides(const struct submit_opts *o, char **cause)
 {
 	if (o->mem && !config_valid_mem(o->mem)) {
 		*cause = xasprintf("invalid --mem '%s': use a size like 16G or 4000M", o->mem);
@@ -286,8 +288,8 @@ int loop_check_overrides(const struct submit_opts *o, char **cause)
 }
 
 /* Read a run's job.sh and check it can be submitted; its sha256 into sha. */
-int loop_check_script(struct xl_ctx *ctx, const char *tag, struct buf *text,
-		      char sha[65], char **cause)
+int submit_check_script(struct xl_ctx *ctx, const char *tag, struct buf *text,
+			char sha[65], char **cause)
 {
 	char *job = run_job_path(ctx->root, ctx->cfg.study, tag);
 	int err, rc = 0;
@@ -300,7 +302,7 @@ int loop_check_script(struct xl_ctx *ctx, const char *tag, struct buf *text,
 	} else if (study_bash_syntax(job, text->s, cause) < 0)
 		rc = XL_DATAERR;
 	else
-		study_sha256(text->s, text->len, sha);
+		sha256_hex(text->s, text->len, sha);
 	free(job);
 	return rc;
 }
@@ -310,15 +312,15 @@ int loop_check_script(struct xl_ctx *ctx, const char *tag, struct buf *text,
  * (unless --no-chain), "" for none. A live array task "12_3" becomes its
  * array "12", so the chain waits for every task.
  */
-int loop_resolve_after(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
-		       char **after, char **cause)
+int submit_resolve_after(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
+			 char **after, char **cause)
 {
 	int rc = 0;
 
 	*after = NULL;
 	if (o->after)
 		*after = xstrdup(o->after);
-	else if (!o->no_chain && (rc = loop_last_live_job(ctx, s, after, cause)) == 0)
+	else if (!o->no_chain && (rc = submit_last_live_job(ctx, s, after, cause)) == 0)
 		(*after)[strcspn(*after, "_")] = '\0';
 	if (!*after)
 		*after = xstrdup("");
@@ -326,7 +328,7 @@ int loop_resolve_after(struct xl_ctx *ctx, struct slurm *s, const struct submit_
 }
 
 /* "--mem=M --time=D" as recorded on the attempt ("" when none). */
-char *loop_overrides_text(const struct submit_opts *o)
+char *submit_overrides_text(const struct submit_opts *o)
 {
 	struct buf over = BUF_INIT;
 
@@ -340,7 +342,7 @@ char *loop_overrides_text(const struct submit_opts *o)
 }
 
 /* The value of "--NAME=V" in recorded overrides, or NULL. */
-char *loop_override_value(const char *overrides, const char *name)
+char *submit_override_value(const char *overrides, const char *name)
 {
 	size_t n = strlen(name);
 	const char *p;
@@ -351,90 +353,167 @@ char *loop_override_value(const char *overrides, const char *name)
 	return NULL;
 }
 
-/* Preflight, record the intent, run sbatch, record the answer. */
-int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
-		const struct submit_opts *o, struct submit_result *res, char **cause)
+/* One attempt on its way from the checks to sbatch (submit_attempt's steps). */
+struct submission {
+	const struct run *r;
+	const struct submit_opts *o;	/* the caller's, or own */
+	struct submit_opts own;		/* with the run's own --segments */
+	char *run_segs;			/* `new --segments N`, or NULL */
+	const char *mem, *time_;	/* o's, else xloop.json's */
+	long long segs;			/* segments.max of the attempt (0: not segmented) */
+	struct buf text;		/* job.sh */
+	char sha[65], token[27];
+	char *over;			/* the overrides as recorded */
+	struct attempt a;		/* the intent's row */
+};
+
+/*
+ * Everything checked before anything is written: the overrides, the
+ * segments, job.sh, the partition's limits, and the job it chains onto
+ * (res->after). An exit code.
+ */
+static int submit_checks(struct xl_ctx *ctx, struct slurm *s, struct submission *sub,
+			 struct submit_result *res, char **cause)
 {
 	const struct config *c = &ctx->cfg;
-	char *job = run_job_path(ctx->root, c->study, r->tag);
-	char *dir = run_dir(ctx->root, c->study, r->tag);
-	struct buf text = BUF_INIT, env[6];
-	const char *mem = o->mem ? o->mem : c->res.mem;
-	const char *time_ = o->time ? o->time : c->res.time;
-	const char *envp[7];
-	struct segments_req sreq = { NULL, NULL };
-	struct submit_opts own;
-	char *run_segs = NULL;
-	long long segs = 0;
-	char sha[65], token[27], *comment = NULL, *dep = NULL, *over = NULL;
-	struct slurm_submit req;
-	struct attempt a;
-	long long id;
-	int rc, i;
+	int rc;
 
-	memset(res, 0, sizeof(*res));
-	res->job_id = xstrdup("");
-	for (i = 0; i < 6; i++)
-		buf_init(&env[i]);
-
-	if (!o->segments && (run_segs = runs_segments(&ctx->db, r->id)) != NULL) {
+	if (!sub->o->segments && (sub->run_segs = runs_segments(&ctx->db, sub->r->id)) != NULL) {
 		/* `new --segments N`: the run's own, recorded like a flag */
-		own = *o;
-		own.segments = run_segs;
-		o = &own;
+		sub->own = *sub->o;
+		sub->own.segments = sub->run_segs;
+		sub->o = &sub->own;
 	}
-	rc = loop_check_overrides(o, cause);
+	sub->mem = sub->o->mem ? sub->o->mem : c->res.mem;
+	sub->time_ = sub->o->time ? sub->o->time : c->res.time;
+	rc = submit_check_overrides(sub->o, cause);
 	if (rc == 0)
-		rc = segments_wanted(c, o->segments, time_, o->time != NULL, &segs, cause);
+		rc = segments_wanted(c, sub->o->segments, sub->time_, sub->o->time != NULL,
+				     &sub->segs, cause);
 	if (rc == 0)
-		rc = loop_check_script(ctx, r->tag, &text, sha, cause);
+		rc = submit_check_script(ctx, sub->r->tag, &sub->text, sub->sha, cause);
 	if (rc == 0)
-		rc = loop_preflight(ctx, s, o, cause);
+		rc = submit_preflight(ctx, s, sub->o, cause);
 	if (rc == 0)
-		rc = loop_resolve_after(ctx, s, o, &res->after, cause);
+		rc = submit_resolve_after(ctx, s, sub->o, &res->after, cause);
 	if (!res->after)
 		res->after = xstrdup("");
-	if (rc)
-		goto out;
+	return rc;
+}
 
-	/* the intent: from here on a crash leaves a row to reconcile */
+/*
+ * The intent: the attempt's row (phase submitting, its token) and its
+ * segment 1 in one transaction; from its commit on, a crash leaves a row
+ * to reconcile. An exit code.
+ */
+static int record_intent(struct xl_ctx *ctx, struct submission *sub, struct submit_result *res,
+			 char **cause)
+{
+	const struct config *c = &ctx->cfg;
+	struct attempt *a = &sub->a;
+
 	if (db_begin_write(&ctx->db) < 0) {
 		*cause = xasprintf("the state DB is busy; try again");
-		rc = XL_TEMPFAIL;
-		goto out;
+		return XL_TEMPFAIL;
 	}
-	if (loop_next_attempt(ctx, r, &res->n) < 0)
-		goto db_fail;
-	res->log_path = run_log_path(ctx->root, c->study, r->tag, res->n);
-	study_token(token);
-	over = loop_overrides_text(o);
-	memset(&a, 0, sizeof(a));
-	a.run_id = r->id;
-	a.n = res->n;
-	a.token = token;
-	a.phase = "submitting";
-	a.log_path = res->log_path;
-	a.job_sha256 = sha;
-	a.partition = c->partition;
-	a.gres = c->res.gres;
-	a.cpus = c->res.cpus;
-	a.mem = (char *)mem;
-	a.time_limit = (char *)time_;
-	a.overrides = over;
-	a.after_job = res->after;
-	a.intent_at = time(NULL);
-	a.auto_retry = (char *)o->auto_retry;
-	a.lane = o->lane;
-	if (attempts_insert(&ctx->db, &a) < 0)
-		goto db_fail;
-	if (segs && segments_insert_first(ctx, a.id, token, segs) < 0)
-		goto db_fail;
+	if (submit_next_attempt(ctx, sub->r, &res->n) < 0)
+		goto fail;
+	res->log_path = run_log_path(ctx->root, c->study, sub->r->tag, res->n);
+	study_token(sub->token);
+	sub->over = submit_overrides_text(sub->o);
+	memset(a, 0, sizeof(*a));
+	a->run_id = sub->r->id;
+	a->n = res->n;
+	a->token = sub->token;
+	a->phase = "submitting";
+	a->log_path = res->log_path;
+	a->job_sha256 = sub->sha;
+	a->partition = c->partition;
+	a->gres = c->res.gres;
+	a->cpus = c->res.cpus;
+	a->mem = (char *)sub->mem;
+	a->time_limit = (char *)sub->time_;
+	a->overrides = sub->over;
+	a->after_job = res->after;
+	a->intent_at = time(NULL);
+	a->auto_retry = (char *)sub->o->auto_retry;
+	a->lane = sub->o->lane;
+	if (attempts_insert(&ctx->db, a) < 0)
+		goto fail;
+	if (sub->segs && segments_insert_first(ctx, a->id, sub->token, sub->segs) < 0)
+		goto fail;
 	crash_point("submit-in-transaction");
 	if (db_commit(&ctx->db) < 0)
-		goto db_fail_nocommit;
+		goto fail_nocommit;
+	return 0;
+fail:
+	db_rollback(&ctx->db);
+fail_nocommit:
+	*cause = xasprintf("unable to record the attempt in the state DB");
+	return XL_ERR;
+}
 
-	crash_point("submit-after-intent");
-	comment = xasprintf("xloop:%s/%s#%lld:%s", c->study, r->tag, res->n, token);
+/*
+ * What sbatch answered (rc, slurm_sbatch's): the job id recorded (then
+ * segment 2 queued behind it); a limit's refusal drops the intent
+ * (back-pressure: no attempt, no log, no verdict); a clear failure marks
+ * it submit_failed; an ambiguous one stays 'submitting' for reconcile.
+ */
+static int record_answer(struct xl_ctx *ctx, struct slurm *s, const struct submission *sub,
+			 int rc, long long id, struct submit_result *res, char **cause)
+{
+	if (rc == 0) {
+		free(res->job_id);
+		res->job_id = xasprintf("%lld", id);
+		if (attempts_set_submitted(&ctx->db, sub->a.id, res->job_id, time(NULL)) < 0) {
+			/* the job runs; the next reconcile finds it by its token */
+			*cause = xasprintf("job %s was submitted but could not be recorded; "
+					   "'xloop next' will find it by its token", res->job_id);
+			rc = XL_TEMPFAIL;
+		}
+		res->tail = xstrdup(res->job_id);
+		if (rc == 0 && sub->segs)
+			segments_started(ctx, s, sub->a.id, res->job_id, &res->tail);
+	} else if (s->refused_by) {
+		char *why = xasprintf("held back by the Slurm limit %s (sbatch refused the job; "
+				      "it is submitted when one of your jobs has ended)",
+				      s->refused_by);
+
+		attempts_release_intent(&ctx->db, sub->a.id);
+		quota_refused(ctx, s->refused_by);
+		free(*cause);
+		*cause = why;
+		res->limit = s->refused_by;
+		free(res->log_path);
+		res->log_path = NULL;
+	} else if (!res->ambiguous) {
+		attempts_set_submit_failed(&ctx->db, sub->a.id, *cause);
+	}
+	return rc;
+}
+
+/*
+ * sbatch the recorded intent: its comment (the token), the chain, the
+ * run's environment, segments' wrapper when segmented; then record what
+ * sbatch answered. An exit code.
+ */
+static int run_sbatch(struct xl_ctx *ctx, struct slurm *s, const struct submission *sub,
+		      struct submit_result *res, char **cause)
+{
+	const struct config *c = &ctx->cfg;
+	const struct run *r = sub->r;
+	char *job = run_job_path(ctx->root, c->study, r->tag);
+	char *dir = run_dir(ctx->root, c->study, r->tag), *comment, *dep = NULL;
+	struct segments_req sreq = { NULL, NULL };
+	struct slurm_submit req;
+	struct buf env[6];
+	const char *envp[7];
+	long long id = 0;
+	int rc, i;
+
+	for (i = 0; i < 6; i++)
+		buf_init(&env[i]);
+	comment = xasprintf("xloop:%s/%s#%lld:%s", c->study, r->tag, res->n, sub->token);
 	if (*res->after)
 		dep = xasprintf("afterany:%s", res->after);
 	buf_addf(&env[0], "XLOOP_RUN_DIR=%s", dir);
@@ -445,63 +524,25 @@ int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 	buf_addf(&env[5], "XLOOP_SEGMENT=1");
 	for (i = 0; i < 6; i++)
 		envp[i] = env[i].s;
-	envp[segs ? 6 : 5] = NULL;
-	loop_fill_request(ctx, &req, mem, time_, dep);
+	envp[sub->segs ? 6 : 5] = NULL;
+	slurm_fill_request(&ctx->cfg, ctx->root, &req, sub->mem, sub->time_, dep);
 	req.script = job;
 	req.job_name = r->tag;
 	req.output = res->log_path;
 	req.comment = comment;
 	req.env = envp;
-	if (segs && segments_prepare(ctx, r->tag, res->n, token, sha, text.s, segs, &req,
-				     &sreq, cause) < 0) {
-		attempts_set_submit_failed(&ctx->db, a.id, *cause);
+	if (sub->segs && segments_prepare(ctx, r->tag, res->n, sub->token, sub->sha,
+					  sub->text.s, sub->segs, &req, &sreq, cause) < 0) {
+		attempts_set_submit_failed(&ctx->db, sub->a.id, *cause);
 		rc = XL_ERR;
-		goto out;
+	} else {
+		rc = slurm_sbatch(s, &req, &id, &res->ambiguous, cause);
+		crash_point("submit-after-sbatch");
+		rc = record_answer(ctx, s, sub, rc, id, res, cause);
 	}
-	rc = slurm_sbatch(s, &req, &id, &res->ambiguous, cause);
-	crash_point("submit-after-sbatch");
-	if (rc == 0) {
-		free(res->job_id);
-		res->job_id = xasprintf("%lld", id);
-		if (attempts_set_submitted(&ctx->db, a.id, res->job_id, time(NULL)) < 0) {
-			/* the job runs; the next reconcile finds it by its token */
-			*cause = xasprintf("job %s was submitted but could not be recorded; "
-					   "'xloop next' will find it by its token", res->job_id);
-			rc = XL_TEMPFAIL;
-		}
-		res->tail = xstrdup(res->job_id);
-		if (rc == 0 && segs)
-			segments_started(ctx, s, a.id, res->job_id, &res->tail);
-	} else if (s->refused_by) {
-		/* back-pressure, not a failure: no attempt, no log, no verdict */
-		char *why = xasprintf("held back by the Slurm limit %s (sbatch refused the job; "
-				      "it is submitted when one of your jobs has ended)",
-				      s->refused_by);
-
-		attempts_release_intent(&ctx->db, a.id);
-		quota_refused(ctx, s->refused_by);
-		free(*cause);
-		*cause = why;
-		res->limit = s->refused_by;
-		free(res->log_path);
-		res->log_path = NULL;
-	} else if (!res->ambiguous) {
-		attempts_set_submit_failed(&ctx->db, a.id, *cause);
-	}
-	/* ambiguous: the row stays 'submitting' for reconciliation */
-	goto out;
-db_fail:
-	db_rollback(&ctx->db);
-db_fail_nocommit:
-	*cause = xasprintf("unable to record the attempt in the state DB");
-	rc = XL_ERR;
-out:
 	for (i = 0; i < 6; i++)
 		buf_release(&env[i]);
 	segments_req_release(&sreq);
-	buf_release(&text);
-	free(run_segs);
-	free(over);
 	free(comment);
 	free(dep);
 	free(job);
@@ -509,22 +550,29 @@ out:
 	return rc;
 }
 
-/* The parts of an sbatch request that come from xloop.json. */
-void loop_fill_request(struct xl_ctx *ctx, struct slurm_submit *req, const char *mem,
-		       const char *time_, const char *dependency)
+/* Preflight, record the intent, run sbatch, record the answer. */
+int submit_attempt(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
+		   const struct submit_opts *o, struct submit_result *res, char **cause)
 {
-	const struct config *c = &ctx->cfg;
+	struct submission sub;
+	int rc;
 
-	memset(req, 0, sizeof(*req));
-	req->partition = c->partition;
-	req->gres = c->res.gres;
-	req->cpus = c->res.cpus;
-	req->mem = mem;
-	req->time = time_;
-	req->account = c->account;
-	req->qos = c->qos;
-	req->dependency = dependency;
-	req->workdir = ctx->root;
-	req->nice = c->nice;
+	memset(&sub, 0, sizeof(sub));
+	sub.r = r;
+	sub.o = o;
+	buf_init(&sub.text);
+	memset(res, 0, sizeof(*res));
+	res->job_id = xstrdup("");
+	rc = submit_checks(ctx, s, &sub, res, cause);
+	if (rc == 0)
+		rc = record_intent(ctx, &sub, res, cause);
+	if (rc == 0) {
+		crash_point("submit-after-intent");
+		rc = run_sbatch(ctx, s, &sub, res, cause);
+	}
+	buf_release(&sub.text);
+	free(sub.run_segs);
+	free(sub.over);
+	return rc;
 }
 

@@ -39,8 +39,8 @@ void submit_result_release(struct submit_result *res);
  * is recorded as an intent before sbatch runs and completed after. Returns
  * an exit code; *cause says why on failure.
  */
-int loop_submit(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
-		const struct submit_opts *o, struct submit_result *res, char **cause);
+int submit_attempt(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
+		   const struct submit_opts *o, struct submit_result *res, char **cause);
 
 /* The partition's limits; -1 when unknown. */
 struct part_limits {
@@ -51,33 +51,30 @@ struct part_limits {
 /*
  * Check the request (xloop.json with o's overrides) against the partition's
  * MaxTime and its nodes' CPUs and RealMemory, and remember the limits for
- * loop_known_limits(). 0 or an exit code.
+ * submit_known_limits(). 0 or an exit code.
  */
-int loop_preflight(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
-		   char **cause);
+int submit_preflight(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
+		     char **cause);
 /* The limits the last preflight saw, without asking Slurm. */
-void loop_known_limits(struct xl_ctx *ctx, struct part_limits *lim);
+void submit_known_limits(struct xl_ctx *ctx, struct part_limits *lim);
 /* Refuse malformed --mem, --time, --after: 0 or XL_USAGE. */
-int loop_check_overrides(const struct submit_opts *o, char **cause);
+int submit_check_overrides(const struct submit_opts *o, char **cause);
 /* Read run tag's job.sh into text, check it (executable, bash -n), hash it. */
-int loop_check_script(struct xl_ctx *ctx, const char *tag, struct buf *text,
-		      char sha[65], char **cause);
+int submit_check_script(struct xl_ctx *ctx, const char *tag, struct buf *text,
+			char sha[65], char **cause);
 /* The job to chain onto (*after malloc'd, "" for none; "12_3" becomes "12"). */
-int loop_resolve_after(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
-		       char **after, char **cause);
+int submit_resolve_after(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
+			 char **after, char **cause);
 /*
- * The value of "--NAME=V" in overrides as loop_overrides_text wrote them
+ * The value of "--NAME=V" in overrides as submit_overrides_text wrote them
  * ("--mem=2G --segments=4"), malloc'd, or NULL: how automatic retries
  * carry an attempt's --segments.
  */
-char *loop_override_value(const char *overrides, const char *name);
+char *submit_override_value(const char *overrides, const char *name);
 /* The resource overrides as recorded on an attempt (malloc'd, maybe ""). */
-char *loop_overrides_text(const struct submit_opts *o);
+char *submit_overrides_text(const struct submit_opts *o);
 /* The next free attempt number of r (no DB row, no log file). 0 or -1. */
-int loop_next_attempt(struct xl_ctx *ctx, const struct run *r, long long *n);
-/* Fill req (zeroed first) with xloop.json's partition, account, resources. */
-void loop_fill_request(struct xl_ctx *ctx, struct slurm_submit *req, const char *mem,
-		       const char *time_, const char *dependency);
+int submit_next_attempt(struct xl_ctx *ctx, const struct run *r, long long *n);
 
 /*
  * The end of the chain among the study's unfinished attempts v: the live
@@ -86,17 +83,17 @@ void loop_fill_request(struct xl_ctx *ctx, struct slurm_submit *req, const char 
  * the last of the line, not the newest; the newest live one when each is
  * waited for. An array task gives its array ("12"). Malloc'd, "" for none.
  */
-char *loop_line_tail(const struct slurm_jobs *q, const struct attempt *v, size_t n);
+char *submit_line_tail(const struct slurm_jobs *q, const struct attempt *v, size_t n);
 
 /* The live job of q in partition with the highest id (malloc'd, "" when none). */
-char *loop_newest_in_partition(const struct slurm_jobs *q, const char *partition);
+char *submit_newest_in_partition(const struct slurm_jobs *q, const char *partition);
 
 /*
- * The end of the line of the study's live jobs (loop_line_tail, from one
+ * The end of the line of the study's live jobs (submit_line_tail, from one
  * squeue call), into *job_id ("" when none); with slurm.chain "any-user", the newest live job
  * of the user in the partition, from any project. 0 or an exit code.
  */
-int loop_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
-		       char **cause);
+int submit_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
+			 char **cause);
 
 #endif

@@ -133,7 +133,7 @@ int sweep_create(struct xl_ctx *ctx, const char *name, const char *from,
 	}
 	for (i = 0; i < n; i++) {
 		struct new_run nr;
-		char *tag = tag_make(ctx, TAG_SWEEP, tag_prefix, var, values[i]);
+		char *tag = loop_make_tag(ctx, TAG_SWEEP, tag_prefix, var, values[i]);
 		char *note = xasprintf("sweep %s, index %zu", name, i);
 
 		rc = loop_new_run(ctx, tag, parent.tag, var, values[i], note, 1, &nr,
@@ -243,67 +243,80 @@ static char *wrapper_script(struct xl_ctx *ctx, const struct sweep *sw,
 	return buf_detach(&b, NULL);
 }
 
-/* Submit some tasks of a sweep as one array. */
-int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
-		 const size_t *pick, size_t n, const struct submit_opts *o,
-		 struct sweep_submitted *res, char **cause)
-{
-	const struct config *c = &ctx->cfg;
-	const char *mem = o->mem ? o->mem : c->res.mem;
-	const char *time_ = o->time ? o->time : c->res.time;
-	struct buf text = BUF_INIT, header = BUF_INIT;
-	char (*sha)[65] = xcalloc(n ? n : 1, sizeof(*sha));
-	long long *ids = xcalloc(n ? n : 1, sizeof(*ids));
-	char token[27], *over = NULL, *dir = NULL, *script = NULL, *path = NULL;
-	char *out = NULL, *comment = NULL, *dep = NULL, *rel;
-	struct slurm_submit req;
-	long long arr, segs = 0;
-	char *sig = NULL;
-	size_t i;
-	int rc = 0;
+/* One array on its way from the checks to sbatch (sweep_submit's steps). */
+struct array_sub {
+	const struct sweep *sw;
+	const size_t *pick;		/* the tasks, indexes into sw->tasks */
+	size_t n;
+	const struct submit_opts *o;
+	const char *mem, *time_;	/* o's, else xloop.json's */
+	long long segs;			/* segments.max of each task (0: not segmented) */
+	struct buf header;		/* the first job.sh's #SBATCH lines */
+	char (*sha)[65];		/* each task's job.sh */
+	long long *ids;			/* each task's intent row */
+	char token[27];
+	char *dir;			/* .xloop/sweeps/NAME */
+};
 
-	memset(res, 0, sizeof(*res));
-	res->array_id = xstrdup("");
-	res->attempt = xcalloc(n ? n : 1, sizeof(*res->attempt));
-	res->nr = n;
-	rc = loop_check_overrides(o, cause);
+/*
+ * Everything checked before anything is written: the overrides, the
+ * segments, every task's job.sh, the partition's limits, the job the array
+ * chains onto (res->after); then the array's spec and its directory. An
+ * exit code.
+ */
+static int array_checks(struct xl_ctx *ctx, struct slurm *s, struct array_sub *as,
+			struct sweep_submitted *res, char **cause)
+{
+	struct buf text = BUF_INIT;
+	char *rel;
+	size_t i;
+	int rc;
+
+	rc = submit_check_overrides(as->o, cause);
 	if (rc == 0)
-		rc = segments_wanted(c, o->segments, time_, o->time != NULL, &segs, cause);
-	for (i = 0; rc == 0 && i < n; i++) {
+		rc = segments_wanted(&ctx->cfg, as->o->segments, as->time_, as->o->time != NULL,
+				     &as->segs, cause);
+	for (i = 0; rc == 0 && i < as->n; i++) {
 		buf_reset(&text);
-		rc = loop_check_script(ctx, sw->tasks[pick[i]].tag, &text, sha[i], cause);
+		rc = submit_check_script(ctx, as->sw->tasks[as->pick[i]].tag, &text, as->sha[i],
+					 cause);
 		if (i == 0 && rc == 0)
-			sbatch_header_lines(text.s, &header);
+			sbatch_header_lines(text.s, &as->header);
 	}
+	buf_release(&text);
 	if (rc == 0)
-		rc = loop_preflight(ctx, s, o, cause);
+		rc = submit_preflight(ctx, s, as->o, cause);
 	if (rc == 0)
-		rc = loop_resolve_after(ctx, s, o, &res->after, cause);
+		rc = submit_resolve_after(ctx, s, as->o, &res->after, cause);
 	if (!res->after)
 		res->after = xstrdup("");
 	if (rc)
-		goto out;
-	res->array_spec = array_spec(sw, pick, n, sw->max_parallel);
+		return rc;
+	res->array_spec = array_spec(as->sw, as->pick, as->n, as->sw->max_parallel);
 	/* .xloop/ exists (main made it); the wrapper scripts live below it */
 	rel = path_join(ctx->root, ".xloop/sweeps");
-	dir = path_join(rel, sw->name);
-	rc = make_dir(rel, 0700, cause) < 0 || make_dir(dir, 0700, cause) < 0;
+	as->dir = path_join(rel, as->sw->name);
+	rc = make_dir(rel, 0700, cause) < 0 || make_dir(as->dir, 0700, cause) < 0;
 	free(rel);
-	if (rc) {
-		rc = XL_ERR;
-		goto out;
-	}
+	return rc ? XL_ERR : 0;
+}
 
-	/* the intents, one per task, in one transaction */
+/* The intents, one per task (token "<array token>_<index>"), in one transaction. */
+static int record_intents(struct xl_ctx *ctx, struct array_sub *as,
+			  struct sweep_submitted *res, char **cause)
+{
+	const struct config *c = &ctx->cfg;
+	char *over;
+	size_t i;
+
 	if (db_begin_write(&ctx->db) < 0) {
 		*cause = xasprintf("the state DB is busy; try again");
-		rc = XL_TEMPFAIL;
-		goto out;
+		return XL_TEMPFAIL;
 	}
-	study_token(token);
-	over = loop_overrides_text(o);
-	for (i = 0; i < n; i++) {
-		const struct sweep_task *t = &sw->tasks[pick[i]];
+	study_token(as->token);
+	over = submit_overrides_text(as->o);
+	for (i = 0; i < as->n; i++) {
+		const struct sweep_task *t = &as->sw->tasks[as->pick[i]];
 		struct run r;
 		struct attempt a;
 		char *tok, *log;
@@ -312,9 +325,9 @@ int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
 		memset(&r, 0, sizeof(r));
 		r.id = t->run_id;
 		r.tag = t->tag;
-		if (loop_next_attempt(ctx, &r, &res->attempt[i]) < 0)
-			goto db_fail;
-		tok = xasprintf("%s_%lld", token, t->idx);
+		if (submit_next_attempt(ctx, &r, &res->attempt[i]) < 0)
+			goto fail;
+		tok = xasprintf("%s_%lld", as->token, t->idx);
 		log = run_log_path(ctx->root, c->study, t->tag, res->attempt[i]);
 		memset(&a, 0, sizeof(a));
 		a.run_id = t->run_id;
@@ -322,66 +335,104 @@ int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
 		a.token = tok;
 		a.phase = "submitting";
 		a.log_path = log;
-		a.job_sha256 = sha[i];
+		a.job_sha256 = as->sha[i];
 		a.partition = c->partition;
 		a.gres = c->res.gres;
 		a.cpus = c->res.cpus;
-		a.mem = (char *)mem;
-		a.time_limit = (char *)time_;
+		a.mem = (char *)as->mem;
+		a.time_limit = (char *)as->time_;
 		a.overrides = over;
 		a.after_job = res->after;
 		a.intent_at = time(NULL);
 		bad = attempts_insert(&ctx->db, &a) < 0 ||
-		      (segs && segments_insert_first(ctx, a.id, tok, segs) < 0);
-		ids[i] = a.id;
+		      (as->segs && segments_insert_first(ctx, a.id, tok, as->segs) < 0);
+		as->ids[i] = a.id;
 		free(tok);
 		free(log);
 		if (bad)
-			goto db_fail;
+			goto fail;
 	}
+	free(over);
 	if (db_commit(&ctx->db) < 0)
-		goto db_fail_nocommit;
-	crash_point("sweep-after-intent");
+		goto fail_nocommit;
+	return 0;
+fail:
+	free(over);
+	db_rollback(&ctx->db);
+fail_nocommit:
+	*cause = xasprintf("unable to record the attempts in the state DB");
+	return XL_ERR;
+}
 
-	script = wrapper_script(ctx, sw, pick, n, res->attempt, sha, header.s, token, segs);
-	path = xasprintf("%s/submit-%s.sh", dir, token);
-	rc = 0;
-	for (i = 0; segs && rc == 0 && i < n; i++) {
+/*
+ * The array's batch script (.xloop/sweeps/NAME/submit-TOKEN.sh), and each
+ * task's segments wrapper when segmented, into *path. On failure every
+ * intent is marked submit_failed. 0 or XL_ERR.
+ */
+static int write_scripts(struct xl_ctx *ctx, const struct array_sub *as,
+			 const struct sweep_submitted *res, char **path, char **cause)
+{
+	char *script = wrapper_script(ctx, as->sw, as->pick, as->n, res->attempt, as->sha,
+				      as->header.s, as->token, as->segs);
+	size_t i;
+	int rc = 0;
+
+	*path = xasprintf("%s/submit-%s.sh", as->dir, as->token);
+	for (i = 0; as->segs && rc == 0 && i < as->n; i++) {
 		/* each task's segments wrapper: its segment 1 and continuations run it */
-		char *tok = xasprintf("%s_%lld", token, sw->tasks[pick[i]].idx), *w = NULL;
+		char *tok = xasprintf("%s_%lld", as->token, as->sw->tasks[as->pick[i]].idx);
+		char *w = NULL;
 
-		rc = segments_write_wrapper(ctx, sw->tasks[pick[i]].tag, res->attempt[i], tok,
-					    sha[i], header.s ? header.s : "", segs, &w, cause);
+		rc = segments_write_wrapper(ctx, as->sw->tasks[as->pick[i]].tag, res->attempt[i],
+					    tok, as->sha[i], as->header.s ? as->header.s : "",
+					    as->segs, &w, cause);
 		free(tok);
 		free(w);
 	}
-	if (rc < 0 || write_file_atomic(path, script, strlen(script), 0700, cause) < 0) {
+	if (rc < 0 || write_file_atomic(*path, script, strlen(script), 0700, cause) < 0) {
 		rc = XL_ERR;
-		for (i = 0; i < n; i++)
-			attempts_set_submit_failed(&ctx->db, ids[i], *cause);
-		goto out;
+		for (i = 0; i < as->n; i++)
+			attempts_set_submit_failed(&ctx->db, as->ids[i], *cause);
 	}
-	out = xasprintf("%s/%%A_%%a.out", dir);
-	comment = xasprintf("xloop:%s/sweep:%s:%s", c->study, sw->name, token);
+	free(script);
+	return rc;
+}
+
+/*
+ * sbatch the array (script at path), then record what it answered: each
+ * task's job id "<array>_<index>", or, when sbatch clearly failed, every
+ * intent submit_failed (an ambiguous answer leaves them for reconcile).
+ */
+static int sbatch_array(struct xl_ctx *ctx, struct slurm *s, const struct array_sub *as,
+			const char *path, struct sweep_submitted *res, char **cause)
+{
+	const struct config *c = &ctx->cfg;
+	char *out = xasprintf("%s/%%A_%%a.out", as->dir), *dep = NULL, *sig = NULL;
+	char *comment = xasprintf("xloop:%s/sweep:%s:%s", c->study, as->sw->name, as->token);
+	struct slurm_submit req;
+	long long arr = 0;
+	size_t i;
+	int rc;
+
 	if (*res->after)
 		dep = xasprintf("afterany:%s", res->after);
-	loop_fill_request(ctx, &req, mem, time_, dep);
+	slurm_fill_request(&ctx->cfg, ctx->root, &req, as->mem, as->time_, dep);
 	req.script = path;
-	req.job_name = sw->name;
+	req.job_name = as->sw->name;
 	req.output = out;
 	req.comment = comment;
 	req.array = res->array_spec;
-	if (segs)
+	if (as->segs)
 		req.signal = sig = segments_signal(c);
 	rc = slurm_sbatch(s, &req, &arr, &res->ambiguous, cause);
 	crash_point("sweep-after-sbatch");
 	if (rc == 0) {
 		free(res->array_id);
 		res->array_id = xasprintf("%lld", arr);
-		for (i = 0; i < n; i++) {
-			char *job = xasprintf("%lld_%lld", arr, sw->tasks[pick[i]].idx);
+		for (i = 0; i < as->n; i++) {
+			char *job = xasprintf("%lld_%lld", arr, as->sw->tasks[as->pick[i]].idx);
 
-			if (attempts_set_submitted(&ctx->db, ids[i], job, time(NULL)) < 0) {
+			if (attempts_set_submitted(&ctx->db, as->ids[i], job, time(NULL)) < 0) {
 				FREE_AND_NULL(*cause);
 				*cause = xasprintf("array %lld was submitted but not all tasks "
 						   "could be recorded; 'xloop next' will find "
@@ -391,27 +442,52 @@ int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
 			free(job);
 		}
 	} else if (!res->ambiguous) {
-		for (i = 0; i < n; i++)
-			attempts_set_submit_failed(&ctx->db, ids[i], *cause);
+		for (i = 0; i < as->n; i++)
+			attempts_set_submit_failed(&ctx->db, as->ids[i], *cause);
 	}
-	goto out;
-db_fail:
-	db_rollback(&ctx->db);
-db_fail_nocommit:
-	*cause = xasprintf("unable to record the attempts in the state DB");
-	rc = XL_ERR;
-out:
-	buf_release(&text);
-	buf_release(&header);
-	free(sha);
-	free(ids);
-	free(over);
-	free(dir);
-	free(script);
-	free(path);
 	free(out);
 	free(comment);
 	free(dep);
 	free(sig);
+	return rc;
+}
+
+/* Submit some tasks of a sweep as one array. */
+int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
+		 const size_t *pick, size_t n, const struct submit_opts *o,
+		 struct sweep_submitted *res, char **cause)
+{
+	struct array_sub as;
+	char *path = NULL;
+	int rc;
+
+	memset(&as, 0, sizeof(as));
+	as.sw = sw;
+	as.pick = pick;
+	as.n = n;
+	as.o = o;
+	as.mem = o->mem ? o->mem : ctx->cfg.res.mem;
+	as.time_ = o->time ? o->time : ctx->cfg.res.time;
+	buf_init(&as.header);
+	as.sha = xcalloc(n ? n : 1, sizeof(*as.sha));
+	as.ids = xcalloc(n ? n : 1, sizeof(*as.ids));
+	memset(res, 0, sizeof(*res));
+	res->array_id = xstrdup("");
+	res->attempt = xcalloc(n ? n : 1, sizeof(*res->attempt));
+	res->nr = n;
+	rc = array_checks(ctx, s, &as, res, cause);
+	if (rc == 0)
+		rc = record_intents(ctx, &as, res, cause);
+	if (rc == 0) {
+		crash_point("sweep-after-intent");
+		rc = write_scripts(ctx, &as, res, &path, cause);
+	}
+	if (rc == 0)
+		rc = sbatch_array(ctx, s, &as, path, res, cause);
+	buf_release(&as.header);
+	free(as.sha);
+	free(as.ids);
+	free(as.dir);
+	free(path);
 	return rc;
 }

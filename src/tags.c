@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loop.h"
-#include "study.h"
+#include "buf.h"
+#include "sha256.h"
 #include "tags.h"
+#include "util.h"
 
 const char tag_help[] =
 	"Run tags (the names xloop gives the runs it makes):\n"
@@ -63,7 +64,7 @@ static void add_hash(struct buf *b, const char *s)
 {
 	char hex[65];
 
-	study_sha256(s, strlen(s), hex);
+	sha256_hex(s, strlen(s), hex);
 	buf_addf(b, ".h%.6s", hex);
 }
 
@@ -127,24 +128,6 @@ char *tag_compose(enum tag_kind kind, const char *base_or_prefix, const char *va
 	buf_adds(&b, suffix.s);
 	buf_release(&suffix);
 	return buf_detach(&b, NULL);
-}
-
-/* The first free candidate. */
-char *tag_make(struct xl_ctx *ctx, enum tag_kind kind, const char *base_or_prefix,
-	       const char *var, const char *value)
-{
-	int k;
-
-	for (k = kind == TAG_REPLICATE ? 2 : 1;; k++) {
-		char *tag = tag_compose(kind, base_or_prefix, var, value, k), *cause = NULL;
-		int rc = loop_check_new_tag(ctx, tag, &cause);
-
-		free(cause);
-		/* taken: try the next; free, or an error loop_new_run will report */
-		if (rc != XL_DATAERR || k >= 1000000)
-			return tag;
-		free(tag);
-	}
 }
 
 /* Parse a plain decimal number: 1 and its significant digit count, or 0. */

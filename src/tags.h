@@ -21,8 +21,6 @@
 #ifndef XLOOP_TAGS_H
 #define XLOOP_TAGS_H
 
-#include "ctx.h"
-
 #define TAG_MAX 64
 
 enum tag_kind {
@@ -39,10 +37,6 @@ enum tag_kind {
  */
 char *tag_compose(enum tag_kind kind, const char *base_or_prefix, const char *var,
 		  const char *value, int k);
-
-/* The first candidate that is free in the study (loop_check_new_tag), malloc'd. */
-char *tag_make(struct xl_ctx *ctx, enum tag_kind kind, const char *base_or_prefix,
-	       const char *var, const char *value);
 
 /*
  * The canonical form of a value (malloc'd, pure): a decimal number is

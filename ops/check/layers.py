@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 PURE = {"util", "buf", "jsonw", "tags", "judge", "reasons", "memsample",
-        "secrets", "slurm/parse", "slurm/parse-sacct", "slurm/parse-sacctmgr",
+        "secrets", "sha256", "slurm/parse", "slurm/parse-sacct", "slurm/parse-sacctmgr",
         "slurm/parse-sbatch", "slurm/parse-scontrol", "slurm/parse-sinfo",
         "slurm/parse-squeue", "slurm/parse-impl", "jobsh/jobsh", "jobsh/lex",
         "jobsh/jobsh-impl",

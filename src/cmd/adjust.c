@@ -102,7 +102,7 @@ static int cmd_adjust(struct xl_ctx *ctx, const struct cmd_entry *self,
 		free(pos);
 		return XL_USAGE;
 	}
-	rc = loop_check_overrides(&o, &cause);
+	rc = submit_check_overrides(&o, &cause);
 	if (rc) {
 		error("%s", cause);
 		free(cause);
@@ -117,7 +117,7 @@ static int cmd_adjust(struct xl_ctx *ctx, const struct cmd_entry *self,
 		return rc;
 	}
 	/* the partition must allow it, as for a submission */
-	rc = loop_preflight(ctx, &s, &o, &cause);
+	rc = submit_preflight(ctx, &s, &o, &cause);
 	if (rc == 0) {
 		value = o.mem ? xasprintf("%lld", config_mem_mb(o.mem)) : xstrdup(o.time);
 		rc = slurm_scontrol_update(&s, a.job_id, o.mem ? "MinMemoryNode" : "TimeLimit",
@@ -362,8 +362,9 @@ static int cmd_why(struct xl_ctx *ctx, const struct cmd_entry *self, int argc, c
 	for (i = 0; i < 3; i++) {
 		char *cause = NULL;
 
-		loop_fill_request(ctx, &req, i == 2 ? half : *a.mem ? a.mem : NULL,
-				  *a.time_limit ? a.time_limit : NULL, NULL);
+		slurm_fill_request(&ctx->cfg, ctx->root, &req,
+				   i == 2 ? half : *a.mem ? a.mem : NULL,
+				   *a.time_limit ? a.time_limit : NULL, NULL);
 		req.script = script;
 		req.gres = i == 1 ? NULL : *a.gres ? a.gres : NULL;
 		if (slurm_sbatch_test(&s, &req, &pr[i].start, &cause) != 0)

@@ -92,7 +92,8 @@ static void check_directives(struct xl_ctx *ctx, const char *tag, const char *te
 	}
 	dir = run_dir(ctx->root, ctx->cfg.study, tag);
 	out = xasprintf("%s/slurm/attemptN.out", dir);
-	loop_fill_request(ctx, &req, ctx->cfg.res.mem, ctx->cfg.res.time, NULL);
+	slurm_fill_request(&ctx->cfg, ctx->root, &req, ctx->cfg.res.mem, ctx->cfg.res.time,
+			   NULL);
 	req.job_name = tag;
 	req.output = out;
 	req.comment = "xloop:TOKEN";

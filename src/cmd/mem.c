@@ -146,7 +146,7 @@ static int cmd_mem(struct xl_ctx *ctx, const struct cmd_entry *self,
 		memset(&sum, 0, sizeof(sum));
 	limit = config_mem_mb(*a.mem ? a.mem : ctx->cfg.res.mem);
 	rss = max_rss_mb(a.job_id);
-	loop_known_limits(ctx, &lim);
+	submit_known_limits(ctx, &lim);
 	memset(&p, 0, sizeof(p));
 	if (strcmp(a.state, "OUT_OF_MEMORY") == 0) {
 		if (retry_proposal(ctx, &a, &p))

@@ -66,7 +66,7 @@ static int cmd_retry(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 		/* a run that needed segments still does */
 		if (!o.segments)
-			o.segments = carried = loop_override_value(a.overrides, "segments");
+			o.segments = carried = submit_override_value(a.overrides, "segments");
 		attempt_release(&a);
 		if (live) {
 			error("%s's attempt is still queued or running: `xloop cancel %s` "
@@ -76,7 +76,7 @@ static int cmd_retry(struct xl_ctx *ctx, const struct cmd_entry *self,
 			return XL_DATAERR;
 		}
 	}
-	rc = loop_submit(ctx, &s, &r, &o, &res, &cause);
+	rc = submit_attempt(ctx, &s, &r, &o, &res, &cause);
 	if (rc)
 		error("%s", cause ? cause : "retry failed");
 	else if (ctx->json)

@@ -19,6 +19,7 @@
 #include "loop.h"
 #include "cmd/opts.h"
 #include "segments.h"
+#include "sha256.h"
 #include "study.h"
 
 #define CHANGE_WIDTH 80	/* a longer change is cut with "..." */
@@ -86,7 +87,7 @@ static int changed_since_submit(struct xl_ctx *ctx, const struct run *r,
 	int err, changed = 0;
 
 	if (study_read_script(job, &text, &err, &cause) == 0) {
-		study_sha256(text.s, text.len, sha);
+		sha256_hex(text.s, text.len, sha);
 		changed = *a->job_sha256 && strcmp(sha, a->job_sha256) != 0;
 	}
 	free(cause);

@@ -55,7 +55,7 @@ static int cmd_submit(struct xl_ctx *ctx, const struct cmd_entry *self,
 		return rc;
 	}
 	slurm_init(&s);
-	rc = loop_submit(ctx, &s, &r, &o, &res, &cause);
+	rc = submit_attempt(ctx, &s, &r, &o, &res, &cause);
 	if (rc) {
 		error("%s", cause ? cause : "submission failed");
 		if (res.ambiguous)

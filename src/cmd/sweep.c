@@ -138,7 +138,7 @@ static int sweep_retry(struct xl_ctx *ctx, struct slurm *s, const char *name,
 		struct attempt a;
 
 		if (task_latest(ctx, &sw.tasks[pick[i]], &a) == 0) {
-			carried = loop_override_value(a.overrides, "segments");
+			carried = submit_override_value(a.overrides, "segments");
 			attempt_release(&a);
 		}
 	}
@@ -234,7 +234,7 @@ static int sweep_new(struct xl_ctx *ctx, struct slurm *s, const char *set,
 	rc = sweep_split_values(list, &values, &n, &cause);
 	if (rc)
 		goto out;
-	rc = loop_check_overrides(o, &cause);
+	rc = submit_check_overrides(o, &cause);
 	if (rc == 0) {
 		long long segs;
 

@@ -228,31 +228,25 @@ static int reconcile_patiently(struct xl_ctx *ctx, struct slurm *s, struct refre
 
 /*
  * driver_ensure; a feeder also waits out a controller restart here (it
- * would leave no successor), and checks again a little later that the
- * successor it submitted is still there: a slurmctld that dies without
- * saving its state forgets the jobs of its last second.
+ * would leave no successor). *submitted: a feeder was queued, whose
+ * survival the feeder checks once its lock is released
+ * (driver_check_successor).
  */
 static int ensure_feeder(struct xl_ctx *ctx, struct slurm *s, const struct feed_result *fed,
-			 const char *self_job, int feeder, char **cause)
+			 const char *self_job, int feeder, int *submitted, char **cause)
 {
 	unsigned delay = 2;
-	int rc, waited = 0, checks = 0, submitted;
+	int rc, waited = 0;
 
 	for (;;) {
-		submitted = 0;
-		rc = driver_ensure(ctx, s, fed, self_job, &submitted, cause);
-		if (!feeder)
+		*submitted = 0;
+		rc = driver_ensure(ctx, s, fed, self_job, submitted, cause);
+		if (!feeder || rc != XL_TEMPFAIL || waited >= 90)
 			return rc;
-		if (rc == XL_TEMPFAIL && waited < 90) {
-			FREE_AND_NULL(*cause);
-			sleep(delay);
-			waited += (int)delay;
-			delay = delay * 2 > 30 ? 30 : delay * 2;
-			continue;
-		}
-		if (rc || !submitted || checks++ >= 3)
-			return rc;
-		sleep(driver_saved_secs());	/* then squeue finds it, or it was lost */
+		FREE_AND_NULL(*cause);
+		sleep(delay);
+		waited += (int)delay;
+		delay = delay * 2 > 30 ? 30 : delay * 2;
 	}
 }
 
@@ -275,7 +269,7 @@ static int cmd_tick(struct xl_ctx *ctx, const struct cmd_entry *self,
 		OPT_END,
 	};
 	long long t0 = now_ms();
-	int npos, rc, changes = 0, live;
+	int npos, rc, changes = 0, live, submitted = 0;
 	long long prev;
 	size_t i;
 
@@ -361,7 +355,7 @@ static int cmd_tick(struct xl_ctx *ctx, const struct cmd_entry *self,
 	{
 		char *why = NULL;
 
-		if (ensure_feeder(ctx, &s, &fed, self_job, feeder, &why) != 0) {
+		if (ensure_feeder(ctx, &s, &fed, self_job, feeder, &submitted, &why) != 0) {
 			buf_addf(&news, "no feeder job could be queued: %s\n", why);
 			buf_addf(&what, "feeder: %s; ", why);
 			changes++;
@@ -376,6 +370,8 @@ static int cmd_tick(struct xl_ctx *ctx, const struct cmd_entry *self,
 		driver_feeder_ended(ctx, self_job, token, rc == 0, what.s);
 	if (news.len)
 		fputs(news.s, stdout);
+	if (feeder && submitted)
+		driver_check_successor(ctx, &s, &fed, self_job);
 out:
 	free(self_job);
 	free(token);

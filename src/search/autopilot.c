@@ -10,7 +10,7 @@
 #include "loop.h"
 #include "notify.h"
 #include "search/propose.h"
-#include "reconcile.h"
+#include "runs.h"
 #include "search/space.h"
 #include "tags.h"
 #include "search/taken.h"
@@ -265,11 +265,11 @@ static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why)
 
 		pick->value = space_fresh_seed((const char *const *)used, nused);
 		best_strings_free(used, nused);
-		pick->tag = tag_make(ctx, TAG_REPLICATE, pick->parent, pick->var, pick->value);
+		pick->tag = loop_make_tag(ctx, TAG_REPLICATE, pick->parent, pick->var, pick->value);
 		xsnprintf(key, sizeof(key), "%s", bs.v[out.cfg].key);
 	} else {
 		pick->value = xstrdup(out.value);
-		pick->tag = tag_make(ctx, TAG_CHANGE, NULL, pick->var, pick->value);
+		pick->tag = loop_make_tag(ctx, TAG_CHANGE, NULL, pick->var, pick->value);
 		confkey_key(out.config, in.seed, key);
 	}
 	if (db_begin_write(&ctx->db) < 0) {

@@ -5,7 +5,7 @@
 #include "buf.h"
 #include "search/confkey.h"
 #include "jobsh/jobsh.h"
-#include "study.h"
+#include "sha256.h"
 #include "tags.h"
 
 struct line {
@@ -119,7 +119,7 @@ void confkey_key(const char *config, const char *seed, char hex[65])
 			buf_add(&b, p, l);
 		p += l;
 	}
-	study_sha256(b.s, b.len, hex);
+	sha256_hex(b.s, b.len, hex);
 	buf_release(&b);
 }
 

@@ -19,6 +19,29 @@ void slurm_init(struct slurm *s)
 	s->refused_by = NULL;
 }
 
+/* 1 for a feeder's comment. */
+int slurm_is_feeder_comment(const char *comment)
+{
+	return comment && starts_with(comment, SLURM_FEEDER_COMMENT);
+}
+
+/* The parts of an sbatch request that come from xloop.json. */
+void slurm_fill_request(const struct config *c, const char *root, struct slurm_submit *req,
+			const char *mem, const char *time_, const char *dependency)
+{
+	memset(req, 0, sizeof(*req));
+	req->partition = c->partition;
+	req->gres = c->res.gres;
+	req->cpus = c->res.cpus;
+	req->mem = mem;
+	req->time = time_;
+	req->account = c->account;
+	req->qos = c->qos;
+	req->dependency = dependency;
+	req->workdir = root;
+	req->nice = c->nice;
+}
+
 /* Words in a Slurm client's stderr that mean "try again later". */
 static int transient(const char *err)
 {

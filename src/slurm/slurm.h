@@ -45,6 +45,24 @@ struct slurm_submit {
 	const char *const *env;		/* "K=V" for sbatch's environment */
 };
 
+/*
+ * The comment every feeder job's starts with (driver.h): no run's comment
+ * ("xloop:...") starts so, and neither a chain nor a lane counts one.
+ */
+#define SLURM_FEEDER_COMMENT "xloop-feed:"
+
+/* 1 when comment is a feeder's (of any study). */
+int slurm_is_feeder_comment(const char *comment);
+
+struct config;
+/*
+ * Fill req (zeroed first) with what xloop.json says of every job: its
+ * partition, account, qos, nice, gres and cpus; mem, time_ and dependency
+ * as given; the study's root as the working directory.
+ */
+void slurm_fill_request(const struct config *c, const char *root, struct slurm_submit *req,
+			const char *mem, const char *time_, const char *dependency);
+
 /* The argv for req (NULL-terminated; free the array, not the strings it borrows). */
 char **slurm_sbatch_argv(const struct slurm_submit *req, struct buf *scratch);
 

@@ -76,21 +76,21 @@ static void test_line_tail(void **state)
 	set_attempt(&v[0], 1, "10", "");
 	set_attempt(&v[1], 2, "11", "10");
 	set_attempt(&v[2], 3, "12", "11");
-	tail = loop_line_tail(&q, v, 3);
+	tail = submit_line_tail(&q, v, 3);
 	assert_string_equal(tail, "12");
 	free(tail);
 	/* after prioritize C: A <- C <- B, B is the end although C is newer */
 	set_attempt(&v[1], 2, "11", "12");
 	set_attempt(&v[2], 3, "12", "10");
-	tail = loop_line_tail(&q, v, 3);
+	tail = submit_line_tail(&q, v, 3);
 	assert_string_equal(tail, "11");
 	free(tail);
 	/* a job that ended is no end; nothing live gives "" */
 	set_attempt(&v[3], 4, "99", "11");
-	tail = loop_line_tail(&q, v, 4);
+	tail = submit_line_tail(&q, v, 4);
 	assert_string_equal(tail, "11");
 	free(tail);
-	tail = loop_line_tail(&q, &v[3], 1);
+	tail = submit_line_tail(&q, &v[3], 1);
 	assert_string_equal(tail, "");
 	free(tail);
 	slurm_jobs_release(&q);

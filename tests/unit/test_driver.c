@@ -112,9 +112,9 @@ static void test_forward_args(void **state)
 	v = driver_forward_args(NULL, "", &n);
 	assert_int_equal(n, 2);
 	driver_forward_args_free(v, n);
-	assert_true(driver_is_feeder_comment("xloop-feed:s:0123456789ab:xl00"));
-	assert_false(driver_is_feeder_comment("xloop:s/t#1:xl00"));
-	assert_false(driver_is_feeder_comment(NULL));
+	assert_true(slurm_is_feeder_comment("xloop-feed:s:0123456789ab:xl00"));
+	assert_false(slurm_is_feeder_comment("xloop:s/t#1:xl00"));
+	assert_false(slurm_is_feeder_comment(NULL));
 }
 
 int main(void)

@@ -94,23 +94,23 @@ static void test_override_value(void **state)
 	o.mem = "2G";
 	o.time = "1:00:00";
 	o.segments = "12";
-	text = loop_overrides_text(&o);
-	v = loop_override_value(text, "segments");
+	text = submit_overrides_text(&o);
+	v = submit_override_value(text, "segments");
 	assert_string_equal(v, "12");
 	free(v);
-	v = loop_override_value(text, "mem");
+	v = submit_override_value(text, "mem");
 	assert_string_equal(v, "2G");
 	free(v);
-	v = loop_override_value(text, "time");
+	v = submit_override_value(text, "time");
 	assert_string_equal(v, "1:00:00");
 	free(v);
 	free(text);
-	assert_null(loop_override_value("", "segments"));
-	assert_null(loop_override_value(NULL, "segments"));
-	assert_null(loop_override_value("--mem=2G", "segments"));
-	assert_null(loop_override_value("--segmentsx=3", "segments"));	/* a longer name */
-	assert_null(loop_override_value("x--segments=3", "segments"));	/* not at a word's start */
-	v = loop_override_value("--segments=0", "segments");
+	assert_null(submit_override_value("", "segments"));
+	assert_null(submit_override_value(NULL, "segments"));
+	assert_null(submit_override_value("--mem=2G", "segments"));
+	assert_null(submit_override_value("--segmentsx=3", "segments"));	/* a longer name */
+	assert_null(submit_override_value("x--segments=3", "segments"));	/* not at a word's start */
+	v = submit_override_value("--segments=0", "segments");
 	assert_string_equal(v, "0");	/* turned off on purpose: carried too */
 	free(v);
 }

@@ -13,6 +13,7 @@
 #include "buf.h"
 #include "config.h"
 #include "db.h"
+#include "loop.h"
 #include "runs.h"
 #include "tags.h"
 
@@ -132,7 +133,7 @@ static void test_too_long(void **state)
 	free(d);
 }
 
-/* A test study: a DB in a temp dir, and the context tag_make reads. */
+/* A test study: a DB in a temp dir, and the context loop_make_tag reads. */
 struct fx {
 	char dir[64];
 	struct xl_ctx ctx;
@@ -180,28 +181,28 @@ static void take(struct fx *f, const char *tag)
 	assert_int_equal(runs_insert(&f->ctx.db, &r), 0);
 }
 
-/* tag_make gives the first free candidate of each kind. */
+/* loop_make_tag gives the first free candidate of each kind. */
 static void test_make_free(void **state)
 {
 	struct fx *f = *state;
 	char *t;
 
-	t = tag_make(&f->ctx, TAG_CHANGE, NULL, "MAX_DEPTH", "2");
+	t = loop_make_tag(&f->ctx, TAG_CHANGE, NULL, "MAX_DEPTH", "2");
 	assert_string_equal(t, "MAX_DEPTH-2");
 	free(t);
 	take(f, "MAX_DEPTH-2");
 	take(f, "MAX_DEPTH-2--n2");
-	t = tag_make(&f->ctx, TAG_CHANGE, NULL, "MAX_DEPTH", "2");
+	t = loop_make_tag(&f->ctx, TAG_CHANGE, NULL, "MAX_DEPTH", "2");
 	assert_string_equal(t, "MAX_DEPTH-2--n3");
 	free(t);
-	t = tag_make(&f->ctx, TAG_REPLICATE, "MAX_DEPTH-2", NULL, NULL);
+	t = loop_make_tag(&f->ctx, TAG_REPLICATE, "MAX_DEPTH-2", NULL, NULL);
 	assert_string_equal(t, "MAX_DEPTH-2--r2");
 	free(t);
 	take(f, "MAX_DEPTH-2--r2");
-	t = tag_make(&f->ctx, TAG_REPLICATE, "MAX_DEPTH-2", NULL, NULL);
+	t = loop_make_tag(&f->ctx, TAG_REPLICATE, "MAX_DEPTH-2", NULL, NULL);
 	assert_string_equal(t, "MAX_DEPTH-2--r3");
 	free(t);
-	t = tag_make(&f->ctx, TAG_SWEEP, "sw", "MAX_DEPTH", "2");
+	t = loop_make_tag(&f->ctx, TAG_SWEEP, "sw", "MAX_DEPTH", "2");
 	assert_string_equal(t, "sw--MAX_DEPTH-2");
 	free(t);
 	/* a directory nobody recorded counts as taken too */
@@ -217,7 +218,7 @@ static void test_make_free(void **state)
 		assert_int_equal(mkdir(d, 0755), 0);
 		free(d);
 	}
-	t = tag_make(&f->ctx, TAG_SWEEP, "sw", "MAX_DEPTH", "2");
+	t = loop_make_tag(&f->ctx, TAG_SWEEP, "sw", "MAX_DEPTH", "2");
 	assert_string_equal(t, "sw--MAX_DEPTH-2--n2");
 	free(t);
 }

@@ -17,7 +17,6 @@
 #include "briefing.h"
 #include "cmd/cmd.h"
 #include "fsutil.h"
-#include "cmd/opts.h"
 #include "runs.h"
 #include "segments.h"
 #include "timeline.h"
@@ -838,13 +837,9 @@ static const char css[] =
 
 /* Write the report. */
 static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
-		      int argc, char **argv)
+		      struct cmd_args *args)
 {
-	const char *out_opt = NULL;
-	const struct opt opts[] = {
-		{ "out", OPT_STRING, &out_opt },
-		OPT_END,
-	};
+	const char *out_opt = args_get(args, "out");
 	struct page pg = { BUF_INIT, { NULL, NULL, -1 }, NULL };
 	struct rrun *v = NULL;
 	struct bar *bars = NULL;
@@ -853,18 +848,12 @@ static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
 	long long best_id = 0, idle, span = 0;
 	struct gpu_row gpus[TL_MAX_ROWS];
 	size_t ngpus = 0;
-	char **pos, *out = NULL, when[32];
+	char *out = NULL, when[32];
 	time_t now = time(NULL);
 	struct tm tm;
-	int npos, rc;
+	int rc;
 
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	rc = opts_npos(self, pos, npos, 0, 0);
-	free(pos);
-	if (rc < 0)
-		return XL_USAGE;
+	(void)self;
 	if (load(ctx, &v, &n, &bars, &nb) < 0) {
 		error("unable to read the state DB");
 		rc = XL_ERR;
@@ -938,9 +927,16 @@ out:
 	return rc;
 }
 
+static const struct opt report_opts[] = {
+	{ "out", OPT_STRING, "F.html", "write there (default: report.html at the study root)" },
+	OPT_END,
+};
+
 const struct cmd_entry cmd_report_entry = {
-	"report", "[--out F.html]",
-	"the study as one self-contained HTML page (leaderboard, lineage, GPU timeline)",
+	.name = "report",
+	.opts = report_opts,
+	.summary = "the study as one self-contained HTML page (leaderboard, lineage, GPU timeline)",
+	.help =
 	"Writes report.html at the study root (or F.html; a relative F is taken\n"
 	"from the current directory, or from -C DIR), which the .gitignore that\n"
 	"init writes ignores. Inline CSS and SVG, no script, nothing fetched,\n"
@@ -954,5 +950,6 @@ const struct cmd_entry cmd_report_entry = {
 	"runs over time with the best so far; each run's one-line diff,\n"
 	"attempts, and the log tail of failures. Reads the state DB and the logs\n"
 	"only: Slurm is not asked.\n",
-	CMD_DB | CMD_NOROOT, cmd_report,
+	.flags = CMD_DB | CMD_NOROOT,
+	.exec = cmd_report,
 };

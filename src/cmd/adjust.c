@@ -24,6 +24,12 @@
 #include "reasons.h"
 #include "submit.h"
 
+static const struct opt adjust_opts[] = {
+	{ "mem", OPT_STRING, "M", "the pending job's new memory (8G); one of --mem, --time" },
+	{ "time", OPT_STRING, "D", "the pending job's new time limit (2:00:00)" },
+	OPT_END,
+};
+
 /* The run's latest attempt and its job as squeue shows it. 0 or an exit code. */
 static int pending_job(struct xl_ctx *ctx, struct slurm *s, const char *tag,
 		       struct run *r, struct attempt *a, struct slurm_jobs *q,
@@ -85,10 +91,8 @@ static int cmd_adjust(struct xl_ctx *ctx, const struct cmd_entry *self,
 	char *cause = NULL, *value, *detail;
 	int rc;
 
-	memset(&o, 0, sizeof(o));
+	cmd_submit_opts(args, &o);
 	o.no_chain = 1;
-	o.mem = args_get(args, "mem");
-	o.time = args_get(args, "time");
 	if (!!o.mem == !!o.time)
 		return cmd_usage_error(self, "give one of --mem M or --time D"), XL_USAGE;
 	rc = loop_check_overrides(&o, &cause);
@@ -145,28 +149,17 @@ out:
 	return rc;
 }
 
-static const struct opt adjust_opts[] = {
-	{ "mem", OPT_STRING, "M", "the pending job's new memory (8G); one of --mem, --time" },
-	{ "time", OPT_STRING, "D", "the pending job's new time limit (2:00:00)" },
-	OPT_END,
-};
-
 const struct cmd_entry cmd_adjust_entry = {
-	.name = "adjust",
-	.opts = adjust_opts,
-	.args = "T",
-	.min = 1,
-	.max = 1,
+	.name = "adjust", .opts = adjust_opts, .args = "T", .min = 1, .max = 1,
+	.target = CMD_TARGET_NONE,
 	.summary = "change a pending job's memory or time limit in place (scontrol update)",
-	.help =
-	"For a job still pending: `scontrol update jobid=ID MinMemoryNode=MB` or\n"
+	.help = "For a job still pending: `scontrol update jobid=ID MinMemoryNode=MB` or\n"
 	"`TimeLimit=D`, so the job keeps its id, its place in the queue and its\n"
 	"dependency. The value is checked against the partition's MaxTime and its\n"
 	"nodes' memory first, and recorded on the attempt. Slurm lets users lower\n"
 	"a time limit; raising one may need an operator. A running or finished\n"
 	"job needs `xloop retry T --mem M` instead.\n",
-	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK,
-	.exec = cmd_adjust,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_adjust,
 };
 
 /* One sbatch --test-only probe. */
@@ -422,13 +415,10 @@ static int cmd_why(struct xl_ctx *ctx, const struct cmd_entry *self, struct cmd_
 }
 
 const struct cmd_entry cmd_why_entry = {
-	.name = "why",
-	.args = "T",
-	.min = 1,
-	.max = 1,
+	.name = "why", .opts = NULL, .args = "T", .min = 1, .max = 1,
+	.target = CMD_TARGET_NONE,
 	.summary = "why a run's job is pending: its reason explained, and what blocks it",
-	.help =
-	"The job's Reason with its meaning, then three `sbatch --test-only`\n"
+	.help = "The job's Reason with its meaning, then three `sbatch --test-only`\n"
 	"probes (nothing is submitted): the request as submitted, without its\n"
 	"GRES, and with half the memory. A probe that could start clearly sooner\n"
 	"names the blocker (the GPU, memory); otherwise Slurm's expected start\n"
@@ -441,6 +431,5 @@ const struct cmd_entry cmd_why_entry = {
 	"running job has run, plus one run per job waiting ahead (with no success\n"
 	"yet: at least the running job's time so far per job). Never from --time.\n"
 	"`xloop prioritize T` moves a job to the front of the line.\n",
-	.flags = CMD_DB | CMD_NOROOT,
-	.exec = cmd_why,
+	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_why,
 };

@@ -17,6 +17,13 @@
 #include "study.h"
 #include "submit.h"
 
+static const struct opt adopt_opts[] = {
+	{ "tag", OPT_STRING, "T",
+	  "the run's tag (required): 1-64 of [A-Za-z0-9._-], not starting with . _ -" },
+	{ "cv", OPT_STRING, "FILE", "mark the run proven with FILE's score" },
+	OPT_END,
+};
+
 /* Where a value xloop gives sbatch comes from, by option. */
 static const struct {
 	const char *option;
@@ -211,22 +218,11 @@ fail:
 	return rc ? rc : XL_ERR;
 }
 
-static const struct opt adopt_opts[] = {
-	{ "tag", OPT_STRING, "T",
-	  "the run's tag (required): 1-64 of [A-Za-z0-9._-], not starting with . _ -" },
-	{ "cv", OPT_STRING, "FILE", "mark the run proven with FILE's score" },
-	OPT_END,
-};
-
 const struct cmd_entry cmd_adopt_entry = {
-	.name = "adopt",
-	.opts = adopt_opts,
-	.args = "PATH",
-	.min = 1,
-	.max = 1,
+	.name = "adopt", .opts = adopt_opts, .args = "PATH", .min = 1, .max = 1,
+	.target = CMD_TARGET_NONE,
 	.summary = "register an existing job script as a root run of the study",
-	.help =
-	"The script is copied byte for byte to runs/<study>/T/job.sh (mode 0755)\n"
+	.help = "The script is copied byte for byte to runs/<study>/T/job.sh (mode 0755)\n"
 	"and committed to git (only that path; what you staged stays staged). It\n"
 	"must pass `bash -n` and have Unix line ends (sbatch refuses CRLF).\n"
 	"\n"
@@ -239,6 +235,5 @@ const struct cmd_entry cmd_adopt_entry = {
 	"\n"
 	"With --cv, FILE is a cv.json from a run you made by hand: the run is\n"
 	"proven with its score, so it can be a parent straight away.\n",
-	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK,
-	.exec = cmd_adopt,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_adopt,
 };

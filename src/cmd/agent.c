@@ -188,18 +188,14 @@ static int cmd_agent_setup(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_agent_setup_entry = {
-	.name = "agent-setup",
-	.args = "claude|codex",
-	.min = 1,
-	.max = 1,
+	.name = "agent-setup", .opts = NULL, .args = "claude|codex", .min = 1, .max = 1,
+	.target = CMD_TARGET_NONE,
 	.summary = "write the coding agent's command permissions for this repository",
-	.help =
-	"claude: merges rules into .claude/settings.json (permissions.allow, ask,\n"
+	.help = "claude: merges rules into .claude/settings.json (permissions.allow, ask,\n"
 	"deny; other settings and rules are kept). codex: writes\n"
 	".codex/rules/xloop.rules (prefix_rule entries). Read-only xloop and Slurm\n"
 	"queries are allowed; xloop commands that submit or change the study ask\n"
 	"first; scancel, xloop cancel, scontrol update/requeue/hold and a\n"
 	"hand-written sbatch are denied. Running it again adds nothing twice.\n",
-	.flags = CMD_REPO | CMD_NOROOT,
-	.exec = cmd_agent_setup,
+	.flags = CMD_REPO | CMD_NOROOT, .exec = cmd_agent_setup,
 };

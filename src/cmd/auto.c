@@ -14,6 +14,13 @@
 #include "cmd/cmd.h"
 #include "loop.h"
 
+static const struct opt auto_on_opts[] = {
+	{ "budget-runs", OPT_STRING, "N", "stop after N runs autopilot created" },
+	{ "budget-hours", OPT_STRING, "H", "stop after H GPU-hours of its runs" },
+	{ "until", OPT_STRING, "ISO-8601", "stop at this UTC time" },
+	OPT_END,
+};
+
 static const char *const auto_path[1] = { "autopilot" };
 
 /* The autopilot object of xloop.json. */
@@ -128,23 +135,12 @@ static int auto_status(struct xl_ctx *ctx)
 	return XL_OK;
 }
 
-/* auto on: switch autopilot on, with a budget. */
-static int cmd_auto_on(struct xl_ctx *ctx, const struct cmd_entry *self,
-		       struct cmd_args *args)
-{
-	return auto_on(ctx, self, args_get(args, "budget-runs"),
-		       args_get(args, "budget-hours"), args_get(args, "until"));
-}
-
 /* auto off: only the plan feeds the queue. */
-static int cmd_auto_off(struct xl_ctx *ctx, const struct cmd_entry *self,
-			struct cmd_args *args)
+static int auto_off(struct xl_ctx *ctx)
 {
 	const struct config *c = &ctx->cfg;
 	int rc;
 
-	(void)self;
-	(void)args;
 	rc = loop_decide_config(ctx, auto_path, 1, auto_json(0, c->autopilot.budget_runs,
 				c->autopilot.budget_hours, c->autopilot.until,
 				c->autopilot.since), "autopilot off");
@@ -155,50 +151,31 @@ static int cmd_auto_off(struct xl_ctx *ctx, const struct cmd_entry *self,
 	return rc;
 }
 
-/* auto status (also bare `xloop auto`). */
-static int cmd_auto_status(struct xl_ctx *ctx, const struct cmd_entry *self,
-			   struct cmd_args *args)
+/* auto on [--budget-runs N] [--budget-hours H] [--until T], auto off, auto status. */
+static int cmd_auto(struct xl_ctx *ctx, const struct cmd_entry *self,
+		    struct cmd_args *args)
 {
-	(void)self;
-	(void)args;
-	return auto_status(ctx);
+	if (cmd_is(self, "on"))
+		return auto_on(ctx, self, args_get(args, "budget-runs"),
+			       args_get(args, "budget-hours"), args_get(args, "until"));
+	return cmd_is(self, "off") ? auto_off(ctx) : auto_status(ctx);
 }
 
-static const struct opt auto_on_opts[] = {
-	{ "budget-runs", OPT_STRING, "N", "stop after N runs autopilot created" },
-	{ "budget-hours", OPT_STRING, "H", "stop after H GPU-hours of its runs" },
-	{ "until", OPT_STRING, "ISO-8601", "stop at this UTC time" },
-	OPT_END,
-};
-
-static const struct cmd_entry auto_on_entry = {
-	.name = "auto on",
-	.opts = auto_on_opts,
-	.summary = "switch autopilot on, with a budget",
-	.exec = cmd_auto_on,
-};
-
-static const struct cmd_entry auto_off_entry = {
-	.name = "auto off",
-	.summary = "switch autopilot off: only the plan feeds the queue",
-	.exec = cmd_auto_off,
-};
-
-static const struct cmd_entry auto_status_entry = {
-	.name = "auto status",
-	.summary = "the switch, the budget, what is spent, why it stopped",
-	.exec = cmd_auto_status,
-};
-
-static const struct cmd_entry *const auto_subs[] = {
-	&auto_on_entry, &auto_off_entry, &auto_status_entry, NULL,
+static const struct cmd_entry auto_subs[] = {
+	{ .name = "auto on", .opts = auto_on_opts, .exec = cmd_auto,
+	  .summary = "switch autopilot on, with a budget" },
+	{ .name = "auto off", .exec = cmd_auto,
+	  .summary = "switch autopilot off: only the plan feeds the queue" },
+	{ .name = "auto status", .exec = cmd_auto,
+	  .summary = "the switch, the budget, what is spent, why it stopped" },
+	{ NULL },
 };
 
 const struct cmd_entry cmd_auto_entry = {
-	.name = "auto",
+	.name = "auto", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
 	.summary = "autopilot: the loop proposes its next runs when the plan is empty",
-	.help =
-	"on      switch autopilot on, with a budget: --budget-runs counts every run\n"
+	.help = "on      switch autopilot on, with a budget: --budget-runs counts every run\n"
 	"        autopilot creates (proposals and replicates, failures included; not\n"
 	"        plan entries, not infra retries, not a proposal that never became\n"
 	"        a run), --budget-hours their GPU-hours (elapsed x GPUs of every\n"
@@ -226,7 +203,5 @@ const struct cmd_entry cmd_auto_entry = {
 	"that fails does not trip the breaker unless failures repeat the same way.\n"
 	"The switch and budget are decisions in xloop.json (autopilot.*); the\n"
 	"spending is in the state DB. See `help space`, `help best`.\n",
-	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK,
-	.subs = auto_subs,
-	.dflt = &auto_status_entry,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .subs = auto_subs, .dflt = &auto_subs[2],
 };

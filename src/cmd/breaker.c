@@ -44,33 +44,23 @@ static int cmd_breaker(struct xl_ctx *ctx, const struct cmd_entry *self,
 	return 0;
 }
 
-static const struct cmd_entry breaker_status_entry = {
-	.name = "breaker status",
-	.summary = "whether the breaker is open, and why (also bare `xloop breaker`)",
-	.exec = cmd_breaker,
-};
-
-static const struct cmd_entry breaker_reset_entry = {
-	.name = "breaker reset",
-	.summary = "close the breaker: next and tick feed again",
-	.exec = cmd_breaker,
-};
-
-static const struct cmd_entry *const breaker_subs[] = {
-	&breaker_status_entry, &breaker_reset_entry, NULL,
+static const struct cmd_entry breaker_subs[] = {
+	{ .name = "breaker status", .exec = cmd_breaker,
+	  .summary = "whether the breaker is open, and why (also bare `xloop breaker`)" },
+	{ .name = "breaker reset", .exec = cmd_breaker,
+	  .summary = "close the breaker: next and tick feed again" },
+	{ NULL },
 };
 
 const struct cmd_entry cmd_breaker_entry = {
-	.name = "breaker",
+	.name = "breaker", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
 	.summary = "whether failures in a row stopped the feeding, and reset it",
-	.help =
-	"After breaker.program consecutive program failures (default 2), or\n"
+	.help = "After breaker.program consecutive program failures (default 2), or\n"
 	"breaker.infra infra failures (default 3), or a GPU job whose START line\n"
 	"shows no GPU, next and tick stop submitting (plan, --set and automatic\n"
 	"retries), notify once and say why in the briefing. `xloop breaker reset`\n"
 	"(or `xloop resume --feed`) closes it; verdicts before the reset no longer\n"
 	"count.\n",
-	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK,
-	.subs = breaker_subs,
-	.dflt = &breaker_status_entry,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .subs = breaker_subs, .dflt = &breaker_subs[0],
 };

@@ -11,6 +11,7 @@
 #include "jsonw.h"
 #include "loop.h"
 #include "runs.h"
+#include "submit.h"
 
 extern const struct cmd_entry cmd_adjust_entry;
 extern const struct cmd_entry cmd_adopt_entry;
@@ -113,27 +114,41 @@ static const char *sub_word(const struct cmd_entry *sub)
 	return sp ? sp + 1 : sub->name;
 }
 
+/* Whether cmd is that subcommand. */
+int cmd_is(const struct cmd_entry *cmd, const char *word)
+{
+	return strcmp(sub_word(cmd), word) == 0;
+}
+
+/* The next entry cmd stands for: see cmd.h. */
+const struct cmd_entry *cmd_each(const struct cmd_entry *cmd, const struct cmd_entry *prev)
+{
+	if (!cmd->subs)
+		return prev ? NULL : cmd;
+	prev = prev ? prev + 1 : cmd->subs;
+	return prev->name ? prev : NULL;
+}
+
 /* Whether option arg (no "=") takes the next argument in any of cmd's tables. */
 static int takes_value(const struct cmd_entry *cmd, const char *arg)
 {
-	const struct cmd_entry *const *s;
 	const char *name = arg + (arg[1] == '-' ? 2 : 1);
+	const struct cmd_entry *s;
 	const struct opt *o;
 
 	if (strchr(name, '='))
 		return 0;
-	for (s = cmd->subs; s && *s; s++)
-		if ((o = opts_find((*s)->opts, name, strlen(name))) && o->kind != OPT_FLAG)
+	for (s = cmd_each(cmd, NULL); s; s = cmd_each(cmd, s))
+		if ((o = opts_find(s->opts, name, strlen(name))) && o->kind != OPT_FLAG)
 			return 1;
-	o = cmd->dflt ? opts_find(cmd->dflt->opts, name, strlen(name)) : NULL;
-	return o && o->kind != OPT_FLAG;
+	return 0;
 }
 
 /* Find the subcommand: the first positional, options skipped. */
 const struct cmd_entry *cmd_sub(const struct cmd_entry *cmd, int argc, char **argv,
 				int *at)
 {
-	const struct cmd_entry *const *s;
+	const struct cmd_entry *s;
 	int i;
 
 	*at = 0;
@@ -153,10 +168,10 @@ const struct cmd_entry *cmd_sub(const struct cmd_entry *cmd, int argc, char **ar
 	}
 	if (i >= argc)
 		return cmd->dflt;
-	for (s = cmd->subs; *s; s++)
-		if (strchr((*s)->name, ' ') && strcmp(sub_word(*s), argv[i]) == 0) {
+	for (s = cmd->subs; s->name; s++)
+		if (strchr(s->name, ' ') && strcmp(sub_word(s), argv[i]) == 0) {
 			*at = i;
-			return *s;
+			return s;
 		}
 	if (cmd->dflt && cmd->dflt->max != 0)
 		return cmd->dflt;
@@ -167,11 +182,11 @@ const struct cmd_entry *cmd_sub(const struct cmd_entry *cmd, int argc, char **ar
 /* The names of cmd's visible subcommands: "ls, add, rm". */
 static void sub_names(struct buf *b, const struct cmd_entry *cmd)
 {
-	const struct cmd_entry *const *s;
+	const struct cmd_entry *s;
 
-	for (s = cmd->subs; s && *s; s++)
-		if (!((*s)->flags & CMD_HIDDEN) && strchr((*s)->name, ' '))
-			buf_addf(b, "%s%s", b->len ? ", " : "", sub_word(*s));
+	for (s = cmd->subs; s && s->name; s++)
+		if (!(s->flags & CMD_HIDDEN) && strchr(s->name, ' '))
+			buf_addf(b, "%s%s", b->len ? ", " : "", sub_word(s));
 }
 
 /* "NAME [--opt ARG]... ARGS" */
@@ -203,22 +218,29 @@ static void opt_spec(struct buf *b, const struct opt *o)
 		 o->arg ? o->arg : "");
 }
 
+/* The next entry help shows for cmd: cmd_each without hidden subcommands. */
+static const struct cmd_entry *shown(const struct cmd_entry *cmd, const struct cmd_entry *prev)
+{
+	do
+		prev = cmd_each(cmd, prev);
+	while (prev && prev != cmd && (prev->flags & CMD_HIDDEN));
+	return prev;
+}
+
 /* The Options: list of cmd (and its subcommands). */
 static void print_options(const struct cmd_entry *cmd)
 {
-	const struct cmd_entry *const one[] = { cmd, NULL }, *const *s;
+	const struct cmd_entry *s;
 	const struct opt *o;
 	struct buf b;
 	int head = 0;
 
 	buf_init(&b);
-	for (s = cmd->subs ? cmd->subs : one; *s; s++) {
-		if ((*s)->flags & CMD_HIDDEN && cmd->subs)
-			continue;
-		for (o = (*s)->opts; o && o->name; o++) {
+	for (s = shown(cmd, NULL); s; s = shown(cmd, s)) {
+		for (o = s->opts; o && o->name; o++) {
 			buf_reset(&b);
-			if (cmd->subs && strchr((*s)->name, ' '))
-				buf_addf(&b, "%s ", sub_word(*s));
+			if (cmd->subs && strchr(s->name, ' '))
+				buf_addf(&b, "%s ", sub_word(s));
 			opt_spec(&b, o);
 			if (!head++)
 				printf("\nOptions:\n");
@@ -231,16 +253,14 @@ static void print_options(const struct cmd_entry *cmd)
 /* Print a command's full help. */
 void cmd_print_help(const struct cmd_entry *cmd)
 {
-	const struct cmd_entry *const one[] = { cmd, NULL }, *const *s;
+	const struct cmd_entry *s;
 	struct buf b;
 	int n = 0;
 
 	buf_init(&b);
-	for (s = cmd->subs ? cmd->subs : one; *s; s++) {
-		if ((*s)->flags & CMD_HIDDEN && cmd->subs)
-			continue;
+	for (s = shown(cmd, NULL); s; s = shown(cmd, s)) {
 		buf_reset(&b);
-		usage_line(&b, *s);
+		usage_line(&b, s);
 		printf("%s%s\n", n++ ? "   or: " : "usage: ", b.s);
 	}
 	buf_release(&b);
@@ -253,21 +273,18 @@ void cmd_print_help(const struct cmd_entry *cmd)
 /* Every option of every command: what t0001 checks has a help text. */
 void cmd_print_all_options(void)
 {
-	const struct cmd_entry *const *c, *const *s;
+	const struct cmd_entry *const *c, *s;
 	const struct opt *o;
 	struct buf b;
 
 	buf_init(&b);
-	for (c = cmd_table; *c; c++) {
-		const struct cmd_entry *const one[] = { *c, NULL };
-
-		for (s = (*c)->subs ? (*c)->subs : one; *s; s++)
-			for (o = (*s)->opts; o && o->name; o++) {
+	for (c = cmd_table; *c; c++)
+		for (s = cmd_each(*c, NULL); s; s = cmd_each(*c, s))
+			for (o = s->opts; o && o->name; o++) {
 				buf_reset(&b);
 				opt_spec(&b, o);
-				printf("%s\t%s\t%s\n", (*s)->name, b.s, o->help ? o->help : "");
+				printf("%s\t%s\t%s\n", s->name, b.s, o->help ? o->help : "");
 			}
-	}
 	buf_release(&b);
 }
 
@@ -366,6 +383,21 @@ out:
 	free(cause);
 	free(v);
 	return rc;
+}
+
+/* Read the submission options a command's table has. */
+void cmd_submit_opts(const struct cmd_args *args, struct submit_opts *o)
+{
+	static const char *const str[] = { "mem", "time", "segments", "after" };
+	const char **dst[] = { &o->mem, &o->time, &o->segments, &o->after };
+	size_t i;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 0; i < sizeof(str) / sizeof(*str); i++)
+		if (opts_find(args->opts, str[i], strlen(str[i])))
+			*dst[i] = args_get(args, str[i]);
+	if (opts_find(args->opts, "no-chain", 8))
+		o->no_chain = args_flag(args, "no-chain");
 }
 
 /* --nice N: this invocation's sbatch --nice (xloop.json slurm.nice otherwise). */

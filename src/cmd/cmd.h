@@ -44,7 +44,7 @@ struct cmd_entry {
 	int flags;		/* of a command; a subcommand's: CMD_HIDDEN only */
 	int (*exec)(struct xl_ctx *ctx, const struct cmd_entry *self,
 		    struct cmd_args *args);	/* returns an exit code */
-	const struct cmd_entry *const *subs;	/* subcommands, NULL-terminated */
+	const struct cmd_entry *subs;	/* subcommands, ended by one without a name */
 	const struct cmd_entry *dflt;	/* what runs when no subcommand is named */
 };
 
@@ -60,6 +60,12 @@ const struct cmd_entry *cmd_find(const char *name);
 const struct cmd_entry *cmd_sub(const struct cmd_entry *cmd, int argc, char **argv,
 				int *at);
 
+/* Whether cmd is the subcommand word ("plan add" is "add"). */
+int cmd_is(const struct cmd_entry *cmd, const char *word);
+
+/* The entries cmd stands for, one a call: its subcommands, or itself; then NULL. */
+const struct cmd_entry *cmd_each(const struct cmd_entry *cmd, const struct cmd_entry *prev);
+
 /* Parse, check and resolve argv for cmd, then run it; returns an exit code. */
 int cmd_run(struct xl_ctx *ctx, const struct cmd_entry *cmd, int argc, char **argv);
 
@@ -71,6 +77,13 @@ void cmd_print_all_options(void);
 /* Print a usage error for cmd (exit code XL_USAGE follows). */
 int cmd_usage_error(const struct cmd_entry *cmd, const char *fmt, ...)
 	XL_PRINTF(2, 3);
+
+/*
+ * The submission options (--mem, --time, --segments, --after, --no-chain)
+ * that cmd's table has, into a zeroed o.
+ */
+struct submit_opts;
+void cmd_submit_opts(const struct cmd_args *args, struct submit_opts *o);
 
 /* Apply --nice N (NULL: not given) to ctx->cfg.nice; -1 after a usage error. */
 int cmd_apply_nice(struct xl_ctx *ctx, const struct cmd_entry *cmd, const char *v);

@@ -9,6 +9,11 @@
 #include "cmd/cmd.h"
 #include "loop.h"
 
+static const struct opt decide_opts[] = {
+	{ "run", OPT_STRING, "T", "the run the decision is about (it must exist)" },
+	OPT_END,
+};
+
 /* Record a free-text decision. */
 static int cmd_decide(struct xl_ctx *ctx, const struct cmd_entry *self,
 		      struct cmd_args *args)
@@ -56,19 +61,10 @@ static int cmd_decide(struct xl_ctx *ctx, const struct cmd_entry *self,
 	return rc;
 }
 
-static const struct opt decide_opts[] = {
-	{ "run", OPT_STRING, "T", "the run the decision is about (it must exist)" },
-	OPT_END,
-};
-
 const struct cmd_entry cmd_decide_entry = {
-	.name = "decide",
-	.opts = decide_opts,
-	.args = "TEXT",
-	.min = 1,
-	.max = 1,
+	.name = "decide", .opts = decide_opts, .args = "TEXT", .min = 1, .max = 1,
+	.target = CMD_TARGET_NONE,
 	.summary = "append a decision to ops/decisions.md and commit it",
 	.help = "Commits only ops/decisions.md; whatever else you staged stays staged.\n",
-	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK,
-	.exec = cmd_decide,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_decide,
 };

@@ -16,6 +16,11 @@
 #include "fsutil.h"
 #include "loop.h"
 
+static const struct opt doctor_opts[] = {
+	{ "fix", OPT_FLAG, NULL, "fit xloop.json's resources to the partition, and commit it" },
+	OPT_END,
+};
+
 /*
  * doctor --fix: write the fitted resources into xloop.json and commit it
  * when it had no edits of the user's; say what changed.
@@ -106,17 +111,11 @@ static int cmd_doctor(struct xl_ctx *ctx, const struct cmd_entry *self,
 	return rc;
 }
 
-static const struct opt doctor_opts[] = {
-	{ "fix", OPT_FLAG, NULL, "fit xloop.json's resources to the partition, and commit it" },
-	OPT_END,
-};
-
 const struct cmd_entry cmd_doctor_entry = {
-	.name = "doctor",
-	.opts = doctor_opts,
+	.name = "doctor", .opts = doctor_opts, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
 	.summary = "check the environment: Slurm, partition, nodes, resources, disk, notifier",
-	.help =
-	"One line per check, each ok, warn or fail; a warning or failure has the\n"
+	.help = "One line per check, each ok, warn or fail; a warning or failure has the\n"
 	"fix on the line below. Checks: xloop.json is valid; slurmctld answers\n"
 	"(scontrol ping); slurm.partition exists and is UP; resources.time fits its\n"
 	"MaxTime; its nodes take jobs (drain and down reasons from sinfo -R);\n"
@@ -142,6 +141,5 @@ const struct cmd_entry cmd_doctor_entry = {
 	"\n"
 	"Exit status: 0 when nothing failed (warnings allowed), 1 when a check\n"
 	"failed, 69 when Slurm's commands are not installed.\n",
-	.flags = CMD_REPO | CMD_NOROOT,
-	.exec = cmd_doctor,
+	.flags = CMD_REPO | CMD_NOROOT, .exec = cmd_doctor,
 };

@@ -149,44 +149,27 @@ static int driver_install(struct xl_ctx *ctx, const struct cmd_entry *self)
 	return rc;
 }
 
-/* driver status (also bare `xloop driver`). */
-static int cmd_driver_status(struct xl_ctx *ctx, const struct cmd_entry *self,
-			     struct cmd_args *args)
-{
-	(void)self;
-	(void)args;
-	return driver_show(ctx);
-}
-
-/* driver install. */
-static int cmd_driver_install(struct xl_ctx *ctx, const struct cmd_entry *self,
-			      struct cmd_args *args)
+/* driver status (also bare `xloop driver`), driver install. */
+static int cmd_driver(struct xl_ctx *ctx, const struct cmd_entry *self,
+		      struct cmd_args *args)
 {
 	(void)args;
-	return driver_install(ctx, self);
+	return cmd_is(self, "install") ? driver_install(ctx, self) : driver_show(ctx);
 }
 
-static const struct cmd_entry driver_status_entry = {
-	.name = "driver status",
-	.summary = "the mode, the feeder waiting now, the last one that ran",
-	.exec = cmd_driver_status,
-};
-
-static const struct cmd_entry driver_install_entry = {
-	.name = "driver install",
-	.summary = "write the scrontab entry, or print the crontab line",
-	.exec = cmd_driver_install,
-};
-
-static const struct cmd_entry *const driver_subs[] = {
-	&driver_status_entry, &driver_install_entry, NULL,
+static const struct cmd_entry driver_subs[] = {
+	{ .name = "driver status", .exec = cmd_driver,
+	  .summary = "the mode, the feeder waiting now, the last one that ran" },
+	{ .name = "driver install", .exec = cmd_driver,
+	  .summary = "write the scrontab entry, or print the crontab line" },
+	{ NULL },
 };
 
 const struct cmd_entry cmd_driver_entry = {
-	.name = "driver",
+	.name = "driver", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
 	.summary = "who runs the loop when no agent does: the feeder job, or the scrontab/cron entry",
-	.help =
-	"driver.mode in xloop.json says who calls xloop when no agent does:\n"
+	.help = "driver.mode in xloop.json says who calls xloop when no agent does:\n"
 	"  slurm     (what init writes where Slurm answers) every next, tick and\n"
 	"            feeder leaves exactly one small feeder job pending behind the\n"
 	"            running runs while there is work: job name xloop-feed, 1 CPU,\n"
@@ -210,7 +193,5 @@ const struct cmd_entry cmd_driver_entry = {
 	"status (the default) prints the mode, the feeder job waiting now and what\n"
 	"it waits for, the last feeder that ran and its result, and which way a\n"
 	"feeder reaches the state DB.\n",
-	.flags = CMD_DB | CMD_NOROOT,
-	.subs = driver_subs,
-	.dflt = &driver_status_entry,
+	.flags = CMD_DB | CMD_NOROOT, .subs = driver_subs, .dflt = &driver_subs[0],
 };

@@ -11,6 +11,11 @@
 #include "cmd/cmd.h"
 #include "tags.h"
 
+static const struct opt help_opts[] = {
+	{ "all", OPT_FLAG, NULL, "every option of every command, one a line, with its help" },
+	OPT_END,
+};
+
 #ifndef XLOOP_VERSION
 #define XLOOP_VERSION "0.1.0-dev"
 #endif
@@ -64,20 +69,12 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 	return XL_OK;
 }
 
-static const struct opt help_opts[] = {
-	{ "all", OPT_FLAG, NULL, "every option of every command, one a line, with its help" },
-	OPT_END,
-};
-
 const struct cmd_entry cmd_help_entry = {
-	.name = "help",
-	.opts = help_opts,
-	.args = "[COMMAND [SUBCOMMAND] | tags]",
-	.max = 2,
+	.name = "help", .opts = help_opts, .args = "[COMMAND [SUBCOMMAND] | tags]", .min = 0, .max = 2,
+	.target = CMD_TARGET_NONE,
 	.summary = "show the commands, or one command's help",
 	.help = "`xloop help tags` shows the grammar of the tags xloop gives runs.\n",
-	.flags = CMD_LOCAL,
-	.exec = cmd_help,
+	.flags = CMD_LOCAL, .exec = cmd_help,
 };
 
 /* Print the version of xloop and of the libraries linked in. */
@@ -107,8 +104,9 @@ static int cmd_version(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_version_entry = {
-	.name = "version",
+	.name = "version", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
 	.summary = "print the version of xloop and its libraries",
-	.flags = CMD_LOCAL,
-	.exec = cmd_version,
+	.help = "",
+	.flags = CMD_LOCAL, .exec = cmd_version,
 };

@@ -19,6 +19,12 @@
 #include "fsutil.h"
 #include "loop.h"
 
+static const struct opt init_opts[] = {
+	{ "study", OPT_STRING, "S", "the study name (default: main); runs live in runs/S/" },
+	{ "partition", OPT_STRING, "P", "the Slurm partition jobs go to (default: gpu)" },
+	OPT_END,
+};
+
 #define AGENTS_BEGIN "<!-- xloop:begin (maintained by 'xloop init') -->"
 #define AGENTS_END "<!-- xloop:end -->"
 
@@ -576,18 +582,11 @@ out:
 	return rc;
 }
 
-static const struct opt init_opts[] = {
-	{ "study", OPT_STRING, "S", "the study name (default: main); runs live in runs/S/" },
-	{ "partition", OPT_STRING, "P", "the Slurm partition jobs go to (default: gpu)" },
-	OPT_END,
-};
-
 const struct cmd_entry cmd_init_entry = {
-	.name = "init",
-	.opts = init_opts,
+	.name = "init", .opts = init_opts, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
 	.summary = "make this directory an xloop study (idempotent)",
-	.help =
-	"Creates, where missing: xloop.json (the configuration), .xloop/ (mode\n"
+	.help = "Creates, where missing: xloop.json (the configuration), .xloop/ (mode\n"
 	"0700) with the state database, ops/decisions.md, an xloop section in\n"
 	"AGENTS.md (kept up to date between its markers) and .gitignore lines for\n"
 	".xloop/, the attempts' logs (runs/*/*/slurm/) and report.html. An\n"
@@ -608,6 +607,5 @@ const struct cmd_entry cmd_init_entry = {
 	"edits of yours that were not committed is left for you, and init says so.\n"
 	"The job's output contract: it writes \"$XLOOP_RUN_DIR/cv.json\" with the\n"
 	"score under the key metric.name names (default \"score\").\n",
-	.flags = CMD_NOROOT,
-	.exec = cmd_init,
+	.flags = CMD_NOROOT, .exec = cmd_init,
 };

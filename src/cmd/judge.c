@@ -38,10 +38,10 @@ static int cmd_judge(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_judge_entry = {
-	.name = "judge",
+	.name = "judge", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
 	.summary = "judge every attempt that ended (verdicts are stored once)",
-	.help =
-	"A success needs Slurm's COMPLETED, ExitCode 0:0 and a cv.json that the job\n"
+	.help = "A success needs Slurm's COMPLETED, ExitCode 0:0 and a cv.json that the job\n"
 	"wrote to \"$XLOOP_RUN_DIR/cv.json\" after the attempt started, with a finite\n"
 	"number under the key metric.name in xloop.json names (default \"score\";\n"
 	"when that key is absent, \"score\" is read). A job that writes\n"
@@ -49,6 +49,5 @@ const struct cmd_entry cmd_judge_entry = {
 	"(max or min) says which way is better. Each verdict is appended to\n"
 	"ops/decisions.md and committed together with the run's cv.json (the\n"
 	"score's evidence). `xloop status T` shows them.\n",
-	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK,
-	.exec = cmd_judge,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_judge,
 };

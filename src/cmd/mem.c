@@ -14,6 +14,11 @@
 #include "retry.h"
 #include "submit.h"
 
+static const struct opt mem_opts[] = {
+	{ "attempt", OPT_STRING, "N", "attempt N (default: the newest one with samples)" },
+	OPT_END,
+};
+
 /* Bytes to MB, rounded up; -1 stays -1. */
 static long long to_mb(long long bytes)
 {
@@ -215,27 +220,16 @@ out:
 	return rc;
 }
 
-static const struct opt mem_opts[] = {
-	{ "attempt", OPT_STRING, "N", "attempt N (default: the newest one with samples)" },
-	OPT_END,
-};
-
 const struct cmd_entry cmd_mem_entry = {
-	.name = "mem",
-	.opts = mem_opts,
-	.args = "T",
-	.min = 1,
-	.max = 1,
+	.name = "mem", .opts = mem_opts, .args = "T", .min = 1, .max = 1,
 	.target = CMD_TARGET_RUN,
 	.summary = "what a run's job really needed in memory, and the --mem to ask for",
-	.help =
-	"Reads the file `xloop sample` wrote beside the attempt's log (the newest\n"
+	.help = "Reads the file `xloop sample` wrote beside the attempt's log (the newest\n"
 	"attempt that has one, or --attempt N): peak non-reclaimable memory\n"
 	"(anon+shmem: what the job needs), peak total (with page cache, which the\n"
 	"kernel reclaims: not a need), peaks while training and evaluating, GPU\n"
 	"memory; sacct's MaxRSS where accounting is on. Suggests --mem: peak\n"
 	"anon+shmem x1.2 rounded up; after OUT_OF_MEMORY the limit (or the\n"
 	"peak) x1.5, capped at a node's RealMemory.\n",
-	.flags = CMD_DB | CMD_NOROOT,
-	.exec = cmd_mem,
+	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_mem,
 };

@@ -14,6 +14,15 @@
 #include "segments.h"
 #include "search/taken.h"
 
+static const struct opt new_opts[] = {
+	{ "from", OPT_STRING, "P|best", "the parent run, or 'best' for the best proven run (required)" },
+	{ "set", OPT_STRING, "VAR=VALUE", "the one change (required)" },
+	{ "note", OPT_STRING, "TEXT", "why (kept with the run and in the commit message)" },
+	{ "force", OPT_FLAG, NULL, "allow a parent not proven, a configuration run or queued already" },
+	{ "segments", OPT_STRING, "N", "the run's own segments.max (`xloop submit --help`)" },
+	OPT_END,
+};
+
 /* Create a one-change run. */
 static int cmd_new(struct xl_ctx *ctx, const struct cmd_entry *self,
 		   struct cmd_args *args)
@@ -78,24 +87,11 @@ static int cmd_new(struct xl_ctx *ctx, const struct cmd_entry *self,
 	return rc;
 }
 
-static const struct opt new_opts[] = {
-	{ "from", OPT_STRING, "P|best", "the parent run, or 'best' for the best proven run (required)" },
-	{ "set", OPT_STRING, "VAR=VALUE", "the one change (required)" },
-	{ "note", OPT_STRING, "TEXT", "why (kept with the run and in the commit message)" },
-	{ "force", OPT_FLAG, NULL, "allow a parent not proven, and a configuration run or queued already" },
-	{ "segments", OPT_STRING, "N", "the run's own segments.max (`xloop submit --help`)" },
-	OPT_END,
-};
-
 const struct cmd_entry cmd_new_entry = {
-	.name = "new",
-	.opts = new_opts,
-	.args = "T",
-	.min = 1,
-	.max = 1,
+	.name = "new", .opts = new_opts, .args = "T", .min = 1, .max = 1,
+	.target = CMD_TARGET_NONE,
 	.summary = "clone a run's job.sh with exactly one variable changed",
-	.help =
-	"The parent's job.sh is copied byte for byte except the value of VAR's one\n"
+	.help = "The parent's job.sh is copied byte for byte except the value of VAR's one\n"
 	"top-level assignment (NAME=, export NAME=, readonly NAME=, declare NAME=),\n"
 	"which becomes VALUE, quoted so that bash takes it literally. Refused (exit\n"
 	"65) when VAR is not assigned exactly once at top level, when the value does\n"
@@ -108,6 +104,5 @@ const struct cmd_entry cmd_new_entry = {
 	"With --segments N every submission of the run (and its automatic retries)\n"
 	"runs as up to N segments unless --segments says otherwise; N is recorded\n"
 	"on the run and in the commit.\n",
-	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK,
-	.exec = cmd_new,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_new,
 };

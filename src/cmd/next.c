@@ -12,6 +12,14 @@
 #include "jobsh/jobsh.h"
 #include "loop.h"
 
+static const struct opt next_opts[] = {
+	{ "set", OPT_STRING, "VAR=VALUE", "the change to submit now (else the plan's next entry)" },
+	{ "from", OPT_STRING, "P|best", "with --set: its parent (default: best)" },
+	{ "tag", OPT_STRING, "T", "with --set: its tag (default: VAR-VALUE; `xloop help tags`)" },
+	{ "nice", OPT_STRING, "N", "sbatch --nice for what this call submits (default: slurm.nice)" },
+	OPT_END,
+};
+
 /* Refresh, judge, feed, brief. */
 static int cmd_next(struct xl_ctx *ctx, const struct cmd_entry *self,
 		    struct cmd_args *args)
@@ -85,20 +93,11 @@ out:
 	return rc;
 }
 
-static const struct opt next_opts[] = {
-	{ "set", OPT_STRING, "VAR=VALUE", "the change to submit now (else the plan's next entry)" },
-	{ "from", OPT_STRING, "P|best", "with --set: its parent (default: best)" },
-	{ "tag", OPT_STRING, "T", "with --set: its tag (default: VAR-VALUE; `xloop help tags`)" },
-	{ "nice", OPT_STRING, "N", "sbatch --nice for what this call submits (default: slurm.nice)" },
-	OPT_END,
-};
-
 const struct cmd_entry cmd_next_entry = {
-	.name = "next",
-	.opts = next_opts,
+	.name = "next", .opts = next_opts, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
 	.summary = "reconcile with Slurm, judge what ended, keep the queue fed, print the briefing",
-	.help =
-	"1. refreshes every live job with one squeue call (one sacct or scontrol\n"
+	.help = "1. refreshes every live job with one squeue call (one sacct or scontrol\n"
 	"   call more when something ended) and judges what ended;\n"
 	"2. while fewer than queue.depth jobs wait behind the running one, turns\n"
 	"   --set (else the next plan entry) into a run and submits it chained\n"
@@ -114,6 +113,5 @@ const struct cmd_entry cmd_next_entry = {
 	"   next action (--json: next_action.argv is its command, .why its cause).\n"
 	"A --tag taken already becomes VAR-VALUE--n2; --nice can only lower the\n"
 	"priority (Slurm lets users do no more).\n",
-	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK,
-	.exec = cmd_next,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_next,
 };

@@ -13,6 +13,11 @@
 #include "cmd/cmd.h"
 #include "notify.h"
 
+static const struct opt notify_queue_opts[] = {
+	{ "tag", OPT_STRING, "T", "the run the event is about" },
+	OPT_END,
+};
+
 /* The error for "no URL configured": exit 78. */
 static int no_url(const struct config *cfg)
 {
@@ -131,68 +136,33 @@ static int notify_queue_cmd(struct xl_ctx *ctx, const struct cmd_entry *self,
 	return XL_OK;
 }
 
-/* notify test */
-static int cmd_notify_test(struct xl_ctx *ctx, const struct cmd_entry *self,
-			   struct cmd_args *args)
+/* notify test, notify flush, notify queue KIND TEXT [--tag T] */
+static int cmd_notify(struct xl_ctx *ctx, const struct cmd_entry *self,
+		      struct cmd_args *args)
 {
-	(void)self;
-	(void)args;
-	return notify_test_cmd(ctx);
+	if (cmd_is(self, "queue"))
+		return notify_queue_cmd(ctx, self, args->pos[0], args->pos[1],
+					args_get(args, "tag"));
+	return cmd_is(self, "flush") ? notify_flush_cmd(ctx) : notify_test_cmd(ctx);
 }
 
-/* notify flush */
-static int cmd_notify_flush(struct xl_ctx *ctx, const struct cmd_entry *self,
-			    struct cmd_args *args)
-{
-	(void)self;
-	(void)args;
-	return notify_flush_cmd(ctx);
-}
-
-/* notify queue KIND TEXT [--tag T] */
-static int cmd_notify_queue(struct xl_ctx *ctx, const struct cmd_entry *self,
-			    struct cmd_args *args)
-{
-	return notify_queue_cmd(ctx, self, args->pos[0], args->pos[1], args_get(args, "tag"));
-}
-
-static const struct cmd_entry notify_test_entry = {
-	.name = "notify test",
-	.summary = "send a test event now; exit 1 when it could not be delivered",
-	.exec = cmd_notify_test,
-};
-
-static const struct cmd_entry notify_flush_entry = {
-	.name = "notify flush",
-	.summary = "send the queued notifications now (tick does this too); exit 1 when "
-		   "some are left queued or were refused",
-	.exec = cmd_notify_flush,
-};
-
-static const struct opt notify_queue_opts[] = {
-	{ "tag", OPT_STRING, "T", "the run the event is about" },
-	OPT_END,
-};
-
-static const struct cmd_entry notify_queue_entry = {
-	.name = "notify queue",
-	.opts = notify_queue_opts,
-	.args = "KIND TEXT",
-	.min = 2,
-	.max = 2,
-	.summary = "queue an event of KIND (schemas/event.schema.json) for the next flush",
-	.exec = cmd_notify_queue,
-};
-
-static const struct cmd_entry *const notify_subs[] = {
-	&notify_test_entry, &notify_flush_entry, &notify_queue_entry, NULL,
+static const struct cmd_entry notify_subs[] = {
+	{ .name = "notify test", .exec = cmd_notify,
+	  .summary = "send a test event now; exit 1 when it could not be delivered" },
+	{ .name = "notify flush", .exec = cmd_notify,
+	  .summary = "send the queued notifications now (tick does this too); exit 1 when "
+		"some are left queued or were refused", },
+	{ .name = "notify queue", .opts = notify_queue_opts, .args = "KIND TEXT", .min = 2, .max = 2,
+	  .exec = cmd_notify,
+	  .summary = "queue an event of KIND (schemas/event.schema.json) for the next flush" },
+	{ NULL },
 };
 
 const struct cmd_entry cmd_notify_entry = {
-	.name = "notify",
+	.name = "notify", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
 	.summary = "send a test notification, or the queued ones, to the webhook",
-	.help =
-	"test   send a test event now; exit 1 when it could not be delivered\n"
+	.help = "test   send a test event now; exit 1 when it could not be delivered\n"
 	"flush  send the queued notifications now (tick does this too); exit 1\n"
 	"       when some are left queued or were refused\n"
 	"queue  queue one event (KIND TEXT [--tag T]) to be sent by the next flush\n"
@@ -202,6 +172,5 @@ const struct cmd_entry cmd_notify_entry = {
 	"printed beyond its scheme and host. notify.kind picks the payload:\n"
 	"discord, slack, ntfy or json (schemas/event.schema.json). Without a URL,\n"
 	"queued notifications are dropped when flushed.\n",
-	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK,
-	.subs = notify_subs,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .subs = notify_subs,
 };

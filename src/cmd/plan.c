@@ -17,6 +17,16 @@
 #include "tags.h"
 #include "search/taken.h"
 
+static const struct opt plan_ls_opts[] = {
+	{ "all", OPT_FLAG, NULL, "also the done, skipped and removed entries" },
+	OPT_END,
+};
+
+static const struct opt plan_add_opts[] = {
+	{ "from", OPT_STRING, "P|best", "the parent of every change (default: best, when used)" },
+	OPT_END,
+};
+
 /*
  * Refuse what feeding would refuse later: a change `new` refuses, and a
  * configuration taken already (loop_check_change: a run or a proposal has
@@ -176,59 +186,24 @@ static int cmd_plan_rm(struct xl_ctx *ctx, const struct cmd_entry *self,
 	return rc == 1 ? XL_NOINPUT : rc ? XL_ERR : XL_OK;
 }
 
-static const struct opt plan_ls_opts[] = {
-	{ "all", OPT_FLAG, NULL, "also the done, skipped and removed entries" },
-	OPT_END,
-};
-
-static const struct cmd_entry plan_ls_entry = {
-	.name = "plan ls",
-	.opts = plan_ls_opts,
-	.summary = "the queued entries (also bare `xloop plan`)",
-	.exec = cmd_plan_ls,
-};
-
-static const struct cmd_entry plan_list_entry = {
-	.name = "plan list",
-	.opts = plan_ls_opts,
-	.summary = "the same as plan ls",
-	.flags = CMD_HIDDEN,
-	.exec = cmd_plan_ls,
-};
-
-static const struct opt plan_add_opts[] = {
-	{ "from", OPT_STRING, "P|best", "the parent of every change (default: best, when used)" },
-	OPT_END,
-};
-
-static const struct cmd_entry plan_add_entry = {
-	.name = "plan add",
-	.opts = plan_add_opts,
-	.args = "VAR=VALUE...",
-	.min = 1,
-	.max = -1,
-	.summary = "queue changes, each to become one run",
-	.exec = cmd_plan_add,
-};
-
-static const struct cmd_entry plan_rm_entry = {
-	.name = "plan rm",
-	.args = "ID",
-	.min = 1,
-	.max = 1,
-	.summary = "remove a queued entry",
-	.exec = cmd_plan_rm,
-};
-
-static const struct cmd_entry *const plan_subs[] = {
-	&plan_ls_entry, &plan_list_entry, &plan_add_entry, &plan_rm_entry, NULL,
+static const struct cmd_entry plan_subs[] = {
+	{ .name = "plan ls", .opts = plan_ls_opts, .exec = cmd_plan_ls,
+	  .summary = "the queued entries (also bare `xloop plan`)" },
+	{ .name = "plan list", .opts = plan_ls_opts, .flags = CMD_HIDDEN, .exec = cmd_plan_ls,
+	  .summary = "the same as plan ls" },
+	{ .name = "plan add", .opts = plan_add_opts, .args = "VAR=VALUE...", .min = 1, .max = -1,
+	  .exec = cmd_plan_add,
+	  .summary = "queue changes, each to become one run" },
+	{ .name = "plan rm", .args = "ID", .min = 1, .max = 1, .exec = cmd_plan_rm,
+	  .summary = "remove a queued entry" },
+	{ NULL },
 };
 
 const struct cmd_entry cmd_plan_entry = {
-	.name = "plan",
+	.name = "plan", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
 	.summary = "the queue of one-variable changes that next and tick submit",
-	.help =
-	"ls    the queued entries (also bare `xloop plan`); --all: also the done,\n"
+	.help = "ls    the queued entries (also bare `xloop plan`); --all: also the done,\n"
 	"      skipped and removed ones, with the run each became or why not\n"
 	"add   queue changes (each becomes one run, tagged VAR-VALUE: `xloop help\n"
 	"      tags`). Refused at once, all or nothing, when `new` would refuse it\n"
@@ -244,7 +219,5 @@ const struct cmd_entry cmd_plan_entry = {
 	"      meanwhile) is skipped, and the briefing says so; it stays queued\n"
 	"      while there is no best yet.\n"
 	"rm    remove a queued entry\n",
-	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK,
-	.subs = plan_subs,
-	.dflt = &plan_ls_entry,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .subs = plan_subs, .dflt = &plan_subs[0],
 };

@@ -197,13 +197,10 @@ out:
 }
 
 const struct cmd_entry cmd_prioritize_entry = {
-	.name = "prioritize",
-	.args = "T",
-	.min = 1,
-	.max = 1,
+	.name = "prioritize", .opts = NULL, .args = "T", .min = 1, .max = 1,
+	.target = CMD_TARGET_NONE,
 	.summary = "move a queued run's job to the front of its line, cancelling nothing",
-	.help =
-	"The chain is one line of afterany dependencies: R <- X1 <- ... <- T <- Y\n"
+	.help = "The chain is one line of afterany dependencies: R <- X1 <- ... <- T <- Y\n"
 	"(R runs). prioritize T makes it R <- T <- X1 <- ... <- Y with `scontrol\n"
 	"update jobid=ID Dependency=afterany:...`: every job keeps its id and its\n"
 	"attempt, the GPU goes from R to T without a gap, and the line stays one\n"
@@ -215,6 +212,5 @@ const struct cmd_entry cmd_prioritize_entry = {
 	"Refused (65) for a run that is running, finished or never submitted, and\n"
 	"for a task of a sweep (its array is one job). Recorded as a 'prioritized'\n"
 	"event, and on each moved attempt (what it waits for).\n",
-	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK,
-	.exec = cmd_prioritize,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_prioritize,
 };

@@ -16,6 +16,11 @@
 #include "proc.h"
 #include "remote.h"
 
+static const struct opt remote_install_opts[] = {
+	{ "path", OPT_STRING, "DIR", "where on HOST (default ~/" REMOTE_DEFAULT_PATH ")" },
+	OPT_END,
+};
+
 /* Run one shell command on host, capturing its output; an exit code. */
 static int ssh_run(const char *host, const char *command, const char *in_path,
 		   struct proc *p)
@@ -138,34 +143,23 @@ out:
 	return rc;
 }
 
-static const struct opt remote_install_opts[] = {
-	{ "path", OPT_STRING, "DIR", "where on HOST (default ~/" REMOTE_DEFAULT_PATH ")" },
-	OPT_END,
+static const struct cmd_entry remote_subs[] = {
+	{ .name = "remote install", .opts = remote_install_opts, .args = "HOST", .min = 1, .max = 1,
+	  .exec = cmd_remote,
+	  .summary = "copy this binary to HOST over ssh and check it runs there" },
+	{ NULL },
 };
-
-static const struct cmd_entry remote_install_entry = {
-	.name = "remote install",
-	.opts = remote_install_opts,
-	.args = "HOST",
-	.min = 1,
-	.max = 1,
-	.summary = "copy this binary to HOST over ssh and check it runs there",
-	.exec = cmd_remote,
-};
-
-static const struct cmd_entry *const remote_subs[] = { &remote_install_entry, NULL };
 
 const struct cmd_entry cmd_remote_entry = {
-	.name = "remote",
+	.name = "remote", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
 	.summary = "copy this binary to a login node over ssh and check it runs there",
-	.help =
-	"Copies the running (static) binary to HOST (default ~/.local/bin/xloop)\n"
+	.help = "Copies the running (static) binary to HOST (default ~/.local/bin/xloop)\n"
 	"through ssh with BatchMode (no password prompts; keys or ssh-agent),\n"
 	"checks `xloop --version` runs there and that Slurm answers (`scontrol\n"
 	"ping`),\n"
 	"and says what to add to PATH. Then `xloop --host HOST -C DIR COMMAND`\n"
 	"runs any command there (or set remote.host and remote.dir in a local\n"
 	"xloop.json, or XLOOP_HOST).\n",
-	.flags = CMD_LOCAL | CMD_NOROOT,
-	.subs = remote_subs,
+	.flags = CMD_LOCAL | CMD_NOROOT, .subs = remote_subs,
 };

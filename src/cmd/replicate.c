@@ -14,6 +14,11 @@
 #include "plan.h"
 #include "search/space.h"
 
+static const struct opt replicate_opts[] = {
+	{ "n", OPT_STRING, "K", "how many replicates (1 to 100, default 1)" },
+	OPT_END,
+};
+
 /* Queue replicates. */
 static int cmd_replicate(struct xl_ctx *ctx, const struct cmd_entry *self,
 			 struct cmd_args *args)
@@ -102,24 +107,14 @@ out:
 	return rc;
 }
 
-static const struct opt replicate_opts[] = {
-	{ "n", OPT_STRING, "K", "how many replicates (1 to 100, default 1)" },
-	OPT_END,
-};
-
 const struct cmd_entry cmd_replicate_entry = {
-	.name = "replicate",
-	.opts = replicate_opts,
-	.args = "T",
-	.min = 1,
-	.max = 1,
+	.name = "replicate", .opts = replicate_opts, .args = "T", .min = 1, .max = 1,
+	.target = CMD_TARGET_NONE,
 	.summary = "queue K replicates of T's configuration (fresh seeds)",
-	.help =
-	"Adds K plan entries SEED=<fresh> from the run that stands for T's\n"
+	.help = "Adds K plan entries SEED=<fresh> from the run that stands for T's\n"
 	"configuration (T itself unless T is a replicate); next and tick submit\n"
 	"them as tags B--r2, B--r3, ... Each replicate's score joins its\n"
 	"configuration's mean, and together they measure the noise (help best).\n"
 	"Needs a seed variable: `xloop space seed VAR`. T may be \"best\".\n",
-	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK,
-	.exec = cmd_replicate,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_replicate,
 };

@@ -21,6 +21,11 @@
 #include "segments.h"
 #include "timeline.h"
 
+static const struct opt report_opts[] = {
+	{ "out", OPT_STRING, "F.html", "write there (default: report.html at the study root)" },
+	OPT_END,
+};
+
 #define TL_WIDTH 960		/* px of the time axis */
 #define LANE_H 26
 
@@ -927,17 +932,11 @@ out:
 	return rc;
 }
 
-static const struct opt report_opts[] = {
-	{ "out", OPT_STRING, "F.html", "write there (default: report.html at the study root)" },
-	OPT_END,
-};
-
 const struct cmd_entry cmd_report_entry = {
-	.name = "report",
-	.opts = report_opts,
+	.name = "report", .opts = report_opts, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
 	.summary = "the study as one self-contained HTML page (leaderboard, lineage, GPU timeline)",
-	.help =
-	"Writes report.html at the study root (or F.html; a relative F is taken\n"
+	.help = "Writes report.html at the study root (or F.html; a relative F is taken\n"
 	"from the current directory, or from -C DIR), which the .gitignore that\n"
 	"init writes ignores. Inline CSS and SVG, no script, nothing fetched,\n"
 	"readable offline, and it fits the page at any number of runs: a\n"
@@ -950,6 +949,5 @@ const struct cmd_entry cmd_report_entry = {
 	"runs over time with the best so far; each run's one-line diff,\n"
 	"attempts, and the log tail of failures. Reads the state DB and the logs\n"
 	"only: Slurm is not asked.\n",
-	.flags = CMD_DB | CMD_NOROOT,
-	.exec = cmd_report,
+	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_report,
 };

@@ -10,6 +10,11 @@
 #include "briefing.h"
 #include "cmd/cmd.h"
 
+static const struct opt resume_opts[] = {
+	{ "feed", OPT_FLAG, NULL, "also feed the queue, closing an open breaker" },
+	OPT_END,
+};
+
 /* Reconcile and brief; submit only with --feed. */
 static int cmd_resume(struct xl_ctx *ctx, const struct cmd_entry *self,
 		      struct cmd_args *args)
@@ -64,17 +69,11 @@ static int cmd_resume(struct xl_ctx *ctx, const struct cmd_entry *self,
 	return frc ? frc : (reachable ? XL_OK : XL_TEMPFAIL);
 }
 
-static const struct opt resume_opts[] = {
-	{ "feed", OPT_FLAG, NULL, "also feed the queue, closing an open breaker" },
-	OPT_END,
-};
-
 const struct cmd_entry cmd_resume_entry = {
-	.name = "resume",
-	.opts = resume_opts,
+	.name = "resume", .opts = resume_opts, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
 	.summary = "after a lost session: reconcile and tell everything since the last briefing",
-	.help =
-	"Prints the study's rules; the study so far, for a session with no memory\n"
+	.help = "Prints the study's rules; the study so far, for a session with no memory\n"
 	"of it: the best lineage (each change from the root to the best run, with\n"
 	"its score), every run whose latest attempt failed and why, the latest\n"
 	"entries of ops/decisions.md; every verdict since the last briefing an\n"
@@ -83,6 +82,5 @@ const struct cmd_entry cmd_resume_entry = {
 	"pending one waits for (by job id and tag), the best run, who feeds the\n"
 	"queue once this session ends, and the next action. Submits nothing\n"
 	"unless --feed. Without Slurm it tells what the state DB knows (exit 75).\n",
-	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK,
-	.exec = cmd_resume,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_resume,
 };

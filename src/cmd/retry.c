@@ -16,6 +16,14 @@
 #include "segments.h"
 #include "submit.h"
 
+static const struct opt retry_opts[] = {
+	{ "mem", OPT_STRING, "M", "this attempt's memory (as resources.mem: 8G), recorded on it" },
+	{ "time", OPT_STRING, "D", "this attempt's time limit (as resources.time: 2:00:00)" },
+	{ "segments", OPT_STRING, "N", "run as up to N segments of --time each (0: one job), recorded" },
+	{ "no-chain", OPT_FLAG, NULL, "start as soon as Slurm can (no afterany chain)" },
+	OPT_END,
+};
+
 /* Submit the run again. */
 static int cmd_retry(struct xl_ctx *ctx, const struct cmd_entry *self,
 		     struct cmd_args *args)
@@ -29,11 +37,7 @@ static int cmd_retry(struct xl_ctx *ctx, const struct cmd_entry *self,
 	int rc;
 
 	(void)self;
-	memset(&o, 0, sizeof(o));
-	o.mem = args_get(args, "mem");
-	o.time = args_get(args, "time");
-	o.segments = args_get(args, "segments");
-	o.no_chain = args_flag(args, "no-chain");
+	cmd_submit_opts(args, &o);
 	/* judge first what may have ended since the last look */
 	slurm_init(&s);
 	{
@@ -79,29 +83,15 @@ static int cmd_retry(struct xl_ctx *ctx, const struct cmd_entry *self,
 	return rc;
 }
 
-static const struct opt retry_opts[] = {
-	{ "mem", OPT_STRING, "M", "this attempt's memory (as resources.mem: 8G), recorded on it" },
-	{ "time", OPT_STRING, "D", "this attempt's time limit (as resources.time: 2:00:00)" },
-	{ "segments", OPT_STRING, "N", "run as up to N segments of --time each (0: one job), recorded" },
-	{ "no-chain", OPT_FLAG, NULL, "start as soon as Slurm can (no afterany chain)" },
-	OPT_END,
-};
-
 const struct cmd_entry cmd_retry_entry = {
-	.name = "retry",
-	.opts = retry_opts,
-	.args = "T",
-	.min = 1,
-	.max = 1,
+	.name = "retry", .opts = retry_opts, .args = "T", .min = 1, .max = 1,
 	.target = CMD_TARGET_RUN,
 	.summary = "submit a run again as a new attempt, with recorded resource changes",
-	.help =
-	"The same job.sh is submitted as attempt N+1 (its own log). --mem and\n"
+	.help = "The same job.sh is submitted as attempt N+1 (its own log). --mem and\n"
 	"--time override xloop.json for this attempt and are recorded on it, and so\n"
 	"does --segments N (segments.max; see `xloop submit --help`). Without\n"
 	"--segments the retry keeps the --segments the latest attempt was given.\n",
-	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK,
-	.exec = cmd_retry,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_retry,
 };
 
 /* Cancel the run's live job. */
@@ -147,12 +137,9 @@ static int cmd_cancel(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_cancel_entry = {
-	.name = "cancel",
-	.args = "T",
-	.min = 1,
-	.max = 1,
+	.name = "cancel", .opts = NULL, .args = "T", .min = 1, .max = 1,
 	.target = CMD_TARGET_RUN,
 	.summary = "scancel the run's queued or running job and record it",
-	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK,
-	.exec = cmd_cancel,
+	.help = "",
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_cancel,
 };

@@ -20,6 +20,13 @@
 #include "memsample.h"
 #include "proc.h"
 
+static const struct opt sample_opts[] = {
+	{ "out", OPT_STRING, "FILE", "the file to append the samples to (required)" },
+	{ "every", OPT_STRING, "N", "seconds between samples (1 to 3600, default 5)" },
+	{ "log", OPT_STRING, "LOG", "the job's log (default: FILE with .mem replaced by .out)" },
+	OPT_END,
+};
+
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -198,25 +205,16 @@ done:
 	return rc;
 }
 
-static const struct opt sample_opts[] = {
-	{ "out", OPT_STRING, "FILE", "the file to append the samples to (required)" },
-	{ "every", OPT_STRING, "N", "seconds between samples (1 to 3600, default 5)" },
-	{ "log", OPT_STRING, "LOG", "the job's log (default: FILE with .mem replaced by .out)" },
-	OPT_END,
-};
-
 const struct cmd_entry cmd_sample_entry = {
-	.name = "sample",
-	.opts = sample_opts,
+	.name = "sample", .opts = sample_opts, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
 	.summary = "record the job's cgroup memory (and GPU memory) for `xloop mem`",
-	.help =
-	"Run it in the background from job.sh:\n"
+	.help = "Run it in the background from job.sh:\n"
 	"  xloop sample --out \"$XLOOP_RUN_DIR/slurm/attempt$XLOOP_ATTEMPT.mem\" &\n"
 	"Every N seconds (default 5) it appends the job's memory from its cgroup\n"
 	"(v1: memory.stat rss/shmem/cache, usage and max usage; v2: anon, shmem,\n"
 	"file, memory.current and memory.peak), GPU memory where nvidia-smi exists,\n"
 	"and whether the log's last line speaks of training or evaluation (LOG,\n"
 	"default: FILE with .mem replaced by .out). It stops with the job.\n",
-	.flags = CMD_LOCAL,
-	.exec = cmd_sample,
+	.flags = CMD_LOCAL, .exec = cmd_sample,
 };

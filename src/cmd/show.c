@@ -69,14 +69,11 @@ static int cmd_show(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_show_entry = {
-	.name = "show",
-	.args = "T",
-	.min = 1,
-	.max = 1,
+	.name = "show", .opts = NULL, .args = "T", .min = 1, .max = 1,
 	.target = CMD_TARGET_RUN,
 	.summary = "show a run's lineage: each step back to the root and its one change",
-	.flags = CMD_DB | CMD_NOROOT,
-	.exec = cmd_show,
+	.help = "",
+	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_show,
 };
 
 /* Print the run's one changed line against its parent. */
@@ -130,12 +127,9 @@ out:
 }
 
 const struct cmd_entry cmd_diff_entry = {
-	.name = "diff",
-	.args = "T",
-	.min = 1,
-	.max = 1,
+	.name = "diff", .opts = NULL, .args = "T", .min = 1, .max = 1,
 	.target = CMD_TARGET_RUN,
 	.summary = "show a run's one changed line against its parent's job.sh",
-	.flags = CMD_DB | CMD_NOROOT,
-	.exec = cmd_diff,
+	.help = "",
+	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_diff,
 };

@@ -17,6 +17,11 @@
 #include "search/space.h"
 #include "study.h"
 
+static const struct opt space_seed_opts[] = {
+	{ "replicates", OPT_STRING, "K", "runs of the baseline that measure the noise (default 3)" },
+	OPT_END,
+};
+
 /* Refuse a VAR that the baseline's job.sh does not assign once at top level. */
 static int check_baseline_var(struct xl_ctx *ctx, const char *var, char **cause)
 {
@@ -213,86 +218,37 @@ static int space_seed(struct xl_ctx *ctx, const struct cmd_entry *self, const ch
 	return rc;
 }
 
-/* space set VAR=SPEC */
-static int cmd_space_set(struct xl_ctx *ctx, const struct cmd_entry *self,
-			 struct cmd_args *args)
+/* space set VAR=SPEC, ls (also bare `xloop space`), rm VAR, seed VAR [--replicates K] */
+static int cmd_space(struct xl_ctx *ctx, const struct cmd_entry *self,
+		     struct cmd_args *args)
 {
-	(void)self;
-	return space_set(ctx, args->pos[0]);
-}
-
-/* space ls (also bare `xloop space`) */
-static int cmd_space_ls(struct xl_ctx *ctx, const struct cmd_entry *self,
-			struct cmd_args *args)
-{
-	(void)self;
-	(void)args;
+	if (cmd_is(self, "set"))
+		return space_set(ctx, args->pos[0]);
+	if (cmd_is(self, "rm"))
+		return space_rm(ctx, args->pos[0]);
+	if (cmd_is(self, "seed"))
+		return space_seed(ctx, self, args->pos[0], args_get(args, "replicates"));
 	return space_ls(ctx);
 }
 
-/* space rm VAR */
-static int cmd_space_rm(struct xl_ctx *ctx, const struct cmd_entry *self,
-			struct cmd_args *args)
-{
-	(void)self;
-	return space_rm(ctx, args->pos[0]);
-}
-
-/* space seed VAR [--replicates K] */
-static int cmd_space_seed(struct xl_ctx *ctx, const struct cmd_entry *self,
-			  struct cmd_args *args)
-{
-	return space_seed(ctx, self, args->pos[0], args_get(args, "replicates"));
-}
-
-static const struct cmd_entry space_set_entry = {
-	.name = "space set",
-	.args = "VAR=SPEC",
-	.min = 1,
-	.max = 1,
-	.summary = "put VAR in the space with its values",
-	.exec = cmd_space_set,
-};
-
-static const struct cmd_entry space_ls_entry = {
-	.name = "space ls",
-	.summary = "the space and the seed variable",
-	.exec = cmd_space_ls,
-};
-
-static const struct cmd_entry space_rm_entry = {
-	.name = "space rm",
-	.args = "VAR",
-	.min = 1,
-	.max = 1,
-	.summary = "take VAR out of the space",
-	.exec = cmd_space_rm,
-};
-
-static const struct opt space_seed_opts[] = {
-	{ "replicates", OPT_STRING, "K", "runs of the baseline that measure the noise (default 3)" },
-	OPT_END,
-};
-
-static const struct cmd_entry space_seed_entry = {
-	.name = "space seed",
-	.opts = space_seed_opts,
-	.args = "VAR",
-	.min = 1,
-	.max = 1,
-	.summary = "name the job.sh variable that only changes the random seed",
-	.exec = cmd_space_seed,
-};
-
-static const struct cmd_entry *const space_subs[] = {
-	&space_set_entry, &space_ls_entry, &space_rm_entry, &space_seed_entry, NULL,
+static const struct cmd_entry space_subs[] = {
+	{ .name = "space set", .args = "VAR=SPEC", .min = 1, .max = 1, .exec = cmd_space,
+	  .summary = "put VAR in the space with its values" },
+	{ .name = "space ls", .exec = cmd_space,
+	  .summary = "the space and the seed variable" },
+	{ .name = "space rm", .args = "VAR", .min = 1, .max = 1, .exec = cmd_space,
+	  .summary = "take VAR out of the space" },
+	{ .name = "space seed", .opts = space_seed_opts, .args = "VAR", .min = 1, .max = 1,
+	  .exec = cmd_space,
+	  .summary = "name the job.sh variable that only changes the random seed" },
+	{ NULL },
 };
 
 const struct cmd_entry cmd_space_entry = {
-	.name = "space",
+	.name = "space", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
 	.summary = "the search space autopilot explores, and the seed variable",
-	.help =
-	"set VAR=V1,V2,...             ordered choices (neighbours: adjacent values)\n"
+	.help = "set VAR=V1,V2,...             ordered choices (neighbours: adjacent values)\n"
 	"set VAR=LO..HI:int            every integer from LO to HI\n"
 	"set VAR=LO..HI[:log][:steps=N]  N points (default 9), linear or log\n"
 	"ls                            the space and the seed variable\n"
@@ -337,7 +293,5 @@ const struct cmd_entry cmd_space_entry = {
 	"search.confirm_max runs per candidate (default 6), or at a sixth of\n"
 	"autopilot's --budget-runs when that is more. Scores are shown as\n"
 	"mean ± the 95% half-width (n=N), or \"(n=1, unchecked)\".\n",
-	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK,
-	.subs = space_subs,
-	.dflt = &space_ls_entry,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .subs = space_subs, .dflt = &space_subs[1],
 };

@@ -417,18 +417,15 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_status_entry = {
-	.name = "status",
-	.args = "[T]",
-	.max = 1,
+	.name = "status", .opts = NULL, .args = "[T]", .min = 0, .max = 1,
+	.target = CMD_TARGET_NONE,
 	.summary = "show every run of the study, or one run in detail",
-	.help =
-	"One row per run: tag, parent, change (VAR old->new), state, attempt, job\n"
+	.help = "One row per run: tag, parent, change (VAR old->new), state, attempt, job\n"
 	"id, elapsed time (live from squeue, then from the recorded start and end),\n"
 	"score; '*' marks the best proven run. With T, the run's lineage and all its\n"
 	"attempts. Live states come from a single squeue call. status only reads:\n"
 	"a job that has left the queue shows as 'ended' (not judged yet) until\n"
 	"`xloop judge`, `next` or `tick` judges it; without Slurm, unjudged attempts\n"
 	"are 'unknown'. The last line says who feeds the queue after this session.\n",
-	.flags = CMD_DB | CMD_NOROOT,
-	.exec = cmd_status,
+	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_status,
 };

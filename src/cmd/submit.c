@@ -14,6 +14,16 @@
 #include "loop.h"
 #include "submit.h"
 
+static const struct opt submit_opts[] = {
+	{ "after", OPT_STRING, "JOBID", "chain onto this job instead" },
+	{ "no-chain", OPT_FLAG, NULL, "start as soon as Slurm can" },
+	{ "mem", OPT_STRING, "M", "override resources.mem for this attempt (recorded)" },
+	{ "time", OPT_STRING, "D", "override resources.time for this attempt (recorded)" },
+	{ "segments", OPT_STRING, "N", "run as up to N segments of --time each (0: one job): see below" },
+	{ "nice", OPT_STRING, "N", "sbatch --nice for this attempt (default: slurm.nice)" },
+	OPT_END,
+};
+
 /* Submit a new attempt of a run. */
 static int cmd_submit(struct xl_ctx *ctx, const struct cmd_entry *self,
 		      struct cmd_args *args)
@@ -25,12 +35,7 @@ static int cmd_submit(struct xl_ctx *ctx, const struct cmd_entry *self,
 	char *cause = NULL;
 	int rc;
 
-	memset(&o, 0, sizeof(o));
-	o.after = args_get(args, "after");
-	o.no_chain = args_flag(args, "no-chain");
-	o.mem = args_get(args, "mem");
-	o.time = args_get(args, "time");
-	o.segments = args_get(args, "segments");
+	cmd_submit_opts(args, &o);
 	if ((o.after && o.no_chain &&
 	     cmd_usage_error(self, "--after and --no-chain contradict each other") < 0) ||
 	    cmd_apply_nice(ctx, self, args_get(args, "nice")) < 0)
@@ -60,26 +65,11 @@ static int cmd_submit(struct xl_ctx *ctx, const struct cmd_entry *self,
 	return rc;
 }
 
-static const struct opt submit_opts[] = {
-	{ "after", OPT_STRING, "JOBID", "chain onto this job instead" },
-	{ "no-chain", OPT_FLAG, NULL, "start as soon as Slurm can" },
-	{ "mem", OPT_STRING, "M", "override resources.mem for this attempt (recorded)" },
-	{ "time", OPT_STRING, "D", "override resources.time for this attempt (recorded)" },
-	{ "segments", OPT_STRING, "N", "run as up to N segments of --time each (0: one job): see below" },
-	{ "nice", OPT_STRING, "N", "sbatch --nice for this attempt (default: slurm.nice)" },
-	OPT_END,
-};
-
 const struct cmd_entry cmd_submit_entry = {
-	.name = "submit",
-	.opts = submit_opts,
-	.args = "T",
-	.min = 1,
-	.max = 1,
+	.name = "submit", .opts = submit_opts, .args = "T", .min = 1, .max = 1,
 	.target = CMD_TARGET_RUN,
 	.summary = "preflight a run and submit it to Slurm as a new attempt",
-	.help =
-	"Checks first (nothing is submitted when one fails): job.sh exists, is\n"
+	.help = "Checks first (nothing is submitted when one fails): job.sh exists, is\n"
 	"executable and passes `bash -n`; --time is within the partition's MaxTime;\n"
 	"--mem fits the partition's nodes. Then sbatch with the resources of\n"
 	"xloop.json, the log runs/<study>/T/slurm/attemptN.out (N: the first free\n"
@@ -109,6 +99,5 @@ const struct cmd_entry cmd_submit_entry = {
 	"\n"
 	"With driver.mode slurm, a feeder job waits behind the run afterwards (as\n"
 	"after `next`), so the run is judged once it ends with no other xloop call.\n",
-	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK,
-	.exec = cmd_submit,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_submit,
 };

@@ -19,6 +19,29 @@
 #include "submit.h"
 #include "sweep.h"
 
+static const struct opt sweep_opts[] = {
+	{ "set", OPT_STRING, "VAR=V1,V2,...", "the values, one run each (\\, in a value is a comma)" },
+	{ "from", OPT_STRING, "P|best", "the parent (default: best); proven unless --force" },
+	{ "name", OPT_STRING, "N", "the sweep's name (default: <VAR>-sweep); its runs: N--VAR-VALUE" },
+	{ "max-parallel", OPT_STRING, "K", "at most K tasks at once (the array's %K)" },
+	{ "force", OPT_FLAG, NULL, "allow a parent that is not proven" },
+	{ "mem", OPT_STRING, "M", "memory for this submission (recorded)" },
+	{ "time", OPT_STRING, "D", "time limit for this submission (recorded)" },
+	{ "segments", OPT_STRING, "N", "up to N segments per task (overrides segments.max; recorded)" },
+	{ "after", OPT_STRING, "J", "wait for this job (default: the newest live job)" },
+	{ "no-chain", OPT_FLAG, NULL, "wait for no job" },
+	OPT_END,
+};
+
+static const struct opt sweep_retry_opts[] = {
+	{ "mem", OPT_STRING, "M", "memory for the resubmitted tasks (recorded)" },
+	{ "time", OPT_STRING, "D", "time limit for them (recorded)" },
+	{ "segments", OPT_STRING, "N", "up to N segments per task (default: as they were given)" },
+	{ "after", OPT_STRING, "J", "wait for this job (default: the newest live job)" },
+	{ "no-chain", OPT_FLAG, NULL, "wait for no job" },
+	OPT_END,
+};
+
 /* The latest attempt of a task: 0 found, 1 none. */
 static int task_latest(struct xl_ctx *ctx, const struct sweep_task *t, struct attempt *a)
 {
@@ -283,12 +306,7 @@ out:
 static int sweep_submit_opts(const struct cmd_entry *self, struct cmd_args *args,
 			     struct submit_opts *o)
 {
-	memset(o, 0, sizeof(*o));
-	o->mem = args_get(args, "mem");
-	o->time = args_get(args, "time");
-	o->segments = args_get(args, "segments");
-	o->after = args_get(args, "after");
-	o->no_chain = args_flag(args, "no-chain");
+	cmd_submit_opts(args, o);
 	if (o->after && o->no_chain)
 		return cmd_usage_error(self, "--after and --no-chain contradict each other");
 	return 0;
@@ -338,64 +356,22 @@ static int cmd_sweep_show(struct xl_ctx *ctx, const struct cmd_entry *self,
 	return sweep_show(ctx, args->pos[0]);
 }
 
-static const struct opt sweep_opts[] = {
-	{ "set", OPT_STRING, "VAR=V1,V2,...", "the values, one run each (\\, in a value is a comma)" },
-	{ "from", OPT_STRING, "P|best", "the parent (default: best); proven unless --force" },
-	{ "name", OPT_STRING, "N", "the sweep's name (default: <VAR>-sweep); its runs: N--VAR-VALUE" },
-	{ "max-parallel", OPT_STRING, "K", "at most K tasks at once (the array's %K)" },
-	{ "force", OPT_FLAG, NULL, "allow a parent that is not proven" },
-	{ "mem", OPT_STRING, "M", "memory for this submission (recorded)" },
-	{ "time", OPT_STRING, "D", "time limit for this submission (recorded)" },
-	{ "segments", OPT_STRING, "N", "up to N segments per task (overrides segments.max; recorded)" },
-	{ "after", OPT_STRING, "J", "wait for this job (default: the newest live job)" },
-	{ "no-chain", OPT_FLAG, NULL, "wait for no job" },
-	OPT_END,
-};
-
-static const struct opt sweep_retry_opts[] = {
-	{ "mem", OPT_STRING, "M", "memory for the resubmitted tasks (recorded)" },
-	{ "time", OPT_STRING, "D", "time limit for them (recorded)" },
-	{ "segments", OPT_STRING, "N", "up to N segments per task (default: as they were given)" },
-	{ "after", OPT_STRING, "J", "wait for this job (default: the newest live job)" },
-	{ "no-chain", OPT_FLAG, NULL, "wait for no job" },
-	OPT_END,
-};
-
-static const struct cmd_entry sweep_new_entry = {
-	.name = "sweep",
-	.opts = sweep_opts,
-	.summary = "one run per value, submitted as one job array",
-	.exec = cmd_sweep,
-};
-
-static const struct cmd_entry sweep_retry_entry = {
-	.name = "sweep retry",
-	.opts = sweep_retry_opts,
-	.args = "NAME",
-	.min = 1,
-	.max = 1,
-	.summary = "resubmit the sweep's failed tasks as a new array",
-	.exec = cmd_sweep_retry,
-};
-
-static const struct cmd_entry sweep_show_entry = {
-	.name = "sweep show",
-	.args = "NAME",
-	.min = 1,
-	.max = 1,
-	.summary = "the sweep's tasks and their state",
-	.exec = cmd_sweep_show,
-};
-
-static const struct cmd_entry *const sweep_subs[] = {
-	&sweep_new_entry, &sweep_retry_entry, &sweep_show_entry, NULL,
+static const struct cmd_entry sweep_subs[] = {
+	{ .name = "sweep", .opts = sweep_opts, .exec = cmd_sweep,
+	  .summary = "one run per value, submitted as one job array" },
+	{ .name = "sweep retry", .opts = sweep_retry_opts, .args = "NAME", .min = 1, .max = 1,
+	  .exec = cmd_sweep_retry,
+	  .summary = "resubmit the sweep's failed tasks as a new array" },
+	{ .name = "sweep show", .args = "NAME", .min = 1, .max = 1, .exec = cmd_sweep_show,
+	  .summary = "the sweep's tasks and their state" },
+	{ NULL },
 };
 
 const struct cmd_entry cmd_sweep_entry = {
-	.name = "sweep",
+	.name = "sweep", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
 	.summary = "one run per value, submitted as one job array; resubmit failed indexes",
-	.help =
-	"xloop sweep --set VAR=V1,V2,...: makes one run per value, each one change\n"
+	.help = "xloop sweep --set VAR=V1,V2,...: makes one run per value, each one change\n"
 	"from the same parent (committed like `xloop new`), and submits them as\n"
 	"one job array (--array=0-N[%K]). Array index i is always the i-th value's\n"
 	"run; each task runs that run's job.sh with its own attempt number and log\n"
@@ -414,7 +390,5 @@ const struct cmd_entry cmd_sweep_entry = {
 	"(afternotok on that task, same directory and log), and each task gets one\n"
 	"verdict from its last segment. Runs queued behind the sweep wait for the\n"
 	"array and for every continuation of its tasks.\n",
-	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK,
-	.subs = sweep_subs,
-	.dflt = &sweep_new_entry,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .subs = sweep_subs, .dflt = &sweep_subs[0],
 };

@@ -14,6 +14,14 @@
 #include "cmd/cmd.h"
 #include "slurm/json.h"
 
+static const struct opt test_parse_opts[] = {
+	{ "format", OPT_STRING, "F", "the squeue -o format or the sacct field list" },
+	{ "delimiter", OPT_STRING, "D", "the field delimiter (sacct -P: |)" },
+	{ "trailing", OPT_FLAG, NULL, "each line ends with a delimiter" },
+	{ "summarize", OPT_STRING, "JOB", "sacct: also the summary of job JOB" },
+	OPT_END,
+};
+
 #define MAX_INPUT ((size_t)64 << 20)
 
 static int read_stdin(struct buf *b)
@@ -182,25 +190,12 @@ static int cmd_test_parse(struct xl_ctx *ctx, const struct cmd_entry *self,
 	return rc;
 }
 
-static const struct opt test_parse_opts[] = {
-	{ "format", OPT_STRING, "F", "the squeue -o format or the sacct field list" },
-	{ "delimiter", OPT_STRING, "D", "the field delimiter (sacct -P: |)" },
-	{ "trailing", OPT_FLAG, NULL, "each line ends with a delimiter" },
-	{ "summarize", OPT_STRING, "JOB", "sacct: also the summary of job JOB" },
-	OPT_END,
-};
-
 const struct cmd_entry cmd_test_parse_entry = {
-	.name = "test-parse",
-	.opts = test_parse_opts,
-	.args = "KIND < INPUT",
-	.min = 1,
-	.max = 1,
+	.name = "test-parse", .opts = test_parse_opts, .args = "KIND < INPUT", .min = 1, .max = 1,
+	.target = CMD_TARGET_NONE,
 	.summary = "parse Slurm output from standard input and print it as JSON (for tests)",
-	.help =
-	"KIND is sbatch, scontrol, squeue, sacct, sinfo or state. --format is the\n"
+	.help = "KIND is sbatch, scontrol, squeue, sacct, sinfo or state. --format is the\n"
 	"squeue -o format or the sacct field list; exit 65 when the input does not\n"
 	"parse.\n",
-	.flags = CMD_HIDDEN,
-	.exec = cmd_test_parse,
+	.flags = CMD_HIDDEN, .exec = cmd_test_parse,
 };

@@ -32,6 +32,18 @@
 #include "search/propose.h"
 #include "search/space.h"
 
+static const struct opt test_search_opts[] = {
+	{ "objective", OPT_STRING, "peak|flat", "the synthetic objective (default peak)" },
+	{ "budget", OPT_STRING, "N", "runs (1 to 10000, default 60)" },
+	{ "stream", OPT_STRING, "S", "the random stream (default 1)" },
+	{ "noise", OPT_STRING, "SD", "the noise's standard deviation (default 0.01)" },
+	{ "branch", OPT_STRING, "B", "search.branch (1 to 20, default 3)" },
+	{ "external", OPT_FLAG, NULL, "the caller scores each run (needs --space, --baseline)" },
+	{ "space", OPT_LIST, "VAR=SPEC", "one variable of the space (repeatable)" },
+	{ "baseline", OPT_STRING, "TEXT", "the baseline's job.sh assignments" },
+	OPT_END,
+};
+
 #define NVARS 4
 
 static uint64_t splitmix64(uint64_t x)
@@ -349,30 +361,15 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 			strtod(noise, NULL), (long)branch, NULL, NULL);
 }
 
-static const struct opt test_search_opts[] = {
-	{ "objective", OPT_STRING, "peak|flat", "the synthetic objective (default peak)" },
-	{ "budget", OPT_STRING, "N", "runs (1 to 10000, default 60)" },
-	{ "stream", OPT_STRING, "S", "the random stream (default 1)" },
-	{ "noise", OPT_STRING, "SD", "the noise's standard deviation (default 0.01)" },
-	{ "branch", OPT_STRING, "B", "search.branch (1 to 20, default 3)" },
-	{ "external", OPT_FLAG, NULL, "the caller scores each run (needs --space, --baseline)" },
-	{ "space", OPT_LIST, "VAR=SPEC", "one variable of the space (repeatable)" },
-	{ "baseline", OPT_STRING, "TEXT", "the baseline's job.sh assignments" },
-	OPT_END,
-};
-
 const struct cmd_entry cmd_test_search_entry = {
-	.name = "test-search",
-	.opts = test_search_opts,
-	.max = -1,
+	.name = "test-search", .opts = test_search_opts, .args = "", .min = 0, .max = -1,
+	.target = CMD_TARGET_NONE,
 	.summary = "autopilot's proposer and promotion rule on a synthetic objective (benchmark)",
-	.help =
-	"Prints {objective, stream, runs, trace: [{runs, best_true, leader_true, best_n,\n"
+	.help = "Prints {objective, stream, runs, trace: [{runs, best_true, leader_true, best_n,\n"
 	"promotions, false_promotions}]}: after each number of runs, the noise-free\n"
 	"score of what xloop calls best (and of the highest mean, unconfirmed). bench/search.py compares it with Optuna's TPE and random\n"
 	"search on the same objective and noise. With --external, the caller scores\n"
 	"each run: a line {\"ask\": {VAR: value, ...}} out, the score back on stdin,\n"
 	"then {\"best\": {...}, \"runs\": n} (the seed variable is SEED).\n",
-	.flags = CMD_HIDDEN,
-	.exec = cmd_test_search,
+	.flags = CMD_HIDDEN, .exec = cmd_test_search,
 };

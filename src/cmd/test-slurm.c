@@ -13,6 +13,19 @@
 #include "slurm/json.h"
 #include "slurm/slurm.h"
 
+static const struct opt test_slurm_submit_opts[] = {
+	{ "name", OPT_STRING, "N", "sbatch --job-name" },
+	{ "output", OPT_STRING, "F", "sbatch --output" },
+	{ "comment", OPT_STRING, "C", "sbatch --comment" },
+	{ "partition", OPT_STRING, "P", "sbatch --partition" },
+	{ "gres", OPT_STRING, "G", "sbatch --gres" },
+	{ "mem", OPT_STRING, "M", "sbatch --mem" },
+	{ "time", OPT_STRING, "T", "sbatch --time" },
+	{ "dependency", OPT_STRING, "D", "sbatch --dependency" },
+	{ "cpus", OPT_STRING, "N", "sbatch --cpus-per-task" },
+	OPT_END,
+};
+
 static int do_submit(struct xl_ctx *ctx, struct slurm *s, const char *script,
 		     struct slurm_submit *req)
 {
@@ -131,64 +144,24 @@ static int cmd_test_slurm_read(struct xl_ctx *ctx, const struct cmd_entry *self,
 	return do_acct(&s, args->pos[0]);
 }
 
-static const struct opt test_slurm_submit_opts[] = {
-	{ "name", OPT_STRING, "N", "sbatch --job-name" },
-	{ "output", OPT_STRING, "F", "sbatch --output" },
-	{ "comment", OPT_STRING, "C", "sbatch --comment" },
-	{ "partition", OPT_STRING, "P", "sbatch --partition" },
-	{ "gres", OPT_STRING, "G", "sbatch --gres" },
-	{ "mem", OPT_STRING, "M", "sbatch --mem" },
-	{ "time", OPT_STRING, "T", "sbatch --time" },
-	{ "dependency", OPT_STRING, "D", "sbatch --dependency" },
-	{ "cpus", OPT_STRING, "N", "sbatch --cpus-per-task" },
-	OPT_END,
-};
-
-static const struct cmd_entry test_slurm_submit_entry = {
-	.name = "test-slurm submit",
-	.opts = test_slurm_submit_opts,
-	.args = "SCRIPT",
-	.min = 1,
-	.max = 1,
-	.summary = "sbatch SCRIPT and print the job id",
-	.exec = cmd_test_slurm_submit,
-};
-
-static const struct cmd_entry test_slurm_queue_entry = {
-	.name = "test-slurm queue",
-	.summary = "squeue: the user's jobs as JSON",
-	.exec = cmd_test_slurm_read,
-};
-
-static const struct cmd_entry test_slurm_job_entry = {
-	.name = "test-slurm job",
-	.args = "ID",
-	.min = 1,
-	.max = 1,
-	.summary = "scontrol show job ID as JSON",
-	.exec = cmd_test_slurm_read,
-};
-
-static const struct cmd_entry test_slurm_acct_entry = {
-	.name = "test-slurm acct",
-	.args = "ID",
-	.min = 1,
-	.max = 1,
-	.summary = "sacct of job ID as JSON",
-	.exec = cmd_test_slurm_read,
-};
-
-static const struct cmd_entry *const test_slurm_subs[] = {
-	&test_slurm_submit_entry, &test_slurm_queue_entry, &test_slurm_job_entry,
-	&test_slurm_acct_entry, NULL,
+static const struct cmd_entry test_slurm_subs[] = {
+	{ .name = "test-slurm submit", .opts = test_slurm_submit_opts, .args = "SCRIPT", .min = 1,
+	  .max = 1, .exec = cmd_test_slurm_submit,
+	  .summary = "sbatch SCRIPT and print the job id" },
+	{ .name = "test-slurm queue", .exec = cmd_test_slurm_read,
+	  .summary = "squeue: the user's jobs as JSON" },
+	{ .name = "test-slurm job", .args = "ID", .min = 1, .max = 1, .exec = cmd_test_slurm_read,
+	  .summary = "scontrol show job ID as JSON" },
+	{ .name = "test-slurm acct", .args = "ID", .min = 1, .max = 1, .exec = cmd_test_slurm_read,
+	  .summary = "sacct of job ID as JSON" },
+	{ NULL },
 };
 
 const struct cmd_entry cmd_test_slurm_entry = {
-	.name = "test-slurm",
+	.name = "test-slurm", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
 	.summary = "call the Slurm adapter directly and print what it read (for tests)",
-	.help =
-	"submit prints the job id; job (scontrol), acct (sacct) and queue (squeue)\n"
+	.help = "submit prints the job id; job (scontrol), acct (sacct) and queue (squeue)\n"
 	"print the parsed records as JSON.\n",
-	.flags = CMD_HIDDEN,
-	.subs = test_slurm_subs,
+	.flags = CMD_HIDDEN, .subs = test_slurm_subs,
 };

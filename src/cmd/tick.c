@@ -22,6 +22,14 @@
 #include "feed.h"
 #include "driver.h"
 
+static const struct opt tick_opts[] = {
+	{ "feeder", OPT_FLAG, NULL, "what a feeder job runs (see above)" },
+	{ "feeder-job", OPT_STRING, "ID", "a forwarded feeder's job id (default: $SLURM_JOB_ID)" },
+	{ "feeder-token", OPT_STRING, "T",
+	  "a forwarded feeder's token (default: $XLOOP_FEEDER_TOKEN)" },
+	OPT_END,
+};
+
 static long long now_ms(void)
 {
 	struct timespec ts;
@@ -376,20 +384,11 @@ out:
 	return rc;
 }
 
-static const struct opt tick_opts[] = {
-	{ "feeder", OPT_FLAG, NULL, "what a feeder job runs (see above)" },
-	{ "feeder-job", OPT_STRING, "ID", "a forwarded feeder's job id (default: $SLURM_JOB_ID)" },
-	{ "feeder-token", OPT_STRING, "T",
-	  "a forwarded feeder's token (default: $XLOOP_FEEDER_TOKEN)" },
-	OPT_END,
-};
-
 const struct cmd_entry cmd_tick_entry = {
-	.name = "tick",
-	.opts = tick_opts,
+	.name = "tick", .opts = tick_opts, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
 	.summary = "the cron entry: reconcile, judge, feed, notify; silent when nothing happened",
-	.help =
-	"Takes .xloop/lock without waiting: when another xloop holds it, exits 75\n"
+	.help = "Takes .xloop/lock without waiting: when another xloop holds it, exits 75\n"
 	"quietly. Then does what `next` does without the briefing, queues and sends\n"
 	"notifications for what changed, and prints one line per change (nothing\n"
 	"when nothing happened, so cron mails only news). Each tick appends a line\n"
@@ -406,6 +405,5 @@ const struct cmd_entry cmd_tick_entry = {
 	"must tick after it), then exits 75 with one line; it waits out a\n"
 	"controller restart; on a network filesystem it forwards itself to\n"
 	"driver.host, naming itself with --feeder-job and --feeder-token.\n",
-	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK | CMD_LOCK_NOWAIT,
-	.exec = cmd_tick,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK | CMD_LOCK_NOWAIT, .exec = cmd_tick,
 };

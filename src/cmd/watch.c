@@ -22,6 +22,12 @@
 #include "runs.h"
 #include "slurm/slurm.h"
 
+static const struct opt watch_opts[] = {
+	{ "every", OPT_STRING, "N", "seconds between views (1 to 3600, default 5)" },
+	{ "once", OPT_FLAG, NULL, "one view, then exit" },
+	OPT_END,
+};
+
 static volatile sig_atomic_t interrupted;
 
 static void on_int(int sig)
@@ -248,23 +254,15 @@ static int cmd_watch(struct xl_ctx *ctx, const struct cmd_entry *self,
 	return rc;
 }
 
-static const struct opt watch_opts[] = {
-	{ "every", OPT_STRING, "N", "seconds between views (1 to 3600, default 5)" },
-	{ "once", OPT_FLAG, NULL, "one view, then exit" },
-	OPT_END,
-};
-
 const struct cmd_entry cmd_watch_entry = {
-	.name = "watch",
-	.opts = watch_opts,
+	.name = "watch", .opts = watch_opts, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
 	.summary = "a live view of the study's queued and running jobs with progress and ETA",
-	.help =
-	"Every N seconds (default 5), one squeue call: each live job with its\n"
+	.help = "Every N seconds (default 5), one squeue call: each live job with its\n"
 	"state, elapsed time and its log's last line, and an ETA when that line\n"
 	"states one (\"ETA 4m\") or counts steps (\"fold 3/5\": estimated from the\n"
 	"elapsed time). On a terminal the view is redrawn in place; otherwise one\n"
 	"line is printed per job whose line changed. It ends when nothing is\n"
 	"queued or running (or after one view with --once). Nothing is judged.\n",
-	.flags = CMD_DB | CMD_NOROOT,
-	.exec = cmd_watch,
+	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_watch,
 };

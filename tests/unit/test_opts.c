@@ -263,26 +263,22 @@ static void test_subcommand(void **state)
 /* Every option of every command (and subcommand) has its help text and a value name. */
 static void test_table_complete(void **state)
 {
-	const struct cmd_entry *const *c, *const *s;
+	const struct cmd_entry *const *c, *s;
 	const struct opt *o;
 
 	(void)state;
-	for (c = cmd_table; *c; c++) {
-		const struct cmd_entry *const one[] = { *c, NULL };
-
-		for (s = (*c)->subs ? (*c)->subs : one; *s; s++) {
-			if (!(*s)->subs)
-				assert_non_null((*s)->exec);
-			assert_non_null((*s)->summary);
-			for (o = (*s)->opts; o && o->name; o++) {
+	for (c = cmd_table; *c; c++)
+		for (s = cmd_each(*c, NULL); s; s = cmd_each(*c, s)) {
+			assert_non_null(s->exec);
+			assert_non_null(s->summary);
+			for (o = s->opts; o && o->name; o++) {
 				if (!o->help || !*o->help)
-					fail_msg("%s --%s has no help text", (*s)->name, o->name);
+					fail_msg("%s --%s has no help text", s->name, o->name);
 				if ((o->kind == OPT_FLAG) != (o->arg == NULL))
 					fail_msg("%s --%s: a value name for a flag, or none for a value",
-						 (*s)->name, o->name);
+						 s->name, o->name);
 			}
 		}
-	}
 }
 
 int main(void)

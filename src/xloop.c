@@ -380,9 +380,11 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
 		/* help needs no setup, so it works as root and outside a study */
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			const struct cmd_entry *sub = cmd_sub(cmd, argc, argv, &i);
+			int at;
+			const struct cmd_entry *sub = cmd_sub(cmd, argc, argv, &at);
 
-			cmd_print_help(sub ? sub : cmd);
+			/* `plan add --help` is the subcommand's, `plan --help` the command's */
+			cmd_print_help(sub && at ? sub : cmd);
 			return XL_OK;
 		}
 		is_global_flag(&ctx, argv[i]);

@@ -18,8 +18,8 @@
 #include "submit.h"
 
 static const struct opt adopt_opts[] = {
-	{ "tag", OPT_STRING, "T",
-	  "the run's tag (required): 1-64 of [A-Za-z0-9._-], not starting with . _ -" },
+	{ "tag", OPT_STRING, "T", "the run's tag: 1-64 of [A-Za-z0-9._-], not starting with . _ -",
+	  OPT_REQUIRED },
 	{ "cv", OPT_STRING, "FILE", "mark the run proven with FILE's score" },
 	OPT_END,
 };
@@ -159,10 +159,7 @@ static int cmd_adopt(struct xl_ctx *ctx, const struct cmd_entry *self,
 	double score = 0;
 	int rc, err;
 
-	if (!tag) {
-		json_decref(sbatch_lines);
-		return cmd_usage_error(self, "--tag is required"), XL_USAGE;
-	}
+	(void)self;
 	rc = loop_check_new_tag(ctx, tag, &cause);
 	if (rc)
 		goto fail;

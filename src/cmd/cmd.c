@@ -204,9 +204,13 @@ static void usage_line(struct buf *b, const struct cmd_entry *cmd)
 		buf_release(&n);
 		return;
 	}
-	for (o = cmd->opts; o && o->name; o++)
-		buf_addf(b, " [-%s%s%s%s]%s", o->name[1] ? "-" : "", o->name, o->arg ? " " : "",
-			 o->arg ? o->arg : "", o->kind == OPT_LIST ? "..." : "");
+	for (o = cmd->opts; o && o->name; o++) {
+		int req = o->flags & OPT_REQUIRED;
+
+		buf_addf(b, " %s-%s%s%s%s%s%s", req ? "" : "[", o->name[1] ? "-" : "", o->name,
+			 o->arg ? " " : "", o->arg ? o->arg : "", req ? "" : "]",
+			 o->kind == OPT_LIST ? "..." : "");
+	}
 	if (cmd->args && *cmd->args)
 		buf_addf(b, " %s", cmd->args);
 }
@@ -356,12 +360,14 @@ int cmd_run(struct xl_ctx *ctx, const struct cmd_entry *cmd, int argc, char **ar
 	ctx->allow_root |= a.allow_root;
 	ctx->allow_secret |= a.allow_secret;
 	if (rc == 0 && a.help) {
-		cmd_print_help(sub);
+		cmd_print_help(at ? sub : cmd);
 		rc = XL_OK;
 		goto out;
 	}
 	if (rc == 0)
 		rc = opts_check_npos(&a, sub->min, sub->max, &cause);
+	if (rc == 0)
+		rc = opts_check_required(&a, &cause);
 	if (rc < 0) {
 		cmd_usage_error(sub, "%s", cause);
 		rc = XL_USAGE;

@@ -15,8 +15,9 @@
 #include "search/taken.h"
 
 static const struct opt new_opts[] = {
-	{ "from", OPT_STRING, "P|best", "the parent run, or 'best' for the best proven run (required)" },
-	{ "set", OPT_STRING, "VAR=VALUE", "the one change (required)" },
+	{ "from", OPT_STRING, "P|best", "the parent run, or 'best' for the best proven run",
+	  OPT_REQUIRED },
+	{ "set", OPT_STRING, "VAR=VALUE", "the one change", OPT_REQUIRED },
 	{ "note", OPT_STRING, "TEXT", "why (kept with the run and in the commit message)" },
 	{ "force", OPT_FLAG, NULL, "allow a parent not proven, a configuration run or queued already" },
 	{ "segments", OPT_STRING, "N", "the run's own segments.max (`xloop submit --help`)" },
@@ -35,10 +36,7 @@ static int cmd_new(struct xl_ctx *ctx, const struct cmd_entry *self,
 	char **pos = args->pos, *cause = NULL, *var = NULL, *value = NULL, *segs_text = NULL;
 	int rc;
 
-	if (!from)
-		return cmd_usage_error(self, "--from is required (a tag or 'best')"), XL_USAGE;
-	if (!set)
-		return cmd_usage_error(self, "--set VAR=VALUE is required"), XL_USAGE;
+	(void)self;
 	/* checked as submit checks it, against resources.time */
 	if (segments && (rc = segments_wanted(&ctx->cfg, segments, ctx->cfg.res.time, 0, &segs,
 					      &cause)) != 0) {

@@ -121,6 +121,19 @@ int opts_check_npos(const struct cmd_args *a, int min, int max, char **cause)
 	return 0;
 }
 
+/* Check the options the command cannot run without. */
+int opts_check_required(const struct cmd_args *a, char **cause)
+{
+	int i;
+
+	for (i = 0; i < a->nopts; i++)
+		if ((a->opts[i].flags & OPT_REQUIRED) && a->val[i] == NULL) {
+			*cause = xasprintf("option '--%s' is required", a->opts[i].name);
+			return -1;
+		}
+	return 0;
+}
+
 /* Free what the parser allocated (the strings belong to argv). */
 void cmd_args_release(struct cmd_args *a)
 {

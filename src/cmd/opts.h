@@ -13,14 +13,19 @@ enum opt_kind {
 	OPT_LIST,	/* like OPT_STRING, repeatable: every value kept in order */
 };
 
+enum {
+	OPT_REQUIRED = 1 << 0,	/* the command cannot run without it */
+};
+
 struct opt {
 	const char *name;	/* without the leading "--"; one letter: "-x" form too */
 	enum opt_kind kind;
 	const char *arg;	/* the value's name in usage ("K"); NULL for a flag */
 	const char *help;	/* one line for the Options: list */
+	int flags;		/* OPT_REQUIRED */
 };
 
-#define OPT_END { NULL, OPT_FLAG, NULL, NULL }
+#define OPT_END { NULL, OPT_FLAG, NULL, NULL, 0 }
 
 struct opt_list {
 	const char **v;
@@ -54,6 +59,9 @@ int opts_parse(const struct opt *opts, int argc, char **argv, struct cmd_args *a
 
 /* The positional count is in [min, max] (max -1: no limit); -1 with *cause if not. */
 int opts_check_npos(const struct cmd_args *a, int min, int max, char **cause);
+
+/* Every OPT_REQUIRED option was given; -1 with *cause naming one if not. */
+int opts_check_required(const struct cmd_args *a, char **cause);
 
 void cmd_args_release(struct cmd_args *a);
 

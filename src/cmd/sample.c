@@ -21,7 +21,7 @@
 #include "proc.h"
 
 static const struct opt sample_opts[] = {
-	{ "out", OPT_STRING, "FILE", "the file to append the samples to (required)" },
+	{ "out", OPT_STRING, "FILE", "the file to append the samples to", OPT_REQUIRED },
 	{ "every", OPT_STRING, "N", "seconds between samples (1 to 3600, default 5)" },
 	{ "log", OPT_STRING, "LOG", "the job's log (default: FILE with .mem replaced by .out)" },
 	OPT_END,
@@ -131,8 +131,6 @@ static int cmd_sample(struct xl_ctx *ctx, const struct cmd_entry *self,
 	struct sigaction sa;
 
 	(void)ctx;
-	if (!out)
-		return cmd_usage_error(self, "--out FILE is required"), XL_USAGE;
 	if (every_s && parse_ll(every_s, 1, 3600, &every, &errstr) < 0)
 		return cmd_usage_error(self, "--every wants seconds from 1 to 3600"), XL_USAGE;
 	cg = slurp("/proc/self/cgroup");

@@ -20,7 +20,8 @@
 #include "sweep.h"
 
 static const struct opt sweep_opts[] = {
-	{ "set", OPT_STRING, "VAR=V1,V2,...", "the values, one run each (\\, in a value is a comma)" },
+	{ "set", OPT_STRING, "VAR=V1,V2,...", "the values, one run each (\\, in a value is a comma)",
+	  OPT_REQUIRED },
 	{ "from", OPT_STRING, "P|best", "the parent (default: best); proven unless --force" },
 	{ "name", OPT_STRING, "N", "the sweep's name (default: <VAR>-sweep); its runs: N--VAR-VALUE" },
 	{ "max-parallel", OPT_STRING, "K", "at most K tasks at once (the array's %K)" },
@@ -327,9 +328,6 @@ static int cmd_sweep(struct xl_ctx *ctx, const struct cmd_entry *self,
 	if (maxp && parse_ll(maxp, 1, 1000, &k, &errstr) < 0)
 		return cmd_usage_error(self, "--max-parallel wants a number from 1 to 1000"),
 		       XL_USAGE;
-	if (!set)
-		return cmd_usage_error(self, "give --set VAR=V1,V2,... (or 'retry NAME', "
-				       "'show NAME')"), XL_USAGE;
 	slurm_init(&s);
 	return sweep_new(ctx, &s, set, args_get(args, "from"), args_get(args, "name"), k,
 			 args_flag(args, "force"), &o);

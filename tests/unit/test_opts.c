@@ -174,6 +174,30 @@ static void test_bounds(void **state)
 	cmd_args_release(&a);
 }
 
+/* An OPT_REQUIRED option must be given. */
+static void test_required(void **state)
+{
+	static const struct opt req[] = {
+		{ "from", OPT_STRING, "P", "the parent", OPT_REQUIRED },
+		{ "note", OPT_STRING, "T", "why", 0 },
+		OPT_END,
+	};
+	char *argv1[] = { "x", "--note", "n", NULL }, *argv2[] = { "x", "--from=a", NULL };
+	struct cmd_args a;
+	char *cause = NULL;
+
+	(void)state;
+	assert_int_equal(opts_parse(req, 3, argv1, &a, &cause), 0);
+	assert_int_equal(opts_check_required(&a, &cause), -1);
+	assert_string_equal(cause, "option '--from' is required");
+	FREE_AND_NULL(cause);
+	cmd_args_release(&a);
+	assert_int_equal(opts_parse(req, 2, argv2, &a, &cause), 0);
+	assert_int_equal(opts_check_required(&a, &cause), 0);
+	assert_null(cause);
+	cmd_args_release(&a);
+}
+
 /* Whether calling f in a child aborts it (a BUG). */
 static int aborts(void (*f)(void))
 {
@@ -290,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_globals),
 		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_required),
 		cmocka_unit_test(test_bug),
 		cmocka_unit_test(test_subcommand),
 		cmocka_unit_test(test_table_complete),

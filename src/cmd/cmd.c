@@ -179,14 +179,14 @@ const struct cmd_entry *cmd_sub(const struct cmd_entry *cmd, int argc, char **ar
 	return NULL;
 }
 
-/* The names of cmd's visible subcommands: "ls, add, rm". */
-static void sub_names(struct buf *b, const struct cmd_entry *cmd)
+/* The names of cmd's visible subcommands: "ls, add, rm" (sep ", "). */
+static void sub_names(struct buf *b, const struct cmd_entry *cmd, const char *sep)
 {
 	const struct cmd_entry *s;
 
 	for (s = cmd->subs; s && s->name; s++)
 		if (!(s->flags & CMD_HIDDEN) && strchr(s->name, ' '))
-			buf_addf(b, "%s%s", b->len ? ", " : "", sub_word(s));
+			buf_addf(b, "%s%s", b->len ? sep : "", sub_word(s));
 }
 
 /* "NAME [--opt ARG]... ARGS" */
@@ -195,11 +195,11 @@ static void usage_line(struct buf *b, const struct cmd_entry *cmd)
 	const struct opt *o;
 
 	buf_addf(b, "xloop %s", cmd->name);
-	if (cmd->subs && !cmd->opts && !cmd->args) {
+	if (cmd->subs && !cmd->opts && (!cmd->args || !*cmd->args)) {
 		struct buf n;
 
 		buf_init(&n);
-		sub_names(&n, cmd);
+		sub_names(&n, cmd, " | ");
 		buf_addf(b, " %s%s%s ...", cmd->dflt ? "[" : "{", n.s, cmd->dflt ? "]" : "}");
 		buf_release(&n);
 		return;
@@ -342,7 +342,7 @@ int cmd_run(struct xl_ctx *ctx, const struct cmd_entry *cmd, int argc, char **ar
 		struct buf n;
 
 		buf_init(&n);
-		sub_names(&n, cmd);
+		sub_names(&n, cmd, ", ");
 		if (at)
 			cmd_usage_error(cmd, "unknown subcommand '%s' (%s)", argv[at], n.s);
 		else

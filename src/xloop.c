@@ -324,10 +324,10 @@ int main(int argc, char **argv)
 			here = 1;	/* what a remote invocation carries: never forward */
 		} else if (strcmp(a, "--version") == 0) {
 			cmd = cmd_find("version");
-			return cmd->exec(&ctx, cmd, 1, argv + i);
+			return cmd_run(&ctx, cmd, 1, argv + i);
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			cmd = cmd_find("help");
-			return cmd->exec(&ctx, cmd, 1, argv + i);
+			return cmd_run(&ctx, cmd, 1, argv + i);
 		} else if (!is_global_flag(&ctx, a)) {
 			fprintf(stderr, "xloop: unknown option '%s'\n%s", a, MAIN_USAGE);
 			return XL_USAGE;
@@ -380,7 +380,11 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
 		/* help needs no setup, so it works as root and outside a study */
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			cmd_print_help(cmd);
+			int at;
+			const struct cmd_entry *sub = cmd_sub(cmd, argc, argv, &at);
+
+			/* `plan add --help` is the subcommand's, `plan --help` the command's */
+			cmd_print_help(sub && at ? sub : cmd);
 			return XL_OK;
 		}
 		is_global_flag(&ctx, argv[i]);
@@ -393,7 +397,7 @@ int main(int argc, char **argv)
 			"no tick here; the next `xloop next` or `xloop tick` queues a feeder\n",
 			driver_lock_wait_secs());
 	else if (rc == 0)
-		rc = cmd->exec(&ctx, cmd, argc, argv);
+		rc = cmd_run(&ctx, cmd, argc, argv);
 	teardown(&ctx);
 	if (rc < 0)
 		rc = XL_ERR;

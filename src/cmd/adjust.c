@@ -21,9 +21,14 @@
 #include "chain.h"
 #include "cmd/cmd.h"
 #include "loop.h"
-#include "cmd/opts.h"
 #include "reasons.h"
 #include "submit.h"
+
+static const struct opt adjust_opts[] = {
+	{ "mem", OPT_STRING, "M", "the pending job's new memory (8G); one of --mem, --time" },
+	{ "time", OPT_STRING, "D", "the pending job's new time limit (2:00:00)" },
+	OPT_END,
+};
 
 /* The run's latest attempt and its job as squeue shows it. 0 or an exit code. */
 static int pending_job(struct xl_ctx *ctx, struct slurm *s, const char *tag,
@@ -74,44 +79,30 @@ fail:
 
 /* Change a pending job's memory or time. */
 static int cmd_adjust(struct xl_ctx *ctx, const struct cmd_entry *self,
-		      int argc, char **argv)
+		      struct cmd_args *args)
 {
 	struct submit_opts o;
-	const struct opt opts[] = {
-		{ "mem", OPT_STRING, &o.mem },
-		{ "time", OPT_STRING, &o.time },
-		OPT_END,
-	};
 	struct slurm_jobs q = SLURM_JOBS_INIT;
 	const struct slurm_job *job;
 	struct attempt a;
 	struct slurm s;
 	struct run r;
 	struct stmt st;
-	char **pos, *cause = NULL, *value, *detail;
-	int npos, rc;
+	char *cause = NULL, *value, *detail;
+	int rc;
 
-	memset(&o, 0, sizeof(o));
+	cmd_submit_opts(args, &o);
 	o.no_chain = 1;
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	if (opts_npos(self, pos, npos, 1, 1) < 0 ||
-	    (!!o.mem == !!o.time &&
-	     cmd_usage_error(self, "give one of --mem M or --time D") < 0)) {
-		free(pos);
-		return XL_USAGE;
-	}
+	if (!!o.mem == !!o.time)
+		return cmd_usage_error(self, "give one of --mem M or --time D"), XL_USAGE;
 	rc = submit_check_overrides(&o, &cause);
 	if (rc) {
 		error("%s", cause);
 		free(cause);
-		free(pos);
 		return rc;
 	}
 	slurm_init(&s);
-	rc = pending_job(ctx, &s, pos[0], &r, &a, &q, &job);
-	free(pos);
+	rc = pending_job(ctx, &s, args->pos[0], &r, &a, &q, &job);
 	if (rc) {
 		slurm_jobs_release(&q);
 		return rc;
@@ -159,15 +150,16 @@ out:
 }
 
 const struct cmd_entry cmd_adjust_entry = {
-	"adjust", "T --mem M | --time D",
-	"change a pending job's memory or time limit in place (scontrol update)",
-	"For a job still pending: `scontrol update jobid=ID MinMemoryNode=MB` or\n"
+	.name = "adjust", .opts = adjust_opts, .args = "T", .min = 1, .max = 1,
+	.target = CMD_TARGET_NONE,
+	.summary = "change a pending job's memory or time limit in place (scontrol update)",
+	.help = "For a job still pending: `scontrol update jobid=ID MinMemoryNode=MB` or\n"
 	"`TimeLimit=D`, so the job keeps its id, its place in the queue and its\n"
 	"dependency. The value is checked against the partition's MaxTime and its\n"
 	"nodes' memory first, and recorded on the attempt. Slurm lets users lower\n"
 	"a time limit; raising one may need an operator. A running or finished\n"
 	"job needs `xloop retry T --mem M` instead.\n",
-	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_adjust,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_adjust,
 };
 
 /* One sbatch --test-only probe. */
@@ -316,7 +308,7 @@ static int why_chain(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 }
 
 /* Why the job waits. */
-static int cmd_why(struct xl_ctx *ctx, const struct cmd_entry *self, int argc, char **argv)
+static int cmd_why(struct xl_ctx *ctx, const struct cmd_entry *self, struct cmd_args *args)
 {
 	struct slurm_jobs q = SLURM_JOBS_INIT;
 	const struct slurm_job *job;
@@ -328,19 +320,13 @@ static int cmd_why(struct xl_ctx *ctx, const struct cmd_entry *self, int argc, c
 	struct slurm s;
 	struct run r;
 	json_t *probes = json_array();
-	char **pos, *script, *half, *blocker;
+	char *script, *half, *blocker;
 	time_t now = time(NULL);
-	int npos, rc, i;
+	int rc, i;
 
-	rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
-	if (rc || opts_npos(self, pos, npos, 1, 1) < 0) {
-		json_decref(probes);
-		free(pos);
-		return rc > 0 ? XL_OK : XL_USAGE;
-	}
+	(void)self;
 	slurm_init(&s);
-	rc = pending_job(ctx, &s, pos[0], &r, &a, &q, &job);
-	free(pos);
+	rc = pending_job(ctx, &s, args->pos[0], &r, &a, &q, &job);
 	if (rc) {
 		json_decref(probes);
 		slurm_jobs_release(&q);
@@ -430,9 +416,10 @@ static int cmd_why(struct xl_ctx *ctx, const struct cmd_entry *self, int argc, c
 }
 
 const struct cmd_entry cmd_why_entry = {
-	"why", "T",
-	"why a run's job is pending: its reason explained, and what blocks it",
-	"The job's Reason with its meaning, then three `sbatch --test-only`\n"
+	.name = "why", .opts = NULL, .args = "T", .min = 1, .max = 1,
+	.target = CMD_TARGET_NONE,
+	.summary = "why a run's job is pending: its reason explained, and what blocks it",
+	.help = "The job's Reason with its meaning, then three `sbatch --test-only`\n"
 	"probes (nothing is submitted): the request as submitted, without its\n"
 	"GRES, and with half the memory. A probe that could start clearly sooner\n"
 	"names the blocker (the GPU, memory); otherwise Slurm's expected start\n"
@@ -445,5 +432,5 @@ const struct cmd_entry cmd_why_entry = {
 	"running job has run, plus one run per job waiting ahead (with no success\n"
 	"yet: at least the running job's time so far per job). Never from --time.\n"
 	"`xloop prioritize T` moves a job to the front of the line.\n",
-	CMD_DB | CMD_NOROOT, cmd_why,
+	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_why,
 };

@@ -13,10 +13,16 @@
 #include "cmd/cmd.h"
 #include "jobsh/directives.h"
 #include "loop.h"
-#include "cmd/opts.h"
 #include "slurm/slurm.h"
 #include "study.h"
 #include "submit.h"
+
+static const struct opt adopt_opts[] = {
+	{ "tag", OPT_STRING, "T", "the run's tag: 1-64 of [A-Za-z0-9._-], not starting with . _ -",
+	  OPT_REQUIRED },
+	{ "cv", OPT_STRING, "FILE", "mark the run proven with FILE's score" },
+	OPT_END,
+};
 
 /* Where a value xloop gives sbatch comes from, by option. */
 static const struct {
@@ -144,29 +150,17 @@ static void check_directives(struct xl_ctx *ctx, const char *tag, const char *te
 
 /* Register a proven job script. */
 static int cmd_adopt(struct xl_ctx *ctx, const struct cmd_entry *self,
-		     int argc, char **argv)
+		     struct cmd_args *args)
 {
-	const char *tag = NULL, *cv = NULL;
-	const struct opt opts[] = {
-		{ "tag", OPT_STRING, &tag },
-		{ "cv", OPT_STRING, &cv },
-		OPT_END,
-	};
+	const char *tag = args_get(args, "tag"), *cv = args_get(args, "cv");
 	struct buf text = BUF_INIT;
 	json_t *sbatch_lines = json_array();
 	struct run r = { 0 };
-	char **pos, *cause = NULL, *tmp = NULL;
+	char **pos = args->pos, *cause = NULL, *tmp = NULL;
 	double score = 0;
-	int npos, rc, err;
+	int rc, err;
 
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	if (opts_npos(self, pos, npos, 1, 1) < 0 ||
-	    (!tag && cmd_usage_error(self, "--tag is required") < 0)) {
-		free(pos);
-		return XL_USAGE;
-	}
+	(void)self;
 	rc = loop_check_new_tag(ctx, tag, &cause);
 	if (rc)
 		goto fail;
@@ -209,7 +203,6 @@ static int cmd_adopt(struct xl_ctx *ctx, const struct cmd_entry *self,
 	free(r.config);
 	free(r.config_key);
 	free(tmp);
-	free(pos);
 	buf_release(&text);
 	json_decref(sbatch_lines);
 	return XL_OK;
@@ -218,16 +211,16 @@ fail:
 	free(r.config);
 	free(r.config_key);
 	free(cause);
-	free(pos);
 	buf_release(&text);
 	json_decref(sbatch_lines);
 	return rc ? rc : XL_ERR;
 }
 
 const struct cmd_entry cmd_adopt_entry = {
-	"adopt", "PATH --tag T [--cv FILE]",
-	"register an existing job script as a root run of the study",
-	"The script is copied byte for byte to runs/<study>/T/job.sh (mode 0755)\n"
+	.name = "adopt", .opts = adopt_opts, .args = "PATH", .min = 1, .max = 1,
+	.target = CMD_TARGET_NONE,
+	.summary = "register an existing job script as a root run of the study",
+	.help = "The script is copied byte for byte to runs/<study>/T/job.sh (mode 0755)\n"
 	"and committed to git (only that path; what you staged stays staged). It\n"
 	"must pass `bash -n` and have Unix line ends (sbatch refuses CRLF).\n"
 	"\n"
@@ -239,10 +232,6 @@ const struct cmd_entry cmd_adopt_entry = {
 	"$XLOOP_RUN_DIR, not dirname \"$0\", to find the run directory.\n"
 	"\n"
 	"With --cv, FILE is a cv.json from a run you made by hand: the run is\n"
-	"proven with its score, so it can be a parent straight away.\n"
-	"\n"
-	"options:\n"
-	"  --tag T     the run's tag: 1-64 of [A-Za-z0-9._-], not starting with . _ -\n"
-	"  --cv FILE   mark the run proven with FILE's score\n",
-	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_adopt,
+	"proven with its score, so it can be a parent straight away.\n",
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_adopt,
 };

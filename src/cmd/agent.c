@@ -15,7 +15,6 @@
 
 #include "cmd/cmd.h"
 #include "fsutil.h"
-#include "cmd/opts.h"
 
 enum rule_kind { ALLOW, ASK, DENY };
 
@@ -165,20 +164,13 @@ static int setup_codex(struct xl_ctx *ctx, char **path, int *added, char **cause
 
 /* Write one agent's permission rules. */
 static int cmd_agent_setup(struct xl_ctx *ctx, const struct cmd_entry *self,
-			   int argc, char **argv)
+			   struct cmd_args *args)
 {
-	char **pos, *path = NULL, *cause = NULL;
-	int npos, rc, added = 0;
+	char **pos = args->pos, *path = NULL, *cause = NULL;
+	int rc, added = 0;
 
-	rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	if (opts_npos(self, pos, npos, 1, 1) < 0 ||
-	    (strcmp(pos[0], "claude") != 0 && strcmp(pos[0], "codex") != 0 &&
-	     cmd_usage_error(self, "the agent is 'claude' or 'codex'") < 0)) {
-		free(pos);
-		return XL_USAGE;
-	}
+	if (strcmp(pos[0], "claude") != 0 && strcmp(pos[0], "codex") != 0)
+		return cmd_usage_error(self, "the agent is 'claude' or 'codex'"), XL_USAGE;
 	rc = strcmp(pos[0], "claude") == 0 ? setup_claude(ctx, &path, &added, &cause) :
 		setup_codex(ctx, &path, &added, &cause);
 	if (rc)
@@ -190,20 +182,20 @@ static int cmd_agent_setup(struct xl_ctx *ctx, const struct cmd_entry *self,
 		printf("%s: %d rule%s added (read-only queries allowed, submissions ask, "
 		       "cancelling denied)\n\n%s", path, added, added == 1 ? "" : "s",
 		       bypass_note);
-	free(pos);
 	free(path);
 	free(cause);
 	return rc;
 }
 
 const struct cmd_entry cmd_agent_setup_entry = {
-	"agent-setup", "claude|codex",
-	"write the coding agent's command permissions for this repository",
-	"claude: merges rules into .claude/settings.json (permissions.allow, ask,\n"
+	.name = "agent-setup", .opts = NULL, .args = "claude|codex", .min = 1, .max = 1,
+	.target = CMD_TARGET_NONE,
+	.summary = "write the coding agent's command permissions for this repository",
+	.help = "claude: merges rules into .claude/settings.json (permissions.allow, ask,\n"
 	"deny; other settings and rules are kept). codex: writes\n"
 	".codex/rules/xloop.rules (prefix_rule entries). Read-only xloop and Slurm\n"
 	"queries are allowed; xloop commands that submit or change the study ask\n"
 	"first; scancel, xloop cancel, scontrol update/requeue/hold and a\n"
 	"hand-written sbatch are denied. Running it again adds nothing twice.\n",
-	CMD_REPO | CMD_NOROOT, cmd_agent_setup,
+	.flags = CMD_REPO | CMD_NOROOT, .exec = cmd_agent_setup,
 };

@@ -13,7 +13,13 @@
 #include "search/best.h"
 #include "cmd/cmd.h"
 #include "loop.h"
-#include "cmd/opts.h"
+
+static const struct opt auto_on_opts[] = {
+	{ "budget-runs", OPT_STRING, "N", "stop after N runs autopilot created" },
+	{ "budget-hours", OPT_STRING, "H", "stop after H GPU-hours of its runs" },
+	{ "until", OPT_STRING, "ISO-8601", "stop at this UTC time" },
+	OPT_END,
+};
 
 static const char *const auto_path[1] = { "autopilot" };
 
@@ -129,52 +135,47 @@ static int auto_status(struct xl_ctx *ctx)
 	return XL_OK;
 }
 
-/* The auto subcommands. */
-static int cmd_auto(struct xl_ctx *ctx, const struct cmd_entry *self,
-		    int argc, char **argv)
+/* auto off: only the plan feeds the queue. */
+static int auto_off(struct xl_ctx *ctx)
 {
-	const char *runs = NULL, *hours = NULL, *until = NULL;
-	const struct opt opts[] = {
-		{ "budget-runs", OPT_STRING, &runs },
-		{ "budget-hours", OPT_STRING, &hours },
-		{ "until", OPT_STRING, &until },
-		OPT_END,
-	};
-	char **pos;
-	int npos, rc;
+	const struct config *c = &ctx->cfg;
+	int rc;
 
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	if (npos == 1 && strcmp(pos[0], "on") == 0) {
-		rc = auto_on(ctx, self, runs, hours, until);
-	} else if ((runs || hours || until) && !(npos == 1 && strcmp(pos[0], "on") == 0)) {
-		cmd_usage_error(self, "--budget-runs, --budget-hours and --until go with `auto on`");
-		rc = XL_USAGE;
-	} else if (npos == 1 && strcmp(pos[0], "off") == 0) {
-		const struct config *c = &ctx->cfg;
-
-		rc = loop_decide_config(ctx, auto_path, 1, auto_json(0, c->autopilot.budget_runs,
-					c->autopilot.budget_hours, c->autopilot.until,
-					c->autopilot.since), "autopilot off");
-		if (rc == 0 && !ctx->json)
-			printf("autopilot off: only the plan feeds the queue\n");
-		else if (rc == 0)
-			cmd_emit_json(json_pack("{s:b}", "on", 0));
-	} else if (npos == 0 || (npos == 1 && strcmp(pos[0], "status") == 0)) {
-		rc = auto_status(ctx);
-	} else {
-		cmd_usage_error(self, "bad arguments (on, off, status)");
-		rc = XL_USAGE;
-	}
-	free(pos);
+	rc = loop_decide_config(ctx, auto_path, 1, auto_json(0, c->autopilot.budget_runs,
+				c->autopilot.budget_hours, c->autopilot.until,
+				c->autopilot.since), "autopilot off");
+	if (rc == 0 && !ctx->json)
+		printf("autopilot off: only the plan feeds the queue\n");
+	else if (rc == 0)
+		cmd_emit_json(json_pack("{s:b}", "on", 0));
 	return rc;
 }
 
+/* auto on [--budget-runs N] [--budget-hours H] [--until T], auto off, auto status. */
+static int cmd_auto(struct xl_ctx *ctx, const struct cmd_entry *self,
+		    struct cmd_args *args)
+{
+	if (cmd_is(self, "on"))
+		return auto_on(ctx, self, args_get(args, "budget-runs"),
+			       args_get(args, "budget-hours"), args_get(args, "until"));
+	return cmd_is(self, "off") ? auto_off(ctx) : auto_status(ctx);
+}
+
+static const struct cmd_entry auto_subs[] = {
+	{ .name = "auto on", .opts = auto_on_opts, .exec = cmd_auto,
+	  .summary = "switch autopilot on, with a budget" },
+	{ .name = "auto off", .exec = cmd_auto,
+	  .summary = "switch autopilot off: only the plan feeds the queue" },
+	{ .name = "auto status", .exec = cmd_auto,
+	  .summary = "the switch, the budget, what is spent, why it stopped" },
+	{ NULL },
+};
+
 const struct cmd_entry cmd_auto_entry = {
-	"auto", "on [--budget-runs N] [--budget-hours H] [--until ISO-8601] | off | status",
-	"autopilot: the loop proposes its next runs when the plan is empty",
-	"on      switch autopilot on, with a budget: --budget-runs counts every run\n"
+	.name = "auto", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
+	.summary = "autopilot: the loop proposes its next runs when the plan is empty",
+	.help = "on      switch autopilot on, with a budget: --budget-runs counts every run\n"
 	"        autopilot creates (proposals and replicates, failures included; not\n"
 	"        plan entries, not infra retries, not a proposal that never became\n"
 	"        a run), --budget-hours their GPU-hours (elapsed x GPUs of every\n"
@@ -202,5 +203,5 @@ const struct cmd_entry cmd_auto_entry = {
 	"that fails does not trip the breaker unless failures repeat the same way.\n"
 	"The switch and budget are decisions in xloop.json (autopilot.*); the\n"
 	"spending is in the state DB. See `help space`, `help best`.\n",
-	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_auto,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .subs = auto_subs, .dflt = &auto_subs[2],
 };

@@ -11,26 +11,15 @@
 
 #include "breaker.h"
 #include "cmd/cmd.h"
-#include "cmd/opts.h"
 
-/* Show or reset the breaker. */
+/* Show or reset the breaker (breaker status, breaker reset). */
 static int cmd_breaker(struct xl_ctx *ctx, const struct cmd_entry *self,
-		       int argc, char **argv)
+		       struct cmd_args *args)
 {
-	char **pos, *why;
-	int npos, rc, reset;
+	int reset = strcmp(self->name, "breaker reset") == 0;
+	char *why;
 
-	rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	if (opts_npos(self, pos, npos, 0, 1) < 0 ||
-	    (npos == 1 && strcmp(pos[0], "status") != 0 && strcmp(pos[0], "reset") != 0 &&
-	     cmd_usage_error(self, "'status' or 'reset'") < 0)) {
-		free(pos);
-		return XL_USAGE;
-	}
-	reset = npos == 1 && strcmp(pos[0], "reset") == 0;
-	free(pos);
+	(void)args;
 	why = breaker_open_reason(ctx);
 	/* a reset when closed still starts the count afresh */
 	if (reset && breaker_reset(ctx, "reset by `xloop breaker reset`") < 0) {
@@ -55,14 +44,23 @@ static int cmd_breaker(struct xl_ctx *ctx, const struct cmd_entry *self,
 	return 0;
 }
 
+static const struct cmd_entry breaker_subs[] = {
+	{ .name = "breaker status", .exec = cmd_breaker,
+	  .summary = "whether the breaker is open, and why (also bare `xloop breaker`)" },
+	{ .name = "breaker reset", .exec = cmd_breaker,
+	  .summary = "close the breaker: next and tick feed again" },
+	{ NULL },
+};
+
 const struct cmd_entry cmd_breaker_entry = {
-	"breaker", "[status|reset]",
-	"whether failures in a row stopped the feeding, and reset it",
-	"After breaker.program consecutive program failures (default 2), or\n"
+	.name = "breaker", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
+	.summary = "whether failures in a row stopped the feeding, and reset it",
+	.help = "After breaker.program consecutive program failures (default 2), or\n"
 	"breaker.infra infra failures (default 3), or a GPU job whose START line\n"
 	"shows no GPU, next and tick stop submitting (plan, --set and automatic\n"
 	"retries), notify once and say why in the briefing. `xloop breaker reset`\n"
 	"(or `xloop resume --feed`) closes it; verdicts before the reset no longer\n"
 	"count.\n",
-	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_breaker,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .subs = breaker_subs, .dflt = &breaker_subs[0],
 };

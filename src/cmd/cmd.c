@@ -9,6 +9,9 @@
 
 #include "cmd/cmd.h"
 #include "jsonw.h"
+#include "loop.h"
+#include "runs.h"
+#include "submit.h"
 
 extern const struct cmd_entry cmd_adjust_entry;
 extern const struct cmd_entry cmd_adopt_entry;
@@ -103,18 +106,197 @@ const struct cmd_entry *cmd_find(const char *name)
 	return NULL;
 }
 
+/* The word after "PARENT " in a subcommand's name. */
+static const char *sub_word(const struct cmd_entry *sub)
+{
+	const char *sp = strrchr(sub->name, ' ');
+
+	return sp ? sp + 1 : sub->name;
+}
+
+/* Whether cmd is that subcommand. */
+int cmd_is(const struct cmd_entry *cmd, const char *word)
+{
+	return strcmp(sub_word(cmd), word) == 0;
+}
+
+/* The next entry cmd stands for: see cmd.h. */
+const struct cmd_entry *cmd_each(const struct cmd_entry *cmd, const struct cmd_entry *prev)
+{
+	if (!cmd->subs)
+		return prev ? NULL : cmd;
+	prev = prev ? prev + 1 : cmd->subs;
+	return prev->name ? prev : NULL;
+}
+
+/* Whether option arg (no "=") takes the next argument in any of cmd's tables. */
+static int takes_value(const struct cmd_entry *cmd, const char *arg)
+{
+	const char *name = arg + (arg[1] == '-' ? 2 : 1);
+	const struct cmd_entry *s;
+	const struct opt *o;
+
+	if (strchr(name, '='))
+		return 0;
+	for (s = cmd_each(cmd, NULL); s; s = cmd_each(cmd, s))
+		if ((o = opts_find(s->opts, name, strlen(name))) && o->kind != OPT_FLAG)
+			return 1;
+	return 0;
+}
+
+/* Find the subcommand: the first positional, options skipped. */
+const struct cmd_entry *cmd_sub(const struct cmd_entry *cmd, int argc, char **argv,
+				int *at)
+{
+	const struct cmd_entry *s;
+	int i;
+
+	*at = 0;
+	if (!cmd->subs)
+		return cmd;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		}
+		if (a[0] != '-' || a[1] == '\0')
+			break;
+		if (takes_value(cmd, a))
+			i++;
+	}
+	if (i >= argc)
+		return cmd->dflt;
+	for (s = cmd->subs; s->name; s++)
+		if (strchr(s->name, ' ') && strcmp(sub_word(s), argv[i]) == 0) {
+			*at = i;
+			return s;
+		}
+	if (cmd->dflt && cmd->dflt->max != 0)
+		return cmd->dflt;
+	*at = i;	/* the unknown word */
+	return NULL;
+}
+
+/* The names of cmd's visible subcommands: "ls, add, rm" (sep ", "). */
+static void sub_names(struct buf *b, const struct cmd_entry *cmd, const char *sep)
+{
+	const struct cmd_entry *s;
+
+	for (s = cmd->subs; s && s->name; s++)
+		if (!(s->flags & CMD_HIDDEN) && strchr(s->name, ' '))
+			buf_addf(b, "%s%s", b->len ? sep : "", sub_word(s));
+}
+
+/* "NAME [--opt ARG]... ARGS" */
+static void usage_line(struct buf *b, const struct cmd_entry *cmd)
+{
+	const struct opt *o;
+
+	buf_addf(b, "xloop %s", cmd->name);
+	if (cmd->subs && !cmd->opts && (!cmd->args || !*cmd->args)) {
+		struct buf n;
+
+		buf_init(&n);
+		sub_names(&n, cmd, " | ");
+		buf_addf(b, " %s%s%s ...", cmd->dflt ? "[" : "{", n.s, cmd->dflt ? "]" : "}");
+		buf_release(&n);
+		return;
+	}
+	for (o = cmd->opts; o && o->name; o++) {
+		int req = o->flags & OPT_REQUIRED;
+
+		buf_addf(b, " %s-%s%s%s%s%s%s", req ? "" : "[", o->name[1] ? "-" : "", o->name,
+			 o->arg ? " " : "", o->arg ? o->arg : "", req ? "" : "]",
+			 o->kind == OPT_LIST ? "..." : "");
+	}
+	if (cmd->args && *cmd->args)
+		buf_addf(b, " %s", cmd->args);
+}
+
+/* "--opt ARG" */
+static void opt_spec(struct buf *b, const struct opt *o)
+{
+	buf_addf(b, "-%s%s%s%s", o->name[1] ? "-" : "", o->name, o->arg ? " " : "",
+		 o->arg ? o->arg : "");
+}
+
+/* The next entry help shows for cmd: cmd_each without hidden subcommands. */
+static const struct cmd_entry *shown(const struct cmd_entry *cmd, const struct cmd_entry *prev)
+{
+	do
+		prev = cmd_each(cmd, prev);
+	while (prev && prev != cmd && (prev->flags & CMD_HIDDEN));
+	return prev;
+}
+
+/* The Options: list of cmd (and its subcommands). */
+static void print_options(const struct cmd_entry *cmd)
+{
+	const struct cmd_entry *s;
+	const struct opt *o;
+	struct buf b;
+	int head = 0;
+
+	buf_init(&b);
+	for (s = shown(cmd, NULL); s; s = shown(cmd, s)) {
+		for (o = s->opts; o && o->name; o++) {
+			buf_reset(&b);
+			if (cmd->subs && strchr(s->name, ' '))
+				buf_addf(&b, "%s ", sub_word(s));
+			opt_spec(&b, o);
+			if (!head++)
+				printf("\nOptions:\n");
+			printf("  %-22s %s\n", b.s, o->help ? o->help : "");
+		}
+	}
+	buf_release(&b);
+}
+
 /* Print a command's full help. */
 void cmd_print_help(const struct cmd_entry *cmd)
 {
-	printf("usage: xloop %s%s%s\n\n%s\n", cmd->name, *cmd->usage ? " " : "",
-	       cmd->usage, cmd->summary);
+	const struct cmd_entry *s;
+	struct buf b;
+	int n = 0;
+
+	buf_init(&b);
+	for (s = shown(cmd, NULL); s; s = shown(cmd, s)) {
+		buf_reset(&b);
+		usage_line(&b, s);
+		printf("%s%s\n", n++ ? "   or: " : "usage: ", b.s);
+	}
+	buf_release(&b);
+	printf("\n%s\n", cmd->summary);
 	if (cmd->help && *cmd->help)
 		printf("\n%s", cmd->help);
+	print_options(cmd);
+}
+
+/* Every option of every command: what t0001 checks has a help text. */
+void cmd_print_all_options(void)
+{
+	const struct cmd_entry *const *c, *s;
+	const struct opt *o;
+	struct buf b;
+
+	buf_init(&b);
+	for (c = cmd_table; *c; c++)
+		for (s = cmd_each(*c, NULL); s; s = cmd_each(*c, s))
+			for (o = s->opts; o && o->name; o++) {
+				buf_reset(&b);
+				opt_spec(&b, o);
+				printf("%s\t%s\t%s\n", s->name, b.s, o->help ? o->help : "");
+			}
+	buf_release(&b);
 }
 
 /* Print a usage error naming the mistake. */
 int cmd_usage_error(const struct cmd_entry *cmd, const char *fmt, ...)
 {
+	const char *sp = strchr(cmd->name, ' ');
+	struct buf b;
 	va_list ap;
 	char *msg;
 
@@ -122,12 +304,106 @@ int cmd_usage_error(const struct cmd_entry *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "xloop %s: ", cmd->name);
+	/* a subcommand's errors are its command's: "xloop plan: ..." */
+	fprintf(stderr, "xloop %.*s: ", sp ? (int)(sp - cmd->name) : (int)strlen(cmd->name),
+		cmd->name);
 	fput_one_line(stderr, msg);
 	free(msg);
-	fprintf(stderr, "\nusage: xloop %s%s%s\n", cmd->name, *cmd->usage ? " " : "",
-		cmd->usage);
+	buf_init(&b);
+	usage_line(&b, cmd);
+	fprintf(stderr, "\nusage: %s\n", b.s);
+	buf_release(&b);
 	return -1;
+}
+
+/* argv without argv[at] (the subcommand's word); argv[0] stays. */
+static char **drop_arg(int argc, char **argv, int at)
+{
+	char **v = xcalloc((size_t)argc + 1, sizeof(*v));
+	int i, n = 0;
+
+	for (i = 0; i < argc; i++)
+		if (i != at)
+			v[n++] = argv[i];
+	return v;
+}
+
+/* The caller's half of every command: see cmd.h. */
+int cmd_run(struct xl_ctx *ctx, const struct cmd_entry *cmd, int argc, char **argv)
+{
+	const struct cmd_entry *sub;
+	struct cmd_args a;
+	struct run r;
+	char *cause = NULL, **v = NULL;
+	int rc, at;
+
+	sub = cmd_sub(cmd, argc, argv, &at);
+	if (sub == NULL) {
+		struct buf n;
+
+		buf_init(&n);
+		sub_names(&n, cmd, ", ");
+		if (at)
+			cmd_usage_error(cmd, "unknown subcommand '%s' (%s)", argv[at], n.s);
+		else
+			cmd_usage_error(cmd, "missing subcommand (%s)", n.s);
+		buf_release(&n);
+		return XL_USAGE;
+	}
+	if (at) {
+		v = drop_arg(argc, argv, at);
+		argv = v;
+		argc--;
+	}
+	rc = opts_parse(sub->opts, argc, argv, &a, &cause);
+	ctx->json |= a.json;
+	ctx->allow_root |= a.allow_root;
+	ctx->allow_secret |= a.allow_secret;
+	if (rc == 0 && a.help) {
+		cmd_print_help(at ? sub : cmd);
+		rc = XL_OK;
+		goto out;
+	}
+	if (rc == 0)
+		rc = opts_check_npos(&a, sub->min, sub->max, &cause);
+	if (rc == 0)
+		rc = opts_check_required(&a, &cause);
+	if (rc < 0) {
+		cmd_usage_error(sub, "%s", cause);
+		rc = XL_USAGE;
+		goto out;
+	}
+	if (sub->target == CMD_TARGET_RUN) {
+		rc = loop_find_run(ctx, a.pos[0], &r, &cause);
+		if (rc) {
+			error("%s", cause);
+			goto out;
+		}
+		a.run = &r;
+	}
+	rc = sub->exec(ctx, sub, &a);
+	if (a.run)
+		run_release(a.run);
+out:
+	cmd_args_release(&a);
+	free(cause);
+	free(v);
+	return rc;
+}
+
+/* Read the submission options a command's table has. */
+void cmd_submit_opts(const struct cmd_args *args, struct submit_opts *o)
+{
+	static const char *const str[] = { "mem", "time", "segments", "after" };
+	const char **dst[] = { &o->mem, &o->time, &o->segments, &o->after };
+	size_t i;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 0; i < sizeof(str) / sizeof(*str); i++)
+		if (opts_find(args->opts, str[i], strlen(str[i])))
+			*dst[i] = args_get(args, str[i]);
+	if (opts_find(args->opts, "no-chain", 8))
+		o->no_chain = args_flag(args, "no-chain");
 }
 
 /* --nice N: this invocation's sbatch --nice (xloop.json slurm.nice otherwise). */

@@ -6,6 +6,7 @@
 #ifndef XLOOP_CMD_H
 #define XLOOP_CMD_H
 
+#include "cmd/opts.h"
 #include "ctx.h"
 #include "jsonw.h"
 #include "util.h"
@@ -20,26 +21,69 @@ enum {
 	CMD_LOCK_NOWAIT = 1 << 5,	/* with CMD_LOCK: if held, exit 75 at once, quietly */
 };
 
+/* What pos[0] is, resolved by cmd_run before the command runs. */
+enum cmd_target {
+	CMD_TARGET_NONE,
+	CMD_TARGET_RUN,		/* a run's tag: args->run (loop_find_run) */
+};
+
+/*
+ * A command, or a subcommand (name "plan add"). cmd_run parses argv
+ * against opts, checks the positional bounds, resolves the target and only
+ * then calls exec: commands never repeat that. Usage lines and the
+ * Options: list are made from opts and args.
+ */
 struct cmd_entry {
 	const char *name;
-	const char *usage;	/* after "xloop NAME " */
+	const struct opt *opts;	/* OPT_END-terminated, or NULL: none */
+	const char *args;	/* the positionals in usage ("T"), or NULL */
+	int min, max;		/* how many positionals; max -1: no limit */
+	enum cmd_target target;
 	const char *summary;	/* one line for the command list */
-	const char *help;	/* the rest of `xloop help NAME` */
-	int flags;
+	const char *help;	/* the prose of `xloop help NAME` */
+	int flags;		/* of a command; a subcommand's: CMD_HIDDEN only */
 	int (*exec)(struct xl_ctx *ctx, const struct cmd_entry *self,
-		    int argc, char **argv);	/* returns an exit code */
+		    struct cmd_args *args);	/* returns an exit code */
+	const struct cmd_entry *subs;	/* subcommands, ended by one without a name */
+	const struct cmd_entry *dflt;	/* what runs when no subcommand is named */
 };
 
 extern const struct cmd_entry *const cmd_table[];
 
 /* The entry named name, or NULL. */
 const struct cmd_entry *cmd_find(const char *name);
-/* Print "usage: xloop NAME USAGE" and the help text to stdout. */
+
+/*
+ * The subcommand argv names (its word at argv[*at]; *at 0 when the default
+ * one runs), cmd itself when it has none, NULL for an unknown word.
+ */
+const struct cmd_entry *cmd_sub(const struct cmd_entry *cmd, int argc, char **argv,
+				int *at);
+
+/* Whether cmd is the subcommand word ("plan add" is "add"). */
+int cmd_is(const struct cmd_entry *cmd, const char *word);
+
+/* The entries cmd stands for, one a call: its subcommands, or itself; then NULL. */
+const struct cmd_entry *cmd_each(const struct cmd_entry *cmd, const struct cmd_entry *prev);
+
+/* Parse, check and resolve argv for cmd, then run it; returns an exit code. */
+int cmd_run(struct xl_ctx *ctx, const struct cmd_entry *cmd, int argc, char **argv);
+
+/* Print the usage lines, summary, help and options of cmd to stdout. */
 void cmd_print_help(const struct cmd_entry *cmd);
+/* Every option of every command (hidden ones too), one a line: NAME<TAB>--OPT ARG<TAB>HELP. */
+void cmd_print_all_options(void);
 
 /* Print a usage error for cmd (exit code XL_USAGE follows). */
 int cmd_usage_error(const struct cmd_entry *cmd, const char *fmt, ...)
 	XL_PRINTF(2, 3);
+
+/*
+ * The submission options (--mem, --time, --segments, --after, --no-chain)
+ * that cmd's table has, into a zeroed o.
+ */
+struct submit_opts;
+void cmd_submit_opts(const struct cmd_args *args, struct submit_opts *o);
 
 /* Apply --nice N (NULL: not given) to ctx->cfg.nice; -1 after a usage error. */
 int cmd_apply_nice(struct xl_ctx *ctx, const struct cmd_entry *cmd, const char *v);

@@ -5,24 +5,16 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "cmd/opts.h"
 
 /* Print the crontab line and the systemd alternative. */
 static int cmd_cron_line(struct xl_ctx *ctx, const struct cmd_entry *self,
-			 int argc, char **argv)
+			 struct cmd_args *args)
 {
 	char exe[PATH_MAX];
-	char **pos;
 	ssize_t n;
-	int npos, rc;
 
-	rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	rc = opts_npos(self, pos, npos, 0, 0);
-	free(pos);
-	if (rc < 0)
-		return XL_USAGE;
+	(void)self;
+	(void)args;
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0)
 		return error("cannot find this binary's path"), XL_ERR;
@@ -46,6 +38,9 @@ static int cmd_cron_line(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_cron_line_entry = {
-	"cron-line", "", "print a ready crontab line (and a systemd timer) for xloop tick",
-	"", CMD_REPO, cmd_cron_line,
+	.name = "cron-line", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
+	.summary = "print a ready crontab line (and a systemd timer) for xloop tick",
+	.help = "",
+	.flags = CMD_REPO, .exec = cmd_cron_line,
 };

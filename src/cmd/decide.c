@@ -8,33 +8,26 @@
 
 #include "cmd/cmd.h"
 #include "loop.h"
-#include "cmd/opts.h"
+
+static const struct opt decide_opts[] = {
+	{ "run", OPT_STRING, "T", "the run the decision is about (it must exist)" },
+	OPT_END,
+};
 
 /* Record a free-text decision. */
 static int cmd_decide(struct xl_ctx *ctx, const struct cmd_entry *self,
-		      int argc, char **argv)
+		      struct cmd_args *args)
 {
-	const char *tag = NULL;
-	const struct opt opts[] = {
-		{ "run", OPT_STRING, &tag },
-		OPT_END,
-	};
-	char **pos, *cause = NULL, *entry, *msg, when[32];
+	const char *tag = args_get(args, "run");
+	char **pos = args->pos, *cause = NULL, *entry, *msg, when[32];
 	struct run r;
 	time_t now = time(NULL);
 	struct tm tm;
-	int npos, rc;
+	int rc;
 
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	if (opts_npos(self, pos, npos, 1, 1) < 0) {
-		free(pos);
-		return XL_USAGE;
-	}
+	(void)self;
 	if (!*pos[0] || strlen(pos[0]) > 10000 || !utf8_valid(pos[0], strlen(pos[0]))) {
 		error("the decision text must be 1 to 10000 characters of UTF-8 text");
-		free(pos);
 		return XL_DATAERR;
 	}
 	if (tag) {
@@ -42,7 +35,6 @@ static int cmd_decide(struct xl_ctx *ctx, const struct cmd_entry *self,
 		if (rc) {
 			error("%s", cause);
 			free(cause);
-			free(pos);
 			return rc;
 		}
 		run_release(&r);
@@ -66,12 +58,13 @@ static int cmd_decide(struct xl_ctx *ctx, const struct cmd_entry *self,
 	free(entry);
 	free(msg);
 	free(cause);
-	free(pos);
 	return rc;
 }
 
 const struct cmd_entry cmd_decide_entry = {
-	"decide", "TEXT [--run T]", "append a decision to ops/decisions.md and commit it",
-	"Commits only ops/decisions.md; whatever else you staged stays staged.\n",
-	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_decide,
+	.name = "decide", .opts = decide_opts, .args = "TEXT", .min = 1, .max = 1,
+	.target = CMD_TARGET_NONE,
+	.summary = "append a decision to ops/decisions.md and commit it",
+	.help = "Commits only ops/decisions.md; whatever else you staged stays staged.\n",
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_decide,
 };

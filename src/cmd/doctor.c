@@ -15,7 +15,11 @@
 #include "doctor.h"
 #include "fsutil.h"
 #include "loop.h"
-#include "cmd/opts.h"
+
+static const struct opt doctor_opts[] = {
+	{ "fix", OPT_FLAG, NULL, "fit xloop.json's resources to the partition, and commit it" },
+	OPT_END,
+};
 
 /*
  * doctor --fix: write the fitted resources into xloop.json and commit it
@@ -63,31 +67,16 @@ out:
 
 /* Check the environment a study runs in. */
 static int cmd_doctor(struct xl_ctx *ctx, const struct cmd_entry *self,
-		      int argc, char **argv)
+		      struct cmd_args *args)
 {
 	struct doctor_checks c;
 	struct doctor_facts f;
-	int fix = 0;
-	const struct opt opts[] = {
-		{ "fix", OPT_FLAG, &fix },
-		OPT_END,
-	};
+	int fix = args_flag(args, "fix");
 	json_t *changes = json_array(), *doc;
-	char **pos, *cause = NULL;
-	int npos, rc, failed;
+	char *cause = NULL;
+	int rc, failed;
 
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc) {
-		json_decref(changes);
-		return rc > 0 ? XL_OK : XL_USAGE;
-	}
-	rc = opts_npos(self, pos, npos, 0, 0);
-	free(pos);
-	if (rc < 0) {
-		json_decref(changes);
-		return XL_USAGE;
-	}
-
+	(void)self;
 	doctor_gather(&f, ctx->cfg.partition);
 	if (fix && doctor_fit(&f, &ctx->cfg, changes) > 0 &&
 	    apply_fix(ctx, changes, &cause) < 0) {
@@ -123,9 +112,10 @@ static int cmd_doctor(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_doctor_entry = {
-	"doctor", "[--fix]",
-	"check the environment: Slurm, partition, nodes, resources, disk, notifier",
-	"One line per check, each ok, warn or fail; a warning or failure has the\n"
+	.name = "doctor", .opts = doctor_opts, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
+	.summary = "check the environment: Slurm, partition, nodes, resources, disk, notifier",
+	.help = "One line per check, each ok, warn or fail; a warning or failure has the\n"
 	"fix on the line below. Checks: xloop.json is valid; slurmctld answers\n"
 	"(scontrol ping); slurm.partition exists and is UP; resources.time fits its\n"
 	"MaxTime; its nodes take jobs (drain and down reasons from sinfo -R);\n"
@@ -151,5 +141,5 @@ const struct cmd_entry cmd_doctor_entry = {
 	"\n"
 	"Exit status: 0 when nothing failed (warnings allowed), 1 when a check\n"
 	"failed, 69 when Slurm's commands are not installed.\n",
-	CMD_REPO | CMD_NOROOT, cmd_doctor,
+	.flags = CMD_REPO | CMD_NOROOT, .exec = cmd_doctor,
 };

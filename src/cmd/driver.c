@@ -15,7 +15,6 @@
 #include "cmd/cmd.h"
 #include "driver.h"
 #include "fsutil.h"
-#include "cmd/opts.h"
 #include "remote.h"
 
 /* "2026-12-01 18:40:12" in local time. */
@@ -104,7 +103,7 @@ static int driver_install(struct xl_ctx *ctx, const struct cmd_entry *self)
 		const struct cmd_entry *cron = cmd_find("cron-line");
 		char *args[] = { "cron-line", NULL };
 
-		return cron->exec(ctx, cron, 1, args);
+		return cmd_run(ctx, cron, 1, args);
 	}
 	if (strcmp(mode, "scrontab") != 0)
 		return cmd_usage_error(self, "driver.mode is '%s': install is for \"scrontab\" "
@@ -150,34 +149,27 @@ static int driver_install(struct xl_ctx *ctx, const struct cmd_entry *self)
 	return rc;
 }
 
-/* Show or install the driver. */
+/* driver status (also bare `xloop driver`), driver install. */
 static int cmd_driver(struct xl_ctx *ctx, const struct cmd_entry *self,
-		      int argc, char **argv)
+		      struct cmd_args *args)
 {
-	char **pos;
-	int npos, rc;
-	const char *sub;
-
-	rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	rc = opts_npos(self, pos, npos, 0, 1);
-	sub = npos ? pos[0] : "status";
-	if (rc == 0 && strcmp(sub, "status") == 0)
-		rc = driver_show(ctx);
-	else if (rc == 0 && strcmp(sub, "install") == 0)
-		rc = driver_install(ctx, self);
-	else
-		rc = rc < 0 ? XL_USAGE :
-			(cmd_usage_error(self, "unknown subcommand '%s'", sub), XL_USAGE);
-	free(pos);
-	return rc;
+	(void)args;
+	return cmd_is(self, "install") ? driver_install(ctx, self) : driver_show(ctx);
 }
 
+static const struct cmd_entry driver_subs[] = {
+	{ .name = "driver status", .exec = cmd_driver,
+	  .summary = "the mode, the feeder waiting now, the last one that ran" },
+	{ .name = "driver install", .exec = cmd_driver,
+	  .summary = "write the scrontab entry, or print the crontab line" },
+	{ NULL },
+};
+
 const struct cmd_entry cmd_driver_entry = {
-	"driver", "[status | install]",
-	"who runs the loop when no agent does: the feeder job, or the scrontab/cron entry",
-	"driver.mode in xloop.json says who calls xloop when no agent does:\n"
+	.name = "driver", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
+	.summary = "who runs the loop when no agent does: the feeder job, or the scrontab/cron entry",
+	.help = "driver.mode in xloop.json says who calls xloop when no agent does:\n"
 	"  slurm     (what init writes where Slurm answers) every next, tick and\n"
 	"            feeder leaves exactly one small feeder job pending behind the\n"
 	"            running runs while there is work: job name xloop-feed, 1 CPU,\n"
@@ -201,5 +193,5 @@ const struct cmd_entry cmd_driver_entry = {
 	"status (the default) prints the mode, the feeder job waiting now and what\n"
 	"it waits for, the last feeder that ran and its result, and which way a\n"
 	"feeder reaches the state DB.\n",
-	CMD_DB | CMD_NOROOT, cmd_driver,
+	.flags = CMD_DB | CMD_NOROOT, .subs = driver_subs, .dflt = &driver_subs[0],
 };

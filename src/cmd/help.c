@@ -9,8 +9,12 @@
 #include <sqlite3.h>
 
 #include "cmd/cmd.h"
-#include "cmd/opts.h"
 #include "tags.h"
+
+static const struct opt help_opts[] = {
+	{ "all", OPT_FLAG, NULL, "every option of every command, one a line, with its help" },
+	OPT_END,
+};
 
 #ifndef XLOOP_VERSION
 #define XLOOP_VERSION "0.1.0-dev"
@@ -18,36 +22,37 @@
 
 /* List the commands, or show one command's help. */
 static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
-		    int argc, char **argv)
+		    struct cmd_args *args)
 {
 	const struct cmd_entry *const *c, *cmd;
-	char **pos;
-	int npos, rc;
+	char **pos = args->pos;
+	int at;
 
-	rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	if (opts_npos(self, pos, npos, 0, 1) < 0) {
-		free(pos);
-		return XL_USAGE;
+	(void)ctx;
+	(void)self;
+	if (args_flag(args, "all")) {
+		cmd_print_all_options();
+		return XL_OK;
 	}
-	if (npos == 1 && strcmp(pos[0], "tags") == 0) {
-		free(pos);
+	if (args->npos == 1 && strcmp(pos[0], "tags") == 0) {
 		fputs(tag_help, stdout);
 		return XL_OK;
 	}
-	if (npos == 1) {
+	if (args->npos >= 1) {
 		cmd = cmd_find(pos[0]);
 		if (cmd == NULL) {
 			error("unknown command '%s'; 'xloop help' lists them", pos[0]);
-			free(pos);
 			return XL_USAGE;
 		}
-		free(pos);
+		/* pos[0] stands where the command's name stands in its argv */
+		if (args->npos == 2 && (!cmd->subs || !(cmd = cmd_sub(cmd, 2, pos, &at)) || !at)) {
+			error("'%s' has no subcommand '%s'; 'xloop help %s' lists them",
+			      pos[0], pos[1], pos[0]);
+			return XL_USAGE;
+		}
 		cmd_print_help(cmd);
 		return XL_OK;
 	}
-	free(pos);
 	printf("xloop runs the experiment loop of an ML project on Slurm.\n\n"
 	       "usage: xloop [--host HOST] [-C DIR] [--json] [--allow-root] [--allow-secret] COMMAND [ARGS]\n\n"
 	       "commands:\n");
@@ -65,26 +70,23 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_help_entry = {
-	"help", "[COMMAND | tags]", "show the commands, or one command's help",
-	"`xloop help tags` shows the grammar of the tags xloop gives runs.\n", CMD_LOCAL, cmd_help,
+	.name = "help", .opts = help_opts, .args = "[COMMAND [SUBCOMMAND] | tags]", .min = 0, .max = 2,
+	.target = CMD_TARGET_NONE,
+	.summary = "show the commands, or one command's help",
+	.help = "`xloop help tags` shows the grammar of the tags xloop gives runs.\n",
+	.flags = CMD_LOCAL, .exec = cmd_help,
 };
 
 /* Print the version of xloop and of the libraries linked in. */
 static int cmd_version(struct xl_ctx *ctx, const struct cmd_entry *self,
-		       int argc, char **argv)
+		       struct cmd_args *args)
 {
-	int major, minor, rev, rc;
-	char **pos, git[32];
-	int npos;
+	int major, minor, rev;
+	char git[32];
 	curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
 
-	rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	rc = opts_npos(self, pos, npos, 0, 0);
-	free(pos);
-	if (rc < 0)
-		return XL_USAGE;
+	(void)self;
+	(void)args;
 	git_libgit2_version(&major, &minor, &rev);
 	xsnprintf(git, sizeof(git), "%d.%d.%d", major, minor, rev);
 	if (ctx->json) {
@@ -102,5 +104,9 @@ static int cmd_version(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_version_entry = {
-	"version", "", "print the version of xloop and its libraries", "", CMD_LOCAL, cmd_version,
+	.name = "version", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
+	.summary = "print the version of xloop and its libraries",
+	.help = "",
+	.flags = CMD_LOCAL, .exec = cmd_version,
 };

@@ -18,7 +18,12 @@
 #include "driver.h"
 #include "fsutil.h"
 #include "loop.h"
-#include "cmd/opts.h"
+
+static const struct opt init_opts[] = {
+	{ "study", OPT_STRING, "S", "the study name (default: main); runs live in runs/S/" },
+	{ "partition", OPT_STRING, "P", "the Slurm partition jobs go to (default: gpu)" },
+	OPT_END,
+};
 
 #define AGENTS_BEGIN "<!-- xloop:begin (maintained by 'xloop init') -->"
 #define AGENTS_END "<!-- xloop:end -->"
@@ -484,29 +489,17 @@ static void fit_config(struct doctor_facts *f, struct config *cfg, int new_cfg,
 
 /* Create or check the study files in the chosen directory. */
 static int cmd_init(struct xl_ctx *ctx, const struct cmd_entry *self,
-		    int argc, char **argv)
+		    struct cmd_args *args)
 {
-	const char *study = NULL, *partition = NULL;
-	const struct opt opts[] = {
-		{ "study", OPT_STRING, &study },
-		{ "partition", OPT_STRING, &partition },
-		OPT_END,
-	};
+	const char *study = args_get(args, "study"), *partition = args_get(args, "partition");
 	struct config cfg;
 	struct change ch;
 	struct doctor_facts facts;
 	struct doctor_checks checks;
 	struct init_plan plan;
-	char **pos, *root, *cause = NULL;
-	int npos, rc, have_cfg = 0, new_db = 0;
+	char *root, *cause = NULL;
+	int rc, have_cfg = 0, new_db = 0;
 
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	rc = opts_npos(self, pos, npos, 0, 0);
-	free(pos);
-	if (rc < 0)
-		return XL_USAGE;
 	if (study && !valid_name(study))
 		return cmd_usage_error(self, "invalid study name '%s': use letters, digits, "
 				       "'.', '_' and '-' (at most 64, starting with a "
@@ -590,9 +583,10 @@ out:
 }
 
 const struct cmd_entry cmd_init_entry = {
-	"init", "[--study S] [--partition P]",
-	"make this directory an xloop study (idempotent)",
-	"Creates, where missing: xloop.json (the configuration), .xloop/ (mode\n"
+	.name = "init", .opts = init_opts, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
+	.summary = "make this directory an xloop study (idempotent)",
+	.help = "Creates, where missing: xloop.json (the configuration), .xloop/ (mode\n"
 	"0700) with the state database, ops/decisions.md, an xloop section in\n"
 	"AGENTS.md (kept up to date between its markers) and .gitignore lines for\n"
 	".xloop/, the attempts' logs (runs/*/*/slurm/) and report.html. An\n"
@@ -612,10 +606,6 @@ const struct cmd_entry cmd_init_entry = {
 	"are committed in one commit; what you had staged stays staged. A file with\n"
 	"edits of yours that were not committed is left for you, and init says so.\n"
 	"The job's output contract: it writes \"$XLOOP_RUN_DIR/cv.json\" with the\n"
-	"score under the key metric.name names (default \"score\").\n"
-	"\n"
-	"options:\n"
-	"  --study S       the study name (default: main); runs live in runs/S/\n"
-	"  --partition P   the Slurm partition jobs go to (default: gpu)\n",
-	CMD_NOROOT, cmd_init,
+	"score under the key metric.name names (default \"score\").\n",
+	.flags = CMD_NOROOT, .exec = cmd_init,
 };

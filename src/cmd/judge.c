@@ -5,25 +5,19 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
-#include "cmd/opts.h"
 #include "reconcile.h"
 
 /* Judge what ended (idempotent: a verdict is stored once). */
 static int cmd_judge(struct xl_ctx *ctx, const struct cmd_entry *self,
-		     int argc, char **argv)
+		     struct cmd_args *args)
 {
 	struct refresh ref;
 	struct slurm s;
-	char **pos, *cause = NULL;
-	int npos, rc;
+	char *cause = NULL;
+	int rc;
 
-	rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	rc = opts_npos(self, pos, npos, 0, 0);
-	free(pos);
-	if (rc < 0)
-		return XL_USAGE;
+	(void)self;
+	(void)args;
 	slurm_init(&s);
 	rc = reconcile(ctx, &s, &ref, &cause);
 	if (rc) {
@@ -44,8 +38,10 @@ static int cmd_judge(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_judge_entry = {
-	"judge", "", "judge every attempt that ended (verdicts are stored once)",
-	"A success needs Slurm's COMPLETED, ExitCode 0:0 and a cv.json that the job\n"
+	.name = "judge", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
+	.summary = "judge every attempt that ended (verdicts are stored once)",
+	.help = "A success needs Slurm's COMPLETED, ExitCode 0:0 and a cv.json that the job\n"
 	"wrote to \"$XLOOP_RUN_DIR/cv.json\" after the attempt started, with a finite\n"
 	"number under the key metric.name in xloop.json names (default \"score\";\n"
 	"when that key is absent, \"score\" is read). A job that writes\n"
@@ -53,5 +49,5 @@ const struct cmd_entry cmd_judge_entry = {
 	"(max or min) says which way is better. Each verdict is appended to\n"
 	"ops/decisions.md and committed together with the run's cv.json (the\n"
 	"score's evidence). `xloop status T` shows them.\n",
-	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_judge,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_judge,
 };

@@ -11,9 +11,13 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
-#include "cmd/opts.h"
 #include "retry.h"
 #include "submit.h"
+
+static const struct opt mem_opts[] = {
+	{ "attempt", OPT_STRING, "N", "attempt N (default: the newest one with samples)" },
+	OPT_END,
+};
 
 /* Bytes to MB, rounded up; -1 stays -1. */
 static long long to_mb(long long bytes)
@@ -98,42 +102,23 @@ static int pick_attempt(struct xl_ctx *ctx, const struct run *r, long long want,
 
 /* Report one attempt's memory. */
 static int cmd_mem(struct xl_ctx *ctx, const struct cmd_entry *self,
-		   int argc, char **argv)
+		   struct cmd_args *args)
 {
-	const char *att = NULL, *errstr;
-	const struct opt opts[] = {
-		{ "attempt", OPT_STRING, &att },
-		OPT_END,
-	};
+	const char *att = args_get(args, "attempt"), *errstr;
 	struct mem_summary sum;
 	struct part_limits lim;
 	struct proposal p;
 	struct attempt a;
-	struct run r;
-	char **pos, *cause = NULL, *note = NULL, *suggest = NULL, *why = NULL;
+	struct run *r = args->run;
+	char *cause = NULL, *note = NULL, *suggest = NULL, *why = NULL;
 	long long want = 0, limit, rss;
-	int npos, rc, have;
+	int rc, have;
 
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	if (opts_npos(self, pos, npos, 1, 1) < 0 ||
-	    (att && parse_ll(att, 1, 1000000, &want, &errstr) < 0 &&
-	     cmd_usage_error(self, "--attempt wants an attempt number") < 0)) {
-		free(pos);
-		return XL_USAGE;
-	}
-	rc = loop_find_run(ctx, pos[0], &r, &cause);
-	free(pos);
+	if (att && parse_ll(att, 1, 1000000, &want, &errstr) < 0)
+		return cmd_usage_error(self, "--attempt wants an attempt number"), XL_USAGE;
+	rc = pick_attempt(ctx, r, want, &a);
 	if (rc) {
-		error("%s", cause);
-		free(cause);
-		return rc;
-	}
-	rc = pick_attempt(ctx, &r, want, &a);
-	if (rc) {
-		error(want ? "%s has no attempt %lld" : "%s has no attempt yet", r.tag, want);
-		run_release(&r);
+		error(want ? "%s has no attempt %lld" : "%s has no attempt yet", r->tag, want);
 		return rc < 0 ? XL_ERR : XL_NOINPUT;
 	}
 	have = retry_mem_samples(&a, &sum, &cause);
@@ -175,7 +160,7 @@ static int cmd_mem(struct xl_ctx *ctx, const struct cmd_entry *self,
 				 "size --mem for evaluation", to_mb(sum.peak_eval),
 				 to_mb(sum.peak_train));
 	if (ctx->json) {
-		json_t *o = json_pack("{s:s, s:I, s:s, s:s, s:I, s:I, s:I}", "tag", r.tag,
+		json_t *o = json_pack("{s:s, s:I, s:s, s:s, s:I, s:I, s:I}", "tag", r->tag,
 				      "attempt", (json_int_t)a.n, "job_id", a.job_id, "state",
 				      *a.state ? a.state : a.phase, "limit_mb",
 				      (json_int_t)limit, "samples", (json_int_t)sum.samples,
@@ -199,7 +184,7 @@ static int cmd_mem(struct xl_ctx *ctx, const struct cmd_entry *self,
 		json_object_set_new(o, "note", note ? json_string(note) : json_null());
 		cmd_emit_json(o);
 	} else {
-		printf("%s attempt %lld%s%s: %s, --mem %lldM\n", r.tag, a.n,
+		printf("%s attempt %lld%s%s: %s, --mem %lldM\n", r->tag, a.n,
 		       *a.job_id ? ", job " : "", a.job_id, *a.state ? a.state : a.phase,
 		       limit);
 		if (have == 0) {
@@ -228,7 +213,6 @@ static int cmd_mem(struct xl_ctx *ctx, const struct cmd_entry *self,
 	rc = 0;
 out:
 	attempt_release(&a);
-	run_release(&r);
 	free(cause);
 	free(note);
 	free(suggest);
@@ -237,14 +221,15 @@ out:
 }
 
 const struct cmd_entry cmd_mem_entry = {
-	"mem", "T [--attempt N]",
-	"what a run's job really needed in memory, and the --mem to ask for",
-	"Reads the file `xloop sample` wrote beside the attempt's log (the newest\n"
+	.name = "mem", .opts = mem_opts, .args = "T", .min = 1, .max = 1,
+	.target = CMD_TARGET_RUN,
+	.summary = "what a run's job really needed in memory, and the --mem to ask for",
+	.help = "Reads the file `xloop sample` wrote beside the attempt's log (the newest\n"
 	"attempt that has one, or --attempt N): peak non-reclaimable memory\n"
 	"(anon+shmem: what the job needs), peak total (with page cache, which the\n"
 	"kernel reclaims: not a need), peaks while training and evaluating, GPU\n"
 	"memory; sacct's MaxRSS where accounting is on. Suggests --mem: peak\n"
 	"anon+shmem x1.2 rounded up; after OUT_OF_MEMORY the limit (or the\n"
 	"peak) x1.5, capped at a node's RealMemory.\n",
-	CMD_DB | CMD_NOROOT, cmd_mem,
+	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_mem,
 };

@@ -11,44 +11,37 @@
 #include "cmd/cmd.h"
 #include "jobsh/jobsh.h"
 #include "loop.h"
-#include "cmd/opts.h"
 #include "segments.h"
 #include "search/taken.h"
 
+static const struct opt new_opts[] = {
+	{ "from", OPT_STRING, "P|best", "the parent run, or 'best' for the best proven run",
+	  OPT_REQUIRED },
+	{ "set", OPT_STRING, "VAR=VALUE", "the one change", OPT_REQUIRED },
+	{ "note", OPT_STRING, "TEXT", "why (kept with the run and in the commit message)" },
+	{ "force", OPT_FLAG, NULL, "allow a parent not proven, a configuration run or queued already" },
+	{ "segments", OPT_STRING, "N", "the run's own segments.max (`xloop submit --help`)" },
+	OPT_END,
+};
+
 /* Create a one-change run. */
 static int cmd_new(struct xl_ctx *ctx, const struct cmd_entry *self,
-		   int argc, char **argv)
+		   struct cmd_args *args)
 {
-	const char *from = NULL, *set = NULL, *note = NULL, *segments = NULL;
-	int force = 0;
-	const struct opt opts[] = {
-		{ "from", OPT_STRING, &from },
-		{ "set", OPT_STRING, &set },
-		{ "note", OPT_STRING, &note },
-		{ "force", OPT_FLAG, &force },
-		{ "segments", OPT_STRING, &segments },
-		OPT_END,
-	};
+	const char *from = args_get(args, "from"), *set = args_get(args, "set");
+	const char *note = args_get(args, "note"), *segments = args_get(args, "segments");
+	int force = args_flag(args, "force");
 	struct new_run nr;
 	long long segs;
-	char **pos, *cause = NULL, *var = NULL, *value = NULL, *segs_text = NULL;
-	int npos, rc;
+	char **pos = args->pos, *cause = NULL, *var = NULL, *value = NULL, *segs_text = NULL;
+	int rc;
 
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	if (opts_npos(self, pos, npos, 1, 1) < 0 ||
-	    (!from && cmd_usage_error(self, "--from is required (a tag or 'best')") < 0) ||
-	    (!set && cmd_usage_error(self, "--set VAR=VALUE is required") < 0)) {
-		free(pos);
-		return XL_USAGE;
-	}
+	(void)self;
 	/* checked as submit checks it, against resources.time */
 	if (segments && (rc = segments_wanted(&ctx->cfg, segments, ctx->cfg.res.time, 0, &segs,
 					      &cause)) != 0) {
 		error("%s", cause);
 		free(cause);
-		free(pos);
 		return rc;
 	}
 	if (jobsh_parse_setting(set, &var, &value, &cause) < 0) {
@@ -89,14 +82,14 @@ static int cmd_new(struct xl_ctx *ctx, const struct cmd_entry *self,
 	free(segs_text);
 	free(var);
 	free(value);
-	free(pos);
 	return rc;
 }
 
 const struct cmd_entry cmd_new_entry = {
-	"new", "T --from P|best --set VAR=VALUE [--note TEXT] [--force] [--segments N]",
-	"clone a run's job.sh with exactly one variable changed",
-	"The parent's job.sh is copied byte for byte except the value of VAR's one\n"
+	.name = "new", .opts = new_opts, .args = "T", .min = 1, .max = 1,
+	.target = CMD_TARGET_NONE,
+	.summary = "clone a run's job.sh with exactly one variable changed",
+	.help = "The parent's job.sh is copied byte for byte except the value of VAR's one\n"
 	"top-level assignment (NAME=, export NAME=, readonly NAME=, declare NAME=),\n"
 	"which becomes VALUE, quoted so that bash takes it literally. Refused (exit\n"
 	"65) when VAR is not assigned exactly once at top level, when the value does\n"
@@ -106,16 +99,8 @@ const struct cmd_entry cmd_new_entry = {
 	"(`xloop retry T` runs a run again; a change of the seed variable is a\n"
 	"replicate, refused only when its configuration has that seed already).\n"
 	"The new job.sh is committed; parent, VAR, old and new value are recorded.\n"
-	"\n"
-	"options:\n"
-	"  --from P    the parent run, or 'best' for the best proven run\n"
-	"  --set V=X   the one change\n"
-	"  --note T    why (kept with the run and in the commit message)\n"
-	"  --force     allow a parent that is not proven, and a configuration that\n"
-	"              was run or queued already\n"
-	"  --segments N  the run's own segments.max: every submission of it (and\n"
-	"              its automatic retries) runs as up to N segments unless\n"
-	"              --segments says otherwise; recorded on the run and in the\n"
-	"              commit (`xloop submit --help`)\n",
-	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_new,
+	"With --segments N every submission of the run (and its automatic retries)\n"
+	"runs as up to N segments unless --segments says otherwise; N is recorded\n"
+	"on the run and in the commit.\n",
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_new,
 };

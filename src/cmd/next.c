@@ -11,36 +11,32 @@
 #include "driver.h"
 #include "jobsh/jobsh.h"
 #include "loop.h"
-#include "cmd/opts.h"
+
+static const struct opt next_opts[] = {
+	{ "set", OPT_STRING, "VAR=VALUE", "the change to submit now (else the plan's next entry)" },
+	{ "from", OPT_STRING, "P|best", "with --set: its parent (default: best)" },
+	{ "tag", OPT_STRING, "T", "with --set: its tag (default: VAR-VALUE; `xloop help tags`)" },
+	{ "nice", OPT_STRING, "N", "sbatch --nice for what this call submits (default: slurm.nice)" },
+	OPT_END,
+};
 
 /* Refresh, judge, feed, brief. */
 static int cmd_next(struct xl_ctx *ctx, const struct cmd_entry *self,
-		    int argc, char **argv)
+		    struct cmd_args *args)
 {
-	const char *set = NULL, *from = NULL, *tag = NULL, *nice = NULL;
-	const struct opt opts[] = {
-		{ "set", OPT_STRING, &set },
-		{ "from", OPT_STRING, &from },
-		{ "tag", OPT_STRING, &tag },
-		{ "nice", OPT_STRING, &nice },
-		OPT_END,
-	};
+	const char *set = args_get(args, "set"), *from = args_get(args, "from");
+	const char *tag = args_get(args, "tag"), *nice = args_get(args, "nice");
 	struct feed_request req;
 	struct feed_result fed;
 	struct refresh ref;
 	struct run parent;
 	struct slurm s;
-	char **pos, *cause = NULL, *var = NULL, *value = NULL;
-	int npos, rc, frc = 0;
+	char *cause = NULL, *var = NULL, *value = NULL;
+	int rc, frc = 0;
 	json_t *b;
 
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	rc = opts_npos(self, pos, npos, 0, 0);
-	free(pos);
-	if (rc < 0 || ((from || tag) && !set &&
-		       cmd_usage_error(self, "--from and --tag go with --set") < 0) ||
+	if (((from || tag) && !set &&
+	     cmd_usage_error(self, "--from and --tag go with --set") < 0) ||
 	    cmd_apply_nice(ctx, self, nice) < 0)
 		return XL_USAGE;
 	memset(&req, 0, sizeof(req));
@@ -98,9 +94,10 @@ out:
 }
 
 const struct cmd_entry cmd_next_entry = {
-	"next", "[--set VAR=VALUE [--from P|best] [--tag T]] [--nice N]",
-	"reconcile with Slurm, judge what ended, keep the queue fed, print the briefing",
-	"1. refreshes every live job with one squeue call (one sacct or scontrol\n"
+	.name = "next", .opts = next_opts, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
+	.summary = "reconcile with Slurm, judge what ended, keep the queue fed, print the briefing",
+	.help = "1. refreshes every live job with one squeue call (one sacct or scontrol\n"
 	"   call more when something ended) and judges what ended;\n"
 	"2. while fewer than queue.depth jobs wait behind the running one, turns\n"
 	"   --set (else the next plan entry) into a run and submits it chained\n"
@@ -114,13 +111,7 @@ const struct cmd_entry cmd_next_entry = {
 	"   tasks still queued), who feeds the queue once this session ends\n"
 	"   (nothing, or cron when `xloop tick` ran in the last 20 min), and the\n"
 	"   next action (--json: next_action.argv is its command, .why its cause).\n"
-	"\n"
-	"options:\n"
-	"  --set V=X   the change to submit now (else the plan's next entry)\n"
-	"  --from P    its parent (default: best)\n"
-	"  --tag T     its tag (default: VAR-VALUE, VAR-VALUE--n2 when taken;\n"
-	"              `xloop help tags`)\n"
-	"  --nice N    sbatch --nice for what this call submits (default:\n"
-	"              xloop.json slurm.nice; users can only lower priority)\n",
-	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_next,
+	"A --tag taken already becomes VAR-VALUE--n2; --nice can only lower the\n"
+	"priority (Slurm lets users do no more).\n",
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_next,
 };

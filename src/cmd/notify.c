@@ -12,7 +12,11 @@
 
 #include "cmd/cmd.h"
 #include "notify.h"
-#include "cmd/opts.h"
+
+static const struct opt notify_queue_opts[] = {
+	{ "tag", OPT_STRING, "T", "the run the event is about" },
+	OPT_END,
+};
 
 /* The error for "no URL configured": exit 78. */
 static int no_url(const struct config *cfg)
@@ -132,47 +136,41 @@ static int notify_queue_cmd(struct xl_ctx *ctx, const struct cmd_entry *self,
 	return XL_OK;
 }
 
-/* The notify subcommands. */
+/* notify test, notify flush, notify queue KIND TEXT [--tag T] */
 static int cmd_notify(struct xl_ctx *ctx, const struct cmd_entry *self,
-		      int argc, char **argv)
+		      struct cmd_args *args)
 {
-	const char *tag = NULL;
-	const struct opt opts[] = {
-		{ "tag", OPT_STRING, &tag },
-		OPT_END,
-	};
-	char **pos;
-	int npos, rc;
-
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	if (npos == 1 && strcmp(pos[0], "test") == 0 && !tag) {
-		rc = notify_test_cmd(ctx);
-	} else if (npos == 1 && strcmp(pos[0], "flush") == 0 && !tag) {
-		rc = notify_flush_cmd(ctx);
-	} else if (npos == 3 && strcmp(pos[0], "queue") == 0) {
-		rc = notify_queue_cmd(ctx, self, pos[1], pos[2], tag);
-	} else {
-		cmd_usage_error(self, npos == 0 ? "missing subcommand (test, flush)" :
-				"bad arguments for notify %s", npos ? pos[0] : "");
-		rc = XL_USAGE;
-	}
-	free(pos);
-	return rc;
+	if (cmd_is(self, "queue"))
+		return notify_queue_cmd(ctx, self, args->pos[0], args->pos[1],
+					args_get(args, "tag"));
+	return cmd_is(self, "flush") ? notify_flush_cmd(ctx) : notify_test_cmd(ctx);
 }
 
+static const struct cmd_entry notify_subs[] = {
+	{ .name = "notify test", .exec = cmd_notify,
+	  .summary = "send a test event now; exit 1 when it could not be delivered" },
+	{ .name = "notify flush", .exec = cmd_notify,
+	  .summary = "send the queued notifications now (tick does this too); exit 1 when "
+		"some are left queued or were refused", },
+	{ .name = "notify queue", .opts = notify_queue_opts, .args = "KIND TEXT", .min = 2, .max = 2,
+	  .exec = cmd_notify,
+	  .summary = "queue an event of KIND (schemas/event.schema.json) for the next flush" },
+	{ NULL },
+};
+
 const struct cmd_entry cmd_notify_entry = {
-	"notify", "test | flush",
-	"send a test notification, or the queued ones, to the webhook",
-	"test   send a test event now; exit 1 when it could not be delivered\n"
+	.name = "notify", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
+	.summary = "send a test notification, or the queued ones, to the webhook",
+	.help = "test   send a test event now; exit 1 when it could not be delivered\n"
 	"flush  send the queued notifications now (tick does this too); exit 1\n"
 	"       when some are left queued or were refused\n"
+	"queue  queue one event (KIND TEXT [--tag T]) to be sent by the next flush\n"
 	"\n"
 	"The webhook URL comes only from the environment variable named by\n"
 	"notify.url_env in xloop.json (default XLOOP_NOTIFY_URL), and is never\n"
 	"printed beyond its scheme and host. notify.kind picks the payload:\n"
 	"discord, slack, ntfy or json (schemas/event.schema.json). Without a URL,\n"
 	"queued notifications are dropped when flushed.\n",
-	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_notify,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .subs = notify_subs,
 };

@@ -1,118 +1,177 @@
-/* Option parsing shared by every command. */
+/* Option parsing shared by every command, and the getters. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cmd.h"
 #include "cmd/opts.h"
+#include "util.h"
 
-static const struct opt *find(const struct opt *opts, const char *name, size_t len)
+/* A broken invariant of the command layer: a bug report, not a user error. */
+XL_NORETURN static void opts_bug(const char *what, const char *name)
+{
+	fflush(stdout);
+	fprintf(stderr, "xloop: BUG: %s '%s'\n", what, name);
+	abort();
+}
+
+/* The entry of the table named name[0, n), or NULL. */
+const struct opt *opts_find(const struct opt *opts, const char *name, size_t n)
 {
 	for (; opts && opts->name; opts++)
-		if (strlen(opts->name) == len && strncmp(opts->name, name, len) == 0)
+		if (strlen(opts->name) == n && strncmp(opts->name, name, n) == 0)
 			return opts;
 	return NULL;
 }
 
-/* Parse one command's arguments. */
-int opts_parse(struct xl_ctx *ctx, const struct cmd_entry *cmd,
-	       const struct opt *opts, int argc, char **argv,
-	       char ***pos, int *npos)
+/* One of the options every command takes: 1 when a is one. */
+static int global_opt(struct cmd_args *a, const char *name)
 {
-	char **p = xcalloc((size_t)argc + 1, sizeof(*p));
-	int i, n = 0, only_pos = 0;
+	if (strcmp(name, "help") == 0 || strcmp(name, "h") == 0)
+		return a->help = 1;
+	if (strcmp(name, "json") == 0)
+		return a->json = 1;
+	if (strcmp(name, "allow-root") == 0)
+		return a->allow_root = 1;
+	if (strcmp(name, "allow-secret") == 0)
+		return a->allow_secret = 1;
+	return 0;
+}
 
+/* Parse one command's arguments. */
+int opts_parse(const struct opt *opts, int argc, char **argv, struct cmd_args *a,
+	       char **cause)
+{
+	int i, only_pos = 0;
+
+	memset(a, 0, sizeof(*a));
+	a->opts = opts;
+	while (opts && opts[a->nopts].name)
+		a->nopts++;
+	a->val = xcalloc((size_t)a->nopts + 1, sizeof(*a->val));
+	a->list = xcalloc((size_t)a->nopts + 1, sizeof(*a->list));
+	a->pos = xcalloc((size_t)argc + 1, sizeof(*a->pos));
 	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *name, *eq, *val = NULL;
+		const char *arg = argv[i], *name, *eq, *val = NULL;
 		const struct opt *o;
 		size_t len;
+		int k;
 
-		if (only_pos || a[0] != '-' || a[1] == '\0') {
-			p[n++] = argv[i];
+		if (only_pos || arg[0] != '-' || arg[1] == '\0') {
+			a->pos[a->npos++] = argv[i];
 			continue;
 		}
-		if (strcmp(a, "--") == 0) {
+		if (strcmp(arg, "--") == 0) {
 			only_pos = 1;
 			continue;
 		}
-		if (a[1] != '-' && a[2] != '\0')
+		if (arg[1] != '-' && arg[2] != '\0')
 			goto unknown;	/* no bundled short options */
-		name = a + (a[1] == '-' ? 2 : 1);
+		name = arg + (arg[1] == '-' ? 2 : 1);
 		eq = strchr(name, '=');
 		len = eq ? (size_t)(eq - name) : strlen(name);
 		if (eq)
 			val = eq + 1;
-		if (!eq && (strcmp(name, "help") == 0 || strcmp(name, "h") == 0)) {
-			cmd_print_help(cmd);
-			free(p);
-			return 1;
-		}
-		if (!eq && strcmp(name, "json") == 0) {
-			ctx->json = 1;
+		if (!eq && global_opt(a, name))
 			continue;
-		}
-		if (!eq && strcmp(name, "allow-root") == 0) {
-			ctx->allow_root = 1;
-			continue;
-		}
-		if (!eq && strcmp(name, "allow-secret") == 0) {
-			ctx->allow_secret = 1;
-			continue;
-		}
-		o = find(opts, name, len);
+		o = opts_find(opts, name, len);
 		if (o == NULL)
 			goto unknown;
+		k = (int)(o - opts);
 		if (o->kind == OPT_FLAG) {
 			if (eq) {
-				cmd_usage_error(cmd, "option '--%.*s' takes no value",
-						(int)len, name);
-				goto fail;
+				*cause = xasprintf("option '--%.*s' takes no value", (int)len, name);
+				return -1;
 			}
-			*(int *)o->out = 1;
+			a->val[k] = "";
 			continue;
 		}
 		if (!eq) {
 			if (i + 1 >= argc) {
-				cmd_usage_error(cmd, "option '%s' needs a value", a);
-				goto fail;
+				*cause = xasprintf("option '%s' needs a value", arg);
+				return -1;
 			}
 			val = argv[++i];
 		}
-		if (o->kind == OPT_STRING) {
-			*(const char **)o->out = val;
-		} else {
-			struct opt_list *l = o->out;
+		a->val[k] = val;
+		if (o->kind == OPT_LIST) {
+			struct opt_list *l = &a->list[k];
 
 			l->v = xreallocarray(l->v, (size_t)l->n + 1, sizeof(*l->v));
 			l->v[l->n++] = val;
 		}
 	}
-	p[n] = NULL;
-	*pos = p;
-	*npos = n;
+	a->pos[a->npos] = NULL;
 	return 0;
 unknown:
-	cmd_usage_error(cmd, "unknown option '%s'", argv[i]);
-fail:
-	free(p);
+	*cause = xasprintf("unknown option '%s'", argv[i]);
 	return -1;
 }
 
 /* Check the number of positional arguments. */
-int opts_npos(const struct cmd_entry *cmd, char **pos, int npos, int min,
-	      int max)
+int opts_check_npos(const struct cmd_args *a, int min, int max, char **cause)
 {
-	if (npos < min)
-		return cmd_usage_error(cmd, "missing argument");
-	if (max >= 0 && npos > max)
-		return cmd_usage_error(cmd, "unexpected argument '%s'", pos[max]);
+	if (a->npos < min) {
+		*cause = xstrdup("missing argument");
+		return -1;
+	}
+	if (max >= 0 && a->npos > max) {
+		*cause = xasprintf("unexpected argument '%s'", a->pos[max]);
+		return -1;
+	}
 	return 0;
 }
 
-/* Free a repeatable option's values array. */
-void opt_list_release(struct opt_list *l)
+/* Check the options the command cannot run without. */
+int opts_check_required(const struct cmd_args *a, char **cause)
 {
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
+	int i;
+
+	for (i = 0; i < a->nopts; i++)
+		if ((a->opts[i].flags & OPT_REQUIRED) && a->val[i] == NULL) {
+			*cause = xasprintf("option '--%s' is required", a->opts[i].name);
+			return -1;
+		}
+	return 0;
+}
+
+/* Free what the parser allocated (the strings belong to argv). */
+void cmd_args_release(struct cmd_args *a)
+{
+	int i;
+
+	for (i = 0; a->list && i < a->nopts; i++)
+		free(a->list[i].v);
+	free(a->list);
+	free(a->val);
+	free(a->pos);
+	a->list = NULL;
+	a->val = NULL;
+	a->pos = NULL;
+}
+
+/* The index of option name in a's table, which must be of kind. */
+static int slot(const struct cmd_args *a, const char *name, enum opt_kind kind)
+{
+	const struct opt *o = opts_find(a->opts, name, strlen(name));
+
+	if (o == NULL)
+		opts_bug("a command asked for an option not in its table:", name);
+	if (o->kind != kind)
+		opts_bug("a command asked for an option of another kind:", name);
+	return (int)(o - a->opts);
+}
+
+const char *args_get(const struct cmd_args *a, const char *name)
+{
+	return a->val[slot(a, name, OPT_STRING)];
+}
+
+int args_flag(const struct cmd_args *a, const char *name)
+{
+	return a->val[slot(a, name, OPT_FLAG)] != NULL;
+}
+
+const struct opt_list *args_list(const struct cmd_args *a, const char *name)
+{
+	return &a->list[slot(a, name, OPT_LIST)];
 }

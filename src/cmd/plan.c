@@ -12,11 +12,20 @@
 #include "cmd/cmd.h"
 #include "jobsh/jobsh.h"
 #include "loop.h"
-#include "cmd/opts.h"
 #include "plan.h"
 #include "study.h"
 #include "tags.h"
 #include "search/taken.h"
+
+static const struct opt plan_ls_opts[] = {
+	{ "all", OPT_FLAG, NULL, "also the done, skipped and removed entries" },
+	OPT_END,
+};
+
+static const struct opt plan_add_opts[] = {
+	{ "from", OPT_STRING, "P|best", "the parent of every change (default: best, when used)" },
+	OPT_END,
+};
 
 /*
  * Refuse what feeding would refuse later: a change `new` refuses, and a
@@ -129,55 +138,72 @@ static int plan_ls_cmd(struct xl_ctx *ctx, int all)
 	return XL_OK;
 }
 
-/* The plan subcommands. */
-static int cmd_plan(struct xl_ctx *ctx, const struct cmd_entry *self,
-		    int argc, char **argv)
+/* plan add VAR=VALUE... [--from P|best] */
+static int cmd_plan_add(struct xl_ctx *ctx, const struct cmd_entry *self,
+			struct cmd_args *args)
 {
-	const char *from = NULL, *errstr;
-	int all = 0;
-	const struct opt opts[] = {
-		{ "from", OPT_STRING, &from },
-		{ "all", OPT_FLAG, &all },
-		OPT_END,
-	};
-	char **pos;
-	long long id;
-	int npos, rc;
+	const char *from = args_get(args, "from");
+	/* plan_add_cmd reads the changes from pos[1] on, pos[0] the word "add" */
+	char **pos = xcalloc((size_t)args->npos + 2, sizeof(*pos));
+	int rc;
 
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	if (npos >= 1 && strcmp(pos[0], "add") == 0 && npos >= 2) {
-		rc = plan_add_cmd(ctx, pos, npos, from ? from : "best");
-	} else if (npos == 0 ||
-		   (npos == 1 && (strcmp(pos[0], "ls") == 0 || strcmp(pos[0], "list") == 0))) {
-		rc = plan_ls_cmd(ctx, all);
-	} else if (npos == 2 && strcmp(pos[0], "rm") == 0) {
-		if (parse_ll(pos[1], 1, (long long)1 << 53, &id, &errstr) < 0) {
-			cmd_usage_error(self, "plan rm: '%s' is not an entry id", pos[1]);
-			rc = XL_USAGE;
-		} else {
-			rc = plan_mark(&ctx->db, ctx->cfg.study, id, "removed", 0, NULL);
-			if (rc == 1)
-				error("no queued plan entry %lld ('xloop plan ls')", id);
-			else if (rc == 0 && !ctx->json)
-				printf("removed plan entry %lld\n", id);
-			else if (rc == 0)
-				cmd_emit_json(json_pack("{s:I}", "removed", (json_int_t)id));
-			rc = rc == 1 ? XL_NOINPUT : rc ? XL_ERR : XL_OK;
-		}
-	} else {
-		cmd_usage_error(self, "bad arguments for plan %s (add, ls, rm)", pos[0]);
-		rc = XL_USAGE;
-	}
+	(void)self;
+	pos[0] = "add";
+	memcpy(pos + 1, args->pos, (size_t)args->npos * sizeof(*pos));
+	rc = plan_add_cmd(ctx, pos, args->npos + 1, from ? from : "best");
 	free(pos);
 	return rc;
 }
 
+/* plan ls [--all] (also bare `xloop plan`, and `plan list`) */
+static int cmd_plan_ls(struct xl_ctx *ctx, const struct cmd_entry *self,
+		       struct cmd_args *args)
+{
+	(void)self;
+	return plan_ls_cmd(ctx, args_flag(args, "all"));
+}
+
+/* plan rm ID */
+static int cmd_plan_rm(struct xl_ctx *ctx, const struct cmd_entry *self,
+		       struct cmd_args *args)
+{
+	char **pos = args->pos;
+	const char *errstr;
+	long long id;
+	int rc;
+
+	if (parse_ll(pos[0], 1, (long long)1 << 53, &id, &errstr) < 0) {
+		cmd_usage_error(self, "plan rm: '%s' is not an entry id", pos[0]);
+		return XL_USAGE;
+	}
+	rc = plan_mark(&ctx->db, ctx->cfg.study, id, "removed", 0, NULL);
+	if (rc == 1)
+		error("no queued plan entry %lld ('xloop plan ls')", id);
+	else if (rc == 0 && !ctx->json)
+		printf("removed plan entry %lld\n", id);
+	else if (rc == 0)
+		cmd_emit_json(json_pack("{s:I}", "removed", (json_int_t)id));
+	return rc == 1 ? XL_NOINPUT : rc ? XL_ERR : XL_OK;
+}
+
+static const struct cmd_entry plan_subs[] = {
+	{ .name = "plan ls", .opts = plan_ls_opts, .exec = cmd_plan_ls,
+	  .summary = "the queued entries (also bare `xloop plan`)" },
+	{ .name = "plan list", .opts = plan_ls_opts, .flags = CMD_HIDDEN, .exec = cmd_plan_ls,
+	  .summary = "the same as plan ls" },
+	{ .name = "plan add", .opts = plan_add_opts, .args = "VAR=VALUE...", .min = 1, .max = -1,
+	  .exec = cmd_plan_add,
+	  .summary = "queue changes, each to become one run" },
+	{ .name = "plan rm", .args = "ID", .min = 1, .max = 1, .exec = cmd_plan_rm,
+	  .summary = "remove a queued entry" },
+	{ NULL },
+};
+
 const struct cmd_entry cmd_plan_entry = {
-	"plan", "[ls [--all]] | add VAR=VALUE... [--from P|best] | rm ID",
-	"the queue of one-variable changes that next and tick submit",
-	"ls    the queued entries (also bare `xloop plan`); --all: also the done,\n"
+	.name = "plan", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
+	.summary = "the queue of one-variable changes that next and tick submit",
+	.help = "ls    the queued entries (also bare `xloop plan`); --all: also the done,\n"
 	"      skipped and removed ones, with the run each became or why not\n"
 	"add   queue changes (each becomes one run, tagged VAR-VALUE: `xloop help\n"
 	"      tags`). Refused at once, all or nothing, when `new` would refuse it\n"
@@ -193,5 +219,5 @@ const struct cmd_entry cmd_plan_entry = {
 	"      meanwhile) is skipped, and the briefing says so; it stays queued\n"
 	"      while there is no best yet.\n"
 	"rm    remove a queued entry\n",
-	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_plan,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .subs = plan_subs, .dflt = &plan_subs[0],
 };

@@ -15,7 +15,6 @@
 #include "chain.h"
 #include "cmd/cmd.h"
 #include "loop.h"
-#include "cmd/opts.h"
 
 /* The run's queued attempt, refusing what cannot move. 0 or an exit code. */
 static int queued_attempt(struct xl_ctx *ctx, const char *tag, struct run *r,
@@ -71,25 +70,20 @@ static int set_dep(struct slurm *s, const char *id, const char *after, char **ca
 }
 
 /* Move the run's job to the front of its line. */
-static int cmd_prioritize(struct xl_ctx *ctx, const struct cmd_entry *self, int argc,
-			  char **argv)
+static int cmd_prioritize(struct xl_ctx *ctx, const struct cmd_entry *self,
+			  struct cmd_args *args)
 {
 	struct chain c;
 	struct chain_job *me, *cur, *x1 = NULL, *xk, *y;
 	struct attempt a;
 	struct slurm s;
 	struct run r;
-	char **pos, *cause = NULL, *head = NULL, *detail = NULL, *xk_id = NULL;
+	char *cause = NULL, *head = NULL, *detail = NULL, *xk_id = NULL;
 	size_t moved = 0;
-	int npos, rc, held = 0;
+	int rc, held = 0;
 
-	rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
-	if (rc || opts_npos(self, pos, npos, 1, 1) < 0) {
-		free(pos);
-		return rc > 0 ? XL_OK : XL_USAGE;
-	}
-	rc = queued_attempt(ctx, pos[0], &r, &a);
-	free(pos);
+	(void)self;
+	rc = queued_attempt(ctx, args->pos[0], &r, &a);
 	if (rc)
 		return rc;
 	slurm_init(&s);
@@ -203,9 +197,10 @@ out:
 }
 
 const struct cmd_entry cmd_prioritize_entry = {
-	"prioritize", "T",
-	"move a queued run's job to the front of its line, cancelling nothing",
-	"The chain is one line of afterany dependencies: R <- X1 <- ... <- T <- Y\n"
+	.name = "prioritize", .opts = NULL, .args = "T", .min = 1, .max = 1,
+	.target = CMD_TARGET_NONE,
+	.summary = "move a queued run's job to the front of its line, cancelling nothing",
+	.help = "The chain is one line of afterany dependencies: R <- X1 <- ... <- T <- Y\n"
 	"(R runs). prioritize T makes it R <- T <- X1 <- ... <- Y with `scontrol\n"
 	"update jobid=ID Dependency=afterany:...`: every job keeps its id and its\n"
 	"attempt, the GPU goes from R to T without a gap, and the line stays one\n"
@@ -217,5 +212,5 @@ const struct cmd_entry cmd_prioritize_entry = {
 	"Refused (65) for a run that is running, finished or never submitted, and\n"
 	"for a task of a sweep (its array is one job). Recorded as a 'prioritized'\n"
 	"event, and on each moved attempt (what it waits for).\n",
-	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_prioritize,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_prioritize,
 };

@@ -13,9 +13,13 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
-#include "cmd/opts.h"
 #include "proc.h"
 #include "remote.h"
+
+static const struct opt remote_install_opts[] = {
+	{ "path", OPT_STRING, "DIR", "where on HOST (default ~/" REMOTE_DEFAULT_PATH ")" },
+	OPT_END,
+};
 
 /* Run one shell command on host, capturing its output; an exit code. */
 static int ssh_run(const char *host, const char *command, const char *in_path,
@@ -52,35 +56,21 @@ static char *shell_dir(const char *dir)
 
 /* Copy, check, advise. */
 static int cmd_remote(struct xl_ctx *ctx, const struct cmd_entry *self,
-		      int argc, char **argv)
+		      struct cmd_args *args)
 {
-	const char *path_opt = NULL;
-	const struct opt opts[] = {
-		{ "path", OPT_STRING, &path_opt },
-		OPT_END,
-	};
+	const char *path_opt = args_get(args, "path");
 	struct proc p = PROC_INIT;
-	char **pos, exe[PATH_MAX], *dir, *cmd, *version = NULL;
+	char exe[PATH_MAX], *dir, *cmd, *version = NULL;
 	const char *host;
 	ssize_t len;
-	int npos, rc, doctor_rc, on_path;
+	int rc, doctor_rc, on_path;
 
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	if (opts_npos(self, pos, npos, 2, 2) < 0 ||
-	    (strcmp(pos[0], "install") != 0 &&
-	     cmd_usage_error(self, "the only subcommand is 'install HOST'") < 0) ||
-	    (path_opt && (!*path_opt || strchr(path_opt, '\n')) &&
-	     cmd_usage_error(self, "--path wants a directory") < 0)) {
-		free(pos);
-		return XL_USAGE;
-	}
-	host = pos[1];
+	if (path_opt && (!*path_opt || strchr(path_opt, '\n')))
+		return cmd_usage_error(self, "--path wants a directory"), XL_USAGE;
+	host = args->pos[0];
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len < 0) {
 		error("unable to find this binary: %s", strerror(errno));
-		free(pos);
 		return XL_ERR;
 	}
 	exe[len] = '\0';
@@ -150,19 +140,26 @@ out:
 	proc_release(&p);
 	free(version);
 	free(dir);
-	free(pos);
 	return rc;
 }
 
+static const struct cmd_entry remote_subs[] = {
+	{ .name = "remote install", .opts = remote_install_opts, .args = "HOST", .min = 1, .max = 1,
+	  .exec = cmd_remote,
+	  .summary = "copy this binary to HOST over ssh and check it runs there" },
+	{ NULL },
+};
+
 const struct cmd_entry cmd_remote_entry = {
-	"remote", "install HOST [--path DIR]",
-	"copy this binary to a login node over ssh and check it runs there",
-	"Copies the running (static) binary to HOST (default ~/.local/bin/xloop)\n"
+	.name = "remote", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
+	.summary = "copy this binary to a login node over ssh and check it runs there",
+	.help = "Copies the running (static) binary to HOST (default ~/.local/bin/xloop)\n"
 	"through ssh with BatchMode (no password prompts; keys or ssh-agent),\n"
 	"checks `xloop --version` runs there and that Slurm answers (`scontrol\n"
 	"ping`),\n"
 	"and says what to add to PATH. Then `xloop --host HOST -C DIR COMMAND`\n"
 	"runs any command there (or set remote.host and remote.dir in a local\n"
 	"xloop.json, or XLOOP_HOST).\n",
-	CMD_LOCAL | CMD_NOROOT, cmd_remote,
+	.flags = CMD_LOCAL | CMD_NOROOT, .subs = remote_subs,
 };

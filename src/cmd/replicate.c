@@ -11,42 +11,35 @@
 #include "search/best.h"
 #include "cmd/cmd.h"
 #include "loop.h"
-#include "cmd/opts.h"
 #include "plan.h"
 #include "search/space.h"
 
+static const struct opt replicate_opts[] = {
+	{ "n", OPT_STRING, "K", "how many replicates (1 to 100, default 1)" },
+	OPT_END,
+};
+
 /* Queue replicates. */
 static int cmd_replicate(struct xl_ctx *ctx, const struct cmd_entry *self,
-			 int argc, char **argv)
+			 struct cmd_args *args)
 {
-	const char *nopt = NULL, *errstr, *seed = ctx->cfg.search.seed;
-	const struct opt opts[] = {
-		{ "n", OPT_STRING, &nopt },
-		OPT_END,
-	};
+	const char *nopt = args_get(args, "n"), *errstr, *seed = ctx->cfg.search.seed;
 	struct best_state bs;
 	struct run r;
-	char **pos, *cause = NULL, **used = NULL;
+	char **pos = args->pos, *cause = NULL, **used = NULL;
 	long long k = 1, i, id;
 	size_t nused = 0;
 	long c;
 	json_t *added = json_array();
-	int npos, rc;
+	int rc;
 
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	if (opts_npos(self, pos, npos, 1, 1) < 0 ||
-	    (nopt && parse_ll(nopt, 1, 100, &k, &errstr) < 0)) {
-		if (nopt && npos == 1)
-			cmd_usage_error(self, "-n: '%s' is not a number from 1 to 100", nopt);
-		free(pos);
+	if (nopt && parse_ll(nopt, 1, 100, &k, &errstr) < 0) {
+		cmd_usage_error(self, "-n: '%s' is not a number from 1 to 100", nopt);
 		json_decref(added);
 		return XL_USAGE;
 	}
 	if (!*seed) {
 		error("no seed variable: name it with `xloop space seed VAR` first");
-		free(pos);
 		json_decref(added);
 		return XL_DATAERR;
 	}
@@ -54,7 +47,6 @@ static int cmd_replicate(struct xl_ctx *ctx, const struct cmd_entry *self,
 	if (rc) {
 		error("%s", cause);
 		free(cause);
-		free(pos);
 		json_decref(added);
 		return rc;
 	}
@@ -112,17 +104,17 @@ out_bs:
 out:
 	run_release(&r);
 	json_decref(added);
-	free(pos);
 	return rc;
 }
 
 const struct cmd_entry cmd_replicate_entry = {
-	"replicate", "T [-n K]",
-	"queue K replicates of T's configuration (fresh seeds)",
-	"Adds K plan entries SEED=<fresh> from the run that stands for T's\n"
+	.name = "replicate", .opts = replicate_opts, .args = "T", .min = 1, .max = 1,
+	.target = CMD_TARGET_NONE,
+	.summary = "queue K replicates of T's configuration (fresh seeds)",
+	.help = "Adds K plan entries SEED=<fresh> from the run that stands for T's\n"
 	"configuration (T itself unless T is a replicate); next and tick submit\n"
 	"them as tags B--r2, B--r3, ... Each replicate's score joins its\n"
 	"configuration's mean, and together they measure the noise (help best).\n"
 	"Needs a seed variable: `xloop space seed VAR`. T may be \"best\".\n",
-	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_replicate,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_replicate,
 };

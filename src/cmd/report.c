@@ -12,30 +12,24 @@
 
 #include "cmd/cmd.h"
 #include "fsutil.h"
-#include "cmd/opts.h"
 #include "report.h"
+
+static const struct opt report_opts[] = {
+	{ "out", OPT_STRING, "F.html", "write there (default: report.html at the study root)" },
+	OPT_END,
+};
 
 /* Write the report. */
 static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
-		      int argc, char **argv)
+		      struct cmd_args *args)
 {
-	const char *out_opt = NULL;
-	const struct opt opts[] = {
-		{ "out", OPT_STRING, &out_opt },
-		OPT_END,
-	};
+	const char *out_opt = args_get(args, "out");
 	struct report_sum sum;
 	size_t i;
-	char **pos, *out = NULL, *cause = NULL;
-	int npos, rc;
+	char *out = NULL, *cause = NULL;
+	int rc;
 
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	rc = opts_npos(self, pos, npos, 0, 0);
-	free(pos);
-	if (rc < 0)
-		return XL_USAGE;
+	(void)self;
 	out = out_opt ? xstrdup(out_opt) : path_join(ctx->root, "report.html");
 	if (report_write(ctx, out, &sum, &cause) < 0) {
 		error("%s", cause);
@@ -64,9 +58,10 @@ static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_report_entry = {
-	"report", "[--out F.html]",
-	"the study as one self-contained HTML page (leaderboard, lineage, GPU timeline)",
-	"Writes report.html at the study root (or F.html; a relative F is taken\n"
+	.name = "report", .opts = report_opts, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
+	.summary = "the study as one self-contained HTML page (leaderboard, lineage, GPU timeline)",
+	.help = "Writes report.html at the study root (or F.html; a relative F is taken\n"
 	"from the current directory, or from -C DIR), which the .gitignore that\n"
 	"init writes ignores. Inline CSS and SVG, no script, nothing fetched,\n"
 	"readable offline, and it fits the page at any number of runs: a\n"
@@ -79,5 +74,5 @@ const struct cmd_entry cmd_report_entry = {
 	"runs over time with the best so far; each run's one-line diff,\n"
 	"attempts, and the log tail of failures. Reads the state DB and the logs\n"
 	"only: Slurm is not asked.\n",
-	CMD_DB | CMD_NOROOT, cmd_report,
+	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_report,
 };

@@ -9,32 +9,26 @@
 #include "breaker.h"
 #include "briefing.h"
 #include "cmd/cmd.h"
-#include "cmd/opts.h"
+
+static const struct opt resume_opts[] = {
+	{ "feed", OPT_FLAG, NULL, "also feed the queue, closing an open breaker" },
+	OPT_END,
+};
 
 /* Reconcile and brief; submit only with --feed. */
 static int cmd_resume(struct xl_ctx *ctx, const struct cmd_entry *self,
-		      int argc, char **argv)
+		      struct cmd_args *args)
 {
-	int feed = 0;
-	const struct opt opts[] = {
-		{ "feed", OPT_FLAG, &feed },
-		OPT_END,
-	};
+	int feed = args_flag(args, "feed");
 	struct feed_request req;
 	struct feed_result fed;
 	struct refresh ref;
 	struct slurm s;
-	char **pos, *cause = NULL;
-	int npos, rc, frc = 0, reachable = 1;
+	char *cause = NULL;
+	int rc, frc = 0, reachable = 1;
 	json_t *b;
 
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	rc = opts_npos(self, pos, npos, 0, 0);
-	free(pos);
-	if (rc < 0)
-		return XL_USAGE;
+	(void)self;
 	slurm_init(&s);
 	memset(&fed, 0, sizeof(fed));
 	memset(&req, 0, sizeof(req));
@@ -76,9 +70,10 @@ static int cmd_resume(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_resume_entry = {
-	"resume", "[--feed]",
-	"after a lost session: reconcile and tell everything since the last briefing",
-	"Prints the study's rules; the study so far, for a session with no memory\n"
+	.name = "resume", .opts = resume_opts, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
+	.summary = "after a lost session: reconcile and tell everything since the last briefing",
+	.help = "Prints the study's rules; the study so far, for a session with no memory\n"
 	"of it: the best lineage (each change from the root to the best run, with\n"
 	"its score), every run whose latest attempt failed and why, the latest\n"
 	"entries of ops/decisions.md; every verdict since the last briefing an\n"
@@ -87,5 +82,5 @@ const struct cmd_entry cmd_resume_entry = {
 	"pending one waits for (by job id and tag), the best run, who feeds the\n"
 	"queue once this session ends, and the next action. Submits nothing\n"
 	"unless --feed. Without Slurm it tells what the state DB knows (exit 75).\n",
-	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_resume,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_resume,
 };

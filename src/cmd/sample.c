@@ -18,8 +18,14 @@
 #include "cmd/cmd.h"
 #include "fsutil.h"
 #include "memsample.h"
-#include "cmd/opts.h"
 #include "proc.h"
+
+static const struct opt sample_opts[] = {
+	{ "out", OPT_STRING, "FILE", "the file to append the samples to", OPT_REQUIRED },
+	{ "every", OPT_STRING, "N", "seconds between samples (1 to 3600, default 5)" },
+	{ "log", OPT_STRING, "LOG", "the job's log (default: FILE with .mem replaced by .out)" },
+	OPT_END,
+};
 
 static volatile sig_atomic_t stop;
 
@@ -114,30 +120,17 @@ static const char *log_phase(const char *log)
 
 /* Record until the job (our parent) is gone. */
 static int cmd_sample(struct xl_ctx *ctx, const struct cmd_entry *self,
-		      int argc, char **argv)
+		      struct cmd_args *args)
 {
-	const char *out = NULL, *every_s = NULL, *log_opt = NULL, *errstr;
-	const struct opt opts[] = {
-		{ "out", OPT_STRING, &out },
-		{ "every", OPT_STRING, &every_s },
-		{ "log", OPT_STRING, &log_opt },
-		OPT_END,
-	};
-	char **pos, *cg = NULL, *path = NULL, *dir = NULL, *log = NULL;
+	const char *out = args_get(args, "out"), *every_s = args_get(args, "every");
+	const char *log_opt = args_get(args, "log"), *errstr;
+	char *cg = NULL, *path = NULL, *dir = NULL, *log = NULL;
 	long long every = 5;
-	int npos, rc, version, fd, gpu;
+	int rc, version, fd, gpu;
 	pid_t parent = getppid();
 	struct sigaction sa;
 
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	rc = opts_npos(self, pos, npos, 0, 0);
-	free(pos);
-	if (rc < 0)
-		return XL_USAGE;
-	if (!out)
-		return cmd_usage_error(self, "--out FILE is required"), XL_USAGE;
+	(void)ctx;
 	if (every_s && parse_ll(every_s, 1, 3600, &every, &errstr) < 0)
 		return cmd_usage_error(self, "--every wants seconds from 1 to 3600"), XL_USAGE;
 	cg = slurp("/proc/self/cgroup");
@@ -211,14 +204,15 @@ done:
 }
 
 const struct cmd_entry cmd_sample_entry = {
-	"sample", "--out FILE [--every N] [--log LOG]",
-	"record the job's cgroup memory (and GPU memory) for `xloop mem`",
-	"Run it in the background from job.sh:\n"
+	.name = "sample", .opts = sample_opts, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
+	.summary = "record the job's cgroup memory (and GPU memory) for `xloop mem`",
+	.help = "Run it in the background from job.sh:\n"
 	"  xloop sample --out \"$XLOOP_RUN_DIR/slurm/attempt$XLOOP_ATTEMPT.mem\" &\n"
 	"Every N seconds (default 5) it appends the job's memory from its cgroup\n"
 	"(v1: memory.stat rss/shmem/cache, usage and max usage; v2: anon, shmem,\n"
 	"file, memory.current and memory.peak), GPU memory where nvidia-smi exists,\n"
 	"and whether the log's last line speaks of training or evaluation (LOG,\n"
 	"default: FILE with .mem replaced by .out). It stops with the job.\n",
-	CMD_LOCAL, cmd_sample,
+	.flags = CMD_LOCAL, .exec = cmd_sample,
 };

@@ -12,46 +12,23 @@
 #include "cmd/cmd.h"
 #include "jobsh/jobsh.h"
 #include "loop.h"
-#include "cmd/opts.h"
 #include "study.h"
 
 #define MAX_LINEAGE 10000
 
-static int one_tag(struct xl_ctx *ctx, const struct cmd_entry *self, int argc,
-		   char **argv, struct run *r)
-{
-	char **pos, *cause = NULL;
-	int npos, rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
-
-	if (rc)
-		return rc > 0 ? -1 : XL_USAGE;
-	if (opts_npos(self, pos, npos, 1, 1) < 0) {
-		free(pos);
-		return XL_USAGE;
-	}
-	rc = loop_find_run(ctx, pos[0], r, &cause);
-	if (rc)
-		error("%s", cause);
-	free(cause);
-	free(pos);
-	return rc;
-}
-
 /* Print a run's ancestry. */
 static int cmd_show(struct xl_ctx *ctx, const struct cmd_entry *self,
-		    int argc, char **argv)
+		    struct cmd_args *args)
 {
 	struct run *chain = NULL;
 	size_t n = 0, i;
 	json_t *arr = NULL;
-	int rc;
+	int rc = 0;
 
+	(void)self;
 	chain = xcalloc(1, sizeof(*chain));
-	rc = one_tag(ctx, self, argc, argv, &chain[0]);
-	if (rc) {
-		free(chain);
-		return rc < 0 ? XL_OK : rc;
-	}
+	chain[0] = *args->run;	/* taken: freed with the chain */
+	args->run = NULL;
 	n = 1;
 	while (chain[n - 1].parent_id && n < MAX_LINEAGE) {
 		chain = xreallocarray(chain, n + 1, sizeof(*chain));
@@ -92,28 +69,29 @@ static int cmd_show(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_show_entry = {
-	"show", "T", "show a run's lineage: each step back to the root and its one change",
-	"", CMD_DB | CMD_NOROOT, cmd_show,
+	.name = "show", .opts = NULL, .args = "T", .min = 1, .max = 1,
+	.target = CMD_TARGET_RUN,
+	.summary = "show a run's lineage: each step back to the root and its one change",
+	.help = "",
+	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_show,
 };
 
 /* Print the run's one changed line against its parent. */
 static int cmd_diff(struct xl_ctx *ctx, const struct cmd_entry *self,
-		    int argc, char **argv)
+		    struct cmd_args *args)
 {
 	struct buf a = BUF_INIT, b = BUF_INIT;
 	char *pa = NULL, *pb = NULL, *cause = NULL;
-	struct run r;
-	int rc, err, first = 0, nd;
+	struct run *r = args->run;
+	int rc = 0, err, first = 0, nd;
 
-	rc = one_tag(ctx, self, argc, argv, &r);
-	if (rc)
-		return rc < 0 ? XL_OK : rc;
-	if (!r.parent_id) {
-		printf("%s is a root run (adopted): it has no parent to differ from\n", r.tag);
+	(void)self;
+	if (!r->parent_id) {
+		printf("%s is a root run (adopted): it has no parent to differ from\n", r->tag);
 		goto out;
 	}
-	pa = run_job_path(ctx->root, ctx->cfg.study, r.parent_tag);
-	pb = run_job_path(ctx->root, ctx->cfg.study, r.tag);
+	pa = run_job_path(ctx->root, ctx->cfg.study, r->parent_tag);
+	pb = run_job_path(ctx->root, ctx->cfg.study, r->tag);
 	if (study_read_script(pa, &a, &err, &cause) < 0 ||
 	    study_read_script(pb, &b, &err, &cause) < 0) {
 		error("%s", cause);
@@ -123,9 +101,9 @@ static int cmd_diff(struct xl_ctx *ctx, const struct cmd_entry *self,
 	nd = jobsh_lines_differ(a.s, a.len, b.s, b.len, &first);
 	if (nd != 1)
 		warning("%s's job.sh differs from its parent's in %d lines (xloop made it "
-			"differ in one): it was edited by hand", r.tag, nd);
+			"differ in one): it was edited by hand", r->tag, nd);
 	printf("--- runs/%s/%s/job.sh\n+++ runs/%s/%s/job.sh\n", ctx->cfg.study,
-	       r.parent_tag, ctx->cfg.study, r.tag);
+	       r->parent_tag, ctx->cfg.study, r->tag);
 	if (nd > 0) {
 		const char *la = a.s, *lb = b.s;
 		int i;
@@ -145,11 +123,13 @@ out:
 	free(pb);
 	buf_release(&a);
 	buf_release(&b);
-	run_release(&r);
 	return rc;
 }
 
 const struct cmd_entry cmd_diff_entry = {
-	"diff", "T", "show a run's one changed line against its parent's job.sh",
-	"", CMD_DB | CMD_NOROOT, cmd_diff,
+	.name = "diff", .opts = NULL, .args = "T", .min = 1, .max = 1,
+	.target = CMD_TARGET_RUN,
+	.summary = "show a run's one changed line against its parent's job.sh",
+	.help = "",
+	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_diff,
 };

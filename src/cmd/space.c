@@ -14,9 +14,13 @@
 #include "cmd/cmd.h"
 #include "jobsh/jobsh.h"
 #include "loop.h"
-#include "cmd/opts.h"
 #include "search/space.h"
 #include "study.h"
+
+static const struct opt space_seed_opts[] = {
+	{ "replicates", OPT_STRING, "K", "runs of the baseline that measure the noise (default 3)" },
+	OPT_END,
+};
 
 /* Refuse a VAR that the baseline's job.sh does not assign once at top level. */
 static int check_baseline_var(struct xl_ctx *ctx, const char *var, char **cause)
@@ -214,43 +218,37 @@ static int space_seed(struct xl_ctx *ctx, const struct cmd_entry *self, const ch
 	return rc;
 }
 
-/* The space subcommands. */
+/* space set VAR=SPEC, ls (also bare `xloop space`), rm VAR, seed VAR [--replicates K] */
 static int cmd_space(struct xl_ctx *ctx, const struct cmd_entry *self,
-		     int argc, char **argv)
+		     struct cmd_args *args)
 {
-	const char *reps = NULL;
-	const struct opt opts[] = {
-		{ "replicates", OPT_STRING, &reps },
-		OPT_END,
-	};
-	char **pos;
-	int npos, rc;
-
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	if (npos == 0 || (npos == 1 && strcmp(pos[0], "ls") == 0))
-		rc = space_ls(ctx);
-	else if (npos == 2 && strcmp(pos[0], "set") == 0)
-		rc = space_set(ctx, pos[1]);
-	else if (npos == 2 && strcmp(pos[0], "rm") == 0)
-		rc = space_rm(ctx, pos[1]);
-	else if (npos == 2 && strcmp(pos[0], "seed") == 0)
-		rc = space_seed(ctx, self, pos[1], reps);
-	else {
-		cmd_usage_error(self, "bad arguments for space %s", pos[0]);
-		rc = XL_USAGE;
-	}
-	if (reps && (npos < 1 || strcmp(pos[0], "seed") != 0) && rc == 0)
-		warning("--replicates is for `space seed`; ignored");
-	free(pos);
-	return rc;
+	if (cmd_is(self, "set"))
+		return space_set(ctx, args->pos[0]);
+	if (cmd_is(self, "rm"))
+		return space_rm(ctx, args->pos[0]);
+	if (cmd_is(self, "seed"))
+		return space_seed(ctx, self, args->pos[0], args_get(args, "replicates"));
+	return space_ls(ctx);
 }
 
+static const struct cmd_entry space_subs[] = {
+	{ .name = "space set", .args = "VAR=SPEC", .min = 1, .max = 1, .exec = cmd_space,
+	  .summary = "put VAR in the space with its values" },
+	{ .name = "space ls", .exec = cmd_space,
+	  .summary = "the space and the seed variable" },
+	{ .name = "space rm", .args = "VAR", .min = 1, .max = 1, .exec = cmd_space,
+	  .summary = "take VAR out of the space" },
+	{ .name = "space seed", .opts = space_seed_opts, .args = "VAR", .min = 1, .max = 1,
+	  .exec = cmd_space,
+	  .summary = "name the job.sh variable that only changes the random seed" },
+	{ NULL },
+};
+
 const struct cmd_entry cmd_space_entry = {
-	"space", "set VAR=SPEC | ls | rm VAR | seed VAR [--replicates K]",
-	"the search space autopilot explores, and the seed variable",
-	"set VAR=V1,V2,...             ordered choices (neighbours: adjacent values)\n"
+	.name = "space", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
+	.summary = "the search space autopilot explores, and the seed variable",
+	.help = "set VAR=V1,V2,...             ordered choices (neighbours: adjacent values)\n"
 	"set VAR=LO..HI:int            every integer from LO to HI\n"
 	"set VAR=LO..HI[:log][:steps=N]  N points (default 9), linear or log\n"
 	"ls                            the space and the seed variable\n"
@@ -295,5 +293,5 @@ const struct cmd_entry cmd_space_entry = {
 	"search.confirm_max runs per candidate (default 6), or at a sixth of\n"
 	"autopilot's --budget-runs when that is more. Scores are shown as\n"
 	"mean ± the 95% half-width (n=N), or \"(n=1, unchecked)\".\n",
-	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_space,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .subs = space_subs, .dflt = &space_subs[1],
 };

@@ -17,7 +17,6 @@
 #include "feed.h"
 #include "fsutil.h"
 #include "loop.h"
-#include "cmd/opts.h"
 #include "segments.h"
 #include "sha256.h"
 #include "study.h"
@@ -299,7 +298,7 @@ static json_t *feeder_json(struct xl_ctx *ctx)
 
 /* Show the study, or one run. */
 static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
-		      int argc, char **argv)
+		      struct cmd_args *args)
 {
 	struct slurm_jobs q = SLURM_JOBS_INIT;
 	struct attempt_walk walk;
@@ -307,19 +306,13 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	struct run *runs = NULL, best;
 	struct widths wd = { 3, 6, 6 };
 	struct slurm s;
-	char **pos, *cause = NULL;
+	char **pos = args->pos, *cause = NULL;
 	size_t nruns = 0, i, ended = 0, unknown = 0;
 	struct best_info bi;
 	char shown[128];
-	int npos, rc, sq, have_best;
+	int npos = args->npos, rc, sq, have_best;
 
-	rc = opts_parse(ctx, self, NULL, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	if (opts_npos(self, pos, npos, 0, 1) < 0) {
-		free(pos);
-		return XL_USAGE;
-	}
+	(void)self;
 	if (npos == 1) {
 		runs = xcalloc(1, sizeof(*runs));
 		rc = loop_find_run(ctx, pos[0], runs, &cause);
@@ -327,15 +320,12 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 			error("%s", cause);
 			free(cause);
 			free(runs);
-			free(pos);
 			return rc;
 		}
 		nruns = 1;
 	} else if (runs_list(&ctx->db, ctx->cfg.study, &runs, &nruns) < 0) {
-		free(pos);
 		return XL_ERR;
 	}
-	free(pos);
 
 	/* one squeue call for every live job; without Slurm, say so and go on */
 	slurm_init(&s);
@@ -428,13 +418,15 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_status_entry = {
-	"status", "[T]", "show every run of the study, or one run in detail",
-	"One row per run: tag, parent, change (VAR old->new), state, attempt, job\n"
+	.name = "status", .opts = NULL, .args = "[T]", .min = 0, .max = 1,
+	.target = CMD_TARGET_NONE,
+	.summary = "show every run of the study, or one run in detail",
+	.help = "One row per run: tag, parent, change (VAR old->new), state, attempt, job\n"
 	"id, elapsed time (live from squeue, then from the recorded start and end),\n"
 	"score; '*' marks the best proven run. With T, the run's lineage and all its\n"
 	"attempts. Live states come from a single squeue call. status only reads:\n"
 	"a job that has left the queue shows as 'ended' (not judged yet) until\n"
 	"`xloop judge`, `next` or `tick` judges it; without Slurm, unjudged attempts\n"
 	"are 'unknown'. The last line says who feeds the queue after this session.\n",
-	CMD_DB | CMD_NOROOT, cmd_status,
+	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_status,
 };

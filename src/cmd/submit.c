@@ -12,50 +12,36 @@
 #include "cmd/cmd.h"
 #include "driver.h"
 #include "loop.h"
-#include "cmd/opts.h"
 #include "submit.h"
+
+static const struct opt submit_opts[] = {
+	{ "after", OPT_STRING, "JOBID", "chain onto this job instead" },
+	{ "no-chain", OPT_FLAG, NULL, "start as soon as Slurm can" },
+	{ "mem", OPT_STRING, "M", "override resources.mem for this attempt (recorded)" },
+	{ "time", OPT_STRING, "D", "override resources.time for this attempt (recorded)" },
+	{ "segments", OPT_STRING, "N", "run as up to N segments of --time each (0: one job): see below" },
+	{ "nice", OPT_STRING, "N", "sbatch --nice for this attempt (default: slurm.nice)" },
+	OPT_END,
+};
 
 /* Submit a new attempt of a run. */
 static int cmd_submit(struct xl_ctx *ctx, const struct cmd_entry *self,
-		      int argc, char **argv)
+		      struct cmd_args *args)
 {
 	struct submit_opts o;
-	const char *nice = NULL;
-	const struct opt opts[] = {
-		{ "after", OPT_STRING, &o.after },
-		{ "no-chain", OPT_FLAG, &o.no_chain },
-		{ "mem", OPT_STRING, &o.mem },
-		{ "time", OPT_STRING, &o.time },
-		{ "segments", OPT_STRING, &o.segments },
-		{ "nice", OPT_STRING, &nice },
-		OPT_END,
-	};
 	struct submit_result res;
 	struct slurm s;
-	struct run r;
-	char **pos, *cause = NULL;
-	int npos, rc;
+	struct run *r = args->run;
+	char *cause = NULL;
+	int rc;
 
-	memset(&o, 0, sizeof(o));
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	if (opts_npos(self, pos, npos, 1, 1) < 0 ||
-	    (o.after && o.no_chain &&
+	cmd_submit_opts(args, &o);
+	if ((o.after && o.no_chain &&
 	     cmd_usage_error(self, "--after and --no-chain contradict each other") < 0) ||
-	    cmd_apply_nice(ctx, self, nice) < 0) {
-		free(pos);
+	    cmd_apply_nice(ctx, self, args_get(args, "nice")) < 0)
 		return XL_USAGE;
-	}
-	rc = loop_find_run(ctx, pos[0], &r, &cause);
-	free(pos);
-	if (rc) {
-		error("%s", cause);
-		free(cause);
-		return rc;
-	}
 	slurm_init(&s);
-	rc = submit_attempt(ctx, &s, &r, &o, &res, &cause);
+	rc = submit_attempt(ctx, &s, r, &o, &res, &cause);
 	if (rc) {
 		error("%s", cause ? cause : "submission failed");
 		if (res.ambiguous)
@@ -63,12 +49,12 @@ static int cmd_submit(struct xl_ctx *ctx, const struct cmd_entry *self,
 				"'xloop next' will find it by its token before anything is "
 				"submitted again\n", res.n);
 	} else if (ctx->json) {
-		cmd_emit_json(json_pack("{s:s, s:I, s:s, s:s, s:o}", "tag", r.tag,
+		cmd_emit_json(json_pack("{s:s, s:I, s:s, s:s, s:o}", "tag", r->tag,
 					"attempt", (json_int_t)res.n, "job_id", res.job_id,
 					"log", res.log_path, "after",
 					*res.after ? json_string(res.after) : json_null()));
 	} else {
-		printf("submitted %s attempt %lld as job %s%s%s\n  log: %s\n", r.tag,
+		printf("submitted %s attempt %lld as job %s%s%s\n  log: %s\n", r->tag,
 		       res.n, res.job_id, *res.after ? ", after job " : "", res.after,
 		       res.log_path);
 	}
@@ -76,14 +62,14 @@ static int cmd_submit(struct xl_ctx *ctx, const struct cmd_entry *self,
 		driver_keep_feeder(ctx, &s, NULL, NULL);
 	free(cause);
 	submit_result_release(&res);
-	run_release(&r);
 	return rc;
 }
 
 const struct cmd_entry cmd_submit_entry = {
-	"submit", "T [--after JOBID] [--no-chain] [--mem M] [--time D] [--segments N] [--nice N]",
-	"preflight a run and submit it to Slurm as a new attempt",
-	"Checks first (nothing is submitted when one fails): job.sh exists, is\n"
+	.name = "submit", .opts = submit_opts, .args = "T", .min = 1, .max = 1,
+	.target = CMD_TARGET_RUN,
+	.summary = "preflight a run and submit it to Slurm as a new attempt",
+	.help = "Checks first (nothing is submitted when one fails): job.sh exists, is\n"
 	"executable and passes `bash -n`; --time is within the partition's MaxTime;\n"
 	"--mem fits the partition's nodes. Then sbatch with the resources of\n"
 	"xloop.json, the log runs/<study>/T/slurm/attemptN.out (N: the first free\n"
@@ -99,16 +85,8 @@ const struct cmd_entry cmd_submit_entry = {
 	"xloop.json's value; every other #SBATCH line (--constraint, --nodes, ...)\n"
 	"still applies. `xloop adopt` warns about each #SBATCH line that differs.\n"
 	"\n"
-	"options:\n"
-	"  --after JOBID   chain onto this job instead\n"
-	"  --no-chain      start as soon as Slurm can\n"
-	"  --mem M         override resources.mem for this attempt (recorded)\n"
-	"  --time D        override resources.time for this attempt (recorded)\n"
-	"  --segments N    run as up to N segments of --time each (0: one job;\n"
-	"                  overrides segments.max and the run's own from\n"
-	"                  `xloop new --segments`; recorded): see below\n"
-	"\n"
-	"Segments (segments.max > 0 or --segments N): the job gets\n"
+	"Segments (segments.max > 0 or --segments N, which overrides segments.max\n"
+	"and the run's own from `xloop new --segments`; recorded): the job gets\n"
 	"--signal=B:<segments.signal>@<segments.lead> and XLOOP_SEGMENT=1, 2, ...;\n"
 	"segment k+1 is queued behind k (afternotok) and runs in the same directory.\n"
 	"A segment that exits 85 (XLOOP_CONTINUE), or ends TIMEOUT after the signal,\n"
@@ -121,5 +99,5 @@ const struct cmd_entry cmd_submit_entry = {
 	"\n"
 	"With driver.mode slurm, a feeder job waits behind the run afterwards (as\n"
 	"after `next`), so the run is judged once it ends with no other xloop call.\n",
-	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_submit,
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_submit,
 };

@@ -14,11 +14,34 @@
 #include "cmd/cmd.h"
 #include "jobsh/jobsh.h"
 #include "loop.h"
-#include "cmd/opts.h"
 #include "reconcile.h"
 #include "segments.h"
 #include "submit.h"
 #include "sweep.h"
+
+static const struct opt sweep_opts[] = {
+	{ "set", OPT_STRING, "VAR=V1,V2,...", "the values, one run each (\\, in a value is a comma)",
+	  OPT_REQUIRED },
+	{ "from", OPT_STRING, "P|best", "the parent (default: best); proven unless --force" },
+	{ "name", OPT_STRING, "N", "the sweep's name (default: <VAR>-sweep); its runs: N--VAR-VALUE" },
+	{ "max-parallel", OPT_STRING, "K", "at most K tasks at once (the array's %K)" },
+	{ "force", OPT_FLAG, NULL, "allow a parent that is not proven" },
+	{ "mem", OPT_STRING, "M", "memory for this submission (recorded)" },
+	{ "time", OPT_STRING, "D", "time limit for this submission (recorded)" },
+	{ "segments", OPT_STRING, "N", "up to N segments per task (overrides segments.max; recorded)" },
+	{ "after", OPT_STRING, "J", "wait for this job (default: the newest live job)" },
+	{ "no-chain", OPT_FLAG, NULL, "wait for no job" },
+	OPT_END,
+};
+
+static const struct opt sweep_retry_opts[] = {
+	{ "mem", OPT_STRING, "M", "memory for the resubmitted tasks (recorded)" },
+	{ "time", OPT_STRING, "D", "time limit for them (recorded)" },
+	{ "segments", OPT_STRING, "N", "up to N segments per task (default: as they were given)" },
+	{ "after", OPT_STRING, "J", "wait for this job (default: the newest live job)" },
+	{ "no-chain", OPT_FLAG, NULL, "wait for no job" },
+	OPT_END,
+};
 
 /* The latest attempt of a task: 0 found, 1 none. */
 static int task_latest(struct xl_ctx *ctx, const struct sweep_task *t, struct attempt *a)
@@ -280,74 +303,73 @@ out:
 	return rc;
 }
 
-/* Dispatch the sweep subcommands. */
-static int cmd_sweep(struct xl_ctx *ctx, const struct cmd_entry *self,
-		     int argc, char **argv)
+/* The submit options a sweep and its retry take; -1 after a usage error. */
+static int sweep_submit_opts(const struct cmd_entry *self, struct cmd_args *args,
+			     struct submit_opts *o)
 {
-	const char *set = NULL, *from = NULL, *name = NULL, *maxp = NULL;
+	cmd_submit_opts(args, o);
+	if (o->after && o->no_chain)
+		return cmd_usage_error(self, "--after and --no-chain contradict each other");
+	return 0;
+}
+
+/* sweep --set VAR=V1,V2,... */
+static int cmd_sweep(struct xl_ctx *ctx, const struct cmd_entry *self,
+		     struct cmd_args *args)
+{
+	const char *set = args_get(args, "set"), *maxp = args_get(args, "max-parallel");
 	struct submit_opts o;
-	int force = 0;
-	const struct opt opts[] = {
-		{ "set", OPT_STRING, &set },
-		{ "from", OPT_STRING, &from },
-		{ "name", OPT_STRING, &name },
-		{ "max-parallel", OPT_STRING, &maxp },
-		{ "force", OPT_FLAG, &force },
-		{ "mem", OPT_STRING, &o.mem },
-		{ "time", OPT_STRING, &o.time },
-		{ "segments", OPT_STRING, &o.segments },
-		{ "after", OPT_STRING, &o.after },
-		{ "no-chain", OPT_FLAG, &o.no_chain },
-		OPT_END,
-	};
 	const char *errstr;
 	long long k = 0;
 	struct slurm s;
-	char **pos;
-	int npos, rc;
 
-	memset(&o, 0, sizeof(o));
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	rc = XL_USAGE;
-	if (o.after && o.no_chain) {
-		cmd_usage_error(self, "--after and --no-chain contradict each other");
-		goto out;
-	}
-	if (maxp && parse_ll(maxp, 1, 1000, &k, &errstr) < 0) {
-		cmd_usage_error(self, "--max-parallel wants a number from 1 to 1000");
-		goto out;
-	}
+	if (sweep_submit_opts(self, args, &o) < 0)
+		return XL_USAGE;
+	if (maxp && parse_ll(maxp, 1, 1000, &k, &errstr) < 0)
+		return cmd_usage_error(self, "--max-parallel wants a number from 1 to 1000"),
+		       XL_USAGE;
 	slurm_init(&s);
-	if (npos == 0) {
-		if (!set) {
-			cmd_usage_error(self, "give --set VAR=V1,V2,... (or 'retry NAME', "
-					"'show NAME')");
-			goto out;
-		}
-		rc = sweep_new(ctx, &s, set, from, name, k, force, &o);
-	} else if (npos == 2 && strcmp(pos[0], "retry") == 0 && !set && !from &&
-		   !name && !maxp && !force) {
-		rc = sweep_retry(ctx, &s, pos[1], &o);
-	} else if (npos == 2 && strcmp(pos[0], "show") == 0 && !set && !from && !name &&
-		   !maxp && !force && !o.mem && !o.time && !o.after && !o.no_chain &&
-		   !o.segments) {
-		rc = sweep_show(ctx, pos[1]);
-	} else {
-		cmd_usage_error(self, "unknown form: 'sweep --set ...', 'sweep retry NAME "
-				"[--mem M] [--time D] [--segments N]' or 'sweep show NAME'");
-	}
-out:
-	free(pos);
-	return rc;
+	return sweep_new(ctx, &s, set, args_get(args, "from"), args_get(args, "name"), k,
+			 args_flag(args, "force"), &o);
 }
 
+/* sweep retry NAME */
+static int cmd_sweep_retry(struct xl_ctx *ctx, const struct cmd_entry *self,
+			   struct cmd_args *args)
+{
+	struct submit_opts o;
+	struct slurm s;
+
+	if (sweep_submit_opts(self, args, &o) < 0)
+		return XL_USAGE;
+	slurm_init(&s);
+	return sweep_retry(ctx, &s, args->pos[0], &o);
+}
+
+/* sweep show NAME */
+static int cmd_sweep_show(struct xl_ctx *ctx, const struct cmd_entry *self,
+			  struct cmd_args *args)
+{
+	(void)self;
+	return sweep_show(ctx, args->pos[0]);
+}
+
+static const struct cmd_entry sweep_subs[] = {
+	{ .name = "sweep", .opts = sweep_opts, .exec = cmd_sweep,
+	  .summary = "one run per value, submitted as one job array" },
+	{ .name = "sweep retry", .opts = sweep_retry_opts, .args = "NAME", .min = 1, .max = 1,
+	  .exec = cmd_sweep_retry,
+	  .summary = "resubmit the sweep's failed tasks as a new array" },
+	{ .name = "sweep show", .args = "NAME", .min = 1, .max = 1, .exec = cmd_sweep_show,
+	  .summary = "the sweep's tasks and their state" },
+	{ NULL },
+};
+
 const struct cmd_entry cmd_sweep_entry = {
-	"sweep", "--set VAR=V1,V2,... [--from P|best] [--max-parallel K] [--name N] | "
-	"retry NAME [--mem M] [--time D] [--segments N] | show NAME",
-	"one run per value, submitted as one job array; resubmit failed indexes",
-	"xloop sweep --set VAR=V1,V2,...: makes one run per value, each one change\n"
+	.name = "sweep", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
+	.summary = "one run per value, submitted as one job array; resubmit failed indexes",
+	.help = "xloop sweep --set VAR=V1,V2,...: makes one run per value, each one change\n"
 	"from the same parent (committed like `xloop new`), and submits them as\n"
 	"one job array (--array=0-N[%K]). Array index i is always the i-th value's\n"
 	"run; each task runs that run's job.sh with its own attempt number and log\n"
@@ -365,19 +387,6 @@ const struct cmd_entry cmd_sweep_entry = {
 	"ends TIMEOUT after the signal continues as a plain job of its own\n"
 	"(afternotok on that task, same directory and log), and each task gets one\n"
 	"verdict from its last segment. Runs queued behind the sweep wait for the\n"
-	"array and for every continuation of its tasks.\n"
-	"\n"
-	"options:\n"
-	"  --from P          the parent (default: best); proven unless --force\n"
-	"  --max-parallel K  at most K tasks at once (the array's %K)\n"
-	"  --name N          the sweep's name (default: <VAR>-sweep, made unique);\n"
-	"                    with it, its runs are tagged N--VAR-VALUE (else\n"
-	"                    VAR-VALUE; `xloop help tags`)\n"
-	"  --mem M, --time D resources for this submission (recorded)\n"
-	"  --segments N      up to N segments per task (overrides segments.max;\n"
-	"                    recorded; `xloop submit --help`)\n"
-	"  --after J, --no-chain  what the array waits for (default: the newest\n"
-	"                    live job)\n"
-	"  \\, in a value is a literal comma\n",
-	CMD_DB | CMD_NOROOT | CMD_LOCK, cmd_sweep,
+	"array and for every continuation of its tasks.\n",
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .subs = sweep_subs, .dflt = &sweep_subs[0],
 };

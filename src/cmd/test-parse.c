@@ -12,8 +12,15 @@
 
 #include "buf.h"
 #include "cmd/cmd.h"
-#include "cmd/opts.h"
 #include "slurm/json.h"
+
+static const struct opt test_parse_opts[] = {
+	{ "format", OPT_STRING, "F", "the squeue -o format or the sacct field list" },
+	{ "delimiter", OPT_STRING, "D", "the field delimiter (sacct -P: |)" },
+	{ "trailing", OPT_FLAG, NULL, "each line ends with a delimiter" },
+	{ "summarize", OPT_STRING, "JOB", "sacct: also the summary of job JOB" },
+	OPT_END,
+};
 
 #define MAX_INPUT ((size_t)64 << 20)
 
@@ -158,30 +165,18 @@ static json_t *parse_kind(const char *kind, const char *in, const char *format,
 
 /* Parse standard input as KIND and print the result. */
 static int cmd_test_parse(struct xl_ctx *ctx, const struct cmd_entry *self,
-			  int argc, char **argv)
+			  struct cmd_args *args)
 {
-	const char *format = NULL, *delim = NULL, *job = NULL;
-	int trailing = 0, npos, rc;
-	const struct opt opts[] = {
-		{ "format", OPT_STRING, &format },
-		{ "delimiter", OPT_STRING, &delim },
-		{ "trailing", OPT_FLAG, &trailing },
-		{ "summarize", OPT_STRING, &job },
-		OPT_END,
-	};
+	const char *format = args_get(args, "format"), *delim = args_get(args, "delimiter");
+	const char *job = args_get(args, "summarize");
+	int trailing = args_flag(args, "trailing"), rc;
 	struct buf in = BUF_INIT;
-	char **pos, *cause = NULL;
+	char **pos = args->pos, *cause = NULL;
 	json_t *doc;
 
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	if (opts_npos(self, pos, npos, 1, 1) < 0) {
-		free(pos);
-		return XL_USAGE;
-	}
+	(void)ctx;
+	(void)self;
 	if (read_stdin(&in) < 0) {
-		free(pos);
 		buf_release(&in);
 		return XL_DATAERR;
 	}
@@ -191,16 +186,16 @@ static int cmd_test_parse(struct xl_ctx *ctx, const struct cmd_entry *self,
 	else
 		error("%s", cause ? cause : "unparseable input");
 	free(cause);
-	free(pos);
 	buf_release(&in);
 	return rc;
 }
 
 const struct cmd_entry cmd_test_parse_entry = {
-	"test-parse", "KIND [--format F] [--delimiter D] [--trailing] [--summarize JOB] < INPUT",
-	"parse Slurm output from standard input and print it as JSON (for tests)",
-	"KIND is sbatch, scontrol, squeue, sacct, sinfo or state. --format is the\n"
+	.name = "test-parse", .opts = test_parse_opts, .args = "KIND < INPUT", .min = 1, .max = 1,
+	.target = CMD_TARGET_NONE,
+	.summary = "parse Slurm output from standard input and print it as JSON (for tests)",
+	.help = "KIND is sbatch, scontrol, squeue, sacct, sinfo or state. --format is the\n"
 	"squeue -o format or the sacct field list; exit 65 when the input does not\n"
 	"parse.\n",
-	CMD_HIDDEN, cmd_test_parse,
+	.flags = CMD_HIDDEN, .exec = cmd_test_parse,
 };

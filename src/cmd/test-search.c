@@ -29,9 +29,20 @@
 #include "buf.h"
 #include "search/confkey.h"
 #include "search/noise.h"
-#include "cmd/opts.h"
 #include "search/propose.h"
 #include "search/space.h"
+
+static const struct opt test_search_opts[] = {
+	{ "objective", OPT_STRING, "peak|flat", "the synthetic objective (default peak)" },
+	{ "budget", OPT_STRING, "N", "runs (1 to 10000, default 60)" },
+	{ "stream", OPT_STRING, "S", "the random stream (default 1)" },
+	{ "noise", OPT_STRING, "SD", "the noise's standard deviation (default 0.01)" },
+	{ "branch", OPT_STRING, "B", "search.branch (1 to 20, default 3)" },
+	{ "external", OPT_FLAG, NULL, "the caller scores each run (needs --space, --baseline)" },
+	{ "space", OPT_LIST, "VAR=SPEC", "one variable of the space (repeatable)" },
+	{ "baseline", OPT_STRING, "TEXT", "the baseline's job.sh assignments" },
+	OPT_END,
+};
 
 #define NVARS 4
 
@@ -315,31 +326,22 @@ static int simulate(int flat, long budget, long stream, double sd, long branch,
 
 /* The benchmark's in-process search. */
 static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
-			   int argc, char **argv)
+			   struct cmd_args *args)
 {
 	const char *obj = "peak", *bud = "60", *str = "1", *noise = "0.01", *br = "3", *err;
-	const char *base = NULL;
-	struct opt_list spaces = { NULL, 0 };
-	int external = 0;
-	const struct opt opts[] = {
-		{ "objective", OPT_STRING, &obj },
-		{ "budget", OPT_STRING, &bud },
-		{ "stream", OPT_STRING, &str },
-		{ "noise", OPT_STRING, &noise },
-		{ "branch", OPT_STRING, &br },
-		{ "external", OPT_FLAG, &external },
-		{ "space", OPT_LIST, &spaces },
-		{ "baseline", OPT_STRING, &base },
-		OPT_END,
-	};
+	const char *base = args_get(args, "baseline");
+	const struct opt_list spaces = *args_list(args, "space");
+	int external = args_flag(args, "external");
 	long long budget, stream, branch;
-	char **pos, *cause = NULL;
-	int npos, rc, i;
+	char *cause = NULL;
+	int npos = args->npos, rc, i;
 
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	free(pos);
+	(void)ctx;
+	obj = args_get(args, "objective") ? args_get(args, "objective") : obj;
+	bud = args_get(args, "budget") ? args_get(args, "budget") : bud;
+	str = args_get(args, "stream") ? args_get(args, "stream") : str;
+	noise = args_get(args, "noise") ? args_get(args, "noise") : noise;
+	br = args_get(args, "branch") ? args_get(args, "branch") : br;
 	if (external) {
 		struct space sp = { NULL, 0 };
 		char *config = NULL;
@@ -348,14 +350,12 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 		    parse_ll(bud, 1, 10000, &budget, &err) < 0 ||
 		    parse_ll(br, 1, 20, &branch, &err) < 0) {
 			cmd_usage_error(self, "--external needs --space and --baseline");
-			free(spaces.v);
 			return XL_USAGE;
 		}
 		sp.v = xcalloc((size_t)spaces.n, sizeof(*sp.v));
 		for (i = 0; i < spaces.n; i++)
 			if (space_parse_arg(spaces.v[i], &sp.v[sp.n++], &cause) < 0)
 				die("%s", cause);
-		free(spaces.v);
 		if (confkey_config(base, strlen(base), &config, &cause) < 0)
 			die("%s", cause);
 		rc = simulate(0, (long)budget, 0, 0, (long)branch, &sp, config);
@@ -363,7 +363,6 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 		space_release(&sp);
 		return rc;
 	}
-	free(spaces.v);
 	if (npos || (strcmp(obj, "peak") != 0 && strcmp(obj, "flat") != 0) ||
 	    parse_ll(bud, 1, 10000, &budget, &err) < 0 ||
 	    parse_ll(str, 0, 1 << 20, &stream, &err) < 0 ||
@@ -376,14 +375,14 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_test_search_entry = {
-	"test-search", "[--objective peak|flat] [--budget N] [--stream S] [--noise SD] [--branch B]\n"
-	"       [--external --space VAR=SPEC... --baseline TEXT]",
-	"autopilot's proposer and promotion rule on a synthetic objective (benchmark)",
-	"Prints {objective, stream, runs, trace: [{runs, best_true, leader_true, best_n,\n"
+	.name = "test-search", .opts = test_search_opts, .args = "", .min = 0, .max = -1,
+	.target = CMD_TARGET_NONE,
+	.summary = "autopilot's proposer and promotion rule on a synthetic objective (benchmark)",
+	.help = "Prints {objective, stream, runs, trace: [{runs, best_true, leader_true, best_n,\n"
 	"promotions, false_promotions}]}: after each number of runs, the noise-free\n"
 	"score of what xloop calls best (and of the highest mean, unconfirmed). bench/search.py compares it with Optuna's TPE and random\n"
 	"search on the same objective and noise. With --external, the caller scores\n"
 	"each run: a line {\"ask\": {VAR: value, ...}} out, the score back on stdin,\n"
 	"then {\"best\": {...}, \"runs\": n} (the seed variable is SEED).\n",
-	CMD_HIDDEN, cmd_test_search,
+	.flags = CMD_HIDDEN, .exec = cmd_test_search,
 };

@@ -10,20 +10,30 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
-#include "cmd/opts.h"
 #include "slurm/json.h"
 #include "slurm/slurm.h"
 
-static int do_submit(struct xl_ctx *ctx, const struct cmd_entry *self,
-		     struct slurm *s, char **pos, int npos, struct slurm_submit *req)
+static const struct opt test_slurm_submit_opts[] = {
+	{ "name", OPT_STRING, "N", "sbatch --job-name" },
+	{ "output", OPT_STRING, "F", "sbatch --output" },
+	{ "comment", OPT_STRING, "C", "sbatch --comment" },
+	{ "partition", OPT_STRING, "P", "sbatch --partition" },
+	{ "gres", OPT_STRING, "G", "sbatch --gres" },
+	{ "mem", OPT_STRING, "M", "sbatch --mem" },
+	{ "time", OPT_STRING, "T", "sbatch --time" },
+	{ "dependency", OPT_STRING, "D", "sbatch --dependency" },
+	{ "cpus", OPT_STRING, "N", "sbatch --cpus-per-task" },
+	OPT_END,
+};
+
+static int do_submit(struct xl_ctx *ctx, struct slurm *s, const char *script,
+		     struct slurm_submit *req)
 {
 	long long id;
 	int ambiguous, rc;
 	char *cause = NULL;
 
-	if (opts_npos(self, pos, npos, 2, 2) < 0)
-		return XL_USAGE;
-	req->script = pos[1];
+	req->script = script;
 	rc = slurm_sbatch(s, req, &id, &ambiguous, &cause);
 	if (rc) {
 		error("%s%s", cause, ambiguous ? " (the job may have been submitted)" : "");
@@ -96,61 +106,62 @@ static int do_queue(struct slurm *s)
 	return XL_OK;
 }
 
-/* Run one adapter call. */
-static int cmd_test_slurm(struct xl_ctx *ctx, const struct cmd_entry *self,
-			  int argc, char **argv)
+/* test-slurm submit SCRIPT [--name N] ... */
+static int cmd_test_slurm_submit(struct xl_ctx *ctx, const struct cmd_entry *self,
+				 struct cmd_args *args)
 {
 	struct slurm_submit req;
-	const char *cpus = NULL, *errstr;
-	const struct opt opts[] = {
-		{ "name", OPT_STRING, &req.job_name },
-		{ "output", OPT_STRING, &req.output },
-		{ "comment", OPT_STRING, &req.comment },
-		{ "partition", OPT_STRING, &req.partition },
-		{ "gres", OPT_STRING, &req.gres },
-		{ "mem", OPT_STRING, &req.mem },
-		{ "time", OPT_STRING, &req.time },
-		{ "dependency", OPT_STRING, &req.dependency },
-		{ "cpus", OPT_STRING, &cpus },
-		OPT_END,
-	};
+	const char *cpus = args_get(args, "cpus"), *errstr;
 	struct slurm s;
-	char **pos;
-	int npos, rc;
 
 	memset(&req, 0, sizeof(req));
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	if (cpus && parse_ll(cpus, 1, 4096, &req.cpus, &errstr) < 0) {
-		cmd_usage_error(self, "--cpus '%s': %s", cpus, errstr);
-		free(pos);
-		return XL_USAGE;
-	}
+	req.job_name = args_get(args, "name");
+	req.output = args_get(args, "output");
+	req.comment = args_get(args, "comment");
+	req.partition = args_get(args, "partition");
+	req.gres = args_get(args, "gres");
+	req.mem = args_get(args, "mem");
+	req.time = args_get(args, "time");
+	req.dependency = args_get(args, "dependency");
+	if (cpus && parse_ll(cpus, 1, 4096, &req.cpus, &errstr) < 0)
+		return cmd_usage_error(self, "--cpus '%s': %s", cpus, errstr), XL_USAGE;
 	slurm_init(&s);
-	rc = XL_USAGE;
-	if (npos < 1)
-		cmd_usage_error(self, "missing subcommand");
-	else if (strcmp(pos[0], "submit") == 0)
-		rc = do_submit(ctx, self, &s, pos, npos, &req);
-	else if (strcmp(pos[0], "queue") == 0 && opts_npos(self, pos, npos, 1, 1) == 0)
-		rc = do_queue(&s);
-	else if (strcmp(pos[0], "job") == 0 && opts_npos(self, pos, npos, 2, 2) == 0)
-		rc = do_job(&s, pos[1]);
-	else if (strcmp(pos[0], "acct") == 0 && opts_npos(self, pos, npos, 2, 2) == 0)
-		rc = do_acct(&s, pos[1]);
-	else if (strcmp(pos[0], "submit") && strcmp(pos[0], "queue") &&
-		 strcmp(pos[0], "job") && strcmp(pos[0], "acct"))
-		cmd_usage_error(self, "unknown subcommand '%s'", pos[0]);
-	free(pos);
-	return rc;
+	return do_submit(ctx, &s, args->pos[0], &req);
 }
 
+/* test-slurm queue | job ID | acct ID */
+static int cmd_test_slurm_read(struct xl_ctx *ctx, const struct cmd_entry *self,
+			       struct cmd_args *args)
+{
+	struct slurm s;
+
+	(void)ctx;
+	slurm_init(&s);
+	if (strcmp(self->name, "test-slurm queue") == 0)
+		return do_queue(&s);
+	if (strcmp(self->name, "test-slurm job") == 0)
+		return do_job(&s, args->pos[0]);
+	return do_acct(&s, args->pos[0]);
+}
+
+static const struct cmd_entry test_slurm_subs[] = {
+	{ .name = "test-slurm submit", .opts = test_slurm_submit_opts, .args = "SCRIPT", .min = 1,
+	  .max = 1, .exec = cmd_test_slurm_submit,
+	  .summary = "sbatch SCRIPT and print the job id" },
+	{ .name = "test-slurm queue", .exec = cmd_test_slurm_read,
+	  .summary = "squeue: the user's jobs as JSON" },
+	{ .name = "test-slurm job", .args = "ID", .min = 1, .max = 1, .exec = cmd_test_slurm_read,
+	  .summary = "scontrol show job ID as JSON" },
+	{ .name = "test-slurm acct", .args = "ID", .min = 1, .max = 1, .exec = cmd_test_slurm_read,
+	  .summary = "sacct of job ID as JSON" },
+	{ NULL },
+};
+
 const struct cmd_entry cmd_test_slurm_entry = {
-	"test-slurm", "submit SCRIPT [--name N] [--output F] [--comment C] [--partition P]"
-	" [--gres G] [--cpus N] [--mem M] [--time T] [--dependency D] | job ID | acct ID | queue",
-	"call the Slurm adapter directly and print what it read (for tests)",
-	"submit prints the job id; job (scontrol), acct (sacct) and queue (squeue)\n"
+	.name = "test-slurm", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
+	.summary = "call the Slurm adapter directly and print what it read (for tests)",
+	.help = "submit prints the job id; job (scontrol), acct (sacct) and queue (squeue)\n"
 	"print the parsed records as JSON.\n",
-	CMD_HIDDEN, cmd_test_slurm,
+	.flags = CMD_HIDDEN, .subs = test_slurm_subs,
 };

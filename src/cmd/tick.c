@@ -18,10 +18,17 @@
 #include "fsutil.h"
 #include "loop.h"
 #include "notify.h"
-#include "cmd/opts.h"
 #include "reasons.h"
 #include "feed.h"
 #include "driver.h"
+
+static const struct opt tick_opts[] = {
+	{ "feeder", OPT_FLAG, NULL, "what a feeder job runs (see above)" },
+	{ "feeder-job", OPT_STRING, "ID", "a forwarded feeder's job id (default: $SLURM_JOB_ID)" },
+	{ "feeder-token", OPT_STRING, "T",
+	  "a forwarded feeder's token (default: $XLOOP_FEEDER_TOKEN)" },
+	OPT_END,
+};
 
 static long long now_ms(void)
 {
@@ -252,34 +259,23 @@ static int ensure_feeder(struct xl_ctx *ctx, struct slurm *s, const struct feed_
 
 /* The cron entry. */
 static int cmd_tick(struct xl_ctx *ctx, const struct cmd_entry *self,
-		    int argc, char **argv)
+		    struct cmd_args *args)
 {
 	struct feed_request req;
 	struct feed_result fed;
 	struct refresh ref;
 	struct slurm s;
 	struct buf news = BUF_INIT, what = BUF_INIT;
-	char **pos, *cause = NULL, *warn = NULL, *self_job = NULL, *token = NULL;
-	const char *feeder_job = NULL, *feeder_token = NULL;
-	int feeder = 0;
-	const struct opt opts[] = {
-		{ "feeder", OPT_FLAG, &feeder },
-		{ "feeder-job", OPT_STRING, &feeder_job },
-		{ "feeder-token", OPT_STRING, &feeder_token },
-		OPT_END,
-	};
+	char *cause = NULL, *warn = NULL, *self_job = NULL, *token = NULL;
+	const char *feeder_job = args_get(args, "feeder-job");
+	const char *feeder_token = args_get(args, "feeder-token");
+	int feeder = args_flag(args, "feeder");
 	long long t0 = now_ms();
-	int npos, rc, changes = 0, live, submitted = 0;
+	int rc, changes = 0, live, submitted = 0;
 	long long prev;
 	size_t i;
 
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	rc = opts_npos(self, pos, npos, 0, 0);
-	free(pos);
-	if (rc < 0)
-		return XL_USAGE;
+	(void)self;
 	if (feeder) {
 		const char *j = feeder_job ? feeder_job : getenv("SLURM_JOB_ID");
 		const char *t = feeder_token ? feeder_token : getenv("XLOOP_FEEDER_TOKEN");
@@ -385,8 +381,10 @@ out:
 }
 
 const struct cmd_entry cmd_tick_entry = {
-	"tick", "", "the cron entry: reconcile, judge, feed, notify; silent when nothing happened",
-	"Takes .xloop/lock without waiting: when another xloop holds it, exits 75\n"
+	.name = "tick", .opts = tick_opts, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
+	.summary = "the cron entry: reconcile, judge, feed, notify; silent when nothing happened",
+	.help = "Takes .xloop/lock without waiting: when another xloop holds it, exits 75\n"
 	"quietly. Then does what `next` does without the briefing, queues and sends\n"
 	"notifications for what changed, and prints one line per change (nothing\n"
 	"when nothing happened, so cron mails only news). Each tick appends a line\n"
@@ -398,11 +396,10 @@ const struct cmd_entry cmd_tick_entry = {
 	"pending behind the running runs while there is work, and none when\n"
 	"there is none: no cron is needed. `xloop driver status` shows it.\n"
 	"\n"
-	"options:\n"
-	"  --feeder    what a feeder job runs: waits up to 3 min for the lock (a\n"
-	"              command that is no tick or next leaves no feeder behind, so\n"
-	"              this one must tick after it), then exits 75 with one line;\n"
-	"              waits out a controller restart;\n"
-	"              on a network filesystem it forwards itself to driver.host\n",
-	CMD_DB | CMD_NOROOT | CMD_LOCK | CMD_LOCK_NOWAIT, cmd_tick,
+	"With --feeder (what a feeder job runs) it waits up to 3 min for the lock\n"
+	"(a command that is no tick or next leaves no feeder behind, so this one\n"
+	"must tick after it), then exits 75 with one line; it waits out a\n"
+	"controller restart; on a network filesystem it forwards itself to\n"
+	"driver.host, naming itself with --feeder-job and --feeder-token.\n",
+	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK | CMD_LOCK_NOWAIT, .exec = cmd_tick,
 };

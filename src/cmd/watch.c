@@ -19,9 +19,14 @@
 
 #include "briefing.h"
 #include "cmd/cmd.h"
-#include "cmd/opts.h"
 #include "runs.h"
 #include "slurm/slurm.h"
+
+static const struct opt watch_opts[] = {
+	{ "every", OPT_STRING, "N", "seconds between views (1 to 3600, default 5)" },
+	{ "once", OPT_FLAG, NULL, "one view, then exit" },
+	OPT_END,
+};
 
 static volatile sig_atomic_t interrupted;
 
@@ -189,30 +194,19 @@ static const char *shown(const struct row *prev, size_t np, const char *key)
 
 /* Refresh until nothing is live. */
 static int cmd_watch(struct xl_ctx *ctx, const struct cmd_entry *self,
-		     int argc, char **argv)
+		     struct cmd_args *args)
 {
-	const char *every_s = NULL, *errstr;
-	int once = 0;
-	const struct opt opts[] = {
-		{ "every", OPT_STRING, &every_s },
-		{ "once", OPT_FLAG, &once },
-		OPT_END,
-	};
+	const char *every_s = args_get(args, "every"), *errstr;
+	int once = args_flag(args, "once");
 	struct row *prev = NULL, *rows;
 	size_t np = 0, nr, i;
 	long long every = 5;
-	int npos, rc, tty = isatty(STDOUT_FILENO);
+	int rc, tty = isatty(STDOUT_FILENO);
 	struct slurm s;
-	char **pos, *cause = NULL;
+	char *cause = NULL;
 
-	rc = opts_parse(ctx, self, opts, argc, argv, &pos, &npos);
-	if (rc)
-		return rc > 0 ? XL_OK : XL_USAGE;
-	rc = opts_npos(self, pos, npos, 0, 0);
-	free(pos);
-	if (rc < 0 || (every_s && parse_ll(every_s, 1, 3600, &every, &errstr) < 0 &&
-		       cmd_usage_error(self, "--every wants seconds from 1 to 3600") < 0))
-		return XL_USAGE;
+	if (every_s && parse_ll(every_s, 1, 3600, &every, &errstr) < 0)
+		return cmd_usage_error(self, "--every wants seconds from 1 to 3600"), XL_USAGE;
 	signal(SIGINT, on_int);
 	signal(SIGTERM, on_int);
 	slurm_init(&s);
@@ -261,13 +255,14 @@ static int cmd_watch(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_watch_entry = {
-	"watch", "[--every N] [--once]",
-	"a live view of the study's queued and running jobs with progress and ETA",
-	"Every N seconds (default 5), one squeue call: each live job with its\n"
+	.name = "watch", .opts = watch_opts, .args = "", .min = 0, .max = 0,
+	.target = CMD_TARGET_NONE,
+	.summary = "a live view of the study's queued and running jobs with progress and ETA",
+	.help = "Every N seconds (default 5), one squeue call: each live job with its\n"
 	"state, elapsed time and its log's last line, and an ETA when that line\n"
 	"states one (\"ETA 4m\") or counts steps (\"fold 3/5\": estimated from the\n"
 	"elapsed time). On a terminal the view is redrawn in place; otherwise one\n"
 	"line is printed per job whose line changed. It ends when nothing is\n"
 	"queued or running (or after one view with --once). Nothing is judged.\n",
-	CMD_DB | CMD_NOROOT, cmd_watch,
+	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_watch,
 };

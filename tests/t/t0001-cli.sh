@@ -85,6 +85,32 @@ else
 	skip "root refusal" "not root"
 fi
 
+# usage and options are made from each command's table (cmd/opts.h): every
+# option of every command, subcommands and hidden ones too, has its text
+all=$("$X" help --all)
+check "help --all lists the options" sh -c "printf '%s\n' \"\$1\" | grep -q '^init	--study S	'" _ "$all"
+check "help --all lists subcommands' options" sh -c "printf '%s\n' \"\$1\" | grep -q '^plan add	--from P|best	'" _ "$all"
+check "help --all lists hidden commands' options" sh -c "printf '%s\n' \"\$1\" | grep -q '^test-parse	--format F	'" _ "$all"
+untold=$(printf '%s\n' "$all" | awk -F'\t' 'NF < 3 || $3 == ""')
+check "every option has a help text" test -z "$untold"
+[ -z "$untold" ] || printf '    %s\n' "$untold"
+check "options once parsed but not in help are there" sh -c "printf '%s\n' \"\$1\" | grep -q '^notify queue	--tag T' &&
+	printf '%s\n' \"\$1\" | grep -q '^tick	--feeder-job ID' && printf '%s\n' \"\$1\" | grep -q '^sweep	--no-chain'" _ "$all"
+# and what help names is what the parser takes: init with every option it lists
+d5=$(user_dir)
+set -- $(printf '%s\n' "$all" | awk -F'\t' '$1 == "init" { split($2, w, " "); print w[1], (w[2] == "S" ? "s5" : "p5") }')
+expect_rc 0 "init takes every option its help names ($*)" as_user "$X" -C "$d5" init "$@"
+check "help plan shows every subcommand's usage" sh -c "'$X' help plan | grep -q '^usage: xloop plan ls \[--all\]' &&
+	'$X' help plan | grep -q '^   or: xloop plan add \[--from P|best\] VAR=VALUE...' && '$X' help plan | grep -q '^Options:'"
+check "plan add --help equals help plan add" sh -c "[ \"\$('$X' plan add --help)\" = \"\$('$X' help plan add)\" ]"
+check "plan add --help is the subcommand's" sh -c "'$X' plan add --help | grep -q '^usage: xloop plan add '"
+expect_rc 2 "help for an unknown subcommand" "$X" help plan frob
+check "a subcommand's usage error names the command" sh -c "runuser -u '$XLOOP_TEST_USER' -- '$X' -C '$d' plan rm 2>&1 |
+	grep -q \"^xloop plan: missing argument\" &&
+	runuser -u '$XLOOP_TEST_USER' -- '$X' -C '$d' plan rm 2>&1 | grep -q '^usage: xloop plan rm ID'"
+expect_rc 2 "an unknown subcommand is a usage error" as_user "$X" -C "$d" plan frob
+check "an option of another subcommand is refused" sh -c "runuser -u '$XLOOP_TEST_USER' -- '$X' -C '$d' plan rm 1 --all 2>&1 | grep -q \"unknown option '--all'\""
+
 # the shipped binary is fully static and runs with nothing around it
 if [ "$X" = "${XLOOP_ROOT_DIR:-}/xloop" ]; then
 	check "file says statically linked" sh -c "file '$X' | grep -q 'statically linked'"

@@ -12,7 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "driver.h"
-#include "doctor.h"
+#include "doctor/doctor.h"
 #include "fsutil.h"
 #include "loop.h"
 

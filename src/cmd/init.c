@@ -14,7 +14,7 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
-#include "doctor.h"
+#include "doctor/doctor.h"
 #include "driver.h"
 #include "fsutil.h"
 #include "loop.h"

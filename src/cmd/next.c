@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "briefing.h"
+#include "briefing/briefing.h"
 #include "cmd/cmd.h"
 #include "driver.h"
 #include "jobsh/jobsh.h"

@@ -12,7 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "fsutil.h"
-#include "report.h"
+#include "report/report.h"
 
 static const struct opt report_opts[] = {
 	{ "out", OPT_STRING, "F.html", "write there (default: report.html at the study root)" },

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "breaker.h"
-#include "briefing.h"
+#include "briefing/briefing.h"
 #include "cmd/cmd.h"
 
 static const struct opt resume_opts[] = {

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "search/best.h"
-#include "briefing.h"
+#include "briefing/briefing.h"
 #include "cmd/cmd.h"
 #include "fsutil.h"
 #include "loop.h"

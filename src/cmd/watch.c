@@ -17,7 +17,7 @@
 
 #include <jansson.h>
 
-#include "briefing.h"
+#include "briefing/briefing.h"
 #include "cmd/cmd.h"
 #include "runs.h"
 #include "slurm/slurm.h"

@@ -12,7 +12,7 @@
 #include "buf.h"
 #include "ctx.h"
 #include "fsutil.h"
-#include "report.h"
+#include "report/report.h"
 #include "runs.h"
 #include "timeline.h"
 

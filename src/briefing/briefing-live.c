@@ -4,8 +4,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "briefing.h"
-#include "briefing-impl.h"
+#include "briefing/briefing.h"
+#include "briefing/briefing-impl.h"
 #include "fsutil.h"
 #include "reasons.h"
 #include "runs.h"

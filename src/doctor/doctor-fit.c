@@ -6,7 +6,7 @@
 
 #include <jansson.h>
 
-#include "doctor-impl.h"
+#include "doctor/doctor-impl.h"
 #include "util.h"
 
 /* One GRES: "gpu:a100:2" = name gpu, type a100, count 2. */

@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include "doctor-impl.h"
+#include "doctor/doctor-impl.h"
 #include "util.h"
 
 static const char *const status_names[] = { "ok", "warn", "fail" };

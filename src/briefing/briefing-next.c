@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "briefing-impl.h"
+#include "briefing/briefing-impl.h"
 #include "retry.h"
 #include "runs.h"
 

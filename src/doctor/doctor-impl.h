@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "config.h"
-#include "doctor.h"
+#include "doctor/doctor.h"
 
 #define LIST_MAX 3			/* nodes or processes named in one line */
 

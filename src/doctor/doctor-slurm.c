@@ -6,7 +6,7 @@
 #include <strings.h>
 
 #include "buf.h"
-#include "doctor-impl.h"
+#include "doctor/doctor-impl.h"
 #include "util.h"
 
 #define DOCTOR_SLURM_TIMEOUT_MS 15000	/* per Slurm call: doctor must be quick */

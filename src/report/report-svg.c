@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report-impl.h"
+#include "report/report-impl.h"
 
 #define TL_WIDTH 960		/* px of the time axis */
 #define LANE_H 26

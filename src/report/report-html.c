@@ -6,8 +6,8 @@
 #include <jansson.h>
 
 #include "search/best.h"
-#include "briefing.h"
-#include "report-impl.h"
+#include "briefing/briefing.h"
+#include "report/report-impl.h"
 #include "segments.h"
 
 /* Write out what the page holds once it is at least at_least bytes. */

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "search/best.h"
-#include "report-impl.h"
+#include "report/report-impl.h"
 
 /* Write the report to out; sum says what it showed. */
 int report_write(struct xl_ctx *ctx, const char *out, struct report_sum *sum,

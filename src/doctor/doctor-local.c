@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "doctor-impl.h"
+#include "doctor/doctor-impl.h"
 #include "driver.h"
 #include "fsutil.h"
 #include "proc.h"

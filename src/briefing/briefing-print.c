@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "briefing.h"
+#include "briefing/briefing.h"
 #include "search/best.h"
 
 /* Member k of o as a string, "" when it is none. */

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "report-impl.h"
+#include "report/report-impl.h"
 #include "segments.h"
 
 /* Runs sorted by id: the one with this id, or NULL. */

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "doctor-impl.h"
+#include "doctor/doctor-impl.h"
 #include "util.h"
 
 /* xloop.json was loaded and validated by main before the command ran. */

@@ -276,12 +276,20 @@ static int feeder_forward(struct xl_ctx *ctx)
 	return rc;
 }
 
+/* The -C directories joined so far; main's, for as long as the process runs. */
+static char *joined_dir;
+
 /* A further -C D is relative to the one before, as in git. */
 static const char *next_dir(const char *prev, int given, const char *d)
 {
+	char *j;
+
 	if (!given || !*d || d[0] == '/' || !*prev)
 		return d;
-	return path_join(prev, d);	/* lives as long as main */
+	j = path_join(prev, d);
+	free(joined_dir);	/* prev may be it: joined first */
+	joined_dir = j;
+	return j;
 }
 
 int main(int argc, char **argv)

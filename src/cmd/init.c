@@ -549,7 +549,9 @@ static int cmd_init(struct xl_ctx *ctx, const struct cmd_entry *self,
 	ch.committed = json_array();
 	ch.not_committed = json_array();
 	ch.checks = &checks;
-	/* init makes the study: the root is its to set (main frees it) */
+	/* init makes the study: the root is its to set (main frees it; the
+	 * remote check may have found the study already) */
+	free(ctx->root);
 	ctx->root = xstrdup(root);
 	fit_config(&facts, &cfg, !have_cfg, partition != NULL, &ch);
 	/* check everything, then the DB, then the files: a refusal writes nothing */

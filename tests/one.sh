@@ -39,13 +39,15 @@ body() {
 		eval "$(ops/slurm/testcluster.sh env)"
 		ops/slurm/testcluster.sh adduser "$XLOOP_TEST_USER" >/dev/null 8>&-
 	fi
-	local passed=0 failed=0 skipped=0 t out rc
+	local passed=0 failed=0 skipped=0 t out rc t0
 	for t in "$@"; do
 		case ${t##*/} in t0*) XLOOP_PROFILE=none ;; *) XLOOP_PROFILE=$profile ;; esac
 		export XLOOP_PROFILE
+		t0=$SECONDS
 		out=$(bash "$t" 2>&1 8>&-)
 		rc=$?
 		count_result "$t" "$rc" "$out"
+		echo "# $t ($XLOOP_PROFILE) took $((SECONDS - t0)) s"
 	done
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]

@@ -39,7 +39,7 @@ wait_acct() {
 
 printf '#!/bin/bash\necho START on $(hostname)\necho FINISHED\n' >"$d/ok.sh"
 printf '#!/bin/bash\necho START\necho FAILED\nexit 3\n' >"$d/fail.sh"
-chmod 755 "$d"/*.sh
+step "chmod 755 *.sh" chmod 755 "$d"/*.sh
 chown "$XLOOP_TEST_USER" "$d"/*.sh 2>/dev/null
 
 ok_id=$(as_user "$X" test-slurm submit "$d/ok.sh" --name "xl ok" --output "$d/ok.out" \

@@ -38,13 +38,13 @@ json.dump({"score": base + 0.02 * (h - 0.5)}, open(out, "w"))
 PY
 echo FINISHED
 JOB
-chmod 644 "$d/job.sh"
+step "chmod 644 job.sh" chmod 644 "$d/job.sh"
 printf '{"score": 0.6}\n' >"$d/cv0.json"
-chmod 644 "$d/cv0.json"
-u adopt "$d/job.sh" --tag base --cv "$d/cv0.json" >/dev/null
-u space set X=1..12:int >/dev/null
-u space set Y=1..12:int >/dev/null
-u space seed SEED >/dev/null
+step "chmod 644 cv0.json" chmod 644 "$d/cv0.json"
+step "adopt job.sh --tag base --cv" u adopt "$d/job.sh" --tag base --cv "$d/cv0.json" >/dev/null
+step "space set X=1..12:int" u space set X=1..12:int >/dev/null
+step "space set Y=1..12:int" u space set Y=1..12:int >/dev/null
+step "space seed SEED" u space seed SEED >/dev/null
 expect_rc 0 "auto on --budget-runs $BUDGET" u auto on --budget-runs $BUDGET
 
 # the study's jobs the controller knows (it keeps them MinJobAge, 300 s):
@@ -198,7 +198,7 @@ w() { as_user "$X" -C "$h" "$@"; }
 new_study "$h" hb 'c["resources"].update(cpus=1, mem="100M", time="00:02:00", gres="")
 c["queue"]["depth"] = 0
 c["queue"]["lanes"] = 2'
-cp "$d/job.sh" "$d/cv0.json" "$h/"
+step "cp job.sh cv0.json" cp "$d/job.sh" "$d/cv0.json" "$h/"
 w adopt "$h/job.sh" --tag base --cv "$h/cv0.json" >/dev/null
 w space set X=1..12:int >/dev/null
 w space set Y=1..12:int >/dev/null

@@ -47,7 +47,7 @@ echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
 echo '{"score": 0.4}' >"$T_TMP/cv.json"
-chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 expect_rc 0 "adopt a baseline" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
 for m in three nocheck always fail2; do
 	u new "$m" --from base --set MODE=$m >/dev/null 2>&1
@@ -101,8 +101,8 @@ W
 { printf '#!/bin/bash\necho "START segment=$XLOOP_SEGMENT device=cpu"\n'
   snippet "$d2/AGENTS.md" | sed 's|python train.py|"$XLOOP_ROOT/worker.sh"|'; } >"$T_TMP/keep.sh"
 printf '#!/bin/bash\ntrap "" USR2\necho "START deaf device=cpu"\nsleep 200\n' >"$T_TMP/deaf.sh"
-install -m 755 -o "$XLOOP_TEST_USER" "$T_TMP/worker.sh" "$d2/worker.sh"
-chmod 644 "$T_TMP/keep.sh" "$T_TMP/deaf.sh"
+step "install -m 755 -o worker.sh" install -m 755 -o "$XLOOP_TEST_USER" "$T_TMP/worker.sh" "$d2/worker.sh"
+step "chmod 644 keep.sh deaf.sh" chmod 644 "$T_TMP/keep.sh" "$T_TMP/deaf.sh"
 u2 adopt "$T_TMP/keep.sh" --tag keep >/dev/null 2>&1
 u2 adopt "$T_TMP/deaf.sh" --tag deaf >/dev/null 2>&1
 

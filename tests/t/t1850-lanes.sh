@@ -26,7 +26,7 @@ printf '%s %s %s %s\n' "${SLURM_JOB_GPUS:-none}" "$s" "$(date +%s.%N)" "$XLOOP_T
 echo FINISHED
 JOB
 echo '{"score": 0}' >"$T_TMP/cv.json"
-chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 
 # study D with LANES lanes and N planned runs, ticked every second until
 # every run is judged; prints "wall max_running" (wall from the first tick

@@ -11,7 +11,11 @@
 X=$XLOOP_BIN
 XA=${XLOOP_ASAN_BIN:?}
 d=$(user_dir)
-u() { as_user env -u SLURM_CONF SLURM_CONF=/nonexistent "$X" -C "$d" "$@"; }
+# no Slurm: an empty slurm.conf makes every Slurm command fail at once (a
+# SLURM_CONF naming a missing file makes each one retry for 60 s)
+: >"$T_TMP/no-slurm.conf"
+chmod 644 "$T_TMP/no-slurm.conf"
+u() { as_user env SLURM_CONF="$T_TMP/no-slurm.conf" "$X" -C "$d" "$@"; }
 step "git init" as_user git -C "$d" init -q -b main
 step "init --study drv" u init --study drv >/dev/null 2>&1
 check "init without Slurm writes driver.mode none" sh -c \
@@ -36,9 +40,11 @@ done
 
 # the lock held by another xloop
 step "driver.mode slurm" setc 'c["driver"]["mode"] = "slurm"'
-as_user flock "$d/.xloop/lock" sleep 30 &
+# (held while $T_TMP/hold exists; taken before the feeder starts)
+step "a lock holder's file" touch "$T_TMP/hold"
+as_user flock "$d/.xloop/lock" sh -c 'while [ -e "$1" ]; do sleep 0.1; done' sh "$T_TMP/hold" &
 holder=$!
-sleep 1
+for _ in $(seq 100); do as_user flock -n "$d/.xloop/lock" true || break; sleep 0.1; done
 t0=$SECONDS
 as_user env XLOOP_DRIVER_LOCK_SECS=3 "$X" -C "$d" tick --feeder >"$T_TMP/feeder.out" 2>&1
 rc=$?
@@ -46,8 +52,8 @@ check "a feeder that finds the lock held too long exits 75 (exit $rc)" test "$rc
 check "with one line saying so" grep -q "another xloop held the study's lock for 3 s" "$T_TMP/feeder.out"
 check "after waiting for it (XLOOP_DRIVER_LOCK_SECS, $((SECONDS - t0)) s)" test $((SECONDS - t0)) -ge 3
 expect_rc 75 "a cron tick exits 75 at once" as_user "$X" -C "$d" tick
-kill "$holder" 2>/dev/null
-wait "$holder" 2>/dev/null
+rm -f "$T_TMP/hold"
+wait "$holder"
 
 # a network filesystem: the feeder forwards, with its job and token
 step "mkdir bin" mkdir -p "$T_TMP/bin"

@@ -29,6 +29,9 @@ export XLOOP_GPUS=1	# fake GPUs on the test cluster's node (a last pass has 4)
 
 passed=0 failed=0 skipped=0
 started=$(date +%s)
+# tests run beside the host cluster's lane (see below); XLOOP_PLAIN_ASIDE=""
+# runs them all on the host cluster
+PLAIN_ASIDE="t1430 t1520 t1600 t1960"
 
 # the cmocka unit tests: "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s), listed below:"
 units_run() {
@@ -113,6 +116,22 @@ lane_result() {
 	passed=$((passed + $1)) failed=$((failed + $3)) skipped=$((skipped + $5))
 }
 
+# slot_down LOG: stop the cluster a tests/one.sh lane used (the slot it took
+# is in its first line), under that slot's lock: a tests/one.sh elsewhere on
+# the machine may have taken the slot since (then it is left alone)
+slot_down() {
+	local slot
+	slot=$(sed -n 's/^# cluster slot \([0-9]\)$/\1/p' "$1" | head -n1)
+	if [ -n "$slot" ] && [ "$slot" -ne 0 ]; then
+		(
+			flock -n 9 || exit 0
+			XLOOP_TESTCLUSTER_DIR=/tmp/xloop-testcluster-$slot \
+				XLOOP_TESTCLUSTER_PORT_OFFSET=$((slot * 100)) \
+				ops/slurm/testcluster.sh down >/dev/null 2>&1 9>&- || true
+		) 9>>"/tmp/xloop-cluster-$slot.lock"
+	fi
+}
+
 cluster_up() {
 	if ! ops/slurm/testcluster.sh up "$@" 7>&-; then
 		echo "not ok - test cluster did not come up ($*)"
@@ -128,23 +147,27 @@ if [ "$(id -u)" -eq 0 ]; then
 	open_path_for_user "$ROOT"
 fi
 
-# the version matrix, in the background until the end: one lane that runs
-# the suites one after the other (about 12 min, less than the host suite),
-# or with XLOOP_MATRIX_PARALLEL=1 one lane per suite (about 5 min, at three
-# times the load)
+# the version matrix, in the background until the end: its suites in lanes
+# that run side by side, the suites of a lane one after the other (each
+# suite about 5 min): XLOOP_MATRIX_LANES, lanes apart by spaces, suites of
+# a lane joined by "+" (default "bullseye+trixie sid": two lanes, about 10
+# and 5 min); XLOOP_MATRIX_PARALLEL=1: one lane per suite (about 5 min, at
+# three times the load); XLOOP_MATRIX_SUITES: those suites in one lane
 matrix_suites=()
 if [ "$(id -u)" -eq 0 ] && [ "${XLOOP_MATRIX:-1}" != 0 ]; then
 	mkdir -p build/matrix
 	if [ -n "${XLOOP_MATRIX_PARALLEL:-}" ]; then
-		for suite in ${XLOOP_MATRIX_SUITES:-bullseye trixie sid}; do
-			tests/matrix.sh "$suite" >"build/matrix/$suite.log" 2>&1 &
-			matrix_suites+=("$suite:$!")
-		done
+		lanes=${XLOOP_MATRIX_SUITES:-bullseye trixie sid}
+	elif [ -n "${XLOOP_MATRIX_SUITES:-}" ]; then
+		lanes=${XLOOP_MATRIX_SUITES// /+}
 	else
-		# shellcheck disable=SC2086 # one suite per word
-		tests/matrix.sh ${XLOOP_MATRIX_SUITES:-bullseye trixie sid} >build/matrix/all.log 2>&1 &
-		matrix_suites+=("all:$!")
+		lanes=${XLOOP_MATRIX_LANES:-bullseye+trixie sid}
 	fi
+	for lane in $lanes; do
+		# shellcheck disable=SC2086 # one suite per word
+		tests/matrix.sh ${lane//+/ } >"build/matrix/$lane.log" 2>&1 &
+		matrix_suites+=("$lane:$!")
+	done
 fi
 
 mkdir -p build/t
@@ -168,9 +191,21 @@ else
 	# the short chaos soak beside them, on a cluster slot of its own
 	tests/soak/soak.sh "${XLOOP_SOAK_MINUTES:-3}" >build/t/soak.log 2>&1 7>&- &
 	soak_pid=$!
+	# the slowest tests that run in the plain profile only and check no
+	# out-of-memory kill (cgroups, slot 0 only): beside the host cluster's
+	# lane, plain, on a cluster slot of their own
+	aside=()
+	for t in ${XLOOP_PLAIN_ASIDE-$PLAIN_ASIDE}; do
+		aside+=(tests/t/"$t"-*.sh)
+	done
+	if [ ${#aside[@]} -gt 0 ]; then
+		tests/one.sh "${aside[@]}" >build/t/plain-aside.log 2>&1 7>&- &
+		aside_pid=$!
+	fi
 	export XLOOP_PROFILE=plain
 	if cluster_up; then
 		for t in tests/t/t[1-9]*.sh; do
+			case " ${aside[*]} " in *" $t "*) continue ;; esac
 			run_t "$t"
 		done
 	fi
@@ -188,22 +223,18 @@ else
 	wait "$accounting_pid"
 	echo "# accounting profile (waited $((SECONDS - t0)) s more, log build/t/accounting.log)"
 	lane_result build/t/accounting.log accounting
+	slot_down build/t/accounting.log
+	if [ -n "${aside_pid:-}" ]; then
+		t0=$SECONDS
+		wait "$aside_pid"
+		echo "# plain, beside the host cluster (waited $((SECONDS - t0)) s more, log build/t/plain-aside.log)"
+		lane_result build/t/plain-aside.log "plain beside"
+		slot_down build/t/plain-aside.log
+	fi
 	t0=$SECONDS
 	wait "$soak_pid"
 	echo "# chaos soak (waited $((SECONDS - t0)) s more, log build/t/soak.log)"
 	lane_result build/t/soak.log soak
-	# and stop the cluster it used (the slot it took is in its first line),
-	# under that slot's lock: a tests/one.sh elsewhere on the machine may
-	# have taken the slot since (then it is left alone)
-	slot=$(sed -n 's/^# cluster slot \([0-9]\)$/\1/p' build/t/accounting.log | head -n1)
-	if [ -n "$slot" ] && [ "$slot" -ne 0 ]; then
-		(
-			flock -n 9 || exit 0
-			XLOOP_TESTCLUSTER_DIR=/tmp/xloop-testcluster-$slot \
-				XLOOP_TESTCLUSTER_PORT_OFFSET=$((slot * 100)) \
-				ops/slurm/testcluster.sh down >/dev/null 2>&1 9>&- || true
-		) 9>>"/tmp/xloop-cluster-$slot.lock"
-	fi
 fi
 
 t0=$SECONDS

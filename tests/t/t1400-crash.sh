@@ -185,9 +185,9 @@ a=$(user_dir)
 ua() { as_user "$X" -C "$a" "$@"; }
 new_study "$a" ap 'c["resources"].update(cpus=1, mem="100M", time="00:02:00", gres="")
 c["queue"]["depth"] = 0'
-ua adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
-ua space set V=0..8:int >/dev/null
-ua auto on --budget-runs 6 >/dev/null
+step "adopt base" ua adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
+step "space set V" ua space set V=0..8:int >/dev/null
+step "auto on --budget-runs 6" ua auto on --budget-runs 6 >/dev/null
 runs_of() { ls "$a/runs/ap" | wc -l; }
 jobs_in() { as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$a " | grep -c "JobName=$1 "; }
 wait_ap() {

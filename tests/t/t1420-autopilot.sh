@@ -128,7 +128,7 @@ u auto status --json >"$T_TMP/auto.json"
 check "auto status --json validates" sh -c "$V '$S/auto.schema.json' <'$T_TMP/auto.json'"
 step "space ls --json" u space ls --json >"$T_TMP/space.json"
 check "space ls --json validates" sh -c "$V '$S/space.schema.json' <'$T_TMP/space.json'"
-u replicate best -n 2 --json >"$T_TMP/rep.json"
+step "replicate best -n 2 --json" u replicate best -n 2 --json >"$T_TMP/rep.json"
 check "replicate --json validates" sh -c "$V '$S/replicate.schema.json' <'$T_TMP/rep.json'"
 check "replicate queued two fresh seeds in the plan" sh -c \
 	"runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' plan ls | grep -c '^ *[0-9]*  SEED=' | grep -qx 2"

@@ -18,7 +18,7 @@ db() { $PY -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print('\n'.jo
 new_study "$d" ct ''
 mk() {	# name X Y SEED
 	printf '#!/bin/bash\nX=%s\nY=%s\nSEED=%s\necho "START x=$X y=$Y"\n' "$2" "$3" "$4" >"$T_TMP/$1.sh"
-	chmod 644 "$T_TMP/$1.sh"
+	step "$1.sh readable" chmod 644 "$T_TMP/$1.sh"
 }
 mk base 1 1 1
 mk b2 2 2 1

@@ -97,8 +97,8 @@ check "sbatch refusal names the reason" sh -c \
 
 # the controller is unreachable: a temporary failure (75), cron may retry
 if [ -n "${SLURM_CONF:-}" ]; then
-	sed 's/^SlurmctldPort=.*/SlurmctldPort=1/' "$SLURM_CONF" >"$T_TMP/down.conf"
-	chmod 644 "$T_TMP/down.conf"
+	step "down.conf" sed 's/^SlurmctldPort=.*/SlurmctldPort=1/' "$SLURM_CONF" >"$T_TMP/down.conf"
+	step "down.conf readable" chmod 644 "$T_TMP/down.conf"
 	expect_rc 75 "unreachable controller is temporary" env SLURM_CONF="$T_TMP/down.conf" \
 		runuser -u "$XLOOP_TEST_USER" -- env SLURM_CONF="$T_TMP/down.conf" "$X" test-slurm queue
 fi

@@ -94,7 +94,7 @@ for p in scontrol sinfo squeue sacct sbatch scancel; do
 	real=$(command -v "$p") || continue
 	case $real in /*) ;; *) continue ;; esac
 	printf '#!/bin/sh\necho "%s $*" >>%s\nexec %s "$@"\n' "$p" "$T_TMP/calls" "$real" >"$BIN/$p"
-	chmod 755 "$BIN/$p"
+	step "a logging $p" chmod 755 "$BIN/$p"
 done
 PATH="$BIN:$PATH" doc
 check "costs: exactly five Slurm calls" test "$(wc -l <"$T_TMP/calls")" -eq 5
@@ -168,9 +168,9 @@ if [ "$(id -u)" -eq 0 ]; then
 	scontrol update nodename="$NODE" state=drain reason='disk almost full'
 	doc
 	rc=$?
-	cp "$OUT" "$T_TMP/drained"
+	step "keep the drained output" cp "$OUT" "$T_TMP/drained"
 	doc --json
-	cp "$OUT" "$T_TMP/drained.json"
+	step "keep the drained --json output" cp "$OUT" "$T_TMP/drained.json"
 	scontrol update nodename="$NODE" state=resume
 	trap 'rm -rf "$T_TMP"' EXIT
 	OUT=$T_TMP/drained
@@ -197,7 +197,7 @@ fi
 # --- the controller does not answer: the check fails fast, exit 1
 if [ -n "${SLURM_CONF:-}" ]; then
 	sed 's/^SlurmctldPort=.*/SlurmctldPort=1/' "$SLURM_CONF" >"$T_TMP/down.conf"
-	chmod 644 "$T_TMP/down.conf"
+	step "down.conf readable" chmod 644 "$T_TMP/down.conf"
 	: >"$T_TMP/calls"
 	start=$(date +%s%N)
 	SLURM_CONF="$T_TMP/down.conf" PATH="$BIN:$PATH" doc

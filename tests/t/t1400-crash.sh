@@ -224,8 +224,8 @@ if [ "$(id -u)" -eq 0 ]; then
 	trap 'scontrol update nodename="$node" state=resume >/dev/null 2>&1; rm -rf "$T_TMP"' EXIT
 	wait_idle
 	scontrol update nodename="$node" state=drain reason="disk almost full"
-	u new drained --from base --set V=10 >/dev/null
-	u submit drained --no-chain >/dev/null
+	step "new drained" u new drained --from base --set V=10 >/dev/null
+	step "submit drained" u submit drained --no-chain >/dev/null
 	sleep 2
 	u judge >/dev/null 2>&1
 	out6=$(u tick 2>&1)

@@ -36,9 +36,9 @@ study() {	# dir obj
 	local d=$1 obj=$2
 	new_study "$d" s 'c["resources"].update(cpus=1, mem="100M", time="00:02:00", gres="")
 c["queue"]["depth"] = 1'
-	sed "s/^OBJ=peak/OBJ=$obj/" "$T_TMP/job.sh" >"$d/job.sh"
-	as_user env XLOOP_RUN_DIR="$d" bash "$d/job.sh" >/dev/null
-	as_user "$X" -C "$d" adopt "$d/job.sh" --tag base --cv "$d/cv.json" >/dev/null
+	step "job.sh of the study" sed "s/^OBJ=peak/OBJ=$obj/" "$T_TMP/job.sh" >"$d/job.sh"
+	step "the baseline run by hand" as_user env XLOOP_RUN_DIR="$d" bash "$d/job.sh" >/dev/null
+	step "adopt base" as_user "$X" -C "$d" adopt "$d/job.sh" --tag base --cv "$d/cv.json" >/dev/null
 }
 drive() {	# dir: tick until autopilot stopped and nothing is left in Slurm
 	local d=$1 i
@@ -177,11 +177,11 @@ for mode in value same; do
 	g=$(user_dir)
 	new_study "$g" s 'c["resources"].update(cpus=1, mem="100M", time="00:02:00", gres="")
 c["queue"]["depth"] = 0'
-	sed "s/^MODE=value/MODE=$mode/" "$T_TMP/fail.sh" >"$g/job.sh"
-	as_user "$X" -C "$g" adopt "$g/job.sh" --tag base --cv "$T_TMP/cv5.json" >/dev/null
-	as_user "$X" -C "$g" space set X=1..3:int >/dev/null
-	as_user "$X" -C "$g" space set Y=1..3:int >/dev/null
-	as_user "$X" -C "$g" auto on --budget-runs 2 >/dev/null
+	step "job.sh of the study" sed "s/^MODE=value/MODE=$mode/" "$T_TMP/fail.sh" >"$g/job.sh"
+	step "adopt base" as_user "$X" -C "$g" adopt "$g/job.sh" --tag base --cv "$T_TMP/cv5.json" >/dev/null
+	step "space set X" as_user "$X" -C "$g" space set X=1..3:int >/dev/null
+	step "space set Y" as_user "$X" -C "$g" space set Y=1..3:int >/dev/null
+	step "auto on --budget-runs 2" as_user "$X" -C "$g" auto on --budget-runs 2 >/dev/null
 	drive "$g" >/dev/null
 	as_user "$X" -C "$g" next --json >"$T_TMP/$mode.json" 2>/dev/null
 	check "$mode: both proposals failed" test "$(grep -c 'attempt 1: failure' "$g/ticks.txt")" = 2

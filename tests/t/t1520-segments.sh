@@ -50,7 +50,7 @@ echo '{"score": 0.4}' >"$T_TMP/cv.json"
 step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 expect_rc 0 "adopt a baseline" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
 for m in three nocheck always fail2; do
-	u new "$m" --from base --set MODE=$m >/dev/null 2>&1
+	step "new $m" u new "$m" --from base --set MODE=$m >/dev/null 2>&1
 done
 
 # the flag is checked against the time limit before anything is recorded

@@ -1,15 +1,17 @@
 # Helpers for the integration tests; source it first.
 #   check NAME CMD...          CMD must succeed
 #   expect_rc RC NAME CMD...   CMD must exit RC
-#   step NAME CMD...           setup: run CMD (its stdout and stderr pass
-#                              through); when it fails, "not ok - T: setup:
-#                              NAME" with its output and the test ends there
-#                              (RESULT line, exit 1), so no later check fails
-#                              for a reason it does not name. Use it for every
-#                              command the test relies on, at the test's top
-#                              level or in its functions, not in $(...) or a
+#   step NAME CMD...           setup: run CMD (its stdout and stderr are
+#                              passed on when it ends); when it fails, "not
+#                              ok - T: setup: NAME" with its output, and the
+#                              test ends there (RESULT line, exit 1), so no
+#                              later check fails for a reason it does not
+#                              name. For every command the test relies on,
+#                              not for one whose failure is expected or is
+#                              what a check looks at. At the test's top level
+#                              or in its functions, not in $(...) or a
 #                              pipeline (a subshell cannot end the test; the
-#                              failure still counts, via finish)
+#                              failure still counts, in finish)
 #   as_user CMD...             run CMD as the unprivileged test user
 #   finish                     print the RESULT line (last line of every test)
 # Output of a failing command is shown indented under "not ok".

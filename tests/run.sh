@@ -2,15 +2,16 @@
 # Every test, in lanes that run side by side from the start: the
 # integration tests in tests/t/ against the local test cluster without
 # accounting (in the foreground), then the tests marked "# gpus: 4" on a
-# node with 4 fake GPUs; beside them the same tests with accounting (MariaDB
-# + slurmdbd) on a second cluster (tests/one.sh's next slot), the short chaos
+# node with 4 fake GPUs; beside them the slowest plain-only tests
+# (PLAIN_ASIDE) on a cluster slot of their own, the same tests with
+# accounting (MariaDB + slurmdbd) on another (tests/one.sh's next slot), the short chaos
 # soak (tests/soak/soak.sh 3, its own slot), the lane that needs no cluster
 # (the cmocka unit tests of the ASan+UBSan build, the fuzz targets briefly,
 # the t0* tests; build/t/local.log), and the version matrix (tests/matrix.sh:
 # the Slurm versions in chroots, each its own cluster on its own ports;
-# XLOOP_MATRIX=0 skips it, XLOOP_MATRIX_SUITES picks suites,
-# XLOOP_MATRIX_PARALLEL=1 runs them at once). A background lane's lines are
-# printed when it ends.
+# XLOOP_MATRIX=0 skips it; its lanes below). A background lane's lines are
+# printed when it ends; the longest lane sets the time (each prints its
+# tests' seconds).
 # Run through ./build.sh test, which builds ./xloop and build/asan first.
 # Prints cmocka's lines, one line per integration check, and last
 # "N passed, N failed"; exits non-zero when anything failed.

@@ -97,7 +97,10 @@ check "sbatch refusal names the reason" sh -c \
 
 # the controller is unreachable: a temporary failure (75), cron may retry
 if [ -n "${SLURM_CONF:-}" ]; then
-	step "down.conf" sed 's/^SlurmctldPort=.*/SlurmctldPort=1/' "$SLURM_CONF" >"$T_TMP/down.conf"
+	# (the client gives up after MessageTimeout, 2 s here, not 10: the same
+	# "connect failure", sooner)
+	step "down.conf" sed -e 's/^SlurmctldPort=.*/SlurmctldPort=1/' -e '/^MessageTimeout=/d' "$SLURM_CONF" >"$T_TMP/down.conf"
+	step "down.conf: MessageTimeout" sh -c "echo MessageTimeout=2 >>'$T_TMP/down.conf'"
 	step "down.conf readable" chmod 644 "$T_TMP/down.conf"
 	expect_rc 75 "unreachable controller is temporary" env SLURM_CONF="$T_TMP/down.conf" \
 		runuser -u "$XLOOP_TEST_USER" -- env SLURM_CONF="$T_TMP/down.conf" "$X" test-slurm queue

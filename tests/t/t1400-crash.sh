@@ -133,7 +133,10 @@ check "the ticks that found the lock held exited 75" sh -c \
 check "tick.log has a line per tick that ran" test -s "$d/.xloop/tick.log"
 
 # 7. the controller unreachable: 75, one line, nothing changed; the next tick catches up
-step "sed SlurmctldPort=1" sed 's/^SlurmctldPort=.*/SlurmctldPort=1/' "$SLURM_CONF" >"$T_TMP/down.conf"
+# (the client gives up after MessageTimeout, 2 s here, not 10: the same
+# "connect failure", sooner)
+step "down.conf" sed -e 's/^SlurmctldPort=.*/SlurmctldPort=1/' -e '/^MessageTimeout=/d' "$SLURM_CONF" >"$T_TMP/down.conf"
+step "down.conf: MessageTimeout" sh -c "echo MessageTimeout=2 >>'$T_TMP/down.conf'"
 step "chmod 644 down.conf" chmod 644 "$T_TMP/down.conf"
 wait_idle
 # the tick itself is logged (status's feeder.last_at): the rest must not change

@@ -3,7 +3,8 @@
 #   tests/one.sh [--accounting] [--gpus N] tests/t/t1200-loop.sh [more tests...]
 # Holds a cluster slot's lock for the whole run (clusters are shared by
 # everything on the machine; see the slots below), brings the cluster up with
-# the profile asked for, and prints each test's lines and a last "N passed, N failed" line.
+# the profile asked for, and prints each test's lines and seconds ("# T (PROFILE) took
+# N s") and a last "N passed, N failed" line.
 # t0* tests need no cluster: run them directly with tests/one.sh as well.
 # Daemons and tests run with the lock fd closed, so nothing started here keeps it.
 # Build first (./build.sh and ./build.sh asan).

@@ -3,7 +3,8 @@
 #   tests/one.sh [--accounting] [--gpus N] tests/t/t1200-loop.sh [more tests...]
 # Holds a cluster slot's lock for the whole run (clusters are shared by
 # everything on the machine; see the slots below), brings the cluster up with
-# the profile asked for, and prints each test's lines and a last "N passed, N failed" line.
+# the profile asked for, and prints each test's lines and seconds ("# T (PROFILE) took
+# N s") and a last "N passed, N failed" line.
 # t0* tests need no cluster: run them directly with tests/one.sh as well.
 # Daemons and tests run with the lock fd closed, so nothing started here keeps it.
 # Build first (./build.sh and ./build.sh asan).
@@ -39,13 +40,15 @@ body() {
 		eval "$(ops/slurm/testcluster.sh env)"
 		ops/slurm/testcluster.sh adduser "$XLOOP_TEST_USER" >/dev/null 8>&-
 	fi
-	local passed=0 failed=0 skipped=0 t out rc
+	local passed=0 failed=0 skipped=0 t out rc t0
 	for t in "$@"; do
 		case ${t##*/} in t0*) XLOOP_PROFILE=none ;; *) XLOOP_PROFILE=$profile ;; esac
 		export XLOOP_PROFILE
+		t0=$SECONDS
 		out=$(bash "$t" 2>&1 8>&-)
 		rc=$?
 		count_result "$t" "$rc" "$out"
+		echo "# $t ($XLOOP_PROFILE) took $((SECONDS - t0)) s"
 	done
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]

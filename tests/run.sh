@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Every test: the cmocka unit tests (ASan+UBSan build), then the
+# Every test, in lanes that run side by side from the start: the
 # integration tests in tests/t/ against the local test cluster without
-# accounting, beside them the same with accounting (MariaDB + slurmdbd) on a
-# second cluster (tests/one.sh's next slot), the short chaos soak
-# (tests/soak/soak.sh 3, its own slot), then the tests marked
-# "# gpus: 4" on a node with 4 fake GPUs, and beside all of them
-# the version matrix (tests/matrix.sh: the Slurm versions in chroots, each
-# its own cluster on its own ports; XLOOP_MATRIX=0 skips it,
-# XLOOP_MATRIX_SUITES picks suites, XLOOP_MATRIX_PARALLEL=1 runs them at once).
+# accounting (in the foreground), then the tests marked "# gpus: 4" on a
+# node with 4 fake GPUs; beside them the slowest plain-only tests
+# (PLAIN_ASIDE) on a cluster slot of their own, the same tests with
+# accounting (MariaDB + slurmdbd) on another (tests/one.sh's next slot), the short chaos
+# soak (tests/soak/soak.sh 3, its own slot), the lane that needs no cluster
+# (the cmocka unit tests of the ASan+UBSan build, the fuzz targets briefly,
+# the t0* tests; build/t/local.log), and the version matrix (tests/matrix.sh:
+# the Slurm versions in chroots, each its own cluster on its own ports;
+# XLOOP_MATRIX=0 skips it; its lanes below). A background lane's lines are
+# printed when it ends; the longest lane sets the time (each prints its
+# tests' seconds).
 # Run through ./build.sh test, which builds ./xloop and build/asan first.
 # Prints cmocka's lines, one line per integration check, and last
 # "N passed, N failed"; exits non-zero when anything failed.
@@ -26,24 +30,30 @@ export XLOOP_GPUS=1	# fake GPUs on the test cluster's node (a last pass has 4)
 
 passed=0 failed=0 skipped=0
 started=$(date +%s)
+# tests run beside the host cluster's lane (see below); XLOOP_PLAIN_ASIDE=""
+# runs them all on the host cluster
+PLAIN_ASIDE="t1430 t1520 t1540 t1550 t1600 t1960"
 
-# cmocka: "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s), listed below:"
-for t in build/asan/test_*; do
-	[ -x "$t" ] || continue
-	out=$("$t" 2>&1)
-	rc=$?
-	printf '%s\n' "$out"
-	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -n1)
-	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -n1)
-	s=$(printf '%s\n' "$out" | sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' | tail -n1)
-	passed=$((passed + ${p:-0}))
-	failed=$((failed + ${f:-0}))
-	skipped=$((skipped + ${s:-0}))
-	if [ "$rc" -ne 0 ] && [ -z "$f" ]; then
-		echo "not ok - $t exited $rc"
-		failed=$((failed + 1))
-	fi
-done
+# the cmocka unit tests: "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s), listed below:"
+units_run() {
+	local t out rc p f s
+	for t in build/asan/test_*; do
+		[ -x "$t" ] || continue
+		out=$("$t" 2>&1)
+		rc=$?
+		printf '%s\n' "$out"
+		p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -n1)
+		f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -n1)
+		s=$(printf '%s\n' "$out" | sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' | tail -n1)
+		passed=$((passed + ${p:-0}))
+		failed=$((failed + ${f:-0}))
+		skipped=$((skipped + ${s:-0}))
+		if [ "$rc" -ne 0 ] && [ -z "$f" ]; then
+			echo "not ok - $t exited $rc"
+			failed=$((failed + 1))
+		fi
+	done
+}
 
 # integration tests print "RESULT pass=N fail=M skip=K" last
 . tests/runlib.sh
@@ -58,51 +68,40 @@ run_t() {
 
 # every fuzz target for a short bounded time (./build.sh fuzz runs longer):
 # a crash, a leak or a failed rewrite property fails the run
-if [ -x build/fuzz/fuzz_sacct ]; then
-	t0=$SECONDS
-	if out=$(fuzz/run.sh "${XLOOP_FUZZ_SECONDS:-2}" 2>&1); then
-		printf '%s\n' "$out" | sed 's/^/# /'
-		echo "ok - fuzz: every target ${XLOOP_FUZZ_SECONDS:-2} s, no finding"
-		passed=$((passed + 1))
+fuzz_run() {
+	local t0 out
+	if [ -x build/fuzz/fuzz_sacct ]; then
+		t0=$SECONDS
+		if out=$(fuzz/run.sh "${XLOOP_FUZZ_SECONDS:-2}" 2>&1); then
+			printf '%s\n' "$out" | sed 's/^/# /'
+			echo "ok - fuzz: every target ${XLOOP_FUZZ_SECONDS:-2} s, no finding"
+			passed=$((passed + 1))
+		else
+			printf '%s\n' "$out"
+			echo "not ok - fuzz: a target found something (build/fuzz/artifacts/)"
+			failed=$((failed + 1))
+		fi
+		echo "# fuzz took $((SECONDS - t0)) s"
 	else
-		printf '%s\n' "$out"
-		echo "not ok - fuzz: a target found something (build/fuzz/artifacts/)"
-		failed=$((failed + 1))
+		echo "ok - fuzz # skip build/fuzz is not built (./build.sh test builds it)"
+		skipped=$((skipped + 1))
 	fi
-	echo "# fuzz took $((SECONDS - t0)) s"
-else
-	echo "ok - fuzz # skip build/fuzz is not built (./build.sh test builds it)"
-	skipped=$((skipped + 1))
-fi
+}
 
-if [ "$(id -u)" -eq 0 ]; then
-	id "$XLOOP_TEST_USER" >/dev/null 2>&1 || useradd -m "$XLOOP_TEST_USER"
-	open_path_for_user "$ROOT"
-fi
-
-# the version matrix, in the background until the end: one lane that runs
-# the suites one after the other (about 12 min, less than the host suite),
-# or with XLOOP_MATRIX_PARALLEL=1 one lane per suite (about 5 min, at three
-# times the load)
-matrix_suites=()
-if [ "$(id -u)" -eq 0 ] && [ "${XLOOP_MATRIX:-1}" != 0 ]; then
-	mkdir -p build/matrix
-	if [ -n "${XLOOP_MATRIX_PARALLEL:-}" ]; then
-		for suite in ${XLOOP_MATRIX_SUITES:-bullseye trixie sid}; do
-			tests/matrix.sh "$suite" >"build/matrix/$suite.log" 2>&1 &
-			matrix_suites+=("$suite:$!")
-		done
-	else
-		# shellcheck disable=SC2086 # one suite per word
-		tests/matrix.sh ${XLOOP_MATRIX_SUITES:-bullseye trixie sid} >build/matrix/all.log 2>&1 &
-		matrix_suites+=("all:$!")
-	fi
-fi
-
-export XLOOP_PROFILE=none
-for t in tests/t/t0*.sh; do
-	run_t "$t"
-done
+# The lane that needs no cluster: the unit tests, the fuzz targets, the t0*
+# tests (started before any cluster's SLURM_CONF is set: they need no Slurm);
+# its own counts on its last line.
+local_lane() {
+	local t
+	passed=0 failed=0 skipped=0
+	units_run
+	fuzz_run
+	export XLOOP_PROFILE=none
+	for t in tests/t/t0*.sh; do
+		run_t "$t"
+	done
+	echo "$passed passed, $failed failed, $skipped skipped"
+}
 
 # A background lane's log: its lines, then its counts added to ours.
 lane_result() {
@@ -118,6 +117,22 @@ lane_result() {
 	passed=$((passed + $1)) failed=$((failed + $3)) skipped=$((skipped + $5))
 }
 
+# slot_down LOG: stop the cluster a tests/one.sh lane used (the slot it took
+# is in its first line), under that slot's lock: a tests/one.sh elsewhere on
+# the machine may have taken the slot since (then it is left alone)
+slot_down() {
+	local slot
+	slot=$(sed -n 's/^# cluster slot \([0-9]\)$/\1/p' "$1" | head -n1)
+	if [ -n "$slot" ] && [ "$slot" -ne 0 ]; then
+		(
+			flock -n 9 || exit 0
+			XLOOP_TESTCLUSTER_DIR=/tmp/xloop-testcluster-$slot \
+				XLOOP_TESTCLUSTER_PORT_OFFSET=$((slot * 100)) \
+				ops/slurm/testcluster.sh down >/dev/null 2>&1 9>&- || true
+		) 9>>"/tmp/xloop-cluster-$slot.lock"
+	fi
+}
+
 cluster_up() {
 	if ! ops/slurm/testcluster.sh up "$@" 7>&-; then
 		echo "not ok - test cluster did not come up ($*)"
@@ -128,6 +143,39 @@ cluster_up() {
 	ops/slurm/testcluster.sh adduser "$XLOOP_TEST_USER" >/dev/null 7>&-
 }
 
+if [ "$(id -u)" -eq 0 ]; then
+	id "$XLOOP_TEST_USER" >/dev/null 2>&1 || useradd -m "$XLOOP_TEST_USER"
+	open_path_for_user "$ROOT"
+fi
+
+# the version matrix, in the background until the end: its suites in lanes
+# that run side by side, the suites of a lane one after the other (each
+# suite about 5 min): XLOOP_MATRIX_LANES, lanes apart by spaces, suites of
+# a lane joined by "+" (default "bullseye+trixie sid": two lanes, about 10
+# and 5 min); XLOOP_MATRIX_PARALLEL=1: one lane per suite (about 5 min, at
+# three times the load); XLOOP_MATRIX_SUITES: those suites in one lane
+matrix_suites=()
+if [ "$(id -u)" -eq 0 ] && [ "${XLOOP_MATRIX:-1}" != 0 ]; then
+	mkdir -p build/matrix
+	if [ -n "${XLOOP_MATRIX_PARALLEL:-}" ]; then
+		lanes=${XLOOP_MATRIX_SUITES:-bullseye trixie sid}
+	elif [ -n "${XLOOP_MATRIX_SUITES:-}" ]; then
+		lanes=${XLOOP_MATRIX_SUITES// /+}
+	else
+		lanes=${XLOOP_MATRIX_LANES:-bullseye+trixie sid}
+	fi
+	for lane in $lanes; do
+		# shellcheck disable=SC2086 # one suite per word
+		tests/matrix.sh ${lane//+/ } >"build/matrix/$lane.log" 2>&1 &
+		matrix_suites+=("$lane:$!")
+	done
+fi
+
+mkdir -p build/t
+# the lane that needs no cluster, beside the cluster lanes (it is started
+# before any of them sets SLURM_CONF)
+local_lane >build/t/local.log 2>&1 &
+local_pid=$!
 if [ "$(id -u)" -ne 0 ]; then
 	echo "# integration tests against Slurm need root (they start the test cluster): skipped"
 	skipped=$((skipped + 1))
@@ -139,15 +187,26 @@ else
 	# the accounting profile runs beside the plain one, on the next free
 	# cluster slot of tests/one.sh (its own ports; no cgroups there, so the
 	# out-of-memory checks run in the plain profile only)
-	mkdir -p build/t
 	tests/one.sh --accounting tests/t/t[1-9]*.sh >build/t/accounting.log 2>&1 7>&- &
 	accounting_pid=$!
 	# the short chaos soak beside them, on a cluster slot of its own
 	tests/soak/soak.sh "${XLOOP_SOAK_MINUTES:-3}" >build/t/soak.log 2>&1 7>&- &
 	soak_pid=$!
+	# the slowest tests that run in the plain profile only and check no
+	# out-of-memory kill (cgroups, slot 0 only): beside the host cluster's
+	# lane, plain, on a cluster slot of their own
+	aside=()
+	for t in ${XLOOP_PLAIN_ASIDE-$PLAIN_ASIDE}; do
+		aside+=(tests/t/"$t"-*.sh)
+	done
+	if [ ${#aside[@]} -gt 0 ]; then
+		tests/one.sh "${aside[@]}" >build/t/plain-aside.log 2>&1 7>&- &
+		aside_pid=$!
+	fi
 	export XLOOP_PROFILE=plain
 	if cluster_up; then
 		for t in tests/t/t[1-9]*.sh; do
+			case " ${aside[*]} " in *" $t "*) continue ;; esac
 			run_t "$t"
 		done
 	fi
@@ -165,23 +224,24 @@ else
 	wait "$accounting_pid"
 	echo "# accounting profile (waited $((SECONDS - t0)) s more, log build/t/accounting.log)"
 	lane_result build/t/accounting.log accounting
+	slot_down build/t/accounting.log
+	if [ -n "${aside_pid:-}" ]; then
+		t0=$SECONDS
+		wait "$aside_pid"
+		echo "# plain, beside the host cluster (waited $((SECONDS - t0)) s more, log build/t/plain-aside.log)"
+		lane_result build/t/plain-aside.log "plain beside"
+		slot_down build/t/plain-aside.log
+	fi
 	t0=$SECONDS
 	wait "$soak_pid"
 	echo "# chaos soak (waited $((SECONDS - t0)) s more, log build/t/soak.log)"
 	lane_result build/t/soak.log soak
-	# and stop the cluster it used (the slot it took is in its first line),
-	# under that slot's lock: a tests/one.sh elsewhere on the machine may
-	# have taken the slot since (then it is left alone)
-	slot=$(sed -n 's/^# cluster slot \([0-9]\)$/\1/p' build/t/accounting.log | head -n1)
-	if [ -n "$slot" ] && [ "$slot" -ne 0 ]; then
-		(
-			flock -n 9 || exit 0
-			XLOOP_TESTCLUSTER_DIR=/tmp/xloop-testcluster-$slot \
-				XLOOP_TESTCLUSTER_PORT_OFFSET=$((slot * 100)) \
-				ops/slurm/testcluster.sh down >/dev/null 2>&1 9>&- || true
-		) 9>>"/tmp/xloop-cluster-$slot.lock"
-	fi
 fi
+
+t0=$SECONDS
+wait "$local_pid"
+echo "# units, fuzz, t0* (waited $((SECONDS - t0)) s more, log build/t/local.log)"
+lane_result build/t/local.log "units, fuzz, t0*"
 
 # the matrix lanes: their lines, then their counts
 for lane in ${matrix_suites[@]+"${matrix_suites[@]}"}; do

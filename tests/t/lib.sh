@@ -1,6 +1,17 @@
 # Helpers for the integration tests; source it first.
 #   check NAME CMD...          CMD must succeed
 #   expect_rc RC NAME CMD...   CMD must exit RC
+#   step NAME CMD...           setup: run CMD (its stdout and stderr are
+#                              passed on when it ends); when it fails, "not
+#                              ok - T: setup: NAME" with its output, and the
+#                              test ends there (RESULT line, exit 1), so no
+#                              later check fails for a reason it does not
+#                              name. For every command the test relies on,
+#                              not for one whose failure is expected or is
+#                              what a check looks at. At the test's top level
+#                              or in its functions, not in $(...) or a
+#                              pipeline (a subshell cannot end the test; the
+#                              failure still counts, in finish)
 #   as_user CMD...             run CMD as the unprivileged test user
 #   finish                     print the RESULT line (last line of every test)
 # Output of a failing command is shown indented under "not ok".
@@ -26,6 +37,31 @@ not_ok() {
 }
 skip() { T_SKIP=$((T_SKIP + 1)); echo "ok - $T_NAME: $1 # skip ${2:-}"; }
 
+# The test's own stdout, for step's report when CMD's output is redirected
+# (closed for the commands step and as_user run: a daemon must not hold it)
+exec {T_OUT}>&1
+
+step() {
+	local name=$1 rc o=$T_TMP/.step-out e=$T_TMP/.step-err
+	shift
+	"$@" >"$o" 2>"$e" {T_OUT}>&-
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		cat "$o"
+		cat "$e" >&2
+		rm -f "$o" "$e"
+		return 0
+	fi
+	not_ok "setup: $name (exit $rc)" "$(cat "$e" "$o" 2>&1)" >&"$T_OUT"
+	# a subshell cannot end the test: the test's finish counts it then
+	if [ "$BASH_SUBSHELL" -ne 0 ]; then
+		echo "$name" >>"$T_TMP/.step-failed"
+		exit 1
+	fi
+	finish >&"$T_OUT"
+	exit 1
+}
+
 check() {
 	local name=$1 out
 	shift
@@ -43,10 +79,10 @@ expect_rc() {
 # Run as the unprivileged user, keeping the Slurm client configuration.
 as_user() {
 	if [ "$(id -u)" -ne 0 ]; then
-		"$@"
+		"$@" {T_OUT}>&-
 	else
 		runuser -u "$XLOOP_TEST_USER" -- env PATH="$PATH" \
-			${SLURM_CONF:+SLURM_CONF="$SLURM_CONF"} "$@"
+			${SLURM_CONF:+SLURM_CONF="$SLURM_CONF"} "$@" {T_OUT}>&-
 	fi
 }
 
@@ -82,12 +118,13 @@ user_dir() {
 # not drive the loop (driver.mode none: no feeder jobs to count) unless PY
 # sets c["driver"]["mode"] = "slurm".
 # XLOOP_TEST_LANES=N gives every study N lanes (queue.lanes) unless PY sets them.
+# Each part is a step: a study that could not be made ends the test.
 new_study() {
-	as_user git -C "$1" init -q -b main
-	as_user git -C "$1" config user.name "Test User"
-	as_user git -C "$1" config user.email test@example.com
-	as_user "$XLOOP_BIN" -C "$1" init --study "$2" >/dev/null
-	/usr/bin/python3 -c "import json, os, sys
+	step "git init $1" as_user git -C "$1" init -q -b main
+	step "git config $1" as_user git -C "$1" config user.name "Test User"
+	step "git config $1" as_user git -C "$1" config user.email test@example.com
+	step "xloop init --study $2" as_user "$XLOOP_BIN" -C "$1" init --study "$2" >/dev/null
+	step "new_study $2: xloop.json" /usr/bin/python3 -c "import json, os, sys
 p = sys.argv[1]
 c = json.load(open(p))
 c['breaker']['no_gpu'] = False
@@ -154,6 +191,11 @@ finish() {
 	# leave no job of this test behind for the next one
 	if [ -n "${SLURM_CONF:-}" ] && command -v scancel >/dev/null; then
 		scancel -u "$XLOOP_TEST_USER" >/dev/null 2>&1 || true
+	fi
+	# a step that failed in a subshell (it could not end the test)
+	if [ "$BASH_SUBSHELL" -eq 0 ] && [ -s "$T_TMP/.step-failed" ]; then
+		not_ok "setup failed in a subshell: $(paste -sd, "$T_TMP/.step-failed")"
+		rm -f "$T_TMP/.step-failed"
 	fi
 	echo "RESULT pass=$T_PASS fail=$T_FAIL skip=$T_SKIP"
 	[ "$T_FAIL" -eq 0 ]

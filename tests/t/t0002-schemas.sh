@@ -13,7 +13,7 @@ V="/usr/bin/python3 $(dirname "$0")/validate.py"
 check "every schema is valid" $V --check-schemas "$S"
 check "every output schema is closed and describes each field" $V --check-described "$S"
 check "every command that prints --json has a schema" $V --check-commands "${XLOOP_ROOT_DIR:?}/src" "$S"
-mkdir "$T_TMP/bad"
+step "mkdir ..." mkdir "$T_TMP/bad"
 echo '{"type": "object", "additionalProperties": false, "properties": {"a": {"type": "string"}}}' >"$T_TMP/bad/x.schema.json"
 check "an undescribed field is found" sh -c "! $V --check-described '$T_TMP/bad' 2>/dev/null"
 echo '{"type": "object", "properties": {"a": {"type": "string", "description": "a"}}}' >"$T_TMP/bad/x.schema.json"
@@ -34,8 +34,8 @@ valid() { # SCHEMA NAME COMMAND...: the command's --json validates
 	check "$name --json validates" sh -c "$V '$S/$schema.schema.json' <'$T_TMP/doc.json' || { cat '$T_TMP/doc.err' '$T_TMP/doc.json'; exit 1; }"
 }
 printf '#!/bin/bash\nLR=1\necho START\n' >"$T_TMP/job.sh"
-chmod 644 "$T_TMP/job.sh"
-xu adopt "$T_TMP/job.sh" --tag base >/dev/null 2>&1
+step "chmod 644 ..." chmod 644 "$T_TMP/job.sh"
+step "adopt base" xu adopt "$T_TMP/job.sh" --tag base >/dev/null 2>&1
 valid plan "plan add" plan add LR=2 LR=3 --from base
 valid plan "plan ls" plan ls
 valid plan "plan rm" plan rm 1

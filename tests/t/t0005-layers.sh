@@ -11,7 +11,7 @@ check "src/ keeps its one-way rules (includes, calls, rooms)" \
 	python3 "$R/ops/check/layers.py" "$R/src" "$R/build/asan/obj"
 
 # the checker itself must be able to fail: a circle and a long file in a copy
-cp -r "$R/src" "$T_TMP/src"
+step "copy src" cp -r "$R/src" "$T_TMP/src"
 printf '#include "reconcile.h"\n' >>"$T_TMP/src/judge.c"
 check "a new include circle is found" \
 	sh -c "python3 '$R/ops/check/layers.py' '$T_TMP/src' | grep -q 'include circle:.*judge.*reconcile\|pure judge includes reconcile'"

@@ -16,7 +16,7 @@ OUT=$T_TMP/out
 
 # the receiver: a free port on 127.0.0.1, every request logged
 : >"$LOG"
-chmod 644 "$LOG"
+step "the request log" chmod 644 "$LOG"
 /usr/bin/python3 "$TD/httpd.py" "$T_TMP/port" "$LOG" 120 &
 HTTPD=$!
 trap 'kill "$HTTPD" 2>/dev/null; wait "$HTTPD" 2>/dev/null; rm -rf "$T_TMP"' EXIT
@@ -45,6 +45,11 @@ xn() {
 		"$X" -C "$d" "$@" >"$OUT" 2>&1
 	RC=$?
 	SECS=$(awk "BEGIN { printf \"%.1f\", $EPOCHREALTIME - $t0 }")
+}
+# xq KIND ARGS...: notify queue KIND ARGS..., which must succeed (for step)
+xq() {
+	xn "" notify queue "$@"
+	[ "$RC" -eq 0 ] || { cat "$OUT"; return 1; }
 }
 # the same without the variable
 xn_unset() {
@@ -174,25 +179,25 @@ ok_if "an empty URL: exit 78" eval '[ "$RC" -eq 78 ] && has "XLOOP_NOTIFY_URL"'
 xn "file:///etc/secret-file" notify test
 ok_if "a file:// URL is refused (exit 78, not shown)" \
 	eval '[ "$RC" -eq 78 ] && has "http:// or https://" && lacks "secret-file"'
-set_conf url_env MY_HOOK
+step "notify.url_env MY_HOOK" set_conf url_env MY_HOOK
 as_user env -u XLOOP_NOTIFY_URL MY_HOOK="$BASE/ok/myhook" NO_PROXY=$NOPROXY no_proxy=$NOPROXY \
 	"$X" -C "$d" notify test >"$OUT" 2>&1
 RC=$?
 ok_if "notify.url_env names another variable" eval '[ "$RC" -eq 0 ] && [ "$(nreq /ok/myhook)" -eq 1 ]'
 xn_unset notify test
 ok_if "no URL: the message names the configured variable" eval '[ "$RC" -eq 78 ] && has "MY_HOOK"'
-set_conf url_env XLOOP_NOTIFY_URL
-set_conf kind telegram
+step "notify.url_env XLOOP_NOTIFY_URL" set_conf url_env XLOOP_NOTIFY_URL
+step "notify.kind telegram" set_conf kind telegram
 xn "$BASE/ok/bad" notify test
 ok_if "an unknown notify.kind is a config error" eval '[ "$RC" -eq 78 ] && has "notify.kind"'
-set_conf kind json
+step "notify.kind json" set_conf kind json
 check "the config with notify.kind validates" sh -c "$V '$S/config.schema.json' < '$d/xloop.json'"
 
 # --- the outbox ------------------------------------------------------------------------
 xn "" notify queue party "x"
 ok_if "an unknown event kind is refused" eval '[ "$RC" -eq 2 ]'
-xn "" notify queue failure "lr-0.1 attempt 1 failed: OUT_OF_MEMORY" --tag lr-0.1
-xn "" notify queue new_best "lr-0.2 is the new best: 0.93"
+step "queue a failure event" xq failure "lr-0.1 attempt 1 failed: OUT_OF_MEMORY" --tag lr-0.1
+step "queue a new_best event" xq new_best "lr-0.2 is the new best: 0.93"
 ok_if "events are queued" eval '[ "$(dbq "SELECT count(*) FROM outbox WHERE status = '\''queued'\''")" -eq 2 ]'
 
 xn "$BASE/slow/q" notify flush
@@ -222,19 +227,19 @@ xn "$BASE/ok/none" notify flush
 ok_if "a flush with nothing queued sends nothing" \
 	eval '[ "$RC" -eq 0 ] && has "sent 0 notifications; 0 still queued" && [ "$(nreq /ok/none)" -eq 0 ]'
 
-xn "" notify queue stale "lr-0.3: no log line for 20 min"
+step "queue a stale event" xq stale "lr-0.3: no log line for 20 min"
 xn "$BASE/gone/q" notify flush
 ok_if "a 404 marks the event failed after one request" \
 	eval '[ "$RC" -eq 1 ] && [ "$(nreq /gone/q)" -eq 1 ] && [ "$(dbq "SELECT status FROM outbox WHERE id = 3")" = failed ]'
 xn "$BASE/ok/after-gone" notify flush
 ok_if "a failed event is not retried" eval '[ "$RC" -eq 0 ] && [ "$(nreq /ok/after-gone)" -eq 0 ]'
 
-xn "" notify queue stuck "lr-0.4 pending: PartitionTimeLimit"
+step "queue a stuck event" xq stuck "lr-0.4 pending: PartitionTimeLimit"
 xn "$BASE/limited/q" notify flush
 ok_if "flush honours Retry-After" eval '[ "$RC" -eq 0 ] && [ "$(nreq /limited/q)" -eq 2 ] && has "sent 1 notification;"'
 
-xn "" notify queue queue_empty "the queue is empty"
-as_user python3 -c 'import sqlite3, sys
+step "queue a queue_empty event" xq queue_empty "the queue is empty"
+step "outbox rows made older" as_user python3 -c 'import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
 c.execute("UPDATE outbox SET at = at - 90000 WHERE status = '"'queued'"'")
 c.commit()' "$d/.xloop/state.db"
@@ -242,7 +247,7 @@ xn "$BASE/ok/expired" notify flush
 ok_if "an event queued for over 24 h expires unsent" \
 	eval '[ "$(nreq /ok/expired)" -eq 0 ] && [ "$(dbq "SELECT status FROM outbox WHERE id = 5")" = expired ] && has "expired"'
 
-xn "" notify queue one_left "one job left"
+step "queue a one_left event" xq one_left "one job left"
 xn_unset notify flush
 ok_if "flush without a URL drops the queued events" \
 	eval '[ "$RC" -eq 0 ] && has "dropped 1 queued notification" && [ "$(dbq "SELECT status FROM outbox WHERE id = 6")" = no_url ]'
@@ -255,12 +260,12 @@ ok_if "flush with a file:// URL: exit 78" eval '[ "$RC" -eq 78 ]'
 # the newest, so the next event does not get id 1 again (a receiver that
 # drops duplicates by id would drop it)
 last=$(dbq "SELECT max(id) FROM outbox")
-as_user python3 -c 'import sqlite3, sys
+step "outbox rows made older" as_user python3 -c 'import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
 c.execute("UPDATE outbox SET at = at - 40 * 86400, done_at = done_at - 40 * 86400")
 c.commit()' "$d/.xloop/state.db"
 xn "$BASE/ok/month" notify flush
-xn "" notify queue stale "after a quiet month"
+step "queue a stale event" xq stale "after a quiet month"
 ok_if "old rows are pruned, the newest kept" eval '[ "$(dbq "SELECT count(*) FROM outbox")" -eq 2 ]'
 ok_if "an event after a quiet month gets a new id ($last -> $(dbq "SELECT max(id) FROM outbox"))" \
 	eval '[ "$(dbq "SELECT max(id) FROM outbox")" -gt "$last" ]'

@@ -10,8 +10,8 @@
 
 X=$XLOOP_BIN
 BIN=$T_TMP/bin F=$T_TMP/files OUT=$T_TMP/out ERR=$T_TMP/err
-mkdir "$BIN" "$F"
-ln -s "$(command -v bash)" "$BIN/bash"
+step "bin and files dirs" mkdir "$BIN" "$F"
+step "bash on the PATH" ln -s "$(command -v bash)" "$BIN/bash"
 
 # xloop as the test user with nothing but bash on PATH
 xl() { as_user /usr/bin/env PATH="$BIN" "$X" "$@"; }
@@ -78,26 +78,28 @@ a "setup: new kid" new kid --from base --set LR=0.2
 # the hostile inputs
 NL=$'a\nb' ESC=$'a\e[2Jb' BIG=$(head -c 120000 /dev/zero | tr '\0' a)	# BIG: argv allows 128 KiB
 PW=$(user_dir)/pwned
-ln -s /etc/passwd "$F/passwd.sh"
-cp "$F/job.sh" "$F/noread.sh" && chmod 000 "$F/noread.sh"
-truncate -s 100M "$F/huge.sh"
+step "a symlink job.sh" ln -s /etc/passwd "$F/passwd.sh"
+step "an unreadable job.sh" cp "$F/job.sh" "$F/noread.sh"
+step "an unreadable job.sh" chmod 000 "$F/noread.sh"
+step "a 100 MB job.sh" truncate -s 100M "$F/huge.sh"
 printf '#!/bin/bash\nLR=0.1\0\n' >"$F/nul.sh"
 printf '#!/bin/bash\r\nLR=0.1\r\necho "$LR"\r\n' >"$F/crlf.sh"
 printf '#!/bin/bash\nif then fi\n' >"$F/syntax.sh"
 printf '#!/bin/bash\n# caf\xe9 in Latin-1\nLR=0.1\nNAME=\xe9t\xe9\n' >"$F/latin1.sh"
-mkfifo "$F/fifo.sh"
-mkdir "$F/dir.sh"
+step "a FIFO job.sh" mkfifo "$F/fifo.sh"
+step "a directory job.sh" mkdir "$F/dir.sh"
 : >"$F/empty.json"
 echo '{"score": NaN}' >"$F/nan.json"
 echo '{"score": 1e400}' >"$F/inf.json"
 echo '{"score": "0.9"}' >"$F/string.json"
-truncate -s 50M "$F/big.json"
-python3 -c 'print("[" * 10000 + "]" * 10000)' >"$F/deep.json"
-python3 -c 'print("{\"a\": " * 10000 + "1" + "}" * 10000)' >"$F/deepobj.json"
+step "a 50 MB cv.json" truncate -s 50M "$F/big.json"
+step "a deep array cv.json" python3 -c 'print("[" * 10000 + "]" * 10000)' >"$F/deep.json"
+step "a deep object cv.json" python3 -c 'print("{\"a\": " * 10000 + "1" + "}" * 10000)' >"$F/deepobj.json"
 echo '[{"score": 0.5}]' >"$F/array.json"
 echo '{"loss": 0.1}' >"$F/noscore.json"
-ln -s "$F/cv.json" "$F/link.json"
-chmod -R a+rX "$F" && chmod 000 "$F/noread.sh"
+step "a symlink cv.json" ln -s "$F/cv.json" "$F/link.json"
+step "files readable, noread.sh not" chmod -R a+rX "$F"
+step "files readable, noread.sh not" chmod 000 "$F/noread.sh"
 
 # --- tags -------------------------------------------------------------------------------
 t 2 "new: tag with .." "invalid tag" new ../x --from base --set LR=2
@@ -176,7 +178,7 @@ check "the \$(...) value is stored literally" test "$(lit cmdsub)" = "\$(touch $
 check "the newline value is stored literally" test "$(lit newline)" = "$NL"
 check "the new job.sh differs from its parent in one line" \
 	test "$(diff "$S/runs/s/base/job.sh" "$S/runs/s/newline/job.sh" | grep -c '^[<>]')" -eq 2
-xl -C "$S" plan ls --json >"$OUT" 2>&1
+step "plan ls --json" xl -C "$S" plan ls --json >"$OUT" 2>&1
 check "the plan keeps the value literally" grep -qF "\$(touch $PW)" "$OUT"
 check "nothing ran the command substitution" test ! -e "$PW"
 
@@ -195,7 +197,7 @@ t 66 "adopt: job.sh missing" "No such file" adopt "$F/missing.sh" --tag j-missin
 a "adopt: job.sh with Latin-1 bytes is accepted" adopt "$F/latin1.sh" --tag latin1
 check "the Latin-1 job.sh is copied byte for byte" cmp "$F/latin1.sh" "$S/runs/s/latin1/job.sh"
 a "new from it: the non-UTF-8 old value is fine" new latin1-b --from latin1 --force --set NAME=b
-xl -C "$S" show latin1-b --json >"$OUT" 2>&1
+step "show latin1-b --json" xl -C "$S" show latin1-b --json >"$OUT" 2>&1
 check "show --json lists that run and its parent" python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 assert [r["tag"] for r in d["lineage"]] == ["latin1-b", "latin1"], d' "$OUT"
@@ -216,7 +218,7 @@ t 66 "adopt --cv: missing" "No such file" adopt "$F/job.sh" --tag c-missing --cv
 # --- xloop.json: every command that loads it refuses a bad one (78) -------------------
 C=$(user_dir)
 new_study "$C" c 'pass'
-cp "$C/xloop.json" "$T_TMP/good.json"
+step "keep the good xloop.json" cp "$C/xloop.json" "$T_TMP/good.json"
 # tj NAME PATTERN TEXT [ARGS...]: xloop.json holds TEXT; ARGS (default: status) exit 78
 tj() {
 	local name=$1 pat=$2
@@ -238,13 +240,16 @@ tj "duplicate key" "duplicate" '{"study": "c", "study": "d"}'
 tj "not JSON" "invalid JSON" 'study = c'
 tj "empty file" "invalid JSON" ''
 tj "not an object" "top level must be an object" '["c"]'
-rm "$C/xloop.json" && ln -s "$T_TMP/good.json" "$C/xloop.json"
+step "xloop.json a symlink" rm "$C/xloop.json"
+step "xloop.json a symlink" ln -s "$T_TMP/good.json" "$C/xloop.json"
 STUDY=$C t 78 "xloop.json: a symlink" "symbolic link" status
-rm "$C/xloop.json" && mkdir "$C/xloop.json"
+step "xloop.json a directory" rm "$C/xloop.json"
+step "xloop.json a directory" mkdir "$C/xloop.json"
 STUDY=$C t 78 "xloop.json: a directory" "not a regular file" status
-rmdir "$C/xloop.json" && truncate -s 2M "$C/xloop.json"
+step "xloop.json of 2 MB" rmdir "$C/xloop.json"
+step "xloop.json of 2 MB" truncate -s 2M "$C/xloop.json"
 STUDY=$C t 78 "xloop.json: 2 MB" "too large" status
-cp "$T_TMP/good.json" "$C/xloop.json"
+step "the good xloop.json back" cp "$T_TMP/good.json" "$C/xloop.json"
 
 # --- global -----------------------------------------------------------------------------
 t 66 "-C a missing directory" "cannot use directory '$T_TMP/nope'" -C "$T_TMP/nope" status base
@@ -267,14 +272,14 @@ fi
 R=$(user_dir)
 new_study "$R" r 'pass'
 STUDY=$R a "plan ls (the first locked command makes .xloop/lock)" plan ls
-chmod 555 "$R"
+step "repository read-only" chmod 555 "$R"
 STUDY=$R t 1 "adopt into a read-only repository" "unable to create directory.*Permission denied" adopt "$F/job.sh" --tag base
-chmod 755 "$R"
+step "repository writable" chmod 755 "$R"
 STUDY=$R a "adopt once it is writable" adopt "$F/job.sh" --tag base --cv "$F/cv.json"
-chmod 555 "$R/runs/r" "$R/ops"
+step "runs/r and ops read-only" chmod 555 "$R/runs/r" "$R/ops"
 STUDY=$R t 1 "new in a read-only runs/<study>" "unable to create '.*runs/r/x': Permission denied" new x --from base --set LR=2
 STUDY=$R t 1 "decide with a read-only ops/" "Permission denied" decide "text"
-chmod 755 "$R/runs/r" "$R/ops"
+step "runs/r and ops writable" chmod 755 "$R/runs/r" "$R/ops"
 
 # --- a full disk ------------------------------------------------------------------------
 if [ "$(id -u)" -ne 0 ]; then
@@ -284,13 +289,13 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 M=$T_TMP/full
 HOLD=$(user_dir)
-mkdir "$M"
+step "mount point" mkdir "$M"
 if ! mount -t tmpfs -o size=1M,mode=0755 tmpfs "$M" || ! mountpoint -q "$M"; then
 	skip "a full disk" "cannot mount a tmpfs"
 	finish
 	exit
 fi
-chown "$XLOOP_TEST_USER" "$M"
+step "mount point owned by the user" chown "$XLOOP_TEST_USER" "$M"
 trap '[ -s "$HOLD/pid" ] && kill "$(cat "$HOLD/pid")" 2>/dev/null; umount "$M"
 	[ -n "${XLOOP_KEEP_TMP:-}" ] || rm -rf "$T_TMP"' EXIT
 new_study "$M" d 'pass'
@@ -305,7 +310,8 @@ c.execute("SELECT count(*) FROM run").fetchall()
 open(sys.argv[2], "w").write(str(os.getpid()))
 time.sleep(300)' "$M/.xloop/state.db" "$HOLD/pid" &
 for _ in $(seq 100); do [ -s "$HOLD/pid" ] && break; sleep 0.1; done
-mkdir "$M/fill" && chown "$XLOOP_TEST_USER" "$M/fill"
+step "the filler directory" mkdir "$M/fill"
+step "the filler directory" chown "$XLOOP_TEST_USER" "$M/fill"
 as_user fallocate -l "$(df -B1 --output=avail "$M" | tail -n 1)" "$M/fill/a" 2>/dev/null
 as_user dd if=/dev/zero of="$M/fill/b" bs=1k 2>/dev/null
 check "full disk: no space left" test "$(df -B1 --output=avail "$M" | tail -n 1)" -eq 0
@@ -344,7 +350,7 @@ wait
 as_user dd if=/dev/zero of="$M/fill/c" bs=1k 2>/dev/null	# what the reader's files held
 # without the reader the DB itself cannot be opened: said so, nothing written
 full "new, the DB not openable" new x --from base --set LR=2
-rm -rf "$M/fill"
+step "remove the filler" rm -rf "$M/fill"
 check "full disk: the DB passes integrity_check" test "$(as_user /usr/bin/python3 -c 'import sqlite3, sys
 print(sqlite3.connect(sys.argv[1]).execute("PRAGMA integrity_check").fetchone()[0])' "$M/.xloop/state.db")" = ok
 check "full disk: the DB has the rows it had before" test "$(snap "$M" | tail -n 1)" = "$rows"

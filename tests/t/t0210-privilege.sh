@@ -8,11 +8,11 @@
 
 X=$XLOOP_BIN
 BIN=$T_TMP/bin F=$T_TMP/files OUT=$T_TMP/out
-mkdir "$BIN" "$F"
-ln -s "$(command -v bash)" "$BIN/bash"
+step "bin and files dirs" mkdir "$BIN" "$F"
+step "bash on the PATH" ln -s "$(command -v bash)" "$BIN/bash"
 printf '#!/bin/bash\nLR=0.1\necho "$LR" >"$XLOOP_RUN_DIR/out"\n' >"$F/job.sh"
 echo '{"score": 0.5}' >"$F/cv.json"
-chmod -R a+rX "$F"
+step "files readable" chmod -R a+rX "$F"
 
 # xl DIR ARGS...: xloop in DIR as the test user, umask 000, only bash on PATH
 xl() {
@@ -24,9 +24,9 @@ xl() {
 repo() {
 	local d
 	d=$(user_dir)
-	as_user git -C "$d" init -q -b main
-	as_user git -C "$d" config user.name "Test User"
-	as_user git -C "$d" config user.email test@example.com
+	step "git init" as_user git -C "$d" init -q -b main
+	step "git config" as_user git -C "$d" config user.name "Test User"
+	step "git config" as_user git -C "$d" config user.email test@example.com
 	echo "$d"
 }
 
@@ -52,7 +52,7 @@ check "nothing in .xloop is readable by others" \
 O=$(user_dir)	# outside every study
 echo precious >"$O/file"
 chown "$XLOOP_TEST_USER" "$O/file" 2>/dev/null
-chmod 666 "$O/file"
+step "the outside file writable" chmod 666 "$O/file"
 # through RC NAME PATTERN ARGS...: xloop ARGS in $d exits RC, says PATTERN,
 # and nothing outside changed
 through() {
@@ -73,42 +73,57 @@ lnk() { ln -s "$1" "$2" && chown -h "$XLOOP_TEST_USER" "$2" 2>/dev/null; true; }
 lnk "$O" "$d/runs/p/evil"
 through 65 "new: runs/<study>/<tag> a symlink out: refused" "already exists" new evil --from base --set LR=3
 through 65 "adopt: runs/<study>/<tag> a symlink out: refused" "already exists" adopt "$F/job.sh" --tag evil
-rm "$d/runs/p/evil"
-mv "$d/runs/p/base/job.sh" "$T_TMP/base.sh"
+step "rm runs/p/evil" rm "$d/runs/p/evil"
+step "move job.sh away" mv "$d/runs/p/base/job.sh" "$T_TMP/base.sh"
 lnk "$O/file" "$d/runs/p/base/job.sh"
 through 65 "new: the parent's job.sh a symlink out: refused" "symbolic link" new x --from base --set LR=3
-rm "$d/runs/p/base/job.sh" && mv "$T_TMP/base.sh" "$d/runs/p/base/job.sh"
-mv "$d/ops/decisions.md" "$T_TMP/decisions.md"
+step "job.sh back" rm "$d/runs/p/base/job.sh"
+step "job.sh back" mv "$T_TMP/base.sh" "$d/runs/p/base/job.sh"
+step "move decisions.md away" mv "$d/ops/decisions.md" "$T_TMP/decisions.md"
 lnk "$O/file" "$d/ops/decisions.md"
 through 1 "decide: ops/decisions.md a symlink out: refused" "symbolic link" decide "text"
-rm "$d/ops/decisions.md"
-ln "$O/file" "$d/ops/decisions.md"
+step "rm the decisions.md link" rm "$d/ops/decisions.md"
+step "decisions.md a hard link out" ln "$O/file" "$d/ops/decisions.md"
 through 0 "decide: ops/decisions.md a hard link out: replaced, not written through" "" decide "text"
 check "the hard-linked decisions.md is a file of its own now" \
 	test "$(stat -c %h "$O/file")" = 1 -a "$(cat "$O/file")" = precious
-rm "$d/ops/decisions.md" && mv "$T_TMP/decisions.md" "$d/ops/decisions.md"
-mv "$d/ops" "$T_TMP/ops" && lnk "$O" "$d/ops"
+step "decisions.md back" rm "$d/ops/decisions.md"
+step "decisions.md back" mv "$T_TMP/decisions.md" "$d/ops/decisions.md"
+step "ops a symlink out" mv "$d/ops" "$T_TMP/ops"
+step "ops a symlink out" lnk "$O" "$d/ops"
 through 1 "decide: ops/ a symlink out: refused" "not a directory" decide "text"
-rm "$d/ops" && mv "$T_TMP/ops" "$d/ops"
-mv "$d/.xloop/tick.log" "$T_TMP/tick.log" && lnk "$O/file" "$d/.xloop/tick.log"
+step "ops back" rm "$d/ops"
+step "ops back" mv "$T_TMP/ops" "$d/ops"
+step "tick.log a symlink out" mv "$d/.xloop/tick.log" "$T_TMP/tick.log"
+step "tick.log a symlink out" lnk "$O/file" "$d/.xloop/tick.log"
 through 0 "tick: .xloop/tick.log a symlink out: not written" "" tick
-rm "$d/.xloop/tick.log"
-mv "$d/.xloop/lock" "$T_TMP/lock" && lnk "$O/file" "$d/.xloop/lock"
+step "rm the tick.log link" rm "$d/.xloop/tick.log"
+step "lock a symlink out" mv "$d/.xloop/lock" "$T_TMP/lock"
+step "lock a symlink out" lnk "$O/file" "$d/.xloop/lock"
 through 1 "plan: .xloop/lock a symlink out: refused" "lock.*symbolic links" plan ls
-rm "$d/.xloop/lock" && mv "$T_TMP/lock" "$d/.xloop/lock"
-cp "$d/.xloop/state.db" "$O/state.db" && chown "$XLOOP_TEST_USER" "$O/state.db"
-mv "$d/.xloop/state.db" "$T_TMP/state.db" && lnk "$O/state.db" "$d/.xloop/state.db"
+step "lock back" rm "$d/.xloop/lock"
+step "lock back" mv "$T_TMP/lock" "$d/.xloop/lock"
+step "a state.db outside" cp "$d/.xloop/state.db" "$O/state.db"
+step "a state.db outside" chown "$XLOOP_TEST_USER" "$O/state.db"
+step "state.db a symlink out" mv "$d/.xloop/state.db" "$T_TMP/state.db"
+step "state.db a symlink out" lnk "$O/state.db" "$d/.xloop/state.db"
 through 1 "status: .xloop/state.db a symlink out: refused" "state.db.*symbolic links" status base
-rm "$d/.xloop/state.db" "$O/state.db" && mv "$T_TMP/state.db" "$d/.xloop/state.db"
-mv "$d/.xloop" "$T_TMP/dotxloop" && lnk "$O" "$d/.xloop"
+step "state.db back" rm "$d/.xloop/state.db" "$O/state.db"
+step "state.db back" mv "$T_TMP/state.db" "$d/.xloop/state.db"
+step ".xloop a symlink out" mv "$d/.xloop" "$T_TMP/dotxloop"
+step ".xloop a symlink out" lnk "$O" "$d/.xloop"
 through 1 "status: .xloop a symlink out: refused" "not a directory" status base
-rm "$d/.xloop" && mv "$T_TMP/dotxloop" "$d/.xloop"
+step ".xloop back" rm "$d/.xloop"
+step ".xloop back" mv "$T_TMP/dotxloop" "$d/.xloop"
 check "the study still works" xl "$d" status base
 d=$(repo)
-xl "$d" init --study q >/dev/null
+step "init --study q" xl "$d" init --study q >/dev/null
 lnk "$O" "$d/runs"
 through 1 "adopt: runs/ a symlink out: refused" "not a directory" adopt "$F/job.sh" --tag base
-rm "$d/runs" && mkdir "$d/runs" && chown "$XLOOP_TEST_USER" "$d/runs" && lnk "$O" "$d/runs/q"
+step "runs/q a symlink out" rm "$d/runs"
+step "runs/q a symlink out" mkdir "$d/runs"
+step "runs/q a symlink out" chown "$XLOOP_TEST_USER" "$d/runs"
+step "runs/q a symlink out" lnk "$O" "$d/runs/q"
 through 1 "adopt: runs/<study> a symlink out: refused" "not a directory" adopt "$F/job.sh" --tag base
 for f in AGENTS.md .gitignore xloop.json ops/decisions.md; do
 	d=$(repo)

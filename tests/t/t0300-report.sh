@@ -14,18 +14,18 @@ new_study "$d" rep 'c["metric"]["name"] = "acc"'
 
 printf '#!/bin/bash\nLR=0.1\nDEPTH=3\necho "START lr=$LR"\n' >"$T_TMP/job.sh"
 echo '{"score": 0.5}' >"$T_TMP/cv.json"
-chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+step "job.sh, cv.json readable" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 expect_rc 0 "adopt" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
 expect_rc 0 "a child" u new lr-small --from base --set LR=0.01
 expect_rc 0 "a failing child" u new depth-9 --from base --set DEPTH=9
 expect_rc 0 "a grandchild" u new deeper --from lr-small --set DEPTH=4 --force
 expect_rc 0 "a child with markup in its value" u new odd --from base --set 'LR=<script>alert(1)</script>&'
 expect_rc 0 "a running child" u new live --from base --set LR=0.2
-as_user sh -c "printf 'START lr=0.1\nfold 1/5\nTraceback (most recent call last):\nValueError: depth <9> is too deep\nFAILED\n' >'$d/runs/rep/depth-9/slurm/attempt1.out'"
+step "a failed attempt's log" as_user sh -c "printf 'START lr=0.1\nfold 1/5\nTraceback (most recent call last):\nValueError: depth <9> is too deep\nFAILED\n' >'$d/runs/rep/depth-9/slurm/attempt1.out'"
 
 # attempts with known times: busy 1000-1010, 1012-1020, 1030-1040 (and a
 # running one inside): 2 s + 10 s idle over 40 s
-/usr/bin/python3 - "$d" <<'PY'
+step "attempts in the DB" /usr/bin/python3 - "$d" <<'PY'
 import sqlite3, sys
 d = sys.argv[1]
 c = sqlite3.connect(d + "/.xloop/state.db")
@@ -45,8 +45,8 @@ c.commit()
 PY
 
 o=$(user_dir)
-u report --out "$o/r.html" --json >"$T_TMP/r.json" 2>"$T_TMP/r.err"
-cp "$o/r.html" "$T_TMP/r.html"
+step "report --json" u report --out "$o/r.html" --json >"$T_TMP/r.json" 2>"$T_TMP/r.err"
+step "copy r.html" cp "$o/r.html" "$T_TMP/r.html"
 check "report --json validates" sh -c "$V '$S/report.schema.json' <'$T_TMP/r.json'"
 check "it counts 12 s idle over 40 s" test "$(jget .idle_s <"$T_TMP/r.json") $(jget .span_s <"$T_TMP/r.json")" = "12 40"
 check "the page states the idle share" grep -q 'GPU idle 30.0% of the study: 12 s' "$T_TMP/r.html"
@@ -107,7 +107,7 @@ PY
 # a box, the best path drawn apart.
 d6=$(user_dir)
 new_study "$d6" big '' 2>/dev/null
-/usr/bin/python3 - "$d6" <<'PY'
+step "60 runs in the DB" /usr/bin/python3 - "$d6" <<'PY'
 import sqlite3, sys
 d = sys.argv[1]
 c = sqlite3.connect(d + "/.xloop/state.db")
@@ -142,11 +142,11 @@ for j in range(14):
 c.commit()
 print(len(ids) + 14, "runs")
 PY
-as_user "$X" -C "$d6" report --out "$d6/r60.html" >/dev/null 2>&1
-cp "$d6/r60.html" "$T_TMP/r60.html"
+step "report of 60 runs" as_user "$X" -C "$d6" report --out "$d6/r60.html" >/dev/null 2>&1
+step "copy r60.html" cp "$d6/r60.html" "$T_TMP/r60.html"
 check "the 60-run report names the best path's end" grep -q 'class="node success bestpath" data-tag="hill-climb-step-44-lr-warmup-cosine"' "$T_TMP/r60.html"
 # a copy with a measuring script (the report itself has none)
-sed 's|</body>|<script>\
+step "the measuring page" sed 's|</body>|<script>\
 const W = document.documentElement.clientWidth, out = [];\
 if (document.documentElement.scrollWidth > W) out.push("page scrolls sideways: " + document.documentElement.scrollWidth + " > " + W);\
 for (const e of document.body.querySelectorAll("*")) { const r = e.getBoundingClientRect();\

@@ -18,7 +18,7 @@ new_study "$d" br ''
 
 printf '#!/bin/bash\nLR=0.1\nDEPTH=3\nPATH_TO_DATA=/data/a\necho "START lr=$LR"\n' >"$T_TMP/job.sh"
 echo '{"score": 0.5}' >"$T_TMP/cv.json"
-chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+step "job.sh, cv.json readable" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 long=a-64-character-tag-which-is-as-long-as-xloop-allows-for-a-run-x1
 check "the long tag is 64 characters" test ${#long} = 64
 expect_rc 0 "adopt" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
@@ -29,7 +29,7 @@ expect_rc 0 "a child with a long tag and a long change" u new "$long" --from bas
 	--set PATH_TO_DATA=/a/long/path/to/the/training/data/of/this/study/v2
 expect_rc 0 "a decision" u decide "small LR looks right; next try depth" --run lr-small
 
-/usr/bin/python3 - "$d" <<'PY'
+step "attempts in the DB" /usr/bin/python3 - "$d" <<'PY'
 import sqlite3, sys
 d = sys.argv[1]
 c = sqlite3.connect(d + "/.xloop/state.db")
@@ -48,7 +48,7 @@ c.commit()
 PY
 
 # status: columns fit, finished attempts show how long they ran
-u status >"$T_TMP/st.txt" 2>"$T_TMP/st.err"
+step "status" u status >"$T_TMP/st.txt" 2>"$T_TMP/st.err"
 col() { /usr/bin/python3 - "$1" "$T_TMP/st.txt" <<'PY'
 import sys
 word, path = sys.argv[1], sys.argv[2]
@@ -70,23 +70,23 @@ done
 check "status: the long change is shown whole" grep -q 'PATH_TO_DATA /data/a->/a/long/path/to/the/training/data/of/this/study/v2 ' "$T_TMP/st.txt"
 check "status: a finished attempt shows its elapsed time" grep -Eq '^  lr-small .* 0:10 +0\.7$' "$T_TMP/st.txt"
 check "status: an hour is H:MM:SS" grep -Eq '^\* deeper .* 1:01:11 +0\.9$' "$T_TMP/st.txt"
-u status --json >"$T_TMP/st.json" 2>/dev/null
+step "status --json" u status --json >"$T_TMP/st.json" 2>/dev/null
 check "status --json validates" sh -c "$V '$S/status.schema.json' <'$T_TMP/st.json'"
 check "status --json: elapsed of a finished attempt" test "$(jget .runs.1.attempts.0.elapsed <"$T_TMP/st.json")" = 0:10
 check "status says nothing feeds after this session" grep -q '^after this session: nothing' "$T_TMP/st.txt"
 
 # next: why nothing was fed, who feeds next
-u next >"$T_TMP/next.txt" 2>&1
+step "next" u next >"$T_TMP/next.txt" 2>&1
 check "next: fed nothing because the plan is empty" grep -q '^fed nothing: the plan is empty$' "$T_TMP/next.txt"
 check "next: nothing feeds once the session ends" grep -q '^after this session: nothing: no cron runs `xloop tick`' "$T_TMP/next.txt"
-u next --json >"$T_TMP/next.json" 2>/dev/null
+step "next --json" u next --json >"$T_TMP/next.json" 2>/dev/null
 check "next --json validates" sh -c "$V '$S/next.schema.json' <'$T_TMP/next.json'"
 check "next --json: feed.stopped is plan_empty" test "$(jget .feed.stopped <"$T_TMP/next.json")" = plan_empty
 check "next --json: next_action has an argv" test "$(jget .next_action.argv <"$T_TMP/next.json")" = '["xloop", "next", "--set", "VAR=VALUE"]'
 check "next --json: and says what to fill in" test "$(jget .next_action.placeholders <"$T_TMP/next.json")" = '["VAR=VALUE"]'
 check "next --json: and why" test "$(jget .next_action.why <"$T_TMP/next.json")" = 'the plan is empty and nothing runs'
 expect_rc 0 "a tick (as cron runs it)" u tick
-u next >"$T_TMP/next2.txt" 2>&1
+step "next after the plan" u next >"$T_TMP/next2.txt" 2>&1
 check "next: after a tick, cron feeds" grep -Eq '^after this session: cron: `xloop tick` runs and keeps the queue fed \(the last tick ran [0-9]+ s ago\)$' "$T_TMP/next2.txt"
 check "next: with a plan, nothing to decide names the feeder" sh -c \
 	"'$X' --allow-root -C '$d' plan add DEPTH=5 --from deeper >/dev/null 2>&1 || runuser -u '$XLOOP_TEST_USER' -- '$X' -C '$d' plan add DEPTH=5 --from deeper >/dev/null"
@@ -94,11 +94,11 @@ u next --json >"$T_TMP/next3.json" 2>/dev/null
 check "next --json: feed.feeder.kind is cron" test "$(jget .feed.feeder.kind <"$T_TMP/next3.json")" = cron
 
 # resume, for an agent with no memory
-u resume >"$T_TMP/resume.txt" 2>&1
+step "resume" u resume >"$T_TMP/resume.txt" 2>&1
 check "resume: the best lineage, root first, with scores" sh -c "grep -A3 '^  best lineage (root first):' '$T_TMP/resume.txt' | tr -s ' ' | tr '\n' '|' | grep -q '^ best lineage (root first):| base (root) score 0.5| lr-small LR: 0.1 -> 0.01 score 0.7| deeper DEPTH: 3 -> 4 score 0.9|'"
 check "resume: every failure with its reason" grep -q '^    depth-9 attempt 1 (program): FAILED (ExitCode 1:0)  \[DEPTH: 3 -> 9\]' "$T_TMP/resume.txt"
 check "resume: the latest decisions" grep -q '^      small LR looks right; next try depth' "$T_TMP/resume.txt"
-u resume --json >"$T_TMP/resume.json" 2>/dev/null
+step "resume --json" u resume --json >"$T_TMP/resume.json" 2>/dev/null
 check "resume --json validates" sh -c "$V '$S/next.schema.json' <'$T_TMP/resume.json'"
 check "resume --json: the lineage ends at the best run" test "$(jget .history.best_lineage.2.tag <"$T_TMP/resume.json")" = deeper
 check "resume --json: one failure" test "$(jget .history.failures.0.tag <"$T_TMP/resume.json")" = depth-9

@@ -14,7 +14,7 @@ new_study "$d" rs ''
 
 printf '#!/bin/bash\nLR=0.1\necho "START lr=$LR"\n' >"$T_TMP/job.sh"
 echo '{"score": 0.5}' >"$T_TMP/cv.json"
-chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+step "job.sh, cv.json readable" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 expect_rc 0 "adopt" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
 expect_rc 0 "a segmented run" u new long --from base --set LR=0.2
 expect_rc 0 "a live segmented run" u new live --from base --set LR=0.3
@@ -23,7 +23,7 @@ expect_rc 0 "a live segmented run" u new live --from base --set LR=0.3
 # the first two); then "live": two ended segments and the third running,
 # 2 h 40 min in all
 now=$(date +%s)
-/usr/bin/python3 - "$d" "$now" <<'PY'
+step "segments in the DB" /usr/bin/python3 - "$d" "$now" <<'PY'
 import sqlite3, sys
 d, now = sys.argv[1], int(sys.argv[2])
 c = sqlite3.connect(d + "/.xloop/state.db")
@@ -56,8 +56,8 @@ c.execute("INSERT INTO segment (attempt_id, k, max, token, job_id, state, intent
 c.commit()
 PY
 
-u report --out "$d/r.html" --json >"$T_TMP/r.json" 2>"$T_TMP/r.err"
-cp "$d/r.html" "$T_TMP/r.html"
+step "report --json" u report --out "$d/r.html" --json >"$T_TMP/r.json" 2>"$T_TMP/r.err"
+step "copy r.html" cp "$d/r.html" "$T_TMP/r.html"
 check "report --json validates" sh -c "$V '$S/report.schema.json' <'$T_TMP/r.json'"
 bars() { grep -o "<rect class=\"bar [a-z]*\"[^>]*><title>$1 attempt 1[^<]*" "$T_TMP/r.html"; }
 check "the segmented attempt is three bars" test "$(bars long | wc -l)" = 3

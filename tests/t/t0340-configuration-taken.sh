@@ -18,16 +18,16 @@ db() { $PY -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print('\n'.jo
 new_study "$d" ct ''
 mk() {	# name X Y SEED
 	printf '#!/bin/bash\nX=%s\nY=%s\nSEED=%s\necho "START x=$X y=$Y"\n' "$2" "$3" "$4" >"$T_TMP/$1.sh"
-	chmod 644 "$T_TMP/$1.sh"
+	step "$1.sh readable" chmod 644 "$T_TMP/$1.sh"
 }
 mk base 1 1 1
 mk b2 2 2 1
 mk b3 5 3 1
 mk s7 1 1 7
 echo '{"score": 0.5}' >"$T_TMP/cv.json"
-chmod 644 "$T_TMP/cv.json"
-u adopt "$T_TMP/base.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
-u space seed SEED >/dev/null
+step "cv.json readable" chmod 644 "$T_TMP/cv.json"
+step "adopt base" u adopt "$T_TMP/base.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
+step "space seed SEED" u space seed SEED >/dev/null
 refused() {	# name pattern CMD...: exit 65 and stderr matching pattern
 	local name=$1 pat=$2 out rc
 	shift 2
@@ -40,7 +40,7 @@ refused() {	# name pattern CMD...: exit 65 and stderr matching pattern
 expect_rc 0 "new a: X=2 from base" u new a --from base --set X=2
 refused "plan add refuses the same change (another spelling)" 'made already: run a has that configuration' \
 	plan add X=2.0 --from base
-u adopt "$T_TMP/b2.sh" --tag b2 --cv "$T_TMP/cv.json" >/dev/null
+step "adopt b2" u adopt "$T_TMP/b2.sh" --tag b2 --cv "$T_TMP/cv.json" >/dev/null
 refused "and another path to it (Y=1 from X=2 Y=2)" 'Y=1 from b2 was made already: run a has that configuration' \
 	plan add Y=1 --from b2
 refused "new refuses it too" 'run a has that configuration' new a2 --from b2 --set Y=1
@@ -48,7 +48,7 @@ refused "new refuses it too" 'run a has that configuration' new a2 --from b2 --s
 # the plan will make the configuration
 expect_rc 0 "plan Y=3 from base (X=1 Y=3)" u plan add Y=3 --from base
 e1=$(db "SELECT id FROM plan WHERE var = 'Y'")
-u adopt "$T_TMP/b3.sh" --tag b3 --cv "$T_TMP/cv.json" >/dev/null
+step "adopt b3" u adopt "$T_TMP/b3.sh" --tag b3 --cv "$T_TMP/cv.json" >/dev/null
 refused "plan add refuses another path to what the plan makes" "in the plan already: entry $e1 (Y=3 from base)" \
 	plan add X=1 --from b3
 refused "new refuses what the plan will make" "entry $e1" new c --from b3 --set X=1
@@ -59,10 +59,10 @@ expect_rc 0 "new --force makes it anyway" u new c --from b3 --set X=1 --force
 expect_rc 0 "plan a replicate of base (SEED=5)" u plan add SEED=5 --from base
 refused "the same seed twice in the plan is refused" 'in the plan already' plan add SEED=5.0 --from base
 refused "new refuses a seed the plan will run" 'in the plan already' new r5 --from base --set SEED=5
-u plan rm "$(db "SELECT id FROM plan WHERE var = 'SEED'")" >/dev/null
+step "plan rm the SEED entry" u plan rm "$(db "SELECT id FROM plan WHERE var = 'SEED'")" >/dev/null
 expect_rc 0 "new makes it once the entry is gone" u new r5 --from base --set SEED=5
 refused "then the seed is taken" 'run r5 has that seed' plan add SEED=5 --from base
-u adopt "$T_TMP/s7.sh" --tag s7 --cv "$T_TMP/cv.json" >/dev/null
+step "adopt s7" u adopt "$T_TMP/s7.sh" --tag s7 --cv "$T_TMP/cv.json" >/dev/null
 refused "a seed another run of the configuration has is taken" 'run s7 has that seed' plan add SEED=7 --from base
 expect_rc 0 "a fresh seed is not" u plan add SEED=8 --from base
 expect_rc 0 "a change of the seed from another configuration is its own" u plan add SEED=5 --from b2
@@ -71,12 +71,12 @@ expect_rc 0 "a change of the seed from another configuration is its own" u plan 
 f=$(user_dir)
 v() { as_user "$X" -C "$f" "$@"; }
 new_study "$f" bu ''
-v adopt "$T_TMP/base.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
-v space set X=1..9:int >/dev/null
-for x in 2 3 4 5; do v new "x$x" --from base --set "X=$x" >/dev/null; done
-v auto on --budget-runs 3 --budget-hours 1 >/dev/null
+step "adopt base" v adopt "$T_TMP/base.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
+step "space set X" v space set X=1..9:int >/dev/null
+for x in 2 3 4 5; do step "new x$x" v new "x$x" --from base --set "X=$x" >/dev/null; done
+step "auto on" v auto on --budget-runs 3 --budget-hours 1 >/dev/null
 since=$($PY -c "import json; print(json.load(open('$f/xloop.json'))['autopilot']['since'])")
-$PY - "$f/.xloop/state.db" "$since" <<'PY'
+step "proposals and attempts in the DB" $PY - "$f/.xloop/state.db" "$since" <<'PY'
 import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
 since = int(sys.argv[2])
@@ -100,17 +100,17 @@ prop("x9", "failed", None)       # never became a run: not counted
 att("x4", 1, 3600, "gpu:1", "success")                    # a plan's run: not counted
 c.commit()
 PY
-v auto status --json >"$T_TMP/auto.json"
+step "auto status --json" v auto status --json >"$T_TMP/auto.json"
 check "runs: proposals that became runs, failures included (2)" test "$(jget .spent_runs <"$T_TMP/auto.json")" = 2
 check "hours: elapsed x GPUs of their attempts, the infra retry's too (1.5)" $PY -c "
 import json; h = json.load(open('$T_TMP/auto.json'))['spent_gpu_hours']; assert abs(h - 1.5) < 1e-9, h"
 check "1.5 of 1 GPU-hours stops it" grep -q 'budget spent: 1.50 of 1 GPU-hours' "$T_TMP/auto.json"
-v auto on --budget-runs 2 >/dev/null
+step "auto on --budget-runs 2" v auto on --budget-runs 2 >/dev/null
 since=$($PY -c "import json; print(json.load(open('$f/xloop.json'))['autopilot']['since'])")
-$PY -c "import sqlite3; c = sqlite3.connect('$f/.xloop/state.db'); c.execute('UPDATE proposal SET at = $since'); c.commit()"
+step "proposals at since" $PY -c "import sqlite3; c = sqlite3.connect('$f/.xloop/state.db'); c.execute('UPDATE proposal SET at = $since'); c.commit()"
 check "2 of 2 runs stops it" sh -c "runuser -u '$XLOOP_TEST_USER' -- '$X' -C '$f' auto status | grep -q 'stopped: budget spent: 2 of 2 runs'"
-$PY -c "import sqlite3; c = sqlite3.connect('$f/.xloop/state.db'); c.execute('UPDATE proposal SET at = at - 10'); c.commit()"
-v auto on --budget-runs 3 >/dev/null
+step "proposals older" $PY -c "import sqlite3; c = sqlite3.connect('$f/.xloop/state.db'); c.execute('UPDATE proposal SET at = at - 10'); c.commit()"
+step "auto on --budget-runs 3" v auto on --budget-runs 3 >/dev/null
 check "runs from before \`auto on\` are not counted" test "$(v auto status --json | jget .spent_runs)" = 0
 
 finish

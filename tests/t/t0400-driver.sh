@@ -11,34 +11,40 @@
 X=$XLOOP_BIN
 XA=${XLOOP_ASAN_BIN:?}
 d=$(user_dir)
-u() { as_user env -u SLURM_CONF SLURM_CONF=/nonexistent "$X" -C "$d" "$@"; }
-as_user git -C "$d" init -q -b main
-u init --study drv >/dev/null 2>&1
+# no Slurm: an empty slurm.conf makes every Slurm command fail at once (a
+# SLURM_CONF naming a missing file makes each one retry for 60 s)
+: >"$T_TMP/no-slurm.conf"
+chmod 644 "$T_TMP/no-slurm.conf"
+u() { as_user env SLURM_CONF="$T_TMP/no-slurm.conf" "$X" -C "$d" "$@"; }
+step "git init" as_user git -C "$d" init -q -b main
+step "init --study drv" u init --study drv >/dev/null 2>&1
 check "init without Slurm writes driver.mode none" sh -c \
 	"python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); sys.exit(0 if c[\"driver\"] == {\"mode\": \"none\", \"partition\": \"\", \"host\": \"\"} else 1)' '$d/xloop.json'"
 setc() { python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); $1; json.dump(c, open(p,'w'), indent=2)" "$d/xloop.json"; }
-cp "$d/xloop.json" "$T_TMP/good.json"
-setc 'c["driver"]["mode"] = "daemon"'
+step "keep the good xloop.json" cp "$d/xloop.json" "$T_TMP/good.json"
+step "driver.mode daemon" setc 'c["driver"]["mode"] = "daemon"'
 expect_rc 78 "driver.mode daemon is refused" u status
 u status >"$T_TMP/bad.out" 2>&1
 check "naming the key and the values" grep -q "'driver.mode' must be \"slurm\", \"scrontab\", \"cron\" or \"none\"" "$T_TMP/bad.out"
-cp "$T_TMP/good.json" "$d/xloop.json"
-setc 'c["driver"]["host"] = "-oProxyCommand=x"'
+step "the good xloop.json back" cp "$T_TMP/good.json" "$d/xloop.json"
+step "driver.host an option" setc 'c["driver"]["host"] = "-oProxyCommand=x"'
 expect_rc 78 "a driver.host that ssh would read as an option is refused" u status
-cp "$T_TMP/good.json" "$d/xloop.json"
-setc 'c["driver"]["extra"] = 1'
+step "the good xloop.json back" cp "$T_TMP/good.json" "$d/xloop.json"
+step "driver.extra" setc 'c["driver"]["extra"] = 1'
 expect_rc 78 "an unknown driver key is refused" u status
-cp "$T_TMP/good.json" "$d/xloop.json"
+step "the good xloop.json back" cp "$T_TMP/good.json" "$d/xloop.json"
 for m in slurm scrontab cron none; do
-	setc "c['driver']['mode'] = '$m'"
+	step "driver.mode $m" setc "c['driver']['mode'] = '$m'"
 	expect_rc 0 "driver.mode $m is accepted" u driver status
 done
 
 # the lock held by another xloop
-setc 'c["driver"]["mode"] = "slurm"'
-as_user flock "$d/.xloop/lock" sleep 30 &
+step "driver.mode slurm" setc 'c["driver"]["mode"] = "slurm"'
+# (held while $T_TMP/hold exists; taken before the feeder starts)
+step "a lock holder's file" touch "$T_TMP/hold"
+as_user flock "$d/.xloop/lock" sh -c 'while [ -e "$1" ]; do sleep 0.1; done' sh "$T_TMP/hold" &
 holder=$!
-sleep 1
+for _ in $(seq 100); do as_user flock -n "$d/.xloop/lock" true || break; sleep 0.1; done
 t0=$SECONDS
 as_user env XLOOP_DRIVER_LOCK_SECS=3 "$X" -C "$d" tick --feeder >"$T_TMP/feeder.out" 2>&1
 rc=$?
@@ -46,24 +52,24 @@ check "a feeder that finds the lock held too long exits 75 (exit $rc)" test "$rc
 check "with one line saying so" grep -q "another xloop held the study's lock for 3 s" "$T_TMP/feeder.out"
 check "after waiting for it (XLOOP_DRIVER_LOCK_SECS, $((SECONDS - t0)) s)" test $((SECONDS - t0)) -ge 3
 expect_rc 75 "a cron tick exits 75 at once" as_user "$X" -C "$d" tick
-kill "$holder" 2>/dev/null
-wait "$holder" 2>/dev/null
+rm -f "$T_TMP/hold"
+wait "$holder"
 
 # a network filesystem: the feeder forwards, with its job and token
-mkdir -p "$T_TMP/bin"
+step "mkdir bin" mkdir -p "$T_TMP/bin"
 w=$(user_dir)
 cat >"$T_TMP/bin/ssh" <<EOF
 #!/bin/sh
 printf '%s\n' "\$@" >"$w/ssh.argv"
 exit 0
 EOF
-chmod 755 "$T_TMP/bin/ssh"
-chmod 755 "$T_TMP"
+step "a fake ssh" chmod 755 "$T_TMP/bin/ssh"
+step "T_TMP traversable" chmod 755 "$T_TMP"
 printf '27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n60 27 0:51 / %s rw,relatime - nfs4 fs1:/export rw,vers=4.2\n' "$d" >"$T_TMP/mountinfo"
-chmod 644 "$T_TMP/mountinfo"
-setc 'c["driver"]["host"] = "login1"'
+step "mountinfo readable" chmod 644 "$T_TMP/mountinfo"
+step "driver.host login1" setc 'c["driver"]["host"] = "login1"'
 fwd() { as_user env PATH="$T_TMP/bin:$PATH" XLOOP_TEST_MOUNTINFO="$T_TMP/mountinfo" SLURM_JOB_ID=77 XLOOP_FEEDER_TOKEN=xlT "$XA" -C "$d" "$@"; }
-rm -f "$d/.xloop/state.db-wal"
+step "no WAL file" rm -f "$d/.xloop/state.db-wal"
 before=$(stat -c %Y "$d/.xloop/state.db")
 fwd tick --feeder >"$T_TMP/fwd.out" 2>&1
 check "a feeder on nfs4 runs ssh to driver.host" sh -c "grep -qx login1 '$w/ssh.argv'"
@@ -73,17 +79,17 @@ check "and says so on stderr (the feeder's log)" grep -q 'its tick runs on login
 check "it opened no DB here" sh -c "[ ! -e '$d/.xloop/state.db-wal' ] && [ \$(stat -c %Y '$d/.xloop/state.db') = $before ]"
 fwd driver status >"$T_TMP/st.out" 2>&1
 check "driver status says which way the feeder works" grep -q 'network filesystem (nfs4): a feeder forwards its tick over ssh to login1' "$T_TMP/st.out"
-rm -f "$w/ssh.argv"
+step "rm ssh.argv" rm -f "$w/ssh.argv"
 as_user env PATH="$T_TMP/bin:$PATH" XLOOP_TEST_MOUNTINFO="$T_TMP/mountinfo" "$XA" -C "$d" tick >/dev/null 2>&1
 check "a plain tick is not forwarded (only feeders are)" test ! -e "$w/ssh.argv"
-setc 'c["driver"]["host"] = ""'
+step "driver.host empty" setc 'c["driver"]["host"] = ""'
 as_user env XLOOP_TEST_MOUNTINFO="$T_TMP/mountinfo" "$XA" -C "$d" driver status >"$T_TMP/st2.out" 2>&1
 check "on nfs4 without driver.host, status says to set it" grep -q 'set driver.host to the login node' "$T_TMP/st2.out"
 
-setc 'c["driver"]["mode"] = "cron"'
+step "driver.mode cron" setc 'c["driver"]["mode"] = "cron"'
 u driver install >"$T_TMP/cron.out" 2>&1
 check "driver install for cron prints the crontab line" grep -q "^\*/5 \* \* \* \* '.*' -C '$d' tick$" "$T_TMP/cron.out"
-setc 'c["driver"]["mode"] = "slurm"'
+step "driver.mode slurm" setc 'c["driver"]["mode"] = "slurm"'
 expect_rc 78 "driver install for slurm: nothing to install" u driver install
 
 # scrontab (a stand-in on PATH: the test cluster does not enable scrontab)
@@ -95,11 +101,11 @@ if [ "\$1" = -l ]; then
 fi
 cp "\$1" "$w/crontab"
 SCRON
-chmod 755 "$T_TMP/bin/scrontab"
-setc 'c["driver"]["mode"] = "scrontab"'
+step "a fake scrontab" chmod 755 "$T_TMP/bin/scrontab"
+step "driver.mode scrontab" setc 'c["driver"]["mode"] = "scrontab"'
 sc() { as_user env PATH="$T_TMP/bin:$PATH" "$X" -C "$d" driver install; }
 expect_rc 0 "driver install writes the scrontab entry (none before)" sc
-as_user sh -c "printf '0 3 * * * /usr/bin/true mine\n' >>'$w/crontab'"
+step "an entry of the user's" as_user sh -c "printf '0 3 * * * /usr/bin/true mine\n' >>'$w/crontab'"
 expect_rc 0 "and again (it updates, never duplicates)" sc
 check "the user's own line is kept" grep -qx '0 3 \* \* \* /usr/bin/true mine' "$w/crontab"
 check "one block for the study" test "$(grep -c "^# xloop driver: $d\$" "$w/crontab")" = 1

@@ -39,7 +39,7 @@ wait_acct() {
 
 printf '#!/bin/bash\necho START on $(hostname)\necho FINISHED\n' >"$d/ok.sh"
 printf '#!/bin/bash\necho START\necho FAILED\nexit 3\n' >"$d/fail.sh"
-chmod 755 "$d"/*.sh
+step "chmod 755 *.sh" chmod 755 "$d"/*.sh
 chown "$XLOOP_TEST_USER" "$d"/*.sh 2>/dev/null
 
 ok_id=$(as_user "$X" test-slurm submit "$d/ok.sh" --name "xl ok" --output "$d/ok.out" \
@@ -97,8 +97,11 @@ check "sbatch refusal names the reason" sh -c \
 
 # the controller is unreachable: a temporary failure (75), cron may retry
 if [ -n "${SLURM_CONF:-}" ]; then
-	sed 's/^SlurmctldPort=.*/SlurmctldPort=1/' "$SLURM_CONF" >"$T_TMP/down.conf"
-	chmod 644 "$T_TMP/down.conf"
+	# (the client gives up after MessageTimeout, 2 s here, not 10: the same
+	# "connect failure", sooner)
+	step "down.conf" sed -e 's/^SlurmctldPort=.*/SlurmctldPort=1/' -e '/^MessageTimeout=/d' "$SLURM_CONF" >"$T_TMP/down.conf"
+	step "down.conf: MessageTimeout" sh -c "echo MessageTimeout=2 >>'$T_TMP/down.conf'"
+	step "down.conf readable" chmod 644 "$T_TMP/down.conf"
 	expect_rc 75 "unreachable controller is temporary" env SLURM_CONF="$T_TMP/down.conf" \
 		runuser -u "$XLOOP_TEST_USER" -- env SLURM_CONF="$T_TMP/down.conf" "$X" test-slurm queue
 fi

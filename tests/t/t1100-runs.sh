@@ -10,10 +10,10 @@ V="/usr/bin/python3 $(dirname "$0")/validate.py"
 d=$(user_dir)
 u() { as_user "$X" -C "$d" "$@"; }
 
-as_user git -C "$d" init -q -b main
-as_user git -C "$d" config user.name "Test User"
-as_user git -C "$d" config user.email test@example.com
-u init --study dino >/dev/null
+step "git init -q -b main" as_user git -C "$d" init -q -b main
+step "git config user.name Test User" as_user git -C "$d" config user.name "Test User"
+step "git config user.email test@example.com" as_user git -C "$d" config user.email test@example.com
+step "init --study dino" u init --study dino >/dev/null
 # a study sized for the test cluster (2 CPUs, one GRES gpu)
 set_config() {
 	/usr/bin/python3 - "$d/xloop.json" "$@" <<'PY'
@@ -28,11 +28,11 @@ c.setdefault("driver", {})["mode"] = "none"  # counts jobs: no feeders
 json.dump(c, open(p, "w"), indent=2)
 PY
 }
-set_config resources.cpus=1 'resources.mem="200M"' 'resources.time="00:05:00"'
+step "set_config resources.cpus=1 resources.mem=200M resources.tim" set_config resources.cpus=1 'resources.mem="200M"' 'resources.time="00:05:00"'
 # the user has work of their own staged: xloop must leave it alone
 echo "my notes" >"$d/notes.txt"
 chown "$XLOOP_TEST_USER" "$d/notes.txt" 2>/dev/null
-as_user git -C "$d" add notes.txt
+step "git add notes.txt" as_user git -C "$d" add notes.txt
 
 cat >"$T_TMP/job.sh" <<'JOB'
 #!/bin/bash
@@ -45,7 +45,7 @@ sleep 3
 printf '{"score": %s}\n' "$EPOCHS" >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
-chmod 644 "$T_TMP/job.sh"
+step "chmod 644 job.sh" chmod 644 "$T_TMP/job.sh"
 printf '{"score": 0.5}\n' >"$T_TMP/cv.json"
 
 expect_rc 0 "adopt a proven baseline" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
@@ -106,11 +106,11 @@ check "the job saw its tag and attempt" grep -q 'tag=ep-3 attempt=1' "$d/runs/di
 check "the job wrote cv.json into its own run dir" grep -q '"score": 3' "$d/runs/dino/ep-3/cv.json"
 
 # every --json output validates against its schema
-u adopt "$T_TMP/job.sh" --tag base2 --json >"$T_TMP/adopt.json"
+step "adopt job.sh --tag base2 --json" u adopt "$T_TMP/job.sh" --tag base2 --json >"$T_TMP/adopt.json"
 check "adopt --json validates" sh -c "$V '$S/adopt.schema.json' <'$T_TMP/adopt.json'"
-u new ep-4 --from base2 --force --set EPOCHS=4 --json >"$T_TMP/new.json"
+step "new ep-4 --from base2 --force" u new ep-4 --from base2 --force --set EPOCHS=4 --json >"$T_TMP/new.json"
 check "new --json validates" sh -c "$V '$S/new.schema.json' <'$T_TMP/new.json'"
-u submit ep-4 --no-chain --json >"$T_TMP/submit.json"
+step "submit ep-4 --no-chain --json" u submit ep-4 --no-chain --json >"$T_TMP/submit.json"
 check "submit --json validates" sh -c "$V '$S/submit.schema.json' <'$T_TMP/submit.json'"
 
 # a second attempt gets attempt2.out, the first log is kept
@@ -127,12 +127,12 @@ check "the refusal explains MaxTime" sh -c \
 expect_rc 65 "--mem over the node's memory is refused" u submit ep-3 --mem 64T
 expect_rc 2 "an invalid --mem" u submit ep-3 --mem lots
 expect_rc 66 "an unknown tag" u submit nosuch
-set_config resources.cpus=64
+step "set_config resources.cpus=64" set_config resources.cpus=64
 expect_rc 78 "more CPUs than any node has is refused" u submit ep-3
-set_config resources.cpus=1
-chmod 644 "$d/runs/dino/ep-3/job.sh"
+step "set_config resources.cpus=1" set_config resources.cpus=1
+step "chmod 644 job.sh" chmod 644 "$d/runs/dino/ep-3/job.sh"
 expect_rc 65 "a job.sh that is not executable" u submit ep-3
-chmod 755 "$d/runs/dino/ep-3/job.sh"
+step "chmod 755 job.sh" chmod 755 "$d/runs/dino/ep-3/job.sh"
 after=$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i | wc -l)
 check "no refused submission reached Slurm" test "$before" = "$after"
 

@@ -11,11 +11,11 @@ V="/usr/bin/python3 $(dirname "$0")/validate.py"
 d=$(user_dir)
 u() { as_user "$X" -C "$d" "$@"; }
 
-as_user git -C "$d" init -q -b main
-as_user git -C "$d" config user.name "Test User"
-as_user git -C "$d" config user.email test@example.com
-u init --study s >/dev/null
-/usr/bin/python3 - "$d/xloop.json" <<'PY'
+step "git init -q -b main" as_user git -C "$d" init -q -b main
+step "git config user.name Test User" as_user git -C "$d" config user.name "Test User"
+step "git config user.email test@example.com" as_user git -C "$d" config user.email test@example.com
+step "init --study s" u init --study s >/dev/null
+step "edit xloop.json" /usr/bin/python3 - "$d/xloop.json" <<'PY'
 import json, sys
 p = sys.argv[1]
 c = json.load(open(p))
@@ -44,7 +44,7 @@ slow) sleep 300 ;;
 esac
 echo FINISHED
 JOB
-chmod 644 "$T_TMP/job.sh"
+step "chmod 644 job.sh" chmod 644 "$T_TMP/job.sh"
 
 expect_rc 0 "adopt the baseline" u adopt "$T_TMP/job.sh" --tag base
 out=$(u next --json 2>&1)
@@ -108,7 +108,7 @@ u next >"$T_TMP/again.txt" 2>&1
 check "a second next prints nothing new" grep -q 'finished since the last briefing: nothing' "$T_TMP/again.txt"
 
 # the agent forgets everything: resume tells the whole story from the DB
-as_user "$X" -C "$d" decide "LR=0 is the way; drop the MODE experiments" --run LR-0 >/dev/null
+step "decide LR=0 is the way; drop the MODE experiments --run LR-0" as_user "$X" -C "$d" decide "LR=0 is the way; drop the MODE experiments" --run LR-0 >/dev/null
 /usr/bin/sqlite3 "$d/.xloop/state.db" "DELETE FROM kv WHERE key = 'briefing_seen'" 2>/dev/null ||
 	/usr/bin/python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"DELETE FROM kv WHERE key='briefing_seen'\"); c.commit()" "$d/.xloop/state.db"
 u resume >"$T_TMP/resume.txt" 2>&1

@@ -27,7 +27,7 @@ python3 -c "import json; json.dump({'score': 1/(1+$LR)}, open('$XLOOP_RUN_DIR/cv
 echo FINISHED
 JOB
 echo '{"score": 0.4}' >"$T_TMP/cv.json"
-chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 expect_rc 0 "adopt a proven baseline" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
 
 # wait until squeue shows job $1 in state $2 ("" = gone)
@@ -43,7 +43,7 @@ wait_job() {
 
 # 5: a job that left the queue is not RUNNING; judged, it shows how long it ran
 expect_rc 0 "a quick run" u new quick --from base --set SLEEP=2
-u submit quick --json >"$T_TMP/submit.json" 2>/dev/null
+step "submit quick --json" u submit quick --json >"$T_TMP/submit.json" 2>/dev/null
 job=$(jget .job_id <"$T_TMP/submit.json")
 check "quick starts" wait_job "$job" RUNNING
 expect_rc 0 "judge while it runs (the DB records RUNNING)" u judge
@@ -101,7 +101,7 @@ check "resume: every failure with its reason" sh -c "grep -q '^    LR-0 attempt 
 for id in $(u plan ls --json 2>/dev/null | python3 -c 'import json,sys; [print(e["id"]) for e in json.load(sys.stdin)["plan"]]'); do
 	u plan rm "$id" >/dev/null 2>&1
 done
-u sweep --set LR=4,5,6 --from base --max-parallel 1 --json >"$T_TMP/sw.json" 2>"$T_TMP/sw.err"
+step "sweep --set LR=4,5,6 --from base" u sweep --set LR=4,5,6 --from base --max-parallel 1 --json >"$T_TMP/sw.json" 2>"$T_TMP/sw.err"
 check "a sweep of three, one at a time" test -s "$T_TMP/sw.json"
 u next --json >"$T_TMP/n3.json" 2>/dev/null
 check "next --json: the queued sweep tasks are counted" test "$(jget .feed.sweep_tasks_queued <"$T_TMP/n3.json")" -ge 2

@@ -28,14 +28,14 @@ echo "START lr=$LR seed=$SEED depth=$MAX_DEPTH device=cpu"
 python3 -c "import json; json.dump({'score': 0.5}, open('$XLOOP_RUN_DIR/cv.json', 'w'))"
 echo FINISHED
 JOB
-sed 's/^SEED=1$/SEED=2/' "$T_TMP/job.sh" >"$T_TMP/better.sh"
-sed 's/^SEED=1$/SEED=3/' "$T_TMP/job.sh" >"$T_TMP/job2.sh"
-sed 's/^LR=0.05$/LR=0.2/; s/^MAX_DEPTH=3$/MAX_DEPTH=4/' "$T_TMP/job.sh" >"$T_TMP/other.sh"
+step "sed SEED=2 job.sh" sed 's/^SEED=1$/SEED=2/' "$T_TMP/job.sh" >"$T_TMP/better.sh"
+step "sed SEED=3 job.sh" sed 's/^SEED=1$/SEED=3/' "$T_TMP/job.sh" >"$T_TMP/job2.sh"
+step "sed MAX_DEPTH=4 job.sh" sed 's/^LR=0.05$/LR=0.2/; s/^MAX_DEPTH=3$/MAX_DEPTH=4/' "$T_TMP/job.sh" >"$T_TMP/other.sh"
 echo '{"score": 0.4}' >"$T_TMP/cv.json"
 echo '{"score": 0.3}' >"$T_TMP/cv2.json"
 echo '{"score": 0.9}' >"$T_TMP/cv-better.json"
 echo '{"score": 0.1}' >"$T_TMP/cv-other.json"
-chmod 644 "$T_TMP"/*.sh "$T_TMP"/*.json
+step "chmod 644 *.sh *.json" chmod 644 "$T_TMP"/*.sh "$T_TMP"/*.json
 expect_rc 0 "adopt a proven baseline" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
 expect_rc 0 "adopt a second proven root" u adopt "$T_TMP/job2.sh" --tag base2 --cv "$T_TMP/cv2.json"
 
@@ -68,7 +68,7 @@ expect_rc 65 "base with MAX_DEPTH=4 is in the plan already by another path" u pl
 check "it names the plan entry" sh -c "runuser -u '$XLOOP_TEST_USER' -- '$X' -C '$d' plan add MAX_DEPTH=4 --from base 2>&1 | grep -q 'in the plan already: entry [0-9]* (LR=0.05 from other)'"
 expect_rc 65 "new refuses what the plan will make" u new md4 --from base --set MAX_DEPTH=4
 expect_rc 0 "new --force makes it anyway" u new md4 --from base --set MAX_DEPTH=4 --force
-u plan rm "$(db "SELECT id FROM plan WHERE parent = 'other'")" >/dev/null
+step "plan rm id FROM plan" u plan rm "$(db "SELECT id FROM plan WHERE parent = 'other'")" >/dev/null
 
 # --- bare plan lists; plan ls --all shows removed entries
 out=$(u plan 2>&1)

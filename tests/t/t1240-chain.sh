@@ -29,7 +29,7 @@ python3 -c "import json; json.dump({'score': 0.5}, open('$XLOOP_RUN_DIR/cv.json'
 echo FINISHED
 JOB
 echo '{"score": 0.4}' >"$T_TMP/cv.json"
-chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 expect_rc 0 "adopt a proven baseline" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
 idle() { [ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ]; }
 drive() { local i; for i in $(seq 1 ${1:-90}); do u next >/dev/null 2>&1; idle && break; sleep 1; done; u next >/dev/null 2>&1; }

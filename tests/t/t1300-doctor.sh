@@ -25,7 +25,7 @@ has() { if grep -qE "^$2 +$1 " "$OUT"; then ok "$3"; else not_ok "$3" "$(cat "$O
 # assert: exit code GOT is WANT (the output shown when not)
 rc_is() { if [ "$1" -eq "$2" ]; then ok "$3"; else not_ok "$3 (exit $1, want $2)" "$(cat "$OUT")"; fi; }
 
-as_user "$X" -C "$d" init --study dino >/dev/null
+step "init --study dino" as_user "$X" -C "$d" init --study dino >/dev/null
 set_config() {
 	/usr/bin/python3 - "$d/xloop.json" "$@" <<'PY'
 import json, sys
@@ -87,14 +87,14 @@ check "healthy: --json has 12 checks" test "$(python3 -c 'import json,sys; print
 # five Slurm calls, whatever the cluster holds
 # (wrappers that log and exec the real command, in a directory of their own)
 BIN=$(mktemp -d "$T_TMP/bin-XXXXXX")
-chmod 755 "$BIN"
+step "fake bin dir" chmod 755 "$BIN"
 : >"$T_TMP/calls"
-chmod 666 "$T_TMP/calls"
+step "chmod 666 calls" chmod 666 "$T_TMP/calls"
 for p in scontrol sinfo squeue sacct sbatch scancel; do
 	real=$(command -v "$p") || continue
 	case $real in /*) ;; *) continue ;; esac
 	printf '#!/bin/sh\necho "%s $*" >>%s\nexec %s "$@"\n' "$p" "$T_TMP/calls" "$real" >"$BIN/$p"
-	chmod 755 "$BIN/$p"
+	step "a logging $p" chmod 755 "$BIN/$p"
 done
 PATH="$BIN:$PATH" doc
 check "costs: exactly five Slurm calls" test "$(wc -l <"$T_TMP/calls")" -eq 5
@@ -103,7 +103,7 @@ check "costs: ping, partition, node, sinfo -R, config" test \
 	"scontrol ping;scontrol show config;scontrol show node -o;scontrol show partition -o gpu;sinfo -R -h -o %n|%E|%H;"
 
 # --- the partition does not exist
-set_config 'slurm.partition="nosuch"'
+step "set_config slurm.partition=nosuch" set_config 'slurm.partition="nosuch"'
 doc
 rc_is $? 1 "unknown partition: exit 1"
 has partition fail "unknown partition: the partition check fails"
@@ -119,41 +119,41 @@ check "unknown partition: --json ok is false" test "$(jget .ok <"$OUT")" = False
 healthy
 
 # --- resources.time over MaxTime
-set_config 'resources.time="05:00:00"'
+step "set_config resources.time=05:00:00" set_config 'resources.time="05:00:00"'
 doc
 rc_is $? 1 "time over MaxTime: exit 1"
 has time fail "time over MaxTime: the time check fails"
 check "time over MaxTime: shows MaxTime" grep -qE '^fail +time +resources.time 05:00:00 .*MaxTime=04:00:00' "$OUT"
 check "time over MaxTime: the fix gives the limit" sh -c \
 	"grep -A1 -E '^fail +time' '$OUT' | grep -q 'fix: lower resources.time in xloop.json to at most 04:00:00'"
-set_config 'resources.time="04:00:00"'
+step "set_config resources.time=04:00:00" set_config 'resources.time="04:00:00"'
 doc
 rc_is $? 0 "time equal to MaxTime: exit 0"
 has time ok "time equal to MaxTime: ok"
 healthy
 
 # --- more GPUs than the node has (one configured cannot satisfy gpu:2)
-set_config 'resources.gres="gpu:2"'
+step "set_config resources.gres=gpu:2" set_config 'resources.gres="gpu:2"'
 doc
 rc_is $? 1 "gres gpu:2 on a one-GPU node: exit 1"
 has gres fail "gres gpu:2: fails"
 check "gres gpu:2: says what the node has" grep -qE '^fail +gres .*Gres=gpu:1 on ' "$OUT"
 check "gres gpu:2: the fix offers gpu:1" sh -c "grep -A1 -E '^fail +gres' '$OUT' | grep -q 'resources.gres in xloop.json to gpu:1'"
-set_config 'resources.gres="gpu:a100:1"'
+step "set_config resources.gres=gpu:a100:1" set_config 'resources.gres="gpu:a100:1"'
 doc
 rc_is $? 1 "gres of a type no node has: exit 1"
 has gres fail "gres gpu:a100:1 on an untyped GPU: fails"
-set_config 'resources.gres="fpga:1"'
+step "set_config resources.gres=fpga:1" set_config 'resources.gres="fpga:1"'
 doc
 has gres fail "gres the cluster does not have at all: fails"
-set_config 'resources.gres=""'
+step "set_config resources.gres=" set_config 'resources.gres=""'
 doc
 rc_is $? 0 "no gres (CPU-only study): exit 0"
 has gres ok "no gres: ok"
 healthy
 
 # --- more CPUs / memory than any node has
-set_config resources.cpus=64 'resources.mem="64T"'
+step "set_config resources.cpus=64 resources.mem=64T" set_config resources.cpus=64 'resources.mem="64T"'
 doc
 rc_is $? 1 "64 CPUs and 64T: exit 1"
 has resources fail "64 CPUs and 64T: the resources check fails"
@@ -168,9 +168,9 @@ if [ "$(id -u)" -eq 0 ]; then
 	scontrol update nodename="$NODE" state=drain reason='disk almost full'
 	doc
 	rc=$?
-	cp "$OUT" "$T_TMP/drained"
+	step "keep the drained output" cp "$OUT" "$T_TMP/drained"
 	doc --json
-	cp "$OUT" "$T_TMP/drained.json"
+	step "keep the drained --json output" cp "$OUT" "$T_TMP/drained.json"
 	scontrol update nodename="$NODE" state=resume
 	trap 'rm -rf "$T_TMP"' EXIT
 	OUT=$T_TMP/drained
@@ -197,7 +197,7 @@ fi
 # --- the controller does not answer: the check fails fast, exit 1
 if [ -n "${SLURM_CONF:-}" ]; then
 	sed 's/^SlurmctldPort=.*/SlurmctldPort=1/' "$SLURM_CONF" >"$T_TMP/down.conf"
-	chmod 644 "$T_TMP/down.conf"
+	step "down.conf readable" chmod 644 "$T_TMP/down.conf"
 	: >"$T_TMP/calls"
 	start=$(date +%s%N)
 	SLURM_CONF="$T_TMP/down.conf" PATH="$BIN:$PATH" doc
@@ -224,11 +224,11 @@ check "no Slurm commands: says scontrol is missing" grep -qE "^fail +controller 
 
 # --- GPU processes (a fake nvidia-smi: the box has no GPU)
 GPU=$(mktemp -d "$T_TMP/gpu-XXXXXX")
-chmod 755 "$GPU"
+step "fake GPU dir" chmod 755 "$GPU"
 sleep 300 &
 stray=$!
 printf '#!/bin/sh\n[ "$1" = --query-compute-apps=pid,process_name ] || exit 9\necho "%s, /usr/bin/python3 train.py"\n' "$stray" >"$GPU/nvidia-smi"
-chmod 755 "$GPU/nvidia-smi"
+step "chmod 755 nvidia-smi" chmod 755 "$GPU/nvidia-smi"
 PATH="$GPU:$PATH" doc
 rc_is $? 0 "a stray GPU process: still exit 0 (a warning)"
 has gpu-procs warn "a stray GPU process: warns"
@@ -250,7 +250,7 @@ cat >"$d/gpujob.sh" <<'JOB'
 #!/bin/bash
 sleep 60
 JOB
-chmod 755 "$d/gpujob.sh"
+step "chmod 755 gpujob.sh" chmod 755 "$d/gpujob.sh"
 chown "$XLOOP_TEST_USER" "$d/gpujob.sh" 2>/dev/null
 jid=$(as_user sbatch --parsable -p gpu -c 1 --mem 50M -t 2 -o /dev/null "$d/gpujob.sh" 2>&1)
 jpid=
@@ -282,10 +282,10 @@ check "notifier unset: names the variable" grep -qE '^warn +notify +XLOOP_NOTIFY
 as_user env XLOOP_NOTIFY_URL="not a url s3cr3t" "$X" -C "$d" doctor >"$OUT" 2>&1
 has notify warn "notifier not a URL: warns"
 check "notifier not a URL: value not printed" sh -c "! grep -q 's3cr3t' '$OUT'"
-set_config 'notify.url_env=""'
+step "set_config notify.url_env=" set_config 'notify.url_env=""'
 doc
 has notify ok "notifications off: ok"
-set_config 'notify.url_env="XLOOP_NOTIFY_URL"'
+step "set_config notify.url_env=XLOOP_NOTIFY_URL" set_config 'notify.url_env="XLOOP_NOTIFY_URL"'
 
 # --- free disk: a small filesystem under the study (needs root to mount)
 if [ "$(id -u)" -eq 0 ] && mkdir -p "$T_TMP/small" && mount -t tmpfs -o size=100m,mode=0755 tmpfs "$T_TMP/small" 2>/dev/null; then

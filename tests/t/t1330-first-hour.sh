@@ -18,10 +18,10 @@ ncpu=$(scontrol show node -o | sed -n 's/.*CPUTot=\([0-9]*\).*/\1/p' | head -n1)
 # 2. init on the test cluster: its node has $ncpu CPUs, 'short' MaxTime=00:10:00
 d=$(user_dir)
 u() { as_user "$X" -C "$d" "$@"; }
-as_user git -C "$d" init -q -b main
-as_user git -C "$d" config user.name "Test User"
-as_user git -C "$d" config user.email test@example.com
-u init --study s --partition short --json >"$T_TMP/init.json" 2>"$T_TMP/init.err"
+step "git init -q -b main" as_user git -C "$d" init -q -b main
+step "git config user.name Test User" as_user git -C "$d" config user.name "Test User"
+step "git config user.email test@example.com" as_user git -C "$d" config user.email test@example.com
+step "init --study s --partition short" u init --study s --partition short --json >"$T_TMP/init.json" 2>"$T_TMP/init.err"
 check "init --json validates" sh -c "$V '$S/init.schema.json' <'$T_TMP/init.json'"
 c() { /usr/bin/python3 -c "import json; c=json.load(open('$d/xloop.json')); print($1)"; }
 check "resources.time fitted to short's MaxTime" test "$(c "c['resources']['time']")" = 00:10:00
@@ -35,14 +35,14 @@ as_user "$X" -C "$d" init >"$T_TMP/init-again.out" 2>&1
 check "init again prints doctor's checks too" grep -q '^  ok    time ' "$T_TMP/init-again.out"
 
 # a config made on a laptop: doctor says exactly what to set, --fix sets it
-/usr/bin/python3 - "$d/xloop.json" <<'PY'
+step "edit xloop.json" /usr/bin/python3 - "$d/xloop.json" <<'PY'
 import json, sys
 p = sys.argv[1]
 c = json.load(open(p))
 c["resources"].update(cpus=4096, time="08:00:00")
 json.dump(c, open(p, "w"), indent=2)
 PY
-as_user git -C "$d" commit -qam "the laptop's config"
+step "git commit -qam the laptop's config" as_user git -C "$d" commit -qam "the laptop's config"
 expect_rc 1 "doctor fails the laptop's config" u doctor
 u doctor >"$T_TMP/doc.out" 2>&1
 check "the time fix names the value and --fix" grep -q 'fix: lower resources.time in xloop.json to at most 00:10:00, or run `xloop doctor --fix`' "$T_TMP/doc.out"
@@ -55,7 +55,7 @@ check "and --fix committed it (it was clean)" sh -c "runuser -u '$XLOOP_TEST_USE
 expect_rc 0 "doctor passes now" u doctor
 
 # 4 and 12: a job that reports accuracy; its verdict commits its cv.json
-/usr/bin/python3 - "$d/xloop.json" <<'PY'
+step "edit xloop.json" /usr/bin/python3 - "$d/xloop.json" <<'PY'
 import json, sys
 p = sys.argv[1]
 c = json.load(open(p))
@@ -64,7 +64,7 @@ c["metric"]["name"] = "accuracy"
 c["breaker"]["no_gpu"] = False
 json.dump(c, open(p, "w"), indent=2)
 PY
-as_user git -C "$d" commit -qam "study settings"
+step "git commit -qam study settings" as_user git -C "$d" commit -qam "study settings"
 cat >"$T_TMP/job.sh" <<'JOB'
 #!/bin/bash
 #SBATCH --time=00:05:00
@@ -73,8 +73,8 @@ echo "START lr=$LR device=cpu"
 echo "{\"accuracy\": 0.75, \"lr\": $LR}" >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
-chmod 644 "$T_TMP/job.sh"
-u adopt "$T_TMP/job.sh" --tag base >"$T_TMP/adopt.out" 2>&1
+step "chmod 644 job.sh" chmod 644 "$T_TMP/job.sh"
+step "adopt job.sh --tag base" u adopt "$T_TMP/job.sh" --tag base >"$T_TMP/adopt.out" 2>&1
 check "adopt warns that Slurm gets xloop.json's --time" grep -q "line 2: '#SBATCH --time=00:05:00' differs from what xloop passes: Slurm gets --time=00:02:00" "$T_TMP/adopt.out"
 expect_rc 0 "submit the baseline" u submit base
 for i in $(seq 1 90); do

@@ -11,11 +11,11 @@ d=$(user_dir)
 u() { as_user "$X" -C "$d" "$@"; }
 crash() { local at=$1; shift; as_user env XLOOP_CRASH_AT="$at" "$X" -C "$d" "$@"; }
 
-as_user git -C "$d" init -q -b main
-as_user git -C "$d" config user.name "Test User"
-as_user git -C "$d" config user.email test@example.com
-u init --study c >/dev/null
-/usr/bin/python3 - "$d/xloop.json" <<'PY'
+step "git init -q -b main" as_user git -C "$d" init -q -b main
+step "git config user.name Test User" as_user git -C "$d" config user.name "Test User"
+step "git config user.email test@example.com" as_user git -C "$d" config user.email test@example.com
+step "init --study c" u init --study c >/dev/null
+step "edit xloop.json" /usr/bin/python3 - "$d/xloop.json" <<'PY'
 import json, sys
 p = sys.argv[1]
 c = json.load(open(p))
@@ -33,9 +33,9 @@ sleep $SLEEP
 echo "{\"score\": $V}" >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
-chmod 644 "$T_TMP/job.sh"
+step "chmod 644 job.sh" chmod 644 "$T_TMP/job.sh"
 printf '{"score": 0}\n' >"$T_TMP/cv.json"
-u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
+step "adopt job.sh --tag base --cv" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
 for v in 1 2 3 4 5 6; do u new "v$v" --from base --set "V=$v" >/dev/null; done
 
 jobs_named() { as_user squeue -h -u "$XLOOP_TEST_USER" -n "$1" -o %i | wc -l; }
@@ -81,13 +81,13 @@ u judge >/dev/null 2>&1
 check "still exactly one job for v2" test "$(all_jobs_named v2)" = 1
 
 # 3. an sbatch that submits and then exits 1 saying nothing (seed 003)
-mkdir -p "$T_TMP/fakebin"
+step "mkdir -p fakebin" mkdir -p "$T_TMP/fakebin"
 cat >"$T_TMP/fakebin/sbatch" <<FAKE
 #!/bin/sh
 $(command -v sbatch) "\$@" >/dev/null 2>&1
 exit 1
 FAKE
-chmod 755 "$T_TMP/fakebin" "$T_TMP/fakebin/sbatch"
+step "chmod 755 fakebin sbatch" chmod 755 "$T_TMP/fakebin" "$T_TMP/fakebin/sbatch"
 as_user env PATH="$T_TMP/fakebin:$PATH" "$X" -C "$d" submit v3 --no-chain >/dev/null 2>&1
 check "the silent failure left a job in Slurm" test "$(all_jobs_named v3)" = 1
 u next >/dev/null 2>&1
@@ -110,14 +110,14 @@ check "no entry written twice" sh -c "[ -z \"\$(grep '^## .* attempt' '$d/ops/de
 # 5. killed between writing decisions.md and committing it: the next decision commits it
 expect_rc 137 "killed before committing decisions.md" crash decide-after-write decide "first thought"
 check "the entry is in the file" grep -q 'first thought' "$d/ops/decisions.md"
-u decide "second thought" >/dev/null
+step "decide second thought" u decide "second thought" >/dev/null
 check "the next commit carries both entries" sh -c \
 	"runuser -u '$XLOOP_TEST_USER' -- git -C '$d' show HEAD:ops/decisions.md | grep -q 'first thought' &&
 	 runuser -u '$XLOOP_TEST_USER' -- git -C '$d' show HEAD:ops/decisions.md | grep -q 'second thought'"
 check "the DB still opens cleanly" sh -c "runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' status >/dev/null"
 
 # 6. 20 ticks at once with one free slot: exactly one submission, no lock errors
-u plan add V=7 V=8 V=9 --from base >/dev/null
+step "plan add V=7 V=8 V=9" u plan add V=7 V=8 V=9 --from base >/dev/null
 wait_idle
 u judge >/dev/null 2>&1
 before=$(as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$d " | grep -c 'JobName=V-')
@@ -133,8 +133,11 @@ check "the ticks that found the lock held exited 75" sh -c \
 check "tick.log has a line per tick that ran" test -s "$d/.xloop/tick.log"
 
 # 7. the controller unreachable: 75, one line, nothing changed; the next tick catches up
-sed 's/^SlurmctldPort=.*/SlurmctldPort=1/' "$SLURM_CONF" >"$T_TMP/down.conf"
-chmod 644 "$T_TMP/down.conf"
+# (the client gives up after MessageTimeout, 2 s here, not 10: the same
+# "connect failure", sooner)
+step "down.conf" sed -e 's/^SlurmctldPort=.*/SlurmctldPort=1/' -e '/^MessageTimeout=/d' "$SLURM_CONF" >"$T_TMP/down.conf"
+step "down.conf: MessageTimeout" sh -c "echo MessageTimeout=2 >>'$T_TMP/down.conf'"
+step "chmod 644 down.conf" chmod 644 "$T_TMP/down.conf"
 wait_idle
 # the tick itself is logged (status's feeder.last_at): the rest must not change
 st() { as_user "$X" -C "$d" status --json | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); d.pop("feeder"); print(json.dumps(d))' | md5sum; }
@@ -148,9 +151,9 @@ out=$(u tick 2>&1)
 check "the next tick catches up (judges and feeds)" sh -c "printf '%s' '$out' | grep -q 'V-'"
 
 # 8. a RUNNING job whose log went silent is flagged stale, notified once
-u new quiet --from base --set SLEEP=30 >/dev/null
+step "new quiet --from base --set" u new quiet --from base --set SLEEP=30 >/dev/null
 wait_idle
-u submit quiet --no-chain >/dev/null
+step "submit quiet --no-chain" u submit quiet --no-chain >/dev/null
 for i in $(seq 1 20); do
 	[ "$(as_user squeue -h -n quiet -u "$XLOOP_TEST_USER" -o %T)" = RUNNING ] && break
 	sleep 0.5
@@ -166,8 +169,8 @@ out3=$(u next 2>&1)
 check "with the default stale_after (15 min) it is not stale" test -z "$(grep STALE <<<"$out3")"
 
 # 9. a pending job that will not start by itself (held) is flagged at once, once
-u new held --from base --set SLEEP=1 >/dev/null
-u submit held >/dev/null
+step "new held --from base --set" u new held --from base --set SLEEP=1 >/dev/null
+step "submit held" u submit held >/dev/null
 hid=$(as_user squeue -h -n held -u "$XLOOP_TEST_USER" -o %i)
 as_user scontrol hold "$hid"
 sleep 1
@@ -185,9 +188,9 @@ a=$(user_dir)
 ua() { as_user "$X" -C "$a" "$@"; }
 new_study "$a" ap 'c["resources"].update(cpus=1, mem="100M", time="00:02:00", gres="")
 c["queue"]["depth"] = 0'
-ua adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
-ua space set V=0..8:int >/dev/null
-ua auto on --budget-runs 6 >/dev/null
+step "adopt base" ua adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
+step "space set V" ua space set V=0..8:int >/dev/null
+step "auto on --budget-runs 6" ua auto on --budget-runs 6 >/dev/null
 runs_of() { ls "$a/runs/ap" | wc -l; }
 jobs_in() { as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$a " | grep -c "JobName=$1 "; }
 wait_ap() {
@@ -224,8 +227,8 @@ if [ "$(id -u)" -eq 0 ]; then
 	trap 'scontrol update nodename="$node" state=resume >/dev/null 2>&1; rm -rf "$T_TMP"' EXIT
 	wait_idle
 	scontrol update nodename="$node" state=drain reason="disk almost full"
-	u new drained --from base --set V=10 >/dev/null
-	u submit drained --no-chain >/dev/null
+	step "new drained" u new drained --from base --set V=10 >/dev/null
+	step "submit drained" u submit drained --no-chain >/dev/null
 	sleep 2
 	u judge >/dev/null 2>&1
 	out6=$(u tick 2>&1)

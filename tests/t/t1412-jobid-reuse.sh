@@ -28,9 +28,9 @@ echo "{\"score\": $V}" >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
 echo '{"score": 0}' >"$T_TMP/cv.json"
-chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
-u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
-u new v1 --from base --set V=1 >/dev/null
+step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+step "adopt job.sh --tag base --cv" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
+step "new v1 --from base --set" u new v1 --from base --set V=1 >/dev/null
 
 # v1's job waits behind a blocker, so it never runs
 blocker=$(as_user sbatch --parsable -p gpu -t 2 --mem 50M -J blocker -o /dev/null --wrap 'sleep 100')

@@ -26,8 +26,8 @@ echo "{\"score\": $V}" >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
 echo '{"score": 0}' >"$T_TMP/cv.json"
-chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
-u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
+step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+step "adopt job.sh --tag base --cv" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
 for v in 1 2; do u new "v$v" --from base --set "V=$v" >/dev/null; done
 
 wait_idle() {
@@ -40,14 +40,14 @@ wait_idle() {
 entries() { grep -c "^## .* · $1 attempt 1: " "$d/ops/decisions.md"; }
 commits() { as_user git -C "$d" log --format=%s -- ops/decisions.md | grep -c "^xloop: verdict once/$1 attempt 1: "; }
 
-u submit v1 >/dev/null
+step "submit v1" u submit v1 >/dev/null
 wait_idle
 expect_rc 137 "killed after writing v1's entry, before the commit" crash decide-after-write judge
 u judge >/dev/null 2>&1
 check "v1's verdict is in ops/decisions.md once ($(entries v1))" test "$(entries v1)" = 1
 check "and committed once ($(commits v1))" test "$(commits v1)" = 1
 
-u submit v2 >/dev/null
+step "submit v2" u submit v2 >/dev/null
 wait_idle
 expect_rc 137 "killed after committing v2's entry, before recording it" crash verdict-after-commit judge
 u judge >/dev/null 2>&1

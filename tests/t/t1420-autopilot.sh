@@ -29,16 +29,16 @@ json.dump({"score": base + 0.02 * (h - 0.5)}, open(out, "w"))
 PY
 echo FINISHED
 JOB
-chmod 644 "$T_TMP/job.sh"
+step "chmod 644 job.sh" chmod 644 "$T_TMP/job.sh"
 
 # a study whose baseline ran by hand (its cv.json computed the same way)
 study() {	# dir obj
 	local d=$1 obj=$2
 	new_study "$d" s 'c["resources"].update(cpus=1, mem="100M", time="00:02:00", gres="")
 c["queue"]["depth"] = 1'
-	sed "s/^OBJ=peak/OBJ=$obj/" "$T_TMP/job.sh" >"$d/job.sh"
-	as_user env XLOOP_RUN_DIR="$d" bash "$d/job.sh" >/dev/null
-	as_user "$X" -C "$d" adopt "$d/job.sh" --tag base --cv "$d/cv.json" >/dev/null
+	step "job.sh of the study" sed "s/^OBJ=peak/OBJ=$obj/" "$T_TMP/job.sh" >"$d/job.sh"
+	step "the baseline run by hand" as_user env XLOOP_RUN_DIR="$d" bash "$d/job.sh" >/dev/null
+	step "adopt base" as_user "$X" -C "$d" adopt "$d/job.sh" --tag base --cv "$d/cv.json" >/dev/null
 }
 drive() {	# dir: tick until autopilot stopped and nothing is left in Slurm
 	local d=$1 i
@@ -126,9 +126,9 @@ check "next --json validates (best with n, autopilot)" sh -c "$V '$S/next.schema
 check "status --json validates" sh -c "$V '$S/status.schema.json' <'$T_TMP/status.json'"
 u auto status --json >"$T_TMP/auto.json"
 check "auto status --json validates" sh -c "$V '$S/auto.schema.json' <'$T_TMP/auto.json'"
-u space ls --json >"$T_TMP/space.json"
+step "space ls --json" u space ls --json >"$T_TMP/space.json"
 check "space ls --json validates" sh -c "$V '$S/space.schema.json' <'$T_TMP/space.json'"
-u replicate best -n 2 --json >"$T_TMP/rep.json"
+step "replicate best -n 2 --json" u replicate best -n 2 --json >"$T_TMP/rep.json"
 check "replicate --json validates" sh -c "$V '$S/replicate.schema.json' <'$T_TMP/rep.json'"
 check "replicate queued two fresh seeds in the plan" sh -c \
 	"runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' plan ls | grep -c '^ *[0-9]*  SEED=' | grep -qx 2"
@@ -138,10 +138,10 @@ check "the verdict entries compare with the parent in noise units" grep -q 'nois
 f=$(user_dir)
 study "$f" flat
 v() { as_user "$X" -C "$f" "$@"; }
-v space set X=1..7:int >/dev/null
-v space set Y=1,2,3,4,5,6,7 >/dev/null
-v space seed SEED >/dev/null
-v auto on --budget-runs 8 >/dev/null
+step "v space set X=1..7:int" v space set X=1..7:int >/dev/null
+step "v space set Y=1,2,3,4,5,6,7" v space set Y=1,2,3,4,5,6,7 >/dev/null
+step "v space seed SEED" v space seed SEED >/dev/null
+step "v auto on --budget-runs 8" v auto on --budget-runs 8 >/dev/null
 check "drive the flat study" drive "$f"
 v status --json >"$T_TMP/flat.json"
 check "on a flat objective the best stays the baseline's configuration" $PY -c "
@@ -170,18 +170,18 @@ fi
 echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
-chmod 644 "$T_TMP/fail.sh"
+step "chmod 644 fail.sh" chmod 644 "$T_TMP/fail.sh"
 printf '{"score": 0.5}\n' >"$T_TMP/cv5.json"
-chmod 644 "$T_TMP/cv5.json"
+step "chmod 644 cv5.json" chmod 644 "$T_TMP/cv5.json"
 for mode in value same; do
 	g=$(user_dir)
 	new_study "$g" s 'c["resources"].update(cpus=1, mem="100M", time="00:02:00", gres="")
 c["queue"]["depth"] = 0'
-	sed "s/^MODE=value/MODE=$mode/" "$T_TMP/fail.sh" >"$g/job.sh"
-	as_user "$X" -C "$g" adopt "$g/job.sh" --tag base --cv "$T_TMP/cv5.json" >/dev/null
-	as_user "$X" -C "$g" space set X=1..3:int >/dev/null
-	as_user "$X" -C "$g" space set Y=1..3:int >/dev/null
-	as_user "$X" -C "$g" auto on --budget-runs 2 >/dev/null
+	step "job.sh of the study" sed "s/^MODE=value/MODE=$mode/" "$T_TMP/fail.sh" >"$g/job.sh"
+	step "adopt base" as_user "$X" -C "$g" adopt "$g/job.sh" --tag base --cv "$T_TMP/cv5.json" >/dev/null
+	step "space set X" as_user "$X" -C "$g" space set X=1..3:int >/dev/null
+	step "space set Y" as_user "$X" -C "$g" space set Y=1..3:int >/dev/null
+	step "auto on --budget-runs 2" as_user "$X" -C "$g" auto on --budget-runs 2 >/dev/null
 	drive "$g" >/dev/null
 	as_user "$X" -C "$g" next --json >"$T_TMP/$mode.json" 2>/dev/null
 	check "$mode: both proposals failed" test "$(grep -c 'attempt 1: failure' "$g/ticks.txt")" = 2
@@ -195,10 +195,10 @@ g=$(user_dir)
 new_study "$g" s 'c["resources"].update(cpus=1, mem="100M", time="00:02:00", gres="gpu:1")
 c["queue"]["depth"] = 0
 c["breaker"]["no_gpu"] = True'
-cp "$T_TMP/fail.sh" "$g/job.sh"
-as_user "$X" -C "$g" adopt "$g/job.sh" --tag base --cv "$T_TMP/cv5.json" >/dev/null
-as_user "$X" -C "$g" space set X=3..5:int >/dev/null
-as_user "$X" -C "$g" auto on --budget-runs 3 >/dev/null
+step "cp fail.sh job.sh" cp "$T_TMP/fail.sh" "$g/job.sh"
+step "adopt job.sh --tag base --cv" as_user "$X" -C "$g" adopt "$g/job.sh" --tag base --cv "$T_TMP/cv5.json" >/dev/null
+step "space set X=3..5:int" as_user "$X" -C "$g" space set X=3..5:int >/dev/null
+step "auto on --budget-runs 3" as_user "$X" -C "$g" auto on --budget-runs 3 >/dev/null
 drive "$g" >/dev/null
 as_user "$X" -C "$g" next --json >"$T_TMP/nogpu.json" 2>/dev/null
 check "a proposal that ran without its GPU opens the breaker after one run" $PY -c "

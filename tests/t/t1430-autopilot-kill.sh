@@ -38,13 +38,13 @@ json.dump({"score": base + 0.02 * (h - 0.5)}, open(out, "w"))
 PY
 echo FINISHED
 JOB
-chmod 644 "$d/job.sh"
+step "chmod 644 job.sh" chmod 644 "$d/job.sh"
 printf '{"score": 0.6}\n' >"$d/cv0.json"
-chmod 644 "$d/cv0.json"
-u adopt "$d/job.sh" --tag base --cv "$d/cv0.json" >/dev/null
-u space set X=1..12:int >/dev/null
-u space set Y=1..12:int >/dev/null
-u space seed SEED >/dev/null
+step "chmod 644 cv0.json" chmod 644 "$d/cv0.json"
+step "adopt job.sh --tag base --cv" u adopt "$d/job.sh" --tag base --cv "$d/cv0.json" >/dev/null
+step "space set X=1..12:int" u space set X=1..12:int >/dev/null
+step "space set Y=1..12:int" u space set Y=1..12:int >/dev/null
+step "space seed SEED" u space seed SEED >/dev/null
 expect_rc 0 "auto on --budget-runs $BUDGET" u auto on --budget-runs $BUDGET
 
 # the study's jobs the controller knows (it keeps them MinJobAge, 300 s):
@@ -55,7 +55,11 @@ seen() {
 }
 live() { as_user squeue -h -u "$XLOOP_TEST_USER" -o '%i %Z' | grep -F " $d" ; }
 stopped() { u auto status --json 2>/dev/null | $PY -c 'import json,sys; sys.exit(json.load(sys.stdin)["stopped"] is None)'; }
-# every proposal made and submitted, every run judged
+# every proposal made and submitted, every run judged, and no attempt in
+# flight: none left submitting (a kill before or during its sbatch: found by
+# its token, or marked submit_failed after 2 min) and none in Slurm unjudged
+# (a retry of a run judged already: on a loaded machine a job can fail to
+# launch, an infra failure, and its run gets a second attempt)
 settled() {
 	$PY - "$d/.xloop/state.db" <<'PY'
 import sqlite3, sys
@@ -63,7 +67,9 @@ db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
 open_props = db.execute("SELECT count(*) FROM proposal WHERE status NOT IN ('decided', 'failed')").fetchone()[0]
 unjudged = db.execute("SELECT count(*) FROM run r WHERE NOT EXISTS (SELECT 1 FROM attempt t"
                       " WHERE t.run_id = r.id AND t.verdict IS NOT NULL)").fetchone()[0]
-sys.exit(open_props + unjudged > 0)
+inflight = db.execute("SELECT count(*) FROM attempt WHERE phase = 'submitting'"
+                      " OR (phase = 'submitted' AND verdict IS NULL)").fetchone()[0]
+sys.exit(open_props + unjudged + inflight > 0)
 PY
 }
 # a tick, killed with SIGKILL after 0 to 0.2 s (a tick takes about that
@@ -153,8 +159,9 @@ for r in json.load(open(sys.argv[2]))["runs"]:
         continue
     # an attempt a kill left before sbatch has no job (marked submit_failed)
     ids = {a["job_id"] for a in r["attempts"] if a["job_id"]}
-    assert all(a["job_id"] or a["phase"] == "submit_failed" for a in r["attempts"]), r
-    assert jobs.get(r["tag"], set()) == ids, (r["tag"], jobs.get(r["tag"]), ids)
+    atts = [(a["phase"], a["job_id"], a["verdict"]) for a in r["attempts"]]
+    assert all(a["job_id"] or a["phase"] == "submit_failed" for a in r["attempts"]), (r["tag"], atts)
+    assert jobs.get(r["tag"], set()) == ids, (r["tag"], jobs.get(r["tag"]), ids, atts)
 PY
 check "one decision entry per proposal" $PY - "$d/ops/decisions.md" $BUDGET <<'PY'
 import collections, re, sys
@@ -198,12 +205,12 @@ w() { as_user "$X" -C "$h" "$@"; }
 new_study "$h" hb 'c["resources"].update(cpus=1, mem="100M", time="00:02:00", gres="")
 c["queue"]["depth"] = 0
 c["queue"]["lanes"] = 2'
-cp "$d/job.sh" "$d/cv0.json" "$h/"
-w adopt "$h/job.sh" --tag base --cv "$h/cv0.json" >/dev/null
-w space set X=1..12:int >/dev/null
-w space set Y=1..12:int >/dev/null
-w space seed SEED >/dev/null
-w auto on --budget-hours 0.002 >/dev/null	# 7.2 s of one CPU
+step "cp job.sh cv0.json" cp "$d/job.sh" "$d/cv0.json" "$h/"
+step "adopt base" w adopt "$h/job.sh" --tag base --cv "$h/cv0.json" >/dev/null
+step "space set X" w space set X=1..12:int >/dev/null
+step "space set Y" w space set Y=1..12:int >/dev/null
+step "space seed SEED" w space seed SEED >/dev/null
+step "auto on --budget-hours" w auto on --budget-hours 0.002 >/dev/null	# 7.2 s of one CPU
 for i in $(seq 1 120); do
 	w tick >>"$T_TMP/hticks.txt" 2>&1
 	if w auto status | grep -q 'stopped: budget' && [ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o '%i %Z' | grep -F " $h")" ]; then

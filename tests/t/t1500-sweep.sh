@@ -40,7 +40,7 @@ python3 -c "import json; json.dump({'score': 0.5 if '\$CASE' in ('fail', 'fail4'
 echo FINISHED
 JOB
 echo '{"score": 0.4}' >"$T_TMP/cv.json"
-chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 expect_rc 0 "adopt a proven baseline" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
 
 # bad requests change nothing (the DB file may be rewritten: compare its rows)
@@ -87,7 +87,7 @@ drive() {
 	uh next >>"$T_TMP/briefings.txt" 2>&1
 }
 drive
-u sweep show "$name" --json >"$T_TMP/show1.json"
+step "sweep show --json" u sweep show "$name" --json >"$T_TMP/show1.json"
 states=$(/usr/bin/python3 -c 'import json,sys; print(" ".join(t["state"] for t in json.load(open(sys.argv[1]))["tasks"]))' "$T_TMP/show1.json")
 check "four tasks succeeded, index 2 and 4 failed" test "$states" = "success success failure success failure success"
 # "verdict class reason" of a run's latest attempt
@@ -121,7 +121,7 @@ check "as their second attempts" test "$(jget .tasks.0.attempt <"$T_TMP/retry.js
 arr2=$(jget .array_job_id <"$T_TMP/retry.json")
 check "the new array is a new job" test "$arr2" != "$arr"
 drive
-u sweep show "$name" --json >"$T_TMP/show2.json"
+step "sweep show --json" u sweep show "$name" --json >"$T_TMP/show2.json"
 states=$(/usr/bin/python3 -c 'import json,sys; print(" ".join(t["state"] for t in json.load(open(sys.argv[1]))["tasks"]))' "$T_TMP/show2.json")
 check "every task has succeeded now" test "$states" = "success success success success success success"
 check "the retried task logged to attempt2.out" test -s "$d/runs/sw/$tag4/slurm/attempt2.out"

@@ -18,13 +18,13 @@ X=$XLOOP_BIN
 U=$XLOOP_TEST_USER
 d=$(user_dir)
 u() { as_user "$X" -C "$d" "$@"; }
-mkdir -p "$T_TMP/fakebin"
+step "mkdir -p fakebin" mkdir -p "$T_TMP/fakebin"
 cat >"$T_TMP/fakebin/squeue" <<'FAKE'
 #!/bin/bash
 set -o pipefail
 /usr/bin/squeue "$@" | sed 's/JobHeldUser/launch_failed_requeued_held/g'
 FAKE
-chmod 755 "$T_TMP/fakebin" "$T_TMP/fakebin/squeue"
+step "chmod 755 fakebin squeue" chmod 755 "$T_TMP/fakebin" "$T_TMP/fakebin/squeue"
 # a tick that sees the user's holds as Slurm's
 uf() { as_user env PATH="$T_TMP/fakebin:$PATH" "$X" -C "$1" "${@:2}"; }
 db() { as_user /usr/bin/python3 -c "import sqlite3,sys
@@ -42,15 +42,15 @@ echo "{\"score\": $V}" >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
 echo '{"score": 0}' >"$T_TMP/cv.json"
-chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 
 new_study "$d" held 'c["resources"].update(cpus=1, mem="100M", time="00:02:00")
 c["queue"]["depth"] = 0'
-u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
-u new v1 --from base --set V=1 >/dev/null
+step "adopt job.sh --tag base --cv" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
+step "new v1 --from base --set" u new v1 --from base --set V=1 >/dev/null
 # v1 waits behind a blocker (so it stays pending), held
 blocker=$(as_user sbatch --parsable -p gpu -t 2 --mem 50M -J blocker -o /dev/null --wrap 'sleep 100')
-u submit v1 --after "$blocker" >/dev/null
+step "submit v1 --after" u submit v1 --after "$blocker" >/dev/null
 job=$(db "$d/.xloop/state.db" "SELECT job_id FROM attempt WHERE n = 1")
 as_user scontrol hold "$job"
 u tick >/dev/null 2>&1
@@ -70,10 +70,10 @@ as_user scancel "$blocker" "$job"
 d2=$(user_dir)
 new_study "$d2" heldfeed 'c["resources"].update(cpus=1, mem="100M", time="00:02:00")
 c["driver"]["mode"] = "slurm"'
-sed 's/^SLEEP=1$/SLEEP=60/' "$T_TMP/job.sh" >"$T_TMP/long.sh"
-chmod 644 "$T_TMP/long.sh"
-as_user "$X" -C "$d2" adopt "$T_TMP/long.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
-as_user "$X" -C "$d2" plan add V=1 V=2 >/dev/null
+step "sed SLEEP=60 job.sh" sed 's/^SLEEP=1$/SLEEP=60/' "$T_TMP/job.sh" >"$T_TMP/long.sh"
+step "chmod 644 long.sh" chmod 644 "$T_TMP/long.sh"
+step "adopt long.sh --tag base --cv" as_user "$X" -C "$d2" adopt "$T_TMP/long.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
+step "plan add V=1 V=2" as_user "$X" -C "$d2" plan add V=1 V=2 >/dev/null
 as_user "$X" -C "$d2" next >/dev/null 2>&1
 feeders() { as_user squeue -h -u "$U" -n xloop-feed -t PD -o %i; }
 f1=$(feeders)

@@ -47,10 +47,10 @@ echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
 echo '{"score": 0.4}' >"$T_TMP/cv.json"
-chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 expect_rc 0 "adopt a baseline" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
 for m in three nocheck always fail2; do
-	u new "$m" --from base --set MODE=$m >/dev/null 2>&1
+	step "new $m" u new "$m" --from base --set MODE=$m >/dev/null 2>&1
 done
 
 # the flag is checked against the time limit before anything is recorded
@@ -61,14 +61,25 @@ check "nothing was recorded" test -z "$(db 'SELECT id FROM attempt WHERE n > 0')
 # drive tick until none of our jobs is left; segments here last longer than one tick interval, as
 # they do in real use (a continuation shorter than that can let the next
 # run start first; the continuation then runs after it)
+# (the real signal's first job runs beside them: each round ticks its study
+# too and samples its status and briefing; only this study's jobs count)
 drive() {
 	local i
 	for i in $(seq 1 "${1:-90}"); do
 		u tick >>"$T_TMP/ticks.txt" 2>&1
-		[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && break
+		sig_round
+		[ -z "$(live "$d")" ] && break
 		sleep 1
 	done
+	echo "# drive: $i rounds, left: $(live "$d" | tr '\n' ' ')"
 	u tick >>"$T_TMP/ticks.txt" 2>&1
+}
+# the study in DIR's jobs in Slurm (their WorkDir is in it); a squeue that
+# fails (a loaded controller) is not "none left"
+live() {
+	local q
+	q=$(as_user squeue -h -u "$XLOOP_TEST_USER" -o '%i %Z' 2>&1) || { echo "squeue failed: $q"; return; }
+	printf '%s\n' "$q" | awk -v d="$1" '$2 == d || index($2, d "/") == 1'
 }
 verdict() { db "SELECT t.verdict || ':' || coalesce(t.verdict_reason, '') FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = ? AND t.n = 1" "$1"; }
 segs() { db "SELECT group_concat(k || ':' || state, ' ') FROM (SELECT s.k, s.state FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON r.id = t.run_id WHERE r.tag = ? ORDER BY s.k, s.try)" "$1"; }
@@ -101,10 +112,21 @@ W
 { printf '#!/bin/bash\necho "START segment=$XLOOP_SEGMENT device=cpu"\n'
   snippet "$d2/AGENTS.md" | sed 's|python train.py|"$XLOOP_ROOT/worker.sh"|'; } >"$T_TMP/keep.sh"
 printf '#!/bin/bash\ntrap "" USR2\necho "START deaf device=cpu"\nsleep 200\n' >"$T_TMP/deaf.sh"
-install -m 755 -o "$XLOOP_TEST_USER" "$T_TMP/worker.sh" "$d2/worker.sh"
-chmod 644 "$T_TMP/keep.sh" "$T_TMP/deaf.sh"
-u2 adopt "$T_TMP/keep.sh" --tag keep >/dev/null 2>&1
-u2 adopt "$T_TMP/deaf.sh" --tag deaf >/dev/null 2>&1
+step "install -m 755 -o worker.sh" install -m 755 -o "$XLOOP_TEST_USER" "$T_TMP/worker.sh" "$d2/worker.sh"
+step "chmod 644 keep.sh deaf.sh" chmod 644 "$T_TMP/keep.sh" "$T_TMP/deaf.sh"
+step "adopt keep" u2 adopt "$T_TMP/keep.sh" --tag keep >/dev/null 2>&1
+step "adopt deaf" u2 adopt "$T_TMP/deaf.sh" --tag deaf >/dev/null 2>&1
+# one round of the second study: tick, its status and briefing sampled
+sig_round() {
+	u2 tick >>"$T_TMP/ticks2.txt" 2>&1
+	u2 status keep >>"$T_TMP/status2.txt" 2>&1
+	u2 next >>"$T_TMP/next2.txt" 2>&1
+}
+# the job that checkpoints on the real signal takes two segments of a
+# minute or so: it runs beside the exit-85 runs (one CPU each; it needs no
+# GPU), the job that ignores the signal after them
+expect_rc 0 "submit a job that checkpoints on the real signal" u2 submit keep --no-chain
+t_sig=$(date +%s)
 
 expect_rc 0 "submit a run that needs three segments" u submit three --segments 5
 out=$(u submit nocheck --segments 5 2>&1)
@@ -152,15 +174,11 @@ median=$(echo $gaps | tr ' ' '\n' | sort -n | awk '{v[NR]=$1} END {print (NR % 2
 echo "# idle between segments (s):$gaps; median $median"
 check "median idle between segments is at most 1.5 s" awk -v m="$median" 'BEGIN {exit !(m != "" && m <= 1.5)}'
 
-expect_rc 0 "submit a job that checkpoints on the real signal" u2 submit keep --no-chain
 expect_rc 0 "submit a job that ignores the signal" u2 submit deaf --no-chain
-t_sig=$(date +%s)
 # the real signal: drive the second study's ticks until its jobs are gone
 for i in $(seq 1 240); do
-	u2 tick >>"$T_TMP/ticks2.txt" 2>&1
-	u2 status keep >>"$T_TMP/status2.txt" 2>&1
-	u2 next >>"$T_TMP/next2.txt" 2>&1
-	[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && break
+	sig_round
+	[ -z "$(live "$d2")" ] && break
 	sleep 1
 done
 u2 tick >>"$T_TMP/ticks2.txt" 2>&1

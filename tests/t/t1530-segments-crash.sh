@@ -33,9 +33,9 @@ if [ ! -e "$ck" ]; then sleep "$SLEEP"; echo 1 >"$ck"; exit 85; fi
 echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
-chmod 644 "$T_TMP/job.sh"
+step "chmod 644 job.sh" chmod 644 "$T_TMP/job.sh"
 printf '{"score": 0}\n' >"$T_TMP/cv.json"
-u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
+step "adopt job.sh --tag base --cv" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
 for v in 5 7 8 9; do u new "s$v" --from base --set "SLEEP=$v" >/dev/null; done
 
 # jobs Slurm has (live or finished) for segment K of a run's attempt 1

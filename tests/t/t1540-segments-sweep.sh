@@ -49,7 +49,7 @@ echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
 echo '{"score": 0.4}' >"$T_TMP/cv.json"
-chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 expect_rc 0 "adopt a baseline" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
 expect_rc 2 "new --segments wants a number" u new bad --from base --set MODE=bad --segments x
 check "  and made nothing" test "$(db "SELECT count(*) FROM run WHERE tag = 'bad'")" = 0

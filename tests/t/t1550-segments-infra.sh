@@ -51,7 +51,7 @@ echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
 echo '{"score": 0.4}' >"$T_TMP/cv.json"
-chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 expect_rc 0 "adopt a proven baseline" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
 expect_rc 0 "a run that needs one segment" u new r --from base --set SLEEP=15
 ck=$d/runs/inf/r/checkpoint

@@ -24,7 +24,7 @@ sleep 2; echo "evaluating, ETA 7s"; sleep 2
 echo '{"score": 1}' >"$XLOOP_RUN_DIR/cv.json"; echo FINISHED
 JOB
 echo '{"score": 0.5}' >"$T_TMP/cv.json"
-chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 expect_rc 0 "adopt" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
 expect_rc 0 "a run" u new r1 --from base --set STEPS=5
 expect_rc 0 "another behind it" u new r2 --from base --set STEPS=3

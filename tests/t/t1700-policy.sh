@@ -28,7 +28,7 @@ case $MODE in fail*) echo "Traceback: $MODE"; echo FAILED; exit 1 ;; esac
 echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"; echo FINISHED
 JOB
 echo '{"score": 0.4}' >"$T_TMP/cv.json"
-chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 expect_rc 0 "adopt" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
 db() { /usr/bin/python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1])
 print(c.execute(sys.argv[2]).fetchone()[0])" "$d/.xloop/state.db" "$1"; }
@@ -93,7 +93,7 @@ for i in $(seq 1 30); do idle && break; sleep 1; done
 
 # --- the secret scan
 printf '#!/bin/bash\nLR=1\nexport HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789\necho START\n' >"$T_TMP/leaky.sh"
-chmod 644 "$T_TMP/leaky.sh"
+step "chmod 644 leaky.sh" chmod 644 "$T_TMP/leaky.sh"
 head0=$(as_user git -C "$d" rev-parse HEAD)
 as_user "$X" -C "$d" adopt "$T_TMP/leaky.sh" --tag leaky >"$T_TMP/leak.out" 2>"$T_TMP/leak.err"
 check "a job.sh with a token is refused (65)" test $? = 65
@@ -105,7 +105,7 @@ check "--allow-secret commits it, loudly" sh -c "grep -q 'COMMITTING A SECRET' '
 check "and it is recorded (event and commit message)" sh -c "[ \$(/usr/bin/python3 -c \"import sqlite3; print(sqlite3.connect('$d/.xloop/state.db').execute(\\\"SELECT count(*) FROM event WHERE kind = 'secret-allowed'\\\").fetchone()[0])\") = 1 ] && runuser -u '$XLOOP_TEST_USER' -- git -C '$d' log -1 --format=%B | grep -q 'allow-secret'"
 
 # --- a GPU job that logs no GPU stops the feeding at once
-/usr/bin/python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['breaker']['no_gpu']=True; json.dump(c, open(p,'w'), indent=2)" "$d/xloop.json"
+step "edit xloop.json" /usr/bin/python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['breaker']['no_gpu']=True; json.dump(c, open(p,'w'), indent=2)" "$d/xloop.json"
 expect_rc 0 "a reset: only verdicts from now on count" u breaker reset
 expect_rc 0 "a run on the CPU" u new oncpu --from base --set SLEEP=1.5
 expect_rc 0 "plan one more" u plan add SLEEP=5
@@ -115,7 +115,7 @@ u tick >>"$T_TMP/ticks2.txt" 2>&1
 check "feeding stopped because the START line shows no GPU" grep -q "^feeding stopped: oncpu attempt 1 asked for gpu:1 but its START line shows no GPU" "$T_TMP/ticks2.txt"
 check "so the planned change waits" sh -c "u() { runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' \"\$@\"; }; u plan ls | grep -q 'SLEEP=5'"
 expect_rc 0 "resume --feed closes it" u resume --feed
-/usr/bin/python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['breaker']['no_gpu']=False; json.dump(c, open(p,'w'), indent=2)" "$d/xloop.json"
+step "edit xloop.json" /usr/bin/python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['breaker']['no_gpu']=False; json.dump(c, open(p,'w'), indent=2)" "$d/xloop.json"
 for i in $(seq 1 30); do idle && break; sleep 1; done
 
 # --- two studies share the one GPU in turn
@@ -123,7 +123,7 @@ e=$(user_dir)
 new_study "$e" other 'c["resources"].update(cpus=1, mem="100M", time="00:02:00")
 c["queue"]["depth"] = 0
 c["slurm"]["chain"] = "any-user"'
-/usr/bin/python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['slurm']['chain']='any-user'; json.dump(c, open(p,'w'), indent=2)" "$d/xloop.json"
+step "edit xloop.json" /usr/bin/python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['slurm']['chain']='any-user'; json.dump(c, open(p,'w'), indent=2)" "$d/xloop.json"
 v() { as_user "$X" -C "$e" "$@"; }
 expect_rc 0 "adopt in the second study" v adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
 # the same configuration twice on purpose (--force): the jobs are what counts

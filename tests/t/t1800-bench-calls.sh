@@ -26,7 +26,7 @@ printf '{"score": %s}\n' "$X" >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
 echo '{"score": 0}' >"$T_TMP/cv.json"
-chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 expect_rc 0 "adopt" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
 expect_rc 0 "a run to hold the GPU" u new hold --from base --set SLEEP=600
 expect_rc 0 "submit it" u submit hold --no-chain
@@ -50,7 +50,7 @@ counted_tick() {
 expect_rc 0 "a sweep of 4 behind it" u sweep --set X=1,2,3,4
 check "5 live jobs" test "$(live)" = 5
 n5=$(counted_tick)
-cp "$log" "$T_TMP/calls5.log"
+step "cp calls5.log" cp "$log" "$T_TMP/calls5.log"
 check "a tick with 5 live jobs ran Slurm through the shim ($n5 commands)" test "$n5" -ge 1
 check "at most 3 with nothing finished" sh -c "[ $n5 -le 3 ] || { cat '$T_TMP/calls5.log'; exit 1; }"
 check "squeue among them" grep -q '^squeue ' "$T_TMP/calls5.log"

@@ -26,7 +26,7 @@ printf '%s %s %s %s\n' "${SLURM_JOB_GPUS:-none}" "$s" "$(date +%s.%N)" "$XLOOP_T
 echo FINISHED
 JOB
 echo '{"score": 0}' >"$T_TMP/cv.json"
-chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 
 # study D with LANES lanes and N planned runs, ticked every second until
 # every run is judged; prints "wall max_running" (wall from the first tick
@@ -36,9 +36,9 @@ drive() {
 	new_study "$d" lanes "c['resources'].update(gres='gpu:1', cpus=1, mem='100M', time='00:10:00')
 c['queue']['depth'] = 1
 c['queue']['lanes'] = $lanes"
-	as_user touch "$d/times"
-	as_user "$X" -C "$d" adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
-	as_user "$X" -C "$d" plan add $(seq -f 'X=%g' 1 "$n") --from base >/dev/null
+	step "the times file" as_user touch "$d/times"
+	step "adopt base" as_user "$X" -C "$d" adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
+	step "plan add n changes" as_user "$X" -C "$d" plan add $(seq -f 'X=%g' 1 "$n") --from base >/dev/null
 	t0=$(date +%s.%N)
 	for i in $(seq 1 $((n * 10 + 60))); do
 		as_user "$X" -C "$d" tick >/dev/null 2>&1

@@ -28,9 +28,9 @@ ssh-keygen -q -t ed25519 -N '' -f "$sd/other_key"
 chown "$U" "$sd/other_key"
 /usr/sbin/sshd -f "$sd/sshd_config" -E "$sd/sshd.log" || not_ok "sshd started" "$(cat "$sd/sshd.log")"
 : >"$sd/empty_known_hosts"
-chmod 644 "$sd/known_hosts" "$sd/empty_known_hosts"
+step "chmod 644 known_hosts empty_known_hosts" chmod 644 "$sd/known_hosts" "$sd/empty_known_hosts"
 # the test user's ssh client: three aliases for the one server
-mkdir -p "$uhome/.ssh"
+step "mkdir -p .ssh" mkdir -p "$uhome/.ssh"
 [ -e "$uhome/.ssh/config" ] && cp "$uhome/.ssh/config" "$sd/config.saved"
 cat >"$uhome/.ssh/config" <<EOF
 Host xl-host xl-badkey xl-unknown
@@ -50,7 +50,7 @@ Host xl-unknown
   StrictHostKeyChecking yes
 EOF
 chown -R "$U" "$uhome/.ssh"
-chmod 600 "$uhome/.ssh/config"
+step "chmod 600 config" chmod 600 "$uhome/.ssh/config"
 cleanup() {
 	[ -s "$sd/sshd.pid" ] && kill "$(cat "$sd/sshd.pid")" 2>/dev/null
 	rm -f "$uhome/.ssh/config" "$uhome/.local/bin/xloop"
@@ -72,7 +72,7 @@ echo "START mode=$MODE device=cpu"
 sleep 1
 echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"; echo FINISHED
 JOB
-chmod 644 "$T_TMP/job.sh"
+step "chmod 644 job.sh" chmod 644 "$T_TMP/job.sh"
 
 r --host xl-host -C "$d" status >"$T_TMP/missing.out" 2>&1
 check "xloop missing on the host: exit 69" test $? = 69
@@ -134,7 +134,7 @@ check "XLOOP_HOST works like --host" cmp "$T_TMP/env.json" "$T_TMP/local.json"
 # the remote xloop killed right after sbatch answered: nothing recorded it
 expect_rc 0 "a run to lose" r --host xl-host -C "$d" new lost --from base --set MODE=drop
 printf '#!/bin/sh\nXLOOP_CRASH_AT=submit-after-sbatch exec %s "$@"\n' "$XLOOP_ASAN_BIN" >"$sd/bin/xloop"
-chmod 755 "$sd/bin/xloop"
+step "chmod 755 xloop" chmod 755 "$sd/bin/xloop"
 r --host xl-host -C "$d" submit lost --no-chain >"$T_TMP/drop.out" 2>&1
 check "the submission died with the connection" sh -c "[ $? -ne 0 ]"
 rm -f "$sd/bin/xloop"

@@ -44,7 +44,7 @@ if [ "$X" = 3 ] && [ ! -e "$ck" ]; then echo 1 >"$ck"; echo "checkpointed"; exit
 printf '{"score": %s}\n' "$X" >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
-chmod 644 "$T_TMP/job.sh" "$T_TMP/job2.sh" "$T_TMP/cv.json"
+step "chmod 644 job.sh job2.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/job2.sh" "$T_TMP/cv.json"
 
 # feeders of the user in squeue (any state but completing): "ID STATE" lines
 feeders() { as_user squeue -h -u "$U" -n xloop-feed -t PD,R,CF -o '%i %T'; }
@@ -208,7 +208,7 @@ check "no feeder was submitted" test "$(pending_feeders)" = 0
 expect_rc 0 "the next next" u2 next
 check "submits one (the intent is closed, not retried blindly)" test "$(pending_feeders)" = 1
 # a chain never targets a feeder, also when chaining behind any job of the user
-python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['slurm']['chain']='any-user'; json.dump(c, open(p,'w'), indent=2)" "$d2/xloop.json"
+step "slurm.chain any-user" python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['slurm']['chain']='any-user'; json.dump(c, open(p,'w'), indent=2)" "$d2/xloop.json"
 run=$(as_user squeue -h -u "$U" -t PD,R -o '%i %j' | awk '$2 != "xloop-feed" { print $1 }' | sort -n | tail -n1)
 expect_rc 0 "a second run with chain any-user" u2 new other --from base --set SLEEP=302
 expect_rc 0 "submit it" u2 submit other

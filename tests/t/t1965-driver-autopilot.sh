@@ -24,7 +24,7 @@ printf '{"score": %s}\n' "$(( 10 - (X - 4) * (X - 4) ))" >"$XLOOP_RUN_DIR/cv.jso
 echo FINISHED
 JOB
 echo '{"score": 9}' >"$T_TMP/cv.json"
-chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 new_study "$d" auto 'c["resources"].update(cpus=1, mem="100M", time="00:05:00")
 c["driver"]["mode"] = "slurm"'
 expect_rc 0 "adopt" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"

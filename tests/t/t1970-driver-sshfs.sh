@@ -26,17 +26,17 @@ uhome=$(getent passwd "$U" | cut -d: -f6)
 port=$((16823 + ${XLOOP_TESTCLUSTER_PORT_OFFSET:-0}))
 sd=$(mktemp -d "$T_TMP/sshd-XXXXXX")
 sshd_setup "$sd" "$port"
-cp "$X" "$sd/bin/xloop"
-chmod 755 "$sd/bin/xloop"
+step "cp xloop" cp "$X" "$sd/bin/xloop"
+step "chmod 755 xloop" chmod 755 "$sd/bin/xloop"
 d=$(user_dir)
 M=$T_TMP/study
-mkdir -p "$M"
+step "mkdir -p" mkdir -p "$M"
 chown "$U" "$M"
 # the login node: M is the local study there
 unshare -m --propagation private sh -c \
 	"mount --bind '$d' '$M' && exec /usr/sbin/sshd -f '$sd/sshd_config' -E '$sd/sshd.log'" ||
 	not_ok "sshd started in its own mount namespace" "$(cat "$sd/sshd.log")"
-mkdir -p "$uhome/.ssh"
+step "mkdir -p .ssh" mkdir -p "$uhome/.ssh"
 [ -e "$uhome/.ssh/config" ] && cp "$uhome/.ssh/config" "$sd/config.saved"
 cat >"$uhome/.ssh/config" <<EOF
 Host xl-login
@@ -48,7 +48,7 @@ Host xl-login
   UserKnownHostsFile $sd/known_hosts
 EOF
 chown -R "$U" "$uhome/.ssh"
-chmod 600 "$uhome/.ssh/config"
+step "chmod 600 config" chmod 600 "$uhome/.ssh/config"
 cleanup() {
 	umount -l "$M" 2>/dev/null
 	[ -s "$sd/sshd.pid" ] && kill "$(cat "$sd/sshd.pid")" 2>/dev/null
@@ -75,7 +75,7 @@ printf '{"score": %s}\n' "$X" >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
 echo '{"score": 0}' >"$T_TMP/cv.json"
-cp "$T_TMP/job.sh" "$T_TMP/cv.json" "$d/"
+step "cp job.sh cv.json" cp "$T_TMP/job.sh" "$T_TMP/cv.json" "$d/"
 chown "$U" "$d/job.sh" "$d/cv.json"
 r() { runuser -u "$U" -- env PATH=/usr/local/bin:/usr/bin:/bin HOME="$uhome" "$X" "$@"; }
 

@@ -24,7 +24,7 @@ u() { as_user "$X" -C "$d" "$@"; }
 new_study "$d" scr 'c["driver"]["mode"] = "scrontab"'
 as_user scrontab -r >/dev/null 2>&1
 printf '#SCRON --job-name=mine --time=00:01:00\n0 3 * * * /bin/true\n' >"$T_TMP/mine"
-chmod 644 "$T_TMP/mine"
+step "chmod 644 mine" chmod 644 "$T_TMP/mine"
 check "the user's own scrontab entry" as_user scrontab "$T_TMP/mine"
 expect_rc 0 "driver install" u driver install
 as_user scrontab -l >"$T_TMP/l1" 2>&1

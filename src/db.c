@@ -374,7 +374,6 @@ int db_exec_row(struct db *db, const char *sql, long long id, const char *text,
 		long long num)
 {
 	struct stmt q;
-	int rc;
 
 	if (db_prepare(db, &q, sql) < 0)
 		return -1;
@@ -383,9 +382,7 @@ int db_exec_row(struct db *db, const char *sql, long long id, const char *text,
 		db_bind_text(&q, ":text", text);
 	if (strstr(sql, ":num"))
 		db_bind_int64(&q, ":num", num);
-	rc = db_step(&q);
-	db_finalize(&q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return db_run(&q);
 }
 
 /* Prepare a statement. */
@@ -518,6 +515,15 @@ void db_reset(struct stmt *q)
 	sqlite3_clear_bindings(q->st);
 }
 
+/* Step a statement that returns no row, then finalize it: 0 or -1. */
+int db_run(struct stmt *q)
+{
+	int rc = db_step(q);
+
+	db_finalize(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* Finalize a statement. */
 void db_finalize(struct stmt *q)
 {
@@ -593,14 +599,11 @@ int db_kv_set(struct db *db, const char *key, long long v)
 {
 	struct stmt q;
 	char s[32];
-	int rc;
 
 	xsnprintf(s, sizeof(s), "%lld", v);
 	if (db_prepare(db, &q, "INSERT OR REPLACE INTO kv (key, value) VALUES (:k, :v)") < 0)
 		return -1;
 	db_bind_text(&q, ":k", key);
 	db_bind_text(&q, ":v", s);
-	rc = db_step(&q);
-	db_finalize(&q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return db_run(&q);
 }

@@ -75,6 +75,8 @@ long long db_col_int64(struct stmt *q, int i);
 int db_col_is_null(struct stmt *q, int i);
 void db_reset(struct stmt *q);
 void db_finalize(struct stmt *q);
+/* db_step() once (an INSERT, UPDATE, DELETE), then db_finalize(): 0 or -1. */
+int db_run(struct stmt *q);
 
 /* The kv table: an integer by key (0 when absent), and setting one. */
 long long db_kv_get(struct db *db, const char *key);

@@ -492,7 +492,6 @@ int loop_event(struct xl_ctx *ctx, const char *kind, long long run_id,
 	       long long attempt_id, const char *detail)
 {
 	struct stmt q;
-	int rc;
 
 	if (db_prepare(&ctx->db, &q, "INSERT INTO event (at, kind, run_id, attempt_id,"
 		       " detail) VALUES (:at, :kind, :run, :att, :detail)") < 0)
@@ -508,9 +507,7 @@ int loop_event(struct xl_ctx *ctx, const char *kind, long long run_id,
 	else
 		db_bind_null(&q, ":att");
 	db_bind_text(&q, ":detail", detail);
-	rc = db_step(&q);
-	db_finalize(&q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return db_run(&q);
 }
 
 /* Free what loop_new_run made. */

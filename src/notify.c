@@ -72,7 +72,6 @@ int notify_valid_kind(const char *kind)
 long long notify_queue(struct db *db, const struct notify_event *ev)
 {
 	struct stmt q;
-	int rc;
 
 	if (!notify_valid_kind(ev->kind))
 		return error("unknown notification kind '%s'", ev->kind);
@@ -84,9 +83,7 @@ long long notify_queue(struct db *db, const struct notify_event *ev)
 	db_bind_text(&q, ":study", ev->study);
 	db_bind_text(&q, ":tag", ev->tag ? ev->tag : "");
 	db_bind_text(&q, ":text", ev->text);
-	rc = db_step(&q);
-	db_finalize(&q);
-	if (rc != SQLITE_DONE)
+	if (db_run(&q) < 0)
 		return -1;
 	return (long long)sqlite3_last_insert_rowid(db->h);
 }
@@ -591,7 +588,6 @@ static int mark(struct db *db, long long id, const char *status, int tries,
 		const char *err)
 {
 	struct stmt q;
-	int rc;
 
 	if (db_prepare(db, &q, "UPDATE outbox SET status = :status, "
 		       "attempts = attempts + :tries, last_error = :err, "
@@ -603,9 +599,7 @@ static int mark(struct db *db, long long id, const char *status, int tries,
 	db_bind_text(&q, ":err", err);
 	db_bind_int64(&q, ":now", (long long)time(NULL));
 	db_bind_int64(&q, ":id", id);
-	rc = db_step(&q);
-	db_finalize(&q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return db_run(&q);
 }
 
 /* The oldest queued rows, at most FLUSH_MAX_ROWS. */

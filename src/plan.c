@@ -11,7 +11,6 @@ int plan_add(struct db *db, const char *study, const char *parent, const char *v
 	     const char *value, long long *id)
 {
 	struct stmt q;
-	int rc;
 
 	if (db_prepare(db, &q, "INSERT INTO plan (study, parent, var, value, added_at)"
 		       " VALUES (:study, :parent, :var, :value, :at)") < 0)
@@ -21,9 +20,7 @@ int plan_add(struct db *db, const char *study, const char *parent, const char *v
 	db_bind_text(&q, ":var", var);
 	db_bind_text(&q, ":value", value);
 	db_bind_int64(&q, ":at", time(NULL));
-	rc = db_step(&q);
-	db_finalize(&q);
-	if (rc != SQLITE_DONE)
+	if (db_run(&q) < 0)
 		return -1;
 	*id = sqlite3_last_insert_rowid(db->h);
 	return 0;
@@ -69,7 +66,6 @@ int plan_mark(struct db *db, const char *study, long long id, const char *status
 	      long long run_id, const char *reason)
 {
 	struct stmt q;
-	int rc;
 
 	if (db_prepare(db, &q, "UPDATE plan SET status = :status, run_id = :run,"
 		       " skip_reason = :reason WHERE id = :id AND study = :study"
@@ -83,9 +79,7 @@ int plan_mark(struct db *db, const char *study, long long id, const char *status
 	db_bind_text(&q, ":reason", reason);
 	db_bind_int64(&q, ":id", id);
 	db_bind_text(&q, ":study", study);
-	rc = db_step(&q);
-	db_finalize(&q);
-	if (rc != SQLITE_DONE)
+	if (db_run(&q) < 0)
 		return -1;
 	return sqlite3_changes(db->h) == 1 ? 0 : 1;
 }

@@ -185,7 +185,6 @@ long long runs_count(struct db *db, const char *study)
 int runs_insert(struct db *db, struct run *r)
 {
 	struct stmt q;
-	int rc;
 
 	if (db_prepare(db, &q, "INSERT INTO run (study, tag, parent_id, var,"
 		       " old_value, new_value, note, created_at, commit_id, segments)"
@@ -209,9 +208,7 @@ int runs_insert(struct db *db, struct run *r)
 		db_bind_int64(&q, ":seg", strtoll(r->segments, NULL, 10));
 	else
 		db_bind_null(&q, ":seg");
-	rc = db_step(&q);
-	db_finalize(&q);
-	if (rc != SQLITE_DONE)
+	if (db_run(&q) < 0)
 		return -1;
 	r->id = sqlite3_last_insert_rowid(db->h);
 	if (r->config && *r->config && r->config_key && *r->config_key)
@@ -411,7 +408,6 @@ int attempts_unfinished(struct db *db, const char *study, struct attempt **v, si
 int attempts_insert(struct db *db, struct attempt *a)
 {
 	struct stmt q;
-	int rc;
 
 	if (db_prepare(db, &q, "INSERT INTO attempt (run_id, n, token, phase, job_id,"
 		       " log_path, job_sha256, partition, gres, cpus, mem, time_limit,"
@@ -449,9 +445,7 @@ int attempts_insert(struct db *db, struct attempt *a)
 		     a->verdict_reason : NULL);
 	db_bind_text(&q, ":auto", a->auto_retry && *a->auto_retry ? a->auto_retry : NULL);
 	db_bind_int64(&q, ":lane", a->lane);
-	rc = db_step(&q);
-	db_finalize(&q);
-	if (rc != SQLITE_DONE)
+	if (db_run(&q) < 0)
 		return -1;
 	a->id = sqlite3_last_insert_rowid(db->h);
 	return 0;
@@ -544,7 +538,6 @@ int runs_set_config(struct db *db, long long run_id, const char *config,
 		    const char *key)
 {
 	struct stmt q;
-	int rc;
 
 	if (db_prepare(db, &q, "INSERT OR REPLACE INTO run_config (run_id, config, config_key)"
 		       " VALUES (:id, :c, :k)") < 0)
@@ -552,9 +545,7 @@ int runs_set_config(struct db *db, long long run_id, const char *config,
 	db_bind_text(&q, ":c", config);
 	db_bind_text(&q, ":k", key);
 	db_bind_int64(&q, ":id", run_id);
-	rc = db_step(&q);
-	db_finalize(&q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return db_run(&q);
 }
 
 /* Runs whose configuration is not computed yet. */
@@ -591,7 +582,6 @@ void sweep_release(struct sweep *sw)
 int sweeps_insert(struct db *db, const char *study, struct sweep *sw)
 {
 	struct stmt q;
-	int rc;
 
 	if (db_prepare(db, &q, "INSERT INTO sweep (study, name, parent, var, max_parallel,"
 		       " created_at) VALUES (:study, :name, :parent, :var, :k, :at)") < 0)
@@ -602,9 +592,7 @@ int sweeps_insert(struct db *db, const char *study, struct sweep *sw)
 	db_bind_text(&q, ":var", sw->var);
 	db_bind_int64(&q, ":k", sw->max_parallel);
 	db_bind_int64(&q, ":at", sw->created_at);
-	rc = db_step(&q);
-	db_finalize(&q);
-	if (rc != SQLITE_DONE)
+	if (db_run(&q) < 0)
 		return -1;
 	sw->id = sqlite3_last_insert_rowid(db->h);
 	return 0;
@@ -614,7 +602,6 @@ int sweeps_insert(struct db *db, const char *study, struct sweep *sw)
 int sweeps_add_task(struct db *db, long long sweep_id, long long idx, long long run_id)
 {
 	struct stmt q;
-	int rc;
 
 	if (db_prepare(db, &q, "INSERT INTO sweep_task (sweep_id, idx, run_id)"
 		       " VALUES (:sweep, :idx, :run)") < 0)
@@ -622,9 +609,7 @@ int sweeps_add_task(struct db *db, long long sweep_id, long long idx, long long 
 	db_bind_int64(&q, ":sweep", sweep_id);
 	db_bind_int64(&q, ":idx", idx);
 	db_bind_int64(&q, ":run", run_id);
-	rc = db_step(&q);
-	db_finalize(&q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return db_run(&q);
 }
 
 /* Look a sweep up by name, with its tasks in index order. */
@@ -694,15 +679,12 @@ char *sweeps_of_run(struct db *db, long long run_id)
 int sweeps_delete_empty(struct db *db, long long sweep_id)
 {
 	struct stmt q;
-	int rc;
 
 	if (db_prepare(db, &q, "DELETE FROM sweep WHERE id = :id AND NOT EXISTS"
 		       " (SELECT 1 FROM sweep_task WHERE sweep_id = :id)") < 0)
 		return -1;
 	db_bind_int64(&q, ":id", sweep_id);
-	rc = db_step(&q);
-	db_finalize(&q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return db_run(&q);
 }
 
 /* Seconds the latest successful attempts of a study ran, newest first. */
@@ -734,13 +716,10 @@ int attempts_recent_elapsed(struct db *db, const char *study, long long limit,
 int attempts_set_after(struct db *db, long long id, const char *after)
 {
 	struct stmt q;
-	int rc;
 
 	if (db_prepare(db, &q, "UPDATE attempt SET after_job = :after WHERE id = :id") < 0)
 		return -1;
 	db_bind_text(&q, ":after", after);
 	db_bind_int64(&q, ":id", id);
-	rc = db_step(&q);
-	db_finalize(&q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return db_run(&q);
 }

@@ -16,7 +16,6 @@ int segments_insert_first(struct xl_ctx *ctx, long long attempt_id, const char *
 			  long long max)
 {
 	struct stmt q;
-	int rc;
 
 	if (db_prepare(&ctx->db, &q, "INSERT INTO segment (attempt_id, k, max, token, state,"
 		       " intent_at) VALUES (:att, 1, :max, :token, 'current', :now)") < 0)
@@ -25,9 +24,7 @@ int segments_insert_first(struct xl_ctx *ctx, long long attempt_id, const char *
 	db_bind_int64(&q, ":max", max);
 	db_bind_text(&q, ":token", token);
 	db_bind_int64(&q, ":now", time(NULL));
-	rc = db_step(&q);
-	db_finalize(&q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return db_run(&q);
 }
 
 /* One segment row. */

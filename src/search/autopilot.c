@@ -334,7 +334,6 @@ static int set_status(struct xl_ctx *ctx, long long id, const char *status,
 		      long long run_id, const char *err)
 {
 	struct stmt q;
-	int rc;
 
 	if (db_prepare(&ctx->db, &q, "UPDATE proposal SET status = :s,"
 		       " run_id = CASE WHEN :run > 0 THEN :run ELSE run_id END,"
@@ -344,9 +343,7 @@ static int set_status(struct xl_ctx *ctx, long long id, const char *status,
 	db_bind_int64(&q, ":run", run_id);
 	db_bind_text(&q, ":err", err);
 	db_bind_int64(&q, ":id", id);
-	rc = db_step(&q);
-	db_finalize(&q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return db_run(&q);
 }
 
 /* Link the run, then write the decision entry. */

@@ -131,6 +131,32 @@ static int skip_bquote(struct lexer *lx, size_t *p)
 }
 
 /*
+ * *i at a backslash, a quote or a '$' (in_dq: inside "..." where ' is
+ * plain): move past what it starts; 1, 0 when s[*i] starts none, -1.
+ */
+static int skip_quoting(struct lexer *lx, size_t *i, int in_dq, int nest)
+{
+	switch (lx->s[*i]) {
+	case '\\':
+		*i += 2;
+		return 1;
+	case '\'':
+		if (in_dq) {
+			(*i)++;
+			return 1;
+		}
+		return skip_squote(lx, i) < 0 ? -1 : 1;
+	case '"':
+		return skip_dquote(lx, i, nest + 1) < 0 ? -1 : 1;
+	case '`':
+		return skip_bquote(lx, i) < 0 ? -1 : 1;
+	case '$':
+		return skip_dollar(lx, i, in_dq, nest + 1) < 0 ? -1 : 1;
+	}
+	return 0;
+}
+
+/*
  * *p at '(': move past the matching ')', across quotes, substitutions,
  * comments and, unless arith (for $((...)) and ((...))), here-documents.
  */
@@ -143,6 +169,12 @@ static int skip_parens(struct lexer *lx, size_t *p, int nest, int arith)
 	if (nest > MAX_NEST)
 		return lex_fail(lx, *p, "quotes and substitutions nested too deeply");
 	while (i < lx->len) {
+		int quoted = skip_quoting(lx, &i, 0, nest);
+
+		if (quoted < 0)
+			return -1;
+		if (quoted)
+			continue;
 		switch (s[i]) {
 		case '(':
 			depth++;
@@ -154,25 +186,6 @@ static int skip_parens(struct lexer *lx, size_t *p, int nest, int arith)
 				*p = i;
 				return 0;
 			}
-			break;
-		case '\\':
-			i += 2;
-			break;
-		case '\'':
-			if (skip_squote(lx, &i) < 0)
-				return -1;
-			break;
-		case '"':
-			if (skip_dquote(lx, &i, nest + 1) < 0)
-				return -1;
-			break;
-		case '`':
-			if (skip_bquote(lx, &i) < 0)
-				return -1;
-			break;
-		case '$':
-			if (skip_dollar(lx, &i, 0, nest + 1) < 0)
-				return -1;
 			break;
 		case '#':
 			if (strchr(" \t\n(;", s[i - 1]) == NULL) {
@@ -223,6 +236,12 @@ static int skip_braces(struct lexer *lx, size_t *p, int in_dq, int nest)
 	if (nest > MAX_NEST)
 		return lex_fail(lx, *p, "quotes and substitutions nested too deeply");
 	while (i < lx->len) {
+		int quoted = skip_quoting(lx, &i, in_dq, nest);
+
+		if (quoted < 0)
+			return -1;
+		if (quoted)
+			continue;
 		switch (s[i]) {
 		case '{':
 			depth++;
@@ -234,27 +253,6 @@ static int skip_braces(struct lexer *lx, size_t *p, int in_dq, int nest)
 				*p = i;
 				return 0;
 			}
-			break;
-		case '\\':
-			i += 2;
-			break;
-		case '\'':
-			if (in_dq)
-				i++;
-			else if (skip_squote(lx, &i) < 0)
-				return -1;
-			break;
-		case '"':
-			if (skip_dquote(lx, &i, nest + 1) < 0)
-				return -1;
-			break;
-		case '`':
-			if (skip_bquote(lx, &i) < 0)
-				return -1;
-			break;
-		case '$':
-			if (skip_dollar(lx, &i, in_dq, nest + 1) < 0)
-				return -1;
 			break;
 		default:
 			i++;

@@ -26,7 +26,7 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 {
 	const struct cmd_entry *const *c, *cmd;
 	char **pos = args->pos;
-	int at;
+	int at, width = 0;
 
 	(void)ctx;
 	(void)self;
@@ -57,15 +57,18 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 	       "usage: xloop [--host HOST] [-C DIR] [--json] [--allow-root] [--allow-secret] COMMAND [ARGS]\n\n"
 	       "commands:\n");
 	for (c = cmd_table; *c; c++)
+		if (!((*c)->flags & CMD_HIDDEN) && (int)strlen((*c)->name) > width)
+			width = (int)strlen((*c)->name);
+	for (c = cmd_table; *c; c++)
 		if (!((*c)->flags & CMD_HIDDEN))
-			printf("  %-10s %s\n", (*c)->name, (*c)->summary);
+			printf("  %-*s %s\n", width, (*c)->name, (*c)->summary);
 	printf("\n-C DIR runs as if xloop was started in DIR (as in git): relative paths\n"
 	       "given after it are taken from DIR; -C A -C B is A/B.\n"
 	       "\n'xloop help COMMAND' or 'xloop COMMAND --help' shows one command;\n"
 	       "'xloop help tags' the names xloop gives the runs it makes.\n"
 	       "exit codes: 0 ok, 2 usage, 65 bad input data, 66 unknown tag or missing\n"
-	       "file, 69 Slurm not found, 75 try later, 77 refused (root), 78 bad config,\n"
-	       "1 any other error.\n");
+	       "file, 69 Slurm not found, 70 a bug in xloop, 75 try later, 77 refused\n"
+	       "(root), 78 bad config, 1 any other error.\n");
 	return XL_OK;
 }
 

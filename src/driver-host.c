@@ -273,16 +273,6 @@ char **driver_forward_args(const char *job_id, const char *token, int *n)
 	return v;
 }
 
-/* Free what driver_forward_args made. */
-void driver_forward_args_free(char **v, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 /* The study's block in a crontab replaced or appended. */
 char *driver_scrontab_merge(const char *old, const char *root, const char *entry)
 {

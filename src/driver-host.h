@@ -39,10 +39,9 @@ const char *driver_forward_host(const struct config *cfg, const char *root);
 /*
  * The command line of a feeder's tick forwarded to host (for remote_run):
  * "tick --feeder --feeder-job ID --feeder-token T". The array and its
- * strings are malloc'd; *n is the count.
+ * strings are malloc'd (strv_free); *n is the count.
  */
 char **driver_forward_args(const char *job_id, const char *token, int *n);
-void driver_forward_args_free(char **v, int n);
 
 /*
  * The user's crontab text old with the study's block (between the lines

@@ -15,16 +15,6 @@
 #include "sweep.h"
 #include "tags.h"
 
-/* Free split values. */
-void sweep_values_free(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 /* Split a comma-separated list of values. */
 int sweep_split_values(const char *list, char ***v, size_t *n, char **cause)
 {
@@ -67,7 +57,7 @@ int sweep_split_values(const char *list, char ***v, size_t *n, char **cause)
 	return 0;
 fail:
 	buf_release(&cur);
-	sweep_values_free(*v, *n);
+	strv_free(*v, *n);
 	*v = NULL;
 	*n = 0;
 	return XL_USAGE;

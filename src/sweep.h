@@ -14,10 +14,9 @@
 
 /*
  * Split "V1,V2,..." into values (no empty one, no duplicate; "\," is a
- * literal comma). *v malloc'd. 0, or XL_USAGE with *cause.
+ * literal comma). *v malloc'd (strv_free). 0, or XL_USAGE with *cause.
  */
 int sweep_split_values(const char *list, char ***v, size_t *n, char **cause);
-void sweep_values_free(char **v, size_t n);
 
 /*
  * Create sweep name from parent from ("best" allowed): the sweep row, then

@@ -54,6 +54,16 @@ char *xstrdup(const char *s)
 	return xstrndup(s, strlen(s));
 }
 
+/* Free a string array. */
+void strv_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 /* strndup that never returns NULL. */
 char *xstrndup(const char *s, size_t n)
 {

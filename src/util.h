@@ -29,6 +29,8 @@ void *xcalloc(size_t nmemb, size_t size);
 void *xreallocarray(void *p, size_t nmemb, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* Free n malloc'd strings and the array that holds them. */
+void strv_free(char **v, size_t n);
 char *xasprintf(const char *fmt, ...) XL_PRINTF(1, 2);
 char *xvasprintf(const char *fmt, va_list ap) XL_PRINTF(1, 0);
 /* How many bytes fmt formats to (a bad format is a BUG); ap stays usable. */

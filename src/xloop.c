@@ -272,7 +272,7 @@ static int feeder_forward(struct xl_ctx *ctx)
 		"runs on %s over ssh\n", host);
 	args = driver_forward_args(getenv("SLURM_JOB_ID"), getenv("XLOOP_FEEDER_TOKEN"), &n);
 	rc = remote_run(host, ctx->root, n, args);
-	driver_forward_args_free(args, n);
+	strv_free(args, (size_t)n);
 	return rc;
 }
 

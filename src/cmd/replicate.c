@@ -99,7 +99,7 @@ static int cmd_replicate(struct xl_ctx *ctx, const struct cmd_entry *self,
 	}
 	rc = XL_OK;
 out_bs:
-	best_strings_free(used, nused);
+	strv_free(used, nused);
 	best_release(&bs);
 out:
 	run_release(&r);

@@ -298,7 +298,7 @@ out:
 	free(list);
 	free(name);
 	free(pick);
-	sweep_values_free(values, n);
+	strv_free(values, n);
 	sweep_release(&sw);
 	return rc;
 }

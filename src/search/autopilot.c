@@ -264,7 +264,7 @@ static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why)
 		char **used = best_seeds_used(ctx, &bs, out.cfg, &nused);
 
 		pick->value = space_fresh_seed((const char *const *)used, nused);
-		best_strings_free(used, nused);
+		strv_free(used, nused);
 		pick->tag = loop_make_tag(ctx, TAG_REPLICATE, pick->parent, pick->var, pick->value);
 		xsnprintf(key, sizeof(key), "%s", bs.v[out.cfg].key);
 	} else {
@@ -286,7 +286,7 @@ static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why)
 	crash_point("auto-after-intent");
 out:
 	prop_out_release(&out);
-	best_strings_free(taken, ntaken);
+	strv_free(taken, ntaken);
 	free(v);
 	best_release(&bs);
 	return rc;

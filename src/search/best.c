@@ -436,16 +436,6 @@ char **best_seeds_used(struct xl_ctx *ctx, const struct best_state *bs, long cfg
 	return v;
 }
 
-/* Free a string array. */
-void best_strings_free(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 /* Store the best's first run. */
 int best_remember(struct xl_ctx *ctx)
 {

@@ -113,11 +113,10 @@ void best_verdict_lines(struct xl_ctx *ctx, long long attempt_id, const char *be
 /*
  * The seed values already used by configuration key's runs, or waiting in
  * the plan or in autopilot's proposals (malloc'd strings; free with
- * best_strings_free).
+ * strv_free).
  */
 char **best_seeds_used(struct xl_ctx *ctx, const struct best_state *bs, long cfg,
 			size_t *n);
-void best_strings_free(char **v, size_t n);
 
 
 

@@ -108,10 +108,10 @@ static void test_forward_args(void **state)
 	assert_string_equal(v[3], "123");
 	assert_string_equal(v[4], "--feeder-token");
 	assert_string_equal(v[5], "xlabc");
-	driver_forward_args_free(v, n);
+	strv_free(v, (size_t)n);
 	v = driver_forward_args(NULL, "", &n);
 	assert_int_equal(n, 2);
-	driver_forward_args_free(v, n);
+	strv_free(v, (size_t)n);
 	assert_true(slurm_is_feeder_comment("xloop-feed:s:0123456789ab:xl00"));
 	assert_false(slurm_is_feeder_comment("xloop:s/t#1:xl00"));
 	assert_false(slurm_is_feeder_comment(NULL));

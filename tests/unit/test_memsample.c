@@ -125,10 +125,10 @@ static void test_sweep_values(void **state)
 	assert_int_equal(sweep_split_values("0.1,0.2,a\\,b", &v, &n, &cause), 0);
 	assert_int_equal(n, 3);
 	assert_string_equal(v[2], "a,b");
-	sweep_values_free(v, n);
+	strv_free(v, n);
 	assert_int_equal(sweep_split_values("1", &v, &n, &cause), 0);
 	assert_int_equal(n, 1);
-	sweep_values_free(v, n);
+	strv_free(v, n);
 	assert_int_equal(sweep_split_values("1,,2", &v, &n, &cause), XL_USAGE);
 	free(cause);
 	cause = NULL;

@@ -517,21 +517,6 @@ static int successor_listed(const struct slurm_jobs *q, const char *key, const c
 	return 0;
 }
 
-/* Take the study's lock again (held before, fd still open), waiting as a feeder does. */
-static int relock(struct xl_ctx *ctx)
-{
-	int waited = 0;
-
-	while (flock(ctx->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-		if ((errno != EWOULDBLOCK && errno != EINTR) ||
-		    waited >= driver_lock_wait_secs() * 1000)
-			return -1;
-		nanosleep(&(struct timespec){ 0, 100 * 1000000L }, NULL);
-		waited += 100;
-	}
-	return 0;
-}
-
 /* Check, without the lock, that the feeder just submitted is still there. */
 void driver_check_successor(struct xl_ctx *ctx, struct slurm *s, const struct feed_result *fed,
 			    const char *self_job)
@@ -555,7 +540,8 @@ void driver_check_successor(struct xl_ctx *ctx, struct slurm *s, const struct fe
 		FREE_AND_NULL(cause);
 		if (listed)
 			return;
-		if (relock(ctx) < 0) {
+		/* the lock again (its fd still open), waiting as a feeder does */
+		if (lock_wait(ctx->lock_fd, driver_lock_wait_secs() * 1000) != 0) {
 			warning("feeder: the next feeder may be lost and another xloop holds "
 				"the study's lock; the next `xloop next` or `xloop tick` "
 				"queues one");

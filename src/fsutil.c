@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -224,4 +226,20 @@ int path_exists(const char *path)
 	struct stat st;
 
 	return lstat(path, &st) == 0;
+}
+
+/* Take an exclusive flock, waiting a while for its holder. */
+int lock_wait(int fd, int wait_ms)
+{
+	int waited = 0;
+
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -1;
+		if (waited >= wait_ms)
+			return 1;
+		nanosleep(&(struct timespec){ 0, 100 * 1000000L }, NULL);
+		waited += 100;
+	}
+	return 0;
 }

@@ -44,5 +44,10 @@ int make_dir(const char *path, mode_t mode, char **cause);
 
 /* 1 when path exists (lstat), 0 when not. */
 int path_exists(const char *path);
+/*
+ * flock(fd, LOCK_EX), tried again every 100 ms for up to wait_ms (0: once):
+ * 0 locked, 1 still held by another, -1 with errno.
+ */
+int lock_wait(int fd, int wait_ms);
 
 #endif

@@ -73,7 +73,7 @@ static int take_lock(struct xl_ctx *ctx, const char *dir, int nowait, int feeder
 		     char **cause)
 {
 	char *path = path_join(dir, "lock");
-	int waited = 0, wait_ms = feeder ? driver_lock_wait_secs() * 1000 : LOCK_WAIT_MS;
+	int r, wait_ms = nowait ? 0 : feeder ? driver_lock_wait_secs() * 1000 : LOCK_WAIT_MS;
 
 	ctx->lock_fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (ctx->lock_fd < 0) {
@@ -81,31 +81,15 @@ static int take_lock(struct xl_ctx *ctx, const char *dir, int nowait, int feeder
 		free(path);
 		return -1;
 	}
-	while (flock(ctx->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno != EWOULDBLOCK && errno != EINTR) {
-			*cause = xasprintf("unable to lock '%s': %s", path, strerror(errno));
-			free(path);
-			return -1;
-		}
-		if (nowait) {
-			free(path);
-			return XL_TEMPFAIL;	/* cron: another tick is at work */
-		}
-		if (waited >= wait_ms) {
-			if (feeder) {
-				free(path);
-				return XL_TEMPFAIL;
-			}
-			error("another xloop is working on this study (it holds '%s'); "
-			      "try again later", path);
-			free(path);
-			return XL_TEMPFAIL;
-		}
-		nanosleep(&(struct timespec){ 0, 100 * 1000000L }, NULL);
-		waited += 100;
-	}
+	r = lock_wait(ctx->lock_fd, wait_ms);
+	if (r < 0)
+		*cause = xasprintf("unable to lock '%s': %s", path, strerror(errno));
+	/* held: cron's tick and a feeder go quietly (another is at work) */
+	else if (r > 0 && !nowait && !feeder)
+		error("another xloop is working on this study (it holds '%s'); "
+		      "try again later", path);
 	free(path);
-	return 0;
+	return r < 0 ? -1 : r > 0 ? XL_TEMPFAIL : 0;
 }
 
 /*

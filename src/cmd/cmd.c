@@ -189,6 +189,13 @@ static void sub_names(struct buf *b, const struct cmd_entry *cmd, const char *se
 			buf_addf(b, "%s%s", b->len ? sep : "", sub_word(s));
 }
 
+/* "--opt ARG" */
+static void opt_spec(struct buf *b, const struct opt *o)
+{
+	buf_addf(b, "-%s%s%s%s", o->name[1] ? "-" : "", o->name, o->arg ? " " : "",
+		 o->arg ? o->arg : "");
+}
+
 /* "NAME [--opt ARG]... ARGS" */
 static void usage_line(struct buf *b, const struct cmd_entry *cmd)
 {
@@ -207,19 +214,12 @@ static void usage_line(struct buf *b, const struct cmd_entry *cmd)
 	for (o = cmd->opts; o && o->name; o++) {
 		int req = o->flags & OPT_REQUIRED;
 
-		buf_addf(b, " %s-%s%s%s%s%s%s", req ? "" : "[", o->name[1] ? "-" : "", o->name,
-			 o->arg ? " " : "", o->arg ? o->arg : "", req ? "" : "]",
-			 o->kind == OPT_LIST ? "..." : "");
+		buf_adds(b, req ? " " : " [");
+		opt_spec(b, o);
+		buf_addf(b, "%s%s", req ? "" : "]", o->kind == OPT_LIST ? "..." : "");
 	}
 	if (cmd->args && *cmd->args)
 		buf_addf(b, " %s", cmd->args);
-}
-
-/* "--opt ARG" */
-static void opt_spec(struct buf *b, const struct opt *o)
-{
-	buf_addf(b, "-%s%s%s%s", o->name[1] ? "-" : "", o->name, o->arg ? " " : "",
-		 o->arg ? o->arg : "");
 }
 
 /* The next entry help shows for cmd: cmd_each without hidden subcommands. */

@@ -6,14 +6,6 @@
 #include "cmd/opts.h"
 #include "util.h"
 
-/* A broken invariant of the command layer: a bug report, not a user error. */
-XL_NORETURN static void opts_bug(const char *what, const char *name)
-{
-	fflush(stdout);
-	fprintf(stderr, "xloop: BUG: %s '%s'\n", what, name);
-	abort();
-}
-
 /* The entry of the table named name[0, n), or NULL. */
 const struct opt *opts_find(const struct opt *opts, const char *name, size_t n)
 {
@@ -155,22 +147,25 @@ static int slot(const struct cmd_args *a, const char *name, enum opt_kind kind)
 	const struct opt *o = opts_find(a->opts, name, strlen(name));
 
 	if (o == NULL)
-		opts_bug("a command asked for an option not in its table:", name);
+		BUG("a command asked for an option not in its table: '%s'", name);
 	if (o->kind != kind)
-		opts_bug("a command asked for an option of another kind:", name);
+		BUG("a command asked for an option of another kind: '%s'", name);
 	return (int)(o - a->opts);
 }
 
+/* A string option's value, NULL when not given. */
 const char *args_get(const struct cmd_args *a, const char *name)
 {
 	return a->val[slot(a, name, OPT_STRING)];
 }
 
+/* Whether a flag was given. */
 int args_flag(const struct cmd_args *a, const char *name)
 {
 	return a->val[slot(a, name, OPT_FLAG)] != NULL;
 }
 
+/* A list option's values, in the order given. */
 const struct opt_list *args_list(const struct cmd_args *a, const char *name)
 {
 	return &a->list[slot(a, name, OPT_LIST)];

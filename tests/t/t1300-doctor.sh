@@ -245,17 +245,16 @@ check "nvidia-smi failing: shows its message" grep -qE '^warn +gpu-procs .*could
 doc
 has gpu-procs ok "no nvidia-smi: ok"
 
-# a GPU process of a Slurm job is not stray
-cat >"$d/gpujob.sh" <<'JOB'
-#!/bin/bash
-sleep 60
-JOB
+# a GPU process of a Slurm job is not stray; its sleep is this test's own
+# (lanes and matrix suites run beside each other as the same test user)
+naptime=60.$$
+printf '#!/bin/bash\nsleep %s\n' "$naptime" >"$d/gpujob.sh"
 step "chmod 755 gpujob.sh" chmod 755 "$d/gpujob.sh"
 chown "$XLOOP_TEST_USER" "$d/gpujob.sh" 2>/dev/null
 jid=$(as_user sbatch --parsable -p gpu -c 1 --mem 50M -t 2 -o /dev/null "$d/gpujob.sh" 2>&1)
 jpid=
 for i in $(seq 1 40); do
-	jpid=$(pgrep -u "$XLOOP_TEST_USER" -f "^sleep 60$" | head -1)
+	jpid=$(pgrep -u "$XLOOP_TEST_USER" -f "^sleep $naptime$" | head -1)
 	[ -n "$jpid" ] && break
 	sleep 0.5
 done

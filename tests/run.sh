@@ -117,6 +117,15 @@ lane_result() {
 	passed=$((passed + $1)) failed=$((failed + $3)) skipped=$((skipped + $5))
 }
 
+# join_lane PID LOG NAME WHAT: wait for a background lane, say how long
+# it was waited for, then its lines and counts (lane_result LOG NAME)
+join_lane() {
+	local t0=$SECONDS
+	wait "$1"
+	echo "# $4 (waited $((SECONDS - t0)) s more, log $2)"
+	lane_result "$2" "$3"
+}
+
 # slot_down LOG: stop the cluster a tests/one.sh lane used (the slot it took
 # is in its first line), under that slot's lock: a tests/one.sh elsewhere on
 # the machine may have taken the slot since (then it is left alone)
@@ -220,36 +229,22 @@ else
 	export XLOOP_GPUS=1
 	ops/slurm/testcluster.sh down >/dev/null 2>&1 7>&- || true
 	exec 7>&-
-	t0=$SECONDS
-	wait "$accounting_pid"
-	echo "# accounting profile (waited $((SECONDS - t0)) s more, log build/t/accounting.log)"
-	lane_result build/t/accounting.log accounting
+	join_lane "$accounting_pid" build/t/accounting.log accounting "accounting profile"
 	slot_down build/t/accounting.log
 	if [ -n "${aside_pid:-}" ]; then
-		t0=$SECONDS
-		wait "$aside_pid"
-		echo "# plain, beside the host cluster (waited $((SECONDS - t0)) s more, log build/t/plain-aside.log)"
-		lane_result build/t/plain-aside.log "plain beside"
+		join_lane "$aside_pid" build/t/plain-aside.log "plain beside" \
+			"plain, beside the host cluster"
 		slot_down build/t/plain-aside.log
 	fi
-	t0=$SECONDS
-	wait "$soak_pid"
-	echo "# chaos soak (waited $((SECONDS - t0)) s more, log build/t/soak.log)"
-	lane_result build/t/soak.log soak
+	join_lane "$soak_pid" build/t/soak.log soak "chaos soak"
 fi
 
-t0=$SECONDS
-wait "$local_pid"
-echo "# units, fuzz, t0* (waited $((SECONDS - t0)) s more, log build/t/local.log)"
-lane_result build/t/local.log "units, fuzz, t0*"
+join_lane "$local_pid" build/t/local.log "units, fuzz, t0*" "units, fuzz, t0*"
 
 # the matrix lanes: their lines, then their counts
 for lane in ${matrix_suites[@]+"${matrix_suites[@]}"}; do
-	t0=$SECONDS
-	wait "${lane#*:}"
-	log=build/matrix/${lane%%:*}.log
-	echo "# matrix ${lane%%:*} (waited $((SECONDS - t0)) s more, log $log)"
-	lane_result "$log" "matrix ${lane%%:*}"
+	join_lane "${lane#*:}" "build/matrix/${lane%%:*}.log" "matrix ${lane%%:*}" \
+		"matrix ${lane%%:*}"
 done
 
 echo "# took $(($(date +%s) - started)) s"

@@ -41,7 +41,9 @@ echo "# the demo took $took s, its jobs ${busy:-?} s of it"
 check "it took under two minutes here, or the loop added under 30 s to its jobs ($took s, jobs ${busy:-?} s)" \
 	sh -c "[ '$took' -lt 120 ] || { [ -n '$busy' ] && [ \$(($took - ${busy:-0})) -lt 30 ]; }"
 check "the baseline was proven" grep -q '^base attempt 1: success' "$T_TMP/demo.txt"
-check "four changes succeeded" test "$(grep -Ec '^(C-0\.1|C-10|SCALE-no|MAX_ITER-20) attempt 1: success' "$T_TMP/demo.txt")" = 4
+# (on failure it shows the demo's verdicts)
+check "four changes succeeded" sh -c "[ \"\$(grep -Ec '^(C-0\.1|C-10|SCALE-no|MAX_ITER-20) attempt 1: success' '$T_TMP/demo.txt')\" = 4 ] ||
+	{ grep -E ' attempt [0-9]+: ' '$T_TMP/demo.txt'; exit 1; }"
 check "the broken change failed, with its log tail" sh -c "grep -q '^C-neg1 attempt 1: failure' '$T_TMP/demo.txt' && grep -q '| FAILED InvalidParameterError' '$T_TMP/demo.txt'"
 check "the report was written" test -s "$d/report.html"
 check "with all ten runs (six planned, four by autopilot)" test "$(grep -c 'class="run [a-z ]*" data-tag=' "$d/report.html")" = 10

@@ -175,6 +175,8 @@ static int simulate(int flat, long budget, long stream, double sd, long branch,
 	struct sim_run *runs = xcalloc((size_t)budget + 1, sizeof(*runs));
 	struct prop_cfg *v = xcalloc((size_t)budget + 1, sizeof(*v));
 	long *rep = xcalloc((size_t)budget + 1, sizeof(*rep));
+	struct prop_run *pr = xcalloc((size_t)budget + 1, sizeof(*pr));
+	char (*seeds)[24] = xcalloc((size_t)budget + 1, sizeof(*seeds));
 	struct noise_cfg *st = xcalloc((size_t)budget + 1, sizeof(*st));
 	char *tags = xcalloc((size_t)budget + 1, 16);
 	struct space sp = { NULL, 0 };
@@ -215,12 +217,19 @@ static int simulate(int flat, long budget, long stream, double sd, long branch,
 					nc++;
 				}
 				noise_add(&v[j].st, runs[i].score);
+				xsnprintf(seeds[i], sizeof(seeds[i]), "%ld", runs[i].seed);
+				pr[i].cfg = j;
+				pr[i].seed = seeds[i];
+				pr[i].proven = 1;
+				pr[i].score = runs[i].score;
 			}
 			for (j = 0; j < (long)nc; j++)
 				st[j] = v[j].st;
 			memset(&in, 0, sizeof(in));
 			in.v = v;
 			in.n = nc;
+			in.runs = pr;
+			in.nruns = (size_t)n;
 			noise_pool(st, nc, &in.noise);
 			in.p.goal_max = 1;
 			in.p.alpha = 0.05;
@@ -318,6 +327,8 @@ static int simulate(int flat, long budget, long stream, double sd, long branch,
 	free(runs);
 	free(v);
 	free(rep);
+	free(pr);
+	free(seeds);
 	free(st);
 	free(tags);
 	space_release(&sp);

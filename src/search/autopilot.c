@@ -203,6 +203,7 @@ static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why)
 	struct best_state bs;
 	struct prop_input in;
 	struct prop_cfg *v;
+	struct prop_run *runs;
 	struct prop_out out;
 	char **taken, key[65];
 	size_t ntaken = 0, i;
@@ -220,6 +221,14 @@ static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why)
 		v[i].open = bs.v[i].open;
 		open += bs.v[i].open;
 	}
+	runs = xcalloc(bs.nruns + 1, sizeof(*runs));
+	for (i = 0; i < bs.nruns; i++) {
+		runs[i].cfg = bs.runs[i].cfg;
+		runs[i].seed = bs.runs[i].seed;
+		runs[i].proven = bs.runs[i].proven;
+		runs[i].open = bs.runs[i].open;
+		runs[i].score = bs.runs[i].score;
+	}
 	taken = proposed_keys(ctx, &ntaken);
 	{
 		/* and what the plan will make: "queued" is queued anywhere */
@@ -234,6 +243,8 @@ static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why)
 	memset(&in, 0, sizeof(in));
 	in.v = v;
 	in.n = bs.n;
+	in.runs = runs;
+	in.nruns = bs.nruns;
 	in.best = bs.best;
 	in.baseline = bs.baseline;
 	in.noise = bs.noise;
@@ -287,6 +298,7 @@ static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why)
 out:
 	prop_out_release(&out);
 	strv_free(taken, ntaken);
+	free(runs);
 	free(v);
 	best_release(&bs);
 	return rc;

@@ -210,6 +210,9 @@ int best_load(struct xl_ctx *ctx, struct best_state *bs)
 		br->id = db_col_int64(&q, 0);
 		br->cfg = at;
 		br->seed = *seed ? confkey_value(config, seed) : NULL;
+		br->proven = proven;
+		br->open = db_col_is_null(&q, 5);
+		br->score = proven ? sqlite3_column_double(q.st, 6) : 0;
 		free(config);
 		c = &bs->v[at];
 		c->runs++;

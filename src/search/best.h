@@ -31,6 +31,9 @@ struct best_run {
 	long long id;
 	long cfg;		/* index into best_state.v */
 	char *seed;		/* its seed value, NULL when it has none */
+	int proven;		/* its latest attempt succeeded with a score */
+	int open;		/* no verdict yet (queued, running) */
+	double score;		/* the score when proven */
 };
 
 struct best_state {

@@ -33,6 +33,15 @@
 #include "search/noise.h"
 #include "search/space.h"
 
+/* One run as the proposer sees it (in run order). */
+struct prop_run {
+	long cfg;		/* index into prop_input.v */
+	const char *seed;	/* its seed value, NULL: none */
+	int proven;		/* succeeded with a score */
+	int open;		/* no verdict yet (queued, running) */
+	double score;		/* when proven */
+};
+
 /* A configuration as the proposer sees it. */
 struct prop_cfg {
 	const char *key;
@@ -45,6 +54,8 @@ struct prop_cfg {
 struct prop_input {
 	const struct prop_cfg *v;
 	size_t n;
+	const struct prop_run *runs;	/* every run of the study */
+	size_t nruns;
 	long best, baseline;	/* indexes, -1: none */
 	struct noise_est noise;
 	struct noise_params p;

@@ -72,6 +72,10 @@ drive() {
 		sleep 1
 	done
 	echo "# drive: $i rounds, left: $(live "$d" | tr '\n' ' ')"
+	# two ticks: a segment and its continuation that both ended between
+	# two rounds take one tick each (the first one moves to the
+	# continuation, the next judges it)
+	u tick >>"$T_TMP/ticks.txt" 2>&1
 	u tick >>"$T_TMP/ticks.txt" 2>&1
 }
 # the study in DIR's jobs in Slurm (their WorkDir is in it); a squeue that

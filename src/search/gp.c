@@ -22,23 +22,51 @@ static const double prior_sig[2] = { 0.0, 1.0 };
 static const double prior_seed[2] = { -1.6, 1.5 };	/* 0.2 */
 static const double prior_noise[2] = { -1.6, 1.5 };
 
+/* What a fit needs beside theta: the runs and the priors. */
+struct fit_data {
+	size_t d, n;
+	const double *x, *y;
+	const long *seed;
+	double (*prior)[2];	/* GP_NTHETA(d) centres and sds */
+};
+
 /* L-BFGS: iterations and memory. */
 #define OPT_ITERS 40
 #define OPT_MEM 6
 
-/* The signal part signal^2 * Matern-5/2 of a and b. */
-static double kf(const double *theta, size_t d, const double *a, const double *b)
+/* signal^2 * Matern-5/2 of a and b, the lengthscales' inverses in il. */
+static double kf_il(const double *il, double s2, size_t d, const double *a, const double *b)
 {
-	double r2 = 0, r, s2 = exp(2 * theta[d]);
+	double r2 = 0, r;
 	size_t i;
 
 	for (i = 0; i < d; i++) {
-		double t = (a[i] - b[i]) / exp(theta[i]);
+		double t = (a[i] - b[i]) * il[i];
 
 		r2 += t * t;
 	}
 	r = sqrt(r2);
 	return s2 * (1 + SQRT5 * r + 5.0 / 3.0 * r2) * exp(-SQRT5 * r);
+}
+
+/* The signal part signal^2 * Matern-5/2 of a and b. */
+static double kf(const double *theta, size_t d, const double *a, const double *b)
+{
+	double il[64], *h = d > 64 ? xcalloc(d, sizeof(*h)) : il, k;
+	size_t i;
+
+	for (i = 0; i < d; i++)
+		h[i] = exp(-theta[i]);
+	k = kf_il(h, exp(2 * theta[d]), d, a, b);
+	if (h != il)
+		free(h);
+	return k;
+}
+
+/* The signal part for g's hyperparameters. */
+static double gkf(const struct gp *g, const double *a, const double *b)
+{
+	return kf_il(g->il, g->s2, g->d, a, b);
 }
 
 /* The covariance of two runs. */
@@ -113,19 +141,29 @@ static int factor(const double *theta, size_t d, size_t n, const double *x, cons
 		  double *k)
 {
 	static const double jitter[] = { 1e-8, 1e-6, 1e-4 };
+	double *il = xcalloc(d + 1, sizeof(*il)), s2 = exp(2 * theta[d]);
+	double sd2 = exp(2 * theta[d + 1]), n2 = exp(2 * theta[d + 2]);
 	size_t i, j, t;
 
+	for (i = 0; i < d; i++)
+		il[i] = exp(-theta[i]);
 	for (t = 0; t < sizeof(jitter) / sizeof(*jitter); t++) {
 		for (i = 0; i < n; i++)
 			for (j = 0; j <= i; j++) {
-				double c = gp_cov(theta, d, x + i * d, seed[i], x + j * d, seed[j],
-						  i == j);
+				double c = kf_il(il, s2, d, x + i * d, x + j * d);
 
-				k[i * n + j] = k[j * n + i] = c + (i == j ? jitter[t] : 0);
+				if (seed[i] >= 0 && seed[i] == seed[j])
+					c += sd2;
+				if (i == j)
+					c += n2 + jitter[t];
+				k[i * n + j] = k[j * n + i] = c;
 			}
-		if (chol(k, n) == 0)
+		if (chol(k, n) == 0) {
+			free(il);
 			return 0;
+		}
 	}
+	free(il);
 	return -1;
 }
 
@@ -153,8 +191,10 @@ static double lml_grad(const double *theta, size_t d, size_t n, const double *x,
 		/* W = alpha alpha' - K^-1; dlml = tr(W dK) / 2 */
 		double *w = xcalloc(n * n, sizeof(*w)), *e = xcalloc(n, sizeof(*e));
 		double s2 = exp(2 * theta[d]), sd2 = exp(2 * theta[d + 1]);
-		double n2 = exp(2 * theta[d + 2]);
+		double n2 = exp(2 * theta[d + 2]), *il = xcalloc(d + 1, sizeof(*il));
 
+		for (k = 0; k < d; k++)
+			il[k] = exp(-theta[k]);
 		solve_lt(l, n, a);	/* alpha */
 		for (j = 0; j < n; j++) {
 			/* column j of K^-1 */
@@ -172,7 +212,7 @@ static double lml_grad(const double *theta, size_t d, size_t n, const double *x,
 				double r2 = 0, r, ex, wij = w[i * n + j], base;
 
 				for (k = 0; k < d; k++) {
-					double t = (xi[k] - xj[k]) / exp(theta[k]);
+					double t = (xi[k] - xj[k]) * il[k];
 
 					r2 += t * t;
 				}
@@ -181,7 +221,7 @@ static double lml_grad(const double *theta, size_t d, size_t n, const double *x,
 				/* dk/dlog l_k = s2 * 5/3 (1 + sqrt5 r) e^-sqrt5 r * t_k^2 */
 				base = s2 * 5.0 / 3.0 * (1 + SQRT5 * r) * ex;
 				for (k = 0; k < d; k++) {
-					double t = (xi[k] - xj[k]) / exp(theta[k]);
+					double t = (xi[k] - xj[k]) * il[k];
 
 					grad[k] += 0.5 * wij * base * t * t;
 				}
@@ -194,16 +234,11 @@ static double lml_grad(const double *theta, size_t d, size_t n, const double *x,
 		}
 		free(w);
 		free(e);
+		free(il);
 	}
 	free(l);
 	free(a);
 	return lml;
-}
-
-/* A normal prior's centre and sd for theta[i]. */
-static const double *prior_of(size_t d, size_t i)
-{
-	return i < d ? prior_len : i == d ? prior_sig : i == d + 1 ? prior_seed : prior_noise;
 }
 
 /* theta[i] kept within its bounds. */
@@ -216,29 +251,26 @@ static double clamp_theta(size_t d, size_t i, double v)
 }
 
 /* What the fit minimises: -(lml + log prior), with its gradient. */
-static double objective(const double *theta, size_t d, size_t n, const double *x,
-			const long *seed, const double *y, double *grad)
+static double objective(const double *theta, const struct fit_data *fd, double *grad)
 {
-	size_t i, nt = GP_NTHETA(d);
-	double f = lml_grad(theta, d, n, x, seed, y, grad);
+	size_t i, nt = GP_NTHETA(fd->d);
+	double f = lml_grad(theta, fd->d, fd->n, fd->x, fd->seed, fd->y, grad);
 
 	if (!isfinite(f))
 		return INFINITY;
 	for (i = 0; i < nt; i++) {
-		const double *p = prior_of(d, i);
-		double z = (theta[i] - p[0]) / p[1];
+		double z = (theta[i] - fd->prior[i][0]) / fd->prior[i][1];
 
 		f -= 0.5 * z * z;
-		grad[i] = -(grad[i] - z / p[1]);
+		grad[i] = -(grad[i] - z / fd->prior[i][1]);
 	}
 	return -f;
 }
 
 /* Projected L-BFGS from theta (in place); returns the objective there. */
-static double minimise(double *theta, size_t d, size_t n, const double *x, const long *seed,
-		       const double *y)
+static double minimise(double *theta, const struct fit_data *fd)
 {
-	size_t nt = GP_NTHETA(d), i, it, m = 0, head = 0;
+	size_t d = fd->d, nt = GP_NTHETA(d), i, it, m = 0, head = 0;
 	double *g = xcalloc(nt, sizeof(*g)), *gn = xcalloc(nt, sizeof(*gn));
 	double *p = xcalloc(nt, sizeof(*p)), *tn = xcalloc(nt, sizeof(*tn));
 	double *s = xcalloc(OPT_MEM * nt, sizeof(*s)), *yv = xcalloc(OPT_MEM * nt, sizeof(*yv));
@@ -246,7 +278,7 @@ static double minimise(double *theta, size_t d, size_t n, const double *x, const
 
 	for (i = 0; i < nt; i++)
 		theta[i] = clamp_theta(d, i, theta[i]);
-	f = objective(theta, d, n, x, seed, y, g);
+	f = objective(theta, fd, g);
 	for (it = 0; it < OPT_ITERS && isfinite(f); it++) {
 		double step = 1, gp = 0, gamma = 1, moved = 0;
 		size_t k, q;
@@ -309,7 +341,7 @@ static double minimise(double *theta, size_t d, size_t n, const double *x, const
 		for (k = 0; k < 20; k++) {
 			for (i = 0; i < nt; i++)
 				tn[i] = clamp_theta(d, i, theta[i] + step * p[i]);
-			fn = objective(tn, d, n, x, seed, y, gn);
+			fn = objective(tn, fd, gn);
 			if (fn <= f + 1e-4 * step * gp)
 				break;
 			step *= 0.5;
@@ -374,6 +406,11 @@ static int refactor(struct gp *g)
 
 	free(g->l);
 	free(g->alpha);
+	free(g->il);
+	g->il = xcalloc(g->d + 1, sizeof(*g->il));
+	for (i = 0; i < g->d; i++)
+		g->il[i] = exp(-g->theta[i]);
+	g->s2 = exp(2 * g->theta[g->d]);
 	g->l = xcalloc(n * n, sizeof(*g->l));
 	g->alpha = xcalloc(n, sizeof(*g->alpha));
 	if (factor(g->theta, g->d, n, g->x, g->seed, g->l) < 0)
@@ -413,7 +450,7 @@ int gp_condition(struct gp *g, size_t d, size_t n, const double *x, const long *
 
 /* Fit theta, then condition. */
 int gp_fit(struct gp *g, size_t d, size_t n, const double *x, const long *seed,
-	   const double *y, double scale_hint)
+	   const double *y, const struct gp_opts *o)
 {
 	/* starts: lengthscale, signal, seed, noise (standardised sds) */
 	static const double starts[][4] = {
@@ -421,21 +458,29 @@ int gp_fit(struct gp *g, size_t d, size_t n, const double *x, const long *seed,
 	};
 	size_t nf = n < GP_FIT_MAX ? n : GP_FIT_MAX, nt = GP_NTHETA(d), i, r;
 	size_t nstarts = nf > GP_FIT_MAX / 2 ? 2 : 3;
-	double *fx = xcalloc(nf * d + 1, sizeof(*fx)), *fy = xcalloc(nf, sizeof(*fy));
-	double *th = xcalloc(nt, sizeof(*th)), *best = xcalloc(nt, sizeof(*best));
-	double fbest = INFINITY;
-	long *fs = xcalloc(nf, sizeof(*fs));
+	double *fx, *fy, *th, *best, fbest = INFINITY;
+	struct fit_data fd;
 	struct gp tmp;
+	long *fs;
 	int rc;
 
 	memset(g, 0, sizeof(*g));
-	if (n == 0) {
-		free(fx);
-		free(fy);
-		free(th);
-		free(best);
-		free(fs);
+	if (n == 0)
 		return -1;
+	fx = xcalloc(nf * d + 1, sizeof(*fx));
+	fy = xcalloc(nf, sizeof(*fy));
+	fs = xcalloc(nf, sizeof(*fs));
+	th = xcalloc(nt, sizeof(*th));
+	best = xcalloc(nt, sizeof(*best));
+	memset(&fd, 0, sizeof(fd));
+	fd.prior = xcalloc(nt, sizeof(*fd.prior));
+	/* standardised as the whole data is */
+	memset(&tmp, 0, sizeof(tmp));
+	{
+		double *all = xcalloc(n, sizeof(*all));
+
+		standardise(&tmp, n, y, o->scale_hint, all);
+		free(all);
 	}
 	/* the hyperparameters from at most GP_FIT_MAX runs, evenly spaced */
 	for (i = 0; i < nf; i++) {
@@ -443,20 +488,29 @@ int gp_fit(struct gp *g, size_t d, size_t n, const double *x, const long *seed,
 
 		memcpy(fx + i * d, x + k * d, d * sizeof(*x));
 		fs[i] = seed[k];
-		fy[i] = y[k];
+		fy[i] = (y[k] - tmp.ymean) / tmp.yscale;
 	}
-	/* standardised as the whole data is */
-	memset(&tmp, 0, sizeof(tmp));
-	{
-		double *all = xcalloc(n, sizeof(*all));
+	for (i = 0; i < nt; i++) {
+		const double *p = i < d ? prior_len : i == d ? prior_sig : i == d + 1 ?
+				  prior_seed : prior_noise;
 
-		standardise(&tmp, n, y, scale_hint, all);
-		for (i = 0; i < nf; i++)
-			fy[i] = (fy[i] - tmp.ymean) / tmp.yscale;
-		free(all);
+		fd.prior[i][0] = p[0];
+		fd.prior[i][1] = p[1];
 	}
+	if (o->noise_df > 0) {
+		/* the noise measured on replicates: the prior says so, surer with more */
+		double sn = o->noise_sd / tmp.yscale;
+
+		fd.prior[d + 2][0] = log(sn > exp(SD_LO) ? sn : exp(SD_LO));
+		fd.prior[d + 2][1] = 0.2 + 1 / sqrt((double)o->noise_df);
+	}
+	fd.d = d;
+	fd.n = nf;
+	fd.x = fx;
+	fd.y = fy;
+	fd.seed = fs;
 	for (i = 0; i < nt; i++)
-		best[i] = prior_of(d, i)[0];
+		best[i] = fd.prior[i][0];
 	for (r = 0; r < nstarts; r++) {
 		double f;
 
@@ -464,38 +518,86 @@ int gp_fit(struct gp *g, size_t d, size_t n, const double *x, const long *seed,
 			th[i] = log(starts[r][0]);
 		th[d] = log(starts[r][1]);
 		th[d + 1] = log(starts[r][2]);
-		th[d + 2] = log(starts[r][3]);
-		f = minimise(th, d, nf, fx, fs, fy);
+		th[d + 2] = r == 0 ? fd.prior[d + 2][0] : log(starts[r][3]);
+		f = minimise(th, &fd);
 		if (f < fbest) {
 			fbest = f;
 			memcpy(best, th, nt * sizeof(*th));
 		}
 	}
-	rc = gp_condition(g, d, n, x, seed, y, best, scale_hint);
+	rc = gp_condition(g, d, n, x, seed, y, best, o->scale_hint);
 	free(fx);
 	free(fy);
+	free(fs);
 	free(th);
 	free(best);
-	free(fs);
+	free(fd.prior);
 	return rc;
 }
 
-/* Add m runs, same theta and standardisation. */
+/* Add m runs, same theta and standardisation: the factor grows by m rows. */
 int gp_extend(struct gp *g, size_t m, const double *x, const long *seed, const double *y)
 {
-	size_t n = g->n + m, d = g->d, i;
+	size_t n0 = g->n, n = n0 + m, d = g->d, i, j, k;
+	double *l, *c, sd2 = exp(2 * g->theta[d + 1]), n2 = exp(2 * g->theta[d + 2]);
+	int rc = -1;
 
 	if (m == 0)
 		return 0;
 	g->x = xreallocarray(g->x, n * d + 1, sizeof(*g->x));
-	memcpy(g->x + g->n * d, x, m * d * sizeof(*x));
+	memcpy(g->x + n0 * d, x, m * d * sizeof(*x));
 	g->seed = xreallocarray(g->seed, n, sizeof(*g->seed));
-	memcpy(g->seed + g->n, seed, m * sizeof(*seed));
+	memcpy(g->seed + n0, seed, m * sizeof(*seed));
 	g->y = xreallocarray(g->y, n, sizeof(*g->y));
 	for (i = 0; i < m; i++)
-		g->y[g->n + i] = (y[i] - g->ymean) / g->yscale;
+		g->y[n0 + i] = (y[i] - g->ymean) / g->yscale;
 	g->n = n;
-	return refactor(g);
+	/* [l 0; b c] with l b_i = k(old, new_i), c c' = K22 - b b' */
+	l = xcalloc(n * n, sizeof(*l));
+	c = xcalloc(m * m, sizeof(*c));
+	for (i = 0; i < n0; i++)
+		memcpy(l + i * n, g->l + i * n0, (i + 1) * sizeof(*l));
+	for (i = 0; i < m; i++) {
+		double *row = l + (n0 + i) * n;
+		const double *xi = g->x + (n0 + i) * d;
+
+		for (k = 0; k < n0; k++)
+			row[k] = gp_cov(g->theta, d, xi, g->seed[n0 + i], g->x + k * d, g->seed[k], 0);
+		solve_l(g->l, n0, row);
+	}
+	for (i = 0; i < m; i++)
+		for (j = 0; j <= i; j++) {
+			const double *xi = g->x + (n0 + i) * d, *xj = g->x + (n0 + j) * d;
+			double v = gkf(g, xi, xj);
+
+			if (g->seed[n0 + i] >= 0 && g->seed[n0 + i] == g->seed[n0 + j])
+				v += sd2;
+			if (i == j)
+				v += n2 + 1e-8;
+			for (k = 0; k < n0; k++)
+				v -= l[(n0 + i) * n + k] * l[(n0 + j) * n + k];
+			c[i * m + j] = c[j * m + i] = v;
+		}
+	if (chol(c, m) == 0) {
+		for (i = 0; i < m; i++)
+			memcpy(l + (n0 + i) * n + n0, c + i * m, (i + 1) * sizeof(*l));
+		free(g->l);
+		g->l = l;
+		l = NULL;
+		free(g->alpha);
+		g->alpha = xcalloc(n, sizeof(*g->alpha));
+		memcpy(g->alpha, g->y, n * sizeof(*g->alpha));
+		solve_l(g->l, n, g->alpha);
+		g->lml = -0.5 * (double)n * log(2 * M_PI);
+		for (i = 0; i < n; i++)
+			g->lml -= 0.5 * g->alpha[i] * g->alpha[i] + log(g->l[i * n + i]);
+		solve_lt(g->l, n, g->alpha);
+		rc = 0;
+	}
+	free(l);
+	free(c);
+	/* not positive definite as it grew: factor it whole (with jitter) */
+	return rc == 0 ? 0 : refactor(g);
 }
 
 /* v = l^-1 k(x, runs) for f at x. */
@@ -505,14 +607,14 @@ static double *cross(const struct gp *g, const double *x)
 	size_t i;
 
 	for (i = 0; i < g->n; i++)
-		v[i] = kf(g->theta, g->d, x, g->x + i * g->d);
+		v[i] = gkf(g, x, g->x + i * g->d);
 	return v;
 }
 
 /* The posterior of f(x). */
 void gp_predict(const struct gp *g, const double *x, double *mean, double *var)
 {
-	double *k = cross(g, x), m = 0, v = kf(g->theta, g->d, x, x);
+	double *k = cross(g, x), m = 0, v = g->s2;
 	size_t i;
 
 	for (i = 0; i < g->n; i++)
@@ -532,7 +634,7 @@ void gp_predict_diff(const struct gp *g, const double *a, const double *b, doubl
 	double *ka = cross(g, a), *kb = cross(g, b), m = 0, v;
 	size_t i;
 
-	v = kf(g->theta, g->d, a, a) + kf(g->theta, g->d, b, b) - 2 * kf(g->theta, g->d, a, b);
+	v = 2 * g->s2 - 2 * gkf(g, a, b);
 	for (i = 0; i < g->n; i++) {
 		ka[i] -= kb[i];
 		m += ka[i] * g->alpha[i];
@@ -546,6 +648,47 @@ void gp_predict_diff(const struct gp *g, const double *a, const double *b, doubl
 	free(kb);
 }
 
+/* f(b)'s cross-covariances, solved once for gp_predict_vs. */
+void gp_ref_init(const struct gp *g, const double *b, struct gp_ref *r)
+{
+	double v;
+
+	memset(r, 0, sizeof(*r));
+	r->b = xcalloc(g->d + 1, sizeof(*r->b));
+	memcpy(r->b, b, g->d * sizeof(*b));
+	gp_predict(g, b, &r->mean, &v);
+	r->v = cross(g, b);
+	solve_l(g->l, g->n, r->v);
+}
+
+/* The posterior of f(a) and of f(a) - f(r's point): one solve. */
+void gp_predict_vs(const struct gp *g, const double *a, const struct gp_ref *r, double *mean,
+		   double *var, double *dmean, double *dvar)
+{
+	double *k = cross(g, a), m = 0, v = g->s2, dv = 2 * g->s2 - 2 * gkf(g, a, r->b);
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		m += k[i] * g->alpha[i];
+	solve_l(g->l, g->n, k);
+	for (i = 0; i < g->n; i++) {
+		v -= k[i] * k[i];
+		dv -= (k[i] - r->v[i]) * (k[i] - r->v[i]);
+	}
+	*mean = g->ymean + g->yscale * m;
+	*var = (v > 0 ? v : 0) * g->yscale * g->yscale;
+	*dmean = *mean - r->mean;
+	*dvar = (dv > 0 ? dv : 0) * g->yscale * g->yscale;
+	free(k);
+}
+
+void gp_ref_release(struct gp_ref *r)
+{
+	free(r->v);
+	free(r->b);
+	memset(r, 0, sizeof(*r));
+}
+
 /* Free a model. */
 void gp_release(struct gp *g)
 {
@@ -555,5 +698,6 @@ void gp_release(struct gp *g)
 	free(g->l);
 	free(g->alpha);
 	free(g->theta);
+	free(g->il);
 	memset(g, 0, sizeof(*g));
 }

@@ -29,7 +29,7 @@
 
 #define GP_NTHETA(d) ((d) + 3)
 /* at most this many runs fit the hyperparameters (evenly spaced in run order) */
-#define GP_FIT_MAX 64
+#define GP_FIT_MAX 40
 
 struct gp {
 	size_t d, n;
@@ -39,6 +39,7 @@ struct gp {
 	double *l;		/* n x n lower Cholesky factor of the covariance */
 	double *alpha;		/* K^-1 y */
 	double *theta;		/* GP_NTHETA(d) */
+	double *il, s2;		/* the lengthscales' inverses, signal^2 */
 	double ymean, yscale;
 	double lml;		/* log marginal likelihood of the standardised y */
 };
@@ -54,13 +55,21 @@ double gp_cov(const double *theta, size_t d, const double *a, long sa, const dou
 int gp_condition(struct gp *g, size_t d, size_t n, const double *x, const long *seed,
 		 const double *y, const double *theta, double scale_hint);
 
+/* What a fit knows beside the runs. */
+struct gp_opts {
+	double scale_hint;	/* the scores' scale when they do not vary (0: 1) */
+	double noise_sd;	/* the noise measured on replicates, in the data's units */
+	long noise_df;		/* its degrees of freedom (0: not measured) */
+};
+
 /*
  * Fit theta by maximising the log marginal likelihood plus weak priors
- * (bounded, from a few deterministic starts) and condition on the runs;
- * -1 when nothing can be fitted (n is 0).
+ * (bounded; the noise's centred on the measured noise when there is one)
+ * from a few deterministic starts, and condition on the runs; -1 when
+ * nothing can be fitted (n is 0).
  */
 int gp_fit(struct gp *g, size_t d, size_t n, const double *x, const long *seed,
-	   const double *y, double scale_hint);
+	   const double *y, const struct gp_opts *o);
 
 /*
  * Add m runs (the same theta and standardisation), e.g. fantasies of runs
@@ -74,6 +83,19 @@ void gp_predict(const struct gp *g, const double *x, double *mean, double *var);
 /* The posterior mean and variance of f(a) - f(b). */
 void gp_predict_diff(const struct gp *g, const double *a, const double *b, double *mean,
 		     double *var);
+
+/* A point others are compared with (the best, say), prepared once. */
+struct gp_ref {
+	double *b;		/* the point (d) */
+	double *v;		/* l^-1 k(runs, b) */
+	double mean;		/* f(b)'s posterior mean */
+};
+void gp_ref_init(const struct gp *g, const double *b, struct gp_ref *r);
+void gp_ref_release(struct gp_ref *r);
+
+/* The posterior mean and variance of f(a), and of f(a) - f(b) for r's b. */
+void gp_predict_vs(const struct gp *g, const double *a, const struct gp_ref *r, double *mean,
+		   double *var, double *dmean, double *dvar);
 
 void gp_release(struct gp *g);
 

@@ -10,6 +10,8 @@
 #include "search/gp.h"
 #include "gp_reference.h"
 
+static const struct gp_opts none = { 0, 0, 0 }, hint = { 0.01, 0, 0 };
+
 /* |a - b| within rel of |b| (or of 1e-12). */
 static void near(double a, double b, double rel)
 {
@@ -54,7 +56,44 @@ static void test_posterior(void **state)
 		near(m, ref_dmean[q], 1e-6);
 		near(v, ref_dvar[q], 1e-5);
 	}
+	/* the same through a prepared reference point */
+	{
+		struct gp_ref r;
+		double m, v, dm, dv;
+
+		gp_ref_init(&g, ref_q + ref_pairs[0][1] * REF_D, &r);
+		gp_predict_vs(&g, ref_q + ref_pairs[0][0] * REF_D, &r, &m, &v, &dm, &dv);
+		near(m, ref_mean[ref_pairs[0][0]], 1e-7);
+		near(v, ref_var[ref_pairs[0][0]], 1e-5);
+		near(dm, ref_dmean[0], 1e-6);
+		near(dv, ref_dvar[0], 1e-5);
+		gp_ref_release(&r);
+	}
 	gp_release(&g);
+}
+
+/* Growing the factor by rows gives what conditioning on every run at once gives. */
+static void test_extend_rows(void **state)
+{
+	struct gp a, b;
+	size_t q;
+
+	(void)state;
+	assert_int_equal(gp_condition(&a, REF_D, REF_N, ref_x, ref_seed, ref_y, ref_theta, 0), 0);
+	assert_int_equal(gp_condition(&b, REF_D, 5, ref_x, ref_seed, ref_y, ref_theta, 0), 0);
+	/* b's standardisation is its 5 runs': only the factor and posterior variance compare */
+	assert_int_equal(gp_extend(&b, REF_N - 5, ref_x + 5 * REF_D, ref_seed + 5, ref_y + 5), 0);
+	for (q = 0; q < REF_N * REF_N; q++)
+		near(b.l[q], a.l[q], 1e-9);
+	for (q = 0; q < REF_Q; q++) {
+		double ma, va, mb, vb;
+
+		gp_predict(&a, ref_q + q * REF_D, &ma, &va);
+		gp_predict(&b, ref_q + q * REF_D, &mb, &vb);
+		near(vb / (b.yscale * b.yscale), va / (a.yscale * a.yscale), 1e-6);
+	}
+	gp_release(&a);
+	gp_release(&b);
 }
 
 /* A fantasy (no seed) at the posterior mean keeps the mean there and narrows the variance. */
@@ -62,13 +101,13 @@ static void test_extend(void **state)
 {
 	struct gp a, b;
 	double ma, va, mb, vb;
-	long none = -1;
+	long noseed = -1;
 
 	(void)state;
 	assert_int_equal(gp_condition(&a, REF_D, REF_N, ref_x, ref_seed, ref_y, ref_theta, 0), 0);
 	assert_int_equal(gp_condition(&b, REF_D, REF_N, ref_x, ref_seed, ref_y, ref_theta, 0), 0);
 	gp_predict(&a, ref_q + 3, &ma, &va);
-	assert_int_equal(gp_extend(&b, 1, ref_q + 3, &none, &ma), 0);
+	assert_int_equal(gp_extend(&b, 1, ref_q + 3, &noseed, &ma), 0);
 	gp_predict(&b, ref_q + 3, &mb, &vb);
 	near(mb, ma, 1e-9);
 	assert_true(vb < va);
@@ -115,7 +154,7 @@ static void test_fit_recovers(void **state)
 		seed[i] = i % S;
 		y[i] = 0.9 + 0.05 * sin(3 * x[2 * i]) + off[seed[i]] + 0.005 * gauss();
 	}
-	assert_int_equal(gp_fit(&g, 2, N, x, seed, y, 0), 0);
+	assert_int_equal(gp_fit(&g, 2, N, x, seed, y, &none), 0);
 	sn = exp(g.theta[4]) * g.yscale;
 	ss = exp(g.theta[3]) * g.yscale;
 	l0 = exp(g.theta[0]);
@@ -143,7 +182,7 @@ static void test_fit_few(void **state)
 	struct gp g;
 
 	(void)state;
-	assert_int_equal(gp_fit(&g, 1, 3, x, seed, y, 0), 0);
+	assert_int_equal(gp_fit(&g, 1, 3, x, seed, y, &none), 0);
 	gp_predict(&g, x, &m, &v);
 	gp_predict(&g, &far, &mf, &vf);
 	assert_true(isfinite(m) && isfinite(v) && isfinite(mf) && isfinite(vf));
@@ -151,11 +190,11 @@ static void test_fit_few(void **state)
 	assert_true(vf > v);
 	gp_release(&g);
 	/* one run: still a model */
-	assert_int_equal(gp_fit(&g, 1, 1, x, seed, y, 0.01), 0);
+	assert_int_equal(gp_fit(&g, 1, 1, x, seed, y, &hint), 0);
 	gp_predict(&g, x, &m, &v);
 	near(m, 0.95, 1e-6);
 	gp_release(&g);
-	assert_int_equal(gp_fit(&g, 1, 0, x, seed, y, 0), -1);
+	assert_int_equal(gp_fit(&g, 1, 0, x, seed, y, &none), -1);
 }
 
 int main(void)
@@ -164,6 +203,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_matrix),
 		cmocka_unit_test(test_posterior),
 		cmocka_unit_test(test_extend),
+		cmocka_unit_test(test_extend_rows),
 		cmocka_unit_test(test_fit_recovers),
 		cmocka_unit_test(test_fit_few),
 	};

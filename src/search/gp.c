@@ -17,7 +17,7 @@
 #define SD_HI 1.1		/* 3 */
 
 /* Weak priors on theta (normal in the logs): centre and sd. */
-static const double prior_len[2] = { -0.9, 1.0 };	/* 0.4 */
+static const double prior_len[2] = { 0.4, 1.0 };	/* 1.5: smooth (bench/search.py chose it) */
 static const double prior_sig[2] = { 0.0, 1.0 };
 static const double prior_seed[2] = { -1.6, 1.5 };	/* 0.2 */
 static const double prior_noise[2] = { -1.6, 1.5 };

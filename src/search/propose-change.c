@@ -246,11 +246,10 @@ static double expected_improvement(double mu, double s)
 	return mu * 0.5 * erfc(-z / M_SQRT2) + s * exp(-0.5 * z * z) / sqrt(2 * M_PI);
 }
 
-/* The parents scored: the best PROP_PARENTS by the model's mean, in->best and the model's best. */
-static size_t parents(const struct prop_input *in, const struct model *m, long *set)
+/* The parents scored: the best want by the model's mean, and in->best. */
+static size_t parents(const struct prop_input *in, const struct model *m, long want, long *set)
 {
 	size_t k = 0, i, j;
-	long want = in->branch > PROP_PARENTS ? in->branch : PROP_PARENTS;
 
 	while ((long)k < want) {
 		long pick = -1;
@@ -278,33 +277,23 @@ static size_t parents(const struct prop_input *in, const struct model *m, long *
 	return k;
 }
 
-/*
- * Of every one-variable move (any value on the grid) of the parents, the
- * one with the highest expected improvement of f over the model's best
- * among the configurations run (the difference's posterior, so what they
- * share does not count twice); never a configuration run, queued or
- * proposed. 1 with *out, 0 when the model cannot be fitted or no move is
- * left.
- */
-static int want_model_change(const struct prop_input *in, struct prop_out *out)
-{
-	size_t nv = in->space->n, b, j, t, k;
-	long *set = xcalloc(in->n + 2, sizeof(*set)), top_b = -1, top_j = -1, top_t = -1;
-	double *u = xcalloc(nv + 1, sizeof(*u)), top_ei = -1, top_m = 0, top_sd = 0;
-	struct gp_ref ref;
-	struct model m;
+/* The move with the highest acquisition so far. */
+struct move {
+	long b, j, t;		/* parent, variable, value (-1: none yet) */
+	double ei, mean, sd;
+};
 
-	if (model_fit(in, 1, &m) < 0) {
-		free(set);
-		free(u);
-		return 0;
-	}
-	k = parents(in, &m, set);
-	gp_ref_init(&m.g, m.u + (size_t)m.top * nv, &ref);
+/* Score every one-variable move of the parents set[0, k) into *top. */
+static void score_moves(const struct prop_input *in, const struct model *m,
+			const struct gp_ref *ref, const long *set, size_t k, struct move *top)
+{
+	size_t nv = in->space->n, b, j, t;
+	double *u = xcalloc(nv + 1, sizeof(*u));
+
 	for (b = 0; b < k; b++) {
 		const struct prop_cfg *c = &in->v[set[b]];
 
-		memcpy(u, m.u + (size_t)set[b] * nv, nv * sizeof(*u));
+		memcpy(u, m->u + (size_t)set[b] * nv, nv * sizeof(*u));
 		for (j = 0; j < nv; j++) {
 			const struct space_var *sv = &in->space->v[j];
 			double keep = u[j];
@@ -316,50 +305,81 @@ static int want_model_change(const struct prop_input *in, struct prop_out *out)
 				u[j] = sv->n > 1 ? (double)t / (double)(sv->n - 1) : 0;
 				if (u[j] == keep)
 					continue;
-				gp_predict_vs(&m.g, u, &ref, &fm, &fv, &mu, &var);
+				gp_predict_vs(&m->g, u, ref, &fm, &fv, &mu, &var);
 				ei = expected_improvement(mu, sqrt(var));
-				if (top_b >= 0 && (ei < top_ei || (ei == top_ei && fm <= top_m)))
+				if (top->b >= 0 && (ei < top->ei || (ei == top->ei && fm <= top->mean)))
 					continue;
 				cfg = confkey_with(c->config, sv->name, sv->values[t]);
 				confkey_key(cfg, in->seed, key);
 				free(cfg);
 				if (key_taken(in, key))
 					continue;
-				top_ei = ei;
-				top_m = fm;
-				top_sd = sqrt(fv);
-				top_b = set[b];
-				top_j = (long)j;
-				top_t = (long)t;
+				top->ei = ei;
+				top->mean = fm;
+				top->sd = sqrt(fv);
+				top->b = set[b];
+				top->j = (long)j;
+				top->t = (long)t;
 			}
 			u[j] = keep;
 		}
 	}
-	if (top_b >= 0) {
-		const struct prop_cfg *c = &in->v[top_b];
-		const struct space_var *sv = &in->space->v[top_j];
+	free(u);
+}
+
+/*
+ * Of every one-variable move (any value on the grid) of the parents, the
+ * one with the highest expected improvement of f over the model's best
+ * among the configurations run (the difference's posterior, so what they
+ * share does not count twice); never a configuration run, queued or
+ * proposed. The parents: the best few by the model's mean and the best;
+ * when none of their moves is left, every proven configuration. 1 with
+ * *out, 0 when the model cannot be fitted or no move is left.
+ */
+static int want_model_change(const struct prop_input *in, struct prop_out *out)
+{
+	long *set = xcalloc(in->n + 2, sizeof(*set));
+	long few = in->branch > PROP_PARENTS ? in->branch : PROP_PARENTS;
+	struct move top = { -1, -1, -1, 0, 0, 0 };
+	struct gp_ref ref;
+	struct model m;
+	size_t k;
+
+	if (model_fit(in, 1, &m) < 0) {
+		free(set);
+		return 0;
+	}
+	gp_ref_init(&m.g, m.u + (size_t)m.top * m.d, &ref);
+	k = parents(in, &m, few, set);
+	score_moves(in, &m, &ref, set, k, &top);
+	if (top.b < 0 && (long)k >= few) {
+		k = parents(in, &m, (long)in->n, set);
+		score_moves(in, &m, &ref, set, k, &top);
+	}
+	if (top.b >= 0) {
+		const struct prop_cfg *c = &in->v[top.b];
+		const struct space_var *sv = &in->space->v[top.j];
 		char *cur = confkey_value(c->config, sv->name), *pend;
 
 		pend = m.nopen ? xasprintf(", %zu pending as the model expects", m.nopen) :
 		       xstrdup("");
 		out->kind = PROP_CHANGE;
-		out->cfg = top_b;
+		out->cfg = top.b;
 		out->var = sv->name;
-		out->value = xstrdup(sv->values[top_t]);
-		out->config = confkey_with(c->config, sv->name, sv->values[top_t]);
+		out->value = xstrdup(sv->values[top.t]);
+		out->config = confkey_with(c->config, sv->name, sv->values[top.t]);
 		out->reason = xasprintf("%s %s -> %s from %s: model %.4g ± %.2g (best %s %.4g), "
 					"EI %.2g; a Gaussian process over %zu runs%s", sv->name,
-					cur ? cur : "?", sv->values[top_t], c->rep_tag,
-					goal_units(in, top_m), top_sd, in->v[m.top].rep_tag,
-					goal_units(in, m.mean[m.top]), top_ei, m.nobs, pend);
+					cur ? cur : "?", sv->values[top.t], c->rep_tag,
+					goal_units(in, top.mean), top.sd, in->v[m.top].rep_tag,
+					goal_units(in, m.mean[m.top]), top.ei, m.nobs, pend);
 		free(pend);
 		free(cur);
 	}
 	gp_ref_release(&ref);
 	model_release(&m);
 	free(set);
-	free(u);
-	return top_b >= 0;
+	return top.b >= 0;
 }
 
 /*

@@ -193,7 +193,7 @@ const struct cmd_entry cmd_auto_entry = {
 	"has it): a Gaussian process over every proven run (Matern-5/2 on the\n"
 	"grid positions, a learned noise, an offset shared by the runs of each\n"
 	"seed) rates every change of the best few configurations by the model\n"
-	"(search.branch or 5, whichever is more, and the best; every proven one\n"
+	"(search.branch or 5, whichever is more, and the best; the best 64\n"
 	"when theirs are all taken) by its expected improvement over the model's\n"
 	"best among the configurations run, which chooses both the variable and\n"
 	"the parent. Runs still queued or running count as the model expects\n"

@@ -27,6 +27,7 @@ struct fit_data {
 	size_t d, n;
 	const double *x, *y;
 	const long *seed;
+	const double *w;	/* runs each point stands for, NULL: 1 each */
 	double (*prior)[2];	/* GP_NTHETA(d) centres and sds */
 };
 
@@ -138,7 +139,7 @@ static void solve_lt(const double *l, size_t n, double *b)
 
 /* The covariance matrix of n runs into k, factored (with jitter when needed); -1: not even then. */
 static int factor(const double *theta, size_t d, size_t n, const double *x, const long *seed,
-		  double *k)
+		  const double *w, double *k)
 {
 	static const double jitter[] = { 1e-8, 1e-6, 1e-4 };
 	double *il = xcalloc(d + 1, sizeof(*il)), s2 = exp(2 * theta[d]);
@@ -155,7 +156,7 @@ static int factor(const double *theta, size_t d, size_t n, const double *x, cons
 				if (seed[i] >= 0 && seed[i] == seed[j])
 					c += sd2;
 				if (i == j)
-					c += n2 + jitter[t];
+					c += n2 / (w ? w[i] : 1) + jitter[t];
 				k[i * n + j] = k[j * n + i] = c;
 			}
 		if (chol(k, n) == 0) {
@@ -172,12 +173,12 @@ static int factor(const double *theta, size_t d, size_t n, const double *x, cons
  * is not NULL, its gradient in theta; -INFINITY when it cannot be computed.
  */
 static double lml_grad(const double *theta, size_t d, size_t n, const double *x,
-		       const long *seed, const double *y, double *grad)
+		       const long *seed, const double *w, const double *y, double *grad)
 {
 	double *l = xcalloc(n * n, sizeof(*l)), *a = xcalloc(n, sizeof(*a)), lml = 0;
 	size_t i, j, k, nt = GP_NTHETA(d);
 
-	if (factor(theta, d, n, x, seed, l) < 0) {
+	if (factor(theta, d, n, x, seed, w, l) < 0) {
 		free(l);
 		free(a);
 		return -INFINITY;
@@ -189,7 +190,7 @@ static double lml_grad(const double *theta, size_t d, size_t n, const double *x,
 	lml -= 0.5 * (double)n * log(2 * M_PI);
 	if (grad) {
 		/* W = alpha alpha' - K^-1; dlml = tr(W dK) / 2 */
-		double *w = xcalloc(n * n, sizeof(*w)), *e = xcalloc(n, sizeof(*e));
+		double *wm = xcalloc(n * n, sizeof(*wm)), *e = xcalloc(n, sizeof(*e));
 		double s2 = exp(2 * theta[d]), sd2 = exp(2 * theta[d + 1]);
 		double n2 = exp(2 * theta[d + 2]), *il = xcalloc(d + 1, sizeof(*il));
 
@@ -203,13 +204,13 @@ static double lml_grad(const double *theta, size_t d, size_t n, const double *x,
 			solve_l(l, n, e);
 			solve_lt(l, n, e);
 			for (i = 0; i < n; i++)
-				w[i * n + j] = a[i] * a[j] - e[i];
+				wm[i * n + j] = a[i] * a[j] - e[i];
 		}
 		memset(grad, 0, nt * sizeof(*grad));
 		for (i = 0; i < n; i++) {
 			for (j = 0; j < n; j++) {
 				const double *xi = x + i * d, *xj = x + j * d;
-				double r2 = 0, r, ex, wij = w[i * n + j], base;
+				double r2 = 0, r, ex, wij = wm[i * n + j], base;
 
 				for (k = 0; k < d; k++) {
 					double t = (xi[k] - xj[k]) * il[k];
@@ -229,10 +230,10 @@ static double lml_grad(const double *theta, size_t d, size_t n, const double *x,
 				if (seed[i] >= 0 && seed[i] == seed[j])
 					grad[d + 1] += 0.5 * wij * 2 * sd2;
 				if (i == j)
-					grad[d + 2] += 0.5 * wij * 2 * n2;
+					grad[d + 2] += 0.5 * wij * 2 * n2 / (w ? w[i] : 1);
 			}
 		}
-		free(w);
+		free(wm);
 		free(e);
 		free(il);
 	}
@@ -254,7 +255,7 @@ static double clamp_theta(size_t d, size_t i, double v)
 static double objective(const double *theta, const struct fit_data *fd, double *grad)
 {
 	size_t i, nt = GP_NTHETA(fd->d);
-	double f = lml_grad(theta, fd->d, fd->n, fd->x, fd->seed, fd->y, grad);
+	double f = lml_grad(theta, fd->d, fd->n, fd->x, fd->seed, fd->w, fd->y, grad);
 
 	if (!isfinite(f))
 		return INFINITY;
@@ -413,7 +414,7 @@ static int refactor(struct gp *g)
 	g->s2 = exp(2 * g->theta[g->d]);
 	g->l = xcalloc(n * n, sizeof(*g->l));
 	g->alpha = xcalloc(n, sizeof(*g->alpha));
-	if (factor(g->theta, g->d, n, g->x, g->seed, g->l) < 0)
+	if (factor(g->theta, g->d, n, g->x, g->seed, g->w, g->l) < 0)
 		return -1;
 	memcpy(g->alpha, g->y, n * sizeof(*g->alpha));
 	solve_l(g->l, n, g->alpha);
@@ -424,9 +425,9 @@ static int refactor(struct gp *g)
 	return 0;
 }
 
-/* Condition on the runs with theta. */
-int gp_condition(struct gp *g, size_t d, size_t n, const double *x, const long *seed,
-		 const double *y, const double *theta, double scale_hint)
+/* Condition on the points with theta, each standing for w[i] runs (w NULL: 1). */
+static int condition(struct gp *g, size_t d, size_t n, const double *x, const long *seed,
+		     const double *w, const double *y, const double *theta, double scale_hint)
 {
 	memset(g, 0, sizeof(*g));
 	if (n == 0)
@@ -437,6 +438,10 @@ int gp_condition(struct gp *g, size_t d, size_t n, const double *x, const long *
 	memcpy(g->x, x, n * d * sizeof(*x));
 	g->seed = xcalloc(n, sizeof(*g->seed));
 	memcpy(g->seed, seed, n * sizeof(*seed));
+	if (w) {
+		g->w = xcalloc(n, sizeof(*g->w));
+		memcpy(g->w, w, n * sizeof(*w));
+	}
 	g->y = xcalloc(n, sizeof(*g->y));
 	standardise(g, n, y, scale_hint, g->y);
 	g->theta = xcalloc(GP_NTHETA(d), sizeof(*g->theta));
@@ -446,6 +451,13 @@ int gp_condition(struct gp *g, size_t d, size_t n, const double *x, const long *
 		return -1;
 	}
 	return 0;
+}
+
+/* Condition on the runs with theta. */
+int gp_condition(struct gp *g, size_t d, size_t n, const double *x, const long *seed,
+		 const double *y, const double *theta, double scale_hint)
+{
+	return condition(g, d, n, x, seed, NULL, y, theta, scale_hint);
 }
 
 /* Fit theta, then condition. */
@@ -458,7 +470,7 @@ int gp_fit(struct gp *g, size_t d, size_t n, const double *x, const long *seed,
 	};
 	size_t nf = n < GP_FIT_MAX ? n : GP_FIT_MAX, nt = GP_NTHETA(d), i, r;
 	size_t nstarts = nf > GP_FIT_MAX / 2 ? 2 : 3;
-	double *fx, *fy, *th, *best, fbest = INFINITY;
+	double *fx, *fy, *fw, *th, *best, fbest = INFINITY;
 	struct fit_data fd;
 	struct gp tmp;
 	long *fs;
@@ -470,6 +482,7 @@ int gp_fit(struct gp *g, size_t d, size_t n, const double *x, const long *seed,
 	fx = xcalloc(nf * d + 1, sizeof(*fx));
 	fy = xcalloc(nf, sizeof(*fy));
 	fs = xcalloc(nf, sizeof(*fs));
+	fw = xcalloc(nf, sizeof(*fw));
 	th = xcalloc(nt, sizeof(*th));
 	best = xcalloc(nt, sizeof(*best));
 	memset(&fd, 0, sizeof(fd));
@@ -488,6 +501,7 @@ int gp_fit(struct gp *g, size_t d, size_t n, const double *x, const long *seed,
 
 		memcpy(fx + i * d, x + k * d, d * sizeof(*x));
 		fs[i] = seed[k];
+		fw[i] = o->w ? o->w[k] : 1;
 		fy[i] = (y[k] - tmp.ymean) / tmp.yscale;
 	}
 	for (i = 0; i < nt; i++) {
@@ -509,6 +523,7 @@ int gp_fit(struct gp *g, size_t d, size_t n, const double *x, const long *seed,
 	fd.x = fx;
 	fd.y = fy;
 	fd.seed = fs;
+	fd.w = fw;
 	for (i = 0; i < nt; i++)
 		best[i] = fd.prior[i][0];
 	for (r = 0; r < nstarts; r++) {
@@ -525,7 +540,8 @@ int gp_fit(struct gp *g, size_t d, size_t n, const double *x, const long *seed,
 			memcpy(best, th, nt * sizeof(*th));
 		}
 	}
-	rc = gp_condition(g, d, n, x, seed, y, best, o->scale_hint);
+	rc = condition(g, d, n, x, seed, o->w, y, best, o->scale_hint);
+	free(fw);
 	free(fx);
 	free(fy);
 	free(fs);
@@ -551,6 +567,11 @@ int gp_extend(struct gp *g, size_t m, const double *x, const long *seed, const d
 	g->y = xreallocarray(g->y, n, sizeof(*g->y));
 	for (i = 0; i < m; i++)
 		g->y[n0 + i] = (y[i] - g->ymean) / g->yscale;
+	if (g->w) {
+		g->w = xreallocarray(g->w, n, sizeof(*g->w));
+		for (i = 0; i < m; i++)
+			g->w[n0 + i] = 1;
+	}
 	g->n = n;
 	/* [l 0; b c] with l b_i = k(old, new_i), c c' = K22 - b b' */
 	l = xcalloc(n * n, sizeof(*l));
@@ -609,6 +630,17 @@ static double *cross(const struct gp *g, const double *x)
 	for (i = 0; i < g->n; i++)
 		v[i] = gkf(g, x, g->x + i * g->d);
 	return v;
+}
+
+/* The posterior mean of f(x) alone (no variance: cheap). */
+double gp_mean(const struct gp *g, const double *x)
+{
+	double m = 0;
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		m += gkf(g, x, g->x + i * g->d) * g->alpha[i];
+	return g->ymean + g->yscale * m;
 }
 
 /* The posterior of f(x). */
@@ -699,5 +731,6 @@ void gp_release(struct gp *g)
 	free(g->alpha);
 	free(g->theta);
 	free(g->il);
+	free(g->w);
 	memset(g, 0, sizeof(*g));
 }

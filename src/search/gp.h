@@ -35,6 +35,7 @@ struct gp {
 	size_t d, n;
 	double *x;		/* n x d */
 	long *seed;		/* n */
+	double *w;		/* n runs each point stands for (noise / w), NULL: 1 */
 	double *y;		/* n, standardised */
 	double *l;		/* n x n lower Cholesky factor of the covariance */
 	double *alpha;		/* K^-1 y */
@@ -60,6 +61,8 @@ struct gp_opts {
 	double scale_hint;	/* the scores' scale when they do not vary (0: 1) */
 	double noise_sd;	/* the noise measured on replicates, in the data's units */
 	long noise_df;		/* its degrees of freedom (0: not measured) */
+	const double *w;	/* each point the mean of w[i] runs (its noise
+				 * variance noise^2 / w[i]), NULL: 1 each */
 };
 
 /*
@@ -76,6 +79,9 @@ int gp_fit(struct gp *g, size_t d, size_t n, const double *x, const long *seed,
  * still pending at their posterior mean; -1 as gp_condition.
  */
 int gp_extend(struct gp *g, size_t m, const double *x, const long *seed, const double *y);
+
+/* The posterior mean of f(x). */
+double gp_mean(const struct gp *g, const double *x);
 
 /* The posterior mean and variance of f(x). */
 void gp_predict(const struct gp *g, const double *x, double *mean, double *var);

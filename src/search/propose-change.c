@@ -10,6 +10,12 @@
 
 /* Parents scored: the best this many by the model's mean, the best and branch's few too. */
 #define PROP_PARENTS 5
+/* When none of theirs is left: the best this many. */
+#define PROP_PARENTS_ALL 64
+/* Beyond this many proven runs the model sees each configuration's mean (the best this many). */
+#define PROP_RUNS_MAX 300
+/* At most this many pending runs are fantasized. */
+#define PROP_OPEN_MAX 64
 
 /* The model of a study: the GP and each configuration's grid position. */
 struct model {
@@ -19,6 +25,7 @@ struct model {
 	int *on;		/* 1: u is set (every variable on the grid) */
 	double *mean;		/* the posterior mean of f at each configuration on */
 	size_t nobs, nopen;	/* proven runs, pending runs fantasized */
+	size_t npts;		/* points the model saw: nobs, or configurations beyond PROP_RUNS_MAX */
 	long top;		/* the model's best among proven configurations, -1 */
 };
 
@@ -106,6 +113,49 @@ static long seed_id(const char **seen, size_t *nseen, const char *seed)
 	return (long)(*nseen)++;
 }
 
+/* qsort's order of configuration indexes, best mean (goal max) first. */
+static const struct prop_input *order_in;
+static int by_mean(const void *a, const void *b)
+{
+	double x = order_in->v[*(const long *)a].st.mean, y = order_in->v[*(const long *)b].st.mean;
+
+	if (!order_in->p.goal_max) {
+		x = -x;
+		y = -y;
+	}
+	return (x < y) - (x > y);
+}
+
+/*
+ * Beyond PROP_RUNS_MAX proven runs: one point per configuration (its mean,
+ * standing for its runs, no seed), the best PROP_RUNS_MAX by mean; into x,
+ * y, seed, w. Returns how many.
+ */
+static size_t aggregate(const struct prop_input *in, const struct model *m, double *x,
+			double *y, long *seed, double *w)
+{
+	long *idx = xcalloc(in->n + 1, sizeof(*idx));
+	size_t i, k = 0, d = m->d;
+
+	for (i = 0; i < in->n; i++)
+		if (m->on[i] && in->v[i].st.n > 0 && isfinite(in->v[i].st.mean))
+			idx[k++] = (long)i;
+	order_in = in;
+	qsort(idx, k, sizeof(*idx), by_mean);
+	if (k > PROP_RUNS_MAX)
+		k = PROP_RUNS_MAX;
+	for (i = 0; i < k; i++) {
+		const struct prop_cfg *c = &in->v[idx[i]];
+
+		memcpy(x + i * d, m->u + (size_t)idx[i] * d, d * sizeof(*x));
+		y[i] = in->p.goal_max ? c->st.mean : -c->st.mean;
+		seed[i] = -1;
+		w[i] = (double)c->st.n;
+	}
+	free(idx);
+	return k;
+}
+
 static void model_release(struct model *m)
 {
 	gp_release(&m->g);
@@ -124,7 +174,7 @@ static void model_release(struct model *m)
 static int model_fit(const struct prop_input *in, int fantasize, struct model *m)
 {
 	size_t d = in->space->n, i, k = 0, nr = in->nruns ? in->nruns : in->n, nseen = 0;
-	double *x, *y, sum = 0;
+	double *x, *y, *w, sum = 0;
 	struct gp_opts o;
 	const char **seen;
 	long *seed;
@@ -144,13 +194,15 @@ static int model_fit(const struct prop_input *in, int fantasize, struct model *m
 	y = xcalloc(nr + 1, sizeof(*y));
 	seed = xcalloc(nr + 1, sizeof(*seed));
 	seen = xcalloc(nr + 1, sizeof(*seen));
+	w = xcalloc(nr + 1, sizeof(*w));
+	memset(&o, 0, sizeof(o));
 	for (i = 0; i < nr; i++) {
 		/* without runs (an old caller): each configuration's mean, no seed */
 		long c = in->nruns ? in->runs[i].cfg : (long)i;
 		double score = in->nruns ? in->runs[i].score : in->v[i].st.mean;
 		int proven = in->nruns ? in->runs[i].proven : in->v[i].st.n > 0;
 
-		if (!proven || c < 0 || (size_t)c >= in->n || !m->on[c])
+		if (!proven || c < 0 || (size_t)c >= in->n || !m->on[c] || !isfinite(score))
 			continue;
 		memcpy(x + k * d, m->u + (size_t)c * d, d * sizeof(*x));
 		seed[k] = in->nruns ? seed_id(seen, &nseen, in->runs[i].seed) : -1;
@@ -158,7 +210,14 @@ static int model_fit(const struct prop_input *in, int fantasize, struct model *m
 		sum += y[k];
 		k++;
 	}
-	m->nobs = k;
+	m->nobs = m->npts = k;
+	if (k > PROP_RUNS_MAX) {
+		sum = 0;
+		k = m->npts = aggregate(in, m, x, y, seed, w);
+		for (i = 0; i < k; i++)
+			sum += y[i];
+		o.w = w;
+	}
 	/* when the scores do not vary yet: the noise's scale, or a hundredth of the level */
 	o.scale_hint = in->noise.df > 0 && in->noise.sd > 0 ? in->noise.sd :
 		       k ? 0.01 * (fabs(sum / (double)k) > 0 ? fabs(sum / (double)k) : 1) : 1;
@@ -172,7 +231,8 @@ static int model_fit(const struct prop_input *in, int fantasize, struct model *m
 			long c = in->runs[i].cfg;
 			double v;
 
-			if (!in->runs[i].open || c < 0 || (size_t)c >= in->n || !m->on[c])
+			if (!in->runs[i].open || c < 0 || (size_t)c >= in->n || !m->on[c] ||
+			    p >= PROP_OPEN_MAX)
 				continue;
 			memcpy(x + p * d, m->u + (size_t)c * d, d * sizeof(*x));
 			gp_predict(&m->g, x + p * d, &y[p], &v);
@@ -184,11 +244,9 @@ static int model_fit(const struct prop_input *in, int fantasize, struct model *m
 	}
 	if (rc == 0) {
 		for (i = 0; i < in->n; i++) {
-			double v;
-
 			if (!m->on[i])
 				continue;
-			gp_predict(&m->g, m->u + i * d, &m->mean[i], &v);
+			m->mean[i] = gp_mean(&m->g, m->u + i * d);
 			if (in->v[i].st.n > 0 && in->v[i].rep_tag &&
 			    (m->top < 0 || m->mean[i] > m->mean[m->top]))
 				m->top = (long)i;
@@ -196,6 +254,7 @@ static int model_fit(const struct prop_input *in, int fantasize, struct model *m
 	}
 	free(x);
 	free(y);
+	free(w);
 	free(seed);
 	free(seen);
 	if (rc < 0 || m->top < 0) {
@@ -305,14 +364,14 @@ static void score_moves(const struct prop_input *in, const struct model *m,
 				u[j] = sv->n > 1 ? (double)t / (double)(sv->n - 1) : 0;
 				if (u[j] == keep)
 					continue;
-				gp_predict_vs(&m->g, u, ref, &fm, &fv, &mu, &var);
-				ei = expected_improvement(mu, sqrt(var));
-				if (top->b >= 0 && (ei < top->ei || (ei == top->ei && fm <= top->mean)))
-					continue;
 				cfg = confkey_with(c->config, sv->name, sv->values[t]);
 				confkey_key(cfg, in->seed, key);
 				free(cfg);
 				if (key_taken(in, key))
+					continue;
+				gp_predict_vs(&m->g, u, ref, &fm, &fv, &mu, &var);
+				ei = expected_improvement(mu, sqrt(var));
+				if (top->b >= 0 && (ei < top->ei || (ei == top->ei && fm <= top->mean)))
 					continue;
 				top->ei = ei;
 				top->mean = fm;
@@ -333,7 +392,7 @@ static void score_moves(const struct prop_input *in, const struct model *m,
  * among the configurations run (the difference's posterior, so what they
  * share does not count twice); never a configuration run, queued or
  * proposed. The parents: the best few by the model's mean and the best;
- * when none of their moves is left, every proven configuration. 1 with
+ * when none of their moves is left, the best PROP_PARENTS_ALL. 1 with
  * *out, 0 when the model cannot be fitted or no move is left.
  */
 static int want_model_change(const struct prop_input *in, struct prop_out *out)
@@ -353,7 +412,7 @@ static int want_model_change(const struct prop_input *in, struct prop_out *out)
 	k = parents(in, &m, few, set);
 	score_moves(in, &m, &ref, set, k, &top);
 	if (top.b < 0 && (long)k >= few) {
-		k = parents(in, &m, (long)in->n, set);
+		k = parents(in, &m, PROP_PARENTS_ALL, set);
 		score_moves(in, &m, &ref, set, k, &top);
 	}
 	if (top.b >= 0) {
@@ -369,10 +428,11 @@ static int want_model_change(const struct prop_input *in, struct prop_out *out)
 		out->value = xstrdup(sv->values[top.t]);
 		out->config = confkey_with(c->config, sv->name, sv->values[top.t]);
 		out->reason = xasprintf("%s %s -> %s from %s: model %.4g ± %.2g (best %s %.4g), "
-					"EI %.2g; a Gaussian process over %zu runs%s", sv->name,
+					"EI %.2g; a Gaussian process over %zu runs%s%s", sv->name,
 					cur ? cur : "?", sv->values[top.t], c->rep_tag,
 					goal_units(in, top.mean), top.sd, in->v[m.top].rep_tag,
-					goal_units(in, m.mean[m.top]), top.ei, m.nobs, pend);
+					goal_units(in, m.mean[m.top]), top.ei, m.nobs,
+					m.npts < m.nobs ? " (by configuration)" : "", pend);
 		free(pend);
 		free(cur);
 	}

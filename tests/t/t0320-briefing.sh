@@ -104,4 +104,21 @@ check "resume --json: the lineage ends at the best run" test "$(jget .history.be
 check "resume --json: one failure" test "$(jget .history.failures.0.tag <"$T_TMP/resume.json")" = depth-9
 check "no document says \"None\"" sh -c "! grep -l '\"None\"' '$T_TMP'/*.json"
 
+# status --sort score: the best scores first, unscored runs last (issue 27)
+step "status --sort score" u status --sort score >"$T_TMP/sorted.txt" 2>&1
+check "status --sort score: highest first (goal max), unscored last" test "$(grep -E '^(\*| ) ' "$T_TMP/sorted.txt" | grep -v ' TAG ' | awk '{ print ($1 == "*" ? $2 : $1) }' | tr '\n' ' ')" = "deeper lr-small base depth-9 $long DEPTH-5 "
+expect_rc 2 "status --sort takes score or created" u status --sort bogus
+expect_rc 2 "status T --sort is a usage error" u status deeper --sort score
+
+# the briefing's next step to check gains against noise (issue 27)
+check "no seed variable: the briefing says to name one" grep -q '^  (gains are not checked against noise: no replicates yet: `xloop space seed VAR`, then `xloop replicate best`)' "$T_TMP/next.txt"
+expect_rc 0 "name a seed variable" u space seed PATH_TO_DATA
+step "next after space seed" u next >"$T_TMP/next4.txt" 2>&1
+check "after space seed the briefing no longer says to name one" sh -c "! grep -q 'space seed VAR' '$T_TMP/next4.txt' || { cat '$T_TMP/next4.txt'; exit 1; }"
+check "it says replicates are next" grep -q '^  (gains are not checked against noise: the seed variable is PATH_TO_DATA, no replicate has ended yet: `xloop replicate best` runs them' "$T_TMP/next4.txt"
+step "next --json after space seed" u next --json >"$T_TMP/next4.json" 2>/dev/null
+bc=$(jget .best.check <"$T_TMP/next4.json" 2>&1)
+check "next --json validates (best.check)" sh -c "$V '$S/next.schema.json' <'$T_TMP/next4.json'"
+check "next --json: best.check names replicate best ($bc)" sh -c "echo '$bc' | grep -q 'xloop replicate best'"
+
 finish

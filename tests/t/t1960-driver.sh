@@ -186,6 +186,11 @@ check "next --json, status --json and driver status --json validate (feeder kind
 check "driver status names the pending feeder" sh -c \
 	"runuser -u '$U' -- env PATH='$PATH' SLURM_CONF='$SLURM_CONF' '$X' -C '$d2' driver status | grep -q 'feeder job [0-9]* pending'"
 u2 doctor >"$T_TMP/doctor2.txt" 2>&1
+check "doctor says it submits a probe job before it does" sh -c \
+	"grep -n 'doctor submits a probe job now' '$T_TMP/doctor2.txt' | cut -d: -f1 | { read a; b=\$(grep -n ' driver ' '$T_TMP/doctor2.txt' | cut -d: -f1); [ -n \"\$a\" ] && [ \"\$a\" -lt \"\$b\" ]; } || { cat '$T_TMP/doctor2.txt'; exit 1; }"
+check "and names the way to skip it" grep -q 'xloop doctor --no-probe' "$T_TMP/doctor2.txt"
+u2 doctor --no-probe >"$T_TMP/doctor3.txt" 2>&1
+check "doctor --no-probe submits none" sh -c "! grep -q 'probe job' '$T_TMP/doctor3.txt'"
 check "doctor's probe job ran where feeders run and says which way they work" \
 	grep -qE '^ok +driver +driver.mode slurm: a feeder opens the state DB itself \([a-z0-9.]+\); probe job [0-9]+: ok on ' "$T_TMP/doctor2.txt"
 # crash safety: the feeder's intent is in the DB before sbatch

@@ -150,6 +150,25 @@ char *runs_tag(struct db *db, long long run_id)
 	return tag;
 }
 
+/* The tag of the study's run whose latest attempt has Slurm job id job, or NULL. */
+char *runs_tag_of_job(struct db *db, const char *study, const char *job)
+{
+	struct stmt q;
+	char *tag = NULL;
+
+	/* the attempt_job index */
+	if (db_prepare(db, &q, "SELECT r.tag FROM attempt t JOIN run r ON r.id = t.run_id"
+		       " WHERE t.job_id = :job AND r.study = :study ORDER BY t.id DESC"
+		       " LIMIT 1") < 0)
+		return NULL;
+	db_bind_text(&q, ":job", job);
+	db_bind_text(&q, ":study", study);
+	if (db_step(&q) == SQLITE_ROW)
+		tag = xstrdup(db_col_text(&q, 0));
+	db_finalize(&q);
+	return tag;
+}
+
 /* The run's own segment count, or NULL. */
 char *runs_segments(struct db *db, long long run_id)
 {

@@ -62,6 +62,8 @@ int runs_list(struct db *db, const char *study, struct run **v, size_t *n);
 char *runs_segments(struct db *db, long long run_id);
 /* The tag of run id (malloc'd), or NULL when there is no such run. */
 char *runs_tag(struct db *db, long long run_id);
+/* The tag of the study's run whose latest attempt has Slurm job id job, or NULL. */
+char *runs_tag_of_job(struct db *db, const char *study, const char *job);
 /* How many runs the study has; -1 on error. */
 long long runs_count(struct db *db, const char *study);
 void run_release(struct run *r);

@@ -95,6 +95,7 @@ check "next --json: feed.feeder.kind is cron" test "$(jget .feed.feeder.kind <"$
 
 # resume, for an agent with no memory
 step "resume" u resume >"$T_TMP/resume.txt" 2>&1
+check "resume: who keeps the loop going and the next step come first" sh -c "head -3 '$T_TMP/resume.txt' | grep -q '^  after this session: ' && head -3 '$T_TMP/resume.txt' | grep -q '^  next: '"
 check "resume: the best lineage, root first, with scores" sh -c "grep -A3 '^  best lineage (root first):' '$T_TMP/resume.txt' | tr -s ' ' | tr '\n' '|' | grep -q '^ best lineage (root first):| base (root) score 0.5| lr-small LR: 0.1 -> 0.01 score 0.7| deeper DEPTH: 3 -> 4 score 0.9|'"
 check "resume: every failure with its reason" grep -q '^    depth-9 attempt 1 (program): FAILED (ExitCode 1:0)  \[DEPTH: 3 -> 9\]' "$T_TMP/resume.txt"
 check "resume: the latest decisions" grep -q '^      small LR looks right; next try depth' "$T_TMP/resume.txt"

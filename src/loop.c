@@ -145,6 +145,26 @@ char *loop_make_tag(struct xl_ctx *ctx, enum tag_kind kind, const char *base_or_
 	}
 }
 
+/* The first free candidate of a configuration's tag (tag_config), or NULL. */
+char *loop_make_config_tag(struct xl_ctx *ctx, const struct tag_part *v, size_t n)
+{
+	int k;
+
+	for (k = 1; k < 1000; k++) {
+		char *tag = tag_config(v, n, k), *cause = NULL;
+		int rc;
+
+		if (!tag)
+			return NULL;
+		rc = loop_check_new_tag(ctx, tag, &cause);
+		free(cause);
+		if (rc != XL_DATAERR)
+			return tag;
+		free(tag);
+	}
+	return NULL;
+}
+
 /* 1 when the run's latest attempt succeeded. */
 int loop_run_proven(struct xl_ctx *ctx, const struct run *r)
 {

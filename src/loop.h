@@ -48,6 +48,8 @@ int loop_check_new_tag(struct xl_ctx *ctx, const char *tag, char **cause);
  */
 char *loop_make_tag(struct xl_ctx *ctx, enum tag_kind kind, const char *base_or_prefix,
 		    const char *var, const char *value);
+/* The same for a configuration's tag (tag_config): NULL when it has none. */
+char *loop_make_config_tag(struct xl_ctx *ctx, const struct tag_part *v, size_t n);
 
 /*
  * Find the run called tag, or the best proven run for "best". Returns 0,

@@ -114,7 +114,14 @@ static int config_set(struct xl_ctx *ctx, const char *key, const char *text)
 	json_t *v;
 	int rc;
 
-	if (depth < 2 && !(depth == 1 && strcmp(path[0], "study") == 0)) {
+	if (depth == 1 && strcmp(path[0], "study") == 0) {
+		error("the study's name is fixed: its runs live in runs/%s/ and its state "
+		      "under that name (`xloop init --study S` in another directory starts "
+		      "another)", ctx->cfg.study);
+		free(buf);
+		return XL_DATAERR;
+	}
+	if (depth < 2) {
 		error("'%s' is not a key of %s: name one as SECTION.KEY (metric.name, "
 		      "resources.cpus)", key, CONFIG_FILE);
 		free(buf);
@@ -170,13 +177,14 @@ const struct cmd_entry cmd_config_entry = {
 	.help = "get KEY          the value (defaults filled in), as JSON\n"
 	"set KEY VALUE    set it: VALUE is taken as JSON when it parses as what the\n"
 	"                 key takes (2, true, \"text\"), else as a string (accuracy)\n"
-	"KEY is SECTION.NAME as in xloop.json: study, slurm.*, resources.*, metric.*\n"
+	"KEY is SECTION.NAME as in xloop.json: slurm.*, resources.*, metric.*\n"
 	"(metric.name: the score's key in cv.json; metric.goal: max or min),\n"
 	"queue.*, breaker.*, notify.*, segments.*, driver.*. The result is checked\n"
 	"as xloop checks the file when it loads it: a bad key or value exits 65\n"
 	"and leaves xloop.json as it was. A set is a decision: an ops/decisions.md\n"
 	"entry committed with xloop.json. search.* and autopilot.* are set by\n"
-	"`xloop space` and `xloop auto`, which check them against the baseline.\n"
+	"`xloop space` and `xloop auto`, which check them against the baseline;\n"
+	"the study's name is fixed (its runs live under it).\n"
 	"With --json both print the value as JSON, as get does without it.\n",
 	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .subs = config_subs,
 };

@@ -40,6 +40,7 @@ expect_rc 65 "a bad goal is refused" u config set metric.goal sideways
 expect_rc 65 "an unknown key is refused" u config set nope.x 1
 expect_rc 65 "a key without a section is refused" u config set cpus 2
 expect_rc 65 "search.* is space's" u config set search.seed SEED
+expect_rc 65 "the study's name is fixed" u config set study other
 expect_rc 65 "config get of an unknown key" u config get nope.x
 check "xloop.json, decisions and HEAD unchanged" sh -c "[ \"\$(sha256sum '$d/xloop.json' '$d/ops/decisions.md')\" = '$sum' ] && [ \"\$(runuser -u '$XLOOP_TEST_USER' -- git -C '$d' rev-parse HEAD 2>/dev/null || git -C '$d' rev-parse HEAD)\" = '$head' ]"
 check "the error names the key and what it takes" sh -c "runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='$T_TMP/no-slurm.conf' '$X' -C '$d' config set resources.cpus zero 2>&1 | grep -q \"'resources.cpus' must be an integer\""

@@ -91,12 +91,16 @@ static int cmd_doctor(struct xl_ctx *ctx, const struct cmd_entry *self,
 	if (fix && !doctor_have_partition(&f) && !ctx->json)
 		printf("nothing fitted: the partition's limits could not be read\n");
 	if (f.up && strcmp(ctx->cfg.driver.mode, "slurm") == 0 && !args_flag(args, "no-probe")) {
-		/* it puts a job in the queue: say so before, not after */
-		fprintf(ctx->json ? stderr : stdout, "doctor submits a probe job now (1 CPU, "
-			"%s, no GPU, comment %sprobe; up to %lld s) to check that feeders run "
-			"where jobs run; `xloop doctor --no-probe` skips it\n", DRIVER_MEM,
-			DRIVER_COMMENT, driver_env_secs("XLOOP_DRIVER_PROBE_SECS", 1, 3600, 60));
-		fflush(ctx->json ? stderr : stdout);
+		/* it puts a job in the queue: say so before, not after (--json:
+		 * the driver check's detail names the probe job) */
+		if (!ctx->json) {
+			printf("doctor submits a probe job now (1 CPU, %s, no GPU, comment "
+			       "%sprobe; up to %lld s) to check that feeders run where jobs "
+			       "run; `xloop doctor --no-probe` skips it\n", DRIVER_MEM,
+			       DRIVER_COMMENT,
+			       driver_env_secs("XLOOP_DRIVER_PROBE_SECS", 1, 3600, 60));
+			fflush(stdout);
+		}
 		f.probe_done = 1;
 		if (driver_probe(&f.s, &ctx->cfg, ctx->root, &f.probe_ok, &f.probe_detail))
 			f.probe_ok = 0;

@@ -122,4 +122,20 @@ bc=$(jget .best.check <"$T_TMP/next4.json" 2>&1)
 check "next --json validates (best.check)" sh -c "$V '$S/next.schema.json' <'$T_TMP/next4.json'"
 check "next --json: best.check names replicate best ($bc)" sh -c "echo '$bc' | grep -q 'xloop replicate best'"
 
+# a pending job whose recorded chain names its own job (issue 27: resume
+# named q3's own job as the one it waits for): never "waits for itself"
+step "a pending attempt chained onto its own job id" /usr/bin/python3 - "$d" "$long" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1] + "/.xloop/state.db")
+rid = c.execute("SELECT id FROM run WHERE tag = ?", (sys.argv[2],)).fetchone()[0]
+c.execute("INSERT INTO attempt (run_id, n, token, phase, job_id, log_path, intent_at,"
+          " submitted_at, state, slurm_reason, after_job) VALUES (?, 1, 'tok-self', 'submitted',"
+          " '159', '/nonexistent', 1, 1, 'PENDING', 'Dependency', '159')", (rid,))
+c.commit()
+PY
+u resume >"$T_TMP/resume-self.txt" 2>&1
+check "resume: a job is never said to wait for itself" sh -c "grep -q 'attempt 1: job 159 PENDING' '$T_TMP/resume-self.txt' && ! grep -A1 'attempt 1: job 159 PENDING' '$T_TMP/resume-self.txt' | grep -q 'waits for job 159' || { cat '$T_TMP/resume-self.txt'; exit 1; }"
+u resume --json >"$T_TMP/resume-self.json" 2>/dev/null
+check "resume --json: its waits_for names no job, and says why" sh -c "python3 -c 'import json,sys; l=[x for x in json.load(open(sys.argv[1]))[\"live\"] if x[\"job_id\"] == \"159\"][0][\"waits_for\"]; sys.exit(0 if l[\"job_id\"] is None and \"its own\" in l[\"text\"] else 1)' '$T_TMP/resume-self.json'"
+
 finish

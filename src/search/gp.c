@@ -53,7 +53,7 @@ static double kf_il(const double *il, double s2, size_t d, const double *a, cons
 /* The signal part signal^2 * Matern-5/2 of a and b. */
 static double kf(const double *theta, size_t d, const double *a, const double *b)
 {
-	double il[64], *h = d > 64 ? xcalloc(d, sizeof(*h)) : il, k;
+	double il[64] = { 0 }, *h = d > 64 ? xcalloc(d, sizeof(*h)) : il, k;
 	size_t i;
 
 	for (i = 0; i < d; i++)

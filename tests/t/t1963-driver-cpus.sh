@@ -7,15 +7,49 @@
 # (scontrol create, removed at the end), so Slurm starts the feeder first
 # when a run ends. Measured: the judging lag (a run's end to its verdict)
 # and the GPU's idle gap, without and with it; printed in the check names.
+# With accounting: a QOS given as driver.qos reaches the feeder and the
+# watchdog, not the runs.
 . "$(dirname "$0")/lib.sh"
 
+X=$XLOOP_BIN
+U=$XLOOP_TEST_USER
+# With accounting: driver.qos reaches the feeder and the watchdog (the test
+# cluster's priority/basic gives a QOS's priority no weight: only that).
+if [ "$XLOOP_PROFILE" = accounting ]; then
+	Q=xlfeedq
+	cleanup() {
+		scancel -u "$U" >/dev/null 2>&1
+		sacctmgr -i modify user where name="$U" set qos-="$Q" >/dev/null 2>&1
+		sacctmgr -i delete qos "$Q" >/dev/null 2>&1
+	}
+	cleanup
+	check "a QOS for feeders" sacctmgr -i add qos "$Q"
+	check "given to the test user" sacctmgr -i modify user where name="$U" set qos+="$Q"
+	trap 'cleanup; rm -rf "$T_TMP"' EXIT
+	printf '#!/bin/bash\nX=0\nsleep 20\necho "{\\"score\\": 1}" >"$XLOOP_RUN_DIR/cv.json"\n' >"$T_TMP/job.sh"
+	echo '{"score": 0}' >"$T_TMP/cv.json"
+	step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+	d=$(user_dir)
+	u() { as_user "$X" -C "$d" "$@"; }
+	new_study "$d" q "c['resources'].update(cpus=1, mem='100M', time='00:05:00')
+c['driver']['mode'] = 'slurm'
+c['driver']['qos'] = '$Q'"
+	expect_rc 0 "adopt" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
+	expect_rc 0 "next with a run of 20 s" u next --set X=1 --from base
+	f=$(as_user squeue -h -u "$U" -n xloop-feed -t PD -o '%i %q')
+	w=$(as_user squeue -h -u "$U" -n xloop-watch -t PD -o '%i %q')
+	r=$(as_user squeue -h -u "$U" -n X-1 -o '%i %q')
+	check "the feeder runs in driver.qos ($f)" sh -c "echo '$f' | grep -q ' $Q\$'"
+	check "so does the watchdog ($w)" sh -c "echo '$w' | grep -q ' $Q\$'"
+	check "the run does not ($r)" sh -c "[ -n '$r' ] && ! echo '$r' | grep -q ' $Q\$'"
+	finish
+	exit
+fi
 if [ "$XLOOP_PROFILE" != plain ]; then
 	skip "feeders past runs that take every CPU" "run once, without accounting (slow)"
 	finish
 	exit
 fi
-X=$XLOOP_BIN
-U=$XLOOP_TEST_USER
 node=$(sinfo -h -N -p gpu -o %N | head -n1)
 ncpu=$(sinfo -h -N -p gpu -o %c | head -n1)
 P=xlfeed$$

@@ -6,7 +6,8 @@
 # has not run (adopt without --cv, space set, auto on, next): autopilot runs
 # the baseline first, says so, counts it in the budget, and goes on to its
 # budget. A baseline that failed: the briefing names the person's step and
-# no feeder (nor watchdog) is left to poll Slurm for it.
+# no feeder (nor watchdog) is left to poll Slurm for it; nor after autopilot
+# converged.
 . "$(dirname "$0")/lib.sh"
 
 if [ "$XLOOP_PROFILE" != plain ]; then
@@ -117,4 +118,18 @@ check "and none comes back" test "$(queued)" = 0
 u3 next >"$T_TMP/next3.txt" 2>&1
 check "the briefing names the person's step" grep -q "baseline base failed.*xloop retry base" "$T_TMP/next3.txt"
 check "next leaves no feeder for it" test "$(queued)" = 0
+
+# autopilot converged, no budget: nothing polls Slurm afterwards either
+d4=$(user_dir)
+u4() { as_user "$X" -C "$d4" "$@"; }
+new_study "$d4" apc "$conf"
+expect_rc 0 "adopt" u4 adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
+expect_rc 0 "a space of one other value" u4 space set X=3,4
+expect_rc 0 "auto on, no budget" u4 auto on
+expect_rc 0 "next" u4 next
+wait_verdicts "$d4" 1 60
+check "autopilot's one run judged by the feeder" test "$(verdicts "$d4")" -ge 1
+check "converged: then no feeder or watchdog is left" wait_empty 40
+sleep 5
+check "and none comes back" test "$(queued)" = 0
 finish

@@ -380,6 +380,14 @@ try:
 except (OSError, ValueError):
     pass
 
+# the driver's section (measured on its own; issue 27): kept as it is
+try:
+    _i = _old.index("## 6. The Slurm driver: idle gaps, judging lag, the watchdog")
+    _j = next((k for k in range(_i + 1, len(_old)) if _old[k].startswith("## ")), len(_old))
+    out.extend(_old[_i:_j])
+except (NameError, ValueError):
+    pass
+
 w("## Method")
 w("")
 w("Everything runs on the private single-node Slurm of `ops/slurm/testcluster.sh` on loopback, "

@@ -163,6 +163,7 @@ void config_defaults(struct config *c, const char *study, const char *partition)
 	c->autopilot.until = xstrdup("");
 	c->driver.mode = xstrdup("none");	/* init writes "slurm" where Slurm answers */
 	c->driver.partition = xstrdup("");
+	c->driver.qos = xstrdup("");
 	c->driver.host = xstrdup("");
 }
 
@@ -223,6 +224,7 @@ void config_release(struct config *c)
 	free(c->autopilot.until);
 	free(c->driver.mode);
 	free(c->driver.partition);
+	free(c->driver.qos);
 	free(c->driver.host);
 	memset(c, 0, sizeof(*c));
 }
@@ -337,6 +339,7 @@ static const struct field fields[] = {
 	  "\"slurm\", \"scrontab\", \"cron\" or \"none\"" },
 	{ "driver", "partition", F_STR, OFF(driver.partition), 0, 0, check_word_or_empty,
 	  "a partition name or \"\"" },
+	{ "driver", "qos", F_STR, OFF(driver.qos), 0, 0, check_word_or_empty, "a QOS name or \"\"" },
 	{ "driver", "host", F_STR, OFF(driver.host), 0, 0, check_host, "an ssh host name or \"\"" },
 };
 

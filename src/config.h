@@ -62,6 +62,7 @@ struct config {
 	struct {
 		char *mode;	/* "slurm", "scrontab", "cron" or "none" (driver.h) */
 		char *partition;	/* where feeders run; "": slurm.partition */
+		char *qos;		/* the feeders' QOS; "": slurm.qos */
 		char *host;	/* the login node a feeder forwards to; "": none */
 	} driver;
 };

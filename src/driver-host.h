@@ -12,6 +12,8 @@
 #include "slurm/slurm.h"
 
 #define DRIVER_JOB_NAME "xloop-feed"
+#define DRIVER_WATCH_NAME "xloop-watch"	/* the watchdog (driver.h) */
+#define DRIVER_WATCH_PREFIX "watch-"	/* its token's, in the comment and the environment */
 #define DRIVER_COMMENT SLURM_FEEDER_COMMENT	/* slurm.h: no run's comment starts so */
 #define DRIVER_TIME "00:05:00"
 #define DRIVER_MEM "256M"

@@ -29,6 +29,12 @@ static long long retry_secs(void)
 	return driver_env_secs("XLOOP_DRIVER_RETRY_SECS", 1, 86400, DRIVER_RETRY_SECS);
 }
 
+/* Seconds from a watchdog's sbatch to its start. */
+static long long watch_secs(void)
+{
+	return driver_env_secs("XLOOP_DRIVER_WATCH_SECS", 1, 86400, DRIVER_WATCH_SECS);
+}
+
 /* Seconds a feeder waits for the study's lock. */
 int driver_lock_wait_secs(void)
 {
@@ -69,6 +75,24 @@ static const char *comment_token(const char *comment)
 	const char *t = strrchr(comment, ':');
 
 	return t ? t + 1 : "";
+}
+
+/* Whether a feeder token is a watchdog's. */
+int driver_is_watch_token(const char *token)
+{
+	return token && starts_with(token, DRIVER_WATCH_PREFIX);
+}
+
+/* Whether job j (ours) is the study's watchdog. */
+static int is_watch(const struct slurm_job *j)
+{
+	return driver_is_watch_token(comment_token(j->comment));
+}
+
+/* Whether a pending feeder can never start by itself (held by anyone). */
+static int is_held(const struct slurm_job *j)
+{
+	return reason_slurm_held(j->reason) || reason_explain(j->reason)->kind == REASON_HELD;
 }
 
 /* A job that is running (or just starting, or finishing). */
@@ -169,6 +193,8 @@ struct work {
 	int runnable;		/* one runs or will start by itself */
 	int ended;		/* one ended that no tick has judged yet */
 	int plan;		/* plan entries wait (or autopilot has budget), feeding allowed */
+	int fresh;		/* plan entries no feeding has seen yet (a command that adds
+				 * work but feeds nothing, e.g. replicate): a feeder now */
 };
 
 /* Count job id as live work when squeue lists it unfinished; 1 when it is. */
@@ -215,9 +241,12 @@ static int find_work(struct xl_ctx *ctx, const struct slurm_jobs *q,
 	attempts_free(v, n);
 	if (fed && fed->breaker)
 		return 0;	/* the breaker is open: judge what runs, feed nothing */
+	if (fed && fed->idle)
+		return 0;	/* feeding just found nothing a feeder could do: a person's step */
 	if (plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan) < 0)
 		return -1;
 	w->plan = nplan > 0;
+	w->fresh = w->plan && !fed && !w->live;
 	plan_entries_free(plan, nplan);
 	if (!w->plan) {	/* autopilot on, budget left: it proposes the next run */
 		struct auto_status as;
@@ -290,6 +319,73 @@ static void rotate_log(const char *out)
 	free(old);
 }
 
+/* The feeder's sbatch request (its strings point into the arguments). */
+static void feeder_request(struct xl_ctx *ctx, struct slurm_submit *req, const char *script,
+			   const char *out, const char *comment, const char *const *env)
+{
+	memset(req, 0, sizeof(*req));
+	req->script = script;
+	req->job_name = DRIVER_JOB_NAME;
+	req->output = out;
+	req->append = 1;
+	req->comment = comment;
+	req->partition = *ctx->cfg.driver.partition ? ctx->cfg.driver.partition :
+		ctx->cfg.partition;
+	req->cpus = 1;
+	req->mem = DRIVER_MEM;
+	req->time = DRIVER_TIME;
+	req->account = ctx->cfg.account;
+	req->qos = *ctx->cfg.driver.qos ? ctx->cfg.driver.qos : ctx->cfg.qos;
+	req->workdir = ctx->root;
+	req->env = env;
+}
+
+/*
+ * Queue the study's watchdog: the feeder's script, its own log
+ * (.xloop/driver/watchdog.log), name and a token "watch-..." in the comment, --begin=now+XLOOP_DRIVER_WATCH_SECS.
+ * No DB row: squeue under the lock is its record (driver_ensure keeps one
+ * and cancels any other). 0 or an exit code.
+ */
+static int submit_watchdog(struct xl_ctx *ctx, struct slurm *s, const char *key, char **cause)
+{
+	char token[27], *dir, *script, *comment, *out, *begin, *envtok;
+	const char *env[2];
+	struct slurm_submit req;
+	long long job;
+	int rc, ambiguous = 0;
+
+	dir = driver_dir(ctx, cause);
+	if (!dir)
+		return XL_ERR;
+	script = write_script(ctx, dir, cause);
+	if (!script) {
+		free(dir);
+		return XL_ERR;
+	}
+	study_token(token);
+	comment = xasprintf("%s%s:%s:%s%s", DRIVER_COMMENT, ctx->cfg.study, key,
+			    DRIVER_WATCH_PREFIX, token);
+	out = xasprintf("%s/watchdog.log", dir);	/* its own: a feeder's may be what fails */
+	rotate_log(out);
+	envtok = xasprintf("XLOOP_FEEDER_TOKEN=%s%s", DRIVER_WATCH_PREFIX, token);
+	begin = xasprintf("now+%lld", watch_secs());
+	env[0] = envtok;
+	env[1] = NULL;
+	feeder_request(ctx, &req, script, out, comment, env);
+	req.job_name = DRIVER_WATCH_NAME;
+	req.begin = begin;
+	rc = slurm_sbatch(s, &req, &job, &ambiguous, cause);
+	if (rc && ambiguous)	/* the next driver_ensure sees it, or queues one */
+		rc = 0;
+	free(begin);
+	free(envtok);
+	free(out);
+	free(comment);
+	free(script);
+	free(dir);
+	return rc;
+}
+
 /* Record the intent, sbatch the feeder, record its id. 0 or an exit code. */
 static int submit_feeder(struct xl_ctx *ctx, struct slurm *s, const char *key,
 			 const struct work *w, char **cause)
@@ -316,6 +412,8 @@ static int submit_feeder(struct xl_ctx *ctx, struct slurm *s, const char *key,
 	envtok = xasprintf("XLOOP_FEEDER_TOKEN=%s", token);
 	if (w->ended)	/* soon: a run waits to be judged */
 		begin = xasprintf("now+%d", DRIVER_JUDGE_SECS);
+	else if (w->fresh && !w->dep.len)	/* work nobody fed yet: feed it now */
+		begin = xstrdup("now");
 	else if (!w->runnable || !w->dep.len)
 		begin = xasprintf("now+%lld", retry_secs());
 	/* the intent first: a crash after it leaves a row to find by token */
@@ -340,23 +438,9 @@ static int submit_feeder(struct xl_ctx *ctx, struct slurm *s, const char *key,
 	env[0] = envtok;
 	env[1] = NULL;
 	for (tries = 0; tries < 2; tries++) {
-		memset(&req, 0, sizeof(req));
-		req.script = script;
-		req.job_name = DRIVER_JOB_NAME;
-		req.output = out;
-		req.append = 1;
-		req.comment = comment;
-		req.partition = *ctx->cfg.driver.partition ? ctx->cfg.driver.partition :
-			ctx->cfg.partition;
-		req.cpus = 1;
-		req.mem = DRIVER_MEM;
-		req.time = DRIVER_TIME;
-		req.account = ctx->cfg.account;
-		req.qos = ctx->cfg.qos;
+		feeder_request(ctx, &req, script, out, comment, env);
 		req.dependency = begin ? NULL : w->dep.s;
 		req.begin = begin;
-		req.workdir = ctx->root;
-		req.env = env;
 		rc = slurm_sbatch(s, &req, &job, &ambiguous, cause);
 		if (rc == 0 || ambiguous || begin)
 			break;
@@ -438,7 +522,7 @@ int driver_ensure(struct xl_ctx *ctx, struct slurm *s, const struct feed_result 
 {
 	struct slurm_jobs q = SLURM_JOBS_INIT;
 	struct work w;
-	const struct slurm_job *keep = NULL;
+	const struct slurm_job *keep = NULL, *watch = NULL;
 	char key[13];
 	size_t i;
 	int rc;
@@ -463,12 +547,23 @@ int driver_ensure(struct xl_ctx *ctx, struct slurm *s, const struct feed_result 
 		if (!ours(j, key) || j->state != SLURM_STATE_PENDING ||
 		    (self_job && strcmp(j->job_id, self_job) == 0))
 			continue;
+		if (is_watch(j)) {	/* one watchdog while there is work, the oldest */
+			if (!w.live && !w.plan && !w.ended)
+				cancel_feeder(ctx, s, j, "cancelled: nothing left to watch");
+			else if (watch || is_held(j))
+				cancel_feeder(ctx, s, j, "cancelled: another watchdog waits");
+			else
+				watch = j;
+			continue;
+		}
 		if (!w.live && !w.plan && !w.ended) {
 			cancel_feeder(ctx, s, j, "cancelled: nothing left to feed");
 			continue;
 		}
-		if (reason_slurm_held(j->reason)) {	/* it would wait forever */
-			cancel_feeder(ctx, s, j, "replaced: Slurm held it after a failed launch");
+		if (is_held(j)) {	/* it would wait forever */
+			cancel_feeder(ctx, s, j, reason_slurm_held(j->reason) ?
+				      "replaced: Slurm held it after a failed launch" :
+				      "replaced: it was held (scontrol hold)");
 			continue;
 		}
 		if (keep) {	/* never two: the newest goes */
@@ -499,6 +594,9 @@ int driver_ensure(struct xl_ctx *ctx, struct slurm *s, const struct feed_result 
 		if (rc == 0 && submitted)
 			*submitted = 1;
 	}
+	/* the watchdog: should this feeder be lost, held or fail at launch */
+	if (rc == 0 && !watch && (w.live || w.plan || w.ended))
+		rc = submit_watchdog(ctx, s, key, cause);
 out:
 	buf_release(&w.dep);
 	slurm_jobs_release(&q);
@@ -511,7 +609,8 @@ static int successor_listed(const struct slurm_jobs *q, const char *key, const c
 	size_t i;
 
 	for (i = 0; i < q->nr; i++)
-		if (ours(&q->v[i], key) && !slurm_state_is_final(q->v[i].state) &&
+		if (ours(&q->v[i], key) && !is_watch(&q->v[i]) &&
+		    !slurm_state_is_final(q->v[i].state) &&
 		    (!self_job || strcmp(q->v[i].job_id, self_job) != 0))
 			return 1;
 	return 0;
@@ -554,6 +653,39 @@ void driver_check_successor(struct xl_ctx *ctx, struct slurm *s, const struct fe
 		if (rc || !submitted)
 			return;
 	}
+}
+
+/* Whether a feeder of the study is alive: 1, 0 with *why, or an exit code. */
+int driver_watch_check(struct xl_ctx *ctx, struct slurm *s, const char *self_job, char **why,
+		       char **cause)
+{
+	struct slurm_jobs q = SLURM_JOBS_INIT;
+	const struct slurm_job *held = NULL;
+	char key[13];
+	size_t i;
+	int rc, alive = 0;
+
+	study_key(ctx, key);
+	rc = slurm_squeue_mine(s, &q, cause);
+	if (rc)
+		return rc;
+	for (i = 0; i < q.nr && !alive; i++) {
+		const struct slurm_job *j = &q.v[i];
+
+		if (!ours(j, key) || is_watch(j) || slurm_state_is_final(j->state) ||
+		    (self_job && strcmp(j->job_id, self_job) == 0))
+			continue;
+		if (j->state == SLURM_STATE_PENDING && is_held(j))
+			held = j;
+		else
+			alive = 1;
+	}
+	if (!alive)
+		*why = held ? xasprintf("feeder job %s is held (%s)", held->job_id, held->reason) :
+			xstrdup("no feeder of the study is queued (cancelled, lost, or it "
+				"failed at launch)");
+	slurm_jobs_release(&q);
+	return alive;
 }
 
 /* driver_ensure for commands that only warn when it fails. */

@@ -24,6 +24,7 @@
 #define DRIVER_SAVED_SECS 2	/* slurmctld has saved a job this long after sbatch */
 #define DRIVER_LOG_MAX (1L << 20)	/* feeder.log past 1 MiB becomes feeder.log.1 */
 #define DRIVER_LOCK_WAIT_SECS 180	/* a feeder waits so long for the lock (--time 5 min) */
+#define DRIVER_WATCH_SECS 600	/* a watchdog starts so long after its sbatch */
 
 /* Seconds until slurmctld has saved a new job (XLOOP_DRIVER_SAVED_SECS). */
 unsigned driver_saved_secs(void);
@@ -54,6 +55,22 @@ int driver_ensure(struct xl_ctx *ctx, struct slurm *s, const struct feed_result 
 #define DRIVER_SURVIVAL_CHECKS 3
 void driver_check_successor(struct xl_ctx *ctx, struct slurm *s, const struct feed_result *fed,
 			    const char *self_job);
+
+/*
+ * The watchdog (issue 27): while there is work, driver_ensure also keeps
+ * one job named xloop-watch pending with --begin=now+DRIVER_WATCH_SECS
+ * (XLOOP_DRIVER_WATCH_SECS), never two. It runs the feeder's script with
+ * a token "watch-..."; its tick (driver_is_watch_token) asks
+ * driver_watch_check first: a feeder alive (pending and not held, or
+ * running) means it only queues the next watchdog; none, or one held,
+ * and it ticks as the feeder would, which replaces the held one. So a
+ * feeder cancelled, held, or failed at launch stops the loop for at most
+ * that long. Start-up of a watchdog costs one squeue and one sbatch.
+ */
+int driver_is_watch_token(const char *token);
+/* 1 when a feeder of the study other than self_job is alive; 0 with *why; or an exit code. */
+int driver_watch_check(struct xl_ctx *ctx, struct slurm *s, const char *self_job, char **why,
+		       char **cause);
 
 /* driver_ensure that only warns on failure. */
 void driver_keep_feeder(struct xl_ctx *ctx, struct slurm *s, const struct feed_result *fed,

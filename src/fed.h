@@ -34,6 +34,13 @@ struct feed_result {
 	 */
 	const char *stopped;
 	char *stopped_why;
+	/*
+	 * Feeding stopped with nothing of the study live in Slurm and nothing
+	 * submitted (plan entries that wait for a best, autopilot converged or
+	 * waiting for a person): no job will change that, so no feeder is
+	 * queued for it (driver.h).
+	 */
+	int idle;
 };
 
 #endif

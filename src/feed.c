@@ -196,13 +196,13 @@ static int feed_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
  * given up, 0 when autopilot has nothing now.
  */
 static int feed_auto(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
-		     struct feed_result *res, int *done, char **cause)
+		     struct feed_result *res, int *done, char **idle, char **cause)
 {
 	struct auto_pick pk;
 	struct new_run nr;
 	struct run r;
 	char *change;
-	int rc = autopilot_next(ctx, &pk, cause), got;
+	int rc = autopilot_next(ctx, &pk, idle, cause), got;
 
 	*done = rc > 0;
 	if (rc <= 0)
@@ -238,7 +238,7 @@ static int feed_auto(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	}
 	if (!pk.decided)
 		autopilot_created(ctx, &pk, r.id);
-	change = xasprintf("%s=%s", pk.var, pk.value);
+	change = *pk.var ? xasprintf("%s=%s", pk.var, pk.value) : xstrdup("the baseline");
 	rc = feed_submit(ctx, s, ref, &r, change, res, cause);
 	free(change);
 	run_release(&r);
@@ -277,11 +277,10 @@ static char *depth_why(struct xl_ctx *ctx, const struct refresh *ref)
 			 ref->newest_live_job);
 }
 
-/* "the plan is empty", counting the sweep tasks still queued, and autopilot's state. */
-static char *plan_empty_why(struct xl_ctx *ctx)
+/* "the plan is empty", counting the sweep tasks still queued, and why autopilot waits. */
+static char *plan_empty_why(struct xl_ctx *ctx, const char *idle)
 {
 	long long n = feed_sweep_queued(ctx);
-	struct auto_status st;
 	char *why, *w;
 
 	if (n > 0)
@@ -289,11 +288,9 @@ static char *plan_empty_why(struct xl_ctx *ctx)
 				n, n == 1 ? "" : "s");
 	else
 		why = xstrdup("the plan is empty");
-	if (!ctx->cfg.autopilot.on || autopilot_status(ctx, &st) < 0)
+	if (!ctx->cfg.autopilot.on || !idle)
 		return why;
-	w = xasprintf("%s; autopilot %s", why, st.stopped ? st.stopped :
-		      "proposes nothing now (converged, or waiting for verdicts)");
-	auto_status_release(&st);
+	w = xasprintf("%s; autopilot %s", why, idle);
 	free(why);
 	return w;
 }
@@ -358,15 +355,17 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		if (next >= nplan) {
 			/* the plan is done: autopilot, when it is on */
 			int done;
+			char *idle = NULL;
 
-			rc = feed_auto(ctx, s, ref, res, &done, cause);
+			rc = feed_auto(ctx, s, ref, res, &done, &idle, cause);
 			if (rc == 0 && done)
 				continue;
 			if (rc == 0)
 				stop(res, "plan_empty", waiting ? xasprintf("the plan's %zu entr%s "
 					"from best wait%s for a proven run (there is no best yet)",
 					waiting, waiting == 1 ? "y" : "ies", waiting == 1 ? "s" : "") :
-					plan_empty_why(ctx));
+					plan_empty_why(ctx, idle));
+			free(idle);
 			break;
 		}
 		if (no_best && strcmp(plan[next].parent, "best") == 0) {
@@ -398,6 +397,9 @@ int feed_queue(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	}
 	if (rc)
 		stop(res, "error", xstrdup(*cause ? *cause : "unable to feed the queue"));
+	else if (res->stopped && strcmp(res->stopped, "plan_empty") == 0 && res->nr == 0 &&
+		 ref->running + ref->pending == 0)
+		res->idle = 1;	/* nothing will end: only a person moves the study now */
 	plan_entries_free(plan, nplan);
 	return rc;
 }

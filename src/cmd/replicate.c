@@ -10,6 +10,7 @@
 
 #include "search/best.h"
 #include "cmd/cmd.h"
+#include "driver.h"
 #include "loop.h"
 #include "plan.h"
 #include "search/space.h"
@@ -97,6 +98,12 @@ static int cmd_replicate(struct xl_ctx *ctx, const struct cmd_entry *self,
 			       (long long)json_integer_value(json_object_get(o, "plan_id")), seed,
 			       json_string_value(json_object_get(o, "seed")), bs.v[c].rep_tag);
 	}
+	{
+		struct slurm s;	/* driver.mode slurm: a feeder submits them, now */
+
+		slurm_init(&s);
+		driver_keep_feeder(ctx, &s, NULL, NULL);
+	}
 	rc = XL_OK;
 out_bs:
 	strv_free(used, nused);
@@ -115,6 +122,8 @@ const struct cmd_entry cmd_replicate_entry = {
 	"configuration (T itself unless T is a replicate); next and tick submit\n"
 	"them as tags B--r2, B--r3, ... Each replicate's score joins its\n"
 	"configuration's mean, and together they measure the noise (help best).\n"
-	"Needs a seed variable: `xloop space seed VAR`. T may be \"best\".\n",
+	"Needs a seed variable: `xloop space seed VAR`. T may be \"best\".\n"
+	"With driver.mode slurm a feeder job is left to submit them (at once when\n"
+	"nothing runs, else behind the running runs): no other xloop call is needed.\n",
 	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_replicate,
 };

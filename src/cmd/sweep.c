@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
+#include "driver.h"
 #include "jobsh/jobsh.h"
 #include "loop.h"
 #include "reconcile.h"
@@ -119,6 +120,8 @@ static int submit_picked(struct xl_ctx *ctx, struct slurm *s, const struct sweep
 				"anything is submitted again\n");
 	} else {
 		report(ctx, sw, pick, &res);
+		/* driver.mode slurm: a feeder judges the tasks once they end */
+		driver_keep_feeder(ctx, s, NULL, NULL);
 	}
 	free(cause);
 	sweep_submitted_release(&res);
@@ -387,6 +390,9 @@ const struct cmd_entry cmd_sweep_entry = {
 	"ends TIMEOUT after the signal continues as a plain job of its own\n"
 	"(afternotok on that task, same directory and log), and each task gets one\n"
 	"verdict from its last segment. Runs queued behind the sweep wait for the\n"
-	"array and for every continuation of its tasks.\n",
+	"array and for every continuation of its tasks.\n"
+	"\n"
+	"With driver.mode slurm, a feeder job waits behind the tasks afterwards (as\n"
+	"after `next`), so they are judged once they end with no other xloop call.\n",
 	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .subs = sweep_subs, .dflt = &sweep_subs[0],
 };

@@ -257,6 +257,32 @@ static int ensure_feeder(struct xl_ctx *ctx, struct slurm *s, const struct feed_
 	}
 }
 
+/*
+ * The watchdog's check (driver.h): 1 when a feeder of the study is alive,
+ * so that it only queued the next watchdog (and logged it); 0 when it must
+ * tick as the feeder would.
+ */
+static int watchdog_first(struct xl_ctx *ctx, struct slurm *s, const char *self_job)
+{
+	char *why = NULL, *cause = NULL, *line;
+	long long t0 = now_ms();
+	int rc = driver_watch_check(ctx, s, self_job, &why, &cause);
+
+	if (rc == 1) {
+		driver_keep_feeder(ctx, s, NULL, self_job);
+		tick_log(ctx, "watchdog: a feeder waits, nothing to do", s->calls, now_ms() - t0);
+		return 1;
+	}
+	line = rc == 0 ? xasprintf("watchdog: %s: ticking as the feeder", why) :
+		xasprintf("watchdog: %s: ticking as the feeder", cause ? cause : "squeue failed");
+	fprintf(stderr, "xloop: %s\n", line);
+	tick_log(ctx, line, s->calls, now_ms() - t0);
+	free(line);
+	free(why);
+	free(cause);
+	return 0;
+}
+
 /* The cron entry. */
 static int cmd_tick(struct xl_ctx *ctx, const struct cmd_entry *self,
 		    struct cmd_args *args)
@@ -284,8 +310,13 @@ static int cmd_tick(struct xl_ctx *ctx, const struct cmd_entry *self,
 		token = t && *t ? xstrdup(t) : NULL;
 		feeder_clean_env();
 		unsetenv("XLOOP_FEEDER_TOKEN");	/* runs it submits must not carry it */
+		slurm_init(&s);
+		if (driver_is_watch_token(token) && watchdog_first(ctx, &s, self_job)) {
+			rc = 0;
+			goto out_early;
+		}
 		driver_feeder_started(ctx, self_job, token);
-		buf_adds(&what, "feeder: ");
+		buf_adds(&what, driver_is_watch_token(token) ? "watchdog: " : "feeder: ");
 	}
 	slurm_init(&s);
 	memset(&req, 0, sizeof(req));
@@ -369,10 +400,11 @@ static int cmd_tick(struct xl_ctx *ctx, const struct cmd_entry *self,
 	if (feeder && submitted)
 		driver_check_successor(ctx, &s, &fed, self_job);
 out:
-	free(self_job);
-	free(token);
 	feed_result_release(&fed);
 	refresh_release(&ref);
+out_early:
+	free(self_job);
+	free(token);
 	buf_release(&news);
 	buf_release(&what);
 	free(cause);

@@ -240,6 +240,48 @@ void doctor_check_resources(struct doctor_checks *c, const struct config *cfg,
 	buf_release(&fix);
 }
 
+/*
+ * With feeders (driver.mode slurm or scrontab): a run that asks for every
+ * CPU of its node leaves a feeder (1 CPU) pending on Resources behind the
+ * next run, so judging lags one run, unless driver.partition (another
+ * partition) or driver.qos gives it a way past.
+ */
+void doctor_check_feeder_cpus(struct doctor_checks *c, const struct config *cfg,
+			      const struct node *v, size_t nr)
+{
+	long long cpus = cfg->res.cpus, most = -1;
+	size_t i, full = 0;
+	const char *dp = cfg->driver.partition;
+
+	if (strcmp(cfg->driver.mode, "slurm") != 0 && strcmp(cfg->driver.mode, "scrontab") != 0)
+		return;
+	for (i = 0; i < nr; i++) {
+		long long nc = node_int(&v[i], "CPUTot");
+
+		if (nc > most)
+			most = nc;
+		full += nc >= 0 && cpus >= nc;
+	}
+	if (!nr || full < nr) {
+		doctor_add(c, "driver-cpus", DOCTOR_OK, xasprintf("runs ask for %lld of %lld CPUs: "
+		    "a feeder (1 CPU) starts beside a run", cpus, most), NULL);
+		return;
+	}
+	if ((*dp && strcmp(dp, cfg->partition) != 0) || *cfg->driver.qos) {
+		doctor_add(c, "driver-cpus", DOCTOR_OK, xasprintf("runs ask for every CPU of their "
+		    "node (%lld); feeders go past them by %s%s%s%s", cpus, *dp ? "partition " : "",
+		    *dp ? dp : "", *dp && *cfg->driver.qos ? " and QOS " : *cfg->driver.qos ?
+		    "QOS " : "", cfg->driver.qos), NULL);
+		return;
+	}
+	doctor_add(c, "driver-cpus", DOCTOR_WARN, xasprintf("runs ask for every CPU of their node "
+	    "(resources.cpus %lld, CPUTot %lld): a feeder (1 CPU) waits on Resources behind the "
+	    "next run, so each verdict comes one run late and autopilot waits for it", cpus, most),
+	    xasprintf("set driver.partition to a partition whose jobs start first (its own "
+		      "nodes, or a higher PriorityTier on these), or driver.qos to a QOS of "
+		      "higher priority; or resources.cpus to %lld", most > 1 ? most - 1 : 1));
+}
+
 /* A duration in Slurm's --time form: "HH:MM:SS" or "D-HH:MM:SS". */
 static char *format_time(long long secs)
 {

@@ -47,6 +47,8 @@ void doctor_check_gres(struct doctor_checks *c, const struct config *cfg,
 		       const struct node *v, size_t nr);
 void doctor_check_resources(struct doctor_checks *c, const struct config *cfg,
 			    const struct node *v, size_t nr);
+void doctor_check_feeder_cpus(struct doctor_checks *c, const struct config *cfg,
+			      const struct node *v, size_t nr);
 
 /* This machine and the loop (doctor-local.c). */
 void doctor_check_disk(struct doctor_checks *c, const char *root);

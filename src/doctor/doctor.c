@@ -43,5 +43,7 @@ void doctor_check_all(const struct doctor_facts *f, const struct config *cfg,
 	doctor_check_gpu_procs(c);
 	doctor_check_notify(c, cfg);
 	doctor_check_driver(c, f, cfg, root);
+	if (f->up && f->node_rc == 0 && have && nr)
+		doctor_check_feeder_cpus(c, cfg, nodes, nr);
 	free(nodes);
 }

@@ -234,8 +234,83 @@ static char *config_tag(struct xl_ctx *ctx, const struct best_state *bs, const c
 	return tag;
 }
 
-/* Choose a new proposal and record it: 1, 0 (none: *why), -1. */
-static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why)
+/*
+ * No configuration is proven yet: the baseline (a root run, the oldest)
+ * that never ran is autopilot's first proposal, counted in the budget. 1
+ * with *pick (tag and parent the baseline's, no var); 0 with *wait (what
+ * a person must do, or what it waits for); -1.
+ */
+static int baseline_pick(struct xl_ctx *ctx, const struct best_state *bs,
+			 struct auto_pick *pick, char **wait)
+{
+	struct stmt q;
+	int rc;
+	long long id = 0;
+	char *tag = NULL, *failed = NULL, *open = NULL;
+
+	if (db_prepare(&ctx->db, &q, "SELECT r.id, r.tag, (SELECT count(*) FROM attempt"
+		       " WHERE run_id = r.id), coalesce((SELECT verdict FROM attempt WHERE"
+		       " run_id = r.id ORDER BY n DESC LIMIT 1), '')"
+		       " FROM run r WHERE +r.study = :study AND r.parent_id IS NULL"
+		       " ORDER BY r.id") < 0)
+		return -1;
+	db_bind_text(&q, ":study", ctx->cfg.study);
+	while ((rc = db_step(&q)) == SQLITE_ROW && !tag) {
+		if (db_col_int64(&q, 2) == 0) {
+			id = db_col_int64(&q, 0);
+			tag = db_col_dup(&q, 1);
+		} else if (!*db_col_text(&q, 3) && !open) {
+			open = db_col_dup(&q, 1);
+		} else if (!failed) {
+			failed = db_col_dup(&q, 1);
+		}
+	}
+	db_finalize(&q);
+	if (tag) {
+		long c = best_find_run(bs, id);
+
+		pick->tag = tag;
+		pick->parent = xstrdup(tag);
+		pick->var = xstrdup("");
+		pick->value = xstrdup("");
+		pick->reason = xasprintf("the baseline %s has not run and no configuration is "
+					 "proven yet: autopilot runs it first (it counts in the "
+					 "budget)", tag);
+		free(open);
+		free(failed);
+		if (c < 0)
+			return -1;
+		if (db_begin_write(&ctx->db) < 0)
+			return -1;
+		if (record_intent(ctx, pick, bs->v[c].key, &pick->id) < 0) {
+			db_rollback(&ctx->db);
+			return -1;
+		}
+		if (db_commit(&ctx->db) < 0)
+			return -1;
+		crash_point("auto-after-intent");
+		return 1;
+	}
+	if (open)
+		*wait = xasprintf("waits for the verdict of the baseline %s (no configuration "
+				  "is proven yet)", open);
+	else if (failed)
+		*wait = xasprintf("waits for a person: no configuration is proven, and the "
+				  "baseline %s failed (`xloop show %s`); fix its job.sh and run "
+				  "`xloop retry %s`", failed, failed, failed);
+	else
+		*wait = xstrdup("waits for a person: the study has no baseline; "
+				"`xloop adopt PATH --tag T` one");
+	free(open);
+	free(failed);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
+}
+
+/*
+ * Choose a new proposal and record it: 1, 0 (none: *why when it has
+ * converged, *wait when it waits for verdicts or a person), -1.
+ */
+static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why, char **wait)
 {
 	struct best_state bs;
 	struct prop_input in;
@@ -249,6 +324,11 @@ static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why)
 
 	if (best_load(ctx, &bs) < 0)
 		return -1;
+	if (bs.baseline < 0) {	/* nothing is proven: nothing to compare with */
+		rc = baseline_pick(ctx, &bs, pick, wait);
+		best_release(&bs);
+		return rc;
+	}
 	v = xcalloc(bs.n + 1, sizeof(*v));
 	for (i = 0; i < bs.n; i++) {
 		v[i].key = bs.v[i].key;
@@ -302,6 +382,9 @@ static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why)
 		/* runs in flight may still move the best: converged only when none is */
 		if (open == 0)
 			*why = xstrdup(out.reason);
+		else
+			*wait = xasprintf("waits for the verdicts of %ld run%s in flight", open,
+					  open == 1 ? "" : "s");
 		goto out;
 	}
 	pick->parent = xstrdup(bs.v[out.cfg].rep_tag);
@@ -344,13 +427,14 @@ out:
 }
 
 /* The next autopilot run. */
-int autopilot_next(struct xl_ctx *ctx, struct auto_pick *pick, char **cause)
+int autopilot_next(struct xl_ctx *ctx, struct auto_pick *pick, char **idle, char **cause)
 {
 	struct auto_status st;
-	char *why = NULL;
+	char *why = NULL, *wait = NULL;
 	int rc;
 
 	memset(pick, 0, sizeof(*pick));
+	*idle = NULL;
 	if (!ctx->cfg.autopilot.on)
 		return 0;
 	/* a proposal a crash interrupted is finished first, budget or not */
@@ -366,18 +450,25 @@ int autopilot_next(struct xl_ctx *ctx, struct auto_pick *pick, char **cause)
 	}
 	if (st.stopped) {
 		say_stopped(ctx, st.stopped);
+		*idle = st.stopped;
+		st.stopped = NULL;
 		auto_status_release(&st);
 		return 0;
 	}
 	auto_status_release(&st);
-	rc = make_proposal(ctx, pick, &why);
+	rc = make_proposal(ctx, pick, &why, &wait);
 	if (rc < 0)
 		*cause = xstrdup("unable to record autopilot's proposal");
 	if (rc == 0 && why)
 		say_stopped(ctx, why);
 	if (rc <= 0)
 		auto_pick_release(pick);
+	if (rc == 0) {
+		*idle = why ? xasprintf("stopped: %s", why) : wait;
+		wait = NULL;
+	}
 	free(why);
+	free(wait);
 	return rc;
 }
 
@@ -397,6 +488,27 @@ static int set_status(struct xl_ctx *ctx, long long id, const char *status,
 	return db_run(&q);
 }
 
+/* autopilot_created for the baseline: its decision entry says so. */
+static int created_baseline(struct xl_ctx *ctx, const struct auto_pick *pick, const char *when)
+{
+	char *entry, *msg, *once, *cause = NULL;
+
+	entry = xasprintf("## %s · autopilot runs the baseline %s\n- reason: %s\n", when,
+			  pick->tag, pick->reason);
+	msg = xasprintf("xloop: autopilot runs the baseline %s/%s\n\n%s\n", ctx->cfg.study,
+			pick->tag, pick->reason);
+	once = xasprintf(" · autopilot runs the baseline %s\n", pick->tag);
+	if (loop_decide_once(ctx, entry, once, NULL, msg, &cause) < 0) {
+		warning("proposal %s recorded, but ops/decisions.md was not updated: %s",
+			pick->tag, cause);
+		free(cause);
+	}
+	free(entry);
+	free(msg);
+	free(once);
+	return set_status(ctx, pick->id, "decided", 0, NULL);
+}
+
 /* Link the run, then write the decision entry. */
 int autopilot_created(struct xl_ctx *ctx, const struct auto_pick *pick, long long run_id)
 {
@@ -409,6 +521,8 @@ int autopilot_created(struct xl_ctx *ctx, const struct auto_pick *pick, long lon
 	crash_point("auto-after-created");
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+	if (!*pick->var)	/* the baseline, which had not run */
+		return created_baseline(ctx, pick, when);
 	entry = xasprintf("## %s · autopilot proposes %s\n- change: %s=%s from %s\n"
 			  "- reason: %s\n", when, pick->tag, pick->var, pick->value,
 			  pick->parent, pick->reason);

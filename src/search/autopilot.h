@@ -33,10 +33,13 @@ void auto_pick_release(struct auto_pick *p);
 
 /*
  * The next run autopilot feeds: 1 with *pick, 0 when there is none now (off,
- * budget spent, converged, or waiting for verdicts; said once as an event
- * and a notification), -1 on error with *cause.
+ * budget spent, converged: said once as an event and a notification; or
+ * waiting for verdicts or for a person), -1 on error with *cause. With 0,
+ * *idle says why for people (malloc'd; NULL when autopilot is off). While
+ * no configuration is proven, the first proposal is the baseline itself
+ * when it never ran (var ""; it counts in the budget).
  */
-int autopilot_next(struct xl_ctx *ctx, struct auto_pick *pick, char **cause);
+int autopilot_next(struct xl_ctx *ctx, struct auto_pick *pick, char **idle, char **cause);
 
 /* The proposal's run was created: link it and write its decision entry. */
 int autopilot_created(struct xl_ctx *ctx, const struct auto_pick *pick, long long run_id);

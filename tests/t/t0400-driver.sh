@@ -19,7 +19,7 @@ u() { as_user env SLURM_CONF="$T_TMP/no-slurm.conf" "$X" -C "$d" "$@"; }
 step "git init" as_user git -C "$d" init -q -b main
 step "init --study drv" u init --study drv >/dev/null 2>&1
 check "init without Slurm writes driver.mode none" sh -c \
-	"python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); sys.exit(0 if c[\"driver\"] == {\"mode\": \"none\", \"partition\": \"\", \"host\": \"\"} else 1)' '$d/xloop.json'"
+	"python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); sys.exit(0 if c[\"driver\"] == {\"mode\": \"none\", \"partition\": \"\", \"qos\": \"\", \"host\": \"\"} else 1)' '$d/xloop.json'"
 setc() { python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); $1; json.dump(c, open(p,'w'), indent=2)" "$d/xloop.json"; }
 step "keep the good xloop.json" cp "$d/xloop.json" "$T_TMP/good.json"
 step "driver.mode daemon" setc 'c["driver"]["mode"] = "daemon"'
@@ -29,6 +29,12 @@ check "naming the key and the values" grep -q "'driver.mode' must be \"slurm\", 
 step "the good xloop.json back" cp "$T_TMP/good.json" "$d/xloop.json"
 step "driver.host an option" setc 'c["driver"]["host"] = "-oProxyCommand=x"'
 expect_rc 78 "a driver.host that ssh would read as an option is refused" u status
+step "the good xloop.json back" cp "$T_TMP/good.json" "$d/xloop.json"
+step "driver.qos with a space" setc 'c["driver"]["qos"] = "feed fast"'
+expect_rc 78 "a driver.qos that is no QOS name is refused" u status
+step "the good xloop.json back" cp "$T_TMP/good.json" "$d/xloop.json"
+step "driver.qos feed" setc 'c["driver"]["qos"] = "feed"; c["driver"]["partition"] = "short"'
+expect_rc 0 "driver.qos and driver.partition are accepted" u status
 step "the good xloop.json back" cp "$T_TMP/good.json" "$d/xloop.json"
 step "driver.extra" setc 'c["driver"]["extra"] = 1'
 expect_rc 78 "an unknown driver key is refused" u status

@@ -223,11 +223,11 @@ expect_rc 0 "the next next" u2 next
 check "submits one (the intent is closed, not retried blindly)" test "$(pending_feeders)" = 1
 # a chain never targets a feeder, also when chaining behind any job of the user
 step "slurm.chain any-user" python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['slurm']['chain']='any-user'; json.dump(c, open(p,'w'), indent=2)" "$d2/xloop.json"
-run=$(as_user squeue -h -u "$U" -t PD,R -o '%i %j' | awk '$2 != "xloop-feed" { print $1 }' | sort -n | tail -n1)
+run=$(as_user squeue -h -u "$U" -t PD,R -o '%i %j' | awk '$2 != "xloop-feed" && $2 != "xloop-watch" { print $1 }' | sort -n | tail -n1)
 expect_rc 0 "a second run with chain any-user" u2 new other --from base --set SLEEP=302
 expect_rc 0 "submit it" u2 submit other
 other=$(u2 status --json | python3 -c 'import json,sys; print([r["attempts"][-1]["job_id"] for r in json.load(sys.stdin)["runs"] if r["tag"]=="other"][0])')
-check "it chains behind the run ($run), not the newer feeder" sh -c \
+check "it chains behind the run ($run), not the newer feeder or watchdog" sh -c \
 	"[ -n '$other' ] && [ -n '$run' ] && scontrol show job -o '$other' | grep -q 'Dependency=afterany:$run('"
 as_user scancel -u "$U"
 sleep 2

@@ -117,6 +117,25 @@ static void test_forward_args(void **state)
 	assert_false(slurm_is_feeder_comment(NULL));
 }
 
+/* A watchdog is a feeder to everything that counts runs; its token tells it apart. */
+static void test_watch_token(void **state)
+{
+	int n;
+	char **v = driver_forward_args("77", DRIVER_WATCH_PREFIX "xl01", &n);
+
+	(void)state;
+	assert_true(driver_is_watch_token("watch-xl01"));
+	assert_false(driver_is_watch_token("xl01"));
+	assert_false(driver_is_watch_token(""));
+	assert_false(driver_is_watch_token(NULL));
+	assert_true(slurm_is_feeder_comment("xloop-feed:s:0123456789ab:watch-xl01"));
+	/* forwarded over ssh, the token arrives whole: the tick there knows it */
+	assert_int_equal(n, 6);
+	assert_string_equal(v[5], "watch-xl01");
+	assert_true(driver_is_watch_token(v[5]));
+	strv_free(v, (size_t)n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -124,6 +143,7 @@ int main(void)
 		cmocka_unit_test(test_fstype_bad),
 		cmocka_unit_test(test_scrontab_merge),
 		cmocka_unit_test(test_forward_args),
+		cmocka_unit_test(test_watch_token),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Every command that leaves work leaves the one feeder (issue 27), with
+# driver.mode slurm and no xloop call after it: `sweep` (its tasks are
+# judged), `replicate` (its plan entries are submitted and judged: a
+# feeder starts at once when nothing runs). Autopilot with a baseline that
+# has not run (adopt without --cv, space set, auto on, next): autopilot runs
+# the baseline first, says so, counts it in the budget, and goes on to its
+# budget. A baseline that failed: the briefing names the person's step and
+# no feeder (nor watchdog) is left to poll Slurm for it; nor after autopilot
+# converged.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$XLOOP_PROFILE" != plain ]; then
+	skip "feeders on every path" "run once, without accounting (slow)"
+	finish
+	exit
+fi
+X=$XLOOP_BIN
+U=$XLOOP_TEST_USER
+
+cat >"$T_TMP/job.sh" <<'JOB'
+#!/bin/bash
+X=3
+SEED=1
+SLEEP=3
+echo "START x=$X device=cpu"
+sleep "$SLEEP"
+printf '{"score": %s.%s}\n' "$(( 10 - (X - 4) * (X - 4) ))" "$SEED" >"$XLOOP_RUN_DIR/cv.json"
+echo FINISHED
+JOB
+cat >"$T_TMP/bad.sh" <<'JOB'
+#!/bin/bash
+X=3
+echo "START x=$X device=cpu"
+echo "no data here" >&2
+exit 3
+JOB
+echo '{"score": 9.1}' >"$T_TMP/cv.json"
+step "chmod 644 job.sh bad.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/bad.sh" "$T_TMP/cv.json"
+
+feeders() { as_user squeue -h -u "$U" -n xloop-feed -t PD -o %i | grep -c .; }
+queued() { as_user squeue -h -u "$U" -t PD,R,CF -o %i | grep -c .; }
+verdicts() { as_user git -C "$1" log --format=%s -- ops/decisions.md | grep -c '^xloop: verdict'; }
+wait_verdicts() {
+	local i
+	for i in $(seq 1 "$3"); do
+		[ "$(verdicts "$1")" -ge "$2" ] && return 0
+		sleep 1
+	done
+	return 1
+}
+wait_empty() {
+	local i
+	for i in $(seq 1 "$1"); do
+		[ "$(queued)" = 0 ] && return 0
+		sleep 1
+	done
+	return 1
+}
+conf='c["resources"].update(cpus=1, mem="100M", time="00:05:00")
+c["driver"]["mode"] = "slurm"'
+
+# sweep: the array's tasks are judged with no xloop call after it
+d=$(user_dir)
+u() { as_user "$X" -C "$d" "$@"; }
+new_study "$d" sw "$conf"
+expect_rc 0 "adopt" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
+expect_rc 0 "sweep --set X=4,5" u sweep --set X=4,5 --from base
+check "a feeder waits behind the sweep's tasks" test "$(feeders)" = 1
+wait_verdicts "$d" 2 90
+check "both tasks judged and committed with no other xloop call ($(verdicts "$d"))" \
+	test "$(verdicts "$d")" -ge 2
+check "then nothing of xloop's is queued" wait_empty 60
+
+# replicate: queued in the plan, submitted and judged by the feeder it leaves
+expect_rc 0 "space seed SEED" u space seed SEED
+expect_rc 0 "replicate base -n 1 with nothing running" u replicate base -n 1
+check "a feeder is queued to submit it" test "$(queued)" -ge 1
+wait_verdicts "$d" 3 90
+check "the replicate submitted, judged and committed with no other xloop call" \
+	test "$(verdicts "$d")" -ge 3
+check "then nothing of xloop's is queued" wait_empty 60
+
+# autopilot with a baseline that has not run
+d2=$(user_dir)
+u2() { as_user "$X" -C "$d2" "$@"; }
+new_study "$d2" ap "$conf"
+expect_rc 0 "adopt without --cv" u2 adopt "$T_TMP/job.sh" --tag base
+expect_rc 0 "space set X" u2 space set X=1..6:int
+expect_rc 0 "auto on --budget-runs 3" u2 auto on --budget-runs 3
+u2 next >"$T_TMP/next.txt" 2>&1
+check "next submits the baseline first and says so" grep -q "base.*the baseline" "$T_TMP/next.txt"
+check "ops/decisions.md says autopilot runs the baseline" \
+	grep -q "autopilot runs the baseline base" "$d2/ops/decisions.md"
+wait_verdicts "$d2" 3 150
+check "the baseline and 2 proposals judged with no other xloop call ($(verdicts "$d2"))" \
+	test "$(verdicts "$d2")" -ge 3
+check "then nothing of xloop's is queued" wait_empty 60
+u2 status --json >"$T_TMP/st.json"
+check "the baseline counts in the budget: 3 runs in all" test \
+	"$(python3 -c "import json; print(len(json.load(open('$T_TMP/st.json'))['runs']))")" = 3
+u2 auto status >"$T_TMP/auto.txt" 2>&1
+check "auto status: the budget spent" grep -q "3 of 3" "$T_TMP/auto.txt"
+
+# a baseline that fails: the briefing names the step; nothing polls Slurm
+d3=$(user_dir)
+u3() { as_user "$X" -C "$d3" "$@"; }
+new_study "$d3" apf "$conf"
+expect_rc 0 "adopt a failing job without --cv" u3 adopt "$T_TMP/bad.sh" --tag base
+expect_rc 0 "space set X" u3 space set X=1..6:int
+expect_rc 0 "auto on" u3 auto on --budget-runs 5
+expect_rc 0 "next" u3 next
+wait_verdicts "$d3" 1 60
+check "the baseline's failure judged by the feeder" test "$(verdicts "$d3")" -ge 1
+check "then no feeder or watchdog is left to poll Slurm" wait_empty 40
+sleep 5
+check "and none comes back" test "$(queued)" = 0
+u3 next >"$T_TMP/next3.txt" 2>&1
+check "the briefing names the person's step" grep -q "baseline base failed.*xloop retry base" "$T_TMP/next3.txt"
+check "next leaves no feeder for it" test "$(queued)" = 0
+
+# autopilot converged, no budget: nothing polls Slurm afterwards either
+d4=$(user_dir)
+u4() { as_user "$X" -C "$d4" "$@"; }
+new_study "$d4" apc "$conf"
+expect_rc 0 "adopt" u4 adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
+expect_rc 0 "a space of one other value" u4 space set X=3,4
+expect_rc 0 "auto on, no budget" u4 auto on
+expect_rc 0 "next" u4 next
+wait_verdicts "$d4" 1 60
+check "autopilot's one run judged by the feeder" test "$(verdicts "$d4")" -ge 1
+check "converged: then no feeder or watchdog is left" wait_empty 40
+sleep 5
+check "and none comes back" test "$(queued)" = 0
+finish

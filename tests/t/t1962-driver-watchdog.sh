@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# The watchdog (issue 27): with driver.mode slurm a second small job
+# (xloop-watch, --begin=now+XLOOP_DRIVER_WATCH_SECS, here 12 s) waits beside
+# the feeder while there is work. A feeder cancelled by hand (scancel),
+# held (scontrol hold) or failed at launch (its log unwritable for that one
+# job: JobLaunchFailure) stops the loop only until the watchdog starts: it
+# finds no live feeder, ticks as the feeder would and leaves a new one. With
+# a feeder alive it only queues the next watchdog. No xloop call but the
+# first `next` and Slurm's jobs; never two feeders or two watchdogs
+# pending; once the study is done none of them is left.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$XLOOP_PROFILE" != plain ]; then
+	skip "the driver's watchdog" "run once, without accounting (slow)"
+	finish
+	exit
+fi
+X=$XLOOP_BIN
+U=$XLOOP_TEST_USER
+cat >"$T_TMP/job.sh" <<'JOB'
+#!/bin/bash
+X=0
+SLEEP=5
+echo "START x=$X device=cpu"
+sleep "$SLEEP"
+printf '{"score": %s}\n' "$X" >"$XLOOP_RUN_DIR/cv.json"
+echo FINISHED
+JOB
+echo '{"score": 0}' >"$T_TMP/cv.json"
+step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+
+d=$(user_dir)
+u() { as_user env XLOOP_DRIVER_WATCH_SECS=12 "$X" -C "$d" "$@"; }
+pending() { as_user squeue -h -u "$U" -n "$1" -t PD -o %i | grep -c .; }
+a_feeder() { as_user squeue -h -u "$U" -n xloop-feed -t PD -o '%i %r' | awk '$2 !~ /Held/ { print $1; exit }'; }
+listed() { as_user squeue -h -u "$U" -o %i | grep -qx "$1"; }
+gone() {
+	local i
+	for i in $(seq 1 40); do
+		listed "$1" || return 0
+		sleep 0.5
+	done
+	return 1
+}
+queued() { as_user squeue -h -u "$U" -t PD,R,CF -o %i | grep -c .; }
+verdicts() { as_user git -C "$d" log --format=%s -- ops/decisions.md | grep -c '^xloop: verdict'; }
+wait_verdicts() {
+	local i
+	for i in $(seq 1 "$2"); do
+		[ "$(verdicts)" -ge "$1" ] && return 0
+		sleep 1
+	done
+	return 1
+}
+wait_feeder() {
+	local i f
+	for i in $(seq 1 "$1"); do
+		f=$(a_feeder)
+		[ -n "$f" ] && { echo "$f"; return 0; }
+		sleep 0.5
+	done
+	return 1
+}
+
+new_study "$d" wd 'c["resources"].update(cpus=1, mem="100M", time="00:05:00")
+c["driver"]["mode"] = "slurm"'
+expect_rc 0 "adopt" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
+expect_rc 0 "plan add with 6 changes" u plan add X=1 X=2 X=3 X=4 X=5 X=6
+# every half second: the most feeders and watchdogs pending at once
+# (its output goes nowhere: the test's must close when it ends; it stops
+# by itself after 10 minutes or when the test's directory is gone)
+(
+	mf=0 mw=0 i=0
+	while [ -d "$T_TMP" ] && [ ! -e "$T_TMP/stop" ] && [ "$i" -lt 1200 ]; do
+		i=$((i + 1))
+		f=$(pending xloop-feed) w=$(pending xloop-watch)
+		[ "$f" -gt "$mf" ] && mf=$f
+		[ "$w" -gt "$mw" ] && mw=$w
+		echo "$mf $mw" >"$T_TMP/most"
+		sleep 0.5
+	done
+) >/dev/null 2>&1 &
+mon=$!
+expect_rc 0 "one next" u next
+check "a feeder and a watchdog wait" sh -c "[ $(pending xloop-feed) = 1 ] && [ $(pending xloop-watch) = 1 ]"
+w0=$(as_user squeue -h -u "$U" -n xloop-watch -t PD -o '%i %r')
+check "the watchdog waits for its time ($w0)" sh -c "echo '$w0' | grep -q BeginTime"
+
+# cancelled
+f=$(a_feeder)
+as_user scancel "$f"
+wait_verdicts 2 60
+check "feeder $f cancelled: the watchdog ticked and the loop went on ($(verdicts) judged)" \
+	test "$(verdicts)" -ge 2
+check "tick.log: the watchdog found no feeder" \
+	grep -q "watchdog: no feeder of the study is queued" "$d/.xloop/tick.log"
+
+# held
+f=$(wait_feeder 40)
+check "a feeder waits again ($f)" test -n "$f"
+n=$(verdicts)
+as_user scontrol hold "$f"
+wait_verdicts $((n + 2)) 60
+check "feeder $f held: the loop went on ($(verdicts) judged)" test "$(verdicts)" -ge $((n + 2))
+check "tick.log: the watchdog found it held" grep -q "watchdog: feeder job $f is held" "$d/.xloop/tick.log"
+check "the held feeder was cancelled, not left behind" gone "$f"
+
+# failed at launch: its log cannot be opened (for that one job)
+f=$(wait_feeder 40)
+check "a feeder waits again ($f)" test -n "$f"
+n=$(verdicts)
+step "feeder.log unwritable" as_user sh -c "touch '$d/.xloop/driver/feeder.log' && chmod 000 '$d/.xloop/driver/feeder.log'"
+for i in $(seq 1 60); do
+	listed "$f" || break
+	sleep 0.5
+done
+st=$([ -n "$f" ] && scontrol show job -o "$f" 2>/dev/null | grep -o 'JobState=[A-Z]* Reason=[A-Za-z]*')
+step "feeder.log writable again" as_user chmod 600 "$d/.xloop/driver/feeder.log"
+check "feeder $f failed at launch ($st)" sh -c "[ -n '$f' ] && echo '$st' | grep -q 'JobState=FAILED'"
+wait_verdicts 6 90
+check "the loop went on: all 6 runs judged with no xloop call ($(verdicts))" test "$(verdicts)" -ge 6
+
+# a feeder alive: the watchdog only queues the next one
+n=$(verdicts)
+expect_rc 0 "a long run" u next --set SLEEP=30 --from base
+sleep 28
+check "the watchdog found a feeder alive and did nothing else" \
+	grep -q "watchdog: a feeder waits, nothing to do" "$d/.xloop/tick.log"
+check "still one feeder and one watchdog" sh -c "[ $(pending xloop-feed) = 1 ] && [ $(pending xloop-watch) = 1 ]"
+wait_verdicts $((n + 1)) 60
+for i in $(seq 1 60); do
+	[ "$(queued)" = 0 ] && break
+	sleep 1
+done
+check "done: no feeder and no watchdog left" test "$(queued)" = 0
+touch "$T_TMP/stop"
+wait "$mon"
+read -r mf mw <"$T_TMP/most"
+check "never two feeders pending at once (most: $mf)" test "$mf" -le 1
+check "never two watchdogs pending at once (most: $mw)" test "$mw" -le 1
+finish

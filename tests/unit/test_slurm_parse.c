@@ -1550,6 +1550,18 @@ static void test_sacct_extern_cancelled(void **unused)
 	assert_int_equal(sum.exit_code, 0);
 	assert_int_equal(sum.exit_signal, 0);
 	slurm_acct_release(&acct);
+
+	/* an OOM in the extern step is the allocation's memory: it counts */
+	t = "995|995|A-2|COMPLETED|0:0|2026-12-02T18:00:42|2026-12-02T18:00:57|00:00:15||100M|"
+		"xloop:soak/A-2#1:xla98b87b452612d1ba3a92b48|vm|gpu|2026-12-02T18:00:35\n"
+		"995.batch|995.batch|batch|COMPLETED|0:0|2026-12-02T18:00:42|2026-12-02T18:00:57|"
+		"00:00:15|732K|||vm||2026-12-02T18:00:42\n"
+		"995.extern|995.extern|extern|OUT_OF_MEMORY|0:125|2026-12-02T18:00:42|"
+		"2026-12-02T18:00:57|00:00:15||||vm||2026-12-02T18:00:42\n";
+	sacct_ok(t, fields, nr, NULL, 0, &acct);
+	summary_ok(&acct, "995", &sum);
+	assert_int_equal(sum.state, SLURM_STATE_OUT_OF_MEMORY);
+	slurm_acct_release(&acct);
 }
 
 /* xloop's sacct fields: steps, arrays, OOM, requeue (-D), '|'. */

@@ -46,7 +46,7 @@ cat >"$d/spec.json" <<EOF
 {"xloop tick": ["$X", "-C", "$d", "tick"], "squeue": ["squeue", "-u", "$BU"]}
 EOF
 chmod 644 "$d/spec.json"
-u "$PY" "$BENCH_ROOT/bench/timeit.py" "$d/overhead.json" "${BENCH_OVERHEAD_RUNS:-15}" "$d/spec.json" --warmup 2
+u "$PY" "$BENCH_USER_ROOT/bench/timeit.py" "$d/overhead.json" "${BENCH_OVERHEAD_RUNS:-15}" "$d/spec.json" --warmup 2
 cp "$d/overhead.json" "$R/overhead-tick.json"
 echo "{\"syncs\": $(tick_syncs "$d/strace-2.txt"), \"live\": $(user_jobs)}" >"$R/overhead-syncs.json"
 
@@ -81,7 +81,7 @@ for n in $SIZES; do
 	cp "$d/calls.log" "$R/calls-$n.log"
 	syncs=$(tick_syncs "$d/strace-$n.txt")
 	# tick time at this size, interleaved with squeue
-	u "$PY" "$BENCH_ROOT/bench/timeit.py" "$d/t-$n.json" 5 "$d/spec.json" --warmup 0
+	u "$PY" "$BENCH_USER_ROOT/bench/timeit.py" "$d/t-$n.json" 5 "$d/spec.json" --warmup 0
 	rows+=("$($PY - "$n" "$live" "$calls" "$d/calls.log" "$d/t-$n.json" "$first" "$measured" "$syncs" <<'PY'
 import json, sys
 n, live, calls, log, tj, first, measured, syncs = sys.argv[1:]

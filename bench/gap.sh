@@ -60,7 +60,7 @@ mode_b() {
 	d=$(user_dir gap-b)
 	write_job "$d/job.sh"
 	t0=$SECONDS
-	u bash "$BENCH_ROOT/bench/naive-poller.sh" "$d" "$NB" "$POLL_B" >"$d/poller.txt" 2>&1 &
+	u bash "$BENCH_USER_ROOT/bench/naive-poller.sh" "$d" "$NB" "$POLL_B" >"$d/poller.txt" 2>&1 &
 	pid=$!
 	wait "$pid" || note "the poller failed: $(tail -n 3 "$d/poller.txt")"
 	local end=$((SECONDS + RUN_SECS + 120))

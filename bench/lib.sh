@@ -7,7 +7,9 @@
 set -u
 
 BENCH_ROOT=${BENCH_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-X=${XLOOP_BIN:-$BENCH_ROOT/xloop}
+# what the user runs, where it can reach it (bench/run.sh copies it there)
+BENCH_USER_ROOT=${BENCH_USER_ROOT:-$BENCH_ROOT}
+X=${XLOOP_BIN:-$BENCH_USER_ROOT/xloop}
 BU=${XLOOP_BENCH_USER:-xloopt}
 PY=/usr/bin/python3
 # the seconds one benchmark job sleeps (the "~10 s" experiment)

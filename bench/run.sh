@@ -28,6 +28,14 @@ chmod 755 "$BENCH_OUT"
 chown "$BU" "$BENCH_OUT"
 mkdir -p "$BENCH_OUT/results"
 [ -n "${BENCH_KEEP:-}" ] || trap 'rm -rf "$BENCH_OUT"' EXIT
+# what the user runs (xloop, the scripts it runs), copied where it can
+# reach them: the checkout may be in a 0700 directory (ops/lib/for-user.sh)
+. "$ROOT/ops/lib/for-user.sh"
+export BENCH_USER_ROOT=$BENCH_OUT/app
+copy_for_user "$BENCH_USER_ROOT" "$ROOT/xloop"
+copy_for_user "$BENCH_USER_ROOT/bench" "$ROOT"/bench/*.py "$ROOT"/bench/*.sh
+export XLOOP_BIN=${XLOOP_BIN:-$BENCH_USER_ROOT/xloop}
+check_user_runs "$BU" "$XLOOP_BIN" >/dev/null
 . "$ROOT/bench/lib.sh"
 t_start=$EPOCHREALTIME
 

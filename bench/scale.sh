@@ -24,7 +24,7 @@ make)
 	u git -C "$d" init -q -b main
 	u "$X" -C "$d" init --study big >/dev/null
 	t0=$EPOCHREALTIME
-	u "$PY" "$BENCH_ROOT/bench/synth.py" "$d" "${BENCH_SYNTH_RUNS:-10000}" \
+	u "$PY" "$BENCH_USER_ROOT/bench/synth.py" "$d" "${BENCH_SYNTH_RUNS:-10000}" \
 		"${BENCH_SYNTH_ATTEMPTS:-50000}" >"$R/synth.json"
 	note "generated in $(since "$t0") s: $(cat "$R/synth.json")"
 	;;
@@ -37,7 +37,7 @@ measure)
  "report": ["$X", "-C", "$d", "report", "--out", "$d/report.html"]}
 EOF
 	chmod 644 "$d/spec.json"
-	u "$PY" "$BENCH_ROOT/bench/timeit.py" "$d/scale.json" "$RUNS" "$d/spec.json" --rss --warmup 1
+	u "$PY" "$BENCH_USER_ROOT/bench/timeit.py" "$d/scale.json" "$RUNS" "$d/spec.json" --rss --warmup 1
 	cp "$d/scale.json" "$R/scale.json"
 	u "$X" -C "$d" status --json >"$BENCH_OUT/status.json" || true
 	reads=null
@@ -71,7 +71,7 @@ startup)
  "xloop tick, nothing in flight": ["$X", "-C", "$d", "tick"]}
 EOF
 	chmod 644 "$BENCH_OUT/startup-spec.json"
-	u "$PY" "$BENCH_ROOT/bench/timeit.py" "$BENCH_OUT/startup.json" 20 \
+	u "$PY" "$BENCH_USER_ROOT/bench/timeit.py" "$BENCH_OUT/startup.json" 20 \
 		"$BENCH_OUT/startup-spec.json" --rss --warmup 2
 	cp "$BENCH_OUT/startup.json" "$R/startup.json"
 	;;

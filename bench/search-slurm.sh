@@ -24,7 +24,13 @@ eval "$("$ROOT/ops/slurm/testcluster.sh" env)"
 d=$(mktemp -d /tmp/xloop-bench-search-XXXXXX)
 chmod 755 "$d"
 chown "$USER_" "$d"
-trap 'rm -rf "$d"' EXIT
+# xloop where the user can reach it: the checkout may be in a 0700 directory
+. "$ROOT/ops/lib/for-user.sh"
+xd=$(mktemp -d /tmp/xloop-bench-bin-XXXXXX)
+trap 'rm -rf "$d" "$xd"' EXIT
+copy_for_user "$xd" "$X"
+X=$xd/${X##*/}
+check_user_runs "$USER_" "$X" >/dev/null
 u() { runuser -u "$USER_" -- env PATH=/usr/local/bin:/usr/bin:/bin HOME="$d" \
 	SLURM_CONF="$SLURM_CONF" OMP_NUM_THREADS=1 "$@" 8>&-; }
 x() { u "$X" -C "$d" "$@"; }

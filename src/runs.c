@@ -521,18 +521,35 @@ int attempts_set_gpus(struct db *db, long long id, const char *gpus)
 			   gpus, 0);
 }
 
-/* Drop an intent that sbatch refused for a limit. */
+/*
+ * Drop an intent that sbatch refused for a limit, with its segment rows
+ * (one transaction: the next attempt may get the same id).
+ */
 int attempts_release_intent(struct db *db, long long id)
 {
 	struct stmt q;
 	int rc;
 
-	if (db_prepare(db, &q, "DELETE FROM attempt WHERE id = :id AND phase = 'submitting'") < 0)
+	if (db_begin_write(db) < 0)
 		return -1;
+	if (db_prepare(db, &q, "DELETE FROM attempt WHERE id = :id AND phase = 'submitting'") < 0)
+		goto fail;
 	db_bind_int64(&q, ":id", id);
 	rc = db_step(&q);
 	db_finalize(&q);
-	return rc == SQLITE_DONE && sqlite3_changes(db->h) == 1 ? 0 : -1;
+	if (rc != SQLITE_DONE || sqlite3_changes(db->h) != 1)
+		goto fail;
+	if (db_prepare(db, &q, "DELETE FROM segment WHERE attempt_id = :id") < 0)
+		goto fail;
+	db_bind_int64(&q, ":id", id);
+	rc = db_step(&q);
+	db_finalize(&q);
+	if (rc != SQLITE_DONE)
+		goto fail;
+	return db_commit(db) < 0 ? -1 : 0;
+fail:
+	db_rollback(db);
+	return -1;
 }
 
 /* The first adopted run. */

@@ -58,7 +58,8 @@ void segments_req_release(struct segments_req *sr)
  * checkpoint guard, job.sh as a child with the signal forwarded, and one
  * line per event in slurm/attemptN.seg ("K start STAMP", "K signal",
  * "K term" (SIGTERM from outside: requeue, preemption, scancel, the
- * limit), "K exit RC", "K noprogress", "K unneeded").
+ * limit), "K exit RC", "K noprogress", "K released JOB", "K cancelled JOB",
+ * "K unneeded"), and what becomes of the held next segment (below).
  */
 static char *wrapper_text(struct xl_ctx *ctx, const char *tag, long long n,
 			  const char *sha, const char *header, long long max)
@@ -111,12 +112,36 @@ static char *wrapper_text(struct xl_ctx *ctx, const char *tag, long long n,
 		 "echo \"$k start $now\" >>\"$st\"\n"
 		 "trap 'echo \"$k signal\" >>\"$st\"; got=1; kill -\"$sig\" \"$child\" 2>/dev/null' \"$sig\"\n"
 		 "[ \"$sig\" = TERM ] ||\n"
-		 "\ttrap 'echo \"$k term\" >>\"$st\"; kill -TERM \"$child\" 2>/dev/null' TERM\n"
+		 "\ttrap 'echo \"$k term\" >>\"$st\"; termed=1; kill -TERM \"$child\" 2>/dev/null' TERM\n"
 		 "\"$XLOOP_RUN_DIR/job.sh\" & child=$!\n"
 		 "wait \"$child\"; rc=$?\n"
 		 "if [ \"$rc\" -gt 128 ] && [ -n \"${got:-}\" ]; then wait \"$child\"; rc=$?; fi\n"
-		 "echo \"$k exit $rc\" >>\"$st\"\n"
-		 "exit \"$rc\"\n");
+		 "echo \"$k exit $rc\" >>\"$st\"\n");
+	/*
+	 * The next segment waits held. Released when this one asked to go on
+	 * and its checkpoint changed; cancelled (it never starts) when it
+	 * asked to go on unsaved ("noprogress") or ended by itself: then the
+	 * run behind it may start as soon as this job ends. After a TERM from
+	 * outside (preemption, scancel, a node) it stays held: reconcile
+	 * decides (an infra failure goes on from the checkpoint).
+	 */
+	buf_addf(&b,
+		 "next=\"xloop:%s/%s#%lld.$((k + 1)):\" act=\n"
+		 "if [ \"$rc\" = 85 ] || [ -n \"${got:-}\" ]; then\n"
+		 "\tif [ \"$(stamp)\" = \"$now\" ]; then\n"
+		 "\t\techo \"$((k + 1)) noprogress\" >>\"$st\"; act=cancelled\n"
+		 "\telse act=released; fi\n"
+		 "elif [ -z \"${termed:-}\" ]; then act=cancelled; fi\n"
+		 "if [ -n \"$act\" ]; then\n"
+		 "\tid=$(squeue -h -u \"$(id -un)\" -t PD -o '%%i %%k' 2>/dev/null |\n"
+		 "\t\tawk -v w=\"$next\" 'index($2, w) == 1 { print $1 }' | tail -n 1)\n"
+		 "\tif [ -n \"$id\" ]; then\n"
+		 "\t\tif [ \"$act\" = released ]; then scontrol release \"$id\"\n"
+		 "\t\telse scancel \"$id\"; fi >/dev/null 2>&1 &&\n"
+		 "\t\t\techo \"$((k + 1)) $act $id\" >>\"$st\"\n"
+		 "\tfi\n"
+		 "fi\n"
+		 "exit \"$rc\"\n", c->study, tag, n);
 	return buf_detach(&b, NULL);
 }
 

@@ -278,6 +278,9 @@ static void rechain(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 /*
  * Queue segment k of the attempt behind job `after` (intent, sbatch,
  * record), try `try_`. 0, or -1 (the intent stays for the next tick).
+ * While `after` runs, k is held: it starts only once the job behind it
+ * made a checkpoint (its wrapper releases it then; reconcile when the
+ * wrapper could not), so a segment that saved nothing starts nothing.
  */
 static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
 			 long long attempt_id, long long k, long long try_, long long max,
@@ -353,6 +356,12 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 	req.env = envp;
 	req.append = 1;
 	req.kill_invalid_dep = 1;
+	{
+		const struct slurm_job *aj = q ? slurm_jobs_find(q, after) : NULL;
+
+		/* not in q: `after` ended (reconcile decided to go on) */
+		req.hold = !q || (aj && !slurm_state_is_final(aj->state));
+	}
 	{
 		char *sig = segments_signal(c);
 
@@ -636,6 +645,30 @@ static long long infra_retries(struct xl_ctx *ctx, long long attempt_id)
 			  " 'PREEMPTED')", attempt_id);
 }
 
+/*
+ * The continuation j of a segment that ended asking to go on (how), still
+ * held because its wrapper did not release it (killed first, or no
+ * scontrol on the node): released now.
+ */
+static void release_held(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a,
+			 const struct slurm_job *j, const char *how)
+{
+	char *cause = NULL, *d;
+
+	if (j->state != SLURM_STATE_PENDING || !j->reason || strcmp(j->reason, "JobHeldUser") != 0)
+		return;
+	if (slurm_scontrol_hold(s, j->job_id, 0, &cause) != 0) {
+		warning("the continuation job %s stays held: %s", j->job_id,
+			cause ? cause : "scontrol release failed");
+		free(cause);
+		return;
+	}
+	d = xasprintf("the segment ended (%s); its continuation, job %s, released", how,
+		      j->job_id);
+	loop_event(ctx, "segment", a->run_id, a->id, d);
+	free(d);
+}
+
 /* Decide what the end of the attempt's current segment means. */
 enum segment_next segments_on_end(struct xl_ctx *ctx, struct slurm *s,
 				  const struct slurm_jobs *q, const struct attempt *a,
@@ -646,7 +679,7 @@ enum segment_next segments_on_end(struct xl_ctx *ctx, struct slurm *s,
 	char *path, *cause = NULL, *outcome;
 	const char *how;
 	enum segment_next next = SEGMENT_VERDICT;
-	int err, cont, has_next, infra;
+	int err, cont, has_next, infra, noprog;
 
 	memset(sv, 0, sizeof(*sv));
 	memset(&nx, 0, sizeof(nx));
@@ -681,6 +714,8 @@ enum segment_next segments_on_end(struct xl_ctx *ctx, struct slurm *s,
 	how = infra ? slurm_state_name(e->state) : e->state == SLURM_STATE_TIMEOUT ?
 	      "TIMEOUT after the signal" : "exit 85";
 	has_next = seg_get(ctx, a->id, cur.k + 1, &nx) == 0 && *nx.job_id;
+	/* written by k's wrapper when its program asked to go on unsaved, or by k+1's */
+	noprog = seg_line(st.s, cur.k + 1, "noprogress", NULL);
 	sv->first_start = e->start;
 	if (!cont) {
 		outcome = xasprintf("%s %d", slurm_state_name(e->state), e->exit_code);
@@ -692,10 +727,10 @@ enum segment_next segments_on_end(struct xl_ctx *ctx, struct slurm *s,
 		sv->reason = xasprintf("segment %lld ended asking to continue (%s), but "
 				       "segments.max is %lld: the run needs more segments "
 				       "(--segments N) or a shorter program", cur.k, how, cur.max);
-	} else if (has_next && seg_line(st.s, nx.k, "noprogress", NULL)) {
+	} else if (noprog && !infra) {
 		close_seg(ctx, &cur, "last", e, how);
-		db_exec_row(&ctx->db, "UPDATE segment SET state = 'unneeded',"
-			    " outcome = 'no progress' WHERE id = :id", nx.id, NULL, 0);
+		/* the held continuation never starts: cancelled, unneeded */
+		drop_after(ctx, s, q, a->id, cur.k, "no progress");
 		if (e->state != SLURM_STATE_TIMEOUT)
 			sv->reason = xasprintf("no progress between segments: %s did not change "
 					       "during segment %lld (%s)", ctx->cfg.seg.checkpoint,
@@ -725,6 +760,7 @@ enum segment_next segments_on_end(struct xl_ctx *ctx, struct slurm *s,
 	} else if (has_next && slurm_jobs_find(q, nx.job_id) &&
 		   !slurm_state_is_final(slurm_jobs_find(q, nx.job_id)->state)) {
 		next = SEGMENT_PENDING;	/* the continuation is about to start: decide then */
+		release_held(ctx, s, a, slurm_jobs_find(q, nx.job_id), how);
 	} else if (!has_next && (!nx.state || strcmp(nx.state, "submitting") == 0)) {
 		/* k ended before k+1 was queued (or its intent needs repair):
 		 * queued now, afternotok:k is met and it starts at once */

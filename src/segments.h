@@ -1,8 +1,11 @@
 /*
  * Segments: an attempt longer than the partition's time limit runs as jobs
  * 1..max in one run directory. Segment k+1 is queued while k runs
- * (afternotok:k, kill-on-invalid-dep), so a finished segment lets the line
- * go on and a checkpointed one continues at once. The batch script is a
+ * (afternotok:k, kill-on-invalid-dep), held: k's wrapper releases it when
+ * k asked to go on and its checkpoint changed (a checkpointed one continues
+ * at once), and cancels it when k ended by itself or saved nothing (the
+ * line goes on, and no continuation starts for nothing); reconcile does
+ * either when the wrapper could not (killed from outside). The batch script is a
  * wrapper (.xloop/segments/<token>.sh) that writes a header line into the
  * attempt's log, forwards segments.signal to job.sh, records what happened
  * in slurm/attemptN.seg, and refuses to continue when the checkpoint did

@@ -9,6 +9,7 @@
 #include "fsutil.h"
 #include "jobsh/jobsh.h"
 #include "loop.h"
+#include "quota.h"
 #include "segments.h"
 #include "study.h"
 #include "submit.h"
@@ -390,8 +391,10 @@ static int write_scripts(struct xl_ctx *ctx, const struct array_sub *as,
 
 /*
  * sbatch the array (script at path), then record what it answered: each
- * task's job id "<array>_<index>", or, when sbatch clearly failed, every
- * intent submit_failed (an ambiguous answer leaves them for reconcile).
+ * task's job id "<array>_<index>"; a limit's refusal drops every intent
+ * (back-pressure: the tasks wait, unsubmitted, for `sweep retry`); when
+ * sbatch clearly failed otherwise, every intent submit_failed (an
+ * ambiguous answer leaves them for reconcile).
  */
 static int sbatch_array(struct xl_ctx *ctx, struct slurm *s, const struct array_sub *as,
 			const char *path, struct sweep_submitted *res, char **cause)
@@ -431,6 +434,17 @@ static int sbatch_array(struct xl_ctx *ctx, struct slurm *s, const struct array_
 			}
 			free(job);
 		}
+	} else if (s->refused_by) {
+		/* back-pressure, as for single runs: no attempt, no verdict */
+		for (i = 0; i < as->n; i++)
+			attempts_release_intent(&ctx->db, as->ids[i]);
+		quota_refused(ctx, s->refused_by);
+		FREE_AND_NULL(*cause);
+		*cause = xasprintf("held back by the Slurm limit %s (sbatch refused the array; "
+				   "no task has an attempt: 'xloop sweep retry %s' submits them "
+				   "when one of your jobs has ended)", s->refused_by,
+				   as->sw->name);
+		res->limit = s->refused_by;
 	} else if (!res->ambiguous) {
 		for (i = 0; i < as->n; i++)
 			attempts_set_submit_failed(&ctx->db, as->ids[i], *cause);

@@ -38,6 +38,7 @@ struct sweep_submitted {
 	long long *attempt;	/* the attempt number per submitted task */
 	size_t nr;
 	int ambiguous;
+	const char *limit;	/* the Slurm limit that refused the array (static), or NULL */
 };
 void sweep_submitted_release(struct sweep_submitted *res);
 

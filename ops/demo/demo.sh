@@ -6,17 +6,29 @@
 # (one of them deliberately broken), and `xloop tick` drives the loop until
 # the plan is done, as cron would. It ends with the briefing and the HTML
 # report. Runs as root (it starts the cluster); xloop runs as the
-# unprivileged user $XLOOP_DEMO_USER (default xloopt).
+# unprivileged user $XLOOP_DEMO_USER (default xloopt), from a copy in a
+# directory of its own under /tmp: the checkout may be one that user
+# cannot enter (a clone in a 0700 directory, /root). --user-check stops
+# once the user ran that copy (before the cluster; tests/t/t0030).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-X=$ROOT/xloop
 DEMO_USER=${XLOOP_DEMO_USER:-xloopt}
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 [ "$(id -u)" -eq 0 ] || { echo "demo.sh: run as root (it starts the test cluster)" >&2; exit 77; }
-[ -x "$X" ] || { echo "demo.sh: build ./xloop first (./build.sh)" >&2; exit 1; }
+[ -x "$ROOT/xloop" ] || { echo "demo.sh: build ./xloop first (./build.sh)" >&2; exit 1; }
+. "$ROOT/ops/lib/for-user.sh"
 
 id "$DEMO_USER" >/dev/null 2>&1 || useradd -m "$DEMO_USER"
+XDIR=$(mktemp -d /tmp/xloop-demo-bin-XXXXXX)
+trap 'rm -rf "$XDIR"' EXIT
+copy_for_user "$XDIR" "$ROOT/xloop"
+X=$XDIR/xloop
+check_user_runs "$DEMO_USER" "$X" >/dev/null
+if [ "${1:-}" = --user-check ]; then
+	echo "demo.sh: $DEMO_USER runs $("$X" --version)"
+	exit 0
+fi
 if "$ROOT/ops/slurm/testcluster.sh" status >/dev/null 2>&1; then
 	say "using the local Slurm test cluster that is up"
 else

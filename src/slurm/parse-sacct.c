@@ -283,6 +283,16 @@ int slurm_acct_summarize(const struct slurm_acct *acct, const char *job,
 			continue;
 		}
 		sum->nr_steps++;
+		/*
+		 * The extern step is Slurm's own (it holds the allocation for
+		 * adopted processes) and no part of the job's program: slurmd
+		 * ends it when the job ends, and one whose slurmd was down then
+		 * is CANCELLED minutes after a job that COMPLETED 0:0. Only
+		 * an OOM there still counts: the allocation's memory ran out.
+		 */
+		if (strcmp(row->id.step, "extern") == 0 &&
+		    row->state != SLURM_STATE_OUT_OF_MEMORY)
+			continue;
 		if (slurm_state_is_final(row->state) &&
 		    row->state != SLURM_STATE_COMPLETED &&
 		    (sum->worst_step == NULL || failure_rank(row->state) >

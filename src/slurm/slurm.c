@@ -168,6 +168,8 @@ char **slurm_sbatch_argv(const struct slurm_submit *req, struct buf *scratch)
 	argv[n++] = "sbatch";
 	argv[n++] = "--parsable";
 	argv[n++] = "--export=ALL";
+	if (req->hold)
+		argv[n++] = "--hold";
 	for (i = 0; i < nopt; i++)
 		argv[n++] = scratch->s + off[i];
 	argv[n++] = (char *)req->script;

@@ -42,6 +42,7 @@ struct slurm_submit {
 	const char *signal;		/* --signal, "B:USR2@300" (segments) */
 	int append;			/* --open-mode=append (segments share a log) */
 	int kill_invalid_dep;		/* --kill-on-invalid-dep=yes */
+	int hold;			/* --hold: it starts only once released */
 	const char *const *env;		/* "K=V" for sbatch's environment */
 };
 

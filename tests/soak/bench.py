@@ -4,7 +4,8 @@
     bench.py CHECKS.json SOAK.json BENCHMARKS.md
 
 Replaces the "## Chaos soak" section (up to the next "## " heading or the
-end) or appends it; bench/report.py keeps it when it rewrites the file.
+end; its "### Other runs" subsection stays) or appends it; bench/report.py
+keeps it when it rewrites the file.
 """
 import datetime
 import json
@@ -44,7 +45,10 @@ def section(c, s):
     lines.append("")
     lines.append("A fault window runs from the fault's start to 30 s after its end (a run's length "
                  "and a scheduling cycle); busy is min(running run jobs, 2) / 2 per second from the "
-                 "first run's start to `auto off`, from sacct's Start and End.")
+                 "first run's start to `auto off` (or to the autopilot's own stop, converged, when "
+                 "that came first: no work is left after it), from sacct's Start and End.%s"
+                 % (" Here the autopilot stopped at %.0f s." % c["autopilot stopped"]
+                    if c.get("autopilot stopped") is not None else ""))
     lines.append("")
     return "\n".join(lines)
 
@@ -60,6 +64,11 @@ def main():
         text = text.rstrip("\n") + "\n\n" + new
     else:
         end = text.find("\n## ", start + 1)
+        old = text[start + 1:end + 1 if end >= 0 else len(text)]
+        # a "### Other runs" subsection (written by hand) stays
+        keep = old.find("### Other runs")
+        if keep >= 0:
+            new = new.rstrip("\n") + "\n\n" + old[keep:].rstrip("\n") + "\n"
         text = text[:start + 1] + new + (text[end:] if end >= 0 else "")
     with open(path + ".tmp", "w") as f:
         f.write(text)

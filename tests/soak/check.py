@@ -107,6 +107,9 @@ def main():
                         " FROM segment ORDER BY attempt_id, k, try"):
         segs[r[0]].append({"k": r[1], "try": r[2], "token": r[3], "job": r[4], "state": r[5]})
         tok_att[r[3]] = r[0]
+    # when the autopilot stopped by itself (converged, budget): no work after it
+    stopped_at = db.execute("SELECT min(at) FROM event WHERE kind = 'autopilot'"
+                            " AND detail LIKE 'autopilot stopped%'").fetchone()[0]
     outbox = list(db.execute("SELECT id, kind, tag, status, attempts FROM outbox"))
     integrity = db.execute("PRAGMA integrity_check").fetchall()
     db.close()
@@ -281,7 +284,9 @@ def main():
     report("jobs left after the drain", len(q), not q)
 
     # 8. GPU busy outside the fault windows: run jobs on 2 GPUs, from the
-    # first run job's start to `auto off`
+    # first run job's start to `auto off`, or to the autopilot's own stop
+    # (converged: no untried neighbour left) when that came first, with
+    # the runs it waited for: the study has no work after it
     iv = []
     for j in runs:
         s, e = ts(j["Start"]), ts(j["End"])
@@ -290,6 +295,11 @@ def main():
     windows = [(f["start"], f["end"] + GRACE) for f in soak["faults"]]
     t_from = min((s for s, _ in iv), default=soak["t0"])
     t_to = soak["auto_off"]
+    if stopped_at and stopped_at < t_to:
+        t_to = max(stopped_at, t_from)
+        res["autopilot stopped"] = round(stopped_at - soak["t0"], 1)
+        print("# the autopilot stopped by itself at %.0f s (of %.0f): GPU busy counted until then" %
+              (stopped_at - soak["t0"], soak["auto_off"] - soak["t0"]))
     # integrate busy GPUs (at most 2) and time outside windows per second
     def busy_in(t0, t1):
         busy = total = 0.0

@@ -5,7 +5,8 @@
 # not touch its checkpoint stops at the guard; one past --segments fails;
 # a program failure in segment 2 is the run's failure. The real signal
 # (slow, once): the AGENTS.md snippet forwards it and the job continues; a
-# job ignoring it ends TIMEOUT after one segment. Runs submitted behind a
+# job ignoring it ends TIMEOUT after one segment, and its continuation
+# (held until a checkpoint is made) never starts. Runs submitted behind a
 # segmented one start after its last segment; the GPU idles at most 1.5 s
 # (median) between segments.
 . "$(dirname "$0")/lib.sh"
@@ -85,6 +86,8 @@ live() {
 	q=$(as_user squeue -h -u "$XLOOP_TEST_USER" -o '%i %Z' 2>&1) || { echo "squeue failed: $q"; return; }
 	printf '%s\n' "$q" | awk -v d="$1" '$2 == d || index($2, d "/") == 1'
 }
+jt() { as_user scontrol show job -o "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+ts() { date -d "$1" +%s; }
 verdict() { db "SELECT t.verdict || ':' || coalesce(t.verdict_reason, '') FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = ? AND t.n = 1" "$1"; }
 segs() { db "SELECT group_concat(k || ':' || state, ' ') FROM (SELECT s.k, s.state FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON r.id = t.run_id WHERE r.tag = ? ORDER BY s.k, s.try)" "$1"; }
 
@@ -147,6 +150,17 @@ check "the job saw XLOOP_SEGMENT 1, 2, 3 in one directory" test "$(grep -o 'segm
 check "one verdict for the attempt" test "$(db "SELECT count(*) FROM event e JOIN run r ON r.id = e.run_id WHERE r.tag = 'three' AND e.kind = 'verdict'")" = 1
 check "exit 85 without a new checkpoint stops at the guard" grep -q '^failure:no progress between segments' <<<"$(verdict nocheck)"
 check "  after one segment" test "$(segs nocheck)" = "1:last 2:unneeded"
+# a continuation starts only once a checkpoint was made (issue 27): the one
+# queued behind a segment that saved nothing never ran (no node)
+seg2() { db "SELECT s.job_id FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON r.id = t.run_id WHERE r.tag = ? AND s.k = 2" "$1"; }
+never_ran() {
+	local j n
+	j=$(seg2 "$1")
+	n=$(jt "$j" NodeList)
+	[ -n "$j" ] && [ "$(jt "$j" JobState)" = CANCELLED ] && { [ -z "$n" ] || [ "$n" = "(null)" ]; } ||
+		{ echo "segment 2 of $1: job '$j' $(jt "$j" JobState) on '$n'"; return 1; }
+}
+check "  its continuation was cancelled before it could start" never_ran nocheck
 check "passing --segments is a failure" grep -q "^failure:.*segments.max is 2" <<<"$(verdict always)"
 check "  after two segments" test "$(segs always)" = "1:continued 2:last"
 check "a program failure in segment 2 is the run's failure" grep -q '^failure:.*' <<<"$(verdict fail2)"
@@ -156,8 +170,6 @@ check "the breaker counts no exit 85 of a continued segment" test "$(db "SELECT 
 check "no queue_empty between segments" test "$(db "SELECT count(*) FROM outbox WHERE kind = 'queue_empty'")" -le 1
 
 # each run started after the last segment of the one before it
-jt() { as_user scontrol show job -o "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
-ts() { date -d "$1" +%s; }
 order_ok=1
 prev_end=
 for m in three nocheck always fail2; do
@@ -197,5 +209,8 @@ check "the briefing too" grep -Eq '^  keep attempt 1: job [0-9]+ [A-Z]+, segment
 check "the attempt spans its segments (one bar in the report)" test "$(d_save=$d; d=$d2; db "SELECT t.started_at = (SELECT min(started_at) FROM segment WHERE attempt_id = t.id) FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = 'keep' AND t.n = 1"; d=$d_save)" = 1
 check "the job that ignores the signal is one TIMEOUT failure" grep -q '^failure:.*TIMEOUT' <<<"$(v2 deaf)"
 check "  after one segment" test "$(s2 deaf)" = "1:last 2:unneeded"
+d_save=$d; d=$d2
+check "  its continuation never started (sacct's last job is no COMPLETED one)" never_ran deaf
+d=$d_save
 
 finish

@@ -6,7 +6,9 @@
 # number and no log; a loop that wants more jobs than the limit allows
 # (depth 2 beside one job of the user's own) is held back, never gets a
 # failure verdict from the limit, never has more than 3 jobs submitted,
-# and ends with every run judged a success on its first attempt.
+# and ends with every run judged a success on its first attempt. A
+# sweep's array over the limit is held back the same way: exit 75, no
+# attempt (no submit_failed), and `sweep retry` submits it later.
 . "$(dirname "$0")/lib.sh"
 
 if [ "$XLOOP_PROFILE" != accounting ]; then
@@ -74,8 +76,24 @@ check "submit over the limit exits 75 (got $rc)" test "$rc" -eq 75
 check "and names the limit" sh -c "printf '%s' \"\$1\" | grep -q QOSMaxSubmitJobPerUserLimit" _ "$out"
 check "no attempt was recorded" python3 -c 'import json,sys; sys.exit(len(json.loads(sys.argv[1])["runs"][0]["attempts"]))' "$(u status r1 --json)"
 check "no log was made" test ! -e "$d/runs/lim/r1/slurm/attempt1.out"
+# a sweep's array over the limit: back-pressure too (issue 27), not submit_failed
+out=$(u sweep --name sw --set X=8,9 --from base --no-chain 2>&1)
+rc=$?
+check "a sweep over the limit exits 75 (got $rc)" test "$rc" -eq 75
+check "and names the limit and sweep retry" sh -c "printf '%s' \"\$1\" | grep -q 'QOSMaxSubmitJobPerUserLimit.*sweep retry sw'" _ "$out"
+check "no sweep task has an attempt (none submit_failed)" test -z "$(as_user sqlite3 "$d/.xloop/state.db" "SELECT a.id FROM attempt a JOIN run r ON r.id = a.run_id WHERE r.tag LIKE 'sw--%'")"
+check "nor a segment row left behind" test -z "$(as_user sqlite3 "$d/.xloop/state.db" "SELECT s.id FROM segment s LEFT JOIN attempt a ON a.id = s.attempt_id WHERE a.id IS NULL")"
 scancel -u "$XLOOP_TEST_USER"
 sleep 2
+expect_rc 0 "once there is room, sweep retry submits both tasks" u sweep retry sw --no-chain
+check "as attempt 1 each" python3 -c 'import json,sys
+runs = [r for r in json.loads(sys.argv[1])["runs"] if r["tag"].startswith("sw--")]
+sys.exit(0 if len(runs) == 2 and all([a["n"] for a in r["attempts"]] == [1] for r in runs) else str(runs))' "$(u status --json)"
+for _ in $(seq 1 60); do
+	[ -z "$(squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && break
+	sleep 1
+done
+expect_rc 0 "a tick judges them" u tick
 
 # the loop: depth 2 wants 3 jobs, one of the user's own holds a place
 hold 25 >/dev/null
@@ -90,7 +108,7 @@ for _ in $(seq 1 120); do
 	[ "$n" -gt "$max" ] && max=$n
 	s=$(u status --json)
 	printf '%s' "$s" | python3 -c 'import json,sys
-runs = [r for r in json.load(sys.stdin)["runs"] if r["tag"] not in ("base", "r1")]
+runs = [r for r in json.load(sys.stdin)["runs"] if r["tag"] not in ("base", "r1") and not r["tag"].startswith("sw--")]
 sys.exit(0 if len(runs) == 6 and all(r["attempts"] and r["attempts"][-1]["verdict"] for r in runs) else 1)' && break
 	sleep 1
 done
@@ -100,7 +118,7 @@ check "the briefing says the submit limit holds feeding back" python3 -c 'import
 f = json.load(open(sys.argv[1]))["feed"]
 sys.exit(0 if f["stopped"] in ("limit", "depth") and "limit" in f["why"] else "feed: %s" % f)' "$T_TMP/brief.json"
 check "every run judged a success on its first attempt, no failure from the limit" python3 -c 'import json,sys
-runs = [r for r in json.loads(sys.argv[1])["runs"] if r["tag"] not in ("base", "r1")]
+runs = [r for r in json.loads(sys.argv[1])["runs"] if r["tag"] not in ("base", "r1") and not r["tag"].startswith("sw--")]
 bad = [(r["tag"], [(a["n"], a["phase"], a["verdict"]) for a in r["attempts"]]) for r in runs
        if len(r["attempts"]) != 1 or r["attempts"][0]["verdict"] != "success"]
 sys.exit("%d runs; bad: %s" % (len(runs), bad) if bad or len(runs) != 6 else 0)' "$(u status --json)"

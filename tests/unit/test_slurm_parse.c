@@ -1524,6 +1524,46 @@ static void check_sacct_xloop(const struct slurm_acct *acct)
 	assert_cause(&cause, "no allocation row for job '99'");
 }
 
+/*
+ * The chaos soak's job 994 (issue 27): it COMPLETED 0:0, and its extern
+ * step was CANCELLED 91 s later, when slurmd came back: still a success.
+ */
+static void test_sacct_extern_cancelled(void **unused)
+{
+	struct slurm_acct acct = SLURM_ACCT_INIT;
+	struct slurm_acct_summary sum;
+	const char *const *fields;
+	size_t nr;
+	const char *t =
+		"994|994|A-1|COMPLETED|0:0|2026-12-02T18:00:42|2026-12-02T18:00:57|00:00:15||100M|"
+		"xloop:soak/A-1#1:xla98b87b452612d1ba3a92b48|vm|gpu|2026-12-02T18:00:35\n"
+		"994.batch|994.batch|batch|COMPLETED|0:0|2026-12-02T18:00:42|2026-12-02T18:00:57|"
+		"00:00:15|732K|||vm||2026-12-02T18:00:42\n"
+		"994.extern|994.extern|extern|CANCELLED||2026-12-02T18:00:42|2026-12-02T18:02:13|"
+		"00:01:31||||vm||2026-12-02T18:00:42\n";
+
+	(void)unused;
+	fields = slurm_sacct_fields(&nr);
+	sacct_ok(t, fields, nr, NULL, 0, &acct);
+	summary_ok(&acct, "994", &sum);
+	assert_int_equal(sum.state, SLURM_STATE_COMPLETED);
+	assert_int_equal(sum.exit_code, 0);
+	assert_int_equal(sum.exit_signal, 0);
+	slurm_acct_release(&acct);
+
+	/* an OOM in the extern step is the allocation's memory: it counts */
+	t = "995|995|A-2|COMPLETED|0:0|2026-12-02T18:00:42|2026-12-02T18:00:57|00:00:15||100M|"
+		"xloop:soak/A-2#1:xla98b87b452612d1ba3a92b48|vm|gpu|2026-12-02T18:00:35\n"
+		"995.batch|995.batch|batch|COMPLETED|0:0|2026-12-02T18:00:42|2026-12-02T18:00:57|"
+		"00:00:15|732K|||vm||2026-12-02T18:00:42\n"
+		"995.extern|995.extern|extern|OUT_OF_MEMORY|0:125|2026-12-02T18:00:42|"
+		"2026-12-02T18:00:57|00:00:15||||vm||2026-12-02T18:00:42\n";
+	sacct_ok(t, fields, nr, NULL, 0, &acct);
+	summary_ok(&acct, "995", &sum);
+	assert_int_equal(sum.state, SLURM_STATE_OUT_OF_MEMORY);
+	slurm_acct_release(&acct);
+}
+
 /* xloop's sacct fields: steps, arrays, OOM, requeue (-D), '|'. */
 static void test_sacct_fixture(void **unused)
 {
@@ -3566,6 +3606,7 @@ int main(void)
 		cmocka_unit_test(test_sinfo_fixtures),
 		cmocka_unit_test(test_sinfo_strings),
 		cmocka_unit_test(test_sacct_fixture),
+		cmocka_unit_test(test_sacct_extern_cancelled),
 		cmocka_unit_test(test_sacct_fixture_reformatted),
 		cmocka_unit_test(test_sacct_strings),
 		cmocka_unit_test(test_summary_rules),

@@ -588,6 +588,7 @@ static void keep_line(struct xl_ctx *ctx, struct slurm *s, struct reading *r,
 		if (steps_submit_pending(ctx, s, &r->v[i], &r->q, &why))
 			warning("a step of attempt %lld is not submitted yet: %s", r->v[i].n, why);
 		free(why);
+		steps_note_live(ctx, &r->v[i], &r->q);
 	}
 	lanes_record_gpus(ctx, s, r->v, r->n, &r->q);
 	free(out->newest_live_job);

@@ -489,7 +489,26 @@ out:
 	return next;
 }
 
-/* Which step is live: "step 2 'eval' PENDING (Dependency)". */
+/* Record the live state squeue shows of an attempt's step jobs. */
+void steps_note_live(struct xl_ctx *ctx, const struct attempt *a, const struct slurm_jobs *q)
+{
+	struct step_row *v;
+	size_t n, i;
+
+	if (rows_load(&ctx->db, a->id, &v, &n) < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		const struct slurm_job *j = *v[i].job_id ? slurm_jobs_find(q, v[i].job_id) : NULL;
+
+		if (j && !slurm_state_is_final(j->state) && strcmp(v[i].phase, "submitted") == 0 &&
+		    strcmp(v[i].state, slurm_state_name(j->state)) != 0)
+			db_exec_row(&ctx->db, "UPDATE step_job SET state = :text WHERE id = :id",
+				    v[i].id, slurm_state_name(j->state), 0);
+	}
+	rows_free(v, n);
+}
+
+/* Which step is live: "step 2 'eval' PENDING (Dependency), job 12". */
 char *steps_live_text(struct xl_ctx *ctx, long long attempt_id, const struct slurm_jobs *q)
 {
 	struct step_row *v;
@@ -499,14 +518,20 @@ char *steps_live_text(struct xl_ctx *ctx, long long attempt_id, const struct slu
 	if (rows_load(&ctx->db, attempt_id, &v, &n) < 0)
 		return NULL;
 	for (i = 0; i < n && !t; i++) {
-		const struct slurm_job *j = *v[i].job_id ? slurm_jobs_find(q, v[i].job_id) : NULL;
+		const struct slurm_job *j = q && *v[i].job_id ? slurm_jobs_find(q, v[i].job_id) :
+			NULL;
+
+		int why = j && *j->reason && strcmp(j->reason, "None") != 0;
 
 		if (j && !slurm_state_is_final(j->state))
-			t = xasprintf("step %lld '%s' %s%s%s%s (job %s)", v[i].k, v[i].name,
-				      slurm_state_name(j->state), *j->reason ? " (" : "",
-				      j->reason, *j->reason ? ")" : "", j->job_id);
+			t = xasprintf("step %lld '%s' %s%s%s%s, job %s", v[i].k, v[i].name,
+				      slurm_state_name(j->state), why ? " (" : "",
+				      why ? j->reason : "", why ? ")" : "", j->job_id);
 		else if (strcmp(v[i].phase, "submitting") == 0)
 			t = xasprintf("step %lld '%s' waits to be submitted", v[i].k, v[i].name);
+		else if (!q && strcmp(v[i].phase, "submitted") == 0)
+			t = xasprintf("step %lld '%s' %s, job %s", v[i].k, v[i].name,
+				      *v[i].state ? v[i].state : "submitted", v[i].job_id);
 	}
 	rows_free(v, n);
 	return t;

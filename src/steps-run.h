@@ -63,7 +63,13 @@ enum steps_next steps_on_end(struct xl_ctx *ctx, struct slurm *s, const struct s
 			     const struct attempt *a, enum slurm_state state, int exit_code,
 			     int exit_signal, struct steps_verdict *out);
 
-/* Which step of attempt a is live and how ("eval running"), malloc'd, or NULL. */
+/* Record the states squeue q shows of a's live step jobs (for the briefing). */
+void steps_note_live(struct xl_ctx *ctx, const struct attempt *a, const struct slurm_jobs *q);
+/*
+ * Which later step of an attempt is live or waits, "step 2 'eval' PENDING
+ * (Dependency), job 12" (malloc'd), or NULL when none; from squeue q, or
+ * with q NULL from what reconcile last recorded.
+ */
 char *steps_live_text(struct xl_ctx *ctx, long long attempt_id, const struct slurm_jobs *q);
 
 #endif

@@ -172,8 +172,8 @@ drive
 check "watch succeeded" test "$(att watch verdict)" = success
 
 # kills at each step crash point: one job per (attempt, step) after recovery
-for at in steps-before-sbatch steps-after-sbatch; do
-	tag=k-${at#steps-}
+for at in submit-after-sbatch steps-before-sbatch steps-after-sbatch; do
+	tag=k-$at
 	expect_rc 0 "new $tag" u new "$tag" --from base --set LR=$((RANDOM % 50 + 10))
 	expect_rc 137 "killed at $at" crash "$at" submit "$tag"
 	drive
@@ -183,7 +183,7 @@ done
 
 # an infra failure of the evaluation is retried alone
 if [ "$XLOOP_PROFILE" = accounting ]; then
-	expect_rc 0 "new evslow" u new evslow --from base --set EVAL=slow
+	expect_rc 0 "new evslow (a slow evaluation)" u new evslow --from watch --set LR=4
 	expect_rc 0 "submit evslow" u submit evslow
 	for i in $(seq 1 60); do
 		grep -q 'START eval' "$d/runs/st/evslow/slurm/attempt1.eval.out" 2>/dev/null && break
@@ -192,12 +192,14 @@ if [ "$XLOOP_PROFILE" = accounting ]; then
 	done
 	scontrol update nodename="$node" state=down reason="xloop test: node failure" >/dev/null
 	sleep 3
-	u next >>"$T_TMP/brief.txt" 2>&1
+	# killed right after the retry's intents are recorded, before its sbatch
+	expect_rc 137 "killed at steps-retry-after-db" crash steps-retry-after-db next
 	scontrol update nodename="$node" state=resume >/dev/null 2>&1
 	drive 150
 	check "the run is still attempt 1 and succeeded" test "$(att evslow n) $(att evslow verdict)" = "1 success"
 	check "the training ran once" test "$(grep -c 'START train' "$d/runs/st/evslow/slurm/attempt1.out")" = 1
 	check "three jobs: the training, the evaluation, its retry" test "$(all_jobs_named evslow)" = 3
+	check "the evaluation's retry ran on the training's outputs" grep -q 'FINISHED' "$d/runs/st/evslow/slurm/attempt1.eval.out"
 else
 	skip "an infra failure of the evaluation, retried alone" "run once, with accounting"
 fi

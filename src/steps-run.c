@@ -536,3 +536,22 @@ char *steps_live_text(struct xl_ctx *ctx, long long attempt_id, const struct slu
 	rows_free(v, n);
 	return t;
 }
+
+/* The job id of a's later step that q shows unfinished (malloc'd), or NULL. */
+char *steps_live_job(struct xl_ctx *ctx, long long attempt_id, const struct slurm_jobs *q)
+{
+	struct step_row *v;
+	size_t n, i;
+	char *id = NULL;
+
+	if (rows_load(&ctx->db, attempt_id, &v, &n) < 0)
+		return NULL;
+	for (i = 0; i < n && !id; i++) {
+		const struct slurm_job *j = *v[i].job_id ? slurm_jobs_find(q, v[i].job_id) : NULL;
+
+		if (j && !slurm_state_is_final(j->state))
+			id = xstrdup(v[i].job_id);
+	}
+	rows_free(v, n);
+	return id;
+}

@@ -72,4 +72,10 @@ void steps_note_live(struct xl_ctx *ctx, const struct attempt *a, const struct s
  */
 char *steps_live_text(struct xl_ctx *ctx, long long attempt_id, const struct slurm_jobs *q);
 
+/*
+ * The job of a later step of an attempt that squeue q shows unfinished
+ * (malloc'd), or NULL: live work the driver's feeder waits for.
+ */
+char *steps_live_job(struct xl_ctx *ctx, long long attempt_id, const struct slurm_jobs *q);
+
 #endif

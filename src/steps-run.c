@@ -219,7 +219,8 @@ static int sbatch_step(struct xl_ctx *ctx, struct slurm *s, const struct attempt
 
 		xsnprintf(job, sizeof(job), "%lld", id);
 		set_submitted(ctx, row->id, job, after);
-	} else if (!ambiguous) {
+	} else if (!ambiguous && !s->refused_by) {
+		/* a limit's refusal is back-pressure: the intent waits for the next reconcile */
 		db_exec_row(&ctx->db, "UPDATE step_job SET phase = 'submit_failed',"
 			    " state = :text WHERE id = :id", row->id, *cause, 0);
 	}
@@ -554,4 +555,25 @@ char *steps_live_job(struct xl_ctx *ctx, long long attempt_id, const struct slur
 	}
 	rows_free(v, n);
 	return id;
+}
+
+/* scancel every later step of a that has a job and has not ended; how many. */
+int steps_cancel(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a)
+{
+	struct step_row *v;
+	size_t n, i;
+	int done = 0;
+
+	if (rows_load(&ctx->db, a->id, &v, &n) < 0)
+		return 0;
+	for (i = n; i-- > 0;) {	/* the last first: none starts after its step before */
+		char *cause = NULL;
+
+		if (strcmp(v[i].phase, "submitted") == 0 && *v[i].job_id &&
+		    slurm_scancel(s, v[i].job_id, &cause) == 0)
+			done++;
+		free(cause);
+	}
+	rows_free(v, n);
+	return done;
 }

@@ -78,4 +78,7 @@ char *steps_live_text(struct xl_ctx *ctx, long long attempt_id, const struct slu
  */
 char *steps_live_job(struct xl_ctx *ctx, long long attempt_id, const struct slurm_jobs *q);
 
+/* scancel attempt a's later steps that have a job and have not ended; how many. */
+int steps_cancel(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a);
+
 #endif

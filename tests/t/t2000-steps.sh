@@ -174,6 +174,19 @@ check "next --json validates with a step" sh -c "$V '$S/next.schema.json' <'$T_T
 drive
 check "watch succeeded" test "$(att watch verdict)" = success
 
+# cancel while the evaluation runs: the evaluation's job is cancelled
+expect_rc 0 "new cx (a slow evaluation)" u new cx --from watch --set LR=6
+expect_rc 0 "submit cx" u submit cx
+for i in $(seq 1 60); do
+	grep -q 'START eval' "$d/runs/st/cx/slurm/attempt1.eval.out" 2>/dev/null && break
+	u next >/dev/null 2>&1
+	sleep 1
+done
+expect_rc 0 "cancel cx while its evaluation runs" u cancel cx
+drive
+check "the cancelled run failed, naming the cancelled step" sh -c "printf '%s' \"\$1\" | grep -q \"^step 2 'eval' ended CANCELLED\"" _ "$(att cx verdict_reason)"
+check "the evaluation did not finish" sh -c "! grep -q FINISHED '$d/runs/st/cx/slurm/attempt1.eval.out'"
+
 # kills at each step crash point: one job per (attempt, step) after recovery
 for at in submit-after-sbatch steps-before-sbatch steps-after-sbatch; do
 	tag=k-$at

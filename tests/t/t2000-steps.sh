@@ -90,6 +90,11 @@ print(c.execute('SELECT config FROM run_config JOIN run ON run.id = run_id WHERE
 check "the configuration covers the eval step" sh -c "printf '%s' \"\$1\" | grep -q '^EVAL=ok$'" _ "$(cfg base)"
 check "and the changed step's value" sh -c "printf '%s' \"\$1\" | grep -q '^EVAL=fail$'" _ "$(cfg evfail)"
 expect_rc 65 "a change the eval step already has is refused" u new same --from base --set EVAL=ok --force
+u diff evfail >"$T_TMP/diff.txt" 2>&1
+check "diff shows the changed line of the eval step" sh -c "grep -q '^+++ runs/st/evfail/eval.sh' '$T_TMP/diff.txt' && grep -q '^+EVAL=fail' '$T_TMP/diff.txt'"
+expect_rc 0 "plan add takes a variable of the eval step" u plan add EVAL=other --from base
+expect_rc 65 "plan add refuses a variable no step assigns" u plan add NOPE=1 --from base
+expect_rc 0 "and the plan entry goes again" u plan rm 1
 
 drive() {
 	local i

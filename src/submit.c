@@ -386,7 +386,7 @@ static int check_steps(struct xl_ctx *ctx, struct submission *sub, char **cause)
 		*cause = xasprintf("run '%s' has steps and would run as segments (segments.max, "
 				   "--segments): steps over segments are not supported yet; "
 				   "give --segments 0 or a --time within the limit", sub->r->tag);
-		rc = XL_CONFIG;
+		rc = sub->o->segments ? XL_DATAERR : XL_CONFIG;
 	}
 	for (i = 0; i < n; i++) {
 		char *p = step_path(ctx->root, ctx->cfg.study, sub->r->tag, names[i]);

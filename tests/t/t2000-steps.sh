@@ -117,6 +117,8 @@ expect_rc 65 "a sweep of a run with steps is refused (not supported yet)" u swee
 check "the refused sweep made no run" test ! -e "$d/runs/st/LR-5"
 
 # a two-step run that succeeds
+expect_rc 65 "steps over segments are refused at submit (not supported yet)" u submit base --segments 2
+check "the refused submit recorded no attempt" test "$(u status base --json | /usr/bin/python3 -c 'import json,sys; print(len(json.load(sys.stdin)["runs"][0]["attempts"]))')" = 0
 expect_rc 0 "submit the two-step baseline" u submit base
 drive
 check "the baseline succeeded" test "$(att base verdict)" = success

@@ -226,6 +226,7 @@ static const char *const migrations[] = {
 	"  intent_at INTEGER NOT NULL,"
 	"  submitted_at INTEGER,"
 	"  state TEXT, exit_code TEXT, started_at INTEGER, ended_at INTEGER,"
+	"  missing_since INTEGER,"		/* left the queue, no final state known yet */
 	"  UNIQUE (attempt_id, k, try)"
 	");"
 	"CREATE INDEX step_job_attempt ON step_job(attempt_id, k, try);",

@@ -333,6 +333,31 @@ static int read_end(struct slurm *s, const char *job, enum slurm_state *st, int 
 	return known;
 }
 
+/*
+ * A step job that left the queue with no final state anywhere: lost once
+ * two readings LOST_STEP_SECS apart found nothing (the first one marks it).
+ */
+#define LOST_STEP_SECS 60
+static int lost(struct xl_ctx *ctx, const struct step_row *r)
+{
+	struct stmt q;
+	long long since = 0, now = time(NULL);
+
+	if (db_prepare(&ctx->db, &q, "SELECT coalesce(missing_since, 0) FROM step_job"
+		       " WHERE id = :id") == 0) {
+		db_bind_int64(&q, ":id", r->id);
+		if (db_step(&q) == SQLITE_ROW)
+			since = db_col_int64(&q, 0);
+		db_finalize(&q);
+	}
+	if (since == 0) {
+		db_exec_row(&ctx->db, "UPDATE step_job SET missing_since = :num WHERE id = :id",
+			    r->id, NULL, now);
+		return 0;
+	}
+	return now - since >= LOST_STEP_SECS;
+}
+
 /* Record a step's end on its row. */
 static void set_ended(struct xl_ctx *ctx, long long id, enum slurm_state st, int code,
 		      int sig, time_t start, time_t end)
@@ -427,6 +452,7 @@ enum steps_next steps_on_end(struct xl_ctx *ctx, struct slurm *s, const struct s
 		int code = -1, sig = -1;
 		time_t start = v[i].started_at, end = v[i].ended_at;
 		char *why = NULL;
+		int gone = 0;
 
 		if (strcmp(v[i].phase, "submitting") == 0) {
 			next = STEPS_PENDING;	/* reconcile submits it */
@@ -452,8 +478,14 @@ enum steps_next steps_on_end(struct xl_ctx *ctx, struct slurm *s, const struct s
 			next = j->state == SLURM_STATE_PENDING ? STEPS_PENDING : STEPS_RUNNING;
 			break;
 		} else if (!read_end(s, v[i].job_id, &st, &code, &sig, &start, &end, &why)) {
-			next = STEPS_PENDING;	/* Slurm has not said yet */
-			break;
+			if (!lost(ctx, &v[i])) {
+				next = STEPS_PENDING;	/* Slurm has not said yet */
+				break;
+			}
+			st = SLURM_STATE_NODE_FAIL;	/* lost: the machine's fault */
+			code = sig = -1;
+			gone = 1;
+			set_ended(ctx, v[i].id, st, code, sig, 0, time(NULL));
 		} else {
 			set_ended(ctx, v[i].id, st, code, sig, start, end);
 		}
@@ -473,8 +505,10 @@ enum steps_next steps_on_end(struct xl_ctx *ctx, struct slurm *s, const struct s
 			next = STEPS_PENDING;
 			break;
 		}
-		out->reason = xasprintf("step %lld '%s' ended %s (exit %d:%d)", v[i].k,
-					v[i].name, slurm_state_name(st), code, sig < 0 ? 0 : sig);
+		out->reason = gone ? xasprintf("step %lld '%s': Slurm lost its job %s (no final "
+					       "state anywhere)", v[i].k, v[i].name, v[i].job_id) :
+			xasprintf("step %lld '%s' ended %s (exit %d:%d)", v[i].k, v[i].name,
+				  slurm_state_name(st), code, sig < 0 ? 0 : sig);
 		out->failure_class = judge_class(st);
 		out->log = xstrdup(v[i].log_path);
 		out->state = st;

@@ -206,6 +206,7 @@ static int sbatch_step(struct xl_ctx *ctx, struct slurm *s, const struct attempt
 	if (has_directive(&d, "cpus-per-task"))
 		req.cpus = 0;
 	req.kill_invalid_dep = dep != NULL;
+	req.append = row->try_ > 1;	/* a retry keeps the failed try's log above it */
 	req.script = script;
 	req.job_name = tag;
 	req.output = row->log_path;

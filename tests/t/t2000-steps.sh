@@ -223,6 +223,7 @@ if [ "$XLOOP_PROFILE" = accounting ]; then
 	check "the training ran once" test "$(grep -c 'START train' "$d/runs/st/evslow/slurm/attempt1.out")" = 1
 	check "three jobs: the training, the evaluation, its retry" test "$(all_jobs_named evslow)" = 3
 	check "the evaluation's retry ran on the training's outputs" grep -q 'FINISHED' "$d/runs/st/evslow/slurm/attempt1.eval.out"
+	check "the evaluation's log keeps the failed try above the retry" test "$(grep -c 'START eval' "$d/runs/st/evslow/slurm/attempt1.eval.out")" = 2
 else
 	skip "an infra failure of the evaluation, retried alone" "run once, with accounting"
 fi

@@ -200,7 +200,12 @@ static const char *const migrations[] = {
 	 * submission of the run uses it unless --segments says otherwise;
 	 * NULL: segments.max of xloop.json */
 	"ALTER TABLE run ADD COLUMN segments INTEGER CHECK (segments BETWEEN 0 AND 1000);",
-	/* 10: steps (steps.c, issue 28): a run's scripts after job.sh (step 1),
+	/* 10: the code an attempt runs (gitops_code_state): HEAD's commit when
+	 * it was submitted and a sha256 of the tracked files' uncommitted
+	 * changes ('' none); NULL both: not recorded (older, or no repo) */
+	"ALTER TABLE attempt ADD COLUMN code_commit TEXT;"
+	"ALTER TABLE attempt ADD COLUMN code_changes TEXT;",
+	/* 11: steps (steps.c, issue 28): a run's scripts after job.sh (step 1),
 	 * and each attempt's jobs of them, one row per sbatch written as an
 	 * intent before it (its own token), so a crash never submits a step
 	 * twice; step k waits afterok on step k-1 (the attempt's job for k 2) */

@@ -11,6 +11,40 @@
 #include "search/noise.h"
 #include "runs.h"
 
+/* What "best" means: `xloop help best`, and the end of `help space`. */
+#define BEST_HELP \
+	"What \"best\" means (status, next, resume, report, --from best, plan):\n" \
+	"A configuration is a job.sh's top-level assignments minus the seed\n" \
+	"variable, values canonical; runs with the same configuration are one\n" \
+	"experiment, and its score is the mean over its proven runs. A replicate\n" \
+	"is a run whose one change is the seed (tag B--rK); it is never a parent.\n" \
+	"The noise is measured, never assumed: sigma is the pooled within-\n" \
+	"configuration standard deviation over every configuration with 2 runs\n" \
+	"or more (df = the sum of n - 1); autopilot runs the baseline twice first\n" \
+	"(the noise is measured) and brings the best to search.replicates runs\n" \
+	"(default 3) when a candidate is ahead of it.\n" \
+	"The best starts as the baseline's configuration; a candidate C replaces\n" \
+	"the best B when its lead d = mean(C) - mean(B) (B - C for goal min):\n" \
+	"  no noise estimate yet:  d > metric.min_delta (default 0), \"unchecked\"\n" \
+	"  sigma = 0 (deterministic): d > metric.min_delta (exact)\n" \
+	"  otherwise: C has >= 2 runs (confirming replicates on fresh seeds) and\n" \
+	"    d' > max(min_delta, t(1 - alpha/m, df) * sigma * sqrt(1/k + 1/n(B)))\n" \
+	"with d' the lead of the mean of C's k = n(C) - 1 confirming runs (its\n" \
+	"first run, the one that made it worth confirming, is biased up by that\n" \
+	"choice and left out of the test),\n" \
+	"with m the number of looks: every run of a candidate (each run is one\n" \
+	"new test of it), and at least 20 (the first candidates are tested on a\n" \
+	"noise estimate of one or two degrees of freedom), and alpha =\n" \
+	"search.alpha (default 0.05): a one-sided t bound at the Bonferroni\n" \
+	"level, so the chance of any false promotion over every candidate and\n" \
+	"every look stays below alpha. Candidates are compared again until\n" \
+	"none beats the best; a tie never promotes. The best is sticky: it is\n" \
+	"remembered at each verdict and changes only when another configuration\n" \
+	"beats it. Confirming replicates stop at\n" \
+	"search.confirm_max runs per candidate (default 6), or at a sixth of\n" \
+	"autopilot's --budget-runs when that is more. Scores are shown as\n" \
+	"mean ± the 95% half-width (n=N), or \"(n=1, unchecked)\".\n"
+
 /* One configuration. */
 struct best_cfg {
 	char *key;

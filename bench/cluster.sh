@@ -58,6 +58,12 @@ PY
 fi
 
 case $step in
+gap-steps)
+	# CPUs beside the GPU for the evaluations: the 4-GPU profile has 8
+	"$TC" up --gpus 4 >&2
+	"$TC" adduser "$BU" >/dev/null
+	BENCH_GAP_MODES=steps bash "$BENCH_ROOT/bench/gap.sh"
+	;;
 gap-*) BENCH_GAP_MODES=${step#gap-} bash "$BENCH_ROOT/bench/gap.sh" ;;
 calls) bash "$BENCH_ROOT/bench/calls.sh" ;;
 scale) bash "$BENCH_ROOT/bench/scale.sh" measure ;;

@@ -10,6 +10,8 @@
 #   BENCH_RUNS_D (6)  runs of the driver-dies cases (depth 1; cron ticks every 60 s,
 #                     or the Slurm driver's feeder alone, or nothing)
 #   BENCH_POLL_B (30), BENCH_TICK_C (60): the intervals
+#   mode steps (cluster step gap-steps, on 4 GPUs): BENCH_RUNS_A runs with a
+#                     BENCH_EVAL_SECS (30) CPU evaluation step each
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 R=$BENCH_OUT/results
@@ -174,9 +176,39 @@ json.dump(doc, open(p, "w"), indent=1)
 PY
 }
 
+# (e) runs with steps (issue 28): each a RUN_SECS training on the GPU, then a
+# BENCH_EVAL_SECS (30) CPU evaluation afterok; the agent's `next` every 3 s,
+# depth 1, one lane. Needs CPUs beside the GPU (the 4-GPU profile: 8): the
+# next training chains on the training before, not on its evaluation.
+mode_steps() {
+	local d t0 end i vals=() ev=${BENCH_EVAL_SECS:-30}
+	say "1e: runs with steps, ${RUN_SECS} s training + ${ev} s CPU evaluation, depth 1, $NA runs"
+	d=$(user_dir gap-steps)
+	study "$d" gapsteps 1
+	write_job "$d/train.sh"
+	printf '#!/bin/bash\nsleep %s\nprintf '"'"'{"score": 1}\\n'"'"' >"$XLOOP_RUN_DIR/cv.json"\n' \
+		"$ev" >"$d/eval.sh"
+	printf '{"score": 0}\n' >"$d/cv0.json"
+	chown "$BU" "$d/train.sh" "$d/eval.sh" "$d/cv0.json"
+	u "$X" -C "$d" adopt "$d/train.sh" --tag steps --step eval="$d/eval.sh" --cv "$d/cv0.json" >/dev/null
+	for i in $(seq 1 "$NA"); do vals+=("X=$i"); done
+	u "$X" -C "$d" plan add "${vals[@]}" --from steps >/dev/null
+	t0=$SECONDS end=$((SECONDS + 120 + NA * (RUN_SECS + 10) + ev))
+	while [ "$SECONDS" -lt "$end" ]; do
+		u "$X" -C "$d" next >>"$d/driver.txt" 2>&1 || true
+		[ "$(judged "$d")" -ge "$NA" ] && break
+		sleep 3
+	done
+	note "took $((SECONDS - t0)) s"
+	# the GPU steps only: the attempts' own jobs (step 1)
+	# shellcheck disable=SC2046
+	$PY "$BENCH_ROOT/bench/slurmjobs.py" steps "$R/gap-steps.json" $(job_ids "$d")
+}
+
 mkdir -p "$R"
-printf '{"run_secs": %s, "runs": {"a": %s, "b": %s, "c": %s, "dies": %s, "dslurm": %s, "dnone": %s}, "poll_b": %s, "tick": %s}\n' \
-	"$RUN_SECS" "$NA" "$NB" "$NC" "$ND" "$ND" "$ND" "$POLL_B" "$TICK" >"$R/gap-config.json"
+printf '{"run_secs": %s, "runs": {"a": %s, "b": %s, "c": %s, "dies": %s, "dslurm": %s, "dnone": %s}, "poll_b": %s, "tick": %s, "eval_secs": %s}\n' \
+	"$RUN_SECS" "$NA" "$NB" "$NC" "$ND" "$ND" "$ND" "$POLL_B" "$TICK" "${BENCH_EVAL_SECS:-30}" \
+	>"$R/gap-config.json"
 for m in ${BENCH_GAP_MODES:-a dies dslurm dnone b c}; do
 	"mode_$m"
 done

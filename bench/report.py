@@ -42,7 +42,7 @@ def med(v):
 
 machine = load("machine.json", {})
 cluster = load("cluster.json", {})
-gaps = {m: load("gap-%s.json" % m) for m in ("a", "b", "c", "dies", "dslurm", "dnone")}
+gaps = {m: load("gap-%s.json" % m) for m in ("a", "b", "c", "dies", "dslurm", "dnone", "steps")}
 calls = load("calls.json", [])
 over = load("overhead-tick.json", {})
 synth = load("synth.json", {})
@@ -57,7 +57,8 @@ POLL, TICK = cfg.get("poll_b", 30), cfg.get("tick", 60)
 RUNS = cfg.get("runs", {})
 osync = load("overhead-syncs.json", {}) or {}
 SYN = "%s runs / %s attempts" % (format(synth.get("runs", 0), ","), format(synth.get("attempts", 0), ","))
-STEPS = ("gap-a", "gap-dies", "gap-dslurm", "gap-dnone", "gap-b", "gap-c", "calls", "scale", "lanes")
+STEPS = ("gap-a", "gap-dies", "gap-dslurm", "gap-dnone", "gap-b", "gap-c", "calls", "scale", "lanes",
+         "gap-steps")
 lanes = load("lanes.json", []) or []
 held = {k: took(k) for k in STEPS if took(k) is not None}
 part1 = sum(v for k, v in held.items() if k.startswith("gap-")) if held else None
@@ -238,6 +239,19 @@ if gaps.get("dslurm") or gaps.get("dnone"):
                 doc.get("judged", "?"), doc.get("runs_wanted", "?")))
     w("| the naive poller (b) | **no**: the poller is the driver; nothing is left in Slurm | "
       "unbounded | 2 |")
+    w("")
+
+if g.get("steps"):
+    st = g["steps"]
+    w("**Runs with steps** (`adopt --step eval=eval.sh`): each run a %s s training on the GPU, then "
+      "a %s s evaluation on the CPU (its own job, `afterok` on the training); the agent's `next` "
+      "every 3 s, `queue.depth` 1, on the 4-GPU profile (8 CPUs, so evaluations run beside the "
+      "trainings). The next run's training chains on the previous training, not on its "
+      "evaluation: gaps between the %d trainings %s, median **%s**, max %s (waiting for each "
+      "evaluation would make each gap %s s or more)." % (
+          cfg.get("run_secs", "?"), cfg.get("eval_secs", 30), st["n"],
+          ", ".join("%g" % x for x in st["gaps"]) or "-", fmt_s(st["median"]), fmt_s(st["max"]),
+          cfg.get("eval_secs", 30)))
     w("")
 
 # --- part 2

@@ -6,6 +6,7 @@
 #   3. tick vs one squeue; status/next/report on 10,000 runs and 50,000
 #      attempts; binary size and start-up (bench/scale.sh)
 #   4. throughput and per-GPU idle with queue.lanes 1, 2, 4 on 4 GPUs (bench/lanes.sh)
+#   and 1e: the idle gap with a 30 s CPU evaluation step per run (bench/gap.sh steps, 4 GPUs)
 # then rewrites BENCHMARKS.md (bench/report.py). Runs as root: the test
 # cluster is shared, so every Slurm-facing step runs in bench/cluster.sh,
 # each step under its own `flock -o /tmp/xloop-cluster.lock` (a couple of
@@ -54,7 +55,7 @@ bash bench/scale.sh make
 # the cluster phase, step by step: for each, no test suite may be running,
 # and the step holds the lock (a couple of minutes at most)
 waited=0
-for step in gap-a gap-dies gap-dslurm gap-dnone gap-b gap-c calls scale lanes; do
+for step in gap-a gap-dies gap-dslurm gap-dnone gap-b gap-c calls scale lanes gap-steps; do
 	while :; do
 		t_wait=$EPOCHREALTIME
 		if pgrep -f 'tests/run\.sh|build\.sh test' >/dev/null; then

@@ -205,6 +205,36 @@ static const char *const migrations[] = {
 	 * changes ('' none); NULL both: not recorded (older, or no repo) */
 	"ALTER TABLE attempt ADD COLUMN code_commit TEXT;"
 	"ALTER TABLE attempt ADD COLUMN code_changes TEXT;",
+	/* 11: steps (steps.c, issue 28): a run's scripts after job.sh (step 1),
+	 * and each attempt's jobs of them, one row per sbatch written as an
+	 * intent before it (its own token), so a crash never submits a step
+	 * twice; step k waits afterok on step k-1 (the attempt's job for k 2) */
+	"CREATE TABLE run_step ("
+	"  run_id INTEGER NOT NULL REFERENCES run(id),"
+	"  k INTEGER NOT NULL CHECK (k >= 2),"
+	"  name TEXT NOT NULL,"
+	"  PRIMARY KEY (run_id, k),"
+	"  UNIQUE (run_id, name)"
+	");"
+	"CREATE TABLE step_job ("
+	"  id INTEGER PRIMARY KEY,"
+	"  attempt_id INTEGER NOT NULL REFERENCES attempt(id),"
+	"  k INTEGER NOT NULL CHECK (k >= 2),"
+	"  try INTEGER NOT NULL DEFAULT 1,"
+	"  name TEXT NOT NULL,"
+	"  token TEXT NOT NULL UNIQUE,"
+	"  phase TEXT NOT NULL CHECK (phase IN ('submitting', 'submitted',"
+	"    'submit_failed', 'ended', 'dropped', 'retried')),"
+	"  job_id TEXT NOT NULL DEFAULT '',"
+	"  after_job TEXT NOT NULL DEFAULT '',"
+	"  log_path TEXT NOT NULL,"
+	"  intent_at INTEGER NOT NULL,"
+	"  submitted_at INTEGER,"
+	"  state TEXT, exit_code TEXT, started_at INTEGER, ended_at INTEGER,"
+	"  missing_since INTEGER,"		/* left the queue, no final state known yet */
+	"  UNIQUE (attempt_id, k, try)"
+	");"
+	"CREATE INDEX step_job_attempt ON step_job(attempt_id, k, try);",
 };
 
 /* The schema version this binary migrates to. */

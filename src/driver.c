@@ -18,6 +18,7 @@
 #include "remote.h"
 #include "runs.h"
 #include "segments.h"
+#include "steps-run.h"
 #include "sha256.h"
 #include "study.h"
 
@@ -232,6 +233,9 @@ static int find_work(struct xl_ctx *ctx, const struct slurm_jobs *q,
 
 		segments_tail(ctx, q, v[i].id, &seg);
 		if (strcmp(seg, v[i].job_id) != 0)
+			live |= see_job(q, seg, w, &ndep);
+		free(seg);
+		if ((seg = steps_live_job(ctx, v[i].id, q)) != NULL)	/* a later step */
 			live |= see_job(q, seg, w, &ndep);
 		w->live += live;
 		if (!live && *v[i].job_id)

@@ -14,6 +14,7 @@
 #include "jobsh/jobsh.h"
 #include "loop.h"
 #include "secrets.h"
+#include "steps.h"
 #include "study.h"
 #include "tags.h"
 #include "search/taken.h"
@@ -240,11 +241,37 @@ int loop_find_parent(struct xl_ctx *ctx, const char *from, int force, struct run
 	return rc;
 }
 
+/* Remove the step scripts a creation wrote (NAME.sh, and their temporaries). */
+static void undo_steps(const char *dir)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *de;
+
+	while (dh && (de = readdir(dh))) {
+		size_t n = strlen(de->d_name);
+		const char *tmp = strstr(de->d_name, ".sh.tmp-");
+		char *name = tmp ? xstrndup(de->d_name, (size_t)(tmp - de->d_name)) :
+			n > 3 && strcmp(de->d_name + n - 3, ".sh") == 0 ?
+			xstrndup(de->d_name, n - 3) : NULL;
+
+		if (name && steps_valid_name(name)) {
+			char *p = path_join(dir, de->d_name);
+
+			unlink(p);
+			free(p);
+		}
+		free(name);
+	}
+	if (dh)
+		closedir(dh);
+}
+
 /* Remove what a failed creation left (only files it created). */
 static void undo_files(const char *dir)
 {
 	char *p;
 
+	undo_steps(dir);
 	p = path_join(dir, "job.sh");
 	unlink(p);
 	free(p);
@@ -320,7 +347,8 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 {
 	const char *study = ctx->cfg.study;
 	char *dir = run_dir(ctx->root, study, r->tag);
-	char *job = path_join(dir, "job.sh"), *rel[2] = { NULL, NULL }, *msg = NULL;
+	char *job = path_join(dir, "job.sh"), *rel[STEPS_MAX + 1], *msg = NULL;
+	size_t i, nrel = 0;
 	struct buf cv = BUF_INIT;
 	char oid[41], token[27];
 	struct secret_hit secret;
@@ -332,6 +360,8 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 	}
 	/* job.sh goes into git: a token written into it would be published */
 	has_secret = secrets_scan(text, &secret) > 0;
+	for (i = 1; !has_secret && r->steps && i < r->steps->nr; i++)
+		has_secret = secrets_scan(r->steps->texts[i].s, &secret) > 0;
 	if (has_secret) {
 		if (!ctx->allow_secret) {
 			*cause = xasprintf("job.sh line %d holds what looks like %s; git would "
@@ -350,6 +380,15 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 		goto out;
 	if (write_file_atomic(job, text, len, 0755, cause) < 0)
 		goto undo;
+	for (i = 1; r->steps && i < r->steps->nr; i++) {
+		char *sp = step_path(ctx->root, study, r->tag, r->steps->names[i]);
+		int w = write_file_atomic(sp, r->steps->texts[i].s, r->steps->texts[i].len,
+					  0755, cause);
+
+		free(sp);
+		if (w < 0)
+			goto undo;
+	}
 	if (cv_src) {
 		char *cvp = path_join(dir, "cv.json");
 		int w = write_file_atomic(cvp, cv.s, cv.len, 0644, cause);
@@ -371,14 +410,16 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 		free(r->config_key);
 		r->config = NULL;
 		r->config_key = NULL;
-		if (confkey_config(text, len, &r->config, &why) == 0) {
+		if ((r->steps ? steps_config(r->steps, &r->config, &why) :
+		     confkey_config(text, len, &r->config, &why)) == 0) {
 			confkey_key(r->config, ctx->cfg.search.seed, key);
 			r->config_key = xstrdup(key);
 		}
 		free(why);
 	}
 	/* cleared by loop_commit_repair once the job.sh is in git, whatever kills us */
-	if (runs_insert(&ctx->db, r) < 0 || db_kv_set(&ctx->db, "git.uncommitted", 1) < 0)
+	if (runs_insert(&ctx->db, r) < 0 || db_kv_set(&ctx->db, "git.uncommitted", 1) < 0 ||
+	    (r->steps && steps_insert(&ctx->db, r->id, r->steps) < 0))
 		goto rollback;
 	if (has_secret) {
 		char *d = xasprintf("job.sh line %d holds what looks like %s; committed "
@@ -413,9 +454,11 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 	}
 
 	/* the run exists now; git is the record, not the truth */
-	rel[0] = xasprintf("runs/%s/%s/job.sh", study, r->tag);
+	rel[nrel++] = xasprintf("runs/%s/%s/job.sh", study, r->tag);
+	for (i = 1; r->steps && i < r->steps->nr; i++)
+		rel[nrel++] = xasprintf("runs/%s/%s/%s.sh", study, r->tag, r->steps->names[i]);
 	if (cv_src)	/* the proof of a proven run goes with it */
-		rel[1] = xasprintf("runs/%s/%s/cv.json", study, r->tag);
+		rel[nrel++] = xasprintf("runs/%s/%s/cv.json", study, r->tag);
 	if (r->parent_id)
 		msg = xasprintf("xloop: new %s/%s from %s: %s\n\nOne change: %s=%s "
 				"(was %s).%s%s\n", study, r->tag, r->parent_tag, r->var,
@@ -437,7 +480,7 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 		free(msg);
 		msg = m;
 	}
-	if (loop_commit(ctx, (const char *const *)rel, cv_src ? 2 : 1, msg, oid, cause) < 0) {
+	if (loop_commit(ctx, (const char *const *)rel, nrel, msg, oid, cause) < 0) {
 		warning("run '%s' was created but not committed: %s (committed "
 			"by a later call once git lets it)", r->tag, *cause);
 		FREE_AND_NULL(*cause);
@@ -456,8 +499,8 @@ undo:
 	undo_files(dir);
 out:
 	buf_release(&cv);
-	free(rel[0]);
-	free(rel[1]);
+	for (i = 0; i < nrel; i++)
+		free(rel[i]);
 	free(msg);
 	free(job);
 	free(dir);
@@ -595,26 +638,31 @@ int loop_new_run_with(struct xl_ctx *ctx, const char *tag, const char *from,
 		      const char *var, const char *value, const char *note, int force,
 		      const char *segments, struct new_run *out, char **cause)
 {
-	struct buf text = BUF_INIT, nt = BUF_INIT;
+	struct buf nt = BUF_INIT;
 	struct jobsh_change ch = JOBSH_CHANGE_INIT;
+	struct step_set set;
 	struct run parent;
-	char *ppath = NULL;
-	const char *old;
-	int rc, err;
+	const char *old, *ppath;
+	char *what = NULL;
+	size_t h, i;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
+	step_set_init(&set);
 	rc = loop_check_new_tag(ctx, tag, cause);
 	if (rc)
 		return rc;
 	rc = loop_find_parent(ctx, from, force, &parent, cause);
 	if (rc)
 		return rc;
-	ppath = run_job_path(ctx->root, ctx->cfg.study, parent.tag);
-	if (study_read_script(ppath, &text, &err, cause) < 0) {
-		rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
+	/* every step is copied; the one that assigns var changes */
+	rc = steps_read(&ctx->db, ctx->root, ctx->cfg.study, parent.id, parent.tag, &set,
+			cause);
+	if (rc)
 		goto out;
-	}
-	if (jobsh_rewrite(text.s, text.len, var, value, &nt, &ch, cause) < 0) {
+	h = steps_holder(&set, var);
+	ppath = set.paths[h];
+	if (jobsh_rewrite(set.texts[h].s, set.texts[h].len, var, value, &nt, &ch, cause) < 0) {
 		char *c = xasprintf("cannot change %s in %s: %s", var, ppath, *cause);
 
 		free(*cause);
@@ -622,11 +670,16 @@ int loop_new_run_with(struct xl_ctx *ctx, const char *tag, const char *from,
 		rc = XL_DATAERR;
 		goto out;
 	}
-	if (study_bash_syntax("the new job.sh", nt.s, cause) < 0) {
+	what = h ? xasprintf("the new %s.sh", set.names[h]) : xstrdup("the new job.sh");
+	if (study_bash_syntax(what, nt.s, cause) < 0) {
 		rc = XL_DATAERR;
 		goto out;
 	}
-	warn_literal_paths(ctx, &parent, text.s);
+	for (i = 0; i < set.nr; i++)
+		warn_literal_paths(ctx, &parent, set.texts[i].s);
+	buf_release(&set.texts[h]);
+	set.texts[h] = nt;
+	buf_init(&nt);
 	out->run.study = xstrdup(ctx->cfg.study);
 	out->run.tag = xstrdup(tag);
 	out->run.parent_id = parent.id;
@@ -637,8 +690,10 @@ int loop_new_run_with(struct xl_ctx *ctx, const char *tag, const char *from,
 	out->run.new_value = xstrdup(value);
 	out->run.note = xstrdup(note ? note : "");
 	out->run.segments = segments;
-	rc = loop_create_run(ctx, &out->run, nt.s, nt.len, NULL, 0, cause);
+	out->run.steps = set.nr > 1 ? &set : NULL;
+	rc = loop_create_run(ctx, &out->run, set.texts[0].s, set.texts[0].len, NULL, 0, cause);
 	out->run.segments = NULL;	/* borrowed */
+	out->run.steps = NULL;
 	if (rc) {
 		run_release(&out->run);
 		goto out;
@@ -649,9 +704,9 @@ int loop_new_run_with(struct xl_ctx *ctx, const char *tag, const char *from,
 out:
 	run_release(&parent);
 	jobsh_change_release(&ch);
-	buf_release(&text);
+	step_set_release(&set);
 	buf_release(&nt);
-	free(ppath);
+	free(what);
 	return rc;
 }
 
@@ -661,17 +716,21 @@ int loop_check_change(struct xl_ctx *ctx, const struct run *parent, const char *
 {
 	struct jobsh_vars vars = JOBSH_VARS_INIT;
 	const struct jobsh_var *jv;
-	struct buf text = BUF_INIT;
-	char *path = run_job_path(ctx->root, ctx->cfg.study, parent->tag), *quoted;
-	int rc = XL_DATAERR, err, same;
+	struct step_set set;
+	char *quoted;
+	size_t h;
+	int rc, same;
 
-	if (study_read_script(path, &text, &err, cause) < 0) {
-		rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
-		goto out;
-	}
-	if (jobsh_scan(text.s, text.len, &vars, cause) < 0 ||
+	rc = steps_read(&ctx->db, ctx->root, ctx->cfg.study, parent->id, parent->tag, &set,
+			cause);
+	if (rc)
+		return rc;
+	rc = XL_DATAERR;
+	h = steps_holder(&set, var);
+	if (jobsh_scan(set.texts[h].s, set.texts[h].len, &vars, cause) < 0 ||
 	    jobsh_find(&vars, var, &jv, cause) < 0) {
-		char *c = xasprintf("%s (in %s's job.sh)", *cause, parent->tag);
+		char *c = xasprintf("%s (in %s's %s.sh)", *cause, parent->tag,
+				    h ? set.names[h] : "job");
 
 		free(*cause);
 		*cause = c;
@@ -681,15 +740,14 @@ int loop_check_change(struct xl_ctx *ctx, const struct run *parent, const char *
 	same = jv->value ? value_same(jv->value, value) : strcmp(jv->raw, quoted) == 0;
 	free(quoted);
 	if (same) {
-		*cause = xasprintf("%s is %s in %s's job.sh already: the run would change "
-				   "nothing", var, jv->raw, parent->tag);
+		*cause = xasprintf("%s is %s in %s's %s.sh already: the run would change "
+				   "nothing", var, jv->raw, parent->tag, h ? set.names[h] : "job");
 		goto out;
 	}
 	rc = taken_check(ctx, parent, var, value, flags, skip_plan, cause);
 out:
 	jobsh_vars_release(&vars);
-	buf_release(&text);
-	free(path);
+	step_set_release(&set);
 	return rc;
 }
 
@@ -742,10 +800,24 @@ void loop_commit_repair(struct xl_ctx *ctx)
 			char *abs = path_join(ctx->root, job);
 
 			if (path_exists(abs)) {
+				char *names[STEPS_MAX];
+				size_t k, ns = 0;
+
 				ids = xreallocarray(ids, n + 1, sizeof(*ids));
 				rel = xreallocarray(rel, n + 1, sizeof(*rel));
 				ids[n] = db_col_int64(&q, 0);
 				rel[n++] = job;
+				/* its step scripts go along (ids[] is one per run: 0 for these) */
+				if (steps_names(&ctx->db, ids[n - 1], names, &ns) < 0)
+					ns = 0;
+				for (k = 0; k < ns; k++) {
+					ids = xreallocarray(ids, n + 1, sizeof(*ids));
+					rel = xreallocarray(rel, n + 1, sizeof(*rel));
+					ids[n] = 0;
+					rel[n++] = xasprintf("runs/%s/%s/%s.sh", ctx->cfg.study,
+							     db_col_text(&q, 1), names[k]);
+					free(names[k]);
+				}
 			} else {
 				free(job);
 			}
@@ -770,7 +842,8 @@ void loop_commit_repair(struct xl_ctx *ctx)
 			with_dec ? " and decisions" : "", cause);
 	} else if (*oid && db_begin_write(&ctx->db) == 0) {
 		for (i = 0; i < n; i++)
-			set_commit(ctx, ids[i], oid);
+			if (ids[i])
+				set_commit(ctx, ids[i], oid);
 		db_kv_set(&ctx->db, "git.uncommitted", 0);
 		db_commit(&ctx->db);
 	}

@@ -15,6 +15,8 @@
 #include "loop.h"
 #include "reconcile.h"
 #include "segments.h"
+#include "steps.h"
+#include "steps-run.h"
 #include "study.h"
 #include "submit.h"
 
@@ -350,7 +352,8 @@ static int cancelled_by_user(struct xl_ctx *ctx, long long attempt_id)
 
 /* Store the verdict, then append it to the decision log. */
 static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
-			 const struct final *f, int lost, const struct segment_verdict *sv)
+			 const struct final *f, int lost, const struct segment_verdict *sv,
+			 const struct steps_verdict *stv)
 {
 	struct judge_input in;
 	struct verdict v;
@@ -389,7 +392,27 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 			xsnprintf(exitbuf, sizeof(exitbuf), "%d:%d", f->exit_code,
 				  f->exit_signal < 0 ? 0 : f->exit_signal);
 	}
+	if (stv && stv->last_start)
+		in.started_at = stv->last_start;	/* cv.json: the last step's */
+	if (stv && stv->reason) {
+		/* a later step failed: its end is the verdict's */
+		in.state = stv->state;
+		in.exit_code = stv->exit_code;
+		in.exit_signal = stv->exit_signal;
+	}
 	judge_attempt(&in, &v);
+	if (stv && stv->reason) {
+		free(v.reason);
+		v.reason = stv->note ? xasprintf("%s; %s", stv->reason, stv->note) :
+			   xstrdup(stv->reason);
+		v.success = 0;
+		v.failure_class = stv->failure_class ? stv->failure_class : "program";
+	} else if (stv && stv->note) {
+		char *m = xasprintf("step 1 '%s': %s; %s", STEP_FIRST, v.reason, stv->note);
+
+		free(v.reason);
+		v.reason = m;
+	}
 	if (sv && sv->reason) {
 		free(v.reason);
 		v.reason = xstrdup(sv->reason);
@@ -402,7 +425,8 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 		free(v.reason);
 		v.reason = xstrdup("CANCELLED by you (xloop cancel)");
 	}
-	evidence = log_evidence(a->log_path, *a->gres != '\0');
+	evidence = log_evidence(stv && stv->log ? stv->log : a->log_path,
+				*a->gres != '\0' && !(stv && stv->log));
 	best_before(ctx, best, sizeof(best), &best_key);
 	{
 		/* a gain (or loss) from code that changed is not the run's change */
@@ -567,9 +591,15 @@ static void keep_line(struct xl_ctx *ctx, struct slurm *s, struct reading *r,
 
 	for (i = 0; i < r->n; i++) {
 		const struct slurm_job *j = find_attempts_job(ctx, &r->q, &r->v[i]);
+		char *why = NULL;
 
 		if (j && !slurm_state_is_final(j->state))
 			segments_keep_next(ctx, s, &r->q, &r->v[i]);
+		/* a step intent a crash or a failed sbatch left: found by token, or submitted */
+		if (steps_submit_pending(ctx, s, &r->v[i], &r->q, &why))
+			warning("a step of attempt %lld is not submitted yet: %s", r->v[i].n, why);
+		free(why);
+		steps_note_live(ctx, &r->v[i], &r->q);
 	}
 	lanes_record_gpus(ctx, s, r->v, r->n, &r->q);
 	free(out->newest_live_job);
@@ -679,7 +709,7 @@ static int judge_missing(struct xl_ctx *ctx, struct slurm *s, const struct attem
 			    a->id, NULL, now);
 		return 0;
 	}
-	if (now - since < LOST_AFTER_SECS || store_verdict(ctx, a, f, 1, NULL) != 0)
+	if (now - since < LOST_AFTER_SECS || store_verdict(ctx, a, f, 1, NULL, NULL) != 0)
 		return 0;
 	segments_cancel_queued(ctx, s, a->id, "the attempt was lost");
 	return 1;
@@ -711,13 +741,21 @@ static void judge_ended(struct xl_ctx *ctx, struct slurm *s, struct reading *r,
 			struct segment_verdict sv;
 			enum segment_next next = segments_on_end(ctx, s, &r->q, a, &se, &sv);
 
-			if (next == SEGMENT_RUNNING)
+			struct steps_verdict stv;
+			enum steps_next sn = STEPS_NONE;
+
+			memset(&stv, 0, sizeof(stv));
+			if (next == SEGMENT_VERDICT)
+				sn = steps_on_end(ctx, s, &r->q, a, f.state, f.exit_code,
+						  f.exit_signal, &stv);
+			if (next == SEGMENT_RUNNING || sn == STEPS_RUNNING)
 				out->running++;
-			else if (next == SEGMENT_PENDING)
+			else if (next == SEGMENT_PENDING || sn == STEPS_PENDING)
 				out->pending++;
-			else if (store_verdict(ctx, a, &f, 0, &sv) == 0)
+			else if (store_verdict(ctx, a, &f, 0, &sv, &stv) == 0)
 				out->judged++;
 			free(sv.reason);
+			steps_verdict_release(&stv);
 		} else if (!f.raw && judge_missing(ctx, s, a, &f, r->now)) {
 			out->judged++;
 		}

@@ -7,6 +7,8 @@
 
 #include "db.h"
 
+struct step_set;
+
 struct run {
 	long long id;
 	char *study;
@@ -21,6 +23,9 @@ struct run {
 	char *config_key;	/* its key without the seed; "" likewise */
 	const char *segments;	/* `new --segments N` (borrowed), NULL: segments.max;
 				 * only runs_insert writes it (read: runs_segments) */
+	const struct step_set *steps;	/* its scripts, job.sh first (borrowed), or
+					 * NULL: job.sh only; only loop_create_run
+					 * reads it (read: steps_read) */
 };
 
 struct attempt {

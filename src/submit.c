@@ -11,7 +11,9 @@
 #include "fsutil.h"
 #include "quota.h"
 #include "segments.h"
+#include "steps.h"
 #include "sha256.h"
+#include "steps-run.h"
 #include "study.h"
 #include "gitops.h"
 #include "submit.h"
@@ -366,8 +368,46 @@ struct submission {
 	char sha[65], token[27];
 	char *over;			/* the overrides as recorded */
 	struct attempt a;		/* the intent's row */
+	size_t nsteps;			/* the run's steps after job.sh */
 	char code[41], changes[65];	/* the code it runs (gitops_code_state); "": unknown */
 };
+
+/* The run's later steps: each script there, executable, `bash -n`; none with segments. */
+static int check_steps(struct xl_ctx *ctx, struct submission *sub, char **cause)
+{
+	char *names[STEPS_MAX];
+	size_t i, n = 0;
+	int rc = 0;
+
+	if (steps_names(&ctx->db, sub->r->id, names, &n) < 0) {
+		*cause = xasprintf("unable to read the steps of run '%s'", sub->r->tag);
+		return XL_ERR;
+	}
+	sub->nsteps = n;
+	if (n && sub->segs) {
+		*cause = xasprintf("run '%s' has steps and would run as segments (segments.max, "
+				   "--segments): steps over segments are not supported yet; "
+				   "give --segments 0 or a --time within the limit", sub->r->tag);
+		rc = sub->o->segments ? XL_DATAERR : XL_CONFIG;
+	}
+	for (i = 0; i < n; i++) {
+		char *p = step_path(ctx->root, ctx->cfg.study, sub->r->tag, names[i]);
+		struct buf t = BUF_INIT;
+		int err;
+
+		if (rc == 0 && study_read_script(p, &t, &err, cause) < 0)
+			rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
+		else if (rc == 0 && access(p, X_OK) < 0) {
+			*cause = xasprintf("'%s' is not executable (chmod +x it)", p);
+			rc = XL_DATAERR;
+		} else if (rc == 0 && study_bash_syntax(p, t.s, cause) < 0)
+			rc = XL_DATAERR;
+		buf_release(&t);
+		free(p);
+		free(names[i]);
+	}
+	return rc;
+}
 
 /*
  * Everything checked before anything is written: the overrides, the
@@ -402,6 +442,8 @@ static int submit_checks(struct xl_ctx *ctx, struct slurm *s, struct submission 
 			sub->code[0] = sub->changes[0] = '\0';
 		free(why);
 	}
+	if (rc == 0)
+		rc = check_steps(ctx, sub, cause);
 	if (rc == 0)
 		rc = submit_preflight(ctx, s, sub->o, cause);
 	if (rc == 0)
@@ -453,6 +495,9 @@ static int record_intent(struct xl_ctx *ctx, struct submission *sub, struct subm
 	if (*sub->code && attempts_set_code(&ctx->db, a->id, sub->code, sub->changes) < 0)
 		goto fail;
 	if (sub->segs && segments_insert_first(ctx, a->id, sub->token, sub->segs) < 0)
+		goto fail;
+	/* each later step's intent, its own token, in the same transaction */
+	if (steps_record_intents(ctx, sub->r, a->id, res->n) < 0)
 		goto fail;
 	crash_point("submit-in-transaction");
 	if (db_commit(&ctx->db) < 0)
@@ -533,10 +578,13 @@ static int run_sbatch(struct xl_ctx *ctx, struct slurm *s, const struct submissi
 	buf_addf(&env[2], "XLOOP_ATTEMPT=%lld", res->n);
 	buf_addf(&env[3], "XLOOP_STUDY=%s", c->study);
 	buf_addf(&env[4], "XLOOP_ROOT=%s", ctx->root);
-	buf_addf(&env[5], "XLOOP_SEGMENT=1");
+	if (sub->segs)
+		buf_addf(&env[5], "XLOOP_SEGMENT=1");
+	else
+		buf_addf(&env[5], "XLOOP_STEP=%s", STEP_FIRST);
 	for (i = 0; i < 6; i++)
 		envp[i] = env[i].s;
-	envp[sub->segs ? 6 : 5] = NULL;
+	envp[sub->segs || sub->nsteps ? 6 : 5] = NULL;
 	slurm_fill_request(&ctx->cfg, ctx->root, &req, sub->mem, sub->time_, dep);
 	req.script = job;
 	req.job_name = r->tag;
@@ -551,6 +599,17 @@ static int run_sbatch(struct xl_ctx *ctx, struct slurm *s, const struct submissi
 		rc = slurm_sbatch(s, &req, &id, &res->ambiguous, cause);
 		crash_point("submit-after-sbatch");
 		rc = record_answer(ctx, s, sub, rc, id, res, cause);
+	}
+	if (rc == 0 && sub->nsteps) {
+		/* the later steps, afterok one on the other; what fails waits for reconcile */
+		struct attempt a = sub->a;
+		char *why = NULL;
+
+		a.job_id = res->job_id;
+		if (steps_submit_pending(ctx, s, &a, NULL, &why))
+			warning("a step of attempt %lld was not submitted: %s (the next "
+				"reconcile tries again)", res->n, why);
+		free(why);
 	}
 	for (i = 0; i < 6; i++)
 		buf_release(&env[i]);

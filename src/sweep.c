@@ -11,6 +11,7 @@
 #include "loop.h"
 #include "quota.h"
 #include "segments.h"
+#include "steps.h"
 #include "study.h"
 #include "submit.h"
 #include "sweep.h"
@@ -111,6 +112,24 @@ int sweep_create(struct xl_ctx *ctx, const char *name, const char *from,
 	rc = loop_find_parent(ctx, from, force, &parent, cause);
 	if (rc)
 		return rc;
+	{
+		/* an array runs job.sh alone: a run's later steps would never run */
+		char *names[STEPS_MAX];
+		size_t k, ns = 0;
+
+		if (steps_names(&ctx->db, parent.id, names, &ns) < 0)
+			ns = 0;
+		for (k = 0; k < ns; k++)
+			free(names[k]);
+		if (ns) {
+			*cause = xasprintf("'%s' has steps (adopt --step): sweeps of runs with "
+					   "steps are not supported yet; queue the values with "
+					   "`xloop plan add %s=V1 %s=V2 ...` instead", parent.tag,
+					   var, var);
+			run_release(&parent);
+			return XL_DATAERR;
+		}
+	}
 	memset(&row, 0, sizeof(row));
 	row.name = (char *)name;
 	row.parent = parent.tag;

@@ -10,6 +10,7 @@
 #include "reasons.h"
 #include "runs.h"
 #include "segments.h"
+#include "steps-run.h"
 
 /* The last n non-blank lines of a log (carriage-return progress folded). */
 json_t *briefing_log_tail(const char *path, int n)
@@ -229,6 +230,9 @@ json_t *briefing_live(struct xl_ctx *ctx)
 		free(note);
 		note = segments_progress(ctx, v[i].id);
 		json_object_set_new(o, "segment", note ? json_string(note) : json_null());
+		free(note);
+		note = steps_live_text(ctx, v[i].id, NULL);
+		json_object_set_new(o, "step", note ? json_string(note) : json_null());
 		free(note);
 		free(found);
 		json_array_append_new(a, o);

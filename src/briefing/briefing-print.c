@@ -135,6 +135,8 @@ void briefing_print(const json_t *b)
 		       jstr(o, "job_id"), jstr(o, "state"));
 		if (json_is_string(json_object_get(o, "segment")))
 			printf(", %s", jstr(o, "segment"));
+		if (json_is_string(json_object_get(o, "step")))
+			printf(", %s", jstr(o, "step"));
 		if (json_is_string(json_object_get(o, "reason_meaning")))
 			printf(" (%s: %s)", jstr(o, "reason"), jstr(o, "reason_meaning"));
 		putchar('\n');

@@ -46,7 +46,11 @@ static json_t *finished_since(struct xl_ctx *ctx, long long seen, long long *max
 		       "SELECT e.id, r.tag, t.n, coalesce(r.var, ''), coalesce(r.old_value, ''),"
 		       " coalesce(r.new_value, ''), t.verdict, coalesce(t.failure_class, ''),"
 		       " t.score, coalesce(t.verdict_reason, ''), coalesce(t.evidence, ''),"
-		       " t.log_path, coalesce(t.job_id, ''), coalesce(t.state, ''),"
+		       /* a run with steps: the log of the step that failed (steps-run.c) */
+		       " coalesce((SELECT s.log_path FROM step_job s WHERE s.attempt_id = t.id"
+		       "   AND s.phase = 'ended' AND NOT (s.state = 'COMPLETED'"
+		       "   AND s.exit_code = '0:0') ORDER BY s.k DESC, s.try DESC LIMIT 1),"
+		       " t.log_path), coalesce(t.job_id, ''), coalesce(t.state, ''),"
 		       " r.parent_id IS NOT NULL, r.id"
 		       " FROM event e JOIN attempt t ON t.id = e.attempt_id"
 		       " JOIN run r ON r.id = t.run_id"

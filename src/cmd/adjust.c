@@ -22,6 +22,8 @@
 #include "cmd/cmd.h"
 #include "loop.h"
 #include "reasons.h"
+#include "steps.h"
+#include "steps-run.h"
 #include "submit.h"
 
 static const struct opt adjust_opts[] = {
@@ -307,6 +309,51 @@ static int why_chain(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 	return 0;
 }
 
+/*
+ * A run with steps whose job.sh job has ended while a later step is live
+ * or waits: say which (its Reason), 0; 1 when that is not the case.
+ */
+static int why_step(struct xl_ctx *ctx, struct slurm *s, const char *tag)
+{
+	struct slurm_jobs q = SLURM_JOBS_INIT;
+	struct attempt a;
+	struct run r;
+	char *cause = NULL, *t = NULL;
+	int rc = 1;
+
+	if (loop_find_run(ctx, tag, &r, &cause) != 0) {
+		free(cause);
+		return 1;	/* pending_job says why */
+	}
+	if (attempts_latest(&ctx->db, r.id, &a) == 0) {
+		if (!*a.verdict && *a.job_id && slurm_squeue_mine(s, &q, &cause) == 0) {
+			const struct slurm_job *j = slurm_jobs_find(&q, a.job_id);
+
+			if (!j || slurm_state_is_final(j->state))
+				t = steps_live_text(ctx, a.id, &q);
+		}
+		if (t) {
+			if (ctx->json)
+				cmd_emit_json(json_pack("{s:s, s:s, s:n, s:s, s:s, s:[], s:s}",
+					"tag", r.tag, "job_id", a.job_id, "reason", "meaning",
+					"job.sh's job (step 1) has ended; a later step runs or "
+					"waits afterok on the step before it", "kind", "wait",
+					"probes", "blocker", t));
+			else
+				printf("%s: step 1 '%s' (job %s) has ended; %s\n"
+				       "  a later step waits afterok on the step before it\n",
+				       r.tag, STEP_FIRST, a.job_id, t);
+			rc = 0;
+		}
+		attempt_release(&a);
+	}
+	free(t);
+	free(cause);
+	slurm_jobs_release(&q);
+	run_release(&r);
+	return rc;
+}
+
 /* Why the job waits. */
 static int cmd_why(struct xl_ctx *ctx, const struct cmd_entry *self, struct cmd_args *args)
 {
@@ -326,6 +373,10 @@ static int cmd_why(struct xl_ctx *ctx, const struct cmd_entry *self, struct cmd_
 
 	(void)self;
 	slurm_init(&s);
+	if ((rc = why_step(ctx, &s, args->pos[0])) != 1) {
+		json_decref(probes);
+		return rc;
+	}
 	rc = pending_job(ctx, &s, args->pos[0], &r, &a, &q, &job);
 	if (rc) {
 		json_decref(probes);
@@ -431,6 +482,10 @@ const struct cmd_entry cmd_why_entry = {
 	"median run time of its latest 20 successful attempts, less what the\n"
 	"running job has run, plus one run per job waiting ahead (with no success\n"
 	"yet: at least the running job's time so far per job). Never from --time.\n"
-	"`xloop prioritize T` moves a job to the front of the line.\n",
+	"`xloop prioritize T` moves a job to the front of the line.\n"
+	"\n"
+	"For a run with steps (adopt --step) whose job.sh job has ended, it names\n"
+	"the later step that runs or waits (blocker: \"step 2 'eval' PENDING\n"
+	"(Dependency), job 12\").\n",
 	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_why,
 };

@@ -1,6 +1,7 @@
 /*
- * xloop adopt PATH --tag T [--cv FILE]: register an existing job script as
- * a root run of the study, copied byte for byte and committed.
+ * xloop adopt PATH --tag T [--cv FILE] [--step NAME=SCRIPT]...: register an
+ * existing job script (and the steps that follow it) as a root run of the
+ * study, copied byte for byte and committed.
  */
 #include <errno.h>
 #include <limits.h>
@@ -14,6 +15,7 @@
 #include "jobsh/directives.h"
 #include "loop.h"
 #include "slurm/slurm.h"
+#include "steps.h"
 #include "study.h"
 #include "submit.h"
 
@@ -21,6 +23,8 @@ static const struct opt adopt_opts[] = {
 	{ "tag", OPT_STRING, "T", "the run's tag: 1-64 of [A-Za-z0-9._-], not starting with . _ -",
 	  OPT_REQUIRED },
 	{ "cv", OPT_STRING, "FILE", "mark the run proven with FILE's score" },
+	{ "step", OPT_LIST, "NAME=SCRIPT", "a step after PATH, its own Slurm job afterok on the "
+	  "one before (repeatable, in order)" },
 	OPT_END,
 };
 
@@ -148,19 +152,65 @@ static void check_directives(struct xl_ctx *ctx, const char *tag, const char *te
 	sbatch_directives_release(&d);
 }
 
+/*
+ * The scripts of --step NAME=SCRIPT after PATH (text, taken over) into set:
+ * each read and checked as job.sh is, names unique, no variable in two.
+ */
+static int read_steps(const char *path, struct buf *text, const struct opt_list *steps,
+		      struct step_set *set, char **cause)
+{
+	int i, err, rc;
+
+	step_set_add(set, STEP_FIRST, path, text);
+	for (i = 0; i < steps->n; i++) {
+		struct buf t = BUF_INIT;
+		char *name, *sp;
+		size_t k;
+
+		rc = steps_parse_arg(steps->v[i], &name, &sp, cause);
+		if (rc)
+			return rc;
+		for (k = 0; k < set->nr; k++)
+			if (strcmp(set->names[k], name) == 0) {
+				*cause = xasprintf("step '%s' is given twice", name);
+				rc = XL_USAGE;
+			}
+		if (rc == 0 && set->nr >= STEPS_MAX) {
+			*cause = xasprintf("more than %d steps", STEPS_MAX - 1);
+			rc = XL_USAGE;
+		}
+		if (rc == 0 && study_read_script(sp, &t, &err, cause) < 0)
+			rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
+		if (rc == 0 && study_bash_syntax(sp, t.s, cause) < 0)
+			rc = XL_DATAERR;
+		if (rc == 0)
+			step_set_add(set, name, sp, &t);
+		buf_release(&t);
+		free(name);
+		free(sp);
+		if (rc)
+			return rc;
+	}
+	return steps_check_vars(set, cause);
+}
+
 /* Register a proven job script. */
 static int cmd_adopt(struct xl_ctx *ctx, const struct cmd_entry *self,
 		     struct cmd_args *args)
 {
 	const char *tag = args_get(args, "tag"), *cv = args_get(args, "cv");
+	const struct opt_list *steps = args_list(args, "step");
+	struct step_set set;
 	struct buf text = BUF_INIT;
 	json_t *sbatch_lines = json_array();
 	struct run r = { 0 };
 	char **pos = args->pos, *cause = NULL, *tmp = NULL;
 	double score = 0;
+	size_t i;
 	int rc, err;
 
 	(void)self;
+	step_set_init(&set);
 	rc = loop_check_new_tag(ctx, tag, &cause);
 	if (rc)
 		goto fail;
@@ -172,31 +222,45 @@ static int cmd_adopt(struct xl_ctx *ctx, const struct cmd_entry *self,
 		rc = XL_DATAERR;
 		goto fail;
 	}
+	if (steps && steps->n) {
+		rc = read_steps(pos[0], &text, steps, &set, &cause);
+		if (rc)
+			goto fail;
+		r.steps = &set;
+	}
 	if (cv && study_load_cv(cv, ctx->cfg.metric, &score, NULL, &err, &cause) < 0) {
 		rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
 		goto fail;
 	}
 	r.study = ctx->cfg.study;
 	r.tag = (char *)tag;
-	rc = loop_create_run(ctx, &r, text.s, text.len, cv, score, &cause);
+	rc = loop_create_run(ctx, &r, r.steps ? set.texts[0].s : text.s,
+			     r.steps ? set.texts[0].len : text.len, cv, score, &cause);
 	if (rc)
 		goto fail;
-	check_directives(ctx, tag, text.s, sbatch_lines);
+	check_directives(ctx, tag, r.steps ? set.texts[0].s : text.s, sbatch_lines);
 	if (ctx->json) {
-		cmd_emit_json(json_pack("{s:s, s:s, s:s, s:b, s:o, s:s, s:O}", "study", r.study,
+		json_t *sl = json_array();
+
+		for (i = 1; i < set.nr; i++)
+			json_array_append_new(sl, json_string(set.names[i]));
+		cmd_emit_json(json_pack("{s:s, s:s, s:s, s:b, s:o, s:s, s:O, s:o}", "study", r.study,
 					"tag", r.tag, "job", (tmp = run_job_path(ctx->root,
 					r.study, r.tag)), "proven", cv != NULL,
 					"score", cv ? json_real(score) : json_null(),
 					"commit", r.commit_id ? r.commit_id : "",
-					"sbatch_lines", sbatch_lines));
+					"sbatch_lines", sbatch_lines, "steps", sl));
 	} else {
 		printf("adopted %s as run '%s' of study '%s'%s\n", pos[0], tag, r.study,
 		       cv ? " (proven)" : "");
 		if (cv)
 			printf("  score %g from %s\n", score, cv);
+		for (i = 1; i < set.nr; i++)
+			printf("  step %zu '%s': runs/%s/%s/%s.sh, afterok on '%s'\n", i + 1,
+			       set.names[i], r.study, tag, set.names[i], set.names[i - 1]);
 		if (r.commit_id && *r.commit_id)
-			printf("  committed runs/%s/%s/job.sh as %.12s\n", r.study, tag,
-			       r.commit_id);
+			printf("  committed runs/%s/%s/job.sh%s as %.12s\n", r.study, tag,
+			       set.nr > 1 ? " and its steps" : "", r.commit_id);
 		printf("next: xloop new TAG --from %s --set VAR=VALUE\n", tag);
 	}
 	free(r.commit_id);
@@ -204,6 +268,7 @@ static int cmd_adopt(struct xl_ctx *ctx, const struct cmd_entry *self,
 	free(r.config_key);
 	free(tmp);
 	buf_release(&text);
+	step_set_release(&set);
 	json_decref(sbatch_lines);
 	return XL_OK;
 fail:
@@ -212,6 +277,7 @@ fail:
 	free(r.config_key);
 	free(cause);
 	buf_release(&text);
+	step_set_release(&set);
 	json_decref(sbatch_lines);
 	return rc ? rc : XL_ERR;
 }
@@ -230,6 +296,18 @@ const struct cmd_entry cmd_adopt_entry = {
 	"read). A job that already writes {\"accuracy\": 0.91} needs metric.name\n"
 	"\"accuracy\", not a rename. Slurm runs a copy of job.sh, so use\n"
 	"$XLOOP_RUN_DIR, not dirname \"$0\", to find the run directory.\n"
+	"\n"
+	"With --step NAME=SCRIPT (repeatable, in order), the run has steps: PATH\n"
+	"is step 1 (\"job\", job.sh), each SCRIPT is copied to NAME.sh beside it\n"
+	"and committed, and each step is its own Slurm job that waits afterok on\n"
+	"the step before (--kill-on-invalid-dep=yes: Slurm drops a step whose\n"
+	"step before failed). Step 1 takes the run's resources; a later step asks\n"
+	"for no GPU unless its own #SBATCH --gres does, and takes CPUs, memory and\n"
+	"time from its own #SBATCH lines where it has them (xloop.json's where\n"
+	"not). The steps share $XLOOP_RUN_DIR; $XLOOP_STEP holds the step's name;\n"
+	"step NAME logs to slurm/attemptN.NAME.out. The last step writes cv.json.\n"
+	"A variable may live in any step, but in one only: one assigned in two is\n"
+	"refused. `new` copies every step and changes the one holding the variable.\n"
 	"\n"
 	"With --cv, FILE is a cv.json from a run you made by hand: the run is\n"
 	"proven with its score, so it can be a parent straight away.\n",

@@ -14,6 +14,7 @@
 #include "loop.h"
 #include "reconcile.h"
 #include "segments.h"
+#include "steps-run.h"
 #include "submit.h"
 
 static const struct opt retry_opts[] = {
@@ -103,7 +104,7 @@ static int cmd_cancel(struct xl_ctx *ctx, const struct cmd_entry *self,
 	struct run *r = args->run;
 	struct stmt q;
 	char *cause = NULL;
-	int rc;
+	int rc, steps;
 
 	(void)self;
 	rc = attempts_latest(&ctx->db, r->id, &a);
@@ -116,7 +117,13 @@ static int cmd_cancel(struct xl_ctx *ctx, const struct cmd_entry *self,
 	slurm_init(&s);
 	/* first: none may start after it */
 	segments_cancel_queued(ctx, &s, a.id, "cancelled by the user");
+	steps = steps_cancel(ctx, &s, &a);	/* the later steps, if any */
 	rc = slurm_scancel(&s, a.job_id, &cause);
+	if (rc && steps) {
+		/* job.sh's job had ended already: the step that ran is what was cancelled */
+		FREE_AND_NULL(cause);
+		rc = 0;
+	}
 	if (rc == 0 && db_prepare(&ctx->db, &q, "UPDATE attempt SET cancelled_by_user = 1"
 				  " WHERE id = :id") == 0) {
 		db_bind_int64(&q, ":id", a.id);

@@ -12,6 +12,7 @@
 #include "cmd/cmd.h"
 #include "jobsh/jobsh.h"
 #include "loop.h"
+#include "steps.h"
 #include "study.h"
 
 #define MAX_LINEAGE 10000
@@ -81,7 +82,8 @@ static int cmd_diff(struct xl_ctx *ctx, const struct cmd_entry *self,
 		    struct cmd_args *args)
 {
 	struct buf a = BUF_INIT, b = BUF_INIT;
-	char *pa = NULL, *pb = NULL, *cause = NULL;
+	char *pa = NULL, *pb = NULL, *cause = NULL, *file = NULL;
+	struct step_set set;
 	struct run *r = args->run;
 	int rc = 0, err, first = 0, nd;
 
@@ -90,8 +92,19 @@ static int cmd_diff(struct xl_ctx *ctx, const struct cmd_entry *self,
 		printf("%s is a root run (adopted): it has no parent to differ from\n", r->tag);
 		goto out;
 	}
-	pa = run_job_path(ctx->root, ctx->cfg.study, r->parent_tag);
-	pb = run_job_path(ctx->root, ctx->cfg.study, r->tag);
+	/* a run with steps: the script of the step that holds the variable */
+	if (steps_read(&ctx->db, ctx->root, ctx->cfg.study, r->id, r->tag, &set, &cause) == 0) {
+		size_t h = steps_holder(&set, r->var);
+
+		if (h)
+			file = xasprintf("%s.sh", set.names[h]);
+		step_set_release(&set);
+	}
+	FREE_AND_NULL(cause);
+	if (!file)
+		file = xstrdup("job.sh");
+	pa = xasprintf("%s/runs/%s/%s/%s", ctx->root, ctx->cfg.study, r->parent_tag, file);
+	pb = xasprintf("%s/runs/%s/%s/%s", ctx->root, ctx->cfg.study, r->tag, file);
 	if (study_read_script(pa, &a, &err, &cause) < 0 ||
 	    study_read_script(pb, &b, &err, &cause) < 0) {
 		error("%s", cause);
@@ -100,10 +113,10 @@ static int cmd_diff(struct xl_ctx *ctx, const struct cmd_entry *self,
 	}
 	nd = jobsh_lines_differ(a.s, a.len, b.s, b.len, &first);
 	if (nd != 1)
-		warning("%s's job.sh differs from its parent's in %d lines (xloop made it "
-			"differ in one): it was edited by hand", r->tag, nd);
-	printf("--- runs/%s/%s/job.sh\n+++ runs/%s/%s/job.sh\n", ctx->cfg.study,
-	       r->parent_tag, ctx->cfg.study, r->tag);
+		warning("%s's %s differs from its parent's in %d lines (xloop made it "
+			"differ in one): it was edited by hand", r->tag, file, nd);
+	printf("--- runs/%s/%s/%s\n+++ runs/%s/%s/%s\n", ctx->cfg.study,
+	       r->parent_tag, file, ctx->cfg.study, r->tag, file);
 	if (nd > 0) {
 		const char *la = a.s, *lb = b.s;
 		int i;
@@ -119,6 +132,7 @@ static int cmd_diff(struct xl_ctx *ctx, const struct cmd_entry *self,
 	}
 out:
 	free(cause);
+	free(file);
 	free(pa);
 	free(pb);
 	buf_release(&a);
@@ -129,7 +143,7 @@ out:
 const struct cmd_entry cmd_diff_entry = {
 	.name = "diff", .opts = NULL, .args = "T", .min = 1, .max = 1,
 	.target = CMD_TARGET_RUN,
-	.summary = "show a run's one changed line against its parent's job.sh",
+	.summary = "show a run's one changed line against its parent's job.sh (or step)",
 	.help = "",
 	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_diff,
 };

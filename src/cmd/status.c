@@ -20,6 +20,8 @@
 #include "loop.h"
 #include "segments.h"
 #include "sha256.h"
+#include "steps.h"
+#include "steps-run.h"
 #include "study.h"
 
 #define CHANGE_WIDTH 80	/* a longer change is cut with "..." */
@@ -135,8 +137,9 @@ static int changed_since_submit(struct xl_ctx *ctx, const struct run *r,
 }
 
 /* One run of status --json, written straight out (schemas/status.json). */
-static void run_json(struct jsonw *w, const struct run *r, const struct attempt *v,
-		     size_t n, const struct slurm_jobs *q, int sq_ok, int best)
+static void run_json(struct xl_ctx *ctx, struct jsonw *w, const struct run *r,
+		     const struct attempt *v, size_t n, const struct slurm_jobs *q, int sq_ok,
+		     int best)
 {
 	const struct attempt *last = n ? &v[n - 1] : NULL;
 	size_t k;
@@ -161,7 +164,7 @@ static void run_json(struct jsonw *w, const struct run *r, const struct attempt 
 	for (k = 0; k < n; k++) {
 		const struct attempt *a = &v[k];
 		const struct slurm_job *j = slurm_jobs_find(q, a->job_id);
-		char el[32];
+		char el[32], *stp;
 
 		jsonw_open(w, NULL, '{');
 		jsonw_int(w, "n", a->n);
@@ -194,6 +197,9 @@ static void run_json(struct jsonw *w, const struct run *r, const struct attempt 
 		jsonw_str_or_null(w, "class", a->failure_class);
 		jsonw_str_or_null(w, "auto_retry", a->auto_retry);
 		jsonw_int(w, "lane", a->lane);
+		stp = *a->verdict ? NULL : steps_live_text(ctx, a->id, sq_ok ? q : NULL);
+		jsonw_str_or_null(w, "step", stp);
+		free(stp);
 		jsonw_close(w, '}');
 	}
 	jsonw_close(w, ']');
@@ -223,10 +229,13 @@ static void print_detail(struct xl_ctx *ctx, const struct run *r, const struct a
 		const struct attempt *a = &v[i];
 		const struct slurm_job *j = slurm_jobs_find(q, a->job_id);
 		const char *st = state_word(a, j, sq_ok), *why = reason_of(a, j), *el;
-		char buf[32];
+		char buf[32], *stp = *a->verdict ? NULL :
+			steps_live_text(ctx, a->id, sq_ok ? q : NULL);
 
 		printf("  attempt %lld: ", a->n);
-		if (strcmp(st, "ended") == 0)
+		if (strcmp(st, "ended") == 0 && stp)
+			printf("step 1 '%s' ended", STEP_FIRST);	/* a later step goes on */
+		else if (strcmp(st, "ended") == 0)
 			printf("ended, not judged yet");
 		else if (strcmp(st, "unknown") == 0)
 			printf("unknown (Slurm could not be asked; last seen %s)",
@@ -243,7 +252,7 @@ static void print_detail(struct xl_ctx *ctx, const struct run *r, const struct a
 		if (a->has_score)
 			printf(", score %g", a->score);
 		putchar('\n');
-		if (strcmp(st, "ended") == 0)
+		if (strcmp(st, "ended") == 0 && !stp)
 			printf("    `xloop judge %s` judges it (`xloop next` judges and feeds)\n",
 			       r->tag);
 		if (!*a->verdict) {
@@ -252,7 +261,10 @@ static void print_detail(struct xl_ctx *ctx, const struct run *r, const struct a
 			if (seg)
 				printf("    %s\n", seg);
 			free(seg);
+			if (stp)
+				printf("    %s\n", stp);
 		}
+		free(stp);
 		if (*a->verdict_reason)
 			printf("    %s\n", a->verdict_reason);
 		if (*a->submit_error)
@@ -431,7 +443,7 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 		ended += strcmp(st, "ended") == 0;
 		unknown += strcmp(st, "unknown") == 0;
 		if (ctx->json) {
-			run_json(&js.w, r, v, n, &q, sq == 0, have_best && best.id == r->id);
+			run_json(ctx, &js.w, r, v, n, &q, sq == 0, have_best && best.id == r->id);
 			if (js.out.len >= 1 << 16)
 				cmd_json_flush(&js);
 		} else if (npos == 1) {

@@ -97,6 +97,14 @@ const struct cmd_entry cmd_submit_entry = {
 	"toward N. Retries (`xloop retry`, automatic ones) keep the attempt's\n"
 	"--segments unless given another.\n"
 	"\n"
+	"A run with steps (`xloop adopt --step NAME=SCRIPT`): job.sh is submitted as\n"
+	"above (XLOOP_STEP=job), then each later step as its own job with\n"
+	"--dependency=afterok on the step before and --kill-on-invalid-dep=yes, no\n"
+	"GPU unless its #SBATCH --gres asks, its own #SBATCH --cpus-per-task, --mem\n"
+	"and --time where it has them, XLOOP_STEP=NAME and the log\n"
+	"slurm/attemptN.NAME.out. The next run chains on job.sh's job. Every step's\n"
+	"script is checked first as job.sh is; steps over segments are refused.\n"
+	"\n"
 	"With driver.mode slurm, a feeder job waits behind the run afterwards (as\n"
 	"after `next`), so the run is judged once it ends with no other xloop call.\n",
 	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_submit,

@@ -1,0 +1,614 @@
+/* Steps on Slurm: intents, submission afterok, reading their ends, retries. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fsutil.h"
+#include "jobsh/directives.h"
+#include "judge.h"
+#include "loop.h"
+#include "steps.h"
+#include "steps-run.h"
+#include "study.h"
+
+/* One row of step_job (the latest try of one step). */
+struct step_row {
+	long long id, k, try_, intent_at, started_at, ended_at;
+	char *name, *token, *phase, *job_id, *after_job, *log_path, *state, *exit_code;
+};
+
+static void rows_free(struct step_row *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].token);
+		free(v[i].phase);
+		free(v[i].job_id);
+		free(v[i].after_job);
+		free(v[i].log_path);
+		free(v[i].state);
+		free(v[i].exit_code);
+	}
+	free(v);
+}
+
+/* The live rows (not retried) of an attempt's steps in step order. */
+static int rows_load(struct db *db, long long attempt_id, struct step_row **v, size_t *n)
+{
+	struct stmt q;
+	int rc;
+
+	*v = NULL;
+	*n = 0;
+	if (db_prepare_cached(db, &q, "SELECT id, k, try, name, token, phase, job_id,"
+			      " after_job, log_path, intent_at, coalesce(state, ''),"
+			      " coalesce(exit_code, ''), coalesce(started_at, 0),"
+			      " coalesce(ended_at, 0) FROM step_job WHERE attempt_id = :a"
+			      " AND phase != 'retried' ORDER BY k, try") < 0)
+		return -1;
+	db_bind_int64(&q, ":a", attempt_id);
+	while ((rc = db_step(&q)) == SQLITE_ROW) {
+		struct step_row *r;
+
+		*v = xreallocarray(*v, *n + 1, sizeof(**v));
+		r = &(*v)[(*n)++];
+		r->id = db_col_int64(&q, 0);
+		r->k = db_col_int64(&q, 1);
+		r->try_ = db_col_int64(&q, 2);
+		r->name = xstrdup(db_col_text(&q, 3));
+		r->token = xstrdup(db_col_text(&q, 4));
+		r->phase = xstrdup(db_col_text(&q, 5));
+		r->job_id = xstrdup(db_col_text(&q, 6));
+		r->after_job = xstrdup(db_col_text(&q, 7));
+		r->log_path = xstrdup(db_col_text(&q, 8));
+		r->intent_at = db_col_int64(&q, 9);
+		r->state = xstrdup(db_col_text(&q, 10));
+		r->exit_code = xstrdup(db_col_text(&q, 11));
+		r->started_at = db_col_int64(&q, 12);
+		r->ended_at = db_col_int64(&q, 13);
+	}
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Insert one step intent. */
+static int insert_intent(struct xl_ctx *ctx, long long attempt_id, long long k, long long try_,
+			 const char *name, const char *log, const char *after)
+{
+	struct stmt q;
+	char token[27];
+
+	study_token(token);
+	if (db_prepare(&ctx->db, &q, "INSERT INTO step_job (attempt_id, k, try, name, token,"
+		       " phase, after_job, log_path, intent_at) VALUES (:a, :k, :t, :name,"
+		       " :token, 'submitting', :after, :log, :now)") < 0)
+		return -1;
+	db_bind_int64(&q, ":a", attempt_id);
+	db_bind_int64(&q, ":k", k);
+	db_bind_int64(&q, ":t", try_);
+	db_bind_text(&q, ":name", name);
+	db_bind_text(&q, ":token", token);
+	db_bind_text(&q, ":after", after);
+	db_bind_text(&q, ":log", log);
+	db_bind_int64(&q, ":now", time(NULL));
+	return db_run(&q);
+}
+
+/* Record the intents of a new attempt's later steps. */
+int steps_record_intents(struct xl_ctx *ctx, const struct run *r, long long attempt_id,
+			 long long n)
+{
+	char *names[STEPS_MAX];
+	size_t ns = 0, i;
+	int rc = 0;
+
+	if (steps_names(&ctx->db, r->id, names, &ns) < 0)
+		return -1;
+	for (i = 0; i < ns; i++) {
+		char *log = step_log_path(ctx->root, ctx->cfg.study, r->tag, n, names[i]);
+
+		if (rc == 0)
+			rc = insert_intent(ctx, attempt_id, (long long)i + 2, 1, names[i], log, "");
+		free(log);
+		free(names[i]);
+	}
+	return rc;
+}
+
+/* The job in q whose comment carries token, or NULL. */
+static const struct slurm_job *by_token(const struct slurm_jobs *q, const char *token)
+{
+	size_t i, n = strlen(token);
+
+	for (i = 0; q && i < q->nr; i++) {
+		const char *c = q->v[i].comment;
+		size_t l = strlen(c);
+
+		if (l > n && c[l - n - 1] == ':' && strcmp(c + l - n, token) == 0)
+			return &q->v[i];
+	}
+	return NULL;
+}
+
+/* Record a step's job id and what it waits for. */
+static void set_submitted(struct xl_ctx *ctx, long long id, const char *job, const char *after)
+{
+	struct stmt q;
+
+	if (db_prepare(&ctx->db, &q, "UPDATE step_job SET phase = 'submitted', job_id = :j,"
+		       " after_job = :after, submitted_at = :now WHERE id = :id") < 0)
+		return;
+	db_bind_text(&q, ":j", job);
+	db_bind_text(&q, ":after", after);
+	db_bind_int64(&q, ":now", time(NULL));
+	db_bind_int64(&q, ":id", id);
+	db_run(&q);
+}
+
+/* Whether the step's own #SBATCH lines give option. */
+static int has_directive(const struct sbatch_directives *d, const char *option)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr; i++)
+		if (strcmp(d->v[i].option, option) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * sbatch one step: its script, log, comment (token), afterok on after
+ * ("" none) with --kill-on-invalid-dep=yes; no GPU unless its #SBATCH
+ * asks, its own CPUs, memory and time where its #SBATCH lines give them.
+ */
+static int sbatch_step(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a,
+		       const char *tag, const struct step_row *row, const char *after,
+		       char **cause)
+{
+	const struct config *c = &ctx->cfg;
+	char *script = step_path(ctx->root, c->study, tag, row->name);
+	char *dir = run_dir(ctx->root, c->study, tag), *dep = NULL, *comment;
+	struct sbatch_directives d;
+	struct slurm_submit req;
+	struct buf text = BUF_INIT, env[6];
+	const char *envp[7];
+	long long id = 0;
+	int rc, i, err, ambiguous = 0;
+
+	if (study_read_script(script, &text, &err, cause) < 0) {
+		free(script);
+		free(dir);
+		return XL_DATAERR;
+	}
+	sbatch_directives_parse(text.s, &d);
+	for (i = 0; i < 6; i++)
+		buf_init(&env[i]);
+	buf_addf(&env[0], "XLOOP_RUN_DIR=%s", dir);
+	buf_addf(&env[1], "XLOOP_TAG=%s", tag);
+	buf_addf(&env[2], "XLOOP_ATTEMPT=%lld", a->n);
+	buf_addf(&env[3], "XLOOP_STUDY=%s", c->study);
+	buf_addf(&env[4], "XLOOP_ROOT=%s", ctx->root);
+	buf_addf(&env[5], "XLOOP_STEP=%s", row->name);
+	for (i = 0; i < 6; i++)
+		envp[i] = env[i].s;
+	envp[6] = NULL;
+	if (*after)
+		dep = xasprintf("afterok:%s", after);
+	comment = xasprintf("xloop:%s/%s#%lld.%s:%s", c->study, tag, a->n, row->name,
+			    row->token);
+	slurm_fill_request(c, ctx->root, &req, has_directive(&d, "mem") ? NULL :
+			   *a->mem ? a->mem : c->res.mem, has_directive(&d, "time") ? NULL :
+			   *a->time_limit ? a->time_limit : c->res.time, dep);
+	req.gres = NULL;		/* a GPU only when its own #SBATCH --gres asks */
+	if (has_directive(&d, "cpus-per-task"))
+		req.cpus = 0;
+	req.kill_invalid_dep = dep != NULL;
+	req.append = row->try_ > 1;	/* a retry keeps the failed try's log above it */
+	req.script = script;
+	req.job_name = tag;
+	req.output = row->log_path;
+	req.comment = comment;
+	req.env = envp;
+	crash_point("steps-before-sbatch");
+	rc = slurm_sbatch(s, &req, &id, &ambiguous, cause);
+	crash_point("steps-after-sbatch");
+	if (rc == 0) {
+		char job[32];
+
+		xsnprintf(job, sizeof(job), "%lld", id);
+		set_submitted(ctx, row->id, job, after);
+	} else if (!ambiguous && !s->refused_by) {
+		/* a limit's refusal is back-pressure: the intent waits for the next reconcile */
+		db_exec_row(&ctx->db, "UPDATE step_job SET phase = 'submit_failed',"
+			    " state = :text WHERE id = :id", row->id, *cause, 0);
+	}
+	for (i = 0; i < 6; i++)
+		buf_release(&env[i]);
+	sbatch_directives_release(&d);
+	buf_release(&text);
+	free(comment);
+	free(dep);
+	free(script);
+	free(dir);
+	return rc;
+}
+
+/* Submit what waits of an attempt's steps, in order. */
+int steps_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a,
+			 const struct slurm_jobs *q, char **cause)
+{
+	struct step_row *v;
+	size_t n, i;
+	const char *prev = a->job_id;
+	char *tag = NULL;
+	int rc = 0;
+
+	if (!*a->job_id || rows_load(&ctx->db, a->id, &v, &n) < 0)
+		return 0;
+	for (i = 0; i < n && rc == 0; i++) {
+		const struct slurm_job *j;
+
+		if (strcmp(v[i].phase, "submitting") == 0) {
+			const char *after = strcmp(v[i].after_job, "-") == 0 ? "" : prev;
+
+			if ((j = by_token(q, v[i].token)) != NULL) {
+				/* sbatch answered before a crash cut off its record */
+				set_submitted(ctx, v[i].id, j->job_id, after);
+				loop_event(ctx, "repaired", a->run_id, a->id,
+					   "a step left in 'submitting' was found by its token");
+				free(v[i].job_id);
+				v[i].job_id = xstrdup(j->job_id);
+			} else {
+				if (!tag && !(tag = runs_tag(&ctx->db, a->run_id)))
+					break;
+				rc = sbatch_step(ctx, s, a, tag, &v[i], after, cause);
+				if (rc)
+					break;
+				free(v[i].job_id);
+				v[i].job_id = NULL;
+				rows_free(v, n);
+				free(tag);
+				/* read again: the job id just recorded is the next one's */
+				return steps_submit_pending(ctx, s, a, q, cause);
+			}
+		} else if (strcmp(v[i].phase, "submit_failed") == 0 ||
+			   strcmp(v[i].phase, "dropped") == 0) {
+			break;
+		}
+		prev = v[i].job_id;
+	}
+	rows_free(v, n);
+	free(tag);
+	return rc;
+}
+
+void steps_verdict_release(struct steps_verdict *v)
+{
+	free(v->reason);
+	free(v->log);
+	free(v->note);
+	memset(v, 0, sizeof(*v));
+}
+
+/* What Slurm says finally of one step's job: 1 known, 0 not yet (or unknown). */
+static int read_end(struct slurm *s, const char *job, enum slurm_state *st, int *code,
+		    int *sig, time_t *start, time_t *end, char **why)
+{
+	struct slurm_acct acct = SLURM_ACCT_INIT;
+	struct slurm_jobs sc = SLURM_JOBS_INIT;
+	struct slurm_acct_summary sum;
+	const char *ids[1] = { job }, *v;
+	char *cause = NULL;
+	int noacct = 1, unknown = 0, known = 0;
+
+	*start = *end = 0;
+	if (slurm_sacct(s, ids, 1, &acct, &noacct, &cause) == 0 && !noacct &&
+	    slurm_acct_summarize(&acct, job, &sum, NULL) == 0 &&
+	    slurm_state_is_final(sum.state)) {
+		*st = sum.state;
+		*code = sum.exit_code;
+		*sig = sum.exit_signal;
+		v = slurm_acct_get(&acct, sum.alloc, "Start");
+		slurm_parse_time(v ? v : "", start, NULL);
+		v = slurm_acct_get(&acct, sum.alloc, "End");
+		slurm_parse_time(v ? v : "", end, NULL);
+		known = 1;
+	}
+	FREE_AND_NULL(cause);
+	if (!known && slurm_scontrol_job(s, job, &sc, &unknown, &cause) == 0 && !unknown &&
+	    sc.nr && slurm_state_is_final(sc.v[0].state)) {
+		*st = sc.v[0].state;
+		*code = sc.v[0].exit_code;
+		*sig = sc.v[0].exit_signal;
+		slurm_parse_time(sc.v[0].start_time, start, NULL);
+		slurm_parse_time(sc.v[0].end_time, end, NULL);
+		*why = xstrdup(sc.v[0].reason ? sc.v[0].reason : "");
+		known = 1;
+	}
+	free(cause);
+	slurm_acct_release(&acct);
+	slurm_jobs_release(&sc);
+	return known;
+}
+
+/*
+ * A step job that left the queue with no final state anywhere: lost once
+ * two readings LOST_STEP_SECS apart found nothing (the first one marks it).
+ */
+#define LOST_STEP_SECS 60
+static int lost(struct xl_ctx *ctx, const struct step_row *r)
+{
+	struct stmt q;
+	long long since = 0, now = time(NULL);
+
+	if (db_prepare(&ctx->db, &q, "SELECT coalesce(missing_since, 0) FROM step_job"
+		       " WHERE id = :id") == 0) {
+		db_bind_int64(&q, ":id", r->id);
+		if (db_step(&q) == SQLITE_ROW)
+			since = db_col_int64(&q, 0);
+		db_finalize(&q);
+	}
+	if (since == 0) {
+		db_exec_row(&ctx->db, "UPDATE step_job SET missing_since = :num WHERE id = :id",
+			    r->id, NULL, now);
+		return 0;
+	}
+	return now - since >= LOST_STEP_SECS;
+}
+
+/* Record a step's end on its row. */
+static void set_ended(struct xl_ctx *ctx, long long id, enum slurm_state st, int code,
+		      int sig, time_t start, time_t end)
+{
+	struct stmt q;
+	char exitbuf[32];
+
+	xsnprintf(exitbuf, sizeof(exitbuf), "%d:%d", code, sig < 0 ? 0 : sig);
+	if (db_prepare(&ctx->db, &q, "UPDATE step_job SET phase = 'ended', state = :st,"
+		       " exit_code = :exit, started_at = :start, ended_at = :end"
+		       " WHERE id = :id") < 0)
+		return;
+	db_bind_text(&q, ":st", slurm_state_name(st));
+	db_bind_text(&q, ":exit", exitbuf);
+	db_bind_int64(&q, ":start", start);
+	db_bind_int64(&q, ":end", end);
+	db_bind_int64(&q, ":id", id);
+	db_run(&q);
+}
+
+/* "'eval', 'report' not run: step K failed" for rows from i on. */
+static char *not_run(const struct step_row *v, size_t i, size_t n, long long k)
+{
+	struct buf b = BUF_INIT;
+	size_t j;
+
+	for (j = i; j < n; j++)
+		buf_addf(&b, "%s'%s'", j > i ? ", " : "", v[j].name);
+	buf_addf(&b, " not run: step %lld failed", k);
+	return buf_detach(&b, NULL);
+}
+
+/* Mark the rows from i on dropped (Slurm drops their jobs: invalid dependency). */
+static void drop_from(struct xl_ctx *ctx, const struct step_row *v, size_t i, size_t n)
+{
+	for (; i < n; i++)
+		if (strcmp(v[i].phase, "ended") != 0)
+			db_exec_row(&ctx->db, "UPDATE step_job SET phase = 'dropped'"
+				    " WHERE id = :id", v[i].id, NULL, 0);
+}
+
+/* Retry step v[i] alone: new tries of it and of the steps after it. */
+static int retry_from(struct xl_ctx *ctx, const struct attempt *a, const struct step_row *v,
+		      size_t i, size_t n)
+{
+	size_t j;
+
+	if (db_begin_write(&ctx->db) < 0)
+		return -1;
+	for (j = i; j < n; j++) {
+		if (db_exec_row(&ctx->db, "UPDATE step_job SET phase = 'retried' WHERE id = :id",
+				v[j].id, NULL, 0) < 0 ||
+		    insert_intent(ctx, a->id, v[j].k, v[j].try_ + 1, v[j].name, v[j].log_path,
+				  j == i ? "-" : "") < 0) {
+			db_rollback(&ctx->db);
+			return -1;
+		}
+	}
+	if (loop_event(ctx, "retry", a->run_id, a->id, "a step failed for the machine's "
+		       "fault: submitted again alone, on the outputs of the steps before") < 0 ||
+	    db_commit(&ctx->db) < 0) {
+		db_rollback(&ctx->db);
+		return -1;
+	}
+	crash_point("steps-retry-after-db");
+	return 0;
+}
+
+/* Judge the steps after job.sh once its job has ended. */
+enum steps_next steps_on_end(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
+			     const struct attempt *a, enum slurm_state state, int exit_code,
+			     int exit_signal, struct steps_verdict *out)
+{
+	struct step_row *v;
+	size_t n, i;
+	enum steps_next next = STEPS_DONE;
+
+	memset(out, 0, sizeof(*out));
+	if (rows_load(&ctx->db, a->id, &v, &n) < 0 || n == 0) {
+		free(v);
+		return STEPS_NONE;
+	}
+	if (state != SLURM_STATE_COMPLETED || exit_code != 0 || exit_signal > 0) {
+		/* job.sh failed: its verdict, the later steps never ran */
+		out->note = not_run(v, 0, n, 1);
+		drop_from(ctx, v, 0, n);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const struct slurm_job *j;
+		enum slurm_state st = SLURM_STATE_UNKNOWN;
+		int code = -1, sig = -1;
+		time_t start = v[i].started_at, end = v[i].ended_at;
+		char *why = NULL;
+		int gone = 0;
+
+		if (strcmp(v[i].phase, "submitting") == 0) {
+			next = STEPS_PENDING;	/* reconcile submits it */
+			break;
+		}
+		if (strcmp(v[i].phase, "submit_failed") == 0 || strcmp(v[i].phase, "dropped") == 0) {
+			out->reason = xasprintf("step %lld '%s' %s: %s", v[i].k, v[i].name,
+				strcmp(v[i].phase, "dropped") == 0 ? "was dropped" :
+				"could not be submitted", *v[i].state ? v[i].state : "no job");
+			out->failure_class = "program";
+			out->state = SLURM_STATE_FAILED;
+			if (i + 1 < n)
+				out->note = not_run(v, i + 1, n, v[i].k);
+			drop_from(ctx, v, i + 1, n);
+			break;
+		}
+		if (strcmp(v[i].phase, "ended") == 0) {
+			st = slurm_state_parse(v[i].state, 0);
+			if (sscanf(v[i].exit_code, "%d:%d", &code, &sig) != 2)
+				code = sig = -1;
+		} else if ((j = slurm_jobs_find(q, v[i].job_id)) != NULL &&
+			   !slurm_state_is_final(j->state)) {
+			next = j->state == SLURM_STATE_PENDING ? STEPS_PENDING : STEPS_RUNNING;
+			break;
+		} else if (!read_end(s, v[i].job_id, &st, &code, &sig, &start, &end, &why)) {
+			if (!lost(ctx, &v[i])) {
+				next = STEPS_PENDING;	/* Slurm has not said yet */
+				break;
+			}
+			st = SLURM_STATE_NODE_FAIL;	/* lost: the machine's fault */
+			code = sig = -1;
+			gone = 1;
+			set_ended(ctx, v[i].id, st, code, sig, 0, time(NULL));
+		} else {
+			set_ended(ctx, v[i].id, st, code, sig, start, end);
+		}
+		free(why);
+		if (st == SLURM_STATE_COMPLETED && code == 0 && sig <= 0) {
+			out->last_start = start;
+			continue;
+		}
+		if (strcmp(judge_class(st), "infra") == 0 &&
+		    v[i].try_ <= ctx->cfg.retry_infra_max && retry_from(ctx, a, v, i, n) == 0) {
+			char *cause = NULL;
+
+			if (steps_submit_pending(ctx, s, a, NULL, &cause))
+				warning("step '%s' of attempt %lld: %s (the next tick tries "
+					"again)", v[i].name, a->n, cause);
+			free(cause);
+			next = STEPS_PENDING;
+			break;
+		}
+		out->reason = gone ? xasprintf("step %lld '%s': Slurm lost its job %s (no final "
+					       "state anywhere)", v[i].k, v[i].name, v[i].job_id) :
+			xasprintf("step %lld '%s' ended %s (exit %d:%d)", v[i].k, v[i].name,
+				  slurm_state_name(st), code, sig < 0 ? 0 : sig);
+		out->failure_class = judge_class(st);
+		out->log = xstrdup(v[i].log_path);
+		out->state = st;
+		out->exit_code = code;
+		out->exit_signal = sig;
+		if (i + 1 < n)
+			out->note = not_run(v, i + 1, n, v[i].k);
+		drop_from(ctx, v, i + 1, n);
+		break;
+	}
+out:
+	rows_free(v, n);
+	return next;
+}
+
+/* Record the live state squeue shows of an attempt's step jobs. */
+void steps_note_live(struct xl_ctx *ctx, const struct attempt *a, const struct slurm_jobs *q)
+{
+	struct step_row *v;
+	size_t n, i;
+
+	if (rows_load(&ctx->db, a->id, &v, &n) < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		const struct slurm_job *j = *v[i].job_id ? slurm_jobs_find(q, v[i].job_id) : NULL;
+
+		if (j && !slurm_state_is_final(j->state) && strcmp(v[i].phase, "submitted") == 0 &&
+		    strcmp(v[i].state, slurm_state_name(j->state)) != 0)
+			db_exec_row(&ctx->db, "UPDATE step_job SET state = :text WHERE id = :id",
+				    v[i].id, slurm_state_name(j->state), 0);
+	}
+	rows_free(v, n);
+}
+
+/* Which step is live: "step 2 'eval' PENDING (Dependency), job 12". */
+char *steps_live_text(struct xl_ctx *ctx, long long attempt_id, const struct slurm_jobs *q)
+{
+	struct step_row *v;
+	size_t n, i;
+	char *t = NULL;
+
+	if (rows_load(&ctx->db, attempt_id, &v, &n) < 0)
+		return NULL;
+	for (i = 0; i < n && !t; i++) {
+		const struct slurm_job *j = q && *v[i].job_id ? slurm_jobs_find(q, v[i].job_id) :
+			NULL;
+
+		int why = j && *j->reason && strcmp(j->reason, "None") != 0;
+
+		if (j && !slurm_state_is_final(j->state))
+			t = xasprintf("step %lld '%s' %s%s%s%s, job %s", v[i].k, v[i].name,
+				      slurm_state_name(j->state), why ? " (" : "",
+				      why ? j->reason : "", why ? ")" : "", j->job_id);
+		else if (strcmp(v[i].phase, "submitting") == 0)
+			t = xasprintf("step %lld '%s' waits to be submitted", v[i].k, v[i].name);
+		else if (!q && strcmp(v[i].phase, "submitted") == 0)
+			t = xasprintf("step %lld '%s' %s, job %s", v[i].k, v[i].name,
+				      *v[i].state ? v[i].state : "submitted", v[i].job_id);
+	}
+	rows_free(v, n);
+	return t;
+}
+
+/* The job id of a's later step that q shows unfinished (malloc'd), or NULL. */
+char *steps_live_job(struct xl_ctx *ctx, long long attempt_id, const struct slurm_jobs *q)
+{
+	struct step_row *v;
+	size_t n, i;
+	char *id = NULL;
+
+	if (rows_load(&ctx->db, attempt_id, &v, &n) < 0)
+		return NULL;
+	for (i = 0; i < n && !id; i++) {
+		const struct slurm_job *j = *v[i].job_id ? slurm_jobs_find(q, v[i].job_id) : NULL;
+
+		if (j && !slurm_state_is_final(j->state))
+			id = xstrdup(v[i].job_id);
+	}
+	rows_free(v, n);
+	return id;
+}
+
+/* scancel every later step of a that has a job and has not ended; how many. */
+int steps_cancel(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a)
+{
+	struct step_row *v;
+	size_t n, i;
+	int done = 0;
+
+	if (rows_load(&ctx->db, a->id, &v, &n) < 0)
+		return 0;
+	for (i = n; i-- > 0;) {	/* the last first: none starts after its step before */
+		char *cause = NULL;
+
+		if (strcmp(v[i].phase, "submitted") == 0 && *v[i].job_id &&
+		    slurm_scancel(s, v[i].job_id, &cause) == 0)
+			done++;
+		free(cause);
+	}
+	rows_free(v, n);
+	return done;
+}

@@ -106,7 +106,7 @@ SECTION_INTRO = (
     "\"Moved\" is the run after which xloop's best first had a true score above the "
     "baseline's (median over the streams that moved, and how many moved by 30 runs). "
     "Real-model scores are cached by (configuration, seed) in "
-    "build/bench-search-cache.json, so a rerun scores only configurations never run "
+    "/var/cache/xloop/bench-search-cache.json, so a rerun scores only configurations never run "
     "on that seed. (b) also runs through the real local Slurm with nothing but `tick`.")
 
 
@@ -378,7 +378,7 @@ def median(xs):
     return None if n == 0 else (xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2)
 
 
-def table(obj, label, res, budget, secs, goal=True, flat=False):
+def table(obj, key, label, res, budget, secs, goal=True, flat=False):
     points = [p for p in POINTS if p <= budget]
     w(f"## {label}\n")
     w("| method | streams | " + " | ".join(f"{p} runs (mean, min)" for p in points)
@@ -401,7 +401,12 @@ def table(obj, label, res, budget, secs, goal=True, flat=False):
             means["xloop-promoting"] = (promoting, n)
         w(f"| {m} | {n} | " + " | ".join(cells) + f" | {sum(r['promo'] for r in rows)} "
           f"({promoting}) | {sum(r['false'] for r in rows)} | {moved} | {secs[m]:.0f} |")
-    w(f"\nthe baseline's true score {obj.truth(obj.baseline):.4f}\n")
+    line = f"\nthe baseline's true score {obj.truth(obj.baseline):.4f}"
+    if "xloop" in res and len(res["xloop"]) <= 30:
+        mv = [r["moved"] for r in summarize(obj, "xloop", res["xloop"], budget)]
+        line += ("; xloop's best first moved to a truly better configuration after run "
+                 + ", ".join("never" if x is None else str(x) for x in mv) + " (per stream)")
+    w(line + "\n")
     if goal and "xloop" in means:
         for i, p in enumerate(points):
             rivals = [(means[m][i], m) for m in RIVALS if m in means]
@@ -409,11 +414,11 @@ def table(obj, label, res, budget, secs, goal=True, flat=False):
                 continue
             top, who = max(rivals)
             met = means["xloop"][i] >= top - 1e-12
-            GOAL.append((label.split(":")[0], f"{p} runs", met,
+            GOAL.append((key, f"{p} runs", met,
                          f"xloop {means['xloop'][i]:.4f} vs {who} {top:.4f}"))
     if flat:
         k, n = means["xloop-promoting"]
-        GOAL.append(("flat", "60 runs", k <= 0.05 * n,
+        GOAL.append(("(a) flat", f"{budget} runs", k <= 0.05 * n,
                      f"{k} of {n} xloop streams promote ({100 * k / n:.1f}%, goal ≤ 5%)"))
     return means
 
@@ -430,7 +435,7 @@ def main():
     ap.add_argument("--xloop", default="./xloop")
     ap.add_argument("--real-streams", type=int, default=5)
     ap.add_argument("--real-budget", type=int, default=60)
-    ap.add_argument("--digits-budget", type=int, default=30)
+    ap.add_argument("--digits-budget", type=int, default=60)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-slurm", action="store_true")
     ap.add_argument("--methods", default=",".join(METHODS))
@@ -458,13 +463,13 @@ def main():
         obj = Synthetic("peak", a.noise)
         res, secs = run_objective(obj, methods, {m: a.streams for m in methods},
                                   a.budget, a.jobs)
-        table(obj, "(a) peak: 4 integer variables, a ridge (optimum 0.9), noise sd "
+        table(obj, "(a) peak", "(a) peak: 4 integer variables, a ridge (optimum 0.9), noise sd "
               f"{a.noise}", res, a.budget, secs)
     if "flat" in only:
         obj = Synthetic("flat", a.noise)
         n = {m: (a.flat_streams if m == "xloop" else a.rival_flat_streams) for m in methods}
         res, secs = run_objective(obj, methods, n, a.budget, a.jobs)
-        table(obj, f"(a) flat: nothing to find (true score 0.9 everywhere), noise sd "
+        table(obj, "(a) flat", f"(a) flat: nothing to find (true score 0.9 everywhere), noise sd "
               f"{a.noise}; every promotion is noise", res, a.budget, secs, goal=False,
               flat="xloop" in methods)
     studies = {"digits": (search_real.digits_study, a.digits_budget,
@@ -483,7 +488,7 @@ def main():
         t1 = time.time()
         res, secs = run_objective(obj, methods, {m: a.real_streams for m in methods},
                                   budget, a.jobs)
-        means = table(obj, label + " (true score: the mean of 10 fresh seeds)", res,
+        means = table(obj, label[:3] + " " + name, label + " (true score: the mean of 10 fresh seeds)", res,
                       budget, secs)
         w(f"({name}: {time.time() - t1:.0f} s wall, {len(obj.study.cache)} cached scores)\n")
         if name == "gb" and "xloop-by30" in means:
@@ -491,7 +496,7 @@ def main():
         if name == "digits" and not a.no_slurm:
             slurm_digits(obj.study)
     if by30:
-        GOAL.append(("(c)", "30 runs", by30[0] == by30[1],
+        GOAL.append(("(c) gb", "30 runs", by30[0] == by30[1],
                      f"xloop's best moved to a truly better configuration by run 30 in "
                      f"{by30[0]} of {by30[1]} streams"))
     if GOAL:

@@ -6,8 +6,10 @@ Each study is a few job.sh variables on a grid (the same grid for xloop's
 seed changes the cross-validation folds (and the model's own randomness),
 nothing else. The true score of a configuration is its mean over 10 fresh
 seeds (1001..1010), never used by any method. Scores are cached by
-(configuration, seed) in build/bench-search-cache.json: they are
-deterministic, so a cached score is the score.
+(configuration, seed) in /var/cache/xloop/bench-search-cache.json (or
+build/bench-search-cache.json when that is not writable; XLOOP_BENCH_CACHE
+overrides): they are deterministic, so a cached score is the score. A
+study whose score function changes needs a new name (its cache section).
 
 - gb: scikit-learn's GradientBoostingClassifier on the bundled breast-cancer
   data, 5-fold CV accuracy. Deep trees are the baseline; the optimum needs
@@ -23,8 +25,11 @@ import math
 import os
 import warnings
 
-CACHE_PATH = os.path.join(os.path.dirname(__file__), "..", "build",
-                          "bench-search-cache.json")
+# Machine-wide beside the chroot trees when that is writable (so a rerun from
+# another checkout is cheap), else in the checkout's build/.
+CACHE_PATH = os.environ.get("XLOOP_BENCH_CACHE") or (
+    "/var/cache/xloop/bench-search-cache.json" if os.access("/var/cache/xloop", os.W_OK)
+    else os.path.join(os.path.dirname(__file__), "..", "build", "bench-search-cache.json"))
 TRUTH_SEEDS = range(1001, 1011)
 
 

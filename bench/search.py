@@ -31,6 +31,7 @@ import math
 import multiprocessing
 import os
 import random
+import shutil
 import subprocess
 import sys
 import time
@@ -200,13 +201,12 @@ def optuna_server(where):
     """This process's ask-and-tell server for Optuna 3.1 (host) or 4.1 (trixie)."""
     if where in _SERVERS:
         return _SERVERS[where]
-    src = open(os.path.join(HERE, "optuna_ask.py")).read()
-    if where == "host":
-        argv = ["/usr/bin/python3", "-c", src]
+    if where == "host":   # -I: not bench/ (its timeit.py) on sys.path
+        argv = ["/usr/bin/python3", "-I", os.path.join(HERE, "optuna_ask.py")]
     else:
         # a /proc of its own for torch, gone with the process
         argv = ["unshare", "--mount", "--pid", "--fork", f"--mount-proc={TRIXIE}/proc",
-                "chroot", TRIXIE, "/usr/bin/python3", "-c", src]
+                "chroot", TRIXIE, "/usr/bin/python3", "-I", "/opt/xloop-bench/optuna_ask.py"]
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0")
     os.makedirs(os.path.join(HERE, "..", "build"), exist_ok=True)
     log = open(os.path.join(HERE, "..", "build", "bench-optuna.log"), "a")
@@ -446,7 +446,9 @@ def main():
     methods = [m for m in a.methods.split(",") if m in METHODS]
     if any(SAMPLER.get(m, ("",))[0] == "trixie" for m in methods):
         TRIXIE = subprocess.run([os.path.join(HERE, "optuna-chroot.sh")], check=True,
-                                capture_output=True, text=True).stdout.strip()
+                                stdout=subprocess.PIPE, text=True).stdout.strip()
+        os.makedirs(f"{TRIXIE}/opt/xloop-bench", exist_ok=True)
+        shutil.copy(os.path.join(HERE, "optuna_ask.py"), f"{TRIXIE}/opt/xloop-bench/")
     vers = {}
     for where in ("host", "trixie"):
         if where == "host" or TRIXIE:

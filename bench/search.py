@@ -332,8 +332,9 @@ def run_objective(obj, methods, streams, budget, jobs):
         for m, s, tr, new, dt in pool.imap_unordered(unit, work):
             traces[m][s] = tr
             secs[m] += dt
-            if new:
+            if new:        # saved as each unit ends: a killed run keeps its scores
                 obj.study.merge(new)
+                obj.study.save()
         if obj.real:
             obj.study.save()
             cfgs = {}      # every configuration any method called best
@@ -343,8 +344,10 @@ def run_objective(obj, methods, streams, budget, jobs):
                         cfgs[frozen(cfg)] = cfg
             pairs = [(cfgs[f], seed) for f in sorted(cfgs) for seed in search_real.TRUTH_SEEDS
                      if obj.study.key(cfgs[f], seed) not in obj.study.cache]
-            for k, y in pool.imap_unordered(truth_pair, pairs, chunksize=2):
+            for i, (k, y) in enumerate(pool.imap_unordered(truth_pair, pairs, chunksize=2)):
                 obj.study.cache[k] = y
+                if i % 50 == 49:
+                    obj.study.save()
             obj.study.save()
     return {m: [traces[m][s] for s in sorted(traces[m])] for m in methods}, secs
 
@@ -435,7 +438,7 @@ def main():
     ap.add_argument("--xloop", default="./xloop")
     ap.add_argument("--real-streams", type=int, default=5)
     ap.add_argument("--real-budget", type=int, default=60)
-    ap.add_argument("--digits-budget", type=int, default=60)
+    ap.add_argument("--digits-budget", type=int, default=30)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-slurm", action="store_true")
     ap.add_argument("--methods", default=",".join(METHODS))

@@ -299,6 +299,12 @@ XLOOP = "./xloop"
 TRIXIE = None
 
 
+def worker_init():
+    """A pool worker: its scores go back to the parent, which alone saves."""
+    if OBJ.real:
+        OBJ.study.autosave = False
+
+
 def unit(job):
     method, stream, budget = job
     t0 = time.time()
@@ -328,7 +334,7 @@ def run_objective(obj, methods, streams, budget, jobs):
     work.sort(key=lambda j: cost[j[0]])
     traces = {m: {} for m in methods}
     secs = {m: 0.0 for m in methods}
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+    with multiprocessing.get_context("fork").Pool(jobs, initializer=worker_init) as pool:
         for m, s, tr, new, dt in pool.imap_unordered(unit, work):
             traces[m][s] = tr
             secs[m] += dt

@@ -61,6 +61,7 @@ class Study:
             pass
         self.dirty = 0
         self.new = {}                 # computed here since the cache was read
+        self.autosave = True          # off in the bench's workers: one writer
 
     def key(self, cfg, seed):
         return ",".join(f"{v}={canon(cfg[v])}" for v in sorted(cfg)) + f";{seed}"
@@ -70,7 +71,7 @@ class Study:
         if k not in self.cache:
             self.cache[k] = self.new[k] = self.fn(cfg, seed)
             self.dirty += 1
-            if self.dirty >= 20:
+            if self.autosave and self.dirty >= 20:
                 self.save()
         return self.cache[k]
 
@@ -90,7 +91,7 @@ class Study:
             allc = {}
         allc[self.name] = self.cache
         os.makedirs(os.path.dirname(CACHE_PATH), exist_ok=True)
-        tmp = CACHE_PATH + ".tmp"
+        tmp = f"{CACHE_PATH}.tmp.{os.getpid()}"
         with open(tmp, "w") as f:
             json.dump(allc, f)
         os.replace(tmp, CACHE_PATH)

@@ -108,7 +108,9 @@ SECTION_INTRO = (
     "baseline's (median over the streams that moved, and how many moved by 30 runs). "
     "Real-model scores are cached by (configuration, seed) in "
     "/var/cache/xloop/bench-search-cache.json, so a rerun scores only configurations never run "
-    "on that seed. (b) also runs through the real local Slurm with nothing but `tick`.")
+    "on that seed (with an empty cache the first run took about 40 min on this "
+    "machine, shared with other builds; a rerun after a change of xloop's search "
+    "rescores xloop's runs only). (b) also runs through the real local Slurm with nothing but `tick`.")
 
 
 # --- objectives -------------------------------------------------------------
@@ -469,7 +471,7 @@ def main():
     w(f"# search benchmark: noise sd {a.noise}, budgets {list(POINTS)}; Optuna "
       + ", ".join(f"{v} ({k})" for k, v in vers.items()) + "\n")
     w(f"Optuna versions measured: {', '.join(f'{v} ({k})' for k, v in vers.items())}; "
-      f"{a.jobs} units at a time; xloop {XLOOP}.\n")
+      f"{a.jobs} units at a time; xloop {os.path.relpath(XLOOP, os.path.join(HERE, '..'))}.\n")
     if "peak" in only:
         obj = Synthetic("peak", a.noise)
         res, secs = run_objective(obj, methods, {m: a.streams for m in methods},

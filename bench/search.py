@@ -110,7 +110,8 @@ SECTION_INTRO = (
     "/var/cache/xloop/bench-search-cache.json, so a rerun scores only configurations never run "
     "on that seed (with an empty cache the first run took about 40 min on this "
     "machine, shared with other builds; a rerun after a change of xloop's search "
-    "rescores xloop's runs only). (b) also runs through the real local Slurm with nothing but `tick`.")
+    "rescores xloop's runs only; column s: seconds in that method's units, two at "
+    "a time). (b) also runs through the real local Slurm with nothing but `tick`.")
 
 
 # --- objectives -------------------------------------------------------------

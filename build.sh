@@ -8,7 +8,8 @@
 #                       26.05 in chroots (ops/slurm/chroot-cluster.sh)
 #   ./build.sh demo     build, start the test cluster, run the example study (ops/demo)
 #   ./build.sh bench    build, then the benchmarks (bench/run.sh): rewrites BENCHMARKS.md
-#   ./build.sh bench search   autopilot vs Optuna TPE and random search (bench/search.py)
+#   ./build.sh bench search   autopilot vs Optuna 3.1/4.1 (TPE, GPSampler) and random
+#                       search (bench/search.py; builds build/dev/xloop and a trixie tree)
 #   ./build.sh soak [MINUTES]   the chaos soak (tests/soak, default 30 min): faults on a
 #                       schedule, checked against sacct and git; figures to BENCHMARKS.md
 #   ./build.sh fuzz [SECONDS]   libFuzzer targets (fuzz/README.md), SECONDS each
@@ -153,13 +154,18 @@ demo)
 	exec ops/demo/demo.sh
 	;;
 bench)
+	# ./build.sh bench search: autopilot against Optuna 3.1's TPE, Optuna
+	# 4.1's (a trixie tree, bench/optuna-chroot.sh) and random search. It
+	# runs `xloop test-search` and, for (b), `tick` on the host: the
+	# dynamic build in build/dev does, without the static libraries.
+	if [ "${2:-}" = search ]; then
+		need_pkgs $BUILD_PKGS $TEST_PKGS python3-optuna
+		say "xloop in build/dev (for the search benchmark)"
+		make -s -j"$JOBS" BUILD=build/dev VERSION="$(version)" build/dev/xloop >&2
+		exec /usr/bin/python3 bench/search.py --xloop build/dev/xloop
+	fi
 	need_pkgs $BUILD_PKGS $TEST_PKGS
 	build_static
-	# ./build.sh bench search: autopilot against Optuna's TPE and random search
-	if [ "${2:-}" = search ]; then
-		need_pkgs python3-optuna
-		exec /usr/bin/python3 bench/search.py --xloop ./xloop
-	fi
 	exec bench/run.sh
 	;;
 soak)

@@ -388,10 +388,10 @@ if lanes:
 try:
     _old = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                              "BENCHMARKS.md")).read().split("\n")
-    _i = _old.index("## 5. Search: autopilot against TPE and random search")
+    _i = next(k for k, ln in enumerate(_old) if ln.startswith("## 5. Search"))
     _j = next((k for k in range(_i + 1, len(_old)) if _old[k].startswith("## ")), len(_old))
     out.extend(_old[_i:_j])
-except (OSError, ValueError):
+except (OSError, StopIteration):
     pass
 
 # the driver's section (measured on its own; issue 27): kept as it is

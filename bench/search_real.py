@@ -6,22 +6,30 @@ Each study is a few job.sh variables on a grid (the same grid for xloop's
 seed changes the cross-validation folds (and the model's own randomness),
 nothing else. The true score of a configuration is its mean over 10 fresh
 seeds (1001..1010), never used by any method. Scores are cached by
-(configuration, seed) in build/bench-search-cache.json: they are
-deterministic, so a cached score is the score.
+(configuration, seed) in /var/cache/xloop/bench-search-cache.json (or
+build/bench-search-cache.json when that is not writable; XLOOP_BENCH_CACHE
+overrides): they are deterministic, so a cached score is the score. A
+study whose score function changes needs a new name (its cache section).
 
 - gb: scikit-learn's GradientBoostingClassifier on the bundled breast-cancer
   data, 5-fold CV accuracy. Deep trees are the baseline; the optimum needs
   shallow trees, more of them and another learning rate at once.
 - digits: the demo's study (runs/digits/base/job.sh: logistic regression on
   the digits data, 5-fold CV repeated REPEATS times), with REPEATS=2.
+- wine: scikit-learn's HistGradientBoostingClassifier on the bundled wine
+  data, 5 variables (learning rate, iterations, leaves, minimum leaf size,
+  L2), 5-fold CV accuracy. 178 samples: every run is noisy.
 """
 import json
 import math
 import os
 import warnings
 
-CACHE_PATH = os.path.join(os.path.dirname(__file__), "..", "build",
-                          "bench-search-cache.json")
+# Machine-wide beside the chroot trees when that is writable (so a rerun from
+# another checkout is cheap), else in the checkout's build/.
+CACHE_PATH = os.environ.get("XLOOP_BENCH_CACHE") or (
+    "/var/cache/xloop/bench-search-cache.json" if os.access("/var/cache/xloop", os.W_OK)
+    else os.path.join(os.path.dirname(__file__), "..", "build", "bench-search-cache.json"))
 TRUTH_SEEDS = range(1001, 1011)
 
 
@@ -52,6 +60,8 @@ class Study:
         except (OSError, ValueError):
             pass
         self.dirty = 0
+        self.new = {}                 # computed here since the cache was read
+        self.autosave = True          # off in the bench's workers: one writer
 
     def key(self, cfg, seed):
         return ",".join(f"{v}={canon(cfg[v])}" for v in sorted(cfg)) + f";{seed}"
@@ -59,14 +69,19 @@ class Study:
     def score(self, cfg, seed):
         k = self.key(cfg, seed)
         if k not in self.cache:
-            self.cache[k] = self.fn(cfg, seed)
+            self.cache[k] = self.new[k] = self.fn(cfg, seed)
             self.dirty += 1
-            if self.dirty >= 20:
+            if self.autosave and self.dirty >= 20:
                 self.save()
         return self.cache[k]
 
     def truth(self, cfg):
         return sum(self.score(cfg, s) for s in TRUTH_SEEDS) / len(TRUTH_SEEDS)
+
+    def merge(self, entries):
+        """Scores another process computed."""
+        self.cache.update(entries)
+        self.dirty += len(entries)
 
     def save(self):
         try:
@@ -76,7 +91,7 @@ class Study:
             allc = {}
         allc[self.name] = self.cache
         os.makedirs(os.path.dirname(CACHE_PATH), exist_ok=True)
-        tmp = CACHE_PATH + ".tmp"
+        tmp = f"{CACHE_PATH}.tmp.{os.getpid()}"
         with open(tmp, "w") as f:
             json.dump(allc, f)
         os.replace(tmp, CACHE_PATH)
@@ -158,3 +173,35 @@ def digits_study():
     base = {"C": 1, "MAX_ITER": 200, "SCALE": "yes"}
     spaces = ["C=0.001..10:log", "MAX_ITER=25,50,100,200", "SCALE=no,yes"]
     return Study("digits", grid, base, spaces, digits_score)
+
+
+def wine_score(cfg, seed):
+    from sklearn.datasets import load_wine
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    global _WN
+    try:
+        X, y = _WN
+    except NameError:
+        X, y = _WN = load_wine(return_X_y=True)
+    model = HistGradientBoostingClassifier(
+        learning_rate=float(cfg["LEARNING_RATE"]), max_iter=int(cfg["MAX_ITER"]),
+        max_leaf_nodes=int(cfg["MAX_LEAF_NODES"]),
+        min_samples_leaf=int(cfg["MIN_SAMPLES_LEAF"]),
+        l2_regularization=float(cfg["L2"]), random_state=seed)
+    folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=seed)
+    return float(cross_val_score(model, X, y, cv=folds).mean())
+
+
+def wine_study():
+    grid = {"LEARNING_RATE": log_grid(0.01, 1, 7),
+            "MAX_ITER": [25, 50, 100, 200],
+            "MAX_LEAF_NODES": [3, 7, 15, 31],
+            "MIN_SAMPLES_LEAF": [2, 5, 10, 20, 40],
+            "L2": [0, 0.01, 0.1, 1, 10]}
+    base = {"LEARNING_RATE": grid["LEARNING_RATE"][2], "MAX_ITER": 50,
+            "MAX_LEAF_NODES": 31, "MIN_SAMPLES_LEAF": 20, "L2": 0}
+    spaces = ["LEARNING_RATE=0.01..1:log:steps=7", "MAX_ITER=25,50,100,200",
+              "MAX_LEAF_NODES=3,7,15,31", "MIN_SAMPLES_LEAF=2,5,10,20,40",
+              "L2=0,0.01,0.1,1,10"]
+    return Study("wine", grid, base, spaces, wine_score)

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The search benchmark's plumbing (bench/search.py, ./build.sh bench search),
+# small: two streams of the synthetic objectives against xloop test-search
+# and random search (and Optuna 3.1's TPE when the host has python3-optuna),
+# a cache of its own, BENCHMARKS.md untouched by a partial run; and the
+# ask-and-tell protocol of bench/optuna_ask.py. Needs no Slurm.
+. "$(dirname "$0")/lib.sh"
+
+R=${XLOOP_ROOT_DIR:?}
+PY=/usr/bin/python3
+methods=xloop,random
+if $PY -c 'import optuna' 2>/dev/null; then
+	methods=$methods,tpe-3.1
+	have_optuna=1
+fi
+sum=$(cksum <"$R/BENCHMARKS.md")
+step "bench/search.py, peak and flat, 2 streams" env XLOOP_BENCH_CACHE="$T_TMP/cache.json" \
+	$PY "$R/bench/search.py" --xloop "$XLOOP_BIN" --only peak,flat --streams 2 \
+	--flat-streams 3 --rival-flat-streams 1 --methods "$methods" --no-slurm >"$T_TMP/out"
+out=$T_TMP/out
+check "the peak table has xloop over 2 streams" \
+	grep -qE '^\| xloop \| 2 \| 0\.[0-9]{4}, 0\.[0-9]{4} \| .* \| [0-9.]+; [0-9] of 2 \|' "$out"
+check "random search ran the same 2 streams" grep -qE '^\| random \| 2 \|' "$out"
+check "the flat table has xloop over 3 streams" grep -qE '^\| xloop \| 3 \| 0\.9000, 0\.9000' "$out"
+check "the goal is stated per cell" grep -qE '^\| \(a\) peak \| 30 runs \| (met|not met) \| xloop 0' "$out"
+check "the flat cell counts xloop's promoting streams" \
+	grep -qE '^\| \(a\) flat \| 60 runs \| (met|not met) \| [0-3] of 3 xloop streams promote' "$out"
+check "a partial run leaves BENCHMARKS.md alone" test "$(cksum <"$R/BENCHMARKS.md")" = "$sum"
+
+if [ -n "${have_optuna:-}" ]; then
+	printf '%s\n' '{"sampler": "tpe", "seed": 1, "trials": 2, "vars": [["A", "int", 0, 3], ["B", "cat", ["x", "y"]]], "enqueue": {"A": 2, "B": "y"}}' \
+		'{"tell": 0.5}' '{"tell": 0.7}' >"$T_TMP/in"
+	step "optuna_ask.py, one study of 2 trials" sh -c "$PY -I '$R/bench/optuna_ask.py' <'$T_TMP/in'" >"$T_TMP/ask"
+	check "it says its version, asks the enqueued baseline first, and ends the study" \
+		$PY -c 'import json, sys
+ln = [json.loads(x) for x in open(sys.argv[1])]
+assert "optuna" in ln[0], ln
+assert ln[1] == {"ask": {"A": 2, "B": "y"}}, ln
+assert set(ln[2]["ask"]) == {"A", "B"} and ln[3] == {"done": True}, ln' "$T_TMP/ask"
+else
+	skip "optuna_ask.py's protocol" "no python3-optuna on the host"
+fi
+
+finish

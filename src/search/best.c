@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -94,6 +95,7 @@ void best_release(struct best_state *bs)
 	for (i = 0; i < bs->nruns; i++)
 		free(bs->runs[i].seed);
 	free(bs->runs);
+	free(bs->obs);
 	free(bs->slots);
 	free(bs->v);
 	memset(bs, 0, sizeof(*bs));
@@ -240,21 +242,41 @@ int best_load(struct xl_ctx *ctx, struct best_state *bs)
 	st = xcalloc(bs->n + 1, sizeof(*st));
 	for (i = 0; i < bs->n; i++)
 		st[i] = bs->v[i].st;
-	noise_pool(st, bs->n, &bs->noise);
-	if (!*seed) {
-		/* no seed variable, no replicates: best is a plain comparison
-		 * (runs that happen to share a configuration measure nothing) */
-		bs->noise.df = 0;
-		bs->noise.sd = 0;
+	{
+		/* the proven runs, each with its seed, for the paired rule */
+		const char **sv = xcalloc(bs->nruns + 1, sizeof(*sv));
+		long *ids = xcalloc(bs->nruns + 1, sizeof(*ids));
+
+		for (i = 0; i < bs->nruns; i++)
+			sv[i] = bs->runs[i].seed;
+		noise_seed_ids(sv, bs->nruns, ids);
+		bs->obs = xcalloc(bs->nruns + 1, sizeof(*bs->obs));
+		for (i = 0; i < bs->nruns; i++) {
+			if (!bs->runs[i].proven)
+				continue;
+			bs->obs[bs->nobs].cfg = bs->runs[i].cfg;
+			bs->obs[bs->nobs].seed = ids[i];
+			bs->obs[bs->nobs].score = bs->runs[i].score;
+			bs->nobs++;
+		}
+		free(sv);
+		free(ids);
 	}
 	bs->p.goal_max = ctx->cfg.goal_max;
 	bs->p.min_delta = ctx->cfg.min_delta;
 	bs->p.alpha = ctx->cfg.search.alpha;
+	noise_rule_init(&bs->rule, bs->obs, bs->nobs, st, bs->n, &bs->p);
+	if (!*seed) {
+		/* no seed variable, no replicates: best is a plain comparison
+		 * (runs that happen to share a configuration measure nothing) */
+		memset(&bs->rule.within, 0, sizeof(bs->rule.within));
+		memset(&bs->rule.resid, 0, sizeof(bs->rule.resid));
+	}
+	bs->noise = bs->rule.within;
 	if (bs->baseline < 0)	/* no proven root: the first proven configuration */
 		for (i = 0; i < bs->n && bs->baseline < 0; i++)
 			if (bs->v[i].st.n > 0)
 				bs->baseline = (long)i;
-	bs->m = noise_looks(st, bs->n, (size_t)bs->baseline);	/* -1: every run */
 	if (bs->baseline >= 0) {
 		/* sticky: start from the best remembered at the last verdict */
 		long start = bs->baseline, last;
@@ -263,8 +285,7 @@ int best_load(struct xl_ctx *ctx, struct best_state *bs)
 		last = best_find_run(bs, db_kv_get(&ctx->db, kvkey));
 		if (last >= 0 && bs->v[last].st.n > 0)
 			start = last;
-		bs->best = (long)noise_choose(st, bs->n, (size_t)start, &bs->noise, &bs->p,
-					      bs->m, &bs->promotions);
+		bs->best = noise_choose(&bs->rule, start, &bs->promotions);
 	}
 	free(st);
 	return 0;
@@ -342,26 +363,38 @@ json_t *best_json(const char *tag, const struct best_info *info)
 			 "noise_sd", info->checked ? json_real(info->sd) : json_null());
 }
 
-/* One comparison line: "vs parent T: +0.004 (1.3 noise units; needs > 0.009): not better". */
+/* The test's numbers: "paired on 3 common seeds: +0.004 = 2.1 se (resid sd ..., df 14; the rule needs > 0.006)". */
+static void test_text(const struct best_state *bs, const struct noise_cmp *cmp, struct buf *e)
+{
+	if (!cmp->checked)
+		buf_addf(e, "means %+g, noise unknown (unchecked)", cmp->diff);
+	else if (!cmp->paired)
+		buf_addf(e, "means %+g, noise 0 (exact)", cmp->diff);
+	else if (cmp->pairs == 0)
+		buf_addf(e, "%+g on the first run's seed, no confirming run on a common seed yet "
+			 "(one would need > %.3g)", cmp->diff, cmp->need);
+	else
+		buf_addf(e, "paired on %ld common seed%s (of at most %d): %+g = %.2f se "
+			 "(se %.3g, df %ld, %s sd %.3g; the rule needs > %.3g)", cmp->pairs,
+			 cmp->pairs == 1 ? "" : "s", NOISE_LOOKS, cmp->diff, cmp->sigmas, cmp->se,
+			 cmp->df, bs->rule.resid.df > 0 ? "seed-adjusted" : "within", bs->rule.resid.df > 0 ?
+			 bs->rule.resid.sd : bs->rule.within.sd, cmp->need);
+}
+
+/* One comparison line: "- vs parent T (0.95, n=3): paired on ...: not better". */
 static void compare_line(const struct best_state *bs, long c, long o, const char *what,
 			 struct buf *e)
 {
 	struct noise_cmp cmp;
 
-	noise_compare(&bs->v[c].st, &bs->v[o].st, &bs->noise, &bs->p, bs->m, &cmp);
-	buf_addf(e, "- vs %s %s (%g, n=%ld): %+g", what, bs->v[o].rep_tag, bs->v[o].st.mean,
-		 bs->v[o].st.n, cmp.diff);
-	if (!cmp.checked)
-		buf_addf(e, ", noise unknown (unchecked): %s\n",
-			 cmp.beats ? "better" : "not better");
-	else if (bs->noise.sd == 0)
-		buf_addf(e, ", noise 0 (exact): %s\n", cmp.beats ? "better" : "not better");
-	else
-		buf_addf(e, "%s = %.2f noise units (sd %.3g, df %ld; the rule needs > %.3g): %s\n",
-			 bs->v[c].st.n >= 2 ? " (its runs after the first)" : "", cmp.sigmas, bs->noise.sd, bs->noise.df, cmp.need,
-			 cmp.beats ? "better beyond noise" :
-			 cmp.wants_replicate ? "ahead, not proven (replicates will tell)" :
-			 "not better");
+	noise_compare(&bs->rule, c, o, &cmp);
+	buf_addf(e, "- vs %s %s (%g, n=%ld): ", what, bs->v[o].rep_tag, bs->v[o].st.mean,
+		 bs->v[o].st.n);
+	test_text(bs, &cmp, e);
+	buf_addf(e, ": %s\n", cmp.beats ? "better beyond noise" :
+		 cmp.wants_replicate ? "ahead, not proven (confirming runs will tell)" :
+		 cmp.paired && cmp.pairs >= NOISE_LOOKS && cmp.diff > 0 ?
+		 "ahead, not proven, no look left (retired)" : "not better");
 }
 
 /* Compare a verdict's configuration with its parent and the best before. */
@@ -399,9 +432,13 @@ void best_verdict_lines(struct xl_ctx *ctx, long long attempt_id, const char *be
 		if (b >= 0 && b != c && b != p)
 			compare_line(&bs, c, b, "best", e);
 	}
-	if (bs.best >= 0)
-		buf_addf(e, "- best now: %s (%s)\n", bs.v[bs.best].rep_tag,
-			 bs.best == c ? "this configuration" : "unchanged");
+	if (bs.best >= 0 && b >= 0 && b != bs.best)
+		buf_addf(e, "- best now %s (was %s)%s\n", bs.v[bs.best].rep_tag, bs.v[b].rep_tag,
+			 bs.best == c ? ": this configuration" : "");
+	else if (bs.best >= 0)
+		buf_addf(e, "- best now %s (%s)\n", bs.v[bs.best].rep_tag,
+			 b < 0 ? "before: unknown" : bs.best == c ? "this configuration" :
+			 "unchanged");
 	best_release(&bs);
 }
 
@@ -453,6 +490,51 @@ int best_remember(struct xl_ctx *ctx)
 		rc = db_kv_set(&ctx->db, kvkey, bs.v[bs.best].first_id);
 	best_release(&bs);
 	return rc;
+}
+
+/* A promotion since the best was remembered: its entry. */
+int best_promotion(struct xl_ctx *ctx, char **entry, char **once, char **summary)
+{
+	struct best_state bs;
+	struct noise_cmp cmp;
+	struct buf e = BUF_INIT, t = BUF_INIT;
+	char kvkey[128], when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	long last;
+
+	*entry = *once = *summary = NULL;
+	if (best_load(ctx, &bs) < 0)
+		return -1;
+	xsnprintf(kvkey, sizeof(kvkey), "best_run:%s", ctx->cfg.study);
+	last = best_find_run(&bs, db_kv_get(&ctx->db, kvkey));
+	if (bs.best < 0 || last < 0 || last == bs.best || bs.v[last].st.n == 0) {
+		best_release(&bs);
+		return 0;
+	}
+	noise_compare(&bs.rule, bs.best, last, &cmp);
+	test_text(&bs, &cmp, &t);
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+	buf_addf(&e, "## %s · best now %s (was %s), after %zu proven runs\n", when,
+		 bs.v[bs.best].rep_tag, bs.v[last].rep_tag, bs.nobs);
+	buf_addf(&e, "- promotion: %s's configuration (mean %g, n=%ld) replaces %s's "
+		 "(mean %g, n=%ld) as the best\n", bs.v[bs.best].rep_tag, bs.v[bs.best].st.mean,
+		 bs.v[bs.best].st.n, bs.v[last].rep_tag, bs.v[last].st.mean, bs.v[last].st.n);
+	buf_addf(&e, "- test: %s%s\n", t.s, bs.promotions > 1 ?
+		 " (reached through more than one promotion in this verdict)" : "");
+	buf_addf(&e, "- rule: alpha %g over at most %d looks per challenger and %d challengers "
+		 "(each look at %.2g; `xloop help best`)\n", bs.p.alpha, NOISE_LOOKS,
+		 NOISE_CHALLENGERS, bs.p.alpha / (double)(NOISE_LOOKS * NOISE_CHALLENGERS));
+	*entry = xstrdup(e.s);
+	*once = xasprintf(" · best now %s (was %s), after %zu proven runs\n",
+			  bs.v[bs.best].rep_tag, bs.v[last].rep_tag, bs.nobs);
+	*summary = xasprintf("best now %s (was %s): %s", bs.v[bs.best].rep_tag,
+			     bs.v[last].rep_tag, t.s);
+	buf_release(&e);
+	buf_release(&t);
+	best_release(&bs);
+	return 1;
 }
 
 /* Start again from the baseline. */

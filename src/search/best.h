@@ -45,9 +45,11 @@ struct best_state {
 	size_t nslots;
 	long best;		/* index into v, -1 when nothing is proven */
 	long baseline;		/* the first root run's configuration, -1 */
-	struct noise_est noise;
+	struct noise_est noise;	/* within-configuration: intervals (rule.within) */
 	struct noise_params p;
-	long m;			/* candidates in the family */
+	struct noise_obs *obs;	/* the proven runs, for the rule */
+	size_t nobs;
+	struct noise_rule rule;	/* the paired rule over obs (noise.h) */
 	int promotions;
 };
 
@@ -81,6 +83,16 @@ void best_release(struct best_state *bs);
  * so the best changes only when another configuration beats it. 0 or -1.
  */
 int best_remember(struct xl_ctx *ctx);
+/*
+ * Whether the best moved away from the one remembered (best_remember): 1
+ * with an ops/decisions.md entry of its own (what replaced what, by which
+ * test, with which numbers) into *entry, a heading fragment unique to this
+ * promotion into *once and a one-line summary into *summary (malloc'd);
+ * 0 unchanged (or nothing remembered yet), -1 error. The caller writes the
+ * entry, then best_remember.
+ */
+int best_promotion(struct xl_ctx *ctx, char **entry, char **once, char **summary);
+
 /* Forget it (the configurations changed: the seed variable). */
 int best_forget(struct xl_ctx *ctx);
 

@@ -310,13 +310,22 @@ static double bound_of(const struct noise_rule *r, long k, double s2, long *df, 
 	return noise_t_quantile(1 - level, (double)*df) * *se;
 }
 
-/* What the test asks of a lead with `pairs` confirming pairs (their spread the noise's). */
+/*
+ * What the test would ask of a lead after `pairs` confirming pairs (their
+ * spread the noise's), the runs that make them adding as many degrees of
+ * freedom to the noise estimate.
+ */
 double noise_need(const struct noise_rule *r, long pairs)
 {
+	struct noise_rule ahead = *r;
 	long df, df0;
-	double se, md = r->p.min_delta > 0 ? r->p.min_delta : 0;
-	double q = bound_of(r, pairs, pair_var(r, &df0), &df, &se);
+	double se, md = r->p.min_delta > 0 ? r->p.min_delta : 0, q;
 
+	if (ahead.resid.df > 0)
+		ahead.resid.df += pairs;
+	else
+		ahead.within.df += pairs;
+	q = bound_of(&ahead, pairs, pair_var(&ahead, &df0), &df, &se);
 	return q > md ? q : md;
 }
 
@@ -373,7 +382,7 @@ void noise_compare(const struct noise_rule *r, long cand, long inc, struct noise
 {
 	double cm, im, md = r->p.min_delta > 0 ? r->p.min_delta : 0, sum, sum2, s2 = 0;
 	int sign = r->p.goal_max ? 1 : -1;
-	long nc, ni, k;
+	long nc, ni, k, df0;
 
 	memset(out, 0, sizeof(*out));
 	cm = mean_of(r, cand, 0, -2, &nc);
@@ -401,8 +410,11 @@ void noise_compare(const struct noise_rule *r, long cand, long inc, struct noise
 
 		if (cnt > 0)
 			out->diff = sign * (r->o[first].score - iv);
-		bound_of(r, 1, 0, &out->df, &out->se);
-		out->need = noise_need(r, 1);
+		{
+			double q = bound_of(r, 1, pair_var(r, &df0), &out->df, &out->se);
+
+			out->need = q > md ? q : md;
+		}
 	} else {
 		double q;
 

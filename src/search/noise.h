@@ -129,7 +129,7 @@ double noise_confirming_mean(const struct noise_cfg *c);
 /* Compare configuration cand with inc under the rule. */
 void noise_compare(const struct noise_rule *r, long cand, long inc, struct noise_cmp *out);
 
-/* What the paired test would ask of a lead with `pairs` confirming pairs. */
+/* What the paired test would ask of a lead after `pairs` confirming pairs (noise.c). */
 double noise_need(const struct noise_rule *r, long pairs);
 
 /*

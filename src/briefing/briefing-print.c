@@ -162,6 +162,11 @@ void briefing_print(const json_t *b)
 		if (!bi.checked)
 			printf("  (gains are not checked against noise: %s)\n",
 			       "no replicates yet: `xloop space seed VAR`, then `xloop replicate best`");
+		l = json_object_get(b, "outlook");
+		if (json_is_object(l)) {
+			printf("  interval: %s\n", jstr(l, "interval"));
+			printf("  thinks best: %s\n", jstr(l, "text"));
+		}
 	}
 	else
 		printf("\nbest so far: no proven run yet\n");

@@ -314,6 +314,17 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 		      "slurm_calls", (json_int_t)(ref ? ref->calls : 0),
 		      "seen_upto", (json_int_t)max_id);
 	json_object_set_new(b, "breaker", breaker ? json_string(breaker) : json_null());
+	{
+		/* beside the proven best: what xloop thinks, and what it does about it */
+		struct best_state bs;
+
+		if (best_load(ctx, &bs) == 0) {
+			json_object_set_new(b, "outlook", best_outlook(&bs, ctx->cfg.search.seed));
+			best_release(&bs);
+		} else {
+			json_object_set_new(b, "outlook", json_null());
+		}
+	}
 	json_object_set_new(b, "autopilot", json_pack("{s:b, s:I, s:I, s:f, s:o, s:o}",
 		"on", ap.on, "spent_runs", (json_int_t)ap.runs,
 		"budget_runs", (json_int_t)ctx->cfg.autopilot.budget_runs,

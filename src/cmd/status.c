@@ -311,6 +311,7 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	struct best_info bi;
 	char shown[128];
 	int npos = args->npos, rc, sq, have_best;
+	json_t *outlook;
 
 	(void)self;
 	if (npos == 1) {
@@ -336,6 +337,15 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	}
 	rc = XL_OK;
 	have_best = best_get(ctx, &best, &bi) == 0;
+	{
+		struct best_state bs;
+
+		outlook = best_load(ctx, &bs) == 0 ? best_outlook(&bs, ctx->cfg.search.seed) :
+			  json_null();
+		if (outlook == NULL || json_is_null(outlook))
+			outlook = json_null();
+		best_release(&bs);
+	}
 
 	if (attempt_walk_open(&ctx->db, ctx->cfg.study, npos ? runs[0].id : 0, &walk) < 0) {
 		rc = XL_ERR;
@@ -351,6 +361,7 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 		json_object_set_new(head, "best_score", have_best ?
 				    best_json(best.tag, &bi) : json_null());
+		json_object_set(head, "outlook", outlook);
 		cmd_json_begin(&js, head, "runs");
 	} else if (npos == 0) {
 		fit_columns(runs, nruns, &wd);
@@ -359,6 +370,9 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 			best_format(&bi, shown, sizeof(shown));
 			printf(", best %s: %s %s", best.tag, ctx->cfg.metric, shown);
 		}
+		if (json_is_object(outlook))
+			printf("\n  thinks best: %s",
+			       json_string_value(json_object_get(outlook, "text")));
 		printf("\n  %-*s %-*s %-*s %-13s %3s %-10s %-10s %s\n", wd.tag, "TAG",
 		       wd.parent, "PARENT", wd.change, "CHANGE", "STATE", "ATT", "JOB",
 		       "ELAPSED", "SCORE");
@@ -412,6 +426,7 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	attempt_walk_close(&walk);
 	if (have_best)
 		run_release(&best);
+	json_decref(outlook);
 	runs_free(runs, nruns);
 	slurm_jobs_release(&q);
 	return rc == XL_ERR ? XL_ERR : XL_OK;

@@ -537,6 +537,124 @@ int best_promotion(struct xl_ctx *ctx, char **entry, char **once, char **summary
 	return 1;
 }
 
+/* The model's best: the highest mean for now. */
+long best_model_pick(const struct best_state *bs)
+{
+	long i, top = -1;
+
+	for (i = 0; i < (long)bs->n; i++) {
+		double m = bs->v[i].st.mean, t = top >= 0 ? bs->v[top].st.mean : 0;
+
+		if (bs->v[i].st.n == 0)
+			continue;
+		if (top < 0 || (bs->p.goal_max ? m > t : m < t))
+			top = i;
+	}
+	return top;
+}
+
+/* The lines of config a that b lacks (the seed's left out): "LR=0.15, DEPTH=1". */
+static char *config_change(const char *a, const char *b, const char *seed)
+{
+	struct buf out = BUF_INIT;
+	const char *line = a;
+	size_t sl = strlen(seed);
+
+	while (*line) {
+		const char *nl = strchr(line, '\n'), *at;
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		int found = 0;
+
+		for (at = b; *at && !found;) {
+			const char *bn = strchr(at, '\n');
+			size_t bl = bn ? (size_t)(bn - at) : strlen(at);
+
+			found = bl == len && memcmp(at, line, len) == 0;
+			at += bl + (bn != NULL);
+		}
+		if (!found && !(sl && len > sl && memcmp(line, seed, sl) == 0 && line[sl] == '='))
+			buf_addf(&out, "%s%.*s", out.len ? ", " : "", (int)len, line);
+		line += len + (nl != NULL);
+	}
+	return out.s ? out.s : xstrdup("(the same assignments)");
+}
+
+/* The outlook. */
+json_t *best_outlook(const struct best_state *bs, const char *seed)
+{
+	long pick = best_model_pick(bs), b = bs->best;
+	struct noise_cmp cmp;
+	struct best_info bi;
+	struct buf t = BUF_INIT;
+	const char *state;
+	char *change, *interval;
+	double after;
+	json_t *o;
+
+	if (b < 0 || pick < 0)
+		return json_null();
+	best_info_of(bs, b, &bi);
+	/* an interval moves only with its own runs or the noise: say which */
+	interval = !bi.checked ? xasprintf("n=%ld of its own runs, noise not measured", bi.n) :
+		   xasprintf("from its own n=%ld runs and the noise sd %.3g (df %ld, pooled over "
+			     "every configuration with replicates): it changes only when one of "
+			     "these does", bi.n, bi.sd, bi.df);
+	if (pick == b) {
+		o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "pick", bs->v[b].rep_tag, "source",
+			      "highest mean", "state", "the best", "text",
+			      "the highest mean is the best's: nothing to confirm", "interval",
+			      interval);
+		free(interval);
+		return o;
+	}
+	noise_compare(&bs->rule, pick, b, &cmp);
+	after = cmp.paired ? noise_need(&bs->rule, NOISE_LOOKS) : cmp.need;
+	change = config_change(bs->v[pick].config, bs->v[b].config, seed);
+	buf_addf(&t, "%s (%s): highest mean, %+g over the best %s", change, bs->v[pick].rep_tag,
+		 cmp.diff, bs->v[b].rep_tag);
+	if (cmp.paired && cmp.pairs)
+		buf_addf(&t, " on %ld common seed%s (se %.2g)", cmp.pairs,
+			 cmp.pairs == 1 ? "" : "s", cmp.se);
+	else if (cmp.paired)
+		buf_adds(&t, " on its first run");
+	if (!cmp.checked) {
+		state = "unchecked";
+		buf_adds(&t, "; the noise is not measured yet");
+	} else if (!cmp.paired) {
+		state = "not better";
+		buf_adds(&t, "; noise 0: not better");
+	} else if (cmp.wants_replicate && cmp.diff > after) {
+		state = "confirming";
+		buf_addf(&t, "; confirming, %ld of %d runs on the best's seeds%s", cmp.pairs,
+			 NOISE_LOOKS, bs->v[pick].open ? " (one pending)" : "");
+	} else if (cmp.wants_replicate) {
+		state = "cannot be proven";
+		buf_addf(&t, "; the rule cannot promote it: after %d confirming runs it asks a "
+			 "lead of more than %.3g (df %ld now), so nothing is promoted until the "
+			 "noise estimate sharpens or a larger lead shows", NOISE_LOOKS, after,
+			 cmp.df);
+	} else if (cmp.pairs >= NOISE_LOOKS) {
+		state = "retired";
+		buf_addf(&t, "; not proven after %d confirming runs (needs > %.3g): retired "
+			 "against this best", NOISE_LOOKS, cmp.need);
+	} else {
+		state = "not better";
+		buf_adds(&t, "; not ahead beyond a tie");
+	}
+	o = json_pack("{s:s, s:s, s:s, s:f, s:o, s:I, s:i, s:o, s:o, s:I, s:s, s:s, s:s}",
+		      "pick", bs->v[pick].rep_tag, "source", "highest mean", "change", change,
+		      "lead", cmp.diff, "se", cmp.se > 0 ? json_real(cmp.se) : json_null(),
+		      "pairs", (json_int_t)cmp.pairs, "looks", NOISE_LOOKS,
+		      "need", cmp.checked ? json_real(cmp.need) : json_null(),
+		      "need_after_looks", cmp.paired && isfinite(after) ? json_real(after) :
+		      json_null(), "df", (json_int_t)cmp.df, "state", state, "text", t.s,
+		      "interval", interval);
+	free(change);
+	free(interval);
+	buf_release(&t);
+	return o;
+}
+
 /* Start again from the baseline. */
 int best_forget(struct xl_ctx *ctx)
 {

@@ -93,6 +93,21 @@ int best_remember(struct xl_ctx *ctx);
  */
 int best_promotion(struct xl_ctx *ctx, char **entry, char **once, char **summary);
 
+/*
+ * The configuration the model thinks best among those with a proven run, or
+ * -1. For now the highest mean (goal-signed); the surrogate's posterior mean
+ * replaces it when it lands (propose.h).
+ */
+long best_model_pick(const struct best_state *bs);
+
+/*
+ * What xloop thinks beside the proven best, for the briefing, status and
+ * the report: {pick, source, change, lead, se, pairs, looks, need,
+ * need_after_looks, df, state, text, interval} (schemas/next.schema.json
+ * "outlook"); JSON null when nothing is proven. seed: the seed variable.
+ */
+struct json_t *best_outlook(const struct best_state *bs, const char *seed);
+
 /* Forget it (the configurations changed: the seed variable). */
 int best_forget(struct xl_ctx *ctx);
 

@@ -133,6 +133,8 @@ int propose_confirm(const struct prop_input *in, struct prop_out *out)
 	const char *seed;
 	int rc = 0;
 
+	memset(out, 0, sizeof(*out));
+	out->cfg = -1;
 	if (!*in->seed || in->baseline < 0)
 		return 0;
 	if (in->v[in->baseline].st.n + in->v[in->baseline].open < up_front)

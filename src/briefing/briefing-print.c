@@ -165,6 +165,9 @@ void briefing_print(const json_t *b)
 		l = json_object_get(b, "outlook");
 		if (json_is_object(l)) {
 			printf("  interval: %s\n", jstr(l, "interval"));
+			if (json_is_string(json_object_get(l, "interval_change")))
+				printf("  interval moved since the last briefing by: %s\n",
+				       jstr(l, "interval_change"));
 			printf("  thinks best: %s\n", jstr(l, "text"));
 		}
 	}

@@ -371,10 +371,11 @@ static void test_text(const struct best_state *bs, const struct noise_cmp *cmp, 
 	else if (!cmp->paired)
 		buf_addf(e, "means %+g, noise 0 (exact)", cmp->diff);
 	else if (cmp->pairs == 0)
-		buf_addf(e, "%+g on the first run's seed, no confirming run on a common seed yet "
-			 "(one would need > %.3g)", cmp->diff, cmp->need);
+		buf_addf(e, "%+g on the first run's seed = %.2f noise units (not tested: no "
+			 "confirming run on a common seed yet; one would need > %.3g)", cmp->diff,
+			 cmp->sigmas, cmp->need);
 	else
-		buf_addf(e, "paired on %ld common seed%s (of at most %d): %+g = %.2f se "
+		buf_addf(e, "paired on %ld common seed%s (of at most %d): %+g = %.2f noise units "
 			 "(se %.3g, df %ld, %s sd %.3g; the rule needs > %.3g)", cmp->pairs,
 			 cmp->pairs == 1 ? "" : "s", NOISE_LOOKS, cmp->diff, cmp->sigmas, cmp->se,
 			 cmp->df, bs->rule.resid.df > 0 ? "seed-adjusted" : "within", bs->rule.resid.df > 0 ?
@@ -435,10 +436,11 @@ void best_verdict_lines(struct xl_ctx *ctx, long long attempt_id, const char *be
 	if (bs.best >= 0 && b >= 0 && b != bs.best)
 		buf_addf(e, "- best now %s (was %s)%s\n", bs.v[bs.best].rep_tag, bs.v[b].rep_tag,
 			 bs.best == c ? ": this configuration" : "");
+	else if (bs.best >= 0 && b < 0)
+		buf_addf(e, "- best now %s\n", bs.v[bs.best].rep_tag);
 	else if (bs.best >= 0)
 		buf_addf(e, "- best now %s (%s)\n", bs.v[bs.best].rep_tag,
-			 b < 0 ? "before: unknown" : bs.best == c ? "this configuration" :
-			 "unchanged");
+			 bs.best == c ? "this configuration" : "unchanged");
 	best_release(&bs);
 }
 

@@ -73,7 +73,7 @@ check "replicate --json validates and names where the seed came from" \
 check "drive: the confirming runs" drive
 check "the verdict that promotes says best now LR-0.2 (was base)" grep -q '^- best now LR-0.2 (was base)' "$d/ops/decisions.md"
 check "the promotion is an entry of its own" grep -qE '^## .* · best now LR-0.2 \(was base\), after [0-9]+ proven runs$' "$d/ops/decisions.md"
-check "with the test and its numbers" grep -qE '^- test: paired on [0-9] common seeds? \(of at most 4\): \+0\.0[23]' "$d/ops/decisions.md"
+check "with the test and its numbers" grep -qE '^- test: paired on [0-9] common seeds? \(of at most 4\): \+0\.0[23][0-9]* = [0-9.]+ noise units' "$d/ops/decisions.md"
 check "and what replaced what" grep -q "^- promotion: LR-0.2's configuration (mean .*) replaces base's" "$d/ops/decisions.md"
 check "exactly one promotion entry" test "$(grep -c ' · best now ' "$d/ops/decisions.md")" = 1
 check "the promotion is an event" test "$(db "SELECT count(*) FROM event WHERE kind = 'promotion'")" = 1
@@ -90,5 +90,13 @@ u --json next >"$T_TMP/next.json" 2>/dev/null
 check "the briefing's outlook validates" sh -c "$PY '$(dirname "$0")/validate.py' '${XLOOP_ROOT_DIR:?}/schemas/next.schema.json' <'$T_TMP/next.json'"
 out=$(u next 2>&1)
 check "the briefing says what the interval is made of" grep -q 'interval: from its own n=' <<<"$out"
+out=$(u next 2>&1)
+check "a briefing right after says the interval did not move" \
+	grep -q 'interval moved since the last briefing by: nothing: the same runs' <<<"$out"
+step "one more run of the best" u replicate best
+check "drive: the best's new run" drive
+out=$(u next 2>&1)
+check "the next briefing says its own runs moved it (and the noise)" \
+	grep -qE 'interval moved since the last briefing by: its own runs \(n [0-9]+ -> [0-9]+\)' <<<"$out"
 
 finish

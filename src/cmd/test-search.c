@@ -307,6 +307,7 @@ static int simulate(int flat, long budget, long stream, double sd, double rho, l
 					"promotions", (json_int_t)promotions,
 					"false_promotions", (json_int_t)false_promotions));
 			}
+			noise_rule_release(&rule);
 			if (n >= budget)
 				break;
 			in.space = ext ? ext_space : &sp;

@@ -96,6 +96,7 @@ void best_release(struct best_state *bs)
 		free(bs->runs[i].seed);
 	free(bs->runs);
 	free(bs->obs);
+	noise_rule_release(&bs->rule);
 	free(bs->slots);
 	free(bs->v);
 	memset(bs, 0, sizeof(*bs));

@@ -254,28 +254,58 @@ void noise_resid(const struct noise_obs *o, size_t n, size_t ncfg, struct noise_
 	free(up);
 }
 
-/* The rule's inputs. */
+/* The rule's inputs, and each configuration's runs as a list in run order. */
 void noise_rule_init(struct noise_rule *r, const struct noise_obs *o, size_t n,
 		     const struct noise_cfg *v, size_t ncfg, const struct noise_params *p)
 {
+	long *tail;
+	size_t i;
+
 	memset(r, 0, sizeof(*r));
 	r->o = o;
 	r->n = n;
 	r->ncfg = ncfg;
 	r->p = *p;
+	r->head = xcalloc(ncfg + 1, sizeof(*r->head));
+	r->next = xcalloc(n + 1, sizeof(*r->next));
+	tail = xcalloc(ncfg + 1, sizeof(*tail));
+	for (i = 0; i < ncfg; i++)
+		r->head[i] = tail[i] = -1;
+	for (i = 0; i < n; i++) {
+		long c = o[i].cfg;
+
+		r->next[i] = -1;
+		if (c < 0 || (size_t)c >= ncfg)
+			continue;
+		if (tail[c] < 0)
+			r->head[c] = (long)i;
+		else
+			r->next[tail[c]] = (long)i;
+		tail[c] = (long)i;
+	}
+	free(tail);
 	noise_pool(v, ncfg, &r->within);
 	noise_resid(o, n, ncfg, &r->resid);
+}
+
+void noise_rule_release(struct noise_rule *r)
+{
+	free(r->head);
+	free(r->next);
+	r->head = r->next = NULL;
 }
 
 /* The mean of configuration c's runs from o[from] on (seed s only unless s < -1). */
 static double mean_of(const struct noise_rule *r, long c, size_t from, long s, long *count)
 {
 	double sum = 0;
-	size_t i;
+	long i;
 
 	*count = 0;
-	for (i = from; i < r->n; i++)
-		if (r->o[i].cfg == c && (s < -1 || r->o[i].seed == s)) {
+	if (c < 0 || (size_t)c >= r->ncfg)
+		return 0;
+	for (i = r->head[c]; i >= 0; i = r->next[i])
+		if ((size_t)i >= from && (s < -1 || r->o[i].seed == s)) {
 			sum += r->o[i].score;
 			(*count)++;
 		}
@@ -338,31 +368,29 @@ static int is_tie(double d, double scale, double min_delta)
 /* The index of configuration c's first run in r->o, or r->n. */
 static size_t first_run(const struct noise_rule *r, long c)
 {
-	size_t i;
-
-	for (i = 0; i < r->n && r->o[i].cfg != c; i++)
-		;
-	return i;
+	return c >= 0 && (size_t)c < r->ncfg && r->head[c] >= 0 ? (size_t)r->head[c] : r->n;
 }
 
 /* The confirming pairs of cand against inc: count, sum and sum of squares of d. */
 static long pairs_of(const struct noise_rule *r, long cand, long inc, double *sum,
 		     double *sum2)
 {
-	size_t first = first_run(r, cand), i, j;
+	size_t first = first_run(r, cand);
 	int sign = r->p.goal_max ? 1 : -1;
-	long k = 0;
+	long k = 0, i, j;
 
 	*sum = *sum2 = 0;
-	for (i = first + 1; i < r->n && k < NOISE_LOOKS; i++) {
+	if (first >= r->n)
+		return 0;
+	for (i = r->next[first]; i >= 0 && k < NOISE_LOOKS; i = r->next[i]) {
 		long cnt, ccnt;
 		double iv, cv, d;
 		int dup = 0;
 
-		if (r->o[i].cfg != cand || r->o[i].seed < 0)
+		if (r->o[i].seed < 0)
 			continue;
-		for (j = first + 1; j < i; j++)
-			dup |= r->o[j].cfg == cand && r->o[j].seed == r->o[i].seed;
+		for (j = r->next[first]; j != i; j = r->next[j])
+			dup |= r->o[j].seed == r->o[i].seed;
 		if (dup)
 			continue;
 		iv = mean_of(r, inc, 0, r->o[i].seed, &cnt);

@@ -91,6 +91,7 @@ struct noise_rule {
 	struct noise_est within;	/* noise_pool: intervals, and the fallback */
 	struct noise_est resid;		/* noise_resid: what a paired difference sees */
 	struct noise_params p;
+	long *head, *next;		/* each configuration's runs in o, in order */
 };
 
 /* Seed values to indices (equal strings, equal index; NULL: -1) into ids. */
@@ -103,9 +104,10 @@ void noise_seed_ids(const char *const *seeds, size_t n, long *ids);
  */
 void noise_resid(const struct noise_obs *o, size_t n, size_t ncfg, struct noise_est *out);
 
-/* Fill r: within from v (per configuration), resid from o. */
+/* Fill r: within from v (per configuration), resid from o; release it after. */
 void noise_rule_init(struct noise_rule *r, const struct noise_obs *o, size_t n,
 		     const struct noise_cfg *v, size_t ncfg, const struct noise_params *p);
+void noise_rule_release(struct noise_rule *r);
 
 /* How cand compares with inc. */
 struct noise_cmp {

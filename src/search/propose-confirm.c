@@ -171,6 +171,7 @@ int propose_confirm(const struct prop_input *in, struct prop_out *out)
 				in->v[c].rep_tag, lead), out);
 		free(lead);
 	}
+	noise_rule_release(&r);
 	free(obs);
 	return rc;
 }

@@ -86,6 +86,7 @@ static void rule_of(struct noise_rule *r, struct noise_obs *o, size_t n, size_t 
 	size_t i;
 
 	assert_true(ncfg <= 64);
+	noise_rule_release(r);
 	for (i = 0; i < ncfg; i++)
 		v[i].mean = v[i].ss = v[i].first = 0, v[i].n = 0;
 	for (i = 0; i < n; i++)
@@ -138,7 +139,7 @@ static void test_paired(void **state)
 	double off[] = { 0.05, -0.04, 0.01, -0.03, 0.04, 0 };
 	double tiny[] = { 0.0004, -0.0003, 0.0002, -0.0001, 0.0003, -0.0002 };
 	struct noise_obs o[16];
-	struct noise_rule r;
+	struct noise_rule r = { 0 };
 	struct noise_cmp c;
 	size_t n = 0, k;
 
@@ -164,6 +165,7 @@ static void test_paired(void **state)
 	noise_compare(&r, 1, 0, &c);
 	assert_int_equal(c.pairs, 0);
 	assert_int_equal(c.beats, 0);
+	noise_rule_release(&r);
 }
 
 /* The first run chose the candidate: its lead there is not tested. */
@@ -175,7 +177,7 @@ static void test_first_run_left_out(void **state)
 		{ 1, 0, 0.99 },	/* lucky */
 		{ 1, 1, 0.91 }, { 1, 2, 0.89 },
 	};
-	struct noise_rule r;
+	struct noise_rule r = { 0 };
 	struct noise_cmp c;
 
 	(void)state;
@@ -185,6 +187,7 @@ static void test_first_run_left_out(void **state)
 	assert_true(fabs(c.diff) < 1e-12);
 	assert_int_equal(c.beats, 0);
 	assert_int_equal(c.wants_replicate, 0);
+	noise_rule_release(&r);
 }
 
 /* Ties never promote: exact, within min_delta, or rounding; unchecked or not. */
@@ -192,7 +195,7 @@ static void test_ties(void **state)
 {
 	struct noise_params p = { 1, 0, 0.05 };
 	struct noise_obs o[] = { { 0, 0, 0.964866 }, { 1, 0, 0.964866 + 1e-15 } };
-	struct noise_rule r;
+	struct noise_rule r = { 0 };
 	struct noise_cmp c;
 
 	(void)state;
@@ -212,6 +215,7 @@ static void test_ties(void **state)
 	p.min_delta = 0;
 	rule_of(&r, o, 2, 2, &p);
 	assert_int_equal(noise_choose(&r, 0, NULL), 0);
+	noise_rule_release(&r);
 }
 
 /* At most NOISE_LOOKS confirming pairs are tested; later ones are not looks. */
@@ -219,7 +223,7 @@ static void test_looks(void **state)
 {
 	struct noise_params p = { 1, 0, 0.05 };
 	struct noise_obs o[32];
-	struct noise_rule r;
+	struct noise_rule r = { 0 };
 	struct noise_cmp c;
 	unsigned long long g = 5;
 	size_t n = 0, k;
@@ -236,6 +240,7 @@ static void test_looks(void **state)
 	/* the bound: alpha shared by looks and challengers */
 	assert_true(fabs(c.need - noise_t_quantile(1 - 0.05 / (NOISE_LOOKS * NOISE_CHALLENGERS),
 						   (double)c.df) * c.se) < 1e-9);
+	noise_rule_release(&r);
 }
 
 /*
@@ -253,7 +258,7 @@ static void test_flat_family(void **state)
 	(void)state;
 	for (study = 0; study < 400; study++) {
 		struct noise_obs o[64];
-		struct noise_rule r;
+		struct noise_rule r = { 0 };
 		double off[8];
 		size_t n = 0, k, c, i;
 		int moved = 0;
@@ -271,6 +276,7 @@ static void test_flat_family(void **state)
 				moved |= noise_choose(&r, 0, NULL) != 0;
 			}
 		promoted += moved;
+		noise_rule_release(&r);
 		for (i = 2 + NOISE_LOOKS; i < n; i++)
 			if (o[i].score > 0.95 + off[o[i].seed] + 0.007) {
 				plain++;

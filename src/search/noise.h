@@ -28,7 +28,9 @@
  * once): Bonferroni over looks and challengers, not over every run of the
  * study. Calibrated on `xloop test-search --objective flat --budget 60`
  * (a per-seed offset shared by every configuration, as on real studies):
- * tests/t/t0480-search-flat.sh. A tie never promotes (d = 0, or within
+ * 9 of streams 1..300 promote (3%), 7 with independent noise; alpha over
+ * the looks alone promotes 7 of streams 1..100, which
+ * tests/t/t0360-search-flat-rate.sh catches. A tie never promotes (d = 0, or within
  * min_delta, or within rounding). The best is sticky: the search starts
  * from the last best (best.c remembers it at each verdict).
  */

@@ -438,8 +438,10 @@ const struct cmd_entry cmd_status_entry = {
 	.summary = "show every run of the study, or one run in detail",
 	.help = "One row per run: tag, parent, change (VAR old->new), state, attempt, job\n"
 	"id, elapsed time (live from squeue, then from the recorded start and end),\n"
-	"score; '*' marks the best proven run. With T, the run's lineage and all its\n"
-	"attempts. Live states come from a single squeue call. status only reads:\n"
+	"score; '*' marks the run that stands for the best configuration (help best).\n"
+	"Beside it, \"thinks best:\" the highest mean and what confirms it. With\n"
+	"T, the run's lineage and all its attempts. Live states come from a\n"
+	"single squeue call. status only reads:\n"
 	"a job that has left the queue shows as 'ended' (not judged yet) until\n"
 	"`xloop judge`, `next` or `tick` judges it; without Slurm, unjudged attempts\n"
 	"are 'unknown'. The last line says who feeds the queue after this session.\n",

@@ -625,8 +625,8 @@ static int doc_load(const char *path, json_t **doc, char **cause)
 	return 0;
 }
 
-/* Write doc to xloop.json atomically if it is a valid configuration. */
-static int doc_store(const char *path, const json_t *doc, char **cause)
+/* Write doc to xloop.json atomically if it is a valid configuration (not when dry). */
+static int doc_store_or_check(const char *path, const json_t *doc, int dry, char **cause)
 {
 	char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER), *text;
 	struct config check;
@@ -639,16 +639,22 @@ static int doc_store(const char *path, const json_t *doc, char **cause)
 	text = xasprintf("%s\n", s);
 	if (config_parse(&check, text, strlen(text), cause) == 0) {
 		config_release(&check);
-		rc = write_file_atomic(path, text, strlen(text), 0644, cause);
+		rc = dry ? 0 : write_file_atomic(path, text, strlen(text), 0644, cause);
 	}
 	free(text);
 	free(s);
 	return rc;
 }
 
-/* Edit one member of xloop.json, keeping the rest. */
-int config_edit(const char *root, const char *const *path, size_t depth,
-		json_t *v, char **cause)
+/* Write doc to xloop.json atomically if it is a valid configuration. */
+static int doc_store(const char *path, const json_t *doc, char **cause)
+{
+	return doc_store_or_check(path, doc, 0, cause);
+}
+
+/* Edit one member of xloop.json, keeping the rest; dry: only check the result. */
+static int edit(const char *root, const char *const *path, size_t depth, json_t *v,
+		int dry, char **cause)
 {
 	char *file = path_join(root, CONFIG_FILE);
 	json_t *doc = NULL, *cur;
@@ -675,13 +681,27 @@ int config_edit(const char *root, const char *const *path, size_t depth,
 		json_object_set(cur, path[depth - 1], v);
 	else
 		json_object_del(cur, path[depth - 1]);
-	rc = doc_store(file, doc, cause);
+	rc = doc_store_or_check(file, doc, dry, cause);
 out:
 	if (v)
 		json_decref(v);
 	json_decref(doc);
 	free(file);
 	return rc;
+}
+
+/* Edit one member of xloop.json, keeping the rest. */
+int config_edit(const char *root, const char *const *path, size_t depth,
+		json_t *v, char **cause)
+{
+	return edit(root, path, depth, v, 0, cause);
+}
+
+/* Whether config_edit(path, v) would give a valid xloop.json; nothing written. */
+int config_check_edit(const char *root, const char *const *path, size_t depth,
+		      json_t *v, char **cause)
+{
+	return edit(root, path, depth, v, 1, cause);
 }
 
 /* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */

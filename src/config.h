@@ -118,6 +118,9 @@ void config_release(struct config *c);
 struct json_t;
 int config_edit(const char *root, const char *const *path, size_t depth,
 		struct json_t *v, char **cause);
+/* config_edit's checks without the write: 0 when the edit is valid, else -1 with *cause. */
+int config_check_edit(const char *root, const char *const *path, size_t depth,
+		      struct json_t *v, char **cause);
 
 /* Seconds since the epoch of an ISO-8601 UTC time ("2026-12-01T18:00:00Z",
  * also without seconds or Z); -1 when it is not one. */

@@ -200,6 +200,11 @@ static const char *const migrations[] = {
 	 * submission of the run uses it unless --segments says otherwise;
 	 * NULL: segments.max of xloop.json */
 	"ALTER TABLE run ADD COLUMN segments INTEGER CHECK (segments BETWEEN 0 AND 1000);",
+	/* 10: the code an attempt runs (gitops_code_state): HEAD's commit when
+	 * it was submitted and a sha256 of the tracked files' uncommitted
+	 * changes ('' none); NULL both: not recorded (older, or no repo) */
+	"ALTER TABLE attempt ADD COLUMN code_commit TEXT;"
+	"ALTER TABLE attempt ADD COLUMN code_changes TEXT;",
 };
 
 /* The schema version this binary migrates to. */

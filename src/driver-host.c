@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -221,7 +222,41 @@ int driver_fs_is_network(const char *fstype)
 	return 0;
 }
 
-/* The filesystem type holding path, read from /proc/self/mountinfo. */
+/* statfs's f_type of the filesystems xloop tells apart, by the names mountinfo uses. */
+static const struct {
+	unsigned long magic;
+	const char *name;
+} fs_magic[] = {
+	{ 0xEF53, "ext4" },		/* ext2, ext3 and ext4 share it */
+	{ 0x58465342, "xfs" }, { 0x9123683E, "btrfs" }, { 0x2FC12FC1, "zfs" },
+	{ 0x01021994, "tmpfs" }, { 0x858458F6, "ramfs" }, { 0x794C7630, "overlay" },
+	{ 0x73717368, "squashfs" }, { 0x4D44, "vfat" }, { 0x5346544E, "ntfs" },
+	{ 0xF2F52010, "f2fs" }, { 0x6969, "nfs" }, { 0xFF534D42, "cifs" },
+	{ 0xFE534D42, "smb3" }, { 0x0BD00BD0, "lustre" }, { 0x47504653, "gpfs" },
+	{ 0x19830326, "beegfs" }, { 0x00C36400, "ceph" }, { 0x5346414F, "afs" },
+	{ 0x6B414653, "afs" }, { 0xAAD7AAEA, "panfs" }, { 0x7461636F, "ocfs2" },
+	{ 0x01161970, "gfs2" }, { 0x01021997, "9p" }, { 0x65735546, "fuse" },
+};
+
+/* The filesystem type of path from statfs (malloc'd), NULL when it fails. */
+static char *statfs_type(const char *path)
+{
+	struct statfs sf;
+	size_t i;
+
+	if (statfs(path, &sf) < 0)
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(fs_magic); i++)
+		if ((unsigned long)sf.f_type == fs_magic[i].magic)
+			return xstrdup(fs_magic[i].name);
+	return xasprintf("an unknown filesystem (magic 0x%lx)", (unsigned long)sf.f_type);
+}
+
+/*
+ * The filesystem type holding path: /proc/self/mountinfo's name (it tells
+ * fuse.sshfs from other FUSE mounts), else statfs's magic (no /proc, as
+ * in a chroot, or no mount listed that holds path).
+ */
 char *driver_fstype(const char *path)
 {
 	const char *file = "/proc/self/mountinfo";
@@ -237,7 +272,9 @@ char *driver_fstype(const char *path)
 		t = driver_mount_fstype(b.s, path);
 	buf_release(&b);
 	free(cause);
-	return t ? t : xstrdup("?");
+	if (!t)
+		t = statfs_type(path);
+	return t ? t : xstrdup("unknown (neither mountinfo nor statfs answered)");
 }
 
 /* driver.host when the study lies on a network filesystem. */

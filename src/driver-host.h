@@ -27,7 +27,10 @@ long long driver_env_secs(const char *name, long long lo, long long hi, long lon
 char *driver_mount_fstype(const char *mountinfo, const char *path);
 /* 1 for NFS, Lustre, GPFS, CIFS, sshfs and other network filesystems. Pure. */
 int driver_fs_is_network(const char *fstype);
-/* The type of the filesystem holding path here (malloc'd, "?" when unknown). */
+/*
+ * The type of the filesystem holding path here (malloc'd): mountinfo's
+ * name, else from statfs's magic; a sentence when neither answers.
+ */
 char *driver_fstype(const char *path);
 
 /*

@@ -11,6 +11,7 @@
 
 #include "buf.h"
 #include "gitops.h"
+#include "sha256.h"
 #include "util.h"
 
 /* One path of a commit: what the work tree has, what the index had. */
@@ -685,5 +686,187 @@ out:
 	git_tree_entry_free(te);
 	git_tree_free(tree);
 	git_commit_free(commit);
+	return end_git(repo, ret, cause, why);
+}
+
+/* The study's directory in the work tree: "" at its root, "sub/dir/" below it. */
+static char *study_prefix(git_repository *repo, const char *dir)
+{
+	const char *wd = git_repository_workdir(repo);
+	char *real = realpath(dir, NULL), *prefix;
+	size_t n = wd ? strlen(wd) : 0;
+
+	if (n && wd[n - 1] == '/')
+		n--;
+	if (!real || !wd || strncmp(real, wd, n) != 0 || (real[n] && real[n] != '/'))
+		prefix = xstrdup("");
+	else if (real[n] && real[n + 1])
+		prefix = xasprintf("%s/", real + n + 1);
+	else
+		prefix = xstrdup("");
+	free(real);
+	return prefix;
+}
+
+/* 1 for what xloop writes in a study (runs/, ops/, xloop.json, ...): not code. */
+static int xloop_own(const char *prefix, const char *path)
+{
+	static const char *const own[] = {
+		"runs/", "ops/", ".xloop/", "xloop.json", "AGENTS.md", ".gitignore",
+		"report.html",
+	};
+	size_t n = strlen(prefix), i;
+
+	if (!path || strncmp(path, prefix, n) != 0)
+		return 0;
+	path += n;
+	for (i = 0; i < ARRAY_SIZE(own); i++) {
+		size_t len = strlen(own[i]);
+
+		if (own[i][len - 1] == '/' ? strncmp(path, own[i], len) == 0 :
+		    strcmp(path, own[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+struct code_diff {
+	const char *prefix;
+	struct buf text;	/* the patch of the code's changes */
+	int files;		/* code files that differ */
+};
+
+/* A delta of code (not xloop's own files): counted. */
+static int count_file(const git_diff_delta *d, float progress, void *payload)
+{
+	struct code_diff *c = payload;
+
+	(void)progress;
+	if (!xloop_own(c->prefix, d->old_file.path) || !xloop_own(c->prefix, d->new_file.path))
+		c->files++;
+	return 0;
+}
+
+/* One line of the patch of a code file, appended to the text to hash. */
+static int add_line(const git_diff_delta *d, const git_diff_hunk *h, const git_diff_line *l,
+		    void *payload)
+{
+	struct code_diff *c = payload;
+
+	(void)h;
+	if (xloop_own(c->prefix, d->old_file.path) && xloop_own(c->prefix, d->new_file.path))
+		return 0;
+	if (l->origin == GIT_DIFF_LINE_CONTEXT || l->origin == GIT_DIFF_LINE_ADDITION ||
+	    l->origin == GIT_DIFF_LINE_DELETION)
+		buf_addc(&c->text, l->origin);
+	buf_add(&c->text, l->content, l->content_len);
+	return 0;
+}
+
+/* HEAD and a hash of the code's uncommitted changes: see gitops.h. */
+int gitops_code_state(const char *dir, char oid[41], char changes[65], char **cause)
+{
+	git_repository *repo = NULL;
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_diff *diff = NULL;
+	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+	struct code_diff c = { NULL, BUF_INIT, 0 };
+	char *why = NULL, *prefix = NULL;
+	int r, ret = -1;
+
+	oid[0] = changes[0] = '\0';
+	if (cause)
+		*cause = NULL;
+	if (init_git(cause) < 0)
+		return -1;
+	r = open_head(dir, &repo, &commit, &why);
+	if (r != 0) {
+		ret = r > 0 ? 1 : -1;
+		goto out;
+	}
+	if (!commit) {
+		ret = 0;	/* unborn: no code to pin yet */
+		goto out;
+	}
+	git_oid_tostr(oid, 41, git_commit_id(commit));
+	prefix = study_prefix(repo, dir);
+	c.prefix = prefix;
+	/* tracked files only: what the user edited and did not commit */
+	opts.flags = GIT_DIFF_NORMAL;
+	if (git_commit_tree(&tree, commit) < 0) {
+		fail_git(&why, "cannot read HEAD's tree");
+		goto out;
+	}
+	if (git_diff_tree_to_workdir_with_index(&diff, repo, tree, &opts) < 0) {
+		fail_git(&why, "cannot diff the work tree against HEAD");
+		goto out;
+	}
+	if (git_diff_print(diff, GIT_DIFF_FORMAT_PATCH, add_line, &c) < 0) {
+		fail_git(&why, "cannot read the work tree's changes");
+		goto out;
+	}
+	if (c.text.len)
+		sha256_hex(c.text.s, c.text.len, changes);
+	ret = 0;
+out:
+	buf_release(&c.text);
+	free(prefix);
+	git_diff_free(diff);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	return end_git(repo, ret, cause, why);
+}
+
+/* Whether the code of two commits differs: see gitops.h. */
+int gitops_code_differs(const char *dir, const char *a, const char *b, int *differs,
+			char **cause)
+{
+	git_repository *repo = NULL;
+	git_commit *ca = NULL, *cb = NULL;
+	git_tree *ta = NULL, *tb = NULL;
+	git_diff *diff = NULL;
+	git_oid ia, ib;
+	struct code_diff c = { NULL, BUF_INIT, 0 };
+	char *why = NULL, *prefix = NULL;
+	int r, ret = -1;
+
+	*differs = 0;
+	if (cause)
+		*cause = NULL;
+	if (strcmp(a, b) == 0)
+		return 0;
+	if (init_git(cause) < 0)
+		return -1;
+	r = open_repo(dir, &repo, &why);
+	if (r != 0) {
+		ret = r > 0 ? 1 : -1;
+		goto out;
+	}
+	if (git_oid_fromstr(&ia, a) < 0 || git_oid_fromstr(&ib, b) < 0 ||
+	    git_commit_lookup(&ca, repo, &ia) < 0 || git_commit_lookup(&cb, repo, &ib) < 0 ||
+	    git_commit_tree(&ta, ca) < 0 || git_commit_tree(&tb, cb) < 0) {
+		fail_git(&why, "cannot read commits %.12s and %.12s", a, b);
+		goto out;
+	}
+	if (git_diff_tree_to_tree(&diff, repo, ta, tb, NULL) < 0) {
+		fail_git(&why, "cannot diff %.12s and %.12s", a, b);
+		goto out;
+	}
+	prefix = study_prefix(repo, dir);
+	c.prefix = prefix;
+	if (git_diff_foreach(diff, count_file, NULL, NULL, NULL, &c) < 0) {
+		fail_git(&why, "cannot read the diff of %.12s and %.12s", a, b);
+		goto out;
+	}
+	*differs = c.files > 0;
+	ret = 0;
+out:
+	free(prefix);
+	git_diff_free(diff);
+	git_tree_free(ta);
+	git_tree_free(tb);
+	git_commit_free(ca);
+	git_commit_free(cb);
 	return end_git(repo, ret, cause, why);
 }

@@ -72,4 +72,22 @@ int gitops_head(const char *dir, char oid[41], char **cause);
 int gitops_file_at_head(const char *dir, const char *path, struct buf *out,
 			int *found, char **cause);
 
+/*
+ * The code a job runs, pinned: the commit HEAD points to (oid; "" when
+ * unborn) and a sha256 of the patch of the tracked files' uncommitted
+ * changes (changes; "" when there are none). The files xloop writes in the
+ * study (runs/, ops/, xloop.json, AGENTS.md, .gitignore, report.html) are
+ * not code and are left out. 0, 1 when dir is in no repository, -1 with
+ * *cause.
+ */
+int gitops_code_state(const char *dir, char oid[41], char changes[65], char **cause);
+
+/*
+ * *differs = 1 when the code (the files gitops_code_state counts) of
+ * commits a and b differs. 0, 1 when dir is in no repository, -1 with
+ * *cause (also for a commit the repository does not have).
+ */
+int gitops_code_differs(const char *dir, const char *a, const char *b, int *differs,
+			char **cause);
+
 #endif

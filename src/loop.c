@@ -145,6 +145,53 @@ char *loop_make_tag(struct xl_ctx *ctx, enum tag_kind kind, const char *base_or_
 	}
 }
 
+/* The first free candidate of a configuration's tag (tag_config), or NULL. */
+char *loop_make_config_tag(struct xl_ctx *ctx, const struct tag_part *v, size_t n)
+{
+	int k;
+
+	for (k = 1; k < 1000; k++) {
+		char *tag = tag_config(v, n, k), *cause = NULL;
+		int rc;
+
+		if (!tag)
+			return NULL;
+		rc = loop_check_new_tag(ctx, tag, &cause);
+		free(cause);
+		if (rc != XL_DATAERR)
+			return tag;
+		free(tag);
+	}
+	return NULL;
+}
+
+/* "the comparison is not one change: ..." when the code differs from the parent's, or NULL. */
+char *loop_code_note(struct xl_ctx *ctx, long long attempt_id)
+{
+	char mine[41], mine_ch[65], theirs[41], theirs_ch[65], *cause = NULL;
+	int differs = 0;
+
+	if (attempts_code(&ctx->db, attempt_id, 0, mine, mine_ch) != 1 ||
+	    attempts_code(&ctx->db, attempt_id, 1, theirs, theirs_ch) != 1)
+		return NULL;	/* not pinned (adopted, older, no repo): nothing to say */
+	if (gitops_code_differs(ctx->root, theirs, mine, &differs, &cause) != 0) {
+		free(cause);
+		return NULL;
+	}
+	if (differs && strcmp(mine_ch, theirs_ch) != 0)
+		return xasprintf("the comparison is not one change: code changed since the "
+				 "parent (commit %.12s, then %.12s, and their uncommitted changes "
+				 "differ)", theirs, mine);
+	if (differs)
+		return xasprintf("the comparison is not one change: code changed since the "
+				 "parent (commit %.12s, then %.12s)", theirs, mine);
+	if (strcmp(mine_ch, theirs_ch) != 0)
+		return xasprintf("the comparison is not one change: code changed since the "
+				 "parent (uncommitted changes to tracked files %s)", !*mine_ch ?
+				 "were undone" : !*theirs_ch ? "were made" : "differ");
+	return NULL;
+}
+
 /* 1 when the run's latest attempt succeeded. */
 int loop_run_proven(struct xl_ctx *ctx, const struct run *r)
 {

@@ -48,6 +48,15 @@ int loop_check_new_tag(struct xl_ctx *ctx, const char *tag, char **cause);
  */
 char *loop_make_tag(struct xl_ctx *ctx, enum tag_kind kind, const char *base_or_prefix,
 		    const char *var, const char *value);
+/*
+ * When the code attempt_id runs differs from its parent's (both pinned at
+ * submission: commit and uncommitted changes, xloop's own files aside),
+ * "the comparison is not one change: code changed since the parent (...)"
+ * (malloc'd); NULL when it is the same or either is not pinned.
+ */
+char *loop_code_note(struct xl_ctx *ctx, long long attempt_id);
+/* The same for a configuration's tag (tag_config): NULL when it has none. */
+char *loop_make_config_tag(struct xl_ctx *ctx, const struct tag_part *v, size_t n);
 
 /*
  * Find the run called tag, or the best proven run for "best". Returns 0,

@@ -432,6 +432,17 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 	}
 	evidence = log_evidence(a->log_path, *a->gres != '\0');
 	best_before(ctx, best, sizeof(best), &best_key);
+	{
+		/* a gain (or loss) from code that changed is not the run's change */
+		char *code = loop_code_note(ctx, a->id), *t;
+
+		if (code) {
+			t = xasprintf("%s; %s", v.reason, code);
+			free(v.reason);
+			v.reason = t;
+			free(code);
+		}
+	}
 
 	if (db_begin_write(&ctx->db) < 0)
 		goto out;

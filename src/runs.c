@@ -150,6 +150,25 @@ char *runs_tag(struct db *db, long long run_id)
 	return tag;
 }
 
+/* The tag of the study's run whose latest attempt has Slurm job id job, or NULL. */
+char *runs_tag_of_job(struct db *db, const char *study, const char *job)
+{
+	struct stmt q;
+	char *tag = NULL;
+
+	/* the attempt_job index */
+	if (db_prepare(db, &q, "SELECT r.tag FROM attempt t JOIN run r ON r.id = t.run_id"
+		       " WHERE t.job_id = :job AND r.study = :study ORDER BY t.id DESC"
+		       " LIMIT 1") < 0)
+		return NULL;
+	db_bind_text(&q, ":job", job);
+	db_bind_text(&q, ":study", study);
+	if (db_step(&q) == SQLITE_ROW)
+		tag = xstrdup(db_col_text(&q, 0));
+	db_finalize(&q);
+	return tag;
+}
+
 /* The run's own segment count, or NULL. */
 char *runs_segments(struct db *db, long long run_id)
 {
@@ -710,6 +729,50 @@ int attempts_recent_elapsed(struct db *db, const char *study, long long limit,
 	}
 	db_finalize(&q);
 	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Record the code an attempt runs (gitops_code_state). */
+int attempts_set_code(struct db *db, long long id, const char *commit, const char *changes)
+{
+	struct stmt q;
+
+	if (db_prepare(db, &q, "UPDATE attempt SET code_commit = :commit,"
+		       " code_changes = :changes WHERE id = :id") < 0)
+		return -1;
+	db_bind_text(&q, ":commit", commit);
+	db_bind_text(&q, ":changes", changes);
+	db_bind_int64(&q, ":id", id);
+	return db_run(&q);
+}
+
+/*
+ * The code pinned for an attempt, or (parent) for the attempt of its run's
+ * parent that counts (its latest success, else its latest): 1 with commit
+ * and changes, 0 when none was recorded, -1 on error.
+ */
+int attempts_code(struct db *db, long long attempt_id, int parent, char commit[41],
+		  char changes[65])
+{
+	struct stmt q;
+	int rc;
+
+	commit[0] = changes[0] = '\0';
+	if (db_prepare(db, &q, parent ?
+		       "SELECT code_commit, coalesce(code_changes, '') FROM attempt"
+		       " WHERE run_id = (SELECT r.parent_id FROM attempt t JOIN run r"
+		       " ON r.id = t.run_id WHERE t.id = :id) AND code_commit IS NOT NULL"
+		       " ORDER BY verdict = 'success' DESC, id DESC LIMIT 1" :
+		       "SELECT code_commit, coalesce(code_changes, '') FROM attempt"
+		       " WHERE id = :id AND code_commit IS NOT NULL") < 0)
+		return -1;
+	db_bind_int64(&q, ":id", attempt_id);
+	rc = db_step(&q);
+	if (rc == SQLITE_ROW) {
+		xsnprintf(commit, 41, "%s", db_col_text(&q, 0));
+		xsnprintf(changes, 65, "%s", db_col_text(&q, 1));
+	}
+	db_finalize(&q);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* Record what an attempt waits for now. */

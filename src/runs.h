@@ -62,6 +62,8 @@ int runs_list(struct db *db, const char *study, struct run **v, size_t *n);
 char *runs_segments(struct db *db, long long run_id);
 /* The tag of run id (malloc'd), or NULL when there is no such run. */
 char *runs_tag(struct db *db, long long run_id);
+/* The tag of the study's run whose latest attempt has Slurm job id job, or NULL. */
+char *runs_tag_of_job(struct db *db, const char *study, const char *job);
 /* How many runs the study has; -1 on error. */
 long long runs_count(struct db *db, const char *study);
 void run_release(struct run *r);
@@ -120,6 +122,15 @@ int runs_list_configs(struct db *db, const char *study, struct run **v, size_t *
 /* The seconds (end - start) of the study's latest limit successful attempts. */
 int attempts_recent_elapsed(struct db *db, const char *study, long long limit,
 			    long long **secs, size_t *n);
+/* Record the code an attempt runs: HEAD's commit and the changes' hash ("" none). */
+int attempts_set_code(struct db *db, long long id, const char *commit, const char *changes);
+/*
+ * The code pinned for attempt_id, or (parent) for the attempt of its run's
+ * parent that counts (its latest success, else its latest): 1 with commit
+ * and changes, 0 when none was recorded, -1 on error.
+ */
+int attempts_code(struct db *db, long long attempt_id, int parent, char commit[41],
+		  char changes[65]);
 /* Record that attempt id now waits for job after ("" none). 0 or -1. */
 int attempts_set_after(struct db *db, long long id, const char *after);
 void attempt_release(struct attempt *a);

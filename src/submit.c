@@ -13,6 +13,7 @@
 #include "segments.h"
 #include "sha256.h"
 #include "study.h"
+#include "gitops.h"
 #include "submit.h"
 
 /* Free a submission's result. */
@@ -365,6 +366,7 @@ struct submission {
 	char sha[65], token[27];
 	char *over;			/* the overrides as recorded */
 	struct attempt a;		/* the intent's row */
+	char code[41], changes[65];	/* the code it runs (gitops_code_state); "": unknown */
 };
 
 /*
@@ -392,6 +394,14 @@ static int submit_checks(struct xl_ctx *ctx, struct slurm *s, struct submission 
 				     &sub->segs, cause);
 	if (rc == 0)
 		rc = submit_check_script(ctx, sub->r->tag, &sub->text, sub->sha, cause);
+	if (rc == 0) {
+		/* pin the code it runs; a study outside git has none to pin */
+		char *why = NULL;
+
+		if (gitops_code_state(ctx->root, sub->code, sub->changes, &why) != 0)
+			sub->code[0] = sub->changes[0] = '\0';
+		free(why);
+	}
 	if (rc == 0)
 		rc = submit_preflight(ctx, s, sub->o, cause);
 	if (rc == 0)
@@ -439,6 +449,8 @@ static int record_intent(struct xl_ctx *ctx, struct submission *sub, struct subm
 	a->auto_retry = (char *)sub->o->auto_retry;
 	a->lane = sub->o->lane;
 	if (attempts_insert(&ctx->db, a) < 0)
+		goto fail;
+	if (*sub->code && attempts_set_code(&ctx->db, a->id, sub->code, sub->changes) < 0)
 		goto fail;
 	if (sub->segs && segments_insert_first(ctx, a->id, sub->token, sub->segs) < 0)
 		goto fail;

@@ -19,6 +19,11 @@ const char tag_help[] =
 	"  a replicate       B--r2              --r3, ...: a seed-only change of the\n"
 	"                                       configuration whose first run is B\n"
 	"  a sweep           N--VAR-VALUE       with `sweep --name N`; VAR-VALUE without\n"
+	"  autopilot's run   VAR-V_VAR2-V2      its configuration: each variable of the\n"
+	"                                       space whose value is not the baseline's,\n"
+	"                                       the value as short as its grid allows\n"
+	"                                       (LEARNING_RATE-0.013_MAX_DEPTH-4; the\n"
+	"                                       initials, LR-0.013_MD-4, when too long)\n"
 	"\n"
 	"At most 64 characters of letters, digits, '.', '_' and '-', starting with\n"
 	"a letter or a digit. Parts are joined by \"--\", which a value never gives:\n"
@@ -128,6 +133,111 @@ char *tag_compose(enum tag_kind kind, const char *base_or_prefix, const char *va
 	buf_adds(&b, suffix.s);
 	buf_release(&suffix);
 	return buf_detach(&b, NULL);
+}
+
+/* v to p significant digits, canonical (malloc'd); v itself when not a number. */
+static char *round_sig(const char *v, int p)
+{
+	char buf[64], *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (!*v || *end || errno == ERANGE || !isfinite(d))
+		return xstrdup(v);
+	xsnprintf(buf, sizeof(buf), "%.*g", p, d);
+	return value_canon(buf);
+}
+
+/*
+ * The value as short as its grid allows: the fewest significant digits
+ * (two at least) that still tell it from every other value of the grid;
+ * a value not in the grid, or not a number, stays as it is.
+ */
+static char *short_value(const char *v, const char *const *grid, size_t ngrid)
+{
+	char *canon = value_canon(v);
+	size_t i;
+	int p, in = 0;
+
+	for (i = 0; i < ngrid; i++)
+		in |= value_same(grid[i], canon);
+	for (p = 2; in && p <= 15; p++) {
+		char *mine = round_sig(canon, p);
+		int clash = strlen(mine) >= strlen(canon);
+
+		for (i = 0; i < ngrid && !clash; i++) {
+			char *other;
+
+			if (value_same(grid[i], canon))
+				continue;
+			other = round_sig(grid[i], p);
+			clash = strcmp(other, mine) == 0;
+			free(other);
+		}
+		if (!clash) {
+			free(canon);
+			return mine;
+		}
+		free(mine);
+	}
+	return canon;
+}
+
+/* The initials of a variable's words: LEARNING_RATE is LR, DEPTH is DEPTH. */
+static void add_initials(struct buf *b, const char *var)
+{
+	const char *p;
+
+	if (!strchr(var, '_')) {
+		add_sanitized(b, var);
+		return;
+	}
+	for (p = var; *p; p++)
+		if (isalnum((unsigned char)*p) && (p == var || p[-1] == '_'))
+			buf_addc(b, *p);
+}
+
+/* One candidate of a configuration tag, with full names or initials. */
+static void config_tag(struct buf *b, const struct tag_part *v, size_t n, int initials)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char *val = short_value(v[i].value, v[i].grid, v[i].ngrid);
+
+		if (i)
+			buf_addc(b, '_');
+		if (initials)
+			add_initials(b, v[i].var);
+		else
+			add_sanitized(b, v[i].var);
+		buf_addc(b, '-');
+		add_sanitized(b, val);
+		free(val);
+	}
+}
+
+/* Candidate k of a configuration's tag: see tags.h. */
+char *tag_config(const struct tag_part *v, size_t n, int k)
+{
+	struct buf b = BUF_INIT;
+	char suffix[16] = "";
+	int initials;
+
+	if (k >= 2)
+		xsnprintf(suffix, sizeof(suffix), "--n%d", k);
+	/* room for a replicate's --rK or --nK after it, then full names or initials */
+	for (initials = 0; n && initials < 2; initials++) {
+		buf_reset(&b);
+		config_tag(&b, v, n, initials);
+		if (b.len && isalnum((unsigned char)b.s[0]) && b.len + 8 <= TAG_MAX) {
+			buf_adds(&b, suffix);
+			return buf_detach(&b, NULL);
+		}
+	}
+	buf_release(&b);
+	return NULL;
 }
 
 /* Parse a plain decimal number: 1 and its significant digit count, or 0. */

@@ -11,6 +11,8 @@
  *   again      VAR-VALUE--n2, --n3   (the same change, the tag taken)
  *   replicate  B--r2, B--r3          (seed-only change of B's configuration)
  *   sweep      N--VAR-VALUE          (sweep --name N; VAR-VALUE without it)
+ *   config     VAR-V_VAR2-V2         (autopilot: the space's values that are
+ *                                    not the baseline's, short; tag_config)
  *
  * VALUE is sanitized: characters outside the set become '-', runs of '-'
  * fold to one, a leading '-' and trailing '-' or '.' are dropped; the sign
@@ -20,6 +22,8 @@
  */
 #ifndef XLOOP_TAGS_H
 #define XLOOP_TAGS_H
+
+#include <stddef.h>
 
 #define TAG_MAX 64
 
@@ -37,6 +41,25 @@ enum tag_kind {
  */
 char *tag_compose(enum tag_kind kind, const char *base_or_prefix, const char *var,
 		  const char *value, int k);
+
+/* A variable of a configuration's tag: its value and the grid it comes from. */
+struct tag_part {
+	const char *var;
+	const char *value;
+	const char *const *grid;	/* the space's values of var (canonical) */
+	size_t ngrid;
+};
+
+/*
+ * Candidate k of the tag of a configuration (autopilot's runs; malloc'd,
+ * pure): "VAR-V_VAR2-V2" over v (the variables whose value is not the
+ * baseline's), each value with the fewest significant digits (two at
+ * least) that tell it from the rest of its grid, then "--nK" for k >= 2.
+ * Variable names are written whole, or as their initials (LEARNING_RATE:
+ * LR) when that does not leave room for a --rK suffix; NULL when even
+ * that does not fit, or n is 0: the caller names it the old way.
+ */
+char *tag_config(const struct tag_part *v, size_t n, int k);
 
 /*
  * The canonical form of a value (malloc'd, pure): a decimal number is

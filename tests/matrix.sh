@@ -21,15 +21,17 @@ export XLOOP_TEST_USER=${XLOOP_TEST_USER:-xloopt}
 # every verdict class and cancel (t1000, t1200), doctor (t1300), crash and
 # reconcile (t1400), sweeps and the failed-index retry (t1500), why and
 # adjust (t1700, plain only); sid also with accounting (sacct's ExitCode
-# changed in 25.11); driver.mode scrontab where Slurm ships scrontab (t1975).
-CORE="t1000 t1100 t1200 t1300 t1400 t1500 t1700"
+# changed in 25.11); driver.mode scrontab where Slurm ships scrontab (t1975);
+# a job id Slurm gives again after a lost controller (t1412) and the loop
+# Slurm drives by itself (t1960) on every version.
+CORE="t1000 t1100 t1200 t1300 t1400 t1412 t1500 t1700 t1960"
 plan() {
 	case $1 in
 	bullseye) echo "plain $CORE" ;;
 	trixie) echo "plain $CORE t1975" ;;
 	sid)
 		echo "accounting t1000 t1100 t1200 t1300 t1400 t1500"
-		echo "plain t1300 t1700 t1975"
+		echo "plain t1300 t1412 t1700 t1960 t1975"
 		;;
 	*) return 1 ;;
 	esac

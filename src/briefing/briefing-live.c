@@ -157,12 +157,20 @@ static json_t *waits_for(struct xl_ctx *ctx, const struct attempt *a)
 {
 	const char *reason = real_reason(a->slurm_reason);
 	char *tag = NULL, *sweep = NULL, *text;
+	size_t own = strcspn(a->job_id, "_");
 	int chained = *a->after_job && (!reason || strcmp(reason, "Dependency") == 0);
+	int self = chained && strcspn(a->after_job, "_") == own &&
+		strncmp(a->after_job, a->job_id, own) == 0;
 	json_t *o;
 
 	if (strcmp(a->state, "PENDING") != 0)
 		return json_null();
-	if (chained) {
+	if (self) {
+		/* a job never waits for itself: the DB's record is wrong, Slurm knows */
+		chained = 0;
+		text = xasprintf("the job it is chained behind (the state DB names job %s, "
+				 "its own): `xloop why` asks Slurm", a->after_job);
+	} else if (chained) {
 		whose_job(ctx, a->after_job, &tag, &sweep);
 		if (sweep)
 			text = xasprintf("job %s (sweep %s) to end: it is chained afterany",

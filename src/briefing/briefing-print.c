@@ -159,9 +159,8 @@ void briefing_print(const json_t *b)
 		bi.sd = json_number_value(json_object_get(o, "noise_sd"));
 		best_format(&bi, shown, sizeof(shown));
 		printf("\nbest so far: %s, %s %s\n", jstr(o, "tag"), jstr(b, "metric"), shown);
-		if (!bi.checked)
-			printf("  (gains are not checked against noise: %s)\n",
-			       "no replicates yet: `xloop space seed VAR`, then `xloop replicate best`");
+		if (!bi.checked && *jstr(o, "check"))
+			printf("  (gains are not checked against noise: %s)\n", jstr(o, "check"));
 		l = json_object_get(b, "outlook");
 		if (json_is_object(l)) {
 			printf("  interval: %s\n", jstr(l, "interval"));

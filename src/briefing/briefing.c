@@ -251,6 +251,34 @@ static json_t *feed_json(const struct feed_result *fed, long long sweep_queued,
 			 "text", who->text);
 }
 
+/*
+ * The best as best_json has it, with "check": the next step that checks
+ * gains against the noise (null once it is measured). With a seed
+ * variable named, that is replicates, not naming one again.
+ */
+static json_t *best_with_check(struct xl_ctx *ctx, const char *tag,
+			       const struct best_info *bi, int autopilot)
+{
+	json_t *o = best_json(tag, bi);
+	const char *seed = ctx->cfg.search.seed;
+	char *t;
+
+	if (bi->checked)
+		t = NULL;
+	else if (!*seed)
+		t = xstrdup("no replicates yet: `xloop space seed VAR`, then `xloop replicate best`");
+	else if (autopilot)
+		t = xasprintf("the seed variable is %s: autopilot runs the replicates that "
+			      "measure the noise (the baseline twice first)", seed);
+	else
+		t = xasprintf("the seed variable is %s, no replicate has ended yet: `xloop "
+			      "replicate best` runs them (the noise is measured once two runs "
+			      "of one configuration have ended)", seed);
+	json_object_set_new(o, "check", t ? json_string(t) : json_null());
+	free(t);
+	return o;
+}
+
 /* Build the briefing document. */
 json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 		       const struct feed_result *fed, int resume)
@@ -309,7 +337,7 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 		      "schema", "xloop.next/2", "study", ctx->cfg.study, "metric", ctx->cfg.metric,
 		      "generated_at", (json_int_t)time(NULL),
 		      "finished", finished, "repaired", repaired, "live", live,
-		      "best", has_best ? best_json(best.tag, &bi) : json_null(),
+		      "best", has_best ? best_with_check(ctx, best.tag, &bi, ap.on && !ap.stopped) : json_null(),
 		      "submitted", sub, "skipped", skipped,
 		      "plan_queued", (json_int_t)nplan,
 		      "next_action", briefing_action_json(&action),

@@ -19,6 +19,7 @@ extern const struct cmd_entry cmd_agent_setup_entry;
 extern const struct cmd_entry cmd_auto_entry;
 extern const struct cmd_entry cmd_breaker_entry;
 extern const struct cmd_entry cmd_cancel_entry;
+extern const struct cmd_entry cmd_config_entry;
 extern const struct cmd_entry cmd_cron_line_entry;
 extern const struct cmd_entry cmd_decide_entry;
 extern const struct cmd_entry cmd_diff_entry;
@@ -60,6 +61,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_auto_entry,
 	&cmd_breaker_entry,
 	&cmd_cancel_entry,
+	&cmd_config_entry,
 	&cmd_cron_line_entry,
 	&cmd_decide_entry,
 	&cmd_diff_entry,

@@ -18,6 +18,8 @@
 
 static const struct opt doctor_opts[] = {
 	{ "fix", OPT_FLAG, NULL, "fit xloop.json's resources to the partition, and commit it" },
+	{ "no-probe", OPT_FLAG, NULL, "with driver.mode slurm: submit no probe job (the driver "
+	  "check then cannot tell whether feeders run where jobs run)" },
 	OPT_END,
 };
 
@@ -88,7 +90,17 @@ static int cmd_doctor(struct xl_ctx *ctx, const struct cmd_entry *self,
 	}
 	if (fix && !doctor_have_partition(&f) && !ctx->json)
 		printf("nothing fitted: the partition's limits could not be read\n");
-	if (f.up && strcmp(ctx->cfg.driver.mode, "slurm") == 0) {
+	if (f.up && strcmp(ctx->cfg.driver.mode, "slurm") == 0 && !args_flag(args, "no-probe")) {
+		/* it puts a job in the queue: say so before, not after (--json:
+		 * the driver check's detail names the probe job) */
+		if (!ctx->json) {
+			printf("doctor submits a probe job now (1 CPU, %s, no GPU, comment "
+			       "%sprobe; up to %lld s) to check that feeders run where jobs "
+			       "run; `xloop doctor --no-probe` skips it\n", DRIVER_MEM,
+			       DRIVER_COMMENT,
+			       driver_env_secs("XLOOP_DRIVER_PROBE_SECS", 1, 3600, 60));
+			fflush(stdout);
+		}
 		f.probe_done = 1;
 		if (driver_probe(&f.s, &ctx->cfg, ctx->root, &f.probe_ok, &f.probe_detail))
 			f.probe_ok = 0;
@@ -126,7 +138,8 @@ const struct cmd_entry cmd_doctor_entry = {
 	"(when nvidia-smi exists); the webhook variable notify.url_env is set (its\n"
 	"value is never printed); who drives the loop (driver.mode): with slurm, a\n"
 	"probe job of a feeder's size checks that this binary runs and the study\n"
-	"is readable where feeders run (XLOOP_DRIVER_PROBE_SECS, default 60), and\n"
+	"is readable where feeders run (XLOOP_DRIVER_PROBE_SECS, default 60; doctor\n"
+	"says so before it submits it, --no-probe skips it), and\n"
 	"the check says whether a feeder opens the state DB itself or, on a\n"
 	"network filesystem, forwards its tick to driver.host (failing when that\n"
 	"is not set). When the controller does not answer, the checks that need\n"

@@ -15,7 +15,9 @@
 #include "cmd/cmd.h"
 #include "driver.h"
 #include "fsutil.h"
+#include "reasons.h"
 #include "remote.h"
+#include "runs.h"
 
 /* "2026-12-01 18:40:12" in local time. */
 static void when_text(long long t, char out[32])
@@ -43,15 +45,84 @@ static char *route_text(struct xl_ctx *ctx, char **fstype)
 			 "driver.host to the login node", *fstype);
 }
 
+/*
+ * What a feeder waits for, in words: "job 47 (q1) or job 48 (q2) to end",
+ * "its start time (about 60 s after it was queued)". malloc'd.
+ */
+static char *waits_words(struct xl_ctx *ctx, const char *waits)
+{
+	struct buf b = BUF_INIT;
+	char **ids;
+	size_t n, i;
+
+	if (starts_with(waits, "now+"))
+		return xasprintf("its start time: %s s after it was queued (--begin), so "
+				 "that it looks again then", waits + 4);
+	slurm_dependency_ids(waits, &ids, &n);
+	for (i = 0; i < n; i++) {
+		char *tag = runs_tag_of_job(&ctx->db, ctx->cfg.study, ids[i]);
+
+		buf_addf(&b, "%sjob %s (%s)", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+			 ids[i], tag ? tag : "not a run of this study now");
+		free(tag);
+		free(ids[i]);
+	}
+	free(ids);
+	if (n == 0) {
+		buf_release(&b);
+		return xstrdup(*waits ? waits : "nothing recorded");
+	}
+	buf_addf(&b, " to end (afterany: %s starts it)", n == 1 ? "its end" : "any one's end");
+	return buf_detach(&b, NULL);
+}
+
+/*
+ * What Slurm says the feeder job waits on: its state and Reason in words
+ * (one squeue call). *reason: Slurm's code, NULL when none. malloc'd.
+ */
+static char *slurm_words(const char *job, char **reason)
+{
+	struct slurm_jobs q = SLURM_JOBS_INIT;
+	const struct slurm_job *j;
+	struct slurm s;
+	char *cause = NULL, *text;
+
+	*reason = NULL;
+	slurm_init(&s);
+	if (slurm_squeue_mine(&s, &q, &cause) != 0) {
+		text = xasprintf("Slurm could not be asked (%s)", cause ? cause : "squeue failed");
+		free(cause);
+		return text;
+	}
+	j = slurm_jobs_find(&q, job);
+	if (!j)
+		text = xstrdup("Slurm no longer lists it: it has ended or was cancelled");
+	else if (j->state != SLURM_STATE_PENDING)
+		text = xasprintf("Slurm says %s", slurm_state_name(j->state));
+	else if (!*j->reason || strcmp(j->reason, "None") == 0)
+		text = xstrdup("Slurm says PENDING and gives no reason yet");
+	else {
+		*reason = xstrdup(j->reason);
+		text = xasprintf("Slurm says PENDING (%s): %s", j->reason,
+				 reason_explain(j->reason)->meaning);
+	}
+	slurm_jobs_release(&q);
+	return text;
+}
+
 /* The mode, the pending feeder, the last run. */
 static int driver_show(struct xl_ctx *ctx)
 {
 	struct driver_status st;
-	char when[32], *fstype = NULL, *route;
+	char when[32], *fstype = NULL, *route, *words = NULL, *said = NULL, *reason = NULL;
 
 	if (driver_status_read(ctx, &st) < 0)
 		return error("unable to read the state DB"), XL_ERR;
 	route = route_text(ctx, &fstype);
+	if (*st.job_id) {
+		words = waits_words(ctx, st.waits);
+		said = slurm_words(st.job_id, &reason);
+	}
 	if (ctx->json) {
 		json_t *doc = json_pack("{s:s, s:s?, s:s, s:s, s:b, s:s}",
 					"mode", st.mode,
@@ -59,6 +130,10 @@ static int driver_show(struct xl_ctx *ctx)
 					"waits", st.waits, "filesystem", fstype,
 					"forwards", driver_forward_host(&ctx->cfg, ctx->root) != NULL,
 					"route", route);
+
+		json_object_set_new(doc, "waits_text", words ? json_string(words) : json_null());
+		json_object_set_new(doc, "slurm_reason", reason ? json_string(reason) : json_null());
+		json_object_set_new(doc, "slurm_says", said ? json_string(said) : json_null());
 
 		if (*st.last_job || st.last_at)
 			json_object_set_new(doc, "last", json_pack("{s:s, s:I, s:s, s:s}",
@@ -70,7 +145,8 @@ static int driver_show(struct xl_ctx *ctx)
 	} else {
 		printf("driver: %s\n", st.mode);
 		if (*st.job_id)
-			printf("feeder job %s pending (%s)\n", st.job_id, st.waits);
+			printf("feeder job %s pending: it waits for %s\n  %s\n", st.job_id, words,
+			       said);
 		else if (strcmp(st.mode, "slurm") == 0)
 			printf("no feeder pending: nothing is left to feed, or it was cancelled "
 			       "(the next `xloop next` or `xloop tick` queues one when there is "
@@ -86,6 +162,9 @@ static int driver_show(struct xl_ctx *ctx)
 	}
 	free(route);
 	free(fstype);
+	free(words);
+	free(said);
+	free(reason);
 	driver_status_release(&st);
 	return XL_OK;
 }
@@ -191,7 +270,9 @@ const struct cmd_entry cmd_driver_entry = {
 	"host it runs on there).\n"
 	"\n"
 	"status (the default) prints the mode, the feeder job waiting now and what\n"
-	"it waits for, the last feeder that ran and its result, and which way a\n"
-	"feeder reaches the state DB.\n",
+	"it waits for in words (the runs by job id and tag, or its start time) and\n"
+	"what Slurm says it waits on (its state and Reason, one squeue call), the\n"
+	"last feeder that ran and its result, and which way a feeder reaches the\n"
+	"state DB (the filesystem type from mountinfo, else statfs).\n",
 	.flags = CMD_DB | CMD_NOROOT, .subs = driver_subs, .dflt = &driver_subs[0],
 };

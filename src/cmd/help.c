@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include "cmd/cmd.h"
+#include "search/best.h"
 #include "tags.h"
 
 static const struct opt help_opts[] = {
@@ -39,14 +40,8 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 		return XL_OK;
 	}
 	if (args->npos == 1 && strcmp(pos[0], "best") == 0) {
-		/* the rule lives in `help space`; `help best` is its second half */
-		const struct cmd_entry *sp = cmd_find("space");
-		const char *at_best = sp ? strstr(sp->help, "What \"best\" means") : NULL;
-
-		if (at_best) {
-			fputs(at_best, stdout);
-			return XL_OK;
-		}
+		fputs(BEST_HELP, stdout);
+		return XL_OK;
 	}
 	if (args->npos >= 1) {
 		cmd = cmd_find(pos[0]);
@@ -75,8 +70,8 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 	printf("\n-C DIR runs as if xloop was started in DIR (as in git): relative paths\n"
 	       "given after it are taken from DIR; -C A -C B is A/B.\n"
 	       "\n'xloop help COMMAND' or 'xloop COMMAND --help' shows one command;\n"
-	       "'xloop help tags' the names xloop gives the runs it makes; 'xloop help\n"
-	       "best' what \"best\" means and the rule that promotes.\n"
+	       "topics: 'xloop help tags' the names xloop gives the runs it makes;\n"
+	       "'xloop help best' what \"best\" means (configurations, noise, the rule).\n"
 	       "exit codes: 0 ok, 2 usage, 65 bad input data, 66 unknown tag or missing\n"
 	       "file, 69 Slurm not found, 70 a bug in xloop, 75 try later, 77 refused\n"
 	       "(root), 78 bad config, 1 any other error.\n");
@@ -84,11 +79,11 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_help_entry = {
-	.name = "help", .opts = help_opts, .args = "[COMMAND [SUBCOMMAND] | tags]", .min = 0, .max = 2,
+	.name = "help", .opts = help_opts, .args = "[COMMAND [SUBCOMMAND] | tags | best]", .min = 0, .max = 2,
 	.target = CMD_TARGET_NONE,
 	.summary = "show the commands, or one command's help",
 	.help = "`xloop help tags` shows the grammar of the tags xloop gives runs;\n"
-	"`xloop help best` what \"best\" means and the promotion rule.\n",
+	"`xloop help best` what \"best\" means and the rule that makes a run it.\n",
 	.flags = CMD_LOCAL, .exec = cmd_help,
 };
 

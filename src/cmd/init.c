@@ -22,6 +22,9 @@
 static const struct opt init_opts[] = {
 	{ "study", OPT_STRING, "S", "the study name (default: main); runs live in runs/S/" },
 	{ "partition", OPT_STRING, "P", "the Slurm partition jobs go to (default: gpu)" },
+	{ "metric", OPT_STRING, "NAME", "the score's key in cv.json (metric.name; default: score)" },
+	{ "goal", OPT_STRING, "max|min", "whether a higher or a lower score is better (metric.goal; "
+	  "default: max)" },
 	OPT_END,
 };
 
@@ -492,6 +495,9 @@ static int cmd_init(struct xl_ctx *ctx, const struct cmd_entry *self,
 		    struct cmd_args *args)
 {
 	const char *study = args_get(args, "study"), *partition = args_get(args, "partition");
+	const char *metric = args_get(args, "metric"), *goal = args_get(args, "goal");
+	static const char word[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-";
 	struct config cfg;
 	struct change ch;
 	struct doctor_facts facts;
@@ -508,6 +514,12 @@ static int cmd_init(struct xl_ctx *ctx, const struct cmd_entry *self,
 		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
 		strlen(partition)))
 		return cmd_usage_error(self, "invalid partition name '%s'", partition),
+		       XL_USAGE;
+	if (metric && (!*metric || strspn(metric, word) != strlen(metric)))
+		return cmd_usage_error(self, "invalid metric name '%s': use letters, digits, "
+				       "'.', '_' and '-'", metric), XL_USAGE;
+	if (goal && strcmp(goal, "max") != 0 && strcmp(goal, "min") != 0)
+		return cmd_usage_error(self, "--goal takes \"max\" or \"min\", not '%s'", goal),
 		       XL_USAGE;
 
 	root = realpath(ctx->dir, NULL);
@@ -536,8 +548,23 @@ static int cmd_init(struct xl_ctx *ctx, const struct cmd_entry *self,
 			rc = XL_CONFIG;
 			goto out;
 		}
+		if ((metric && strcmp(metric, cfg.metric) != 0) ||
+		    (goal && (strcmp(goal, "max") == 0) != cfg.goal_max)) {
+			error("%s already sets metric '%s' (goal %s); `xloop config set "
+			      "metric.name NAME` (and metric.goal) changes it", CONFIG_FILE,
+			      cfg.metric, cfg.goal_max ? "max" : "min");
+			config_release(&cfg);
+			rc = XL_CONFIG;
+			goto out;
+		}
 	} else {
 		config_defaults(&cfg, study, partition);
+		if (metric) {
+			free(cfg.metric);
+			cfg.metric = xstrdup(metric);
+		}
+		if (goal)
+			cfg.goal_max = strcmp(goal, "max") == 0;
 	}
 
 	memset(&ch, 0, sizeof(ch));
@@ -608,6 +635,8 @@ const struct cmd_entry cmd_init_entry = {
 	"are committed in one commit; what you had staged stays staged. A file with\n"
 	"edits of yours that were not committed is left for you, and init says so.\n"
 	"The job's output contract: it writes \"$XLOOP_RUN_DIR/cv.json\" with the\n"
-	"score under the key metric.name names (default \"score\").\n",
+	"score under the key metric.name names (default \"score\"; --metric NAME\n"
+	"sets it, --goal min when a lower score is better). An existing\n"
+	"xloop.json keeps its own: `xloop config set metric.name NAME` changes it.\n",
 	.flags = CMD_NOROOT, .exec = cmd_init,
 };

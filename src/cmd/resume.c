@@ -9,6 +9,7 @@
 #include "breaker.h"
 #include "briefing/briefing.h"
 #include "cmd/cmd.h"
+#include "feed.h"
 
 static const struct opt resume_opts[] = {
 	{ "feed", OPT_FLAG, NULL, "also feed the queue, closing an open breaker" },
@@ -57,6 +58,15 @@ static int cmd_resume(struct xl_ctx *ctx, const struct cmd_entry *self,
 	if (ctx->json) {
 		cmd_emit_json(b);
 	} else {
+		/* first, for a session that reads only the top: who keeps the
+		 * loop going and the next step (both again at the end) */
+		json_t *who = json_object_get(json_object_get(b, "feed"), "feeder");
+
+		printf("in short:\n  ");
+		feed_print_who(json_string_value(json_object_get(who, "text")),
+			       json_integer_value(json_object_get(who, "last_at")));
+		printf("  next: %s\n\n", json_string_value(json_object_get(
+			json_object_get(b, "next_action"), "text")));
 		briefing_print(b);
 		json_decref(b);
 		if (!feed)
@@ -81,6 +91,8 @@ const struct cmd_entry cmd_resume_entry = {
 	"(e.g. an attempt left in 'submitting'), the live jobs and what each\n"
 	"pending one waits for (by job id and tag), the best run, who feeds the\n"
 	"queue once this session ends, and the next action. Submits nothing\n"
-	"unless --feed. Without Slurm it tells what the state DB knows (exit 75).\n",
+	"unless --feed. Without Slurm it tells what the state DB knows (exit 75).\n"
+	"Who keeps the loop going once this session ends and the next action\n"
+	"come first too, under \"in short:\", for a reader of the top lines.\n",
 	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_resume,
 };

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <jansson.h>
@@ -22,6 +23,32 @@
 #include "study.h"
 
 #define CHANGE_WIDTH 80	/* a longer change is cut with "..." */
+
+static const struct opt status_opts[] = {
+	{ "sort", OPT_STRING, "KEY", "the table's order: \"score\" (best first, by each run's "
+	  "latest score; unscored runs last, in creation order) or \"created\" (the default)" },
+	OPT_END,
+};
+
+/* A row of the table, kept to be sorted (--sort score). */
+struct row {
+	char *text;
+	int scored;
+	double key;		/* the score, negated for goal max: smaller first */
+	size_t i;		/* creation order */
+};
+
+/* Best first, then unscored runs in creation order. */
+static int cmp_row(const void *x, const void *y)
+{
+	const struct row *a = x, *b = y;
+
+	if (a->scored != b->scored)
+		return a->scored ? -1 : 1;
+	if (a->scored && a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
 
 /*
  * One word for an attempt's state: its verdict, a live Slurm state, or
@@ -55,14 +82,26 @@ static void fmt_elapsed(long long t, char *out, size_t size)
 		xsnprintf(out, size, "%lld:%02lld", t / 60, t % 60);
 }
 
-/* How long the attempt ran: squeue's while live, its recorded start and end after. */
+/*
+ * How long the attempt ran: squeue's while live, its recorded start and
+ * end after. One that ended and is not judged yet has no end recorded: its
+ * log's last write stands for it ("~0:42").
+ */
 static const char *elapsed(const struct attempt *a, const struct slurm_job *j,
 			   char *out, size_t size)
 {
+	struct stat st;
+
 	if (j && *j->run_time && !*a->verdict)
 		return j->run_time;
 	if (a->started_at > 0 && a->ended_at >= a->started_at) {
 		fmt_elapsed(a->ended_at - a->started_at, out, size);
+		return out;
+	}
+	if (!*a->verdict && a->started_at > 0 && *a->log_path &&
+	    stat(a->log_path, &st) == 0 && st.st_mtime >= a->started_at) {
+		out[0] = '~';
+		fmt_elapsed((long long)st.st_mtime - a->started_at, out + 1, size - 1);
 		return out;
 	}
 	return NULL;
@@ -310,10 +349,17 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	size_t nruns = 0, i, ended = 0, unknown = 0;
 	struct best_info bi;
 	char shown[128];
-	int npos = args->npos, rc, sq, have_best;
+	int npos = args->npos, rc, sq, have_best, by_score = 0;
+	const char *sort = args_get(args, "sort");
+	struct row *rows = NULL;
 	json_t *outlook;
 
-	(void)self;
+	if (sort && strcmp(sort, "score") != 0 && strcmp(sort, "created") != 0)
+		return cmd_usage_error(self, "--sort takes \"score\" or \"created\", not '%s'",
+				       sort), XL_USAGE;
+	if (sort && npos == 1)
+		return cmd_usage_error(self, "--sort orders the table of every run, not "
+				       "one run"), XL_USAGE;
 	if (npos == 1) {
 		runs = xcalloc(1, sizeof(*runs));
 		rc = loop_find_run(ctx, pos[0], runs, &cause);
@@ -346,6 +392,10 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 			outlook = json_null();
 		best_release(&bs);
 	}
+	/* the table only: --json readers sort themselves */
+	by_score = sort && strcmp(sort, "score") == 0 && !ctx->json && npos == 0;
+	if (by_score)
+		rows = xcalloc(nruns ? nruns : 1, sizeof(*rows));
 
 	if (attempt_walk_open(&ctx->db, ctx->cfg.study, npos ? runs[0].id : 0, &walk) < 0) {
 		rc = XL_ERR;
@@ -401,24 +451,45 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 		} else if (npos == 1) {
 			print_detail(ctx, r, v, n, &q, sq == 0);
 		} else {
+			struct buf line = BUF_INIT;
+
 			change_text(r, change, sizeof(change));
 			if (a && a->has_score)
 				xsnprintf(score, sizeof(score), "%g", a->score);
 			else
 				xsnprintf(score, sizeof(score), "-");
 			el = a ? elapsed(a, j, buf, sizeof(buf)) : NULL;
-			printf("%-2s%-*s %-*s %-*s %-13s %3lld %-10s %-10s %s\n",
-			       have_best && best.id == r->id ? "*" : "", wd.tag, r->tag,
-			       wd.parent, r->parent_id ? r->parent_tag : "-", wd.change, change,
-			       st, a ? a->n : 0LL, a && *a->job_id ? a->job_id : "-",
-			       el ? el : "-", score);
+			/* ended, no verdict yet: it waits for judge, next or tick */
+			buf_addf(&line, "%-2s%-*s %-*s %-*s %-13s %3lld %-10s %-10s %s\n",
+				 have_best && best.id == r->id ? "*" : "", wd.tag, r->tag,
+				 wd.parent, r->parent_id ? r->parent_tag : "-", wd.change, change,
+				 strcmp(st, "ended") == 0 ? "judging" : st, a ? a->n : 0LL,
+				 a && *a->job_id ? a->job_id : "-", el ? el : "-", score);
 			if (a && j && j->state == SLURM_STATE_PENDING &&
 			    changed_since_submit(ctx, r, a))
-				printf("  warning: %s's job.sh changed after submission; Slurm "
-				       "will run the copy it saved then\n", r->tag);
+				buf_addf(&line, "  warning: %s's job.sh changed after submission; "
+					 "Slurm will run the copy it saved then\n", r->tag);
+			if (by_score) {
+				rows[i].text = buf_detach(&line, NULL);
+				rows[i].scored = a && a->has_score;
+				rows[i].key = a && a->has_score ?
+					(ctx->cfg.goal_max ? -a->score : a->score) : 0;
+				rows[i].i = i;
+			} else {
+				fputs(line.s, stdout);
+				buf_release(&line);
+			}
 		}
 		attempts_free(v, n);
 	}
+	if (by_score && rc == XL_OK) {
+		qsort(rows, nruns, sizeof(*rows), cmp_row);
+		for (i = 0; i < nruns; i++)
+			fputs(rows[i].text, stdout);
+	}
+	for (i = 0; by_score && i < nruns; i++)
+		free(rows[i].text);
+	free(rows);
 	if (ctx->json && rc != XL_ERR)
 		cmd_json_end(&js);
 	else if (!ctx->json && npos == 0 && rc == XL_OK)
@@ -433,17 +504,19 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_status_entry = {
-	.name = "status", .opts = NULL, .args = "[T]", .min = 0, .max = 1,
+	.name = "status", .opts = status_opts, .args = "[T]", .min = 0, .max = 1,
 	.target = CMD_TARGET_NONE,
 	.summary = "show every run of the study, or one run in detail",
 	.help = "One row per run: tag, parent, change (VAR old->new), state, attempt, job\n"
 	"id, elapsed time (live from squeue, then from the recorded start and end),\n"
 	"score; '*' marks the run that stands for the best configuration (help best).\n"
 	"Beside it, \"thinks best:\" the highest mean and what confirms it. With\n"
-	"T, the run's lineage and all its attempts. Live states come from a\n"
-	"single squeue call. status only reads:\n"
-	"a job that has left the queue shows as 'ended' (not judged yet) until\n"
-	"`xloop judge`, `next` or `tick` judges it; without Slurm, unjudged attempts\n"
-	"are 'unknown'. The last line says who feeds the queue after this session.\n",
+	"T, the run's lineage and all its attempts. Live states come from a single squeue call. status only reads:\n"
+	"a job that has left the queue shows as 'judging' (ended, waiting for its\n"
+	"verdict; --json: state \"ended\") until `xloop judge`, `next` or `tick`\n"
+	"judges it, its elapsed time then from its start to its log's last write\n"
+	"(\"~0:42\"); without Slurm, unjudged attempts are 'unknown'. --sort score\n"
+	"lists the best scores first (goal max: highest). The last line says who\n"
+	"feeds the queue after this session.\n",
 	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_status,
 };

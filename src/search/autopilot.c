@@ -197,6 +197,43 @@ static int record_intent(struct xl_ctx *ctx, const struct auto_pick *p, const ch
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/*
+ * The tag of a new configuration: the space's variables whose value is not
+ * the baseline's, each as short as its grid allows (tag_config); NULL when
+ * none differs or it does not fit (the caller names it VAR-VALUE).
+ */
+static char *config_tag(struct xl_ctx *ctx, const struct best_state *bs, const char *config)
+{
+	const struct space *sp = &ctx->cfg.search.space;
+	const char *base = bs->baseline >= 0 ? bs->v[bs->baseline].config : "";
+	struct tag_part *parts = xcalloc(sp->n ? sp->n : 1, sizeof(*parts));
+	char **vals = xcalloc(sp->n ? sp->n : 1, sizeof(*vals)), *tag;
+	size_t i, n = 0;
+
+	for (i = 0; i < sp->n; i++) {
+		char *v = confkey_value(config, sp->v[i].name);
+		char *b = confkey_value(base, sp->v[i].name);
+
+		if (v && (!b || !value_same(v, b))) {
+			vals[n] = v;
+			parts[n].var = sp->v[i].name;
+			parts[n].value = v;
+			parts[n].grid = (const char *const *)sp->v[i].values;
+			parts[n].ngrid = sp->v[i].n;
+			n++;
+		} else {
+			free(v);
+		}
+		free(b);
+	}
+	tag = n ? loop_make_config_tag(ctx, parts, n) : NULL;
+	for (i = 0; i < n; i++)
+		free(vals[i]);
+	free(vals);
+	free(parts);
+	return tag;
+}
+
 /* Choose a new proposal and record it: 1, 0 (none: *why), -1. */
 static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why)
 {
@@ -286,7 +323,9 @@ static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why)
 		xsnprintf(key, sizeof(key), "%s", bs.v[out.cfg].key);
 	} else {
 		pick->value = xstrdup(out.value);
-		pick->tag = loop_make_tag(ctx, TAG_CHANGE, NULL, pick->var, pick->value);
+		pick->tag = config_tag(ctx, &bs, out.config);
+		if (!pick->tag)
+			pick->tag = loop_make_tag(ctx, TAG_CHANGE, NULL, pick->var, pick->value);
 		confkey_key(out.config, in.seed, key);
 	}
 	if (db_begin_write(&ctx->db) < 0) {

@@ -11,6 +11,49 @@
 #include "search/noise.h"
 #include "runs.h"
 
+/* What "best" means: `xloop help best`, and the end of `help space`. */
+#define BEST_HELP \
+	"What \"best\" means (status, next, resume, report, --from best, plan):\n" \
+	"A configuration is a job.sh's top-level assignments minus the seed\n" \
+	"variable, values canonical; runs with the same configuration are one\n" \
+	"experiment, and its score is the mean over its runs that succeeded with\n" \
+	"a score. A replicate\n" \
+	"is a run whose one change is the seed (tag B--rK); it is never a parent.\n" \
+	"The noise is measured, never assumed: sigma is the pooled within-\n" \
+	"configuration standard deviation over every configuration with 2 runs\n" \
+	"or more (df = the sum of n - 1; intervals of a mean use it), and the\n" \
+	"seed-adjusted noise is what is left of every run's score after a\n" \
+	"configuration effect and a seed effect (runs with the same seed share\n" \
+	"its offset): what a difference on a common seed sees. Autopilot runs\n" \
+	"the baseline twice first (the noise is measured) and the best likewise.\n" \
+	"The best starts as the baseline's configuration; a candidate C replaces\n" \
+	"the best B on a paired comparison over common seeds:\n" \
+	"  no noise estimate yet:  mean(C) - mean(B) > metric.min_delta (default\n" \
+	"    0), \"unchecked\"; sigma = 0 (deterministic): the same, exact\n" \
+	"  otherwise: C's confirming runs (every run after its first: the first\n" \
+	"    made C worth confirming, so it is biased up and left out) on a seed\n" \
+	"    B has give pairs d_s = C(s) - B(s) (B - C for goal min); the first\n" \
+	"    4 are tested: k pairs, dbar their mean, s their sd pooled with twice\n" \
+	"    the seed-adjusted noise (df = k - 1 + its df), and C beats B when\n" \
+	"    dbar > max(min_delta, t(1 - alpha/16, df) * s / sqrt(k))\n" \
+	"with alpha = search.alpha (default 0.05) shared by at most 4 looks per\n" \
+	"challenger (one per confirming pair; then it is retired against this\n" \
+	"best) and 4 challengers, the most autopilot confirms at once: the\n" \
+	"looks of one challenger are charged, not every run of the study. On\n" \
+	"300 flat 60-run studies (`xloop test-search --objective flat`, same-\n" \
+	"seed runs correlated 0.5) 3% promote. A tie never promotes (a lead of 0,\n" \
+	"within min_delta or within rounding). Candidates are compared again\n" \
+	"until none beats the best. The best is sticky: it is remembered at each\n" \
+	"verdict and changes only when another configuration beats it; each\n" \
+	"change is an ops/decisions.md entry of its own (\"best now X (was Y)\",\n" \
+	"the test and its numbers) and a \"promotion\" event. Autopilot runs a\n" \
+	"challenger (the largest lead the rule could prove in 4 looks) on the\n" \
+	"best's seeds in the best's order, and gives the best a fresh seed when\n" \
+	"the challenger has all of them; `xloop replicate` takes the best's\n" \
+	"seeds first too. A run is \"best\" only when its configuration is; one\n" \
+	"that succeeded is \"succeeded\", not proven. Scores are shown as\n" \
+	"mean ± the 95% half-width (n=N), or \"(n=1, unchecked)\".\n"
+
 /* One configuration. */
 struct best_cfg {
 	char *key;

@@ -3,22 +3,25 @@
  *
  * 1. replicates the noise rule needs (with a seed variable), on common
  *    seeds: propose_confirm below (propose-confirm.c says the order);
- * 2. while the best few proven configurations (search.branch of them,
- *    highest mean first; the best always among them) have an untried
- *    neighbour: a one-variable change of one of them to any value of a
- *    space variable, near or far. A quadratic response surface (surface.h)
- *    fitted to every proven configuration rates each untried change (never
- *    a configuration already run, queued or proposed) by its predicted
- *    score plus half a standard deviation of that prediction; the highest is
- *    proposed. The surface's pair terms let a change of a configuration
- *    off the best pay off when two variables must move together; the
- *    standard deviation sends the search where nothing was run yet; every
- *    variable stays a candidate after the others moved. Without a surface
- *    (nothing to fit, a value off the grid): the untried neighbours, each
- *    variable in turn (the turn rotates from proposal to proposal);
- * 3. when the best few have no untried neighbour: the untried neighbours
- *    of the best 3 x search.branch;
- * 4. nothing: converged (no untried neighbour of those).
+ * 2. a one-variable change (propose-change.c): a Gaussian process (gp.h)
+ *    over every proven run (each run's seed shares an offset with the other
+ *    runs of that seed; runs still pending count as the model expects them
+ *    to score, so proposals made while they run spread out) rates every
+ *    move of the best few configurations by the model (search.branch of
+ *    them or 5, whichever is more, and the best; the best 64 when none of
+ *    their moves is left; beyond 300 proven runs the model sees each
+ *    configuration's mean instead of its runs): any value of any space
+ *    variable, near or far, never a configuration already run, queued or
+ *    proposed. The move with the highest expected improvement over the
+ *    model's best among the configurations run is proposed: the acquisition
+ *    chooses both the variable and the parent. The path to an optimum
+ *    whose variables must move together may take several runs, one change
+ *    each. Without a model (nothing proven on the grid): the untried
+ *    neighbours of the best few by mean, each variable in turn (the turn
+ *    rotates from proposal to proposal);
+ * 3. when those have no untried neighbour: the untried neighbours of the
+ *    best 3 x search.branch;
+ * 4. nothing: converged.
  */
 #ifndef XLOOP_PROPOSE_H
 #define XLOOP_PROPOSE_H
@@ -61,7 +64,7 @@ struct prop_input {
 	long budget_runs;	/* autopilot's run budget, 0: none (raises the cap) */
 	const char *const *taken;	/* keys run, queued or proposed, beyond v */
 	size_t ntaken;
-	unsigned long turn;	/* rotates the variables */
+	unsigned long turn;	/* rotates the variables (without a model) */
 	const char *metric;
 };
 
@@ -81,6 +84,16 @@ struct prop_out {
  * best has (out->value; NULL: a fresh seed). 1 when *out is one.
  */
 int propose_confirm(const struct prop_input *in, struct prop_out *out);
+
+/*
+ * The model's best among the proven configurations (by the posterior mean
+ * of its score averaged over seeds) into *idx, and its predicted lead over
+ * configuration over (an index; -1: none, *lead and *sd 0) with the sd of
+ * that lead, in the metric's units, positive when idx is better under the
+ * goal. -1 (and *idx -1) when no model can be fitted or over is off the grid.
+ */
+int prop_model_best(const struct prop_input *in, long over, long *idx, double *lead,
+		    double *sd);
 
 /* Choose; out->kind PROP_NONE means converged (reason says so). */
 void propose_next(const struct prop_input *in, struct prop_out *out);

@@ -98,7 +98,7 @@ check "options once parsed but not in help are there" sh -c "printf '%s\n' \"\$1
 	printf '%s\n' \"\$1\" | grep -q '^tick	--feeder-job ID' && printf '%s\n' \"\$1\" | grep -q '^sweep	--no-chain'" _ "$all"
 # and what help names is what the parser takes: init with every option it lists
 d5=$(user_dir)
-set -- $(printf '%s\n' "$all" | awk -F'\t' '$1 == "init" { split($2, w, " "); print w[1], (w[2] == "S" ? "s5" : "p5") }')
+set -- $(printf '%s\n' "$all" | awk -F'\t' '$1 == "init" { split($2, w, " "); print w[1], (w[2] == "S" ? "s5" : w[2] == "max|min" ? "max" : "p5") }')
 expect_rc 0 "init takes every option its help names ($*)" as_user "$X" -C "$d5" init "$@"
 check "help plan shows every subcommand's usage" sh -c "'$X' help plan | grep -q '^usage: xloop plan ls \[--all\]' &&
 	'$X' help plan | grep -q '^   or: xloop plan add \[--from P|best\] VAR=VALUE...' && '$X' help plan | grep -q '^Options:'"

@@ -95,6 +95,7 @@ check "next --json: feed.feeder.kind is cron" test "$(jget .feed.feeder.kind <"$
 
 # resume, for an agent with no memory
 step "resume" u resume >"$T_TMP/resume.txt" 2>&1
+check "resume: who keeps the loop going and the next step come first" sh -c "head -3 '$T_TMP/resume.txt' | grep -q '^  after this session: ' && head -3 '$T_TMP/resume.txt' | grep -q '^  next: '"
 check "resume: the best lineage, root first, with scores" sh -c "grep -A3 '^  best lineage (root first):' '$T_TMP/resume.txt' | tr -s ' ' | tr '\n' '|' | grep -q '^ best lineage (root first):| base (root) score 0.5| lr-small LR: 0.1 -> 0.01 score 0.7| deeper DEPTH: 3 -> 4 score 0.9|'"
 check "resume: every failure with its reason" grep -q '^    depth-9 attempt 1 (program): FAILED (ExitCode 1:0)  \[DEPTH: 3 -> 9\]' "$T_TMP/resume.txt"
 check "resume: the latest decisions" grep -q '^      small LR looks right; next try depth' "$T_TMP/resume.txt"
@@ -103,5 +104,38 @@ check "resume --json validates" sh -c "$V '$S/next.schema.json' <'$T_TMP/resume.
 check "resume --json: the lineage ends at the best run" test "$(jget .history.best_lineage.2.tag <"$T_TMP/resume.json")" = deeper
 check "resume --json: one failure" test "$(jget .history.failures.0.tag <"$T_TMP/resume.json")" = depth-9
 check "no document says \"None\"" sh -c "! grep -l '\"None\"' '$T_TMP'/*.json"
+
+# status --sort score: the best scores first, unscored runs last (issue 27)
+step "status --sort score" u status --sort score >"$T_TMP/sorted.txt" 2>&1
+check "status --sort score: highest first (goal max), unscored last" test "$(grep -E '^(\*| ) ' "$T_TMP/sorted.txt" | grep -v ' TAG ' | awk '{ print ($1 == "*" ? $2 : $1) }' | tr '\n' ' ')" = "deeper lr-small base depth-9 $long DEPTH-5 "
+expect_rc 2 "status --sort takes score or created" u status --sort bogus
+expect_rc 2 "status T --sort is a usage error" u status deeper --sort score
+
+# the briefing's next step to check gains against noise (issue 27)
+check "no seed variable: the briefing says to name one" grep -q '^  (gains are not checked against noise: no replicates yet: `xloop space seed VAR`, then `xloop replicate best`)' "$T_TMP/next.txt"
+expect_rc 0 "name a seed variable" u space seed PATH_TO_DATA
+step "next after space seed" u next >"$T_TMP/next4.txt" 2>&1
+check "after space seed the briefing no longer says to name one" sh -c "! grep -q 'space seed VAR' '$T_TMP/next4.txt' || { cat '$T_TMP/next4.txt'; exit 1; }"
+check "it says replicates are next" grep -q '^  (gains are not checked against noise: the seed variable is PATH_TO_DATA, no replicate has ended yet: `xloop replicate best` runs them' "$T_TMP/next4.txt"
+step "next --json after space seed" u next --json >"$T_TMP/next4.json" 2>/dev/null
+bc=$(jget .best.check <"$T_TMP/next4.json" 2>&1)
+check "next --json validates (best.check)" sh -c "$V '$S/next.schema.json' <'$T_TMP/next4.json'"
+check "next --json: best.check names replicate best ($bc)" sh -c "echo '$bc' | grep -q 'xloop replicate best'"
+
+# a pending job whose recorded chain names its own job (issue 27: resume
+# named q3's own job as the one it waits for): never "waits for itself"
+step "a pending attempt chained onto its own job id" /usr/bin/python3 - "$d" "$long" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1] + "/.xloop/state.db")
+rid = c.execute("SELECT id FROM run WHERE tag = ?", (sys.argv[2],)).fetchone()[0]
+c.execute("INSERT INTO attempt (run_id, n, token, phase, job_id, log_path, intent_at,"
+          " submitted_at, state, slurm_reason, after_job) VALUES (?, 1, 'tok-self', 'submitted',"
+          " '159', '/nonexistent', 1, 1, 'PENDING', 'Dependency', '159')", (rid,))
+c.commit()
+PY
+u resume >"$T_TMP/resume-self.txt" 2>&1
+check "resume: a job is never said to wait for itself" sh -c "grep -q 'attempt 1: job 159 PENDING' '$T_TMP/resume-self.txt' && ! grep -A1 'attempt 1: job 159 PENDING' '$T_TMP/resume-self.txt' | grep -q 'waits for job 159' || { cat '$T_TMP/resume-self.txt'; exit 1; }"
+u resume --json >"$T_TMP/resume-self.json" 2>/dev/null
+check "resume --json: its waits_for names no job, and says why" sh -c "python3 -c 'import json,sys; l=[x for x in json.load(open(sys.argv[1]))[\"live\"] if x[\"job_id\"] == \"159\"][0][\"waits_for\"]; sys.exit(0 if l[\"job_id\"] is None and \"its own\" in l[\"text\"] else 1)' '$T_TMP/resume-self.json'"
 
 finish

@@ -111,4 +111,14 @@ check "the user's own line is kept" grep -qx '0 3 \* \* \* /usr/bin/true mine' "
 check "one block for the study" test "$(grep -c "^# xloop driver: $d\$" "$w/crontab")" = 1
 check "its entry runs tick --feeder every 5 minutes as a small job" sh -c \
 	"grep -q '^#SCRON --job-name=xloop-feed --cpus-per-task=1 ' '$w/crontab' && grep -q \"^\*/5 \* \* \* \* '.*' -C '$d' tick --feeder\\\$\" '$w/crontab'"
+# the filesystem type without mountinfo (a chroot with no /proc, issue 27):
+# statfs names it, never "?"
+step "driver.mode slurm" setc 'c["driver"]["mode"] = "slurm"'
+as_user env SLURM_CONF="$T_TMP/no-slurm.conf" XLOOP_TEST_MOUNTINFO="$T_TMP/no-such-mountinfo" "$XA" -C "$d" driver status >"$T_TMP/fs.out" 2>&1
+check "driver status: the filesystem from statfs when mountinfo cannot be read" sh -c \
+	"grep -Eq '^the study is on [a-z0-9]+: a feeder opens the state DB itself\$' '$T_TMP/fs.out' || { cat '$T_TMP/fs.out'; exit 1; }"
+as_user env SLURM_CONF="$T_TMP/no-slurm.conf" XLOOP_TEST_MOUNTINFO="$T_TMP/no-such-mountinfo" "$XA" -C "$d" doctor >"$T_TMP/fsd.out" 2>&1
+check "doctor: the same, never (?)" sh -c \
+	"grep -Eq 'driver +driver.mode slurm: a feeder opens the state DB itself \([a-z0-9]+\)' '$T_TMP/fsd.out' && ! grep -q '(?)' '$T_TMP/fsd.out' || { cat '$T_TMP/fsd.out'; exit 1; }"
+check "doctor without Slurm submits no probe, and says none" sh -c "! grep -q 'probe job' '$T_TMP/fsd.out'"
 finish

@@ -41,7 +41,8 @@ wait_job() {
 	return 1
 }
 
-# 5: a job that left the queue is not RUNNING; judged, it shows how long it ran
+# 5: a job that left the queue is not RUNNING but judging, with its elapsed
+# time; judged, it shows how long it ran
 expect_rc 0 "a quick run" u new quick --from base --set SLEEP=2
 step "submit quick --json" u submit quick --json >"$T_TMP/submit.json" 2>/dev/null
 job=$(jget .job_id <"$T_TMP/submit.json")
@@ -49,7 +50,8 @@ check "quick starts" wait_job "$job" RUNNING
 expect_rc 0 "judge while it runs (the DB records RUNNING)" u judge
 check "quick leaves the queue" wait_job "$job" ""
 u status >"$T_TMP/st1.txt" 2>&1
-check "status: a job that left the queue is ended, not RUNNING" grep -Eq '^  quick +base +SLEEP 6->2 +ended ' "$T_TMP/st1.txt"
+check "status: a job that left the queue is judging (waits for its verdict), not RUNNING" grep -Eq '^  quick +base +SLEEP 6->2 +judging ' "$T_TMP/st1.txt"
+check "status: with its elapsed time so far (to its log's last write)" grep -Eq "^  quick +base +SLEEP 6->2 +judging +1 $job +~0:0[0-9] +-\$" "$T_TMP/st1.txt"
 check "status: and says it is not judged yet" grep -q '^1 run ended, not judged yet: `xloop judge`' "$T_TMP/st1.txt"
 u status quick >"$T_TMP/st1q.txt" 2>&1
 check "status T: ended, not judged yet" grep -q "^  attempt 1: ended, not judged yet, job $job" "$T_TMP/st1q.txt"

@@ -98,6 +98,23 @@ for tag in sorted(os.listdir(d)):
     assert cfg not in seen, (tag, seen.get(cfg))
     seen[cfg] = tag
 PY
+check "autopilot's tags tell the configuration: each space value not the baseline's" $PY - "$d" <<'PY'
+import os, re, sys
+d = os.path.join(sys.argv[1], "runs", "s")
+def cfg(tag):
+    return dict(re.findall(r"^(X|Y)=(\S+)$", open(os.path.join(d, tag, "job.sh")).read(), re.M))
+base = cfg("base")
+n = 0
+for tag in sorted(os.listdir(d)):
+    if tag == "base" or "--r" in tag:
+        continue
+    c = cfg(tag)
+    want = "_".join("%s-%s" % (k, c[k]) for k in ("X", "Y") if c.get(k) != base.get(k))
+    assert tag.split("--")[0] == want, (tag, want)
+    n += 1
+assert n > 0
+print(n, "tags")
+PY
 # two baseline runs measure the noise first; a third comes only when a
 # candidate is ahead of it and one more candidate run would not settle it
 check "the baseline got its replicate first" sh -c "ls '$d/runs/s' | grep -c -- '^base--r' | grep -qx '[12]'"

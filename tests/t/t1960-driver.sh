@@ -185,7 +185,21 @@ check "next --json, status --json and driver status --json validate (feeder kind
 	"$V '$S/next.schema.json' <'$T_TMP/next2.json' && $V '$S/status.schema.json' <'$T_TMP/status2.json' && $V '$S/driver.schema.json' <'$T_TMP/driver2.json' && grep -q '\"kind\": \"slurm\"' '$T_TMP/next2.json'"
 check "driver status names the pending feeder" sh -c \
 	"runuser -u '$U' -- env PATH='$PATH' SLURM_CONF='$SLURM_CONF' '$X' -C '$d2' driver status | grep -q 'feeder job [0-9]* pending'"
+u2 driver status >"$T_TMP/ds2.txt" 2>&1
+check "driver status says what the feeder waits for in words: the run by job id and tag" sh -c \
+	"grep -Eq '^feeder job $f2 pending: it waits for job [0-9]+ \(SLEEP-300\) to end' '$T_TMP/ds2.txt' && ! grep -q 'afterany:[0-9]' '$T_TMP/ds2.txt' || { cat '$T_TMP/ds2.txt'; exit 1; }"
+check "and what Slurm says it waits on (its Reason, in words)" grep -Eq '^  Slurm says PENDING \(Dependency\): ' "$T_TMP/ds2.txt"
+check "and the filesystem, never ?" sh -c "grep -Eq '^the study is on [a-z0-9.]+: ' '$T_TMP/ds2.txt'"
+check "driver status --json: slurm_reason Dependency" test "$(jget .slurm_reason <"$T_TMP/driver2.json")" = Dependency
+u2 resume >"$T_TMP/resume2.txt" 2>&1
+check "resume says first who keeps the loop going and the next step" sh -c \
+	"head -3 '$T_TMP/resume2.txt' | grep -q \"^  after this session: a Slurm feeder job (id $f2)\" && head -3 '$T_TMP/resume2.txt' | grep -q '^  next: ' || { cat '$T_TMP/resume2.txt'; exit 1; }"
 u2 doctor >"$T_TMP/doctor2.txt" 2>&1
+check "doctor says it submits a probe job before it does" sh -c \
+	"grep -n 'doctor submits a probe job now' '$T_TMP/doctor2.txt' | cut -d: -f1 | { read a; b=\$(grep -n ' driver ' '$T_TMP/doctor2.txt' | cut -d: -f1); [ -n \"\$a\" ] && [ \"\$a\" -lt \"\$b\" ]; } || { cat '$T_TMP/doctor2.txt'; exit 1; }"
+check "and names the way to skip it" grep -q 'xloop doctor --no-probe' "$T_TMP/doctor2.txt"
+u2 doctor --no-probe >"$T_TMP/doctor3.txt" 2>&1
+check "doctor --no-probe submits none" sh -c "! grep -q 'probe job' '$T_TMP/doctor3.txt'"
 check "doctor's probe job ran where feeders run and says which way they work" \
 	grep -qE '^ok +driver +driver.mode slurm: a feeder opens the state DB itself \([a-z0-9.]+\); probe job [0-9]+: ok on ' "$T_TMP/doctor2.txt"
 # crash safety: the feeder's intent is in the DB before sbatch

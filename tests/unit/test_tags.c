@@ -279,6 +279,69 @@ static void test_value_canon(void **state)
 	assert_true(value_same("adam", "adam"));
 }
 
+/* Compare tag_config's candidate k with want (NULL: none). */
+static void expect_config(const struct tag_part *v, size_t n, int k, const char *want)
+{
+	char *got = tag_config(v, n, k);
+
+	if (!want) {
+		if (got)
+			fail_msg("tag_config = '%s', want none", got);
+		return;
+	}
+	if (!got || strcmp(got, want) != 0)
+		fail_msg("tag_config = '%s', want '%s'", got ? got : "NULL", want);
+	assert_true(valid_name(got));
+	assert_true(strlen(got) + 4 <= TAG_MAX);
+	free(got);
+}
+
+/* Autopilot's tags tell the configuration: grid values, short (issue 27). */
+static void test_config(void **state)
+{
+	static const char *const lr[] = { "0.001", "0.00237137", "0.00562341", "0.0133352",
+		"0.0316228", "0.0749894", "0.177828", "0.421697", "1" };
+	static const char *const depth[] = { "1", "2", "3", "4", "5", "6" };
+	static const char *const close[] = { "0.1", "0.1001", "0.2" };
+	static const char *const opt[] = { "adam", "sgd" };
+	struct tag_part v[6] = {
+		{ "LEARNING_RATE", "0.177828", lr, 9 },
+		{ "MAX_DEPTH", "1", depth, 6 },
+	};
+	struct tag_part many[6];
+	size_t i;
+
+	(void)state;
+	expect_config(v, 1, 1, "LEARNING_RATE-0.18");
+	expect_config(v, 2, 1, "LEARNING_RATE-0.18_MAX_DEPTH-1");
+	expect_config(v, 2, 2, "LEARNING_RATE-0.18_MAX_DEPTH-1--n2");
+	v[0].value = "0.0133352";
+	expect_config(v, 1, 1, "LEARNING_RATE-0.013");
+	v[0].value = "1e-3";	/* canonical first */
+	expect_config(v, 1, 1, "LEARNING_RATE-0.001");
+	/* neighbours that need more digits keep them; values off the grid stay */
+	v[0].grid = close;
+	v[0].ngrid = 3;
+	v[0].value = "0.1001";
+	expect_config(v, 1, 1, "LEARNING_RATE-0.1001");
+	v[0].value = "0.123456";
+	expect_config(v, 1, 1, "LEARNING_RATE-0.123456");
+	v[0].grid = opt;
+	v[0].ngrid = 2;
+	v[0].value = "adam";
+	expect_config(v, 1, 1, "LEARNING_RATE-adam");
+	/* too long with whole names: initials */
+	for (i = 0; i < 6; i++) {
+		many[i].var = (const char *[]){ "LEARNING_RATE", "MAX_DEPTH", "WEIGHT_DECAY",
+						 "BATCH_SIZE", "DROPOUT_RATE", "NUM_LAYERS" }[i];
+		many[i].value = "2";
+		many[i].grid = depth;
+		many[i].ngrid = 6;
+	}
+	expect_config(many, 6, 1, "LR-2_MD-2_WD-2_BS-2_DR-2_NL-2");
+	expect_config(v, 0, 1, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_too_long),
 		cmocka_unit_test_setup_teardown(test_make_free, setup, teardown),
 		cmocka_unit_test(test_value_canon),
+		cmocka_unit_test(test_config),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,540 @@
+/* Autopilot's changes: the one-variable move a Gaussian process over every run rates best. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search/confkey.h"
+#include "search/gp.h"
+#include "search/propose-impl.h"
+#include "util.h"
+
+/* Parents scored: the best this many by the model's mean, the best and branch's few too. */
+#define PROP_PARENTS 5
+/* When none of theirs is left: the best this many. */
+#define PROP_PARENTS_ALL 64
+/* Beyond this many proven runs the model sees each configuration's mean (the best this many). */
+#define PROP_RUNS_MAX 300
+/* At most this many pending runs are fantasized. */
+#define PROP_OPEN_MAX 64
+
+/* The model of a study: the GP and each configuration's grid position. */
+struct model {
+	struct gp g;
+	size_t d;
+	double *u;		/* in->n x d positions */
+	int *on;		/* 1: u is set (every variable on the grid) */
+	double *mean;		/* the posterior mean of f at each configuration on */
+	size_t nobs, nopen;	/* proven runs, pending runs fantasized */
+	size_t npts;		/* points the model saw: nobs, or configurations beyond PROP_RUNS_MAX */
+	long top;		/* the model's best among proven configurations, -1 */
+};
+
+/* Whether key is a configuration already run, queued or proposed. */
+static int key_taken(const struct prop_input *in, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < in->n; i++)
+		if (strcmp(in->v[i].key, key) == 0)
+			return 1;
+	for (i = 0; i < in->ntaken; i++)
+		if (strcmp(in->taken[i], key) == 0)
+			return 1;
+	return 0;
+}
+
+/* 1 when a's mean is better than b's under the goal. */
+static int better(const struct prop_input *in, long a, long b)
+{
+	double x = in->v[a].st.mean, y = in->v[b].st.mean;
+
+	return in->p.goal_max ? x > y : x < y;
+}
+
+/* The position of value on sv's grid, 0 (first) to 1 (last); -1: off the grid. */
+static double grid_pos(const struct space_var *sv, const char *value)
+{
+	long i = space_index(sv, value);
+	double x, a, b;
+	char *end;
+	size_t k;
+
+	if (sv->n < 2)
+		return i == 0 ? 0 : -1;
+	if (i >= 0)
+		return (double)i / (double)(sv->n - 1);
+	/* a number between two grid values: in between */
+	x = strtod(value, &end);
+	if (end == value || *end)
+		return -1;
+	for (k = 0; k + 1 < sv->n; k++) {
+		a = strtod(sv->values[k], &end);
+		if (*end)
+			return -1;
+		b = strtod(sv->values[k + 1], &end);
+		if (*end)
+			return -1;
+		if ((a <= x && x <= b) || (b <= x && x <= a))
+			return ((double)k + (x - a) / (b - a)) / (double)(sv->n - 1);
+	}
+	return -1;
+}
+
+/*
+ * A configuration's grid positions into u (space->n; a log range's grid is
+ * even in the log, so its positions are too); -1 when one is off the grid.
+ */
+static int positions(const struct prop_input *in, const char *config, double *u)
+{
+	size_t j;
+
+	for (j = 0; j < in->space->n; j++) {
+		char *cur = confkey_value(config, in->space->v[j].name);
+
+		u[j] = cur ? grid_pos(&in->space->v[j], cur) : -1;
+		free(cur);
+		if (u[j] < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The index of seed among the distinct seed values so far (added), -1 for none. */
+static long seed_id(const char **seen, size_t *nseen, const char *seed)
+{
+	size_t i;
+
+	if (seed == NULL || !*seed)
+		return -1;
+	for (i = 0; i < *nseen; i++)
+		if (strcmp(seen[i], seed) == 0)
+			return (long)i;
+	seen[*nseen] = seed;
+	return (long)(*nseen)++;
+}
+
+/* qsort's order of configuration indexes, best mean (goal max) first. */
+static const struct prop_input *order_in;
+static int by_mean(const void *a, const void *b)
+{
+	double x = order_in->v[*(const long *)a].st.mean, y = order_in->v[*(const long *)b].st.mean;
+
+	if (!order_in->p.goal_max) {
+		x = -x;
+		y = -y;
+	}
+	return (x < y) - (x > y);
+}
+
+/*
+ * Beyond PROP_RUNS_MAX proven runs: one point per configuration (its mean,
+ * standing for its runs, no seed), the best PROP_RUNS_MAX by mean; into x,
+ * y, seed, w. Returns how many.
+ */
+static size_t aggregate(const struct prop_input *in, const struct model *m, double *x,
+			double *y, long *seed, double *w)
+{
+	long *idx = xcalloc(in->n + 1, sizeof(*idx));
+	size_t i, k = 0, d = m->d;
+
+	for (i = 0; i < in->n; i++)
+		if (m->on[i] && in->v[i].st.n > 0 && isfinite(in->v[i].st.mean))
+			idx[k++] = (long)i;
+	order_in = in;
+	qsort(idx, k, sizeof(*idx), by_mean);
+	if (k > PROP_RUNS_MAX)
+		k = PROP_RUNS_MAX;
+	for (i = 0; i < k; i++) {
+		const struct prop_cfg *c = &in->v[idx[i]];
+
+		memcpy(x + i * d, m->u + (size_t)idx[i] * d, d * sizeof(*x));
+		y[i] = in->p.goal_max ? c->st.mean : -c->st.mean;
+		seed[i] = -1;
+		w[i] = (double)c->st.n;
+	}
+	free(idx);
+	return k;
+}
+
+static void model_release(struct model *m)
+{
+	gp_release(&m->g);
+	free(m->u);
+	free(m->on);
+	free(m->mean);
+	memset(m, 0, sizeof(*m));
+}
+
+/*
+ * Fit the model to every proven run on the grid (scores turned round for
+ * goal min: the model maximises) and, with fantasize, condition on the
+ * pending runs at their posterior mean (kriging believer: the proposals
+ * made while they run spread out); -1 when nothing can be fitted.
+ */
+static int model_fit(const struct prop_input *in, int fantasize, struct model *m)
+{
+	size_t d = in->space->n, i, k = 0, nr = in->nruns ? in->nruns : in->n, nseen = 0;
+	double *x, *y, *w, sum = 0;
+	struct gp_opts o;
+	const char **seen;
+	long *seed;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	m->top = -1;
+	if (d == 0 || in->n == 0)
+		return -1;
+	m->d = d;
+	m->u = xcalloc(in->n * d, sizeof(*m->u));
+	m->on = xcalloc(in->n, sizeof(*m->on));
+	m->mean = xcalloc(in->n, sizeof(*m->mean));
+	for (i = 0; i < in->n; i++)
+		m->on[i] = positions(in, in->v[i].config, m->u + i * d) == 0;
+	x = xcalloc(nr * d + 1, sizeof(*x));
+	y = xcalloc(nr + 1, sizeof(*y));
+	seed = xcalloc(nr + 1, sizeof(*seed));
+	seen = xcalloc(nr + 1, sizeof(*seen));
+	w = xcalloc(nr + 1, sizeof(*w));
+	memset(&o, 0, sizeof(o));
+	for (i = 0; i < nr; i++) {
+		/* without runs (an old caller): each configuration's mean, no seed */
+		long c = in->nruns ? in->runs[i].cfg : (long)i;
+		double score = in->nruns ? in->runs[i].score : in->v[i].st.mean;
+		int proven = in->nruns ? in->runs[i].proven : in->v[i].st.n > 0;
+
+		if (!proven || c < 0 || (size_t)c >= in->n || !m->on[c] || !isfinite(score))
+			continue;
+		memcpy(x + k * d, m->u + (size_t)c * d, d * sizeof(*x));
+		seed[k] = in->nruns ? seed_id(seen, &nseen, in->runs[i].seed) : -1;
+		y[k] = in->p.goal_max ? score : -score;
+		sum += y[k];
+		k++;
+	}
+	m->nobs = m->npts = k;
+	if (k > PROP_RUNS_MAX) {
+		sum = 0;
+		k = m->npts = aggregate(in, m, x, y, seed, w);
+		for (i = 0; i < k; i++)
+			sum += y[i];
+		o.w = w;
+	}
+	/* when the scores do not vary yet: the noise's scale, or a hundredth of the level */
+	o.scale_hint = in->noise.df > 0 && in->noise.sd > 0 ? in->noise.sd :
+		       k ? 0.01 * (fabs(sum / (double)k) > 0 ? fabs(sum / (double)k) : 1) : 1;
+	o.noise_sd = in->noise.sd;
+	o.noise_df = in->nruns ? in->noise.df : 0;
+	rc = k == 0 ? -1 : gp_fit(&m->g, d, k, x, seed, y, &o);
+	if (rc == 0 && fantasize && in->nruns) {
+		size_t p = 0;
+
+		for (i = 0; i < in->nruns; i++) {
+			long c = in->runs[i].cfg;
+			double v;
+
+			if (!in->runs[i].open || c < 0 || (size_t)c >= in->n || !m->on[c] ||
+			    p >= PROP_OPEN_MAX)
+				continue;
+			memcpy(x + p * d, m->u + (size_t)c * d, d * sizeof(*x));
+			gp_predict(&m->g, x + p * d, &y[p], &v);
+			seed[p] = -1;
+			p++;
+		}
+		m->nopen = p;
+		rc = gp_extend(&m->g, p, x, seed, y);
+	}
+	if (rc == 0) {
+		for (i = 0; i < in->n; i++) {
+			if (!m->on[i])
+				continue;
+			m->mean[i] = gp_mean(&m->g, m->u + i * d);
+			if (in->v[i].st.n > 0 && in->v[i].rep_tag &&
+			    (m->top < 0 || m->mean[i] > m->mean[m->top]))
+				m->top = (long)i;
+		}
+	}
+	free(x);
+	free(y);
+	free(w);
+	free(seed);
+	free(seen);
+	if (rc < 0 || m->top < 0) {
+		model_release(m);
+		return -1;
+	}
+	return 0;
+}
+
+/* A score in the goal's units (the model maximises). */
+static double goal_units(const struct prop_input *in, double v)
+{
+	return in->p.goal_max ? v : -v;
+}
+
+/* The model's best among the configurations run, and its lead over one. */
+int prop_model_best(const struct prop_input *in, long over, long *idx, double *lead, double *sd)
+{
+	struct model m;
+	double mu, var;
+
+	*idx = -1;
+	*lead = *sd = 0;
+	if (model_fit(in, 0, &m) < 0)
+		return -1;
+	*idx = m.top;
+	if (over >= 0 && (size_t)over < in->n && m.on[over]) {
+		gp_predict_diff(&m.g, m.u + (size_t)m.top * m.d, m.u + (size_t)over * m.d, &mu, &var);
+		*lead = mu;
+		*sd = sqrt(var);
+	} else if (over >= 0) {
+		model_release(&m);
+		*idx = -1;
+		return -1;
+	}
+	model_release(&m);
+	return 0;
+}
+
+/* Expected improvement of a difference with mean mu and sd s over 0. */
+static double expected_improvement(double mu, double s)
+{
+	double z;
+
+	if (s < 1e-12)
+		return mu > 0 ? mu : 0;
+	z = mu / s;
+	return mu * 0.5 * erfc(-z / M_SQRT2) + s * exp(-0.5 * z * z) / sqrt(2 * M_PI);
+}
+
+/* The parents scored: the best want by the model's mean, and in->best. */
+static size_t parents(const struct prop_input *in, const struct model *m, long want, long *set)
+{
+	size_t k = 0, i, j;
+
+	while ((long)k < want) {
+		long pick = -1;
+
+		for (i = 0; i < in->n; i++) {
+			int dup = 0;
+
+			if (!m->on[i] || in->v[i].st.n == 0 || in->v[i].rep_tag == NULL)
+				continue;
+			for (j = 0; j < k; j++)
+				dup |= set[j] == (long)i;
+			if (!dup && (pick < 0 || m->mean[i] > m->mean[pick]))
+				pick = (long)i;
+		}
+		if (pick < 0)
+			break;
+		set[k++] = pick;
+	}
+	if (in->best >= 0 && m->on[in->best] && in->v[in->best].rep_tag) {
+		for (j = 0; j < k && set[j] != in->best; j++)
+			;
+		if (j == k)
+			set[k++] = in->best;
+	}
+	return k;
+}
+
+/* The move with the highest acquisition so far. */
+struct move {
+	long b, j, t;		/* parent, variable, value (-1: none yet) */
+	double ei, mean, sd;
+};
+
+/* Score every one-variable move of the parents set[0, k) into *top. */
+static void score_moves(const struct prop_input *in, const struct model *m,
+			const struct gp_ref *ref, const long *set, size_t k, struct move *top)
+{
+	size_t nv = in->space->n, b, j, t;
+	double *u = xcalloc(nv + 1, sizeof(*u));
+
+	for (b = 0; b < k; b++) {
+		const struct prop_cfg *c = &in->v[set[b]];
+
+		memcpy(u, m->u + (size_t)set[b] * nv, nv * sizeof(*u));
+		for (j = 0; j < nv; j++) {
+			const struct space_var *sv = &in->space->v[j];
+			double keep = u[j];
+
+			for (t = 0; t < sv->n; t++) {
+				double mu, var, ei, fm, fv;
+				char *cfg, key[65];
+
+				u[j] = sv->n > 1 ? (double)t / (double)(sv->n - 1) : 0;
+				if (u[j] == keep)
+					continue;
+				cfg = confkey_with(c->config, sv->name, sv->values[t]);
+				confkey_key(cfg, in->seed, key);
+				free(cfg);
+				if (key_taken(in, key))
+					continue;
+				gp_predict_vs(&m->g, u, ref, &fm, &fv, &mu, &var);
+				ei = expected_improvement(mu, sqrt(var));
+				if (top->b >= 0 && (ei < top->ei || (ei == top->ei && fm <= top->mean)))
+					continue;
+				top->ei = ei;
+				top->mean = fm;
+				top->sd = sqrt(fv);
+				top->b = set[b];
+				top->j = (long)j;
+				top->t = (long)t;
+			}
+			u[j] = keep;
+		}
+	}
+	free(u);
+}
+
+/*
+ * Of every one-variable move (any value on the grid) of the parents, the
+ * one with the highest expected improvement of f over the model's best
+ * among the configurations run (the difference's posterior, so what they
+ * share does not count twice); never a configuration run, queued or
+ * proposed. The parents: the best few by the model's mean and the best;
+ * when none of their moves is left, the best PROP_PARENTS_ALL. 1 with
+ * *out, 0 when the model cannot be fitted or no move is left.
+ */
+static int want_model_change(const struct prop_input *in, struct prop_out *out)
+{
+	long *set = xcalloc(in->n + 2, sizeof(*set));
+	long few = in->branch > PROP_PARENTS ? in->branch : PROP_PARENTS;
+	struct move top = { -1, -1, -1, 0, 0, 0 };
+	struct gp_ref ref;
+	struct model m;
+	size_t k;
+
+	if (model_fit(in, 1, &m) < 0) {
+		free(set);
+		return 0;
+	}
+	gp_ref_init(&m.g, m.u + (size_t)m.top * m.d, &ref);
+	k = parents(in, &m, few, set);
+	score_moves(in, &m, &ref, set, k, &top);
+	if (top.b < 0 && (long)k >= few) {
+		k = parents(in, &m, PROP_PARENTS_ALL, set);
+		score_moves(in, &m, &ref, set, k, &top);
+	}
+	if (top.b >= 0) {
+		const struct prop_cfg *c = &in->v[top.b];
+		const struct space_var *sv = &in->space->v[top.j];
+		char *cur = confkey_value(c->config, sv->name), *pend;
+
+		pend = m.nopen ? xasprintf(", %zu pending as the model expects", m.nopen) :
+		       xstrdup("");
+		out->kind = PROP_CHANGE;
+		out->cfg = top.b;
+		out->var = sv->name;
+		out->value = xstrdup(sv->values[top.t]);
+		out->config = confkey_with(c->config, sv->name, sv->values[top.t]);
+		out->reason = xasprintf("%s %s -> %s from %s: model %.4g ± %.2g (best %s %.4g), "
+					"EI %.2g; a Gaussian process over %zu runs%s%s", sv->name,
+					cur ? cur : "?", sv->values[top.t], c->rep_tag,
+					goal_units(in, top.mean), top.sd, in->v[m.top].rep_tag,
+					goal_units(in, m.mean[m.top]), top.ei, m.nobs,
+					m.npts < m.nobs ? " (by configuration)" : "", pend);
+		free(pend);
+		free(cur);
+	}
+	gp_ref_release(&ref);
+	model_release(&m);
+	free(set);
+	return top.b >= 0;
+}
+
+/*
+ * The best few proven configurations, highest mean first (the most
+ * promising first, proven or not); the best is always one of them.
+ */
+static size_t branch_set(const struct prop_input *in, long branch, long *set)
+{
+	size_t k = 0, i, j;
+	int has_best = 0;
+
+	while ((long)k < branch) {
+		long pick = -1;
+
+		for (i = 0; i < in->n; i++) {
+			int in_set = 0;
+
+			if (in->v[i].st.n == 0 || in->v[i].rep_tag == NULL)
+				continue;
+			for (j = 0; j < k; j++)
+				in_set |= set[j] == (long)i;
+			if (!in_set && (pick < 0 || better(in, (long)i, pick)))
+				pick = (long)i;
+		}
+		if (pick < 0)
+			break;
+		has_best |= pick == in->best;
+		set[k++] = pick;
+	}
+	if (in->best >= 0 && !has_best) {
+		if ((long)k >= branch)
+			k--;
+		set[k++] = in->best;
+	}
+	return k;
+}
+
+/* Without a model: an untried neighbour of the best few (branch of them), each variable in turn. */
+static int want_neighbour(const struct prop_input *in, long branch, struct prop_out *out)
+{
+	long *set = xcalloc((size_t)branch + 2, sizeof(*set));
+	size_t k = branch_set(in, branch, set), b, j, t;
+	size_t nv = in->space->n;
+	int found = 0;
+
+	for (b = 0; b < k && !found; b++) {
+		const struct prop_cfg *c = &in->v[set[b]];
+
+		for (j = 0; j < nv && !found; j++) {
+			const struct space_var *sv = &in->space->v[(in->turn + j) % nv];
+			char *cur = confkey_value(c->config, sv->name);
+			const char *nb[2];
+			size_t nn;
+
+			if (cur == NULL)
+				continue;
+			nn = space_neighbours(sv, cur, nb);
+			for (t = 0; t < nn && !found; t++) {
+				char *cfg = confkey_with(c->config, sv->name, nb[t]), key[65];
+
+				confkey_key(cfg, in->seed, key);
+				if (key_taken(in, key)) {
+					free(cfg);
+					continue;
+				}
+				out->kind = PROP_CHANGE;
+				out->cfg = set[b];
+				out->var = sv->name;
+				out->value = xstrdup(nb[t]);
+				out->config = cfg;
+				out->reason = xasprintf("%s %s -> %s from %s (%g, n=%ld): %s", sv->name,
+							cur, nb[t], c->rep_tag, c->st.mean, c->st.n,
+							set[b] == in->best ?
+							"an untried neighbour of the best" :
+							"an untried neighbour of one of the best few "
+							"(by mean)");
+				found = 1;
+			}
+			free(cur);
+		}
+	}
+	free(set);
+	return found;
+}
+
+/* The change: the model's, else the neighbour walk, else converged. */
+void prop_change(const struct prop_input *in, struct prop_out *out)
+{
+	if (want_model_change(in, out))
+		return;
+	if (want_neighbour(in, in->branch, out) || want_neighbour(in, 3 * in->branch, out))
+		return;
+	out->kind = PROP_NONE;
+	out->reason = xstrdup(in->space->n == 0 ? "the search space is empty "
+			      "(`xloop space set VAR=...`)" :
+			      "converged: no untried one-variable change of the configurations "
+			      "run is left in the space");
+}

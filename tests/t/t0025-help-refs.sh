@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Every `xloop help X` (and `help X`) that a help text, a message in src/
+# or README.md points to resolves: `xloop help X` exits 0 (issue 27: `help
+# new` pointed to `xloop help best`, which did not exist); the help index
+# lists the topics. Needs no Slurm.
+. "$(dirname "$0")/lib.sh"
+
+X=$XLOOP_BIN
+R=${XLOOP_ROOT_DIR:?}
+
+# the references, one a line ("best", "plan add"): C string literals are
+# joined first, so a reference split over two lines of a help text counts
+refs=$(/usr/bin/python3 - "$R" <<'PY'
+import glob, re, sys
+root = sys.argv[1]
+texts = []
+for p in glob.glob(root + "/src/**/*.[ch]", recursive=True):
+    s = open(p, encoding="utf-8", errors="replace").read()
+    # adjacent literals "a\n" "b" -> one string; escapes kept as text
+    s = re.sub(r'\\n"\s*\n\s*"', " ", s)
+    s = re.sub(r'"\s*\n\s*"', "", s)
+    texts.append(s.replace("\\n", " "))
+texts.append(open(root + "/README.md", encoding="utf-8").read())
+found = set()
+for s in texts:
+    for m in re.finditer(r"`(?:xloop )?help\s+([a-z][a-z-]*)((?:\s+[a-z][a-z-]*)?)`", s):
+        found.add((m.group(1) + " " + m.group(2).strip()).strip())
+    for m in re.finditer(r"'xloop help ([a-z][a-z-]*)'", s):
+        found.add(m.group(1))
+print("\n".join(sorted(found)))
+PY
+)
+check "the sources point to some help topics" test -n "$refs"
+bad=
+while read -r ref; do
+	[ -n "$ref" ] || continue
+	# shellcheck disable=SC2086 # "plan add": a command and its subcommand
+	"$X" help $ref >/dev/null 2>&1 || bad="$bad '$ref'"
+done <<<"$refs"
+check "every referenced help topic exists:${bad:- all of: $(echo $refs | tr '\n' ' ')}" test -z "$bad"
+check "help best says what best means" sh -c "'$X' help best | grep -q 'A configuration is a job.sh'"
+check "the help index lists help best" sh -c "'$X' help | grep -q \"'xloop help best'\""
+check "and help tags" sh -c "'$X' help | grep -q \"'xloop help tags'\""
+check "help space still ends with the rule" sh -c "'$X' help space | grep -q 'What \"best\" means'"
+finish

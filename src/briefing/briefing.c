@@ -349,7 +349,7 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 		struct best_state bs;
 
 		if (best_load(ctx, &bs) == 0) {
-			json_t *o = best_outlook(&bs, ctx->cfg.search.seed);
+			json_t *o = best_outlook(&bs, &ctx->cfg.search.space, ctx->cfg.search.seed);
 
 			if (json_is_object(o))
 				json_object_set_new(o, "interval_change", interval_change(ctx, &bs));

@@ -386,7 +386,7 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	{
 		struct best_state bs;
 
-		outlook = best_load(ctx, &bs) == 0 ? best_outlook(&bs, ctx->cfg.search.seed) :
+		outlook = best_load(ctx, &bs) == 0 ? best_outlook(&bs, &ctx->cfg.search.space, ctx->cfg.search.seed) :
 			  json_null();
 		if (outlook == NULL || json_is_null(outlook))
 			outlook = json_null();

@@ -178,7 +178,7 @@ void report_configurations(struct xl_ctx *ctx, struct page *pg)
 	buf_adds(b, "best by the rule of <code>xloop help best</code></p>\n");
 	{
 		/* beside the proven best: what xloop thinks best, what confirms it */
-		json_t *ol = best_outlook(&bs, ctx->cfg.search.seed);
+		json_t *ol = best_outlook(&bs, &ctx->cfg.search.space, ctx->cfg.search.seed);
 
 		if (json_is_object(ol)) {
 			buf_adds(b, "<p class=\"sub\">thinks best: ");

@@ -11,6 +11,7 @@
 #include "search/best.h"
 #include "buf.h"
 #include "search/confkey.h"
+#include "search/propose.h"
 #include "study.h"
 
 /* A small stable number for the seed variable's name (kv holds integers). */
@@ -540,8 +541,8 @@ int best_promotion(struct xl_ctx *ctx, char **entry, char **once, char **summary
 	return 1;
 }
 
-/* The model's best: the highest mean for now. */
-long best_model_pick(const struct best_state *bs)
+/* The highest mean (goal-signed) among configurations with a proven run. */
+static long highest_mean(const struct best_state *bs)
 {
 	long i, top = -1;
 
@@ -554,6 +555,58 @@ long best_model_pick(const struct best_state *bs)
 			top = i;
 	}
 	return top;
+}
+
+/*
+ * The model's best (prop_model_best: the Gaussian process's posterior mean
+ * over every proven run) and its lead over the best with that lead's sd;
+ * *model 0 and the highest mean when no model fits.
+ */
+long best_model_pick(const struct best_state *bs, const struct space *space, const char *seed,
+		     int *model, double *lead, double *sd)
+{
+	struct prop_input in;
+	struct prop_cfg *v = xcalloc(bs->n + 1, sizeof(*v));
+	struct prop_run *runs = xcalloc(bs->nruns + 1, sizeof(*runs));
+	long idx = -1;
+	size_t i;
+
+	*model = 0;
+	*lead = *sd = 0;
+	for (i = 0; i < bs->n; i++) {
+		v[i].key = bs->v[i].key;
+		v[i].config = bs->v[i].config;
+		v[i].rep_tag = bs->v[i].rep_id ? bs->v[i].rep_tag : NULL;
+		v[i].st = bs->v[i].st;
+		v[i].open = bs->v[i].open;
+	}
+	for (i = 0; i < bs->nruns; i++) {
+		runs[i].cfg = bs->runs[i].cfg;
+		runs[i].seed = bs->runs[i].seed;
+		runs[i].proven = bs->runs[i].proven;
+		runs[i].open = bs->runs[i].open;
+		runs[i].score = bs->runs[i].score;
+	}
+	memset(&in, 0, sizeof(in));
+	in.v = v;
+	in.n = bs->n;
+	in.runs = runs;
+	in.nruns = bs->nruns;
+	in.best = bs->best;
+	in.baseline = bs->baseline;
+	in.noise = bs->noise;
+	in.p = bs->p;
+	in.space = space;
+	in.seed = seed;
+	if (space && space->n && bs->best >= 0 &&
+	    prop_model_best(&in, bs->best, &idx, lead, sd) == 0 && idx >= 0 &&
+	    bs->v[idx].st.n > 0)
+		*model = 1;
+	else
+		idx = highest_mean(bs);
+	free(v);
+	free(runs);
+	return idx;
 }
 
 /* The lines of config a that b lacks (the seed's left out): "LR=0.15, DEPTH=1". */
@@ -583,9 +636,12 @@ static char *config_change(const char *a, const char *b, const char *seed)
 }
 
 /* The outlook. */
-json_t *best_outlook(const struct best_state *bs, const char *seed)
+json_t *best_outlook(const struct best_state *bs, const struct space *space, const char *seed)
 {
-	long pick = best_model_pick(bs), b = bs->best;
+	int model;
+	double mlead, msd;
+	long pick = best_model_pick(bs, space, seed, &model, &mlead, &msd), b = bs->best;
+	const char *source = model ? "model" : "highest mean";
 	struct noise_cmp cmp;
 	struct best_info bi;
 	struct buf t = BUF_INIT;
@@ -604,7 +660,8 @@ json_t *best_outlook(const struct best_state *bs, const char *seed)
 			     "these does", bi.n, bi.sd, bi.df);
 	if (pick == b) {
 		o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "pick", bs->v[b].rep_tag, "source",
-			      "highest mean", "state", "the best", "text",
+			      source, "state", "the best", "text", model ?
+			      "the model's best is the best: nothing to confirm" :
 			      "the highest mean is the best's: nothing to confirm", "interval",
 			      interval);
 		free(interval);
@@ -613,8 +670,12 @@ json_t *best_outlook(const struct best_state *bs, const char *seed)
 	noise_compare(&bs->rule, pick, b, &cmp);
 	after = cmp.paired ? noise_need(&bs->rule, NOISE_LOOKS) : cmp.need;
 	change = config_change(bs->v[pick].config, bs->v[b].config, seed);
-	buf_addf(&t, "%s (%s): highest mean, %+g over the best %s", change, bs->v[pick].rep_tag,
-		 cmp.diff, bs->v[b].rep_tag);
+	if (model)
+		buf_addf(&t, "%s (%s): model %+.3g ± %.2g over the best %s; measured %+g", change,
+			 bs->v[pick].rep_tag, mlead, msd, bs->v[b].rep_tag, cmp.diff);
+	else
+		buf_addf(&t, "%s (%s): highest mean, %+g over the best %s", change,
+			 bs->v[pick].rep_tag, cmp.diff, bs->v[b].rep_tag);
 	if (cmp.paired && cmp.pairs)
 		buf_addf(&t, " on %ld common seed%s (se %.2g)", cmp.pairs,
 			 cmp.pairs == 1 ? "" : "s", cmp.se);
@@ -645,7 +706,7 @@ json_t *best_outlook(const struct best_state *bs, const char *seed)
 		buf_adds(&t, "; not ahead beyond a tie");
 	}
 	o = json_pack("{s:s, s:s, s:s, s:f, s:o, s:I, s:i, s:o, s:o, s:I, s:s, s:s, s:s}",
-		      "pick", bs->v[pick].rep_tag, "source", "highest mean", "change", change,
+		      "pick", bs->v[pick].rep_tag, "source", source, "change", change,
 		      "lead", cmp.diff, "se", cmp.se > 0 ? json_real(cmp.se) : json_null(),
 		      "pairs", (json_int_t)cmp.pairs, "looks", NOISE_LOOKS,
 		      "need", cmp.checked ? json_real(cmp.need) : json_null(),

@@ -510,7 +510,7 @@ const struct cmd_entry cmd_status_entry = {
 	.help = "One row per run: tag, parent, change (VAR old->new), state, attempt, job\n"
 	"id, elapsed time (live from squeue, then from the recorded start and end),\n"
 	"score; '*' marks the run that stands for the best configuration (help best).\n"
-	"Beside it, \"thinks best:\" the highest mean and what confirms it. With\n"
+	"Beside it, \"thinks best:\" the model's best and what confirms it. With\n"
 	"T, the run's lineage and all its attempts. Live states come from a single squeue call. status only reads:\n"
 	"a job that has left the queue shows as 'judging' (ended, waiting for its\n"
 	"verdict; --json: state \"ended\") until `xloop judge`, `next` or `tick`\n"

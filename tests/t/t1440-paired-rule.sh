@@ -86,6 +86,7 @@ u --json show LR-0.2 >"$T_TMP/show.json"
 check "show --json validates" sh -c "$PY '$(dirname "$0")/validate.py' '${XLOOP_ROOT_DIR:?}/schemas/show.schema.json' <'$T_TMP/show.json'"
 out=$(u status)
 check "status says what it thinks best" grep -q 'thinks best: ' <<<"$out"
+echo "# status: $(grep 'thinks best: ' <<<"$out")"
 u --json next >"$T_TMP/next.json" 2>/dev/null
 check "the briefing's outlook validates" sh -c "$PY '$(dirname "$0")/validate.py' '${XLOOP_ROOT_DIR:?}/schemas/next.schema.json' <'$T_TMP/next.json'"
 out=$(u next 2>&1)

@@ -421,7 +421,7 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 			printf(", best %s: %s %s", best.tag, ctx->cfg.metric, shown);
 		}
 		if (json_is_object(outlook))
-			printf("\n  thinks best: %s",
+			printf("\nthinks best: %s",
 			       json_string_value(json_object_get(outlook, "text")));
 		printf("\n  %-*s %-*s %-*s %-13s %3s %-10s %-10s %s\n", wd.tag, "TAG",
 		       wd.parent, "PARENT", wd.change, "CHANGE", "STATE", "ATT", "JOB",

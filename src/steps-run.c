@@ -9,6 +9,7 @@
 #include "judge.h"
 #include "loop.h"
 #include "steps.h"
+#include "steps-array.h"
 #include "steps-run.h"
 #include "study.h"
 
@@ -236,6 +237,20 @@ static int sbatch_step(struct xl_ctx *ctx, struct slurm *s, const struct attempt
 	return rc;
 }
 
+/* 1 when step row id is no longer an intent (its array was submitted). */
+static int row_left_intent(struct xl_ctx *ctx, long long id)
+{
+	struct stmt q;
+	int left = 0;
+
+	if (db_prepare(&ctx->db, &q, "SELECT phase FROM step_job WHERE id = :id") == 0) {
+		db_bind_int64(&q, ":id", id);
+		left = db_step(&q) == SQLITE_ROW && strcmp(db_col_text(&q, 0), "submitting") != 0;
+		db_finalize(&q);
+	}
+	return left;
+}
+
 /* Submit what waits of an attempt's steps, in order. */
 int steps_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a,
 			 const struct slurm_jobs *q, char **cause)
@@ -254,13 +269,23 @@ int steps_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct attem
 		if (strcmp(v[i].phase, "submitting") == 0) {
 			const char *after = strcmp(v[i].after_job, "-") == 0 ? "" : prev;
 
-			if ((j = by_token(q, v[i].token)) != NULL) {
+			j = steps_array_token(v[i].token) ? steps_array_find(q, v[i].token) :
+				by_token(q, v[i].token);
+			if (j) {
 				/* sbatch answered before a crash cut off its record */
 				set_submitted(ctx, v[i].id, j->job_id, after);
 				loop_event(ctx, "repaired", a->run_id, a->id,
 					   "a step left in 'submitting' was found by its token");
 				free(v[i].job_id);
 				v[i].job_id = xstrdup(j->job_id);
+			} else if (steps_array_token(v[i].token)) {
+				/* a sweep's step: its whole array at once, when it can go */
+				rc = steps_array_submit(ctx, s, v[i].token, cause);
+				if (rc || !row_left_intent(ctx, v[i].id))
+					break;
+				rows_free(v, n);
+				free(tag);
+				return steps_submit_pending(ctx, s, a, q, cause);
 			} else {
 				if (!tag && !(tag = runs_tag(&ctx->db, a->run_id)))
 					break;

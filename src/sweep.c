@@ -12,6 +12,7 @@
 #include "quota.h"
 #include "segments.h"
 #include "steps.h"
+#include "steps-array.h"
 #include "study.h"
 #include "submit.h"
 #include "sweep.h"
@@ -112,24 +113,6 @@ int sweep_create(struct xl_ctx *ctx, const char *name, const char *from,
 	rc = loop_find_parent(ctx, from, force, &parent, cause);
 	if (rc)
 		return rc;
-	{
-		/* an array runs job.sh alone: a run's later steps would never run */
-		char *names[STEPS_MAX];
-		size_t k, ns = 0;
-
-		if (steps_names(&ctx->db, parent.id, names, &ns) < 0)
-			ns = 0;
-		for (k = 0; k < ns; k++)
-			free(names[k]);
-		if (ns) {
-			*cause = xasprintf("'%s' has steps (adopt --step): sweeps of runs with "
-					   "steps are not supported yet; queue the values with "
-					   "`xloop plan add %s=V1 %s=V2 ...` instead", parent.tag,
-					   var, var);
-			run_release(&parent);
-			return XL_DATAERR;
-		}
-	}
 	memset(&row, 0, sizeof(row));
 	row.name = (char *)name;
 	row.parent = parent.tag;
@@ -230,7 +213,8 @@ static char *wrapper_script(struct xl_ctx *ctx, const struct sweep *sw,
 	buf_addf(&b, "export XLOOP_ROOT=%s\n", q);
 	free(q);
 	q = jobsh_quote(ctx->cfg.study);
-	buf_addf(&b, "export XLOOP_STUDY=%s XLOOP_TAG=\"$tag\" XLOOP_ATTEMPT=\"$n\"\n", q);
+	buf_addf(&b, "export XLOOP_STUDY=%s XLOOP_TAG=\"$tag\" XLOOP_ATTEMPT=\"$n\" "
+		 "XLOOP_STEP=%s\n", q, STEP_FIRST);
 	free(q);
 	buf_adds(&b, "export XLOOP_RUN_DIR=\"$XLOOP_ROOT/runs/$XLOOP_STUDY/$tag\"\n");
 	if (segs) {
@@ -266,6 +250,8 @@ struct array_sub {
 	long long *ids;			/* each task's intent row */
 	char token[27];
 	char *dir;			/* .xloop/sweeps/NAME */
+	char steps[STEPS_MAX][27];	/* each later step array's token */
+	size_t nsteps;
 };
 
 /*
@@ -286,6 +272,22 @@ static int array_checks(struct xl_ctx *ctx, struct slurm *s, struct array_sub *a
 	if (rc == 0)
 		rc = segments_wanted(&ctx->cfg, as->o->segments, as->time_, as->o->time != NULL,
 				     &as->segs, cause);
+	if (rc == 0 && as->segs && as->n) {
+		char *names[STEPS_MAX];
+		size_t k, ns = 0;
+
+		if (steps_names(&ctx->db, as->sw->tasks[as->pick[0]].run_id, names, &ns) < 0)
+			ns = 0;
+		for (k = 0; k < ns; k++)
+			free(names[k]);
+		if (ns) {
+			*cause = xasprintf("the runs of sweep %s have steps and would run as "
+					   "segments (segments.max, --segments): steps over "
+					   "segments are not supported yet; give --segments 0 or "
+					   "a --time within the limit", as->sw->name);
+			rc = as->o->segments ? XL_DATAERR : XL_CONFIG;
+		}
+	}
 	for (i = 0; rc == 0 && i < as->n; i++) {
 		buf_reset(&text);
 		rc = submit_check_script(ctx, as->sw->tasks[as->pick[i]].tag, &text, as->sha[i],
@@ -363,6 +365,24 @@ static int record_intents(struct xl_ctx *ctx, struct array_sub *as,
 			goto fail;
 	}
 	free(over);
+	over = NULL;
+	{
+		/* each later step: an array of its own, one token for it */
+		struct steps_array_task *st = xcalloc(as->n ? as->n : 1, sizeof(*st));
+		int bad;
+
+		for (i = 0; i < as->n; i++) {
+			st[i].run_id = as->sw->tasks[as->pick[i]].run_id;
+			st[i].attempt_id = as->ids[i];
+			st[i].n = res->attempt[i];
+			st[i].idx = as->sw->tasks[as->pick[i]].idx;
+			st[i].tag = as->sw->tasks[as->pick[i]].tag;
+		}
+		bad = steps_array_intents(ctx, st, as->n, as->steps, &as->nsteps) < 0;
+		free(st);
+		if (bad)
+			goto fail;
+	}
 	if (db_commit(&ctx->db) < 0)
 		goto fail_nocommit;
 	return 0;
@@ -482,6 +502,7 @@ int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
 {
 	struct array_sub as;
 	char *path = NULL;
+	size_t i;
 	int rc;
 
 	memset(&as, 0, sizeof(as));
@@ -507,6 +528,16 @@ int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
 	}
 	if (rc == 0)
 		rc = sbatch_array(ctx, s, &as, path, res, cause);
+	for (i = 0; rc == 0 && i < as.nsteps; i++) {
+		/* step k's array, aftercorr on step k-1's (a failure waits for reconcile) */
+		char *why = NULL;
+
+		crash_point("sweep-steps-before-array");
+		if (steps_array_submit(ctx, s, as.steps[i], &why))
+			warning("step %zu of sweep %s is not submitted yet: %s ('xloop next' "
+				"tries again)", i + 2, sw->name, why);
+		free(why);
+	}
 	buf_release(&as.header);
 	free(as.sha);
 	free(as.ids);

@@ -319,8 +319,8 @@ void steps_verdict_release(struct steps_verdict *v)
 }
 
 /* What Slurm says finally of one step's job: 1 known, 0 not yet (or unknown). */
-static int read_end(struct slurm *s, const char *job, enum slurm_state *st, int *code,
-		    int *sig, time_t *start, time_t *end, char **why)
+int steps_read_end(struct slurm *s, const char *job, enum slurm_state *st, int *code,
+		   int *sig, time_t *start, time_t *end, char **why)
 {
 	struct slurm_acct acct = SLURM_ACCT_INIT;
 	struct slurm_jobs sc = SLURM_JOBS_INIT;
@@ -503,7 +503,7 @@ enum steps_next steps_on_end(struct xl_ctx *ctx, struct slurm *s, const struct s
 			   !slurm_state_is_final(j->state)) {
 			next = j->state == SLURM_STATE_PENDING ? STEPS_PENDING : STEPS_RUNNING;
 			break;
-		} else if (!read_end(s, v[i].job_id, &st, &code, &sig, &start, &end, &why)) {
+		} else if (!steps_read_end(s, v[i].job_id, &st, &code, &sig, &start, &end, &why)) {
 			if (!lost(ctx, &v[i])) {
 				next = STEPS_PENDING;	/* Slurm has not said yet */
 				break;

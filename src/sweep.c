@@ -16,6 +16,7 @@
 #include "study.h"
 #include "submit.h"
 #include "sweep.h"
+#include "sweep-then.h"
 #include "tags.h"
 
 /* Split a comma-separated list of values. */
@@ -252,6 +253,7 @@ struct array_sub {
 	char *dir;			/* .xloop/sweeps/NAME */
 	char steps[STEPS_MAX][27];	/* each later step array's token */
 	size_t nsteps;
+	const char *then;		/* --then's script, or NULL */
 };
 
 /*
@@ -303,6 +305,8 @@ static int array_checks(struct xl_ctx *ctx, struct slurm *s, struct array_sub *a
 	if (!res->after)
 		res->after = xstrdup("");
 	if (rc)
+		return rc;
+	if (as->then && (rc = sweep_then_prepare(ctx, as->sw->name, as->then, cause)) != 0)
 		return rc;
 	res->array_spec = array_spec(as->sw, as->pick, as->n, as->sw->max_parallel);
 	/* .xloop/ exists (main made it); the wrapper scripts live below it */
@@ -380,6 +384,19 @@ static int record_intents(struct xl_ctx *ctx, struct array_sub *as,
 		}
 		bad = steps_array_intents(ctx, st, as->n, as->steps, &as->nsteps) < 0;
 		free(st);
+		if (bad)
+			goto fail;
+	}
+	if (as->then) {
+		/* the --then step waits for the last of the arrays: their tokens in order */
+		struct buf after = BUF_INIT;
+		int bad;
+
+		buf_adds(&after, as->token);
+		for (i = 0; i < as->nsteps; i++)
+			buf_addf(&after, " %s", as->steps[i]);
+		bad = sweep_then_intent(ctx, as->sw->id, as->sw->name, after.s) < 0;
+		buf_release(&after);
 		if (bad)
 			goto fail;
 	}
@@ -498,7 +515,7 @@ static int sbatch_array(struct xl_ctx *ctx, struct slurm *s, const struct array_
 /* Submit some tasks of a sweep as one array. */
 int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
 		 const size_t *pick, size_t n, const struct submit_opts *o,
-		 struct sweep_submitted *res, char **cause)
+		 const char *then, struct sweep_submitted *res, char **cause)
 {
 	struct array_sub as;
 	char *path = NULL;
@@ -510,6 +527,7 @@ int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
 	as.pick = pick;
 	as.n = n;
 	as.o = o;
+	as.then = then;
 	as.mem = o->mem ? o->mem : ctx->cfg.res.mem;
 	as.time_ = o->time ? o->time : ctx->cfg.res.time;
 	buf_init(&as.header);
@@ -536,6 +554,15 @@ int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
 		if (steps_array_submit(ctx, s, as.steps[i], &why))
 			warning("step %zu of sweep %s is not submitted yet: %s ('xloop next' "
 				"tries again)", i + 2, sw->name, why);
+		free(why);
+	}
+	if (rc == 0 && as.then) {
+		char *why = NULL;
+
+		crash_point("sweep-then-before-submit");
+		if (sweep_then_submit_pending(ctx, s, NULL, &why))
+			warning("the --then step of sweep %s is not submitted yet: %s ('xloop "
+				"next' tries again)", sw->name, why);
 		free(why);
 	}
 	buf_release(&as.header);

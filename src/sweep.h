@@ -45,11 +45,14 @@ void sweep_submitted_release(struct sweep_submitted *res);
 /*
  * Submit the tasks of sw at positions pick[0..n) (indexes into sw->tasks)
  * as one job array: every job.sh checked, one intent row per task, one
- * sbatch, then each attempt gets job id "<array>_<index>". An exit code.
+ * sbatch, then each attempt gets job id "<array>_<index>". A run's later
+ * steps run as arrays of their own, aftercorr on the step before
+ * (steps-array.h). With then (a script), one CPU step afterany on the
+ * last array (sweep-then.h). An exit code.
  */
 int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
 		 const size_t *pick, size_t n, const struct submit_opts *o,
-		 struct sweep_submitted *res, char **cause);
+		 const char *then, struct sweep_submitted *res, char **cause);
 
 /* A free, tag-safe sweep name from base ("lr-sweep", "lr-sweep-2"...). */
 char *sweep_auto_name(struct xl_ctx *ctx, const char *base);

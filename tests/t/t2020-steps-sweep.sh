@@ -37,7 +37,17 @@ echo "START eval step=$XLOOP_STEP tag=$XLOOP_TAG gpu=${CUDA_VISIBLE_DEVICES:-non
 python3 -c "import json; json.dump({'score': 1/(1+$(cat "$XLOOP_RUN_DIR/model.txt"))}, open('$XLOOP_RUN_DIR/cv.json', 'w'))"
 echo FINISHED
 JOB
-step "chmod 644 scripts" chmod 644 "$T_TMP/train.sh" "$T_TMP/eval.sh"
+# the --then summary: reads the results file, asks for no GPU
+cat >"$T_TMP/summary.sh" <<'JOB'
+#!/bin/bash
+#SBATCH --mem=30M
+echo "START summary step=$XLOOP_STEP sweep=$XLOOP_SWEEP gpu=${CUDA_VISIBLE_DEVICES:-none} cpus=$SLURM_CPUS_ON_NODE"
+python3 -c "import json,os
+d=json.load(open(os.environ['XLOOP_SWEEP_RESULTS']))
+for t in d['tasks']: print('TASK', t['tag'], t['value'], t['verdict'], t['score'])"
+echo FINISHED
+JOB
+step "chmod 644 scripts" chmod 644 "$T_TMP/train.sh" "$T_TMP/eval.sh" "$T_TMP/summary.sh"
 expect_rc 0 "adopt a two-step baseline" u adopt "$T_TMP/train.sh" --tag base --step eval="$T_TMP/eval.sh"
 
 drive() {
@@ -58,10 +68,16 @@ jobs_of() {	# this study's jobs named $1 with array index $2, from the controlle
 		grep -c "ArrayTaskId=$2 "
 }
 
-expect_rc 0 "a sweep of a two-step run is submitted" u sweep --set LR=2,bad --from base --force --name sw
+expect_rc 66 "a missing --then script is refused" u sweep --set LR=2,bad --from base --force --name sw --then "$T_TMP/nope.sh"
+check "the refused sweep made no run" test ! -e "$d/runs/st/sw--LR-2"
+expect_rc 0 "a sweep of a two-step run is submitted, with a --then summary" u sweep --set LR=2,bad --from base --force --name sw --then "$T_TMP/summary.sh"
 ev=$(as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$d " | grep 'JobName=sw.eval ' | head -n1)
+th=$(as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$d " | grep 'JobName=sw.then ' | head -n1)
+evid=$(printf '%s' "$ev" | grep -o 'ArrayJobId=[0-9]*' | head -n1 | cut -d= -f2)
 check "the evaluation is an array named sw.eval" test -n "$ev"
 check "it waits aftercorr on the training's array" sh -c "printf '%s' \"\$1\" | grep -q 'Dependency=aftercorr:'" _ "$ev"
+check "the summary waits afterany on the evaluation array ($evid)" sh -c "printf '%s' \"\$1\" | grep -q 'Dependency=afterany:${evid}[(_ ]'" _ "$th"
+check "the summary asks for no GPU" sh -c "! printf '%s' \"\$1\" | grep -q 'gres/gpu'" _ "$th"
 drive
 check "the good task succeeded" test "$(att sw--LR-2 verdict)" = success
 check "its score is its evaluation's" test "$(att sw--LR-2 score)" = "$(/usr/bin/python3 -c 'print(1/3)')"
@@ -72,14 +88,25 @@ check "its verdict names the training" sh -c "printf '%s' \"\$1\" | grep -q \"^s
 check "its evaluation is 'not run: step 1 failed'" sh -c "printf '%s' \"\$1\" | grep -q \"'eval' not run: step 1 failed\"" _ "$(att sw--LR-bad verdict_reason)"
 check "its evaluation never ran" sh -c "! grep -q START '$d/runs/st/sw--LR-bad/slurm/attempt1.eval.out' 2>/dev/null"
 check "one training and one evaluation per task" test "$(jobs_of sw 0) $(jobs_of sw.eval 0) $(jobs_of sw 1) $(jobs_of sw.eval 1)" = "1 1 1 1"
+L=$d/.xloop/sweeps/sw/then.out
+check "the summary ran, its log in the sweep's directory" grep -q "START summary step=then sweep=sw gpu=none cpus=1" "$L"
+check "it read the results: the good task's verdict and score" grep -q "TASK sw--LR-2 2 success 0.333" "$L"
+check "and the failed task's verdict" grep -q "TASK sw--LR-bad bad failure None" "$L"
+u sweep show sw --json >"$T_TMP/show.json"
+check "sweep show reports the summary's outcome" sh -c "/usr/bin/python3 -c 'import json,sys; t=json.load(sys.stdin)[\"then\"]; assert (t[\"state\"], t[\"exit_code\"]) == (\"COMPLETED\", \"0:0\"), t' <'$T_TMP/show.json'"
+u sweep show sw >"$T_TMP/show.txt" 2>&1
+check "sweep show's text names it" grep -q "then: job [0-9]*, COMPLETED 0:0 (its outcome, not a run's verdict)" "$T_TMP/show.txt"
 
-# kills at each new crash point: one job per (attempt, step) after recovery
+# kills at each new crash point: one job per (attempt, step) after recovery,
+# and one --then step
 n=0
-for at in sweep-after-sbatch sweep-steps-before-array steps-array-before-sbatch steps-array-after-sbatch; do
+for at in sweep-after-sbatch sweep-steps-before-array steps-array-before-sbatch \
+	steps-array-after-sbatch sweep-then-before-submit sweep-then-before-sbatch sweep-then-after-sbatch; do
 	n=$((n + 1))
-	expect_rc 137 "killed at $at" crash "$at" sweep --set LR=$((n * 10)),$((n * 10 + 1)) --from base --force --name k$n
+	expect_rc 137 "killed at $at" crash "$at" sweep --set LR=$((n * 10)),$((n * 10 + 1)) --from base --force --name k$n --then "$T_TMP/summary.sh"
 	drive
 	check "after a kill at $at: one training and one evaluation per task" test "$(jobs_of k$n 0) $(jobs_of k$n.eval 0) $(jobs_of k$n 1) $(jobs_of k$n.eval 1)" = "1 1 1 1"
+	check "after a kill at $at: one --then step, it ran" test "$(as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$d " | grep -c "JobName=k$n.then ") $(grep -c FINISHED "$d/.xloop/sweeps/k$n/then.out")" = "1 1"
 	check "after a kill at $at: both tasks succeeded" test "$(att k$n--LR-$((n * 10)) verdict) $(att k$n--LR-$((n * 10 + 1)) verdict)" = "success success"
 done
 finish

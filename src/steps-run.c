@@ -12,6 +12,7 @@
 #include "steps-array.h"
 #include "steps-run.h"
 #include "study.h"
+#include "timeline.h"
 
 /* One row of step_job (the latest try of one step). */
 struct step_row {
@@ -636,4 +637,41 @@ int steps_cancel(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a)
 	}
 	rows_free(v, n);
 	return done;
+}
+
+/* The later steps that started, for the timeline. */
+int steps_spans(struct xl_ctx *ctx, struct step_span **v, size_t *n)
+{
+	struct stmt q;
+	long long now = time(NULL);
+	int rc;
+
+	*v = NULL;
+	*n = 0;
+	if (db_prepare(&ctx->db, &q, "SELECT s.attempt_id, s.k, s.started_at,"
+		       " coalesce(s.ended_at, 0), s.name, coalesce(s.state, ''), s.phase"
+		       " FROM step_job s JOIN attempt t ON t.id = s.attempt_id JOIN run r"
+		       " ON r.id = t.run_id WHERE r.study = :study AND s.phase != 'retried'"
+		       " AND s.started_at > 0 ORDER BY s.attempt_id, s.k") < 0)
+		return -1;
+	db_bind_text(&q, ":study", ctx->cfg.study);
+	while ((rc = db_step(&q)) == SQLITE_ROW) {
+		struct step_span *g;
+		long long end = db_col_int64(&q, 3);
+
+		if (end == 0 && strcmp(db_col_text(&q, 6), "ended") != 0)
+			end = now;	/* runs now */
+		if (end < db_col_int64(&q, 2))
+			continue;
+		*v = xreallocarray(*v, *n + 1, sizeof(**v));
+		g = &(*v)[(*n)++];
+		g->attempt_id = db_col_int64(&q, 0);
+		g->k = db_col_int64(&q, 1);
+		g->start = db_col_int64(&q, 2);
+		g->end = end;
+		xsnprintf(g->name, sizeof(g->name), "%s", db_col_text(&q, 4));
+		xsnprintf(g->state, sizeof(g->state), "%s", db_col_text(&q, 5));
+	}
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
 }

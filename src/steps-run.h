@@ -86,6 +86,13 @@ char *steps_live_job(struct xl_ctx *ctx, long long attempt_id, const struct slur
 int steps_read_end(struct slurm *s, const char *job, enum slurm_state *st, int *code,
 		   int *sig, time_t *start, time_t *end, char **why);
 
+struct step_span;
+/*
+ * The later steps of the study's attempts that started, in attempt and
+ * step order, their last try (a live one ends now): for the timeline. 0 or -1.
+ */
+int steps_spans(struct xl_ctx *ctx, struct step_span **v, size_t *n);
+
 /* scancel attempt a's later steps that have a job and have not ended; how many. */
 int steps_cancel(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a);
 

@@ -95,6 +95,9 @@ check "and the failed task's verdict" grep -q "TASK sw--LR-bad bad failure None"
 u sweep show sw --json >"$T_TMP/show.json"
 check "sweep show reports the summary's outcome" sh -c "/usr/bin/python3 -c 'import json,sys; t=json.load(sys.stdin)[\"then\"]; assert (t[\"state\"], t[\"exit_code\"]) == (\"COMPLETED\", \"0:0\"), t' <'$T_TMP/show.json'"
 u sweep show sw >"$T_TMP/show.txt" 2>&1
+expect_rc 0 "report" u report --out "$d/r.html"
+check "the timeline draws the evaluation as its own bar, named" grep -q "sw--LR-2 attempt 1, step 2 'eval': [0-9]* s, COMPLETED" "$d/r.html"
+check "and the training as step 1 'job'" grep -q "sw--LR-2 attempt 1, step 1 'job'" "$d/r.html"
 check "sweep show's text names it" grep -q "then: job [0-9]*, COMPLETED 0:0 (its outcome, not a run's verdict)" "$T_TMP/show.txt"
 
 # kills at each new crash point: one job per (attempt, step) after recovery,

@@ -3,7 +3,9 @@
  * run per value, submitted as one job array (seed 002).
  * xloop sweep retry NAME: resubmit only the tasks whose latest attempt
  * failed (or never reached Slurm), as a new array of their indexes.
- * xloop sweep show NAME: each index, its run, its latest attempt.
+ * xloop sweep show NAME: each index, its run, its latest attempt and verdict
+ * (reconciled first), and the --then step (sweep-then.h).
+ * xloop sweep --then SCRIPT: one CPU step afterany on every task.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -410,7 +412,7 @@ static const struct cmd_entry sweep_subs[] = {
 	  .exec = cmd_sweep_retry,
 	  .summary = "resubmit the sweep's failed tasks as a new array" },
 	{ .name = "sweep show", .args = "NAME", .min = 1, .max = 1, .exec = cmd_sweep_show,
-	  .summary = "the sweep's tasks and their state" },
+	  .summary = "the sweep's tasks, their verdicts, and the --then step's outcome" },
 	{ NULL },
 };
 
@@ -440,6 +442,16 @@ const struct cmd_entry cmd_sweep_entry = {
 	"(afternotok on that task, same directory and log), and each task gets one\n"
 	"verdict from its last segment. Runs queued behind the sweep wait for the\n"
 	"array and for every continuation of its tasks.\n"
+	"\n"
+	"Steps (adopt --step): each later step of the runs is an array of its own,\n"
+	"each task --dependency=aftercorr on its own task of the step before\n"
+	"(--kill-on-invalid-dep=yes: Slurm drops the evaluation of a task whose\n"
+	"training failed), one verdict per task. --then SCRIPT adds one CPU step\n"
+	"(no GPU unless its own #SBATCH asks) afterany on every task of the last\n"
+	"array: it runs whatever happens to them, with the sweep's results (`sweep\n"
+	"show NAME --json`: tag, value, verdict, score per task) in the file named\n"
+	"by $XLOOP_SWEEP_RESULTS; its log is .xloop/sweeps/NAME/then.out, and `sweep\n"
+	"show NAME` reports its outcome (never a run's verdict).\n"
 	"\n"
 	"With driver.mode slurm, a feeder job waits behind the tasks afterwards (as\n"
 	"after `next`), so they are judged once they end with no other xloop call.\n",

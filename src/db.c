@@ -236,9 +236,9 @@ static const char *const migrations[] = {
 	");"
 	"CREATE INDEX step_job_attempt ON step_job(attempt_id, k, try);",
 	/* 12: a sweep's --then step (issue 28): one CPU job afterany on the
-	 * sweep's last array, recorded as an intent (its own token) in the
+	 * sweep's arrays, recorded as an intent (its own token) in the
 	 * transaction of the sweep's attempts; after: the arrays' tokens in
-	 * step order (the last one with a job is the one it waits for) */
+	 * step order (it waits for every one that has a job) */
 	"CREATE TABLE sweep_then ("
 	"  id INTEGER PRIMARY KEY,"
 	"  sweep_id INTEGER NOT NULL UNIQUE REFERENCES sweep(id),"

@@ -113,25 +113,33 @@ static int array_of(struct db *db, const char *prefix, char **arr)
 }
 
 /*
- * The array the --then step waits for: the last of after's arrays with a
- * job (malloc'd), or NULL while one of them still waits for its sbatch.
+ * The arrays the --then step waits for, "A:B:C" (malloc'd): every one of
+ * after's arrays that has a job (seed 000 §7.2: afterany on all of them),
+ * or NULL while one still waits for its sbatch or the sweep's own array
+ * has none.
  */
 static char *resolve_after(struct db *db, const char *after)
 {
-	char *toks[1 + 16], *copy = xstrdup(after), *p, *save = NULL, *arr = NULL;
-	size_t n = 0;
+	char *copy = xstrdup(after), *p, *save = NULL, *arr;
+	struct buf b = BUF_INIT;
+	int first = 1, wait = 0;
 
-	for (p = strtok_r(copy, " ", &save); p && n < ARRAY_SIZE(toks);
-	     p = strtok_r(NULL, " ", &save))
-		toks[n++] = p;
-	while (n-- > 0) {
-		int rc = array_of(db, toks[n], &arr);
+	for (p = strtok_r(copy, " ", &save); p && !wait; p = strtok_r(NULL, " ", &save)) {
+		int rc = array_of(db, p, &arr);
 
-		if (rc >= 0 || n == 0)
-			break;		/* a job (or a wait); the sweep's own array is the floor */
+		if (rc == 1)
+			buf_addf(&b, "%s%s", b.len ? ":" : "", arr);
+		else if (rc == 0 || first)
+			wait = 1;
+		free(arr);
+		first = 0;
 	}
 	free(copy);
-	return arr;
+	if (wait || !b.len) {
+		buf_release(&b);
+		return NULL;
+	}
+	return buf_detach(&b, NULL);
 }
 
 /* The job of q whose comment ends in ":token", or NULL. */
@@ -203,7 +211,7 @@ struct then_row {
 	char *token, *after, *script, *log, *results, *sweep;
 };
 
-/* sbatch one --then step afterany on arr. */
+/* sbatch one --then step afterany on the arrays arr ("A:B"). */
 static int submit_then(struct xl_ctx *ctx, struct slurm *s, const struct then_row *t,
 		       const char *arr, char **cause)
 {

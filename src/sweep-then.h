@@ -1,13 +1,14 @@
 /*
  * A sweep's --then step (issue 28, seed 000 §7.2's summary-and-post): one
  * CPU job (a GPU only when its own #SBATCH --gres asks) afterany on every
- * task of the sweep's last array, so it runs whatever happens to them. Its
+ * array of the sweep (its own and each step's), so it runs whatever
+ * happens to the tasks. Its
  * batch script first writes the sweep's results (`sweep show --json`: per
  * task tag, value, verdict, score) to the file named by
  * XLOOP_SWEEP_RESULTS, then execs the user's script; its log is
  * .xloop/sweeps/NAME/then.out. Recorded as an intent (table sweep_then,
  * its own token) with the sweep's attempts; reconcile adopts it by token
- * or submits it once the last array has its job. Its outcome is shown by
+ * or submits it once every array has its job. Its outcome is shown by
  * `sweep show`, never a run's verdict.
  */
 #ifndef XLOOP_SWEEP_THEN_H
@@ -33,7 +34,7 @@ int sweep_then_intent(struct xl_ctx *ctx, long long sweep_id, const char *sweep,
 
 /*
  * Submit (or adopt by its token from squeue q, when given) every --then
- * intent of the study whose sweep's last array has its job. 0, or an exit
+ * intent of the study whose sweep's arrays have their jobs. 0, or an exit
  * code with *cause.
  */
 int sweep_then_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,

@@ -388,7 +388,7 @@ static int record_intents(struct xl_ctx *ctx, struct array_sub *as,
 			goto fail;
 	}
 	if (as->then) {
-		/* the --then step waits for the last of the arrays: their tokens in order */
+		/* the --then step waits for every array: their tokens in step order */
 		struct buf after = BUF_INIT;
 		int bad;
 

@@ -48,7 +48,7 @@ void sweep_submitted_release(struct sweep_submitted *res);
  * sbatch, then each attempt gets job id "<array>_<index>". A run's later
  * steps run as arrays of their own, aftercorr on the step before
  * (steps-array.h). With then (a script), one CPU step afterany on the
- * last array (sweep-then.h). An exit code.
+ * sweep's arrays (sweep-then.h). An exit code.
  */
 int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
 		 const size_t *pick, size_t n, const struct submit_opts *o,

@@ -76,7 +76,8 @@ th=$(as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$d " | grep 'Jo
 evid=$(printf '%s' "$ev" | grep -o 'ArrayJobId=[0-9]*' | head -n1 | cut -d= -f2)
 check "the evaluation is an array named sw.eval" test -n "$ev"
 check "it waits aftercorr on the training's array" sh -c "printf '%s' \"\$1\" | grep -q 'Dependency=aftercorr:'" _ "$ev"
-check "the summary waits afterany on the evaluation array ($evid)" sh -c "printf '%s' \"\$1\" | grep -q 'Dependency=afterany:${evid}[(_ ]'" _ "$th"
+trid=$(as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$d " | grep 'JobName=sw ' | grep -o 'ArrayJobId=[0-9]*' | head -n1 | cut -d= -f2)
+check "the summary waits afterany on the training array ($trid) and the evaluation array ($evid)" sh -c "printf '%s' \"\$1\" | grep -q 'Dependency=afterany:${trid}[(_].*afterany:${evid}[(_]'" _ "$th"
 check "the summary asks for no GPU" sh -c "! printf '%s' \"\$1\" | grep -q 'gres/gpu'" _ "$th"
 drive
 check "the good task succeeded" test "$(att sw--LR-2 verdict)" = success

@@ -87,6 +87,8 @@ check "the evaluation asked for no GPU" grep -q 'gpu=none' "$d/runs/st/sw--LR-2/
 check "the failed task is a failure" test "$(att sw--LR-bad verdict)" = failure
 check "its verdict names the training" sh -c "printf '%s' \"\$1\" | grep -q \"^step 1 'job': FAILED\"" _ "$(att sw--LR-bad verdict_reason)"
 check "its evaluation is 'not run: step 1 failed'" sh -c "printf '%s' \"\$1\" | grep -q \"'eval' not run: step 1 failed\"" _ "$(att sw--LR-bad verdict_reason)"
+st1=$(as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$d " | grep 'JobName=sw.eval ' | grep 'ArrayTaskId=1 ' | grep -o 'JobState=[A-Z]*')
+check "Slurm dropped its evaluation ($st1: the dependency can never be met)" test "$st1" = JobState=CANCELLED
 check "its evaluation never ran" sh -c "! grep -q START '$d/runs/st/sw--LR-bad/slurm/attempt1.eval.out' 2>/dev/null"
 check "one training and one evaluation per task" test "$(jobs_of sw 0) $(jobs_of sw.eval 0) $(jobs_of sw 1) $(jobs_of sw.eval 1)" = "1 1 1 1"
 L=$d/.xloop/sweeps/sw/then.out

@@ -88,7 +88,8 @@ char *sweep_auto_name(struct xl_ctx *ctx, const char *base)
 /* Make the sweep and its runs. */
 int sweep_create(struct xl_ctx *ctx, const char *name, const char *from,
 		 const char *var, char **values, size_t n, long long max_parallel,
-		 int force, const char *tag_prefix, struct sweep *sw, char **cause)
+		 int force, const char *tag_prefix, long long segs, struct sweep *sw,
+		 char **cause)
 {
 	struct sweep row;
 	struct run parent;
@@ -114,6 +115,24 @@ int sweep_create(struct xl_ctx *ctx, const char *name, const char *from,
 	rc = loop_find_parent(ctx, from, force, &parent, cause);
 	if (rc)
 		return rc;
+	if (segs) {
+		/* each task's later steps would wait for its first segment only */
+		char *names[STEPS_MAX];
+		size_t k, ns = 0;
+
+		if (steps_names(&ctx->db, parent.id, names, &ns) < 0)
+			ns = 0;
+		for (k = 0; k < ns; k++)
+			free(names[k]);
+		if (ns) {
+			*cause = xasprintf("'%s' has steps and its tasks would run as segments "
+					   "(segments.max, --segments): steps over segments are "
+					   "not supported yet; give --segments 0 or a --time "
+					   "within the limit", parent.tag);
+			run_release(&parent);
+			return XL_DATAERR;
+		}
+	}
 	memset(&row, 0, sizeof(row));
 	row.name = (char *)name;
 	row.parent = parent.tag;

@@ -25,10 +25,13 @@ int sweep_split_values(const char *list, char ***v, size_t *n, char **cause);
  * The parent must be proven unless force. On success *sw holds the sweep
  * with its tasks. An exit code with *cause otherwise; runs made before a
  * failure stay (as tasks of the sweep) and `sweep retry` submits them.
+ * A parent with steps is refused (XL_DATAERR, nothing made) when the tasks
+ * would run as segments (segs > 0): steps over segments are not supported.
  */
 int sweep_create(struct xl_ctx *ctx, const char *name, const char *from,
 		 const char *var, char **values, size_t n, long long max_parallel,
-		 int force, const char *tag_prefix, struct sweep *sw, char **cause);
+		 int force, const char *tag_prefix, long long segs, struct sweep *sw,
+		 char **cause);
 
 /* What one array submission made. */
 struct sweep_submitted {

@@ -285,6 +285,7 @@ static int sweep_new(struct xl_ctx *ctx, struct slurm *s, const char *set,
 {
 	char *var = NULL, *list = NULL, *name = NULL, *cause = NULL, **values = NULL;
 	size_t n = 0, i, *pick = NULL;
+	long long segs = 0;
 	struct sweep sw;
 	int rc;
 
@@ -298,8 +299,6 @@ static int sweep_new(struct xl_ctx *ctx, struct slurm *s, const char *set,
 		goto out;
 	rc = submit_check_overrides(o, &cause);
 	if (rc == 0) {
-		long long segs;
-
 		/* refused before any run is made */
 		rc = segments_wanted(&ctx->cfg, o->segments, o->time ? o->time :
 				     ctx->cfg.res.time, o->time != NULL, &segs, &cause);
@@ -324,7 +323,7 @@ static int sweep_new(struct xl_ctx *ctx, struct slurm *s, const char *set,
 		free(base);
 	}
 	rc = sweep_create(ctx, name, from ? from : "best", var, values, n, k, force,
-			  name_opt, &sw, &cause);
+			  name_opt, segs, &sw, &cause);
 	if (rc) {
 		if (sw.nr)
 			fprintf(stderr, "xloop: %zu of %zu runs were made; 'xloop sweep retry "

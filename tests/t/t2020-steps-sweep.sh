@@ -68,6 +68,8 @@ jobs_of() {	# this study's jobs named $1 with array index $2, from the controlle
 		grep -c "ArrayTaskId=$2 "
 }
 
+expect_rc 65 "a sweep of a run with steps over segments is refused" u sweep --set LR=2,bad --from base --force --name sg --segments 2
+check "the refused sweep made no run" test ! -e "$d/runs/st/sg--LR-2"
 expect_rc 66 "a missing --then script is refused" u sweep --set LR=2,bad --from base --force --name sw --then "$T_TMP/nope.sh"
 check "the refused sweep made no run" test ! -e "$d/runs/st/sw--LR-2"
 expect_rc 0 "a sweep of a two-step run is submitted, with a --then summary" u sweep --set LR=2,bad --from base --force --name sw --then "$T_TMP/summary.sh"

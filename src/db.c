@@ -235,6 +235,25 @@ static const char *const migrations[] = {
 	"  UNIQUE (attempt_id, k, try)"
 	");"
 	"CREATE INDEX step_job_attempt ON step_job(attempt_id, k, try);",
+	/* 12: a sweep's --then step (issue 28): one CPU job afterany on the
+	 * sweep's arrays, recorded as an intent (its own token) in the
+	 * transaction of the sweep's attempts; after: the arrays' tokens in
+	 * step order (it waits for every one that has a job) */
+	"CREATE TABLE sweep_then ("
+	"  id INTEGER PRIMARY KEY,"
+	"  sweep_id INTEGER NOT NULL UNIQUE REFERENCES sweep(id),"
+	"  token TEXT NOT NULL UNIQUE,"
+	"  phase TEXT NOT NULL CHECK (phase IN ('submitting', 'submitted',"
+	"    'submit_failed', 'ended')),"
+	"  after TEXT NOT NULL,"
+	"  job_id TEXT NOT NULL DEFAULT '',"
+	"  after_job TEXT NOT NULL DEFAULT '',"
+	"  script TEXT NOT NULL,"
+	"  log_path TEXT NOT NULL,"
+	"  results TEXT NOT NULL,"
+	"  intent_at INTEGER NOT NULL,"
+	"  state TEXT, exit_code TEXT"
+	");",
 };
 
 /* The schema version this binary migrates to. */

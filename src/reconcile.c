@@ -17,6 +17,7 @@
 #include "segments.h"
 #include "steps.h"
 #include "steps-run.h"
+#include "sweep-then.h"
 #include "study.h"
 #include "submit.h"
 
@@ -626,6 +627,14 @@ static void keep_line(struct xl_ctx *ctx, struct slurm *s, struct reading *r,
 			warning("a step of attempt %lld is not submitted yet: %s", r->v[i].n, why);
 		free(why);
 		steps_note_live(ctx, &r->v[i], &r->q);
+	}
+	{
+		/* a sweep's --then step a crash left: found by token, or submitted */
+		char *why = NULL;
+
+		if (sweep_then_submit_pending(ctx, s, &r->q, &why))
+			warning("a sweep's --then step is not submitted yet: %s", why);
+		free(why);
 	}
 	lanes_record_gpus(ctx, s, r->v, r->n, &r->q);
 	free(out->newest_live_job);

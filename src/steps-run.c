@@ -9,8 +9,10 @@
 #include "judge.h"
 #include "loop.h"
 #include "steps.h"
+#include "steps-array.h"
 #include "steps-run.h"
 #include "study.h"
+#include "timeline.h"
 
 /* One row of step_job (the latest try of one step). */
 struct step_row {
@@ -236,6 +238,20 @@ static int sbatch_step(struct xl_ctx *ctx, struct slurm *s, const struct attempt
 	return rc;
 }
 
+/* 1 when step row id is no longer an intent (its array was submitted). */
+static int row_left_intent(struct xl_ctx *ctx, long long id)
+{
+	struct stmt q;
+	int left = 0;
+
+	if (db_prepare(&ctx->db, &q, "SELECT phase FROM step_job WHERE id = :id") == 0) {
+		db_bind_int64(&q, ":id", id);
+		left = db_step(&q) == SQLITE_ROW && strcmp(db_col_text(&q, 0), "submitting") != 0;
+		db_finalize(&q);
+	}
+	return left;
+}
+
 /* Submit what waits of an attempt's steps, in order. */
 int steps_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a,
 			 const struct slurm_jobs *q, char **cause)
@@ -254,13 +270,23 @@ int steps_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct attem
 		if (strcmp(v[i].phase, "submitting") == 0) {
 			const char *after = strcmp(v[i].after_job, "-") == 0 ? "" : prev;
 
-			if ((j = by_token(q, v[i].token)) != NULL) {
+			j = steps_array_token(v[i].token) ? steps_array_find(q, v[i].token) :
+				by_token(q, v[i].token);
+			if (j) {
 				/* sbatch answered before a crash cut off its record */
 				set_submitted(ctx, v[i].id, j->job_id, after);
 				loop_event(ctx, "repaired", a->run_id, a->id,
 					   "a step left in 'submitting' was found by its token");
 				free(v[i].job_id);
 				v[i].job_id = xstrdup(j->job_id);
+			} else if (steps_array_token(v[i].token)) {
+				/* a sweep's step: its whole array at once, when it can go */
+				rc = steps_array_submit(ctx, s, v[i].token, cause);
+				if (rc || !row_left_intent(ctx, v[i].id))
+					break;
+				rows_free(v, n);
+				free(tag);
+				return steps_submit_pending(ctx, s, a, q, cause);
 			} else {
 				if (!tag && !(tag = runs_tag(&ctx->db, a->run_id)))
 					break;
@@ -294,8 +320,8 @@ void steps_verdict_release(struct steps_verdict *v)
 }
 
 /* What Slurm says finally of one step's job: 1 known, 0 not yet (or unknown). */
-static int read_end(struct slurm *s, const char *job, enum slurm_state *st, int *code,
-		    int *sig, time_t *start, time_t *end, char **why)
+int steps_read_end(struct slurm *s, const char *job, enum slurm_state *st, int *code,
+		   int *sig, time_t *start, time_t *end, char **why)
 {
 	struct slurm_acct acct = SLURM_ACCT_INIT;
 	struct slurm_jobs sc = SLURM_JOBS_INIT;
@@ -478,7 +504,7 @@ enum steps_next steps_on_end(struct xl_ctx *ctx, struct slurm *s, const struct s
 			   !slurm_state_is_final(j->state)) {
 			next = j->state == SLURM_STATE_PENDING ? STEPS_PENDING : STEPS_RUNNING;
 			break;
-		} else if (!read_end(s, v[i].job_id, &st, &code, &sig, &start, &end, &why)) {
+		} else if (!steps_read_end(s, v[i].job_id, &st, &code, &sig, &start, &end, &why)) {
 			if (!lost(ctx, &v[i])) {
 				next = STEPS_PENDING;	/* Slurm has not said yet */
 				break;
@@ -611,4 +637,41 @@ int steps_cancel(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a)
 	}
 	rows_free(v, n);
 	return done;
+}
+
+/* The later steps that started, for the timeline. */
+int steps_spans(struct xl_ctx *ctx, struct step_span **v, size_t *n)
+{
+	struct stmt q;
+	long long now = time(NULL);
+	int rc;
+
+	*v = NULL;
+	*n = 0;
+	if (db_prepare(&ctx->db, &q, "SELECT s.attempt_id, s.k, s.started_at,"
+		       " coalesce(s.ended_at, 0), s.name, coalesce(s.state, ''), s.phase"
+		       " FROM step_job s JOIN attempt t ON t.id = s.attempt_id JOIN run r"
+		       " ON r.id = t.run_id WHERE r.study = :study AND s.phase != 'retried'"
+		       " AND s.started_at > 0 ORDER BY s.attempt_id, s.k") < 0)
+		return -1;
+	db_bind_text(&q, ":study", ctx->cfg.study);
+	while ((rc = db_step(&q)) == SQLITE_ROW) {
+		struct step_span *g;
+		long long end = db_col_int64(&q, 3);
+
+		if (end == 0 && strcmp(db_col_text(&q, 6), "ended") != 0)
+			end = now;	/* runs now */
+		if (end < db_col_int64(&q, 2))
+			continue;
+		*v = xreallocarray(*v, *n + 1, sizeof(**v));
+		g = &(*v)[(*n)++];
+		g->attempt_id = db_col_int64(&q, 0);
+		g->k = db_col_int64(&q, 1);
+		g->start = db_col_int64(&q, 2);
+		g->end = end;
+		xsnprintf(g->name, sizeof(g->name), "%s", db_col_text(&q, 4));
+		xsnprintf(g->state, sizeof(g->state), "%s", db_col_text(&q, 5));
+	}
+	db_finalize(&q);
+	return rc == SQLITE_DONE ? 0 : -1;
 }

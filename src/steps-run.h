@@ -78,6 +78,21 @@ char *steps_live_text(struct xl_ctx *ctx, long long attempt_id, const struct slu
  */
 char *steps_live_job(struct xl_ctx *ctx, long long attempt_id, const struct slurm_jobs *q);
 
+/*
+ * What Slurm says finally of job (sacct, else scontrol): 1 with its state,
+ * exit, start and end (*why: scontrol's reason, malloc'd, or untouched), 0
+ * when not ended or unknown.
+ */
+int steps_read_end(struct slurm *s, const char *job, enum slurm_state *st, int *code,
+		   int *sig, time_t *start, time_t *end, char **why);
+
+struct step_span;
+/*
+ * The later steps of the study's attempts that started, in attempt and
+ * step order, their last try (a live one ends now): for the timeline. 0 or -1.
+ */
+int steps_spans(struct xl_ctx *ctx, struct step_span **v, size_t *n);
+
 /* scancel attempt a's later steps that have a job and have not ended; how many. */
 int steps_cancel(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a);
 

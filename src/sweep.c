@@ -12,9 +12,11 @@
 #include "quota.h"
 #include "segments.h"
 #include "steps.h"
+#include "steps-array.h"
 #include "study.h"
 #include "submit.h"
 #include "sweep.h"
+#include "sweep-then.h"
 #include "tags.h"
 
 /* Split a comma-separated list of values. */
@@ -86,7 +88,8 @@ char *sweep_auto_name(struct xl_ctx *ctx, const char *base)
 /* Make the sweep and its runs. */
 int sweep_create(struct xl_ctx *ctx, const char *name, const char *from,
 		 const char *var, char **values, size_t n, long long max_parallel,
-		 int force, const char *tag_prefix, struct sweep *sw, char **cause)
+		 int force, const char *tag_prefix, long long segs, struct sweep *sw,
+		 char **cause)
 {
 	struct sweep row;
 	struct run parent;
@@ -112,8 +115,8 @@ int sweep_create(struct xl_ctx *ctx, const char *name, const char *from,
 	rc = loop_find_parent(ctx, from, force, &parent, cause);
 	if (rc)
 		return rc;
-	{
-		/* an array runs job.sh alone: a run's later steps would never run */
+	if (segs) {
+		/* each task's later steps would wait for its first segment only */
 		char *names[STEPS_MAX];
 		size_t k, ns = 0;
 
@@ -122,10 +125,10 @@ int sweep_create(struct xl_ctx *ctx, const char *name, const char *from,
 		for (k = 0; k < ns; k++)
 			free(names[k]);
 		if (ns) {
-			*cause = xasprintf("'%s' has steps (adopt --step): sweeps of runs with "
-					   "steps are not supported yet; queue the values with "
-					   "`xloop plan add %s=V1 %s=V2 ...` instead", parent.tag,
-					   var, var);
+			*cause = xasprintf("'%s' has steps and its tasks would run as segments "
+					   "(segments.max, --segments): steps over segments are "
+					   "not supported yet; give --segments 0 or a --time "
+					   "within the limit", parent.tag);
 			run_release(&parent);
 			return XL_DATAERR;
 		}
@@ -230,7 +233,8 @@ static char *wrapper_script(struct xl_ctx *ctx, const struct sweep *sw,
 	buf_addf(&b, "export XLOOP_ROOT=%s\n", q);
 	free(q);
 	q = jobsh_quote(ctx->cfg.study);
-	buf_addf(&b, "export XLOOP_STUDY=%s XLOOP_TAG=\"$tag\" XLOOP_ATTEMPT=\"$n\"\n", q);
+	buf_addf(&b, "export XLOOP_STUDY=%s XLOOP_TAG=\"$tag\" XLOOP_ATTEMPT=\"$n\" "
+		 "XLOOP_STEP=%s\n", q, STEP_FIRST);
 	free(q);
 	buf_adds(&b, "export XLOOP_RUN_DIR=\"$XLOOP_ROOT/runs/$XLOOP_STUDY/$tag\"\n");
 	if (segs) {
@@ -266,6 +270,9 @@ struct array_sub {
 	long long *ids;			/* each task's intent row */
 	char token[27];
 	char *dir;			/* .xloop/sweeps/NAME */
+	char steps[STEPS_MAX][27];	/* each later step array's token */
+	size_t nsteps;
+	const char *then;		/* --then's script, or NULL */
 };
 
 /*
@@ -286,6 +293,22 @@ static int array_checks(struct xl_ctx *ctx, struct slurm *s, struct array_sub *a
 	if (rc == 0)
 		rc = segments_wanted(&ctx->cfg, as->o->segments, as->time_, as->o->time != NULL,
 				     &as->segs, cause);
+	if (rc == 0 && as->segs && as->n) {
+		char *names[STEPS_MAX];
+		size_t k, ns = 0;
+
+		if (steps_names(&ctx->db, as->sw->tasks[as->pick[0]].run_id, names, &ns) < 0)
+			ns = 0;
+		for (k = 0; k < ns; k++)
+			free(names[k]);
+		if (ns) {
+			*cause = xasprintf("the runs of sweep %s have steps and would run as "
+					   "segments (segments.max, --segments): steps over "
+					   "segments are not supported yet; give --segments 0 or "
+					   "a --time within the limit", as->sw->name);
+			rc = as->o->segments ? XL_DATAERR : XL_CONFIG;
+		}
+	}
 	for (i = 0; rc == 0 && i < as->n; i++) {
 		buf_reset(&text);
 		rc = submit_check_script(ctx, as->sw->tasks[as->pick[i]].tag, &text, as->sha[i],
@@ -301,6 +324,8 @@ static int array_checks(struct xl_ctx *ctx, struct slurm *s, struct array_sub *a
 	if (!res->after)
 		res->after = xstrdup("");
 	if (rc)
+		return rc;
+	if (as->then && (rc = sweep_then_prepare(ctx, as->sw->name, as->then, cause)) != 0)
 		return rc;
 	res->array_spec = array_spec(as->sw, as->pick, as->n, as->sw->max_parallel);
 	/* .xloop/ exists (main made it); the wrapper scripts live below it */
@@ -363,6 +388,37 @@ static int record_intents(struct xl_ctx *ctx, struct array_sub *as,
 			goto fail;
 	}
 	free(over);
+	over = NULL;
+	{
+		/* each later step: an array of its own, one token for it */
+		struct steps_array_task *st = xcalloc(as->n ? as->n : 1, sizeof(*st));
+		int bad;
+
+		for (i = 0; i < as->n; i++) {
+			st[i].run_id = as->sw->tasks[as->pick[i]].run_id;
+			st[i].attempt_id = as->ids[i];
+			st[i].n = res->attempt[i];
+			st[i].idx = as->sw->tasks[as->pick[i]].idx;
+			st[i].tag = as->sw->tasks[as->pick[i]].tag;
+		}
+		bad = steps_array_intents(ctx, st, as->n, as->steps, &as->nsteps) < 0;
+		free(st);
+		if (bad)
+			goto fail;
+	}
+	if (as->then) {
+		/* the --then step waits for every array: their tokens in step order */
+		struct buf after = BUF_INIT;
+		int bad;
+
+		buf_adds(&after, as->token);
+		for (i = 0; i < as->nsteps; i++)
+			buf_addf(&after, " %s", as->steps[i]);
+		bad = sweep_then_intent(ctx, as->sw->id, as->sw->name, after.s) < 0;
+		buf_release(&after);
+		if (bad)
+			goto fail;
+	}
 	if (db_commit(&ctx->db) < 0)
 		goto fail_nocommit;
 	return 0;
@@ -478,10 +534,11 @@ static int sbatch_array(struct xl_ctx *ctx, struct slurm *s, const struct array_
 /* Submit some tasks of a sweep as one array. */
 int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
 		 const size_t *pick, size_t n, const struct submit_opts *o,
-		 struct sweep_submitted *res, char **cause)
+		 const char *then, struct sweep_submitted *res, char **cause)
 {
 	struct array_sub as;
 	char *path = NULL;
+	size_t i;
 	int rc;
 
 	memset(&as, 0, sizeof(as));
@@ -489,6 +546,7 @@ int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
 	as.pick = pick;
 	as.n = n;
 	as.o = o;
+	as.then = then;
 	as.mem = o->mem ? o->mem : ctx->cfg.res.mem;
 	as.time_ = o->time ? o->time : ctx->cfg.res.time;
 	buf_init(&as.header);
@@ -507,6 +565,25 @@ int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
 	}
 	if (rc == 0)
 		rc = sbatch_array(ctx, s, &as, path, res, cause);
+	for (i = 0; rc == 0 && i < as.nsteps; i++) {
+		/* step k's array, aftercorr on step k-1's (a failure waits for reconcile) */
+		char *why = NULL;
+
+		crash_point("sweep-steps-before-array");
+		if (steps_array_submit(ctx, s, as.steps[i], &why))
+			warning("step %zu of sweep %s is not submitted yet: %s ('xloop next' "
+				"tries again)", i + 2, sw->name, why);
+		free(why);
+	}
+	if (rc == 0 && as.then) {
+		char *why = NULL;
+
+		crash_point("sweep-then-before-submit");
+		if (sweep_then_submit_pending(ctx, s, NULL, &why))
+			warning("the --then step of sweep %s is not submitted yet: %s ('xloop "
+				"next' tries again)", sw->name, why);
+		free(why);
+	}
 	buf_release(&as.header);
 	free(as.sha);
 	free(as.ids);

@@ -25,10 +25,13 @@ int sweep_split_values(const char *list, char ***v, size_t *n, char **cause);
  * The parent must be proven unless force. On success *sw holds the sweep
  * with its tasks. An exit code with *cause otherwise; runs made before a
  * failure stay (as tasks of the sweep) and `sweep retry` submits them.
+ * A parent with steps is refused (XL_DATAERR, nothing made) when the tasks
+ * would run as segments (segs > 0): steps over segments are not supported.
  */
 int sweep_create(struct xl_ctx *ctx, const char *name, const char *from,
 		 const char *var, char **values, size_t n, long long max_parallel,
-		 int force, const char *tag_prefix, struct sweep *sw, char **cause);
+		 int force, const char *tag_prefix, long long segs, struct sweep *sw,
+		 char **cause);
 
 /* What one array submission made. */
 struct sweep_submitted {
@@ -45,11 +48,14 @@ void sweep_submitted_release(struct sweep_submitted *res);
 /*
  * Submit the tasks of sw at positions pick[0..n) (indexes into sw->tasks)
  * as one job array: every job.sh checked, one intent row per task, one
- * sbatch, then each attempt gets job id "<array>_<index>". An exit code.
+ * sbatch, then each attempt gets job id "<array>_<index>". A run's later
+ * steps run as arrays of their own, aftercorr on the step before
+ * (steps-array.h). With then (a script), one CPU step afterany on the
+ * sweep's arrays (sweep-then.h). An exit code.
  */
 int sweep_submit(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
 		 const size_t *pick, size_t n, const struct submit_opts *o,
-		 struct sweep_submitted *res, char **cause);
+		 const char *then, struct sweep_submitted *res, char **cause);
 
 /* A free, tag-safe sweep name from base ("lr-sweep", "lr-sweep-2"...). */
 char *sweep_auto_name(struct xl_ctx *ctx, const char *base);

@@ -78,3 +78,33 @@ void timeline_split(struct bar **bars, size_t *nb, const struct segment_span *sp
 	*nb = out;
 }
 
+
+/* A bar per later step, named; their attempts' bars become step 1. */
+void timeline_add_steps(struct bar **bars, size_t *nb, const struct step_span *sp, size_t ns)
+{
+	size_t i, j, n0 = *nb;
+
+	for (i = 0; i < ns; i++) {
+		struct bar *r;
+
+		for (j = 0; j < n0 && (*bars)[j].attempt_id != sp[i].attempt_id; j++)
+			;
+		if (j == n0)
+			continue;
+		if (!(*bars)[j].step) {
+			(*bars)[j].step = 1;
+			xsnprintf((*bars)[j].step_name, sizeof((*bars)[j].step_name), "job");
+		}
+		*bars = xreallocarray(*bars, *nb + 1, sizeof(**bars));
+		r = &(*bars)[(*nb)++];
+		*r = (*bars)[j];
+		r->start = sp[i].start;
+		r->end = sp[i].end;
+		r->seg = 0;
+		r->covered = 0;
+		r->gpu = -1;		/* a later step's GPU is not recorded */
+		r->step = sp[i].k;
+		xsnprintf(r->step_name, sizeof(r->step_name), "%s", sp[i].name);
+		xsnprintf(r->label, sizeof(r->label), "%s", sp[i].state);
+	}
+}

@@ -23,12 +23,22 @@ struct bar {
 	long long attempt_id;
 	long long seg;		/* its segment (segments.c), 0: the whole attempt */
 	long long covered;	/* a whole attempt's bar: its ended segments end here */
+	long long step;		/* a run with steps (steps.c): 1 the attempt's job, k a later step; 0 none */
+	char step_name[33];	/* its step's name ("job" for job.sh) */
 };
 
 /* One segment that ran and ended (segments_spans reads them). */
 struct segment_span {
 	long long attempt_id, k;
 	long long start, end;
+};
+
+/* One later step of an attempt that ran (steps_spans reads them). */
+struct step_span {
+	long long attempt_id, k;
+	long long start, end;	/* end: now while it runs */
+	char name[33];
+	char state[24];
 };
 
 /* Add attempt a of run x when it ran (or runs: until now). */
@@ -41,5 +51,12 @@ void timeline_add(struct bar **bars, size_t *nb, const struct rrun *x, const str
  * part after its last ended segment (the one that runs now). Reorders bars.
  */
 void timeline_split(struct bar **bars, size_t *nb, const struct segment_span *sp, size_t ns);
+
+/*
+ * Add a bar per later step in sp (each drawn beside its attempt's, in its
+ * attempt's colour, named), and name the bars of their attempts' own jobs
+ * step 1 "job". A step of an attempt with no bar is left out.
+ */
+void timeline_add_steps(struct bar **bars, size_t *nb, const struct step_span *sp, size_t ns);
 
 #endif

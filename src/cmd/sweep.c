@@ -3,8 +3,11 @@
  * run per value, submitted as one job array (seed 002).
  * xloop sweep retry NAME: resubmit only the tasks whose latest attempt
  * failed (or never reached Slurm), as a new array of their indexes.
- * xloop sweep show NAME: each index, its run, its latest attempt.
+ * xloop sweep show NAME: each index, its run, its latest attempt and verdict
+ * (reconciled first), and the --then step (sweep-then.h).
+ * xloop sweep --then SCRIPT: one CPU step afterany on every task.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +21,9 @@
 #include "reconcile.h"
 #include "segments.h"
 #include "submit.h"
+#include "study.h"
 #include "sweep.h"
+#include "sweep-then.h"
 
 static const struct opt sweep_opts[] = {
 	{ "set", OPT_STRING, "VAR=V1,V2,...", "the values, one run each (\\, in a value is a comma)",
@@ -32,6 +37,8 @@ static const struct opt sweep_opts[] = {
 	{ "segments", OPT_STRING, "N", "up to N segments per task (overrides segments.max; recorded)" },
 	{ "after", OPT_STRING, "J", "wait for this job (default: the newest live job)" },
 	{ "no-chain", OPT_FLAG, NULL, "wait for no job" },
+	{ "then", OPT_STRING, "SCRIPT", "one CPU step afterany on every task, the results in "
+	  "$XLOOP_SWEEP_RESULTS" },
 	OPT_END,
 };
 
@@ -106,11 +113,12 @@ static void report(struct xl_ctx *ctx, const struct sweep *sw, const size_t *pic
 
 /* Submit the picked tasks and report; an exit code. */
 static int submit_picked(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw,
-			 const size_t *pick, size_t n, const struct submit_opts *o)
+			 const size_t *pick, size_t n, const struct submit_opts *o,
+			 const char *then)
 {
 	struct sweep_submitted res;
 	char *cause = NULL;
-	int rc = sweep_submit(ctx, s, sw, pick, n, o, &res, &cause);
+	int rc = sweep_submit(ctx, s, sw, pick, n, o, then, &res, &cause);
 
 	if (rc) {
 		error("%s", cause ? cause : "the sweep was not submitted");
@@ -182,7 +190,7 @@ static int sweep_retry(struct xl_ctx *ctx, struct slurm *s, const char *name,
 			       "queued or running); nothing submitted\n", sw.name);
 		rc = 0;
 	} else {
-		rc = submit_picked(ctx, s, &sw, pick, n, o);
+		rc = submit_picked(ctx, s, &sw, pick, n, o, NULL);
 	}
 	free(pick);
 	free(carried);
@@ -190,10 +198,32 @@ static int sweep_retry(struct xl_ctx *ctx, struct slurm *s, const char *name,
 	return rc;
 }
 
-/* xloop sweep show NAME. */
-static int sweep_show(struct xl_ctx *ctx, const char *name)
+/* The --then step's line and JSON (null when the sweep has none). */
+static json_t *show_then(struct xl_ctx *ctx, struct slurm *s, const struct sweep *sw)
 {
-	json_t *tasks = json_array();
+	struct sweep_then t;
+	json_t *o;
+
+	if (sweep_then_get(ctx, s, sw->id, &t) != 0)
+		return json_null();
+	if (!ctx->json)
+		printf("  then: %s%s%s %s%s%s (its outcome, not a run's verdict)\n"
+		       "        log %s\n", *t.job_id ? "job " : "", t.job_id,
+		       *t.job_id ? "," : "", *t.state ? t.state : t.phase,
+		       *t.exit_code ? " " : "", t.exit_code, t.log);
+	o = json_pack("{s:s, s:s, s:o, s:o, s:s, s:s}", "script", t.script, "phase", t.phase,
+		      "state", *t.state ? json_string(t.state) : json_null(),
+		      "exit_code", *t.exit_code ? json_string(t.exit_code) : json_null(),
+		      "log", t.log, "results", t.results);
+	json_object_set_new(o, "job_id", *t.job_id ? json_string(t.job_id) : json_null());
+	sweep_then_release(&t);
+	return o;
+}
+
+/* xloop sweep show NAME. */
+static int sweep_show(struct xl_ctx *ctx, struct slurm *s, const char *name)
+{
+	json_t *tasks = json_array(), *then;
 	struct sweep sw;
 	size_t i;
 	int rc = sweeps_get(&ctx->db, ctx->cfg.study, name, &sw);
@@ -204,6 +234,7 @@ static int sweep_show(struct xl_ctx *ctx, const char *name)
 		      "of study '%s'", name, ctx->cfg.study);
 		return rc > 0 ? XL_NOINPUT : XL_ERR;
 	}
+	refresh(ctx, s);	/* the verdicts of what ended */
 	if (!ctx->json)
 		printf("sweep %s: %s from %s, %zu tasks%s\n", sw.name, sw.var, sw.parent,
 		       sw.nr, sw.max_parallel ? "" : "");
@@ -220,6 +251,8 @@ static int sweep_show(struct xl_ctx *ctx, const char *name)
 			(json_int_t)(has ? a.n : 0), "job_id", has ? a.job_id : "",
 			"state", state, "score", has && a.has_score ?
 			json_real(a.score) : json_null()));
+		json_object_set_new(json_array_get(tasks, i), "verdict", has && *a.verdict ?
+				    json_string(a.verdict) : json_null());
 		if (!ctx->json) {
 			printf("  [%lld] %-24s %s=%-10s attempt %lld  %-14s", t->idx, t->tag,
 			       sw.var, t->value, has ? a.n : 0, state);
@@ -232,12 +265,15 @@ static int sweep_show(struct xl_ctx *ctx, const char *name)
 		if (has)
 			attempt_release(&a);
 	}
+	then = show_then(ctx, s, &sw);
 	if (ctx->json)
-		cmd_emit_json(json_pack("{s:s, s:s, s:s, s:I, s:o}", "sweep", sw.name,
+		cmd_emit_json(json_pack("{s:s, s:s, s:s, s:I, s:o, s:o}", "sweep", sw.name,
 					"var", sw.var, "parent", sw.parent, "max_parallel",
-					(json_int_t)sw.max_parallel, "tasks", tasks));
-	else
+					(json_int_t)sw.max_parallel, "tasks", tasks, "then", then));
+	else {
+		json_decref(then);
 		json_decref(tasks);
+	}
 	sweep_release(&sw);
 	return 0;
 }
@@ -245,10 +281,11 @@ static int sweep_show(struct xl_ctx *ctx, const char *name)
 /* xloop sweep --set VAR=V1,V2,... */
 static int sweep_new(struct xl_ctx *ctx, struct slurm *s, const char *set,
 		     const char *from, const char *name_opt, long long k, int force,
-		     const struct submit_opts *o)
+		     const struct submit_opts *o, const char *then)
 {
 	char *var = NULL, *list = NULL, *name = NULL, *cause = NULL, **values = NULL;
 	size_t n = 0, i, *pick = NULL;
+	long long segs = 0;
 	struct sweep sw;
 	int rc;
 
@@ -262,11 +299,18 @@ static int sweep_new(struct xl_ctx *ctx, struct slurm *s, const char *set,
 		goto out;
 	rc = submit_check_overrides(o, &cause);
 	if (rc == 0) {
-		long long segs;
-
 		/* refused before any run is made */
 		rc = segments_wanted(&ctx->cfg, o->segments, o->time ? o->time :
 				     ctx->cfg.res.time, o->time != NULL, &segs, &cause);
+	}
+	if (rc == 0 && then) {
+		/* refused before any run is made */
+		struct buf text = BUF_INIT;
+		int err;
+
+		if (study_read_script(then, &text, &err, &cause) < 0)
+			rc = err == ENOENT ? XL_NOINPUT : XL_DATAERR;
+		buf_release(&text);
 	}
 	if (rc)
 		goto out;
@@ -279,7 +323,7 @@ static int sweep_new(struct xl_ctx *ctx, struct slurm *s, const char *set,
 		free(base);
 	}
 	rc = sweep_create(ctx, name, from ? from : "best", var, values, n, k, force,
-			  name_opt, &sw, &cause);
+			  name_opt, segs, &sw, &cause);
 	if (rc) {
 		if (sw.nr)
 			fprintf(stderr, "xloop: %zu of %zu runs were made; 'xloop sweep retry "
@@ -289,7 +333,7 @@ static int sweep_new(struct xl_ctx *ctx, struct slurm *s, const char *set,
 	pick = xcalloc(sw.nr, sizeof(*pick));
 	for (i = 0; i < sw.nr; i++)
 		pick[i] = i;
-	rc = submit_picked(ctx, s, &sw, pick, sw.nr, o);
+	rc = submit_picked(ctx, s, &sw, pick, sw.nr, o, then);
 	if (rc)
 		fprintf(stderr, "xloop: the runs of sweep %s exist; 'xloop sweep retry %s' "
 			"submits them once the cause is fixed\n", name, name);
@@ -333,7 +377,7 @@ static int cmd_sweep(struct xl_ctx *ctx, const struct cmd_entry *self,
 		       XL_USAGE;
 	slurm_init(&s);
 	return sweep_new(ctx, &s, set, args_get(args, "from"), args_get(args, "name"), k,
-			 args_flag(args, "force"), &o);
+			 args_flag(args, "force"), &o, args_get(args, "then"));
 }
 
 /* sweep retry NAME */
@@ -353,8 +397,11 @@ static int cmd_sweep_retry(struct xl_ctx *ctx, const struct cmd_entry *self,
 static int cmd_sweep_show(struct xl_ctx *ctx, const struct cmd_entry *self,
 			  struct cmd_args *args)
 {
+	struct slurm s;
+
 	(void)self;
-	return sweep_show(ctx, args->pos[0]);
+	slurm_init(&s);
+	return sweep_show(ctx, &s, args->pos[0]);
 }
 
 static const struct cmd_entry sweep_subs[] = {
@@ -364,7 +411,7 @@ static const struct cmd_entry sweep_subs[] = {
 	  .exec = cmd_sweep_retry,
 	  .summary = "resubmit the sweep's failed tasks as a new array" },
 	{ .name = "sweep show", .args = "NAME", .min = 1, .max = 1, .exec = cmd_sweep_show,
-	  .summary = "the sweep's tasks and their state" },
+	  .summary = "the sweep's tasks, their verdicts, and the --then step's outcome" },
 	{ NULL },
 };
 
@@ -394,6 +441,16 @@ const struct cmd_entry cmd_sweep_entry = {
 	"(afternotok on that task, same directory and log), and each task gets one\n"
 	"verdict from its last segment. Runs queued behind the sweep wait for the\n"
 	"array and for every continuation of its tasks.\n"
+	"\n"
+	"Steps (adopt --step): each later step of the runs is an array of its own,\n"
+	"each task --dependency=aftercorr on its own task of the step before\n"
+	"(--kill-on-invalid-dep=yes: Slurm drops the evaluation of a task whose\n"
+	"training failed), one verdict per task. --then SCRIPT adds one CPU step\n"
+	"(no GPU unless its own #SBATCH asks) afterany on every array of the\n"
+	"sweep: it runs whatever happens to the tasks, with the sweep's results\n"
+	"(`sweep show NAME --json`: tag, value, verdict, score per task) in the\n"
+	"file named by $XLOOP_SWEEP_RESULTS; its log is .xloop/sweeps/NAME/then.out,\n"
+	"and `sweep show NAME` reports its outcome (never a run's verdict).\n"
 	"\n"
 	"With driver.mode slurm, a feeder job waits behind the tasks afterwards (as\n"
 	"after `next`), so they are judged once they end with no other xloop call.\n",

@@ -5,6 +5,7 @@
 
 #include "report/report-impl.h"
 #include "segments.h"
+#include "steps-run.h"
 
 /* Runs sorted by id: the one with this id, or NULL. */
 struct rrun *report_find_run(struct rrun *v, size_t n, long long id)
@@ -77,6 +78,15 @@ int report_load(struct xl_ctx *ctx, struct rrun **out, size_t *n, struct bar **b
 	}
 	attempt_walk_close(&w);
 	split_segments(ctx, bars, nb);
+	{
+		/* each later step of a run is a bar of its own */
+		struct step_span *sp;
+		size_t ns;
+
+		if (steps_spans(ctx, &sp, &ns) == 0)
+			timeline_add_steps(bars, nb, sp, ns);
+		free(sp);
+	}
 	/* the lineage: children in id order under their parent */
 	for (i = *n; i-- > 0;) {
 		struct rrun *x = &(*out)[i], *p = x->r.parent_id ?

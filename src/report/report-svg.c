@@ -229,8 +229,13 @@ long long report_timeline(struct page *pg, struct bar *bars, size_t nb, long lon
 		 "aria-label=\"GPU timeline\">\n", TL_WIDTH + (*nrows ? 80 : 20), lanes * LANE_H + 40,
 		 TL_WIDTH + (*nrows ? 80 : 20), lanes * LANE_H + 40);
 	/* idle gaps: stretches inside the span that no attempt covers */
-	cover_end = bars[0].end;
-	for (i = 1; i < nb; i++) {
+	/* idle gaps: the GPU's; a later step (a CPU evaluation) covers nothing */
+	for (i = 0; i < nb && bars[i].step > 1; i++)
+		;
+	cover_end = i < nb ? bars[i].end : 0;
+	for (i = i + 1; i < nb; i++) {
+		if (bars[i].step > 1)
+			continue;
 		if (bars[i].start > cover_end) {
 			idle += bars[i].start - cover_end;
 			buf_addf(b, "<rect class=\"gap\" x=\"%.1f\" y=\"0\" width=\"%.1f\" "
@@ -252,15 +257,25 @@ long long report_timeline(struct page *pg, struct bar *bars, size_t nb, long lon
 		buf_addf(b, " attempt %lld", bars[i].n);
 		if (bars[i].seg)
 			buf_addf(b, ", segment %lld", bars[i].seg);
+		if (bars[i].step) {
+			buf_addf(b, ", step %lld '", bars[i].step);
+			report_esc(b, bars[i].step_name);
+			buf_adds(b, "'");
+		}
 		buf_addf(b, ": %lld s, %s</title></rect>\n", bars[i].end - bars[i].start,
 			 bars[i].label);
 		/* a label only where it fits inside its bar */
 		if ((double)(bars[i].end - bars[i].start) * k >=
-		    (double)nchars(bars[i].run->r.tag) * CHAR_LABEL + 8) {
+		    (double)(nchars(bars[i].run->r.tag) + (bars[i].step ?
+		    1 + nchars(bars[i].step_name) : 0)) * CHAR_LABEL + 8) {
 			buf_addf(b, "<text class=\"blabel\" x=\"%.1f\" y=\"%d\">",
 				 14 + (double)(bars[i].start - t0) * k,
 				 bars[i].lane * LANE_H + 18);
 			report_esc(b, bars[i].run->r.tag);
+			if (bars[i].step) {
+				buf_adds(b, " ");
+				report_esc(b, bars[i].step_name);
+			}
 			buf_adds(b, "</text>\n");
 		}
 		report_flush(pg, 1 << 20);

@@ -1,4 +1,4 @@
-/* Unit tests for timeline.c: attempts' bars cut into their segments. */
+/* Unit tests for timeline.c: attempts' bars cut into their segments and steps. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -115,12 +115,42 @@ static void test_split_none(void **state)
 	free(v);
 }
 
+/* Each later step is a bar of its own, named; its attempt's bar is step 1 "job". */
+static void test_steps(void **state)
+{
+	static const struct step_span sp[] = {
+		{ 1, 2, 25, 40, "eval", "COMPLETED" },
+		{ 9, 2, 50, 60, "eval", "COMPLETED" },	/* no bar of attempt 9: left out */
+	};
+	struct bar *v = NULL;
+	size_t n = 0;
+
+	(void)state;
+	bar(&v, &n, 1, 10, 20, "failure", "COMPLETED");
+	bar(&v, &n, 2, 30, 40, "success", "COMPLETED");
+	v[0].gpu = 0;
+	timeline_add_steps(&v, &n, sp, 2);
+	assert_int_equal(n, 3);
+	assert_int_equal(v[0].step, 1);
+	assert_string_equal(v[0].step_name, "job");
+	assert_int_equal(v[1].step, 0);		/* a run without steps */
+	assert_int_equal(v[2].attempt_id, 1);
+	assert_int_equal(v[2].step, 2);
+	assert_string_equal(v[2].step_name, "eval");
+	assert_int_equal(v[2].start, 25);
+	assert_int_equal(v[2].end, 40);
+	assert_int_equal(v[2].gpu, -1);
+	assert_string_equal(v[2].cls, "failure");	/* its attempt's colour */
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split_finished),
 		cmocka_unit_test(test_split_live),
 		cmocka_unit_test(test_split_none),
+		cmocka_unit_test(test_steps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

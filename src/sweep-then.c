@@ -1,0 +1,405 @@
+/* A sweep's --then step: one CPU job afterany on the sweep's last array. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "driver-host.h"
+#include "fsutil.h"
+#include "jobsh/directives.h"
+#include "jobsh/jobsh.h"
+#include "steps-run.h"
+#include "study.h"
+#include "sweep-then.h"
+
+/* .xloop/sweeps/NAME (malloc'd). */
+static char *sweep_dir(struct xl_ctx *ctx, const char *sweep)
+{
+	char *rel = path_join(ctx->root, ".xloop/sweeps"), *dir = path_join(rel, sweep);
+
+	free(rel);
+	return dir;
+}
+
+/* Copy the --then script into the sweep's directory. */
+int sweep_then_prepare(struct xl_ctx *ctx, const char *sweep, const char *script,
+		       char **cause)
+{
+	struct buf text = BUF_INIT;
+	char *rel = path_join(ctx->root, ".xloop/sweeps"), *dir = sweep_dir(ctx, sweep), *dst;
+	int err, rc = 0;
+
+	if (study_read_script(script, &text, &err, cause) < 0) {
+		free(rel);
+		free(dir);
+		return err == ENOENT ? XL_NOINPUT : XL_DATAERR;
+	}
+	dst = path_join(dir, "then.sh");
+	if (make_dir(rel, 0700, cause) < 0 || make_dir(dir, 0700, cause) < 0 ||
+	    write_file_atomic(dst, text.s, text.len, 0700, cause) < 0)
+		rc = XL_ERR;
+	buf_release(&text);
+	free(rel);
+	free(dir);
+	free(dst);
+	return rc;
+}
+
+/* Record the --then intent in the caller's transaction. */
+int sweep_then_intent(struct xl_ctx *ctx, long long sweep_id, const char *sweep,
+		      const char *after)
+{
+	char token[27], *dir = sweep_dir(ctx, sweep), *script, *log, *results;
+	struct stmt q;
+	int rc = -1;
+
+	study_token(token);
+	script = path_join(dir, "then.sh");
+	log = path_join(dir, "then.out");
+	results = path_join(dir, "results.json");
+	if (db_prepare(&ctx->db, &q, "INSERT INTO sweep_then (sweep_id, token, phase, after,"
+		       " script, log_path, results, intent_at) VALUES (:sw, :token,"
+		       " 'submitting', :after, :script, :log, :results, :now)") == 0) {
+		db_bind_int64(&q, ":sw", sweep_id);
+		db_bind_text(&q, ":token", token);
+		db_bind_text(&q, ":after", after);
+		db_bind_text(&q, ":script", script);
+		db_bind_text(&q, ":log", log);
+		db_bind_text(&q, ":results", results);
+		db_bind_int64(&q, ":now", time(NULL));
+		rc = db_run(&q);
+	}
+	free(dir);
+	free(script);
+	free(log);
+	free(results);
+	return rc;
+}
+
+/*
+ * The job array of the rows (attempts or steps) carrying token prefix:
+ * 1 with *arr (malloc'd) when one of them has a job, 0 when one still
+ * waits for its sbatch, -1 when none is there to wait for.
+ */
+static int array_of(struct db *db, const char *prefix, char **arr)
+{
+	struct stmt q;
+	char *lo = xasprintf("%s_", prefix), *hi = xasprintf("%s`", prefix);
+	int rc = -1;
+
+	*arr = NULL;
+	if (db_prepare(db, &q, "SELECT coalesce(job_id, ''), phase FROM attempt"
+		       " WHERE token >= :lo AND token < :hi UNION ALL"
+		       " SELECT job_id, phase FROM step_job WHERE token >= :lo AND token < :hi") == 0) {
+		db_bind_text(&q, ":lo", lo);
+		db_bind_text(&q, ":hi", hi);
+		while (db_step(&q) == SQLITE_ROW) {
+			const char *job = db_col_text(&q, 0);
+
+			if (*job) {
+				*arr = xstrndup(job, strcspn(job, "_"));
+				rc = 1;
+				break;
+			}
+			if (strcmp(db_col_text(&q, 1), "submitting") == 0)
+				rc = 0;
+		}
+		db_finalize(&q);
+	}
+	free(lo);
+	free(hi);
+	return rc;
+}
+
+/*
+ * The arrays the --then step waits for, "A:B:C" (malloc'd): every one of
+ * after's arrays that has a job (seed 000 §7.2: afterany on all of them),
+ * or NULL while one still waits for its sbatch or the sweep's own array
+ * has none.
+ */
+static char *resolve_after(struct db *db, const char *after)
+{
+	char *copy = xstrdup(after), *p, *save = NULL, *arr;
+	struct buf b = BUF_INIT;
+	int first = 1, wait = 0;
+
+	for (p = strtok_r(copy, " ", &save); p && !wait; p = strtok_r(NULL, " ", &save)) {
+		int rc = array_of(db, p, &arr);
+
+		if (rc == 1)
+			buf_addf(&b, "%s%s", b.len ? ":" : "", arr);
+		else if (rc == 0 || first)
+			wait = 1;
+		free(arr);
+		first = 0;
+	}
+	free(copy);
+	if (wait || !b.len) {
+		buf_release(&b);
+		return NULL;
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* The job of q whose comment ends in ":token", or NULL. */
+static const struct slurm_job *find_token(const struct slurm_jobs *q, const char *token)
+{
+	size_t i, n = strlen(token);
+
+	for (i = 0; q && i < q->nr; i++) {
+		const char *c = q->v[i].comment;
+		size_t l = strlen(c);
+
+		if (l > n && c[l - n - 1] == ':' && strcmp(c + l - n, token) == 0)
+			return &q->v[i];
+	}
+	return NULL;
+}
+
+/* Whether the #SBATCH lines of text give option. */
+static int has_directive(const char *text, const char *option)
+{
+	struct sbatch_directives d;
+	size_t i;
+	int has = 0;
+
+	sbatch_directives_parse(text, &d);
+	for (i = 0; i < d.nr; i++)
+		if (strcmp(d.v[i].option, option) == 0)
+			has = 1;
+	sbatch_directives_release(&d);
+	return has;
+}
+
+/* The batch script: the results file first (xloop itself), then the user's script. */
+static char *then_script(struct xl_ctx *ctx, const char *sweep, const char *header,
+			 const char *exe, const char *script, const char *log,
+			 const char *results)
+{
+	struct buf b = BUF_INIT;
+	char *qroot = jobsh_quote(ctx->root), *qstudy = jobsh_quote(ctx->cfg.study);
+	char *qexe = jobsh_quote(exe), *qscript = jobsh_quote(script), *qlog = jobsh_quote(log);
+	char *qres = jobsh_quote(results), *qsweep = jobsh_quote(sweep);
+
+	buf_addf(&b, "#!/bin/bash\n# written by xloop: the --then step of sweep %s of study %s\n"
+		 "%s", sweep, ctx->cfg.study, header);
+	buf_addf(&b, "unset XLOOP_CRASH_AT XLOOP_CRASH_ONCE\n"
+		 "export XLOOP_ROOT=%s XLOOP_STUDY=%s XLOOP_SWEEP=%s XLOOP_STEP=then\n"
+		 "export XLOOP_SWEEP_RESULTS=%s\n"
+		 "exec >>%s 2>&1\n"
+		 "for i in $(seq 1 30); do\n"
+		 "\t%s -C \"$XLOOP_ROOT\" sweep show \"$XLOOP_SWEEP\" --json "
+		 ">\"$XLOOP_SWEEP_RESULTS.tmp\" && break\n"
+		 "\tsleep 2\n"
+		 "done\n"
+		 "mv -f \"$XLOOP_SWEEP_RESULTS.tmp\" \"$XLOOP_SWEEP_RESULTS\"\n"
+		 "exec %s\n", qroot, qstudy, qsweep, qres, qlog, qexe, qscript);
+	free(qroot);
+	free(qstudy);
+	free(qexe);
+	free(qscript);
+	free(qlog);
+	free(qres);
+	free(qsweep);
+	return buf_detach(&b, NULL);
+}
+
+/* One --then intent. */
+struct then_row {
+	long long id;
+	char *token, *after, *script, *log, *results, *sweep;
+};
+
+/* sbatch one --then step afterany on the arrays arr ("A:B"). */
+static int submit_then(struct xl_ctx *ctx, struct slurm *s, const struct then_row *t,
+		       const char *arr, char **cause)
+{
+	const struct config *c = &ctx->cfg;
+	struct buf text = BUF_INIT, header = BUF_INIT;
+	char *dir = sweep_dir(ctx, t->sweep), *path = NULL, *exe = NULL, *script = NULL;
+	char *dep = xasprintf("afterany:%s", arr), *comment, *name;
+	struct slurm_submit req;
+	long long id = 0;
+	int rc, err, ambiguous = 0;
+
+	comment = xasprintf("xloop:%s/sweep-then:%s:%s", c->study, t->sweep, t->token);
+	name = xasprintf("%s.then", t->sweep);
+	if (study_read_script(t->script, &text, &err, cause) < 0) {
+		rc = XL_DATAERR;
+		goto fail;
+	}
+	if (!(exe = driver_self_exe(cause))) {
+		rc = XL_ERR;
+		goto out;
+	}
+	sbatch_header_lines(text.s, &header);
+	script = then_script(ctx, t->sweep, header.s ? header.s : "", exe, t->script, t->log,
+			     t->results);
+	path = xasprintf("%s/then-%s.sh", dir, t->token);
+	if (write_file_atomic(path, script, strlen(script), 0700, cause) < 0) {
+		rc = XL_ERR;
+		goto out;
+	}
+	slurm_fill_request(c, ctx->root, &req, has_directive(text.s, "mem") ? NULL : c->res.mem,
+			   has_directive(text.s, "time") ? NULL : c->res.time, dep);
+	req.gres = NULL;		/* a CPU step: a GPU only when its #SBATCH asks */
+	req.cpus = has_directive(text.s, "cpus-per-task") ? 0 : 1;
+	req.script = path;
+	req.job_name = name;
+	req.output = t->log;
+	req.append = 1;
+	req.comment = comment;
+	crash_point("sweep-then-before-sbatch");
+	rc = slurm_sbatch(s, &req, &id, &ambiguous, cause);
+	crash_point("sweep-then-after-sbatch");
+	if (rc == 0) {
+		struct stmt q;
+		char job[32];
+
+		xsnprintf(job, sizeof(job), "%lld", id);
+		if (db_prepare(&ctx->db, &q, "UPDATE sweep_then SET phase = 'submitted', job_id = :j,"
+			       " after_job = :after WHERE id = :id") == 0) {
+			db_bind_text(&q, ":j", job);
+			db_bind_text(&q, ":after", arr);
+			db_bind_int64(&q, ":id", t->id);
+			db_run(&q);
+		}
+		goto out;
+	}
+	if (ambiguous || s->refused_by)
+		goto out;	/* found by its token, or tried again, by the next reconcile */
+fail:
+	db_exec_row(&ctx->db, "UPDATE sweep_then SET phase = 'submit_failed', state = :text"
+		    " WHERE id = :id", t->id, *cause, 0);
+out:
+	buf_release(&text);
+	buf_release(&header);
+	free(dir);
+	free(path);
+	free(exe);
+	free(script);
+	free(dep);
+	free(comment);
+	free(name);
+	return rc;
+}
+
+/* Submit or adopt every --then intent whose sweep's last array has its job. */
+int sweep_then_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
+			      char **cause)
+{
+	struct then_row *v = NULL;
+	struct stmt st;
+	size_t n = 0, i;
+	int rc = 0;
+
+	if (db_prepare_cached(&ctx->db, &st, "SELECT t.id, t.token, t.after, t.script,"
+			      " t.log_path, t.results, sw.name FROM sweep_then t"
+			      " JOIN sweep sw ON sw.id = t.sweep_id WHERE sw.study = :s"
+			      " AND t.phase = 'submitting'") < 0)
+		return 0;
+	db_bind_text(&st, ":s", ctx->cfg.study);
+	while (db_step(&st) == SQLITE_ROW) {
+		v = xreallocarray(v, n + 1, sizeof(*v));
+		v[n].id = db_col_int64(&st, 0);
+		v[n].token = db_col_dup(&st, 1);
+		v[n].after = db_col_dup(&st, 2);
+		v[n].script = db_col_dup(&st, 3);
+		v[n].log = db_col_dup(&st, 4);
+		v[n].results = db_col_dup(&st, 5);
+		v[n].sweep = db_col_dup(&st, 6);
+		n++;
+	}
+	db_finalize(&st);
+	for (i = 0; i < n; i++) {
+		const struct slurm_job *j = find_token(q, v[i].token);
+		char *arr;
+
+		if (j) {
+			/* sbatch answered before a crash cut off its record */
+			db_exec_row(&ctx->db, "UPDATE sweep_then SET phase = 'submitted',"
+				    " job_id = :text WHERE id = :id", v[i].id, j->job_id, 0);
+		} else if ((arr = resolve_after(&ctx->db, v[i].after)) != NULL) {
+			if (rc == 0)
+				rc = submit_then(ctx, s, &v[i], arr, cause);
+			free(arr);
+		}
+		free(v[i].token);
+		free(v[i].after);
+		free(v[i].script);
+		free(v[i].log);
+		free(v[i].results);
+		free(v[i].sweep);
+	}
+	free(v);
+	return rc;
+}
+
+void sweep_then_release(struct sweep_then *t)
+{
+	free(t->phase);
+	free(t->job_id);
+	free(t->state);
+	free(t->exit_code);
+	free(t->log);
+	free(t->results);
+	free(t->script);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Read a sweep's --then step, its end from Slurm once it has ended. */
+int sweep_then_get(struct xl_ctx *ctx, struct slurm *s, long long sweep_id,
+		   struct sweep_then *t)
+{
+	struct stmt q;
+	long long id = 0;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (db_prepare(&ctx->db, &q, "SELECT id, phase, job_id, coalesce(state, ''),"
+		       " coalesce(exit_code, ''), log_path, results, script FROM sweep_then"
+		       " WHERE sweep_id = :sw") < 0)
+		return -1;
+	db_bind_int64(&q, ":sw", sweep_id);
+	rc = db_step(&q);
+	if (rc == SQLITE_ROW) {
+		id = db_col_int64(&q, 0);
+		t->phase = db_col_dup(&q, 1);
+		t->job_id = db_col_dup(&q, 2);
+		t->state = db_col_dup(&q, 3);
+		t->exit_code = db_col_dup(&q, 4);
+		t->log = db_col_dup(&q, 5);
+		t->results = db_col_dup(&q, 6);
+		t->script = db_col_dup(&q, 7);
+	}
+	db_finalize(&q);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 1 : -1;
+	if (strcmp(t->phase, "submitted") == 0 && s) {
+		enum slurm_state st;
+		int code, sig;
+		time_t start, end;
+		char *why = NULL;
+
+		if (steps_read_end(s, t->job_id, &st, &code, &sig, &start, &end, &why)) {
+			struct stmt u;
+
+			free(t->phase);
+			free(t->state);
+			free(t->exit_code);
+			t->phase = xstrdup("ended");
+			t->state = xstrdup(slurm_state_name(st));
+			t->exit_code = xasprintf("%d:%d", code, sig < 0 ? 0 : sig);
+			if (db_prepare(&ctx->db, &u, "UPDATE sweep_then SET phase = 'ended',"
+				       " state = :st, exit_code = :e WHERE id = :id") == 0) {
+				db_bind_text(&u, ":st", t->state);
+				db_bind_text(&u, ":e", t->exit_code);
+				db_bind_int64(&u, ":id", id);
+				db_run(&u);
+			}
+		}
+		free(why);
+	}
+	return 0;
+}

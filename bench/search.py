@@ -131,6 +131,10 @@ def true_score(obj, x):
             - 0.003 * (x[2] - 2) ** 2 - 0.002 * (x[3] - 5) ** 2)
 
 
+# test-search's default --seed-corr
+SEED_CORR = 0.5
+
+
 def noise(stream, seed, x):
     """The same normal deviate as src/cmd/test-search.c."""
     h = splitmix64(((stream << 40) ^ (seed << 32) ^ (x[0] << 24) ^ (x[1] << 16)
@@ -155,8 +159,13 @@ class Synthetic:
         return tuple(cfg[f"X{i}"] for i in range(1, 5))
 
     def score(self, cfg, stream, k):
+        # as xloop test-search scores its runs: a seed's offset shared by
+        # every configuration run with it (correlation SEED_CORR) plus the
+        # run's own noise, the same total sd
         x = self.x(cfg)
-        return true_score(self.name, x) + self.sd * noise(stream, k, x)
+        return (true_score(self.name, x)
+                + self.sd * math.sqrt(SEED_CORR) * noise(stream, k, (0, 0, 0, 0))
+                + self.sd * math.sqrt(1 - SEED_CORR) * noise(stream, k, x))
 
     def truth(self, cfg):
         return true_score(self.name, self.x(cfg))
@@ -258,7 +267,8 @@ def run_random(obj, stream, budget):
 def run_xloop_synthetic(obj, stream, budget):
     """In process (the C side draws the same noise): best_true after each run."""
     out = subprocess.run([XLOOP, "test-search", "--objective", obj.name, "--stream",
-                          str(stream), "--budget", str(budget), "--noise", str(obj.sd)],
+                          str(stream), "--budget", str(budget), "--noise", str(obj.sd),
+                          "--seed-corr", str(SEED_CORR)],
                          check=True, capture_output=True, text=True).stdout
     by_runs = {p["runs"]: (p["best_true"], p["promotions"], p["false_promotions"])
                for p in json.loads(out)["trace"]}

@@ -312,6 +312,32 @@ static void write_decision(struct xl_ctx *ctx, long long attempt_id, const char 
 	buf_release(&e);
 }
 
+/*
+ * A promotion since the best was remembered: an ops/decisions.md entry and
+ * an event of its own, then the new best is remembered (a crash before
+ * that writes it at the next verdict or reconcile, once).
+ */
+static void note_promotion(struct xl_ctx *ctx)
+{
+	char *entry, *once, *summary, *cause = NULL, *msg;
+	int rc = best_promotion(ctx, &entry, &once, &summary);
+
+	if (rc == 1) {
+		msg = xasprintf("xloop: %s: %s\n", ctx->cfg.study, summary);
+		if (loop_decide_once(ctx, entry, once, NULL, msg, &cause) < 0) {
+			warning("promotion not written to ops/decisions.md: %s", cause);
+			free(cause);
+		}
+		loop_event(ctx, "promotion", 0, 0, summary);
+		free(msg);
+	}
+	if (rc >= 0 && best_remember(ctx) < 0)
+		warning("unable to remember the best in the state DB");
+	free(entry);
+	free(once);
+	free(summary);
+}
+
 /* Write the decision entries that a crash left unwritten. */
 static void repair_decisions(struct xl_ctx *ctx)
 {
@@ -331,6 +357,8 @@ static void repair_decisions(struct xl_ctx *ctx)
 	db_finalize(&q);
 	for (i = 0; i < n; i++)
 		write_decision(ctx, ids[i], "unknown (entry written after a crash)", NULL, 1);
+	if (n)
+		note_promotion(ctx);
 	free(ids);
 }
 
@@ -483,10 +511,8 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 	if (db_commit(&ctx->db) < 0)
 		goto out;
 	crash_point("verdict-after-db");
-	if (best_remember(ctx) < 0)
-		warning("unable to remember the best in the state DB");
-
 	write_decision(ctx, a->id, best, best_key, 0);
+	note_promotion(ctx);
 	rc = 0;
 out:
 	free(best_key);

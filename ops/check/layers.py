@@ -23,7 +23,7 @@ PURE = {"util", "buf", "jsonw", "tags", "judge", "reasons", "memsample",
         "slurm/parse-squeue", "slurm/parse-impl", "jobsh/jobsh", "jobsh/lex",
         "jobsh/jobsh-impl",
         "jobsh/parse", "jobsh/directives", "search/noise", "search/gp", "search/propose-change", "search/propose-impl",
-        "search/propose", "search/confkey", "search/space", "banned"}
+        "search/propose", "search/propose-confirm", "search/confkey", "search/space", "banned"}
 
 
 LONG = 900

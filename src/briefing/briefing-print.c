@@ -163,6 +163,14 @@ void briefing_print(const json_t *b)
 		printf("\nbest so far: %s, %s %s\n", jstr(o, "tag"), jstr(b, "metric"), shown);
 		if (!bi.checked && *jstr(o, "check"))
 			printf("  (gains are not checked against noise: %s)\n", jstr(o, "check"));
+		l = json_object_get(b, "outlook");
+		if (json_is_object(l)) {
+			printf("  interval: %s\n", jstr(l, "interval"));
+			if (json_is_string(json_object_get(l, "interval_change")))
+				printf("  interval moved since the last briefing by: %s\n",
+				       jstr(l, "interval_change"));
+			printf("  thinks best: %s\n", jstr(l, "text"));
+		}
 	}
 	else
 		printf("\nbest so far: no proven run yet\n");

@@ -177,6 +177,8 @@ static json_t *run_score(struct xl_ctx *ctx, long long id)
 
 #define MAX_LINEAGE 10000
 
+static json_t *interval_change(struct xl_ctx *ctx, const struct best_state *bs);
+
 /* The chain of parents from the root to the best run (best_get), root first. */
 static json_t *best_lineage(struct xl_ctx *ctx)
 {
@@ -346,6 +348,21 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 		      "slurm_calls", (json_int_t)(ref ? ref->calls : 0),
 		      "seen_upto", (json_int_t)max_id);
 	json_object_set_new(b, "breaker", breaker ? json_string(breaker) : json_null());
+	{
+		/* beside the proven best: what xloop thinks, and what it does about it */
+		struct best_state bs;
+
+		if (best_load(ctx, &bs) == 0) {
+			json_t *o = best_outlook(&bs, &ctx->cfg.search.space, ctx->cfg.search.seed);
+
+			if (json_is_object(o))
+				json_object_set_new(o, "interval_change", interval_change(ctx, &bs));
+			json_object_set_new(b, "outlook", o);
+			best_release(&bs);
+		} else {
+			json_object_set_new(b, "outlook", json_null());
+		}
+	}
 	json_object_set_new(b, "autopilot", json_pack("{s:b, s:I, s:I, s:f, s:o, s:o}",
 		"on", ap.on, "spent_runs", (json_int_t)ap.runs,
 		"budget_runs", (json_int_t)ctx->cfg.autopilot.budget_runs,
@@ -372,9 +389,61 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 	return b;
 }
 
+/* The kv keys of what the best's interval was made of at the last briefing. */
+static void basis_keys(struct xl_ctx *ctx, char (*k)[128])
+{
+	xsnprintf(k[0], sizeof(k[0]), "briefing_interval_best:%s", ctx->cfg.study);
+	xsnprintf(k[1], sizeof(k[1]), "briefing_interval_n:%s", ctx->cfg.study);
+	xsnprintf(k[2], sizeof(k[2]), "briefing_interval_df:%s", ctx->cfg.study);
+}
+
+/*
+ * What moved the best's interval since the last briefing: its own runs, the
+ * noise estimate, both, the best itself, or nothing; null the first time.
+ */
+static json_t *interval_change(struct xl_ctx *ctx, const struct best_state *bs)
+{
+	char k[3][128];
+	long long pb, pn, pdf, n, df;
+
+	if (bs->best < 0)
+		return json_null();
+	basis_keys(ctx, k);
+	pb = db_kv_get(&ctx->db, k[0]);
+	pn = db_kv_get(&ctx->db, k[1]);
+	pdf = db_kv_get(&ctx->db, k[2]);
+	n = bs->v[bs->best].st.n;
+	df = bs->noise.df;
+	if (pb == 0)
+		return json_null();
+	if (pb != bs->v[bs->best].first_id)
+		return json_string("the best is another configuration since the last briefing");
+	if (pn != n && pdf != df)
+		return json_sprintf("its own runs (n %lld -> %lld) and the noise estimate "
+				    "(df %lld -> %lld)", pn, n, pdf, df);
+	if (pn != n)
+		return json_sprintf("its own runs (n %lld -> %lld)", pn, n);
+	if (pdf != df)
+		return json_sprintf("the noise estimate (df %lld -> %lld, sd now %.3g)", pdf, df,
+				    bs->noise.sd);
+	return json_string("nothing: the same runs and the same noise estimate");
+}
+
 /* Remember that the agent saw everything up to this briefing. */
 int briefing_mark_seen(struct xl_ctx *ctx, json_t *b)
 {
+	struct best_state bs;
+	char k[3][128];
+
+	if (best_load(ctx, &bs) == 0) {
+		/* what the best's interval is made of now, for the next briefing */
+		basis_keys(ctx, k);
+		if (bs.best >= 0 && (db_kv_set(&ctx->db, k[0], bs.v[bs.best].first_id) < 0 ||
+				     db_kv_set(&ctx->db, k[1], bs.v[bs.best].st.n) < 0 ||
+				     db_kv_set(&ctx->db, k[2], bs.noise.df) < 0))
+			warning("unable to remember the best's interval for the next briefing");
+		best_release(&bs);
+	}
 	return db_kv_set(&ctx->db, "briefing_seen",
 			 json_integer_value(json_object_get(b, "seen_upto")));
 }

@@ -1,6 +1,8 @@
 /*
  * xloop replicate T [-n K]: queue K replicates of T's configuration (runs
- * whose one change is the seed variable, each on a fresh seed) in the plan.
+ * whose one change is the seed variable) in the plan: each on the next seed
+ * the best has and T's configuration lacks (common seeds: the paired rule
+ * compares on them), else on a fresh seed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,27 @@ static const struct opt replicate_opts[] = {
 	{ "n", OPT_STRING, "K", "how many replicates (1 to 100, default 1)" },
 	OPT_END,
 };
+
+/* The next seed of the best's (in its run order) that is not in used, or NULL. */
+static const char *common_seed(const struct best_state *bs, long c, char **used, size_t n)
+{
+	size_t i, k;
+
+	if (bs->best < 0 || bs->best == c)
+		return NULL;
+	for (i = 0; i < bs->nruns; i++) {
+		const struct best_run *r = &bs->runs[i];
+		int taken = 0;
+
+		if (r->cfg != bs->best || !r->seed || !(r->proven || r->open))
+			continue;
+		for (k = 0; k < n && !taken; k++)
+			taken = strcmp(used[k], r->seed) == 0;
+		if (!taken)
+			return r->seed;
+	}
+	return NULL;
+}
 
 /* Queue replicates. */
 static int cmd_replicate(struct xl_ctx *ctx, const struct cmd_entry *self,
@@ -67,7 +90,9 @@ static int cmd_replicate(struct xl_ctx *ctx, const struct cmd_entry *self,
 		goto out_bs;
 	}
 	for (i = 0; i < k; i++) {
-		char *val = space_fresh_seed((const char *const *)used, nused);
+		const char *common = common_seed(&bs, c, used, nused);
+		char *val = common ? xstrdup(common) :
+			    space_fresh_seed((const char *const *)used, nused);
 
 		if (plan_add(&ctx->db, ctx->cfg.study, bs.v[c].rep_tag, seed, val, &id) < 0) {
 			free(val);
@@ -75,8 +100,9 @@ static int cmd_replicate(struct xl_ctx *ctx, const struct cmd_entry *self,
 			rc = XL_ERR;
 			goto out_bs;
 		}
-		json_array_append_new(added, json_pack("{s:I, s:s}", "plan_id", (json_int_t)id,
-						       "seed", val));
+		json_array_append_new(added, json_pack("{s:I, s:s, s:s}", "plan_id", (json_int_t)id,
+						       "seed", val, "seed_from",
+						       common ? "best" : "fresh"));
 		used = xreallocarray(used, nused + 1, sizeof(*used));
 		used[nused++] = val;
 	}
@@ -94,9 +120,12 @@ static int cmd_replicate(struct xl_ctx *ctx, const struct cmd_entry *self,
 		printf("queued %lld replicate%s of %s's configuration (%s, n=%ld now):\n", k,
 		       k == 1 ? "" : "s", bs.v[c].rep_tag, seed, bs.v[c].st.n);
 		json_array_foreach(added, j, o)
-			printf("  plan %lld: %s=%s from %s\n",
+			printf("  plan %lld: %s=%s from %s (%s)\n",
 			       (long long)json_integer_value(json_object_get(o, "plan_id")), seed,
-			       json_string_value(json_object_get(o, "seed")), bs.v[c].rep_tag);
+			       json_string_value(json_object_get(o, "seed")), bs.v[c].rep_tag,
+			       strcmp(json_string_value(json_object_get(o, "seed_from")), "best") == 0 ?
+			       "a seed the best has: compared with it on common seeds" :
+			       "a fresh seed");
 	}
 	{
 		struct slurm s;	/* driver.mode slurm: a feeder submits them, now */
@@ -117,9 +146,12 @@ out:
 const struct cmd_entry cmd_replicate_entry = {
 	.name = "replicate", .opts = replicate_opts, .args = "T", .min = 1, .max = 1,
 	.target = CMD_TARGET_NONE,
-	.summary = "queue K replicates of T's configuration (fresh seeds)",
-	.help = "Adds K plan entries SEED=<fresh> from the run that stands for T's\n"
-	"configuration (T itself unless T is a replicate); next and tick submit\n"
+	.summary = "queue K replicates of T's configuration (the best's seeds first)",
+	.help = "Adds K plan entries SEED=<s> from the run that stands for T's\n"
+	"configuration (T itself unless T is a replicate): s is the next seed the\n"
+	"best has and T's configuration lacks, in the best's order (common seeds:\n"
+	"the rule compares on them, `help best`), else a fresh seed; the output\n"
+	"says which. next and tick submit\n"
 	"them as tags B--r2, B--r3, ... Each replicate's score joins its\n"
 	"configuration's mean, and together they measure the noise (help best).\n"
 	"Needs a seed variable: `xloop space seed VAR`. T may be \"best\".\n"

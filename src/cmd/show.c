@@ -12,21 +12,47 @@
 #include "cmd/cmd.h"
 #include "jobsh/jobsh.h"
 #include "loop.h"
+#include "runs.h"
+#include "search/best.h"
 #include "steps.h"
 #include "study.h"
 
 #define MAX_LINEAGE 10000
 
 /* Print a run's ancestry. */
+/*
+ * A run's word: "best" when its configuration is the best (the baseline's,
+ * or promoted by the rule: `help best`), else what its latest attempt did:
+ * "succeeded", "failed", "pending" (no verdict yet). Only the rule proves.
+ */
+static const char *run_status(struct xl_ctx *ctx, const struct best_state *bs,
+			      const struct run *r)
+{
+	struct attempt a;
+	const char *word;
+	long c = best_find_run(bs, r->id);
+
+	if (c >= 0 && c == bs->best && bs->v[c].st.n > 0)
+		return "best";
+	if (attempts_latest(&ctx->db, r->id, &a) != 0)
+		return "pending";
+	word = !*a.verdict ? "pending" : strcmp(a.verdict, "success") == 0 ? "succeeded" :
+	       "failed";
+	attempt_release(&a);
+	return word;
+}
+
 static int cmd_show(struct xl_ctx *ctx, const struct cmd_entry *self,
 		    struct cmd_args *args)
 {
 	struct run *chain = NULL;
+	struct best_state bs;
 	size_t n = 0, i;
 	json_t *arr = NULL;
 	int rc = 0;
 
 	(void)self;
+	memset(&bs, 0, sizeof(bs));
 	chain = xcalloc(1, sizeof(*chain));
 	chain[0] = *args->run;	/* taken: freed with the chain */
 	args->run = NULL;
@@ -39,13 +65,15 @@ static int cmd_show(struct xl_ctx *ctx, const struct cmd_entry *self,
 		}
 		n++;
 	}
+	if (best_load(ctx, &bs) < 0)
+		rc = XL_ERR;
 	if (ctx->json)
 		arr = json_array();
-	else
+	else if (rc == 0)
 		printf("lineage of %s (newest first):\n", chain[0].tag);
 	for (i = 0; i < n && rc == 0; i++) {
 		const struct run *r = &chain[i];
-		const char *verdict = loop_run_proven(ctx, r) ? "proven" : "not proven";
+		const char *verdict = run_status(ctx, &bs, r);
 
 		if (arr) {
 			json_array_append_new(arr, json_pack("{s:s, s:o, s:o, s:s, s:s}",
@@ -66,6 +94,7 @@ static int cmd_show(struct xl_ctx *ctx, const struct cmd_entry *self,
 	else
 		json_decref(arr);
 	runs_free(chain, n);
+	best_release(&bs);
 	return rc;
 }
 

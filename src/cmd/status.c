@@ -364,6 +364,7 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	int npos = args->npos, rc, sq, have_best, by_score = 0;
 	const char *sort = args_get(args, "sort");
 	struct row *rows = NULL;
+	json_t *outlook;
 
 	if (sort && strcmp(sort, "score") != 0 && strcmp(sort, "created") != 0)
 		return cmd_usage_error(self, "--sort takes \"score\" or \"created\", not '%s'",
@@ -394,6 +395,15 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	}
 	rc = XL_OK;
 	have_best = best_get(ctx, &best, &bi) == 0;
+	{
+		struct best_state bs;
+
+		outlook = best_load(ctx, &bs) == 0 ? best_outlook(&bs, &ctx->cfg.search.space, ctx->cfg.search.seed) :
+			  json_null();
+		if (outlook == NULL || json_is_null(outlook))
+			outlook = json_null();
+		best_release(&bs);
+	}
 	/* the table only: --json readers sort themselves */
 	by_score = sort && strcmp(sort, "score") == 0 && !ctx->json && npos == 0;
 	if (by_score)
@@ -413,6 +423,7 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 		json_object_set_new(head, "best_score", have_best ?
 				    best_json(best.tag, &bi) : json_null());
+		json_object_set(head, "outlook", outlook);
 		cmd_json_begin(&js, head, "runs");
 	} else if (npos == 0) {
 		fit_columns(runs, nruns, &wd);
@@ -421,6 +432,9 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 			best_format(&bi, shown, sizeof(shown));
 			printf(", best %s: %s %s", best.tag, ctx->cfg.metric, shown);
 		}
+		if (json_is_object(outlook))
+			printf("\nthinks best: %s",
+			       json_string_value(json_object_get(outlook, "text")));
 		printf("\n  %-*s %-*s %-*s %-13s %3s %-10s %-10s %s\n", wd.tag, "TAG",
 		       wd.parent, "PARENT", wd.change, "CHANGE", "STATE", "ATT", "JOB",
 		       "ELAPSED", "SCORE");
@@ -495,6 +509,7 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	attempt_walk_close(&walk);
 	if (have_best)
 		run_release(&best);
+	json_decref(outlook);
 	runs_free(runs, nruns);
 	slurm_jobs_release(&q);
 	return rc == XL_ERR ? XL_ERR : XL_OK;
@@ -506,8 +521,9 @@ const struct cmd_entry cmd_status_entry = {
 	.summary = "show every run of the study, or one run in detail",
 	.help = "One row per run: tag, parent, change (VAR old->new), state, attempt, job\n"
 	"id, elapsed time (live from squeue, then from the recorded start and end),\n"
-	"score; '*' marks the best proven run. With T, the run's lineage and all its\n"
-	"attempts. Live states come from a single squeue call. status only reads:\n"
+	"score; '*' marks the run that stands for the best configuration (help best).\n"
+	"Beside it, \"thinks best:\" the model's best and what confirms it. With\n"
+	"T, the run's lineage and all its attempts. Live states come from a single squeue call. status only reads:\n"
 	"a job that has left the queue shows as 'judging' (ended, waiting for its\n"
 	"verdict; --json: state \"ended\") until `xloop judge`, `next` or `tick`\n"
 	"judges it, its elapsed time then from its start to its log's last write\n"

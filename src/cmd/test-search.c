@@ -13,9 +13,13 @@
  *
  * The objective has four integer variables X1..X4 in 1..9 and a ridge:
  * X1 and X2 must move together (0.02 (X1-X2)^2 is lost off the ridge),
- * so one change at a time from the single best gets stuck. The noise is a
- * normal deviate drawn from splitmix64 of (stream, seed, X1..X4), the same
- * in bench/search.py.
+ * so one change at a time from the single best gets stuck. A run's score
+ * is f(x) + sqrt(rho) SD o(stream, seed) + sqrt(1 - rho) SD e(stream,
+ * seed, X1..X4): o is the seed's offset, shared by every configuration run
+ * with that seed (on real studies same-seed runs correlate 0.3 to 0.7;
+ * rho = --seed-corr, default 0.5), e the run's own noise; both are normal
+ * deviates drawn from splitmix64 (e as in bench/search.py; o of (stream,
+ * seed) with the tag SEED_TAG in the low bits).
  */
 #include <math.h>
 #include <stdint.h>
@@ -38,6 +42,7 @@ static const struct opt test_search_opts[] = {
 	{ "stream", OPT_STRING, "S", "the random stream (default 1)" },
 	{ "noise", OPT_STRING, "SD", "the noise's standard deviation (default 0.01)" },
 	{ "branch", OPT_STRING, "B", "search.branch (1 to 20, default 3)" },
+	{ "seed-corr", OPT_STRING, "RHO", "the correlation of same-seed runs (0 to 1, default 0.5)" },
 	{ "external", OPT_FLAG, NULL, "the caller scores each run (needs --space, --baseline)" },
 	{ "space", OPT_LIST, "VAR=SPEC", "one variable of the space (repeatable)" },
 	{ "baseline", OPT_STRING, "TEXT", "the baseline's job.sh assignments" },
@@ -90,6 +95,17 @@ static double noise_of(long stream, long seed, const long *x)
 	double u2 = (double)(h2 >> 11) / 9007199254740992.0;
 
 	return sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+/* The low bits of the seed offset's hash: no configuration's (X1..X4 >= 1). */
+#define SEED_TAG 0
+
+/* The offset of a seed, shared by every configuration (a normal deviate). */
+static double seed_offset(long stream, long seed)
+{
+	long zero[NVARS] = { SEED_TAG, SEED_TAG, SEED_TAG, SEED_TAG };
+
+	return noise_of(stream, seed, zero);
 }
 
 struct sim_run {
@@ -168,7 +184,7 @@ static double ask(const char *config)
 }
 
 /* Run the search; prints one JSON document (external: a line per run). */
-static int simulate(int flat, long budget, long stream, double sd, long branch,
+static int simulate(int flat, long budget, long stream, double sd, double rho, long branch,
 		    const struct space *ext_space, const char *ext_base)
 {
 	int ext = ext_space != NULL;
@@ -178,6 +194,7 @@ static int simulate(int flat, long budget, long stream, double sd, long branch,
 	struct prop_run *pr = xcalloc((size_t)budget + 1, sizeof(*pr));
 	char (*seeds)[24] = xcalloc((size_t)budget + 1, sizeof(*seeds));
 	struct noise_cfg *st = xcalloc((size_t)budget + 1, sizeof(*st));
+	struct noise_obs *obs = xcalloc((size_t)budget + 1, sizeof(*obs));
 	char *tags = xcalloc((size_t)budget + 1, 16);
 	struct space sp = { NULL, 0 };
 	json_t *trace = json_array();
@@ -197,6 +214,7 @@ static int simulate(int flat, long budget, long stream, double sd, long branch,
 	runs[0].config = xstrdup(ext ? ext_base : "SEED=1\nX1=3\nX2=3\nX3=7\nX4=2\n");
 	for (;;) {
 		struct prop_input in;
+		struct noise_rule rule;
 		struct prop_out out;
 		size_t nc = 0;
 		long best, j;
@@ -225,22 +243,36 @@ static int simulate(int flat, long budget, long stream, double sd, long branch,
 			}
 			for (j = 0; j < (long)nc; j++)
 				st[j] = v[j].st;
+			{
+				const char **sv = xcalloc((size_t)n + 1, sizeof(*sv));
+				long *ids = xcalloc((size_t)n + 1, sizeof(*ids));
+
+				for (i = 0; i < n; i++)
+					sv[i] = seeds[i];
+				noise_seed_ids(sv, (size_t)n, ids);
+				for (i = 0; i < n; i++) {
+					obs[i].cfg = pr[i].cfg;
+					obs[i].seed = ids[i];
+					obs[i].score = runs[i].score;
+				}
+				free(sv);
+				free(ids);
+			}
 			memset(&in, 0, sizeof(in));
 			in.v = v;
 			in.n = nc;
 			in.runs = pr;
 			in.nruns = (size_t)n;
-			noise_pool(st, nc, &in.noise);
 			in.p.goal_max = 1;
 			in.p.alpha = 0.05;
-			in.m = noise_looks(st, nc, 0);
+			noise_rule_init(&rule, obs, (size_t)n, st, nc, &in.p);
+			in.noise = rule.within;
 			in.baseline = 0;
 			/* sticky, as best.c: start from the last best */
 			for (j = 0; j < (long)nc && best_prev >= 0; j++)
 				if (strcmp(v[j].key, runs[best_prev].key) == 0)
 					break;
-			best = (long)noise_choose(st, nc, best_prev >= 0 ? (size_t)j : 0,
-						  &in.noise, &in.p, in.m, NULL);
+			best = noise_choose(&rule, best_prev >= 0 ? j : 0, NULL);
 			in.best = best;
 			if (ext) {
 				emit_line(json_pack("{s:o, s:I}", "best",
@@ -255,9 +287,10 @@ static int simulate(int flat, long budget, long stream, double sd, long branch,
 					false_promotions += t < best_true_prev;
 					if (search_debug())
 						fprintf(stderr, "run %ld: best %s (true %g, mean %g n %ld) "
-							"replaces true %g; sd %g df %ld m %ld\n", n,
-							v[best].config, t, v[best].st.mean, v[best].st.n,
-							best_true_prev, in.noise.sd, in.noise.df, in.m);
+							"replaces true %g; sd %g df %ld, resid sd %g df %ld\n",
+							n, v[best].config, t, v[best].st.mean, v[best].st.n,
+							best_true_prev, in.noise.sd, in.noise.df,
+							rule.resid.sd, rule.resid.df);
 				}
 				best_prev = rep[best];
 				best_true_prev = t;
@@ -274,6 +307,7 @@ static int simulate(int flat, long budget, long stream, double sd, long branch,
 					"promotions", (json_int_t)promotions,
 					"false_promotions", (json_int_t)false_promotions));
 			}
+			noise_rule_release(&rule);
 			if (n >= budget)
 				break;
 			in.space = ext ? ext_space : &sp;
@@ -292,16 +326,16 @@ static int simulate(int flat, long budget, long stream, double sd, long branch,
 			}
 			if (out.kind == PROP_REPLICATE) {
 				long top = 0;
+				char sv[24];
 
+				/* the seed chosen (one the best has), else a fresh one
+				 * for the configuration, as autopilot.c */
 				for (i = 0; i < n; i++)
 					if (strcmp(runs[i].key, v[out.cfg].key) == 0 && runs[i].seed > top)
 						top = runs[i].seed;
-				{
-					char sv[24];
-
-					xsnprintf(sv, sizeof(sv), "%ld", top + 1);
-					runs[n].config = confkey_with(v[out.cfg].config, "SEED", sv);
-				}
+				xsnprintf(sv, sizeof(sv), "%ld", top + 1);
+				runs[n].config = confkey_with(v[out.cfg].config, "SEED",
+							      out.value ? out.value : sv);
 			} else {
 				runs[n].config = xstrdup(out.config);
 			}
@@ -313,7 +347,8 @@ static int simulate(int flat, long budget, long stream, double sd, long branch,
 			runs[n].score = ask(runs[n].config);
 		else
 			runs[n].score = true_score(flat, runs[n].x) +
-					sd * noise_of(stream, runs[n].seed, runs[n].x);
+					sd * sqrt(rho) * seed_offset(stream, runs[n].seed) +
+					sd * sqrt(1 - rho) * noise_of(stream, runs[n].seed, runs[n].x);
 		n++;
 	}
 	if (ext)
@@ -330,6 +365,7 @@ static int simulate(int flat, long budget, long stream, double sd, long branch,
 	free(pr);
 	free(seeds);
 	free(st);
+	free(obs);
 	free(tags);
 	space_release(&sp);
 	return XL_OK;
@@ -344,6 +380,7 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 	const struct opt_list spaces = *args_list(args, "space");
 	int external = args_flag(args, "external");
 	long long budget, stream, branch;
+	double rho;
 	char *cause = NULL;
 	int npos = args->npos, rc, i;
 
@@ -369,7 +406,7 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 				die("%s", cause);
 		if (confkey_config(base, strlen(base), &config, &cause) < 0)
 			die("%s", cause);
-		rc = simulate(0, (long)budget, 0, 0, (long)branch, &sp, config);
+		rc = simulate(0, (long)budget, 0, 0, 0, (long)branch, &sp, config);
 		free(config);
 		space_release(&sp);
 		return rc;
@@ -381,8 +418,13 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 		cmd_usage_error(self, "bad arguments");
 		return XL_USAGE;
 	}
+	rho = args_get(args, "seed-corr") ? strtod(args_get(args, "seed-corr"), NULL) : 0.5;
+	if (!(rho >= 0 && rho <= 1)) {
+		cmd_usage_error(self, "--seed-corr: a number from 0 to 1");
+		return XL_USAGE;
+	}
 	return simulate(strcmp(obj, "flat") == 0, (long)budget, (long)stream,
-			strtod(noise, NULL), (long)branch, NULL, NULL);
+			strtod(noise, NULL), rho, (long)branch, NULL, NULL);
 }
 
 const struct cmd_entry cmd_test_search_entry = {

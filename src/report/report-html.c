@@ -175,8 +175,19 @@ void report_configurations(struct xl_ctx *ctx, struct page *pg)
 			 bs.noise.df);
 	else
 		buf_adds(b, "no replicates yet: scores are unchecked against noise; ");
-	buf_adds(b, "best by the rule of <code>xloop help space</code></p>\n"
-		 "<table class=\"board\">\n<tr><th>run</th><th>mean</th><th>&#177; 95%</th>"
+	buf_adds(b, "best by the rule of <code>xloop help best</code></p>\n");
+	{
+		/* beside the proven best: what xloop thinks best, what confirms it */
+		json_t *ol = best_outlook(&bs, &ctx->cfg.search.space, ctx->cfg.search.seed);
+
+		if (json_is_object(ol)) {
+			buf_adds(b, "<p class=\"sub\">thinks best: ");
+			report_esc(b, json_string_value(json_object_get(ol, "text")));
+			buf_adds(b, "</p>\n");
+		}
+		json_decref(ol);
+	}
+	buf_adds(b, "<table class=\"board\">\n<tr><th>run</th><th>mean</th><th>&#177; 95%</th>"
 		 "<th>n</th><th>runs</th></tr>\n");
 	o = xcalloc(bs.n, sizeof(*o));
 	sorted = xcalloc(bs.n, sizeof(*sorted));

@@ -366,7 +366,6 @@ static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why,
 	in.baseline = bs.baseline;
 	in.noise = bs.noise;
 	in.p = bs.p;
-	in.m = bs.m;
 	in.space = &ctx->cfg.search.space;
 	in.seed = ctx->cfg.search.seed;
 	in.replicates = ctx->cfg.search.replicates;
@@ -394,7 +393,14 @@ static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why,
 		size_t nused;
 		char **used = best_seeds_used(ctx, &bs, out.cfg, &nused);
 
-		pick->value = space_fresh_seed((const char *const *)used, nused);
+		size_t k;
+		int fresh = out.value == NULL;
+
+		/* a seed the best has (common random numbers), unless taken meanwhile */
+		for (k = 0; k < nused && !fresh; k++)
+			fresh = strcmp(used[k], out.value) == 0;
+		pick->value = fresh ? space_fresh_seed((const char *const *)used, nused) :
+			      xstrdup(out.value);
 		strv_free(used, nused);
 		pick->tag = loop_make_tag(ctx, TAG_REPLICATE, pick->parent, pick->var, pick->value);
 		xsnprintf(key, sizeof(key), "%s", bs.v[out.cfg].key);

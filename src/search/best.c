@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
 #include "search/best.h"
 #include "buf.h"
 #include "search/confkey.h"
+#include "search/propose.h"
 #include "study.h"
 
 /* A small stable number for the seed variable's name (kv holds integers). */
@@ -94,6 +96,8 @@ void best_release(struct best_state *bs)
 	for (i = 0; i < bs->nruns; i++)
 		free(bs->runs[i].seed);
 	free(bs->runs);
+	free(bs->obs);
+	noise_rule_release(&bs->rule);
 	free(bs->slots);
 	free(bs->v);
 	memset(bs, 0, sizeof(*bs));
@@ -240,21 +244,41 @@ int best_load(struct xl_ctx *ctx, struct best_state *bs)
 	st = xcalloc(bs->n + 1, sizeof(*st));
 	for (i = 0; i < bs->n; i++)
 		st[i] = bs->v[i].st;
-	noise_pool(st, bs->n, &bs->noise);
-	if (!*seed) {
-		/* no seed variable, no replicates: best is a plain comparison
-		 * (runs that happen to share a configuration measure nothing) */
-		bs->noise.df = 0;
-		bs->noise.sd = 0;
+	{
+		/* the proven runs, each with its seed, for the paired rule */
+		const char **sv = xcalloc(bs->nruns + 1, sizeof(*sv));
+		long *ids = xcalloc(bs->nruns + 1, sizeof(*ids));
+
+		for (i = 0; i < bs->nruns; i++)
+			sv[i] = bs->runs[i].seed;
+		noise_seed_ids(sv, bs->nruns, ids);
+		bs->obs = xcalloc(bs->nruns + 1, sizeof(*bs->obs));
+		for (i = 0; i < bs->nruns; i++) {
+			if (!bs->runs[i].proven)
+				continue;
+			bs->obs[bs->nobs].cfg = bs->runs[i].cfg;
+			bs->obs[bs->nobs].seed = ids[i];
+			bs->obs[bs->nobs].score = bs->runs[i].score;
+			bs->nobs++;
+		}
+		free(sv);
+		free(ids);
 	}
 	bs->p.goal_max = ctx->cfg.goal_max;
 	bs->p.min_delta = ctx->cfg.min_delta;
 	bs->p.alpha = ctx->cfg.search.alpha;
+	noise_rule_init(&bs->rule, bs->obs, bs->nobs, st, bs->n, &bs->p);
+	if (!*seed) {
+		/* no seed variable, no replicates: best is a plain comparison
+		 * (runs that happen to share a configuration measure nothing) */
+		memset(&bs->rule.within, 0, sizeof(bs->rule.within));
+		memset(&bs->rule.resid, 0, sizeof(bs->rule.resid));
+	}
+	bs->noise = bs->rule.within;
 	if (bs->baseline < 0)	/* no proven root: the first proven configuration */
 		for (i = 0; i < bs->n && bs->baseline < 0; i++)
 			if (bs->v[i].st.n > 0)
 				bs->baseline = (long)i;
-	bs->m = noise_looks(st, bs->n, (size_t)bs->baseline);	/* -1: every run */
 	if (bs->baseline >= 0) {
 		/* sticky: start from the best remembered at the last verdict */
 		long start = bs->baseline, last;
@@ -263,8 +287,7 @@ int best_load(struct xl_ctx *ctx, struct best_state *bs)
 		last = best_find_run(bs, db_kv_get(&ctx->db, kvkey));
 		if (last >= 0 && bs->v[last].st.n > 0)
 			start = last;
-		bs->best = (long)noise_choose(st, bs->n, (size_t)start, &bs->noise, &bs->p,
-					      bs->m, &bs->promotions);
+		bs->best = noise_choose(&bs->rule, start, &bs->promotions);
 	}
 	free(st);
 	return 0;
@@ -342,26 +365,39 @@ json_t *best_json(const char *tag, const struct best_info *info)
 			 "noise_sd", info->checked ? json_real(info->sd) : json_null());
 }
 
-/* One comparison line: "vs parent T: +0.004 (1.3 noise units; needs > 0.009): not better". */
+/* The test's numbers: "paired on 3 common seeds: +0.004 = 2.1 se (resid sd ..., df 14; the rule needs > 0.006)". */
+static void test_text(const struct best_state *bs, const struct noise_cmp *cmp, struct buf *e)
+{
+	if (!cmp->checked)
+		buf_addf(e, "means %+g, noise unknown (unchecked)", cmp->diff);
+	else if (!cmp->paired)
+		buf_addf(e, "means %+g, noise 0 (exact)", cmp->diff);
+	else if (cmp->pairs == 0)
+		buf_addf(e, "%+g on the first run's seed = %.2f noise units (not tested: no "
+			 "confirming run on a common seed yet; one would need > %.3g)", cmp->diff,
+			 cmp->sigmas, cmp->need);
+	else
+		buf_addf(e, "paired on %ld common seed%s (of at most %d): %+g = %.2f noise units "
+			 "(se %.3g, df %ld, %s sd %.3g; the rule needs > %.3g)", cmp->pairs,
+			 cmp->pairs == 1 ? "" : "s", NOISE_LOOKS, cmp->diff, cmp->sigmas, cmp->se,
+			 cmp->df, bs->rule.resid.df > 0 ? "seed-adjusted" : "within", bs->rule.resid.df > 0 ?
+			 bs->rule.resid.sd : bs->rule.within.sd, cmp->need);
+}
+
+/* One comparison line: "- vs parent T (0.95, n=3): paired on ...: not better". */
 static void compare_line(const struct best_state *bs, long c, long o, const char *what,
 			 struct buf *e)
 {
 	struct noise_cmp cmp;
 
-	noise_compare(&bs->v[c].st, &bs->v[o].st, &bs->noise, &bs->p, bs->m, &cmp);
-	buf_addf(e, "- vs %s %s (%g, n=%ld): %+g", what, bs->v[o].rep_tag, bs->v[o].st.mean,
-		 bs->v[o].st.n, cmp.diff);
-	if (!cmp.checked)
-		buf_addf(e, ", noise unknown (unchecked): %s\n",
-			 cmp.beats ? "better" : "not better");
-	else if (bs->noise.sd == 0)
-		buf_addf(e, ", noise 0 (exact): %s\n", cmp.beats ? "better" : "not better");
-	else
-		buf_addf(e, "%s = %.2f noise units (sd %.3g, df %ld; the rule needs > %.3g): %s\n",
-			 bs->v[c].st.n >= 2 ? " (its runs after the first)" : "", cmp.sigmas, bs->noise.sd, bs->noise.df, cmp.need,
-			 cmp.beats ? "better beyond noise" :
-			 cmp.wants_replicate ? "ahead, not proven (replicates will tell)" :
-			 "not better");
+	noise_compare(&bs->rule, c, o, &cmp);
+	buf_addf(e, "- vs %s %s (%g, n=%ld): ", what, bs->v[o].rep_tag, bs->v[o].st.mean,
+		 bs->v[o].st.n);
+	test_text(bs, &cmp, e);
+	buf_addf(e, ": %s\n", cmp.beats ? "better beyond noise" :
+		 cmp.wants_replicate ? "ahead, not proven (confirming runs will tell)" :
+		 cmp.paired && cmp.pairs >= NOISE_LOOKS && cmp.diff > 0 ?
+		 "ahead, not proven, no look left (retired)" : "not better");
 }
 
 /* Compare a verdict's configuration with its parent and the best before. */
@@ -399,8 +435,13 @@ void best_verdict_lines(struct xl_ctx *ctx, long long attempt_id, const char *be
 		if (b >= 0 && b != c && b != p)
 			compare_line(&bs, c, b, "best", e);
 	}
-	if (bs.best >= 0)
-		buf_addf(e, "- best now: %s (%s)\n", bs.v[bs.best].rep_tag,
+	if (bs.best >= 0 && b >= 0 && b != bs.best)
+		buf_addf(e, "- best now %s (was %s)%s\n", bs.v[bs.best].rep_tag, bs.v[b].rep_tag,
+			 bs.best == c ? ": this configuration" : "");
+	else if (bs.best >= 0 && b < 0)
+		buf_addf(e, "- best now %s\n", bs.v[bs.best].rep_tag);
+	else if (bs.best >= 0)
+		buf_addf(e, "- best now %s (%s)\n", bs.v[bs.best].rep_tag,
 			 bs.best == c ? "this configuration" : "unchanged");
 	best_release(&bs);
 }
@@ -453,6 +494,229 @@ int best_remember(struct xl_ctx *ctx)
 		rc = db_kv_set(&ctx->db, kvkey, bs.v[bs.best].first_id);
 	best_release(&bs);
 	return rc;
+}
+
+/* A promotion since the best was remembered: its entry. */
+int best_promotion(struct xl_ctx *ctx, char **entry, char **once, char **summary)
+{
+	struct best_state bs;
+	struct noise_cmp cmp;
+	struct buf e = BUF_INIT, t = BUF_INIT;
+	char kvkey[128], when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	long last;
+
+	*entry = *once = *summary = NULL;
+	if (best_load(ctx, &bs) < 0)
+		return -1;
+	xsnprintf(kvkey, sizeof(kvkey), "best_run:%s", ctx->cfg.study);
+	last = best_find_run(&bs, db_kv_get(&ctx->db, kvkey));
+	if (bs.best < 0 || last < 0 || last == bs.best || bs.v[last].st.n == 0) {
+		best_release(&bs);
+		return 0;
+	}
+	noise_compare(&bs.rule, bs.best, last, &cmp);
+	test_text(&bs, &cmp, &t);
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+	buf_addf(&e, "## %s · best now %s (was %s), after %zu proven runs\n", when,
+		 bs.v[bs.best].rep_tag, bs.v[last].rep_tag, bs.nobs);
+	buf_addf(&e, "- promotion: %s's configuration (mean %g, n=%ld) replaces %s's "
+		 "(mean %g, n=%ld) as the best\n", bs.v[bs.best].rep_tag, bs.v[bs.best].st.mean,
+		 bs.v[bs.best].st.n, bs.v[last].rep_tag, bs.v[last].st.mean, bs.v[last].st.n);
+	buf_addf(&e, "- test: %s%s\n", t.s, bs.promotions > 1 ?
+		 " (reached through more than one promotion in this verdict)" : "");
+	buf_addf(&e, "- rule: alpha %g over at most %d looks per challenger and %d challengers "
+		 "(each look at %.2g; `xloop help best`)\n", bs.p.alpha, NOISE_LOOKS,
+		 NOISE_CHALLENGERS, bs.p.alpha / (double)(NOISE_LOOKS * NOISE_CHALLENGERS));
+	*entry = xstrdup(e.s);
+	*once = xasprintf(" · best now %s (was %s), after %zu proven runs\n",
+			  bs.v[bs.best].rep_tag, bs.v[last].rep_tag, bs.nobs);
+	*summary = xasprintf("best now %s (was %s): %s", bs.v[bs.best].rep_tag,
+			     bs.v[last].rep_tag, t.s);
+	buf_release(&e);
+	buf_release(&t);
+	best_release(&bs);
+	return 1;
+}
+
+/* The highest mean (goal-signed) among configurations with a proven run. */
+static long highest_mean(const struct best_state *bs)
+{
+	long i, top = -1;
+
+	for (i = 0; i < (long)bs->n; i++) {
+		double m = bs->v[i].st.mean, t = top >= 0 ? bs->v[top].st.mean : 0;
+
+		if (bs->v[i].st.n == 0)
+			continue;
+		if (top < 0 || (bs->p.goal_max ? m > t : m < t))
+			top = i;
+	}
+	return top;
+}
+
+/*
+ * The model's best (prop_model_best: the Gaussian process's posterior mean
+ * over every proven run) and its lead over the best with that lead's sd;
+ * *model 0 and the highest mean when no model fits.
+ */
+long best_model_pick(const struct best_state *bs, const struct space *space, const char *seed,
+		     int *model, double *lead, double *sd)
+{
+	struct prop_input in;
+	struct prop_cfg *v = xcalloc(bs->n + 1, sizeof(*v));
+	struct prop_run *runs = xcalloc(bs->nruns + 1, sizeof(*runs));
+	long idx = -1;
+	size_t i;
+
+	*model = 0;
+	*lead = *sd = 0;
+	for (i = 0; i < bs->n; i++) {
+		v[i].key = bs->v[i].key;
+		v[i].config = bs->v[i].config;
+		v[i].rep_tag = bs->v[i].rep_id ? bs->v[i].rep_tag : NULL;
+		v[i].st = bs->v[i].st;
+		v[i].open = bs->v[i].open;
+	}
+	for (i = 0; i < bs->nruns; i++) {
+		runs[i].cfg = bs->runs[i].cfg;
+		runs[i].seed = bs->runs[i].seed;
+		runs[i].proven = bs->runs[i].proven;
+		runs[i].open = bs->runs[i].open;
+		runs[i].score = bs->runs[i].score;
+	}
+	memset(&in, 0, sizeof(in));
+	in.v = v;
+	in.n = bs->n;
+	in.runs = runs;
+	in.nruns = bs->nruns;
+	in.best = bs->best;
+	in.baseline = bs->baseline;
+	in.noise = bs->noise;
+	in.p = bs->p;
+	in.space = space;
+	in.seed = seed;
+	if (space && space->n && bs->best >= 0 &&
+	    prop_model_best(&in, bs->best, &idx, lead, sd) == 0 && idx >= 0 &&
+	    bs->v[idx].st.n > 0)
+		*model = 1;
+	else
+		idx = highest_mean(bs);
+	free(v);
+	free(runs);
+	return idx;
+}
+
+/* The lines of config a that b lacks (the seed's left out): "LR=0.15, DEPTH=1". */
+static char *config_change(const char *a, const char *b, const char *seed)
+{
+	struct buf out = BUF_INIT;
+	const char *line = a;
+	size_t sl = strlen(seed);
+
+	while (*line) {
+		const char *nl = strchr(line, '\n'), *at;
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		int found = 0;
+
+		for (at = b; *at && !found;) {
+			const char *bn = strchr(at, '\n');
+			size_t bl = bn ? (size_t)(bn - at) : strlen(at);
+
+			found = bl == len && memcmp(at, line, len) == 0;
+			at += bl + (bn != NULL);
+		}
+		if (!found && !(sl && len > sl && memcmp(line, seed, sl) == 0 && line[sl] == '='))
+			buf_addf(&out, "%s%.*s", out.len ? ", " : "", (int)len, line);
+		line += len + (nl != NULL);
+	}
+	return out.s ? out.s : xstrdup("(the same assignments)");
+}
+
+/* The outlook. */
+json_t *best_outlook(const struct best_state *bs, const struct space *space, const char *seed)
+{
+	int model;
+	double mlead, msd;
+	long pick = best_model_pick(bs, space, seed, &model, &mlead, &msd), b = bs->best;
+	const char *source = model ? "model" : "highest mean";
+	struct noise_cmp cmp;
+	struct best_info bi;
+	struct buf t = BUF_INIT;
+	const char *state;
+	char *change, *interval;
+	double after;
+	json_t *o;
+
+	if (b < 0 || pick < 0)
+		return json_null();
+	best_info_of(bs, b, &bi);
+	/* an interval moves only with its own runs or the noise: say which */
+	interval = !bi.checked ? xasprintf("n=%ld of its own runs, noise not measured", bi.n) :
+		   xasprintf("from its own n=%ld runs and the noise sd %.3g (df %ld, pooled over "
+			     "every configuration with replicates): it changes only when one of "
+			     "these does", bi.n, bi.sd, bi.df);
+	if (pick == b) {
+		o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "pick", bs->v[b].rep_tag, "source",
+			      source, "state", "the best", "text", model ?
+			      "the model's best is the best: nothing to confirm" :
+			      "the highest mean is the best's: nothing to confirm", "interval",
+			      interval);
+		free(interval);
+		return o;
+	}
+	noise_compare(&bs->rule, pick, b, &cmp);
+	after = cmp.paired ? noise_need(&bs->rule, NOISE_LOOKS) : cmp.need;
+	change = config_change(bs->v[pick].config, bs->v[b].config, seed);
+	if (model)
+		buf_addf(&t, "%s (%s): model %+.3g ± %.2g over the best %s; measured %+g", change,
+			 bs->v[pick].rep_tag, mlead, msd, bs->v[b].rep_tag, cmp.diff);
+	else
+		buf_addf(&t, "%s (%s): highest mean, %+g over the best %s", change,
+			 bs->v[pick].rep_tag, cmp.diff, bs->v[b].rep_tag);
+	if (cmp.paired && cmp.pairs)
+		buf_addf(&t, " on %ld common seed%s (se %.2g)", cmp.pairs,
+			 cmp.pairs == 1 ? "" : "s", cmp.se);
+	else if (cmp.paired)
+		buf_adds(&t, " on its first run");
+	if (!cmp.checked) {
+		state = "unchecked";
+		buf_adds(&t, "; the noise is not measured yet");
+	} else if (!cmp.paired) {
+		state = "not better";
+		buf_adds(&t, "; noise 0: not better");
+	} else if (cmp.wants_replicate && cmp.diff > after) {
+		state = "confirming";
+		buf_addf(&t, "; confirming, %ld of %d runs on the best's seeds%s", cmp.pairs,
+			 NOISE_LOOKS, bs->v[pick].open ? " (one pending)" : "");
+	} else if (cmp.wants_replicate) {
+		state = "cannot be proven";
+		buf_addf(&t, "; the rule cannot promote it: after %d confirming runs it asks a "
+			 "lead of more than %.3g (df %ld now), so nothing is promoted until the "
+			 "noise estimate sharpens or a larger lead shows", NOISE_LOOKS, after,
+			 cmp.df);
+	} else if (cmp.pairs >= NOISE_LOOKS) {
+		state = "retired";
+		buf_addf(&t, "; not proven after %d confirming runs (needs > %.3g): retired "
+			 "against this best", NOISE_LOOKS, cmp.need);
+	} else {
+		state = "not better";
+		buf_adds(&t, "; not ahead beyond a tie");
+	}
+	o = json_pack("{s:s, s:s, s:s, s:f, s:o, s:I, s:i, s:o, s:o, s:I, s:s, s:s, s:s}",
+		      "pick", bs->v[pick].rep_tag, "source", source, "change", change,
+		      "lead", cmp.diff, "se", cmp.se > 0 ? json_real(cmp.se) : json_null(),
+		      "pairs", (json_int_t)cmp.pairs, "looks", NOISE_LOOKS,
+		      "need", cmp.checked ? json_real(cmp.need) : json_null(),
+		      "need_after_looks", cmp.paired && isfinite(after) ? json_real(after) :
+		      json_null(), "df", (json_int_t)cmp.df, "state", state, "text", t.s,
+		      "interval", interval);
+	free(change);
+	free(interval);
+	buf_release(&t);
+	return o;
 }
 
 /* Start again from the baseline. */

@@ -16,33 +16,42 @@
 	"What \"best\" means (status, next, resume, report, --from best, plan):\n" \
 	"A configuration is a job.sh's top-level assignments minus the seed\n" \
 	"variable, values canonical; runs with the same configuration are one\n" \
-	"experiment, and its score is the mean over its proven runs. A replicate\n" \
+	"experiment, and its score is the mean over its runs that succeeded with\n" \
+	"a score. A replicate\n" \
 	"is a run whose one change is the seed (tag B--rK); it is never a parent.\n" \
 	"The noise is measured, never assumed: sigma is the pooled within-\n" \
 	"configuration standard deviation over every configuration with 2 runs\n" \
-	"or more (df = the sum of n - 1); autopilot runs the baseline twice first\n" \
-	"(the noise is measured) and brings the best to search.replicates runs\n" \
-	"(default 3) when a candidate is ahead of it.\n" \
+	"or more (df = the sum of n - 1; intervals of a mean use it), and the\n" \
+	"seed-adjusted noise is what is left of every run's score after a\n" \
+	"configuration effect and a seed effect (runs with the same seed share\n" \
+	"its offset): what a difference on a common seed sees. Autopilot runs\n" \
+	"the baseline twice first (the noise is measured) and the best likewise.\n" \
 	"The best starts as the baseline's configuration; a candidate C replaces\n" \
-	"the best B when its lead d = mean(C) - mean(B) (B - C for goal min):\n" \
-	"  no noise estimate yet:  d > metric.min_delta (default 0), \"unchecked\"\n" \
-	"  sigma = 0 (deterministic): d > metric.min_delta (exact)\n" \
-	"  otherwise: C has >= 2 runs (confirming replicates on fresh seeds) and\n" \
-	"    d' > max(min_delta, t(1 - alpha/m, df) * sigma * sqrt(1/k + 1/n(B)))\n" \
-	"with d' the lead of the mean of C's k = n(C) - 1 confirming runs (its\n" \
-	"first run, the one that made it worth confirming, is biased up by that\n" \
-	"choice and left out of the test),\n" \
-	"with m the number of looks: every run of a candidate (each run is one\n" \
-	"new test of it), and at least 20 (the first candidates are tested on a\n" \
-	"noise estimate of one or two degrees of freedom), and alpha =\n" \
-	"search.alpha (default 0.05): a one-sided t bound at the Bonferroni\n" \
-	"level, so the chance of any false promotion over every candidate and\n" \
-	"every look stays below alpha. Candidates are compared again until\n" \
-	"none beats the best; a tie never promotes. The best is sticky: it is\n" \
-	"remembered at each verdict and changes only when another configuration\n" \
-	"beats it. Confirming replicates stop at\n" \
-	"search.confirm_max runs per candidate (default 6), or at a sixth of\n" \
-	"autopilot's --budget-runs when that is more. Scores are shown as\n" \
+	"the best B on a paired comparison over common seeds:\n" \
+	"  no noise estimate yet:  mean(C) - mean(B) > metric.min_delta (default\n" \
+	"    0), \"unchecked\"; sigma = 0 (deterministic): the same, exact\n" \
+	"  otherwise: C's confirming runs (every run after its first: the first\n" \
+	"    made C worth confirming, so it is biased up and left out) on a seed\n" \
+	"    B has give pairs d_s = C(s) - B(s) (B - C for goal min); the first\n" \
+	"    4 are tested: k pairs, dbar their mean, s their sd pooled with twice\n" \
+	"    the seed-adjusted noise (df = k - 1 + its df), and C beats B when\n" \
+	"    dbar > max(min_delta, t(1 - alpha/16, df) * s / sqrt(k))\n" \
+	"with alpha = search.alpha (default 0.05) shared by at most 4 looks per\n" \
+	"challenger (one per confirming pair; then it is retired against this\n" \
+	"best) and 4 challengers, the most autopilot confirms at once: the\n" \
+	"looks of one challenger are charged, not every run of the study. On\n" \
+	"300 flat 60-run studies (`xloop test-search --objective flat`, same-\n" \
+	"seed runs correlated 0.5) 3% promote. A tie never promotes (a lead of 0,\n" \
+	"within min_delta or within rounding). Candidates are compared again\n" \
+	"until none beats the best. The best is sticky: it is remembered at each\n" \
+	"verdict and changes only when another configuration beats it; each\n" \
+	"change is an ops/decisions.md entry of its own (\"best now X (was Y)\",\n" \
+	"the test and its numbers) and a \"promotion\" event. Autopilot runs a\n" \
+	"challenger (the largest lead the rule could prove in 4 looks) on the\n" \
+	"best's seeds in the best's order, and gives the best a fresh seed when\n" \
+	"the challenger has all of them; `xloop replicate` takes the best's\n" \
+	"seeds first too. A run is \"best\" only when its configuration is; one\n" \
+	"that succeeded is \"succeeded\", not proven. Scores are shown as\n" \
 	"mean ± the 95% half-width (n=N), or \"(n=1, unchecked)\".\n"
 
 /* One configuration. */
@@ -79,9 +88,11 @@ struct best_state {
 	size_t nslots;
 	long best;		/* index into v, -1 when nothing is proven */
 	long baseline;		/* the first root run's configuration, -1 */
-	struct noise_est noise;
+	struct noise_est noise;	/* within-configuration: intervals (rule.within) */
 	struct noise_params p;
-	long m;			/* candidates in the family */
+	struct noise_obs *obs;	/* the proven runs, for the rule */
+	size_t nobs;
+	struct noise_rule rule;	/* the paired rule over obs (noise.h) */
 	int promotions;
 };
 
@@ -115,6 +126,35 @@ void best_release(struct best_state *bs);
  * so the best changes only when another configuration beats it. 0 or -1.
  */
 int best_remember(struct xl_ctx *ctx);
+/*
+ * Whether the best moved away from the one remembered (best_remember): 1
+ * with an ops/decisions.md entry of its own (what replaced what, by which
+ * test, with which numbers) into *entry, a heading fragment unique to this
+ * promotion into *once and a one-line summary into *summary (malloc'd);
+ * 0 unchanged (or nothing remembered yet), -1 error. The caller writes the
+ * entry, then best_remember.
+ */
+int best_promotion(struct xl_ctx *ctx, char **entry, char **once, char **summary);
+
+/*
+ * The configuration the model thinks best among those with a proven run
+ * (prop_model_best: the Gaussian process's posterior mean), with its lead
+ * over the best and that lead's sd (*model 1); the highest mean (*model 0,
+ * *lead and *sd 0) when no model fits. -1 when nothing is proven.
+ */
+struct space;
+long best_model_pick(const struct best_state *bs, const struct space *space, const char *seed,
+		     int *model, double *lead, double *sd);
+
+/*
+ * What xloop thinks beside the proven best, for the briefing, status and
+ * the report: {pick, source, change, lead, se, pairs, looks, need,
+ * need_after_looks, df, state, text, interval} (schemas/next.schema.json
+ * "outlook"); JSON null when nothing is proven. seed: the seed variable.
+ */
+struct json_t *best_outlook(const struct best_state *bs, const struct space *space,
+			    const char *seed);
+
 /* Forget it (the configurations changed: the seed variable). */
 int best_forget(struct xl_ctx *ctx);
 

@@ -1,13 +1,8 @@
 /*
  * Autopilot's choice of the next run (pure). In this order:
  *
- * 1. replicates the noise rule needs (with a seed variable): the baseline
- *    until it has 2 runs (the noise is measured there first), the best
- *    likewise; then, for the candidate with the largest lead over the best
- *    that is not proven better and could still be proven within the cap
- *    (its lead beats the bound it would face there), first the best up to
- *    search.replicates runs, then the candidate while it has fewer runs
- *    than the cap: search.confirm_max, or budget_runs / 6 when more;
+ * 1. replicates the noise rule needs (with a seed variable), on common
+ *    seeds: propose_confirm below (propose-confirm.c says the order);
  * 2. a one-variable change (propose-change.c): a Gaussian process (gp.h)
  *    over every proven run (each run's seed shares an offset with the other
  *    runs of that seed; runs still pending count as the model expects them
@@ -63,7 +58,7 @@ struct prop_input {
 	long best, baseline;	/* indexes, -1: none */
 	struct noise_est noise;
 	struct noise_params p;
-	long m;
+	long m;			/* unused: the paired rule counts its own looks */
 	const struct space *space;
 	const char *seed;	/* "" none */
 	long replicates, confirm_max, branch;
@@ -84,6 +79,12 @@ struct prop_out {
 	char *config;		/* PROP_CHANGE: the new configuration (malloc'd) */
 	char *reason;		/* one line (malloc'd) */
 };
+
+/*
+ * Step 1 (propose-confirm.c): the replicate the rule needs, on a seed the
+ * best has (out->value; NULL: a fresh seed). 1 when *out is one.
+ */
+int propose_confirm(const struct prop_input *in, struct prop_out *out);
 
 /*
  * The model's best among the proven configurations (by the posterior mean

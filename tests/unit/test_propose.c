@@ -179,109 +179,11 @@ static void test_changes_and_branching(void **state)
 	teardown_fx(&f);
 }
 
-/*
- * Two baseline runs up front measure the noise; the rest of
- * search.replicates come only when a candidate is ahead of the best.
- */
-static void test_replicates_deferred(void **state)
-{
-	struct fixture f;
-	struct prop_out out;
-	double base[] = { 0.50, 0.51 }, ahead[] = { 0.535 }, behind[] = { 0.45 };
-
-	(void)state;
-	setup_space(&f);
-	add_cfg(&f, "SEED=1\nX=3\nY=3\n", "base", base, 2);
-	add_cfg(&f, "SEED=1\nX=2\nY=3\n", "behind", behind, 1);
-	fill_input(&f, 0, 1);
-	propose_next(&f.in, &out);
-	assert_int_equal(out.kind, PROP_CHANGE);
-	prop_out_release(&out);
-	/* a candidate ahead, not proven by one more run (the bound is 0.037 with
-	 * df 2) but provable at the cap: the best gets its third run first */
-	add_cfg(&f, "SEED=1\nX=4\nY=3\n", "ahead", ahead, 1);
-	fill_input(&f, 0, 2);
-	propose_next(&f.in, &out);
-	assert_int_equal(out.kind, PROP_REPLICATE);
-	assert_int_equal(out.cfg, 0);
-	assert_non_null(strstr(out.reason, "compared on its mean"));
-	prop_out_release(&out);
-	/* its third run in flight: now the candidate's confirming run */
-	f.v[0].open = 1;
-	propose_next(&f.in, &out);
-	assert_int_equal(out.kind, PROP_REPLICATE);
-	assert_int_equal(out.cfg, 2);
-	assert_non_null(strstr(out.reason, "confirming"));
-	prop_out_release(&out);
-	/* a lead one more run would prove: the candidate first */
-	f.v[0].open = 0;
-	f.v[2].st.mean = f.v[2].st.first = 0.60;
-	propose_next(&f.in, &out);
-	assert_int_equal(out.kind, PROP_REPLICATE);
-	assert_int_equal(out.cfg, 2);
-	prop_out_release(&out);
-	teardown_fx(&f);
-}
-
-/* A candidate ahead of the best but unproven gets confirming replicates, capped. */
-static void test_confirming(void **state)
-{
-	struct fixture f;
-	struct prop_out out;
-	double base[] = { 0.50, 0.51, 0.49 }, ahead[] = { 0.56 }, behind[] = { 0.45 };
-
-	(void)state;
-	setup_space(&f);
-	add_cfg(&f, "SEED=1\nX=3\nY=3\n", "base", base, 3);
-	add_cfg(&f, "SEED=1\nX=4\nY=3\n", "ahead", ahead, 1);
-	add_cfg(&f, "SEED=1\nX=2\nY=3\n", "behind", behind, 1);
-	fill_input(&f, 0, 2);
-	propose_next(&f.in, &out);
-	assert_int_equal(out.kind, PROP_REPLICATE);
-	assert_int_equal(out.cfg, 1);
-	assert_non_null(strstr(out.reason, "confirming"));
-	prop_out_release(&out);
-	/* at the cap: no more replicates, a change instead */
-	f.v[1].st.n = 6;
-	propose_next(&f.in, &out);
-	assert_int_equal(out.kind, PROP_CHANGE);
-	prop_out_release(&out);
-	/* a budget of 60 runs allows 60 / 6 = 10 runs: a lead not proven at 6
-	 * (the bound is 0.0173 with sd 0.01, df 7, 5 confirming runs) but
-	 * provable at 10 (0.0147) */
-	f.v[1].st.mean = f.v[1].st.first = 0.516;
-	f.v[1].st.ss = 5 * 0.0001;
-	fill_input(&f, 0, 2);
-	propose_next(&f.in, &out);
-	assert_int_equal(out.kind, PROP_CHANGE);
-	prop_out_release(&out);
-	f.in.budget_runs = 60;
-	propose_next(&f.in, &out);
-	assert_int_equal(out.kind, PROP_REPLICATE);
-	assert_int_equal(out.cfg, 1);
-	assert_non_null(strstr(out.reason, "at most 10 runs"));
-	prop_out_release(&out);
-	f.v[1].st.n = 10;
-	propose_next(&f.in, &out);
-	assert_int_equal(out.kind, PROP_CHANGE);
-	prop_out_release(&out);
-	f.in.budget_runs = 0;
-	/* a lead too small to prove even at the cap is not chased */
-	f.v[1].st.n = 1;
-	f.v[1].st.mean = 0.5005;
-	propose_next(&f.in, &out);
-	assert_int_equal(out.kind, PROP_CHANGE);
-	prop_out_release(&out);
-	teardown_fx(&f);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_baseline_replicates_first),
-		cmocka_unit_test(test_replicates_deferred),
 		cmocka_unit_test(test_changes_and_branching),
-		cmocka_unit_test(test_confirming),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,12 +8,13 @@
  *    runs of that seed; runs still pending count as the model expects them
  *    to score, so proposals made while they run spread out) rates every
  *    move of the best few configurations by the model (search.branch of
- *    them or 5, whichever is more, and the best; the best 64 when none of
+ *    them or 10, whichever is more, and the best; the best 64 when none of
  *    their moves is left; beyond 300 proven runs the model sees each
  *    configuration's mean instead of its runs): any value of any space
  *    variable, near or far, never a configuration already run, queued or
- *    proposed. The move with the highest expected improvement over the
- *    model's best among the configurations run is proposed: the acquisition
+ *    proposed. The move with the highest upper confidence bound (mean +
+ *    2 sd) of its lead over the model's best among the configurations run
+ *    is proposed: the acquisition
  *    chooses both the variable and the parent. The path to an optimum
  *    whose variables must move together may take several runs, one change
  *    each. Without a model (nothing proven on the grid): the untried

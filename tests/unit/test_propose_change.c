@@ -168,7 +168,7 @@ static void test_interaction(void **state)
 	py = strtod(y, NULL);
 	assert_true(ridge(px, py) > 0.5);
 	assert_non_null(strstr(out.reason, "model 0."));
-	assert_non_null(strstr(out.reason, "EI "));
+	assert_non_null(strstr(out.reason, "UCB "));
 	free(x);
 	free(y);
 	prop_out_release(&out);

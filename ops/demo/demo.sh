@@ -9,7 +9,7 @@
 # unprivileged user $XLOOP_DEMO_USER (default xloopt), from a copy in a
 # directory of its own under /tmp: the checkout may be one that user
 # cannot enter (a clone in a 0700 directory, /root). --user-check stops
-# once the user ran that copy (before the cluster; tests/t/t0030).
+# once the user ran that copy (before the cluster; tests/t/t0030-private-clone.sh).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)

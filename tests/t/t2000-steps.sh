@@ -193,9 +193,12 @@ check "the cancelled run failed, naming the cancelled step" sh -c "printf '%s' \
 check "the evaluation did not finish" sh -c "! grep -q FINISHED '$d/runs/st/cx/slurm/attempt1.eval.out'"
 
 # kills at each step crash point: one job per (attempt, step) after recovery
+# (each its own LR: a configuration made already is refused)
+lr=20
 for at in submit-after-sbatch steps-before-sbatch steps-after-sbatch; do
 	tag=k-$at
-	expect_rc 0 "new $tag" u new "$tag" --from base --set LR=$((RANDOM % 50 + 10))
+	lr=$((lr + 1))
+	expect_rc 0 "new $tag" u new "$tag" --from base --set LR=$lr
 	expect_rc 137 "killed at $at" crash "$at" submit "$tag"
 	drive
 	check "after a kill at $at: two jobs, one per step" test "$(all_jobs_named "$tag")" = 2

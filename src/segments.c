@@ -125,21 +125,6 @@ static int seg_att_get(struct xl_ctx *ctx, long long attempt_id, struct seg_att 
 	return rc == SQLITE_ROW ? 0 : -1;
 }
 
-/* The live job of q whose comment ends in ":token", or NULL. */
-static const struct slurm_job *job_with_token(const struct slurm_jobs *q, const char *token)
-{
-	size_t i, n = strlen(token);
-
-	for (i = 0; q && i < q->nr; i++) {
-		const char *c = q->v[i].comment;
-		size_t len = strlen(c);
-
-		if (len > n && c[len - n - 1] == ':' && strcmp(c + len - n, token) == 0)
-			return &q->v[i];
-	}
-	return NULL;
-}
-
 /*
  * The pending jobs (an array as a whole) of the study's unjudged attempts
  * whose after_job is `after`, each once. *ids malloc'd.
@@ -431,7 +416,7 @@ static void keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jo
 		return;
 	}
 	if (strcmp(nx.state, "submitting") == 0) {
-		const struct slurm_job *j = job_with_token(q, nx.token);
+		const struct slurm_job *j = slurm_jobs_find_token(q, nx.token);
 
 		if (j) {
 			/* sbatch answered but the answer was never recorded: adopt it */

@@ -120,21 +120,6 @@ int steps_record_intents(struct xl_ctx *ctx, const struct run *r, long long atte
 	return rc;
 }
 
-/* The job in q whose comment carries token, or NULL. */
-static const struct slurm_job *by_token(const struct slurm_jobs *q, const char *token)
-{
-	size_t i, n = strlen(token);
-
-	for (i = 0; q && i < q->nr; i++) {
-		const char *c = q->v[i].comment;
-		size_t l = strlen(c);
-
-		if (l > n && c[l - n - 1] == ':' && strcmp(c + l - n, token) == 0)
-			return &q->v[i];
-	}
-	return NULL;
-}
-
 /* Record a step's job id and what it waits for. */
 static void set_submitted(struct xl_ctx *ctx, long long id, const char *job, const char *after)
 {
@@ -271,7 +256,7 @@ int steps_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct attem
 			const char *after = strcmp(v[i].after_job, "-") == 0 ? "" : prev;
 
 			j = steps_array_token(v[i].token) ? steps_array_find(q, v[i].token) :
-				by_token(q, v[i].token);
+				slurm_jobs_find_token(q, v[i].token);
 			if (j) {
 				/* sbatch answered before a crash cut off its record */
 				set_submitted(ctx, v[i].id, j->job_id, after);

@@ -142,21 +142,6 @@ static char *resolve_after(struct db *db, const char *after)
 	return buf_detach(&b, NULL);
 }
 
-/* The job of q whose comment ends in ":token", or NULL. */
-static const struct slurm_job *find_token(const struct slurm_jobs *q, const char *token)
-{
-	size_t i, n = strlen(token);
-
-	for (i = 0; q && i < q->nr; i++) {
-		const char *c = q->v[i].comment;
-		size_t l = strlen(c);
-
-		if (l > n && c[l - n - 1] == ':' && strcmp(c + l - n, token) == 0)
-			return &q->v[i];
-	}
-	return NULL;
-}
-
 /* Whether the #SBATCH lines of text give option. */
 static int has_directive(const char *text, const char *option)
 {
@@ -313,7 +298,7 @@ int sweep_then_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct 
 	}
 	db_finalize(&st);
 	for (i = 0; i < n; i++) {
-		const struct slurm_job *j = find_token(q, v[i].token);
+		const struct slurm_job *j = slurm_jobs_find_token(q, v[i].token);
 		char *arr;
 
 		if (j) {

@@ -132,6 +132,20 @@ const struct slurm_job *slurm_jobs_find(const struct slurm_jobs *jobs, const cha
 	return NULL;
 }
 
+const struct slurm_job *slurm_jobs_find_token(const struct slurm_jobs *jobs, const char *token)
+{
+	size_t i, n = strlen(token);
+
+	for (i = 0; jobs && i < jobs->nr; i++) {
+		const char *c = jobs->v[i].comment;
+		size_t l = strlen(c);
+
+		if (l > n && c[l - n - 1] == ':' && strcmp(c + l - n, token) == 0)
+			return &jobs->v[i];
+	}
+	return NULL;
+}
+
 /* First value printed for key. */
 const char *slurm_job_get(const struct slurm_job *job, const char *key)
 {

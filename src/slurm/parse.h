@@ -195,6 +195,8 @@ const char *slurm_job_get(const struct slurm_job *job, const char *key);
 void slurm_jobs_release(struct slurm_jobs *jobs);
 /* The job with this id ("12", "12_3"), or NULL (also for an empty id). */
 const struct slurm_job *slurm_jobs_find(const struct slurm_jobs *jobs, const char *id);
+/* The job of jobs (may be NULL) whose comment ends in ":token", or NULL. */
+const struct slurm_job *slurm_jobs_find_token(const struct slurm_jobs *jobs, const char *token);
 
 /*
  * `scontrol show job [-d] [-o] [ID]`: one-line (-o) or multi-line records.

@@ -214,21 +214,6 @@ static char *array_script(struct xl_ctx *ctx, const struct task_row *v, size_t n
 	return buf_detach(&b, NULL);
 }
 
-/* Whether the #SBATCH lines of header give option. */
-static int has_directive(const char *text, const char *option)
-{
-	struct sbatch_directives d;
-	size_t i;
-	int has = 0;
-
-	sbatch_directives_parse(text, &d);
-	for (i = 0; i < d.nr; i++)
-		if (strcmp(d.v[i].option, option) == 0)
-			has = 1;
-	sbatch_directives_release(&d);
-	return has;
-}
-
 /* Mark rows [0, n) of v submit_failed with why. */
 static void fail_rows(struct xl_ctx *ctx, const struct task_row *v, size_t n, const char *why)
 {
@@ -271,12 +256,7 @@ static int submit_rows(struct xl_ctx *ctx, struct slurm *s, const char *prefix,
 	spec = spec_of(v, n);
 	dep = xasprintf("aftercorr:%s", arr);
 	comment = xasprintf("xloop:%s/sweep-step:%s:%s", c->study, v[0].name, prefix);
-	slurm_fill_request(c, ctx->root, &req, has_directive(text.s, "mem") ? NULL :
-			   *v[0].mem ? v[0].mem : c->res.mem, has_directive(text.s, "time") ?
-			   NULL : *v[0].time_ ? v[0].time_ : c->res.time, dep);
-	req.gres = NULL;		/* a GPU only when its own #SBATCH --gres asks */
-	if (has_directive(text.s, "cpus-per-task"))
-		req.cpus = 0;
+	steps_fill_request(c, ctx->root, text.s, v[0].mem, v[0].time_, 0, dep, &req);
 	req.kill_invalid_dep = 1;
 	req.script = path;
 	req.job_name = name;	/* "SWEEP.STEP" */

@@ -5,7 +5,6 @@
 #include <time.h>
 
 #include "fsutil.h"
-#include "jobsh/directives.h"
 #include "judge.h"
 #include "loop.h"
 #include "steps.h"
@@ -135,17 +134,6 @@ static void set_submitted(struct xl_ctx *ctx, long long id, const char *job, con
 	db_run(&q);
 }
 
-/* Whether the step's own #SBATCH lines give option. */
-static int has_directive(const struct sbatch_directives *d, const char *option)
-{
-	size_t i;
-
-	for (i = 0; i < d->nr; i++)
-		if (strcmp(d->v[i].option, option) == 0)
-			return 1;
-	return 0;
-}
-
 /*
  * sbatch one step: its script, log, comment (token), afterok on after
  * ("" none) with --kill-on-invalid-dep=yes; no GPU unless its #SBATCH
@@ -158,7 +146,6 @@ static int sbatch_step(struct xl_ctx *ctx, struct slurm *s, const struct attempt
 	const struct config *c = &ctx->cfg;
 	char *script = step_path(ctx->root, c->study, tag, row->name);
 	char *dir = run_dir(ctx->root, c->study, tag), *dep = NULL, *comment;
-	struct sbatch_directives d;
 	struct slurm_submit req;
 	struct buf text = BUF_INIT, env[6];
 	const char *envp[7];
@@ -170,7 +157,6 @@ static int sbatch_step(struct xl_ctx *ctx, struct slurm *s, const struct attempt
 		free(dir);
 		return XL_DATAERR;
 	}
-	sbatch_directives_parse(text.s, &d);
 	for (i = 0; i < 6; i++)
 		buf_init(&env[i]);
 	buf_addf(&env[0], "XLOOP_RUN_DIR=%s", dir);
@@ -186,12 +172,7 @@ static int sbatch_step(struct xl_ctx *ctx, struct slurm *s, const struct attempt
 		dep = xasprintf("afterok:%s", after);
 	comment = xasprintf("xloop:%s/%s#%lld.%s:%s", c->study, tag, a->n, row->name,
 			    row->token);
-	slurm_fill_request(c, ctx->root, &req, has_directive(&d, "mem") ? NULL :
-			   *a->mem ? a->mem : c->res.mem, has_directive(&d, "time") ? NULL :
-			   *a->time_limit ? a->time_limit : c->res.time, dep);
-	req.gres = NULL;		/* a GPU only when its own #SBATCH --gres asks */
-	if (has_directive(&d, "cpus-per-task"))
-		req.cpus = 0;
+	steps_fill_request(c, ctx->root, text.s, a->mem, a->time_limit, 0, dep, &req);
 	req.kill_invalid_dep = dep != NULL;
 	req.append = row->try_ > 1;	/* a retry keeps the failed try's log above it */
 	req.script = script;
@@ -214,7 +195,6 @@ static int sbatch_step(struct xl_ctx *ctx, struct slurm *s, const struct attempt
 	}
 	for (i = 0; i < 6; i++)
 		buf_release(&env[i]);
-	sbatch_directives_release(&d);
 	buf_release(&text);
 	free(comment);
 	free(dep);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobsh/directives.h"
 #include "jobsh/jobsh.h"
 #include "runs.h"
 #include "search/confkey.h"
@@ -277,4 +278,33 @@ int steps_read(struct db *db, const char *root, const char *study, long long run
 	if (rc)
 		step_set_release(set);
 	return rc;
+}
+
+/* Whether the #SBATCH lines of text give option. */
+static int has_directive(const char *text, const char *option)
+{
+	struct sbatch_directives d;
+	size_t i;
+	int has = 0;
+
+	sbatch_directives_parse(text, &d);
+	for (i = 0; i < d.nr; i++)
+		has |= strcmp(d.v[i].option, option) == 0;
+	sbatch_directives_release(&d);
+	return has;
+}
+
+/* A later step's request: the run's resources where its own #SBATCH is silent. */
+void steps_fill_request(const struct config *c, const char *root, const char *text,
+			const char *mem, const char *time_, long long cpus, const char *dep,
+			struct slurm_submit *req)
+{
+	slurm_fill_request(c, root, req, has_directive(text, "mem") ? NULL :
+			   mem && *mem ? mem : c->res.mem, has_directive(text, "time") ? NULL :
+			   time_ && *time_ ? time_ : c->res.time, dep);
+	req->gres = NULL;	/* a GPU only when its own #SBATCH --gres asks */
+	if (has_directive(text, "cpus-per-task"))
+		req->cpus = 0;
+	else if (cpus > 0)
+		req->cpus = cpus;
 }

@@ -12,7 +12,9 @@
 #include <stddef.h>
 
 #include "buf.h"
+#include "config.h"
 #include "db.h"
+#include "slurm/slurm.h"
 
 #define STEP_FIRST "job"	/* job.sh's name as a step (XLOOP_STEP) */
 #define STEPS_MAX 16		/* steps of one run, job.sh included */
@@ -72,5 +74,15 @@ int steps_insert(struct db *db, long long run_id, const struct step_set *set);
  */
 int steps_read(struct db *db, const char *root, const char *study, long long run_id,
 	       const char *tag, struct step_set *set, char **cause);
+
+/*
+ * The request of a step after job.sh (text: its script): mem and time
+ * (the run's, or NULL) unless its own #SBATCH lines give them, and no GPU
+ * unless its #SBATCH asks; cpus the run's (0: the config's) unless its
+ * #SBATCH gives cpus-per-task. slurm_fill_request's, then these.
+ */
+void steps_fill_request(const struct config *c, const char *root, const char *text,
+			const char *mem, const char *time_, long long cpus, const char *dep,
+			struct slurm_submit *req);
 
 #endif

@@ -9,6 +9,7 @@
 #include "fsutil.h"
 #include "jobsh/directives.h"
 #include "jobsh/jobsh.h"
+#include "steps.h"
 #include "steps-run.h"
 #include "study.h"
 #include "sweep-then.h"
@@ -142,21 +143,6 @@ static char *resolve_after(struct db *db, const char *after)
 	return buf_detach(&b, NULL);
 }
 
-/* Whether the #SBATCH lines of text give option. */
-static int has_directive(const char *text, const char *option)
-{
-	struct sbatch_directives d;
-	size_t i;
-	int has = 0;
-
-	sbatch_directives_parse(text, &d);
-	for (i = 0; i < d.nr; i++)
-		if (strcmp(d.v[i].option, option) == 0)
-			has = 1;
-	sbatch_directives_release(&d);
-	return has;
-}
-
 /* The batch script: the results file first (xloop itself), then the user's script. */
 static char *then_script(struct xl_ctx *ctx, const char *sweep, const char *header,
 			 const char *exe, const char *script, const char *log,
@@ -226,10 +212,8 @@ static int submit_then(struct xl_ctx *ctx, struct slurm *s, const struct then_ro
 		rc = XL_ERR;
 		goto out;
 	}
-	slurm_fill_request(c, ctx->root, &req, has_directive(text.s, "mem") ? NULL : c->res.mem,
-			   has_directive(text.s, "time") ? NULL : c->res.time, dep);
-	req.gres = NULL;		/* a CPU step: a GPU only when its #SBATCH asks */
-	req.cpus = has_directive(text.s, "cpus-per-task") ? 0 : 1;
+	/* a CPU step: a GPU only when its #SBATCH asks, one CPU unless it says */
+	steps_fill_request(c, ctx->root, text.s, NULL, NULL, 1, dep, &req);
 	req.script = path;
 	req.job_name = name;
 	req.output = t->log;

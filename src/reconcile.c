@@ -626,6 +626,8 @@ static void keep_line(struct xl_ctx *ctx, struct slurm *s, struct reading *r,
 		if (steps_submit_pending(ctx, s, &r->v[i], &r->q, &why))
 			warning("a step of attempt %lld is not submitted yet: %s", r->v[i].n, why);
 		free(why);
+		if (j && !slurm_state_is_final(j->state))
+			steps_follow_segments(ctx, s, &r->v[i], &r->q);
 		steps_note_live(ctx, &r->v[i], &r->q);
 	}
 	{
@@ -783,6 +785,8 @@ static void judge_ended(struct xl_ctx *ctx, struct slurm *s, struct reading *r,
 			if (next == SEGMENT_VERDICT)
 				sn = steps_on_end(ctx, s, &r->q, a, f.state, f.exit_code,
 						  f.exit_signal, &stv);
+			if (next == SEGMENT_RUNNING)	/* its continuation queued: followed */
+				steps_follow_segments(ctx, s, a, &r->q);
 			if (next == SEGMENT_RUNNING || sn == STEPS_RUNNING)
 				out->running++;
 			else if (next == SEGMENT_PENDING || sn == STEPS_PENDING)

@@ -9,6 +9,7 @@
 #include "fsutil.h"
 #include "loop.h"
 #include "segments.h"
+#include "steps.h"
 #include "study.h"
 
 /* Record segment 1 with the attempt's token. */
@@ -274,8 +275,8 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 	const struct config *c = &ctx->cfg;
 	struct seg_att t;
 	struct slurm_submit req;
-	struct buf env[6];
-	const char *envp[7];
+	struct buf env[7];
+	const char *envp[8];
 	char token[27], *cause = NULL, *comment = NULL, *dep = NULL, *dir = NULL, *script;
 	long long segid = 0, id;
 	int ambiguous = 0, rc = -1, i;
@@ -284,7 +285,7 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 	if (seg_att_get(ctx, attempt_id, &t) < 0)
 		return -1;
 	script = segments_wrapper_path(ctx, t.token);
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 7; i++)
 		buf_init(&env[i]);
 	if (!path_exists(script)) {
 		warning("segment %lld of %s attempt %lld not queued: its wrapper %s is gone",
@@ -325,9 +326,10 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 	buf_addf(&env[3], "XLOOP_STUDY=%s", c->study);
 	buf_addf(&env[4], "XLOOP_ROOT=%s", ctx->root);
 	buf_addf(&env[5], "XLOOP_SEGMENT=%lld", k);
-	for (i = 0; i < 6; i++)
+	buf_addf(&env[6], "XLOOP_STEP=%s", STEP_FIRST);
+	for (i = 0; i < 7; i++)
 		envp[i] = env[i].s;
-	envp[6] = NULL;
+	envp[7] = NULL;
 	comment = xasprintf("xloop:%s/%s#%lld.%lld:%s", c->study, t.tag, t.n, k, token);
 	dep = xasprintf("afternotok:%s", after);
 	slurm_fill_request(&ctx->cfg, ctx->root, &req, t.mem, t.time_, dep);
@@ -376,7 +378,7 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 		rc = -1;
 	}
 out:
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 7; i++)
 		buf_release(&env[i]);
 	free(cause);
 	free(comment);
@@ -796,6 +798,28 @@ int segments_spans(struct xl_ctx *ctx, struct segment_span **v, size_t *n)
 	}
 	db_finalize(&st);
 	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The current segment's job and its queued continuation's, "CUR?NEXT". */
+char *segments_step_after(struct xl_ctx *ctx, long long attempt_id)
+{
+	struct seg cur, nx;
+	char *after;
+
+	if (seg_get(ctx, attempt_id, 0, &cur) != 0)
+		return NULL;
+	if (!*cur.job_id) {
+		seg_release(&cur);
+		return NULL;
+	}
+	if (seg_get(ctx, attempt_id, cur.k + 1, &nx) == 0 && *nx.job_id &&
+	    strcmp(nx.state, "queued") == 0)
+		after = xasprintf("%s?%s", cur.job_id, nx.job_id);
+	else
+		after = xstrdup(cur.job_id);
+	seg_release(&nx);
+	seg_release(&cur);
+	return after;
 }
 
 /* The segment line of status and the briefing. */

@@ -104,6 +104,14 @@ enum segment_next segments_on_end(struct xl_ctx *ctx, struct slurm *s,
  */
 int segments_spans(struct xl_ctx *ctx, struct segment_span **v, size_t *n);
 
+/*
+ * What a step after a segmented job.sh waits for: "CUR" or "CUR?NEXT",
+ * the attempt's current segment and its queued continuation (each may
+ * end the training: afterok on either, Slurm's '?'), malloc'd; NULL when
+ * the attempt is not segmented or its current segment has no job yet.
+ */
+char *segments_step_after(struct xl_ctx *ctx, long long attempt_id);
+
 /* "segment 3 (at most 20), 2 h 40 min so far" for a segmented open attempt, or NULL. */
 char *segments_progress(struct xl_ctx *ctx, long long attempt_id);
 

@@ -7,6 +7,7 @@
 #include "fsutil.h"
 #include "judge.h"
 #include "loop.h"
+#include "segments.h"
 #include "steps.h"
 #include "steps-array.h"
 #include "steps-run.h"
@@ -135,8 +136,42 @@ static void set_submitted(struct xl_ctx *ctx, long long id, const char *job, con
 }
 
 /*
+ * The dependency on after ("A" or "A?B", either one ending COMPLETED 0:0
+ * will do: a segmented training ends in one of its segments), malloc'd.
+ */
+static char *afterok_of(const char *after)
+{
+	struct buf b = BUF_INIT;
+	const char *p = after;
+
+	while (*p) {
+		size_t n = strcspn(p, "?");
+
+		buf_addf(&b, "%safterok:%.*s", b.len ? "?" : "", (int)n, p);
+		p += n + (p[n] == '?');
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* 1 when job is one of after's "A?B" jobs. */
+static int after_has(const char *after, const char *job)
+{
+	size_t n = strlen(job);
+	const char *p = after;
+
+	while (*p) {
+		size_t len = strcspn(p, "?");
+
+		if (len == n && strncmp(p, job, n) == 0)
+			return 1;
+		p += len + (p[len] == '?');
+	}
+	return 0;
+}
+
+/*
  * sbatch one step: its script, log, comment (token), afterok on after
- * ("" none) with --kill-on-invalid-dep=yes; no GPU unless its #SBATCH
+ * ("" none; "A?B" either) with --kill-on-invalid-dep=yes; no GPU unless its #SBATCH
  * asks, its own CPUs, memory and time where its #SBATCH lines give them.
  */
 static int sbatch_step(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a,
@@ -169,7 +204,7 @@ static int sbatch_step(struct xl_ctx *ctx, struct slurm *s, const struct attempt
 		envp[i] = env[i].s;
 	envp[6] = NULL;
 	if (*after)
-		dep = xasprintf("afterok:%s", after);
+		dep = afterok_of(after);
 	comment = xasprintf("xloop:%s/%s#%lld.%s:%s", c->study, tag, a->n, row->name,
 			    row->token);
 	steps_fill_request(c, ctx->root, text.s, a->mem, a->time_limit, 0, dep, &req);
@@ -224,11 +259,14 @@ int steps_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct attem
 	struct step_row *v;
 	size_t n, i;
 	const char *prev = a->job_id;
-	char *tag = NULL;
+	char *tag = NULL, *seg = NULL;
 	int rc = 0;
 
 	if (!*a->job_id || rows_load(&ctx->db, a->id, &v, &n) < 0)
 		return 0;
+	/* after a segmented job.sh: its current segment or the continuation queued */
+	if (n && (seg = segments_step_after(ctx, a->id)) != NULL)
+		prev = seg;
 	for (i = 0; i < n && rc == 0; i++) {
 		const struct slurm_job *j;
 
@@ -251,6 +289,7 @@ int steps_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct attem
 					break;
 				rows_free(v, n);
 				free(tag);
+				free(seg);
 				return steps_submit_pending(ctx, s, a, q, cause);
 			} else {
 				if (!tag && !(tag = runs_tag(&ctx->db, a->run_id)))
@@ -262,6 +301,7 @@ int steps_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct attem
 				v[i].job_id = NULL;
 				rows_free(v, n);
 				free(tag);
+				free(seg);
 				/* read again: the job id just recorded is the next one's */
 				return steps_submit_pending(ctx, s, a, q, cause);
 			}
@@ -273,7 +313,41 @@ int steps_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct attem
 	}
 	rows_free(v, n);
 	free(tag);
+	free(seg);
 	return rc;
+}
+
+/* Keep the first later step of a segmented attempt waiting on its live segments. */
+void steps_follow_segments(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a,
+			   const struct slurm_jobs *q)
+{
+	struct step_row *v;
+	size_t n;
+	char *want = NULL, *dep, *cause = NULL;
+	const struct slurm_job *j;
+
+	if (rows_load(&ctx->db, a->id, &v, &n) < 0)
+		return;
+	if (n == 0 || strcmp(v[0].phase, "submitted") != 0 || !*v[0].job_id ||
+	    strcmp(v[0].after_job, "-") == 0 || !(j = slurm_jobs_find(q, v[0].job_id)) ||
+	    j->state != SLURM_STATE_PENDING || !(want = segments_step_after(ctx, a->id)) ||
+	    strcmp(want, v[0].after_job) == 0) {
+		rows_free(v, n);
+		free(want);
+		return;
+	}
+	dep = afterok_of(want);
+	if (slurm_scontrol_update(s, v[0].job_id, "Dependency", dep, &cause) == 0)
+		db_exec_row(&ctx->db, "UPDATE step_job SET after_job = :text WHERE id = :id",
+			    v[0].id, want, 0);
+	else
+		warning("step '%s' (job %s) still waits for segment job(s) %s, not %s: %s",
+			v[0].name, v[0].job_id, v[0].after_job, want,
+			cause ? cause : "scontrol failed");
+	free(cause);
+	free(dep);
+	free(want);
+	rows_free(v, n);
 }
 
 void steps_verdict_release(struct steps_verdict *v)
@@ -391,9 +465,9 @@ static void drop_from(struct xl_ctx *ctx, const struct step_row *v, size_t i, si
 				    " WHERE id = :id", v[i].id, NULL, 0);
 }
 
-/* Retry step v[i] alone: new tries of it and of the steps after it. */
+/* Submit step v[i] again alone (why: the event): new tries of it and of the steps after it. */
 static int retry_from(struct xl_ctx *ctx, const struct attempt *a, const struct step_row *v,
-		      size_t i, size_t n)
+		      size_t i, size_t n, const char *why)
 {
 	size_t j;
 
@@ -408,8 +482,7 @@ static int retry_from(struct xl_ctx *ctx, const struct attempt *a, const struct 
 			return -1;
 		}
 	}
-	if (loop_event(ctx, "retry", a->run_id, a->id, "a step failed for the machine's "
-		       "fault: submitted again alone, on the outputs of the steps before") < 0 ||
+	if (loop_event(ctx, "retry", a->run_id, a->id, why) < 0 ||
 	    db_commit(&ctx->db) < 0) {
 		db_rollback(&ctx->db);
 		return -1;
@@ -486,8 +559,25 @@ enum steps_next steps_on_end(struct xl_ctx *ctx, struct slurm *s, const struct s
 			out->last_start = start;
 			continue;
 		}
+		if (st == SLURM_STATE_CANCELLED && *v[i].after_job &&
+		    strcmp(v[i].after_job, "-") != 0 && !after_has(v[i].after_job, a->job_id) &&
+		    retry_from(ctx, a, v, i, n, "a step waited for a segment that ended asking "
+			       "to continue, and Slurm dropped it: submitted again behind the "
+			       "last segment") == 0) {
+			/* a segmented training went on after the step last followed it */
+			char *cause = NULL;
+
+			if (steps_submit_pending(ctx, s, a, NULL, &cause))
+				warning("step '%s' of attempt %lld: %s (the next tick tries "
+					"again)", v[i].name, a->n, cause);
+			free(cause);
+			next = STEPS_PENDING;
+			break;
+		}
 		if (strcmp(judge_class(st), "infra") == 0 &&
-		    v[i].try_ <= ctx->cfg.retry_infra_max && retry_from(ctx, a, v, i, n) == 0) {
+		    v[i].try_ <= ctx->cfg.retry_infra_max &&
+		    retry_from(ctx, a, v, i, n, "a step failed for the machine's fault: "
+			       "submitted again alone, on the outputs of the steps before") == 0) {
 			char *cause = NULL;
 
 			if (steps_submit_pending(ctx, s, a, NULL, &cause))

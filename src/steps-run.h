@@ -33,6 +33,14 @@ int steps_record_intents(struct xl_ctx *ctx, const struct run *r, long long atte
 int steps_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a,
 			 const struct slurm_jobs *q, char **cause);
 
+/*
+ * In reconcile, for a live segmented attempt: its first later step waits
+ * afterok on the current segment or its queued continuation (scontrol
+ * update when a new continuation was queued). Not segmented: nothing.
+ */
+void steps_follow_segments(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a,
+			   const struct slurm_jobs *q);
+
 /* What the steps after job.sh say once job.sh's job has ended. */
 enum steps_next {
 	STEPS_NONE,	/* the run has no steps: judge job.sh as ever */

@@ -372,7 +372,7 @@ struct submission {
 	char code[41], changes[65];	/* the code it runs (gitops_code_state); "": unknown */
 };
 
-/* The run's later steps: each script there, executable, `bash -n`; none with segments. */
+/* The run's later steps: each script there, executable, `bash -n`. */
 static int check_steps(struct xl_ctx *ctx, struct submission *sub, char **cause)
 {
 	char *names[STEPS_MAX];
@@ -384,12 +384,6 @@ static int check_steps(struct xl_ctx *ctx, struct submission *sub, char **cause)
 		return XL_ERR;
 	}
 	sub->nsteps = n;
-	if (n && sub->segs) {
-		*cause = xasprintf("run '%s' has steps and would run as segments (segments.max, "
-				   "--segments): steps over segments are not supported yet; "
-				   "give --segments 0 or a --time within the limit", sub->r->tag);
-		rc = sub->o->segments ? XL_DATAERR : XL_CONFIG;
-	}
 	for (i = 0; i < n; i++) {
 		char *p = step_path(ctx->root, ctx->cfg.study, sub->r->tag, names[i]);
 		struct buf t = BUF_INIT;
@@ -563,12 +557,12 @@ static int run_sbatch(struct xl_ctx *ctx, struct slurm *s, const struct submissi
 	char *dir = run_dir(ctx->root, c->study, r->tag), *comment, *dep = NULL;
 	struct segments_req sreq = { NULL, NULL };
 	struct slurm_submit req;
-	struct buf env[6];
-	const char *envp[7];
+	struct buf env[7];
+	const char *envp[8];
 	long long id = 0;
 	int rc, i;
 
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 7; i++)
 		buf_init(&env[i]);
 	comment = xasprintf("xloop:%s/%s#%lld:%s", c->study, r->tag, res->n, sub->token);
 	if (*res->after)
@@ -578,13 +572,11 @@ static int run_sbatch(struct xl_ctx *ctx, struct slurm *s, const struct submissi
 	buf_addf(&env[2], "XLOOP_ATTEMPT=%lld", res->n);
 	buf_addf(&env[3], "XLOOP_STUDY=%s", c->study);
 	buf_addf(&env[4], "XLOOP_ROOT=%s", ctx->root);
-	if (sub->segs)
-		buf_addf(&env[5], "XLOOP_SEGMENT=1");
-	else
-		buf_addf(&env[5], "XLOOP_STEP=%s", STEP_FIRST);
-	for (i = 0; i < 6; i++)
+	buf_addf(&env[5], "XLOOP_STEP=%s", STEP_FIRST);
+	buf_addf(&env[6], "XLOOP_SEGMENT=1");
+	for (i = 0; i < 7; i++)
 		envp[i] = env[i].s;
-	envp[sub->segs || sub->nsteps ? 6 : 5] = NULL;
+	envp[sub->segs ? 7 : 6] = NULL;
 	slurm_fill_request(&ctx->cfg, ctx->root, &req, sub->mem, sub->time_, dep);
 	req.script = job;
 	req.job_name = r->tag;
@@ -611,7 +603,7 @@ static int run_sbatch(struct xl_ctx *ctx, struct slurm *s, const struct submissi
 				"reconcile tries again)", res->n, why);
 		free(why);
 	}
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 7; i++)
 		buf_release(&env[i]);
 	segments_req_release(&sreq);
 	free(comment);

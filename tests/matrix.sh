@@ -23,15 +23,16 @@ export XLOOP_TEST_USER=${XLOOP_TEST_USER:-xloopt}
 # adjust (t1700, plain only); sid also with accounting (sacct's ExitCode
 # changed in 25.11); driver.mode scrontab where Slurm ships scrontab (t1975);
 # a job id Slurm gives again after a lost controller (t1412) and the loop
-# Slurm drives by itself (t1960) on every version.
+# Slurm drives by itself (t1960) on every version; a step waiting on
+# segments with Slurm's '?' (t2005) on the oldest and the newest.
 CORE="t1000 t1100 t1200 t1300 t1400 t1412 t1500 t1700 t1960"
 plan() {
 	case $1 in
-	bullseye) echo "plain $CORE" ;;
+	bullseye) echo "plain $CORE t2005" ;;
 	trixie) echo "plain $CORE t1975" ;;
 	sid)
 		echo "accounting t1000 t1100 t1200 t1300 t1400 t1500"
-		echo "plain t1300 t1412 t1700 t1960 t1975"
+		echo "plain t1300 t1412 t1700 t1960 t1975 t2005"
 		;;
 	*) return 1 ;;
 	esac

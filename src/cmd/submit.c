@@ -103,7 +103,11 @@ const struct cmd_entry cmd_submit_entry = {
 	"GPU unless its #SBATCH --gres asks, its own #SBATCH --cpus-per-task, --mem\n"
 	"and --time where it has them, XLOOP_STEP=NAME and the log\n"
 	"slurm/attemptN.NAME.out. The next run chains on job.sh's job. Every step's\n"
-	"script is checked first as job.sh is; steps over segments are refused.\n"
+	"script is checked first as job.sh is. When job.sh runs as segments, the\n"
+	"step after it waits afterok on the current segment or its queued\n"
+	"continuation (either may be the last), kept up to date by reconcile; one\n"
+	"that Slurm dropped because the training went on is submitted again behind\n"
+	"the last segment. A later step itself runs as one job.\n"
 	"\n"
 	"With driver.mode slurm, a feeder job waits behind the run afterwards (as\n"
 	"after `next`), so the run is judged once it ends with no other xloop call.\n",

@@ -517,6 +517,7 @@ enum steps_next steps_on_end(struct xl_ctx *ctx, struct slurm *s, const struct s
 		int code = -1, sig = -1;
 		time_t start = v[i].started_at, end = v[i].ended_at;
 		char *why = NULL;
+		const char *retry;
 		int gone = 0;
 
 		if (strcmp(v[i].phase, "submitting") == 0) {
@@ -559,25 +560,17 @@ enum steps_next steps_on_end(struct xl_ctx *ctx, struct slurm *s, const struct s
 			out->last_start = start;
 			continue;
 		}
-		if (st == SLURM_STATE_CANCELLED && *v[i].after_job &&
-		    strcmp(v[i].after_job, "-") != 0 && !after_has(v[i].after_job, a->job_id) &&
-		    retry_from(ctx, a, v, i, n, "a step waited for a segment that ended asking "
-			       "to continue, and Slurm dropped it: submitted again behind the "
-			       "last segment") == 0) {
-			/* a segmented training went on after the step last followed it */
-			char *cause = NULL;
-
-			if (steps_submit_pending(ctx, s, a, NULL, &cause))
-				warning("step '%s' of attempt %lld: %s (the next tick tries "
-					"again)", v[i].name, a->n, cause);
-			free(cause);
-			next = STEPS_PENDING;
-			break;
-		}
-		if (strcmp(judge_class(st), "infra") == 0 &&
-		    v[i].try_ <= ctx->cfg.retry_infra_max &&
-		    retry_from(ctx, a, v, i, n, "a step failed for the machine's fault: "
-			       "submitted again alone, on the outputs of the steps before") == 0) {
+		/* dropped while a segmented training went on after the step last
+		 * followed it: again behind the last segment; an infra failure:
+		 * again alone, on the outputs of the steps before */
+		retry = st == SLURM_STATE_CANCELLED && *v[i].after_job &&
+			strcmp(v[i].after_job, "-") != 0 && !after_has(v[i].after_job, a->job_id) ?
+			"a step waited for a segment that ended asking to continue, and Slurm "
+			"dropped it: submitted again behind the last segment" :
+			strcmp(judge_class(st), "infra") == 0 && v[i].try_ <= ctx->cfg.retry_infra_max ?
+			"a step failed for the machine's fault: submitted again alone, on the "
+			"outputs of the steps before" : NULL;
+		if (retry && retry_from(ctx, a, v, i, n, retry) == 0) {
 			char *cause = NULL;
 
 			if (steps_submit_pending(ctx, s, a, NULL, &cause))

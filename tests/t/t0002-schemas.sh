@@ -13,6 +13,24 @@ V="/usr/bin/python3 $(dirname "$0")/validate.py"
 check "every schema is valid" $V --check-schemas "$S"
 check "every output schema is closed and describes each field" $V --check-described "$S"
 check "every command that prints --json has a schema" $V --check-commands "${XLOOP_ROOT_DIR:?}/src" "$S"
+# doctor's checks are listed twice (doctor --json, and init --json's
+# doctor): both lists the same, in doctor's order, and the names doctor makes
+same_checks() {
+	/usr/bin/python3 - "$S" "${XLOOP_ROOT_DIR:?}/src/doctor" <<'PY'
+import glob, json, re, sys
+d = json.load(open(sys.argv[1] + "/doctor.schema.json"))["properties"]["checks"]["items"]
+i = json.load(open(sys.argv[1] + "/init.schema.json"))["properties"]["doctor"]["items"]
+made = set()
+for f in glob.glob(sys.argv[2] + "/*.c"):
+    made |= set(re.findall(r'doctor_add\(\w+, "([a-z-]+)"', open(f).read()))
+names = d["properties"]["name"]["enum"]
+if d != i:
+    sys.exit("init's doctor items differ from doctor's checks items")
+if set(names) != made:
+    sys.exit("schema names %s, doctor makes %s" % (sorted(set(names) - made), sorted(made - set(names))))
+PY
+}
+check "doctor's check names: one list in both schemas, the names doctor makes" same_checks
 step "mkdir ..." mkdir "$T_TMP/bad"
 echo '{"type": "object", "additionalProperties": false, "properties": {"a": {"type": "string"}}}' >"$T_TMP/bad/x.schema.json"
 check "an undescribed field is found" sh -c "! $V --check-described '$T_TMP/bad' 2>/dev/null"

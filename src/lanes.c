@@ -162,8 +162,9 @@ int lanes_next(struct xl_ctx *ctx, struct refresh *ref, int force, struct submit
 		return 0;	/* the user's submit limit is reached: sbatch would refuse */
 	if (n == 1) {
 		/* one lane: the end of the study's line (any job of the user's
-		 * with slurm.chain any-user, a whole array), as before lanes */
-		if (!force && ref->running + ref->pending >= per)
+		 * with slurm.chain any-user, a whole array), as before lanes; a
+		 * run whose later steps alone live (an evaluation) is not in it */
+		if (!force && ref->running + ref->pending - ref->stepping >= per)
 			return 0;
 		o->lane = 0;
 		if (*ref->newest_live_job)

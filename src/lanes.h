@@ -37,6 +37,7 @@ struct lanes {
 struct refresh {
 	size_t pending;		/* our jobs waiting */
 	size_t running;		/* our jobs running (or completing) */
+	size_t stepping;	/* of those two, runs past job.sh: only a later step lives */
 	size_t judged;		/* verdicts reached in this call */
 	char *newest_live_job;	/* the job a new submission chains onto, "" */
 	struct lanes lanes;	/* the study's live jobs by lane (queue.lanes) */

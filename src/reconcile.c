@@ -785,6 +785,8 @@ static void judge_ended(struct xl_ctx *ctx, struct slurm *s, struct reading *r,
 			if (next == SEGMENT_VERDICT)
 				sn = steps_on_end(ctx, s, &r->q, a, f.state, f.exit_code,
 						  f.exit_signal, &stv);
+			/* past its GPU step: it holds no place in the line */
+			out->stepping += sn == STEPS_RUNNING || sn == STEPS_PENDING;
 			if (next == SEGMENT_RUNNING)	/* its continuation queued: followed */
 				steps_follow_segments(ctx, s, a, &r->q);
 			if (next == SEGMENT_RUNNING || sn == STEPS_RUNNING)

@@ -647,23 +647,40 @@ char *steps_live_text(struct xl_ctx *ctx, long long attempt_id, const struct slu
 	return t;
 }
 
-/* The job id of a's later step that q shows unfinished (malloc'd), or NULL. */
-char *steps_live_job(struct xl_ctx *ctx, long long attempt_id, const struct slurm_jobs *q)
+/*
+ * The first of an attempt's later steps that q shows unfinished:
+ * "JOB" (word 0) or "NAME:STATE" (word 1), malloc'd; NULL when none.
+ */
+static char *live_step(struct xl_ctx *ctx, long long attempt_id, const struct slurm_jobs *q,
+		       int word)
 {
 	struct step_row *v;
 	size_t n, i;
-	char *id = NULL;
+	char *t = NULL;
 
 	if (rows_load(&ctx->db, attempt_id, &v, &n) < 0)
 		return NULL;
-	for (i = 0; i < n && !id; i++) {
+	for (i = 0; i < n && !t; i++) {
 		const struct slurm_job *j = *v[i].job_id ? slurm_jobs_find(q, v[i].job_id) : NULL;
 
 		if (j && !slurm_state_is_final(j->state))
-			id = xstrdup(v[i].job_id);
+			t = word ? xasprintf("%s:%s", v[i].name, slurm_state_name(j->state)) :
+				xstrdup(v[i].job_id);
 	}
 	rows_free(v, n);
-	return id;
+	return t;
+}
+
+/* The job id of a's later step that q shows unfinished (malloc'd), or NULL. */
+char *steps_live_job(struct xl_ctx *ctx, long long attempt_id, const struct slurm_jobs *q)
+{
+	return live_step(ctx, attempt_id, q, 0);
+}
+
+/* "eval:RUNNING": a's later step that q shows unfinished (malloc'd), or NULL. */
+char *steps_live_word(struct xl_ctx *ctx, long long attempt_id, const struct slurm_jobs *q)
+{
+	return live_step(ctx, attempt_id, q, 1);
 }
 
 /* scancel every later step of a that has a job and has not ended; how many. */

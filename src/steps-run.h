@@ -85,6 +85,8 @@ char *steps_live_text(struct xl_ctx *ctx, long long attempt_id, const struct slu
  * (malloc'd), or NULL: live work the driver's feeder waits for.
  */
 char *steps_live_job(struct xl_ctx *ctx, long long attempt_id, const struct slurm_jobs *q);
+/* Its status word, "eval:RUNNING" (malloc'd), or NULL: what status's table shows. */
+char *steps_live_word(struct xl_ctx *ctx, long long attempt_id, const struct slurm_jobs *q);
 
 /*
  * What Slurm says finally of job (sacct, else scontrol): 1 with its state,

@@ -445,7 +445,7 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 		const struct slurm_job *j;
 		const char *st, *el;
 		size_t n = 0;
-		char change[CHANGE_WIDTH + 1], score[32], buf[32];
+		char change[CHANGE_WIDTH + 1], score[32], buf[32], *stp = NULL;
 
 		if (attempt_walk_run(&walk, r->id, &v, &n) < 0) {
 			rc = XL_ERR;	/* a broken document and exit 70 */
@@ -454,6 +454,10 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 		a = n ? &v[n - 1] : NULL;
 		j = a ? slurm_jobs_find(&q, a->job_id) : NULL;
 		st = a ? state_word(a, j, sq == 0) : "new";
+		/* job.sh's job ended and a later step goes on: "eval:RUNNING" */
+		if (a && strcmp(st, "ended") == 0 && !ctx->json && npos == 0 &&
+		    (stp = steps_live_word(ctx, a->id, &q)) != NULL)
+			st = stp;
 		ended += strcmp(st, "ended") == 0;
 		unknown += strcmp(st, "unknown") == 0;
 		if (ctx->json) {
@@ -493,6 +497,7 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 			}
 		}
 		attempts_free(v, n);
+		free(stp);
 	}
 	if (by_score && rc == XL_OK) {
 		qsort(rows, nruns, sizeof(*rows), cmp_row);
@@ -527,7 +532,9 @@ const struct cmd_entry cmd_status_entry = {
 	"a job that has left the queue shows as 'judging' (ended, waiting for its\n"
 	"verdict; --json: state \"ended\") until `xloop judge`, `next` or `tick`\n"
 	"judges it, its elapsed time then from its start to its log's last write\n"
-	"(\"~0:42\"); without Slurm, unjudged attempts are 'unknown'. --sort score\n"
+	"(\"~0:42\"); without Slurm, unjudged attempts are 'unknown'. A run whose\n"
+	"job.sh ended while a later step goes on shows that step, 'eval:RUNNING'\n"
+	"(--json: the attempt's \"step\"). --sort score\n"
 	"lists the best scores first (goal max: highest). The last line says who\n"
 	"feeds the queue after this session.\n",
 	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_status,

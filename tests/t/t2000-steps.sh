@@ -165,6 +165,9 @@ done
 u next >/dev/null 2>&1
 u status watch >"$T_TMP/st-watch.txt" 2>&1
 check "status names the running step" grep -q "step 2 'eval' RUNNING, job" "$T_TMP/st-watch.txt"
+u status >"$T_TMP/st-all.txt" 2>&1
+check "status's table shows the running step, not 'judging'" grep -q "^ *watch .* eval:RUNNING " "$T_TMP/st-all.txt"
+check "  and counts no run as ended" sh -c "! grep -q 'ended, not judged yet' '$T_TMP/st-all.txt'"
 u status watch --json >"$T_TMP/st-watch.json"
 check "status --json validates" sh -c "$V '$S/status.schema.json' <'$T_TMP/st-watch.json'"
 check "status --json has the step" grep -q "\"step\": \"step 2 'eval' RUNNING" "$T_TMP/st-watch.json"
@@ -176,6 +179,11 @@ u resume >"$T_TMP/resume-watch.txt" 2>&1
 check "resume names the step" grep -q "step 2 'eval' RUNNING" "$T_TMP/resume-watch.txt"
 u next --json >"$T_TMP/next-watch.json" 2>&1
 check "next --json validates with a step" sh -c "$V '$S/next.schema.json' <'$T_TMP/next-watch.json' && grep -q '\"step\": \"step 2' '$T_TMP/next-watch.json'"
+# the GPU never waits for an evaluation: its training done, the run holds no
+# place in the line, so queue.depth 0 has room for the next training
+expect_rc 0 "plan a run while watch's evaluation runs" u plan add LR=7 --from base
+u next --json >"$T_TMP/next-fed.json" 2>&1
+check "next submits it while the evaluation still runs" sh -c "/usr/bin/python3 -c 'import json,sys; assert len(json.load(sys.stdin)[\"submitted\"]) == 1' <'$T_TMP/next-fed.json' && grep -q 'START eval' '$d/runs/st/watch/slurm/attempt1.eval.out' && ! grep -q FINISHED '$d/runs/st/watch/slurm/attempt1.eval.out'"
 drive
 check "watch succeeded" test "$(att watch verdict)" = success
 

@@ -254,6 +254,33 @@ static const char *const migrations[] = {
 	"  intent_at INTEGER NOT NULL,"
 	"  state TEXT, exit_code TEXT"
 	");",
+	/* 13: a --then step per try: `sweep retry` of a sweep with one records
+	 * try N+1 (afterany on the retry's arrays), and an older try that has
+	 * not started is superseded (cancelled); after_job: the jobs its
+	 * Dependency names, the retried steps' included (sweep-then.c) */
+	"CREATE TABLE sweep_then_13 ("
+	"  id INTEGER PRIMARY KEY,"
+	"  sweep_id INTEGER NOT NULL REFERENCES sweep(id),"
+	"  try INTEGER NOT NULL CHECK (try >= 1),"
+	"  token TEXT NOT NULL UNIQUE,"
+	"  phase TEXT NOT NULL CHECK (phase IN ('submitting', 'submitted',"
+	"    'submit_failed', 'ended', 'superseded')),"
+	"  after TEXT NOT NULL,"
+	"  job_id TEXT NOT NULL DEFAULT '',"
+	"  after_job TEXT NOT NULL DEFAULT '',"
+	"  script TEXT NOT NULL,"
+	"  log_path TEXT NOT NULL,"
+	"  results TEXT NOT NULL,"
+	"  intent_at INTEGER NOT NULL,"
+	"  state TEXT, exit_code TEXT,"
+	"  UNIQUE (sweep_id, try)"
+	");"
+	"INSERT INTO sweep_then_13 (id, sweep_id, try, token, phase, after, job_id, after_job,"
+	"  script, log_path, results, intent_at, state, exit_code)"
+	"  SELECT id, sweep_id, 1, token, phase, after, job_id, after_job, script, log_path,"
+	"  results, intent_at, state, exit_code FROM sweep_then;"
+	"DROP TABLE sweep_then;"
+	"ALTER TABLE sweep_then_13 RENAME TO sweep_then;",
 };
 
 /* The schema version this binary migrates to. */

@@ -630,14 +630,6 @@ static void keep_line(struct xl_ctx *ctx, struct slurm *s, struct reading *r,
 			steps_follow_segments(ctx, s, &r->v[i], &r->q);
 		steps_note_live(ctx, &r->v[i], &r->q);
 	}
-	{
-		/* a sweep's --then step a crash left: found by token, or submitted */
-		char *why = NULL;
-
-		if (sweep_then_submit_pending(ctx, s, &r->q, &why))
-			warning("a sweep's --then step is not submitted yet: %s", why);
-		free(why);
-	}
 	lanes_record_gpus(ctx, s, r->v, r->n, &r->q);
 	free(out->newest_live_job);
 	out->newest_live_job = submit_line_tail(&r->q, r->v, r->n);
@@ -651,6 +643,20 @@ static void keep_line(struct xl_ctx *ctx, struct slurm *s, struct reading *r,
 		}
 		free(any);
 	}
+}
+
+/*
+ * The sweeps' --then steps, after the judging (which may have retried a
+ * step alone): intents a crash left found by token or submitted, a pending
+ * one kept waiting for every job of its sweep.
+ */
+static void keep_then(struct xl_ctx *ctx, struct slurm *s, struct reading *r)
+{
+	char *why = NULL;
+
+	if (sweep_then_submit_pending(ctx, s, &r->q, &why))
+		warning("a sweep's --then step is not submitted or followed yet: %s", why);
+	free(why);
 }
 
 /*
@@ -834,6 +840,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	if (rc)
 		goto out;
 	judge_ended(ctx, s, &r, out);
+	keep_then(ctx, s, &r);
 out:
 	out->calls = s->calls - calls0;
 	free(r.ids);

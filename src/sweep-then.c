@@ -1,4 +1,4 @@
-/* A sweep's --then step: one CPU job afterany on the sweep's last array. */
+/* A sweep's --then step: one CPU job afterany on every job of the sweep. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,8 +37,9 @@ int sweep_then_prepare(struct xl_ctx *ctx, const char *sweep, const char *script
 		return err == ENOENT ? XL_NOINPUT : XL_DATAERR;
 	}
 	dst = path_join(dir, "then.sh");
-	if (make_dir(rel, 0700, cause) < 0 || make_dir(dir, 0700, cause) < 0 ||
-	    write_file_atomic(dst, text.s, text.len, 0700, cause) < 0)
+	if (strcmp(script, dst) != 0 &&	/* `sweep retry` gives the copy itself */
+	    (make_dir(rel, 0700, cause) < 0 || make_dir(dir, 0700, cause) < 0 ||
+	     write_file_atomic(dst, text.s, text.len, 0700, cause) < 0))
 		rc = XL_ERR;
 	buf_release(&text);
 	free(rel);
@@ -47,7 +48,7 @@ int sweep_then_prepare(struct xl_ctx *ctx, const char *sweep, const char *script
 	return rc;
 }
 
-/* Record the --then intent in the caller's transaction. */
+/* Record the --then intent (the sweep's next try) in the caller's transaction. */
 int sweep_then_intent(struct xl_ctx *ctx, long long sweep_id, const char *sweep,
 		      const char *after)
 {
@@ -59,8 +60,9 @@ int sweep_then_intent(struct xl_ctx *ctx, long long sweep_id, const char *sweep,
 	script = path_join(dir, "then.sh");
 	log = path_join(dir, "then.out");
 	results = path_join(dir, "results.json");
-	if (db_prepare(&ctx->db, &q, "INSERT INTO sweep_then (sweep_id, token, phase, after,"
-		       " script, log_path, results, intent_at) VALUES (:sw, :token,"
+	if (db_prepare(&ctx->db, &q, "INSERT INTO sweep_then (sweep_id, try, token, phase,"
+		       " after, script, log_path, results, intent_at) VALUES (:sw, (SELECT"
+		       " coalesce(max(try), 0) + 1 FROM sweep_then WHERE sweep_id = :sw), :token,"
 		       " 'submitting', :after, :script, :log, :results, :now)") == 0) {
 		db_bind_int64(&q, ":sw", sweep_id);
 		db_bind_text(&q, ":token", token);
@@ -159,10 +161,11 @@ static char *then_script(struct xl_ctx *ctx, const char *sweep, const char *head
 		 "export XLOOP_ROOT=%s XLOOP_STUDY=%s XLOOP_SWEEP=%s XLOOP_STEP=then\n"
 		 "export XLOOP_SWEEP_RESULTS=%s\n"
 		 "exec >>%s 2>&1\n"
-		 "for i in $(seq 1 30); do\n"
-		 "\t%s -C \"$XLOOP_ROOT\" sweep show \"$XLOOP_SWEEP\" --json "
+		 "# until every task is judged (exit 75 while a retried step runs), an hour at most\n"
+		 "for i in $(seq 1 720); do\n"
+		 "\t%s -C \"$XLOOP_ROOT\" sweep show \"$XLOOP_SWEEP\" --json --final "
 		 ">\"$XLOOP_SWEEP_RESULTS.tmp\" && break\n"
-		 "\tsleep 2\n"
+		 "\tsleep 5\n"
 		 "done\n"
 		 "mv -f \"$XLOOP_SWEEP_RESULTS.tmp\" \"$XLOOP_SWEEP_RESULTS\"\n"
 		 "exec %s\n", qroot, qstudy, qsweep, qres, qlog, qexe, qscript);
@@ -176,10 +179,11 @@ static char *then_script(struct xl_ctx *ctx, const char *sweep, const char *head
 	return buf_detach(&b, NULL);
 }
 
-/* One --then intent. */
+/* One --then try. */
 struct then_row {
-	long long id;
-	char *token, *after, *script, *log, *results, *sweep;
+	long long id, sweep_id;
+	int latest;		/* the sweep's newest try */
+	char *token, *phase, *job_id, *after, *after_job, *script, *log, *results, *sweep;
 };
 
 /* sbatch one --then step afterany on the arrays arr ("A:B"). */
@@ -254,55 +258,251 @@ out:
 	return rc;
 }
 
-/* Submit or adopt every --then intent whose sweep's last array has its job. */
-int sweep_then_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
-			      char **cause)
+/* 1 when id is one of list's "A:B:C". */
+static int in_list(const char *list, const char *id)
 {
-	struct then_row *v = NULL;
-	struct stmt st;
-	size_t n = 0, i;
-	int rc = 0;
+	size_t n = strlen(id);
+	const char *p;
 
-	if (db_prepare_cached(&ctx->db, &st, "SELECT t.id, t.token, t.after, t.script,"
-			      " t.log_path, t.results, sw.name FROM sweep_then t"
-			      " JOIN sweep sw ON sw.id = t.sweep_id WHERE sw.study = :s"
-			      " AND t.phase = 'submitting'") < 0)
-		return 0;
-	db_bind_text(&st, ":s", ctx->cfg.study);
-	while (db_step(&st) == SQLITE_ROW) {
-		v = xreallocarray(v, n + 1, sizeof(*v));
-		v[n].id = db_col_int64(&st, 0);
-		v[n].token = db_col_dup(&st, 1);
-		v[n].after = db_col_dup(&st, 2);
-		v[n].script = db_col_dup(&st, 3);
-		v[n].log = db_col_dup(&st, 4);
-		v[n].results = db_col_dup(&st, 5);
-		v[n].sweep = db_col_dup(&st, 6);
-		n++;
-	}
-	db_finalize(&st);
-	for (i = 0; i < n; i++) {
-		const struct slurm_job *j = slurm_jobs_find_token(q, v[i].token);
-		char *arr;
+	for (p = list; (p = strstr(p, id)) != NULL; p += n)
+		if ((p == list || p[-1] == ':') && (p[n] == ':' || !p[n]))
+			return 1;
+	return 0;
+}
 
-		if (j) {
-			/* sbatch answered before a crash cut off its record */
-			db_exec_row(&ctx->db, "UPDATE sweep_then SET phase = 'submitted',"
-				    " job_id = :text WHERE id = :id", v[i].id, j->job_id, 0);
-		} else if ((arr = resolve_after(&ctx->db, v[i].after)) != NULL) {
-			if (rc == 0)
-				rc = submit_then(ctx, s, &v[i], arr, cause);
-			free(arr);
+/*
+ * The jobs of sweep_id not ended as xloop knows, "A:B:C" (array ids for
+ * array tasks): each unjudged attempt's job and its steps' submitted jobs,
+ * a step retried alone (a plain job no array covers) among them.
+ */
+static char *unfinished(struct db *db, long long sweep_id)
+{
+	struct buf b = BUF_INIT;
+	struct stmt q;
+
+	if (db_prepare(db, &q, "SELECT a.job_id FROM attempt a JOIN sweep_task w"
+		       " ON w.run_id = a.run_id WHERE w.sweep_id = :sw AND a.verdict IS NULL"
+		       " AND coalesce(a.job_id, '') != '' UNION ALL SELECT s.job_id FROM step_job s"
+		       " JOIN attempt a ON a.id = s.attempt_id JOIN sweep_task w ON w.run_id ="
+		       " a.run_id WHERE w.sweep_id = :sw AND a.verdict IS NULL"
+		       " AND s.phase = 'submitted' AND s.job_id != ''") == 0) {
+		db_bind_int64(&q, ":sw", sweep_id);
+		while (db_step(&q) == SQLITE_ROW) {
+			const char *job = db_col_text(&q, 0);
+			char *id = xstrndup(job, strcspn(job, "_"));
+
+			if (!in_list(b.s ? b.s : "", id))
+				buf_addf(&b, "%s%s", b.len ? ":" : "", id);
+			free(id);
 		}
+		db_finalize(&q);
+	}
+	return b.s ? buf_detach(&b, NULL) : xstrdup("");
+}
+
+/* 1 when q shows job or array id unfinished. */
+static int live_in(const struct slurm_jobs *q, const char *id)
+{
+	size_t i, n = strlen(id);
+
+	for (i = 0; i < q->nr; i++) {
+		const struct slurm_job *j = &q->v[i];
+
+		if (!slurm_state_is_final(j->state) &&
+		    (strcmp(j->array_job_id, id) == 0 ||
+		     (strncmp(j->job_id, id, n) == 0 && (!j->job_id[n] || j->job_id[n] == '_'))))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Keep the pending --then job t waiting for every job of its sweep that has
+ * not ended: when one the DB knows is missing from its Dependency (a step
+ * retried alone), afterany on each that a fresh squeue still shows, recorded
+ * in after_job (a crash before the record sets it again). 0, or an exit
+ * code with *cause.
+ */
+static int follow(struct xl_ctx *ctx, struct slurm *s, const struct then_row *t,
+		  char **cause)
+{
+	struct slurm_jobs now = SLURM_JOBS_INIT;
+	struct buf live = BUF_INIT;
+	char *want = unfinished(&ctx->db, t->sweep_id), *p, *save = NULL;
+	int rc = 0, more = 0;
+
+	for (p = strtok_r(want, ":", &save); p; p = strtok_r(NULL, ":", &save))
+		more |= !in_list(t->after_job, p);
+	free(want);
+	if (!more)
+		return 0;
+	/* the squeue of this reconcile predates the jobs it submitted */
+	rc = slurm_squeue_mine(s, &now, cause);
+	want = unfinished(&ctx->db, t->sweep_id);
+	more = 0;
+	for (p = strtok_r(want, ":", &save); rc == 0 && p; p = strtok_r(NULL, ":", &save)) {
+		if (!live_in(&now, p))
+			continue;
+		buf_addf(&live, "%s%s", live.len ? ":" : "", p);
+		more |= !in_list(t->after_job, p);
+	}
+	if (more) {
+		char *dep = xasprintf("afterany:%s", live.s);
+
+		rc = slurm_scontrol_update(s, t->job_id, "Dependency", dep, cause);
+		crash_point("sweep-then-after-update");
+		if (rc == 0)
+			db_exec_row(&ctx->db, "UPDATE sweep_then SET after_job = :text WHERE id = :id",
+				    t->id, live.s, 0);
+		free(dep);
+	}
+	buf_release(&live);
+	free(want);
+	slurm_jobs_release(&now);
+	return rc;
+}
+
+/* An older try superseded by a newer one: its pending job cancelled. */
+static void supersede(struct xl_ctx *ctx, struct slurm *s, const struct then_row *t)
+{
+	char *cause = NULL;
+
+	if (*t->job_id && slurm_scancel(s, t->job_id, &cause) != 0) {
+		warning("the superseded --then job %s of sweep %s: %s", t->job_id, t->sweep,
+			cause);
+		free(cause);
+		return;
+	}
+	db_exec_row(&ctx->db, "UPDATE sweep_then SET phase = 'superseded' WHERE id = :id",
+		    t->id, NULL, 0);
+}
+
+static void then_rows_free(struct then_row *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
 		free(v[i].token);
+		free(v[i].phase);
+		free(v[i].job_id);
 		free(v[i].after);
+		free(v[i].after_job);
 		free(v[i].script);
 		free(v[i].log);
 		free(v[i].results);
 		free(v[i].sweep);
 	}
 	free(v);
+}
+
+/* The study's --then tries that are intents or submitted. */
+static int then_rows_load(struct xl_ctx *ctx, struct then_row **v, size_t *n)
+{
+	struct stmt st;
+
+	*v = NULL;
+	*n = 0;
+	if (db_prepare_cached(&ctx->db, &st, "SELECT t.id, t.sweep_id, t.try = (SELECT"
+			      " max(o.try) FROM sweep_then o WHERE o.sweep_id = t.sweep_id),"
+			      " t.token, t.phase, t.job_id, t.after, t.after_job, t.script,"
+			      " t.log_path, t.results, sw.name FROM sweep_then t"
+			      " JOIN sweep sw ON sw.id = t.sweep_id WHERE sw.study = :s"
+			      " AND t.phase IN ('submitting', 'submitted') ORDER BY t.id") < 0)
+		return -1;
+	db_bind_text(&st, ":s", ctx->cfg.study);
+	while (db_step(&st) == SQLITE_ROW) {
+		struct then_row *r;
+
+		*v = xreallocarray(*v, *n + 1, sizeof(**v));
+		r = &(*v)[(*n)++];
+		r->id = db_col_int64(&st, 0);
+		r->sweep_id = db_col_int64(&st, 1);
+		r->latest = (int)db_col_int64(&st, 2);
+		r->token = db_col_dup(&st, 3);
+		r->phase = db_col_dup(&st, 4);
+		r->job_id = db_col_dup(&st, 5);
+		r->after = db_col_dup(&st, 6);
+		r->after_job = db_col_dup(&st, 7);
+		r->script = db_col_dup(&st, 8);
+		r->log = db_col_dup(&st, 9);
+		r->results = db_col_dup(&st, 10);
+		r->sweep = db_col_dup(&st, 11);
+	}
+	db_finalize(&st);
+	return 0;
+}
+
+/*
+ * Every --then try of the study: an intent adopted by its token or
+ * submitted once its arrays have their jobs; the newest try's pending job
+ * kept waiting for the sweep's jobs (follow); an older try that has not
+ * started superseded.
+ */
+int sweep_then_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
+			      char **cause)
+{
+	struct slurm_jobs own = SLURM_JOBS_INIT;
+	struct then_row *v;
+	size_t n, i;
+	int rc = 0, have = q != NULL;
+
+	if (then_rows_load(ctx, &v, &n) < 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		const struct slurm_job *j;
+		char *arr;
+
+		if (strcmp(v[i].phase, "submitting") == 0) {
+			if ((j = slurm_jobs_find_token(q, v[i].token)) != NULL) {
+				/* sbatch answered before a crash cut off its record */
+				db_exec_row(&ctx->db, "UPDATE sweep_then SET phase = 'submitted',"
+					    " job_id = :text WHERE id = :id", v[i].id, j->job_id, 0);
+			} else if (!v[i].latest) {
+				if (q)	/* it never reached Slurm */
+					supersede(ctx, s, &v[i]);
+			} else if ((arr = resolve_after(&ctx->db, v[i].after)) != NULL) {
+				if (rc == 0)
+					rc = submit_then(ctx, s, &v[i], arr, cause);
+				free(arr);
+			}
+			continue;
+		}
+		if (!have) {
+			char *why = NULL;
+
+			have = 1;
+			if (slurm_squeue_mine(s, &own, &why))
+				warning("the --then steps are not checked: %s", why);
+			free(why);
+			q = &own;
+		}
+		j = slurm_jobs_find(q, v[i].job_id);
+		if (!j || j->state != SLURM_STATE_PENDING)
+			continue;
+		if (!v[i].latest)
+			supersede(ctx, s, &v[i]);
+		else if (rc == 0)
+			rc = follow(ctx, s, &v[i], cause);
+	}
+	then_rows_free(v, n);
+	slurm_jobs_release(&own);
 	return rc;
+}
+
+/* The script of sweep_id's newest --then try (malloc'd), or NULL when it has none. */
+char *sweep_then_script(struct xl_ctx *ctx, long long sweep_id)
+{
+	struct stmt q;
+	char *script = NULL;
+
+	if (db_prepare(&ctx->db, &q, "SELECT script FROM sweep_then WHERE sweep_id = :sw"
+		       " ORDER BY try DESC LIMIT 1") == 0) {
+		db_bind_int64(&q, ":sw", sweep_id);
+		if (db_step(&q) == SQLITE_ROW)
+			script = db_col_dup(&q, 0);
+		db_finalize(&q);
+	}
+	return script;
 }
 
 void sweep_then_release(struct sweep_then *t)
@@ -317,7 +517,7 @@ void sweep_then_release(struct sweep_then *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* Read a sweep's --then step, its end from Slurm once it has ended. */
+/* Read a sweep's newest --then try, its end from Slurm once it has ended. */
 int sweep_then_get(struct xl_ctx *ctx, struct slurm *s, long long sweep_id,
 		   struct sweep_then *t)
 {
@@ -327,8 +527,8 @@ int sweep_then_get(struct xl_ctx *ctx, struct slurm *s, long long sweep_id,
 
 	memset(t, 0, sizeof(*t));
 	if (db_prepare(&ctx->db, &q, "SELECT id, phase, job_id, coalesce(state, ''),"
-		       " coalesce(exit_code, ''), log_path, results, script FROM sweep_then"
-		       " WHERE sweep_id = :sw") < 0)
+		       " coalesce(exit_code, ''), log_path, results, script, try FROM sweep_then"
+		       " WHERE sweep_id = :sw ORDER BY try DESC LIMIT 1") < 0)
 		return -1;
 	db_bind_int64(&q, ":sw", sweep_id);
 	rc = db_step(&q);
@@ -341,6 +541,7 @@ int sweep_then_get(struct xl_ctx *ctx, struct slurm *s, long long sweep_id,
 		t->log = db_col_dup(&q, 5);
 		t->results = db_col_dup(&q, 6);
 		t->script = db_col_dup(&q, 7);
+		t->try_ = db_col_int64(&q, 8);
 	}
 	db_finalize(&q);
 	if (rc != SQLITE_ROW)

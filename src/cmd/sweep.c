@@ -3,8 +3,9 @@
  * run per value, submitted as one job array (seed 002).
  * xloop sweep retry NAME: resubmit only the tasks whose latest attempt
  * failed (or never reached Slurm), as a new array of their indexes.
- * xloop sweep show NAME: each index, its run, its latest attempt and verdict
- * (reconciled first), and the --then step (sweep-then.h).
+ * xloop sweep show NAME [--final]: each index, its run, its latest attempt
+ * and verdict (reconciled first), whether all are judged, and the --then
+ * step (sweep-then.h).
  * xloop sweep --then SCRIPT: one CPU step afterany on every task.
  */
 #include <errno.h>
@@ -39,6 +40,12 @@ static const struct opt sweep_opts[] = {
 	{ "no-chain", OPT_FLAG, NULL, "wait for no job" },
 	{ "then", OPT_STRING, "SCRIPT", "one CPU step afterany on every task, the results in "
 	  "$XLOOP_SWEEP_RESULTS" },
+	OPT_END,
+};
+
+static const struct opt sweep_show_opts[] = {
+	{ "final", OPT_FLAG, NULL, "exit 75 (try later) while a task is still to be judged "
+	  "(the --then step waits so)" },
 	OPT_END,
 };
 
@@ -154,7 +161,7 @@ static int sweep_retry(struct xl_ctx *ctx, struct slurm *s, const char *name,
 	struct sweep sw;
 	struct submit_opts own;
 	size_t *pick, n = 0, i;
-	char *carried = NULL;
+	char *carried = NULL, *then;
 	int rc = sweeps_get(&ctx->db, ctx->cfg.study, name, &sw);
 
 	if (rc) {
@@ -190,7 +197,10 @@ static int sweep_retry(struct xl_ctx *ctx, struct slurm *s, const char *name,
 			       "queued or running); nothing submitted\n", sw.name);
 		rc = 0;
 	} else {
-		rc = submit_picked(ctx, s, &sw, pick, n, o, NULL);
+		/* the --then step runs again, after the retried tasks */
+		then = sweep_then_script(ctx, sw.id);
+		rc = submit_picked(ctx, s, &sw, pick, n, o, then);
+		free(then);
 	}
 	free(pick);
 	free(carried);
@@ -206,26 +216,34 @@ static json_t *show_then(struct xl_ctx *ctx, struct slurm *s, const struct sweep
 
 	if (sweep_then_get(ctx, s, sw->id, &t) != 0)
 		return json_null();
-	if (!ctx->json)
-		printf("  then: %s%s%s %s%s%s (its outcome, not a run's verdict)\n"
-		       "        log %s\n", *t.job_id ? "job " : "", t.job_id,
+	if (!ctx->json) {
+		char try_[32] = "";
+
+		if (t.try_ > 1)
+			xsnprintf(try_, sizeof(try_), " (try %lld)", t.try_);
+		printf("  then%s: %s%s%s %s%s%s (its outcome, not a run's verdict)\n"
+		       "        log %s\n", try_, *t.job_id ? "job " : "", t.job_id,
 		       *t.job_id ? "," : "", *t.state ? t.state : t.phase,
 		       *t.exit_code ? " " : "", t.exit_code, t.log);
-	o = json_pack("{s:s, s:s, s:o, s:o, s:s, s:s}", "script", t.script, "phase", t.phase,
-		      "state", *t.state ? json_string(t.state) : json_null(),
+	}
+	o = json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:I}", "script", t.script, "phase",
+		      t.phase, "state", *t.state ? json_string(t.state) : json_null(),
 		      "exit_code", *t.exit_code ? json_string(t.exit_code) : json_null(),
-		      "log", t.log, "results", t.results);
+		      "log", t.log, "results", t.results, "try", (json_int_t)t.try_);
 	json_object_set_new(o, "job_id", *t.job_id ? json_string(t.job_id) : json_null());
 	sweep_then_release(&t);
 	return o;
 }
 
-/* xloop sweep show NAME. */
-static int sweep_show(struct xl_ctx *ctx, struct slurm *s, const char *name)
+/*
+ * xloop sweep show NAME: with want_final, XL_TEMPFAIL while a task is
+ * still to be judged (printed all the same).
+ */
+static int sweep_show(struct xl_ctx *ctx, struct slurm *s, const char *name, int want_final)
 {
 	json_t *tasks = json_array(), *then;
 	struct sweep sw;
-	size_t i;
+	size_t i, open = 0;
 	int rc = sweeps_get(&ctx->db, ctx->cfg.study, name, &sw);
 
 	if (rc) {
@@ -244,6 +262,9 @@ static int sweep_show(struct xl_ctx *ctx, struct slurm *s, const char *name)
 		int has = task_latest(ctx, t, &a) == 0;
 		const char *state = !has ? "NOT SUBMITTED" : *a.verdict ? a.verdict :
 			*a.state ? a.state : a.phase;
+
+		/* judged, or it never reached Slurm: nothing more comes of it */
+		open += has && !*a.verdict && strcmp(a.phase, "submit_failed") != 0;
 
 		json_array_append_new(tasks, json_pack(
 			"{s:I, s:s, s:s, s:I, s:s, s:s, s:o}", "index", (json_int_t)t->idx,
@@ -267,15 +288,19 @@ static int sweep_show(struct xl_ctx *ctx, struct slurm *s, const char *name)
 	}
 	then = show_then(ctx, s, &sw);
 	if (ctx->json)
-		cmd_emit_json(json_pack("{s:s, s:s, s:s, s:I, s:o, s:o}", "sweep", sw.name,
+		cmd_emit_json(json_pack("{s:s, s:s, s:s, s:I, s:o, s:b, s:o}", "sweep", sw.name,
 					"var", sw.var, "parent", sw.parent, "max_parallel",
-					(json_int_t)sw.max_parallel, "tasks", tasks, "then", then));
+					(json_int_t)sw.max_parallel, "tasks", tasks, "final",
+					open == 0, "then", then));
 	else {
+		if (open)
+			printf("  not final: %zu task%s still to be judged\n", open,
+			       open == 1 ? "" : "s");
 		json_decref(then);
 		json_decref(tasks);
 	}
 	sweep_release(&sw);
-	return 0;
+	return want_final && open ? XL_TEMPFAIL : 0;
 }
 
 /* xloop sweep --set VAR=V1,V2,... */
@@ -401,7 +426,7 @@ static int cmd_sweep_show(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 	(void)self;
 	slurm_init(&s);
-	return sweep_show(ctx, &s, args->pos[0]);
+	return sweep_show(ctx, &s, args->pos[0], args_flag(args, "final"));
 }
 
 static const struct cmd_entry sweep_subs[] = {
@@ -410,7 +435,8 @@ static const struct cmd_entry sweep_subs[] = {
 	{ .name = "sweep retry", .opts = sweep_retry_opts, .args = "NAME", .min = 1, .max = 1,
 	  .exec = cmd_sweep_retry,
 	  .summary = "resubmit the sweep's failed tasks as a new array" },
-	{ .name = "sweep show", .args = "NAME", .min = 1, .max = 1, .exec = cmd_sweep_show,
+	{ .name = "sweep show", .opts = sweep_show_opts, .args = "NAME", .min = 1, .max = 1,
+	  .exec = cmd_sweep_show,
 	  .summary = "the sweep's tasks, their verdicts, and the --then step's outcome" },
 	{ NULL },
 };
@@ -433,7 +459,10 @@ const struct cmd_entry cmd_sweep_entry = {
 	"failed (or never reached Slurm) as a new array of their indexes\n"
 	"(--array=3,5[%K]), each as its next attempt; --mem/--time apply to them,\n"
 	"and they keep the --segments they were given unless --segments says.\n"
-	"Nothing is submitted when no task failed.\n"
+	"Nothing is submitted when no task failed. A sweep with --then gets its\n"
+	"summary again (try 2, 3...; `sweep show` reports the newest), afterany on\n"
+	"the retry's arrays, its results covering every task of the sweep; an\n"
+	"older try that has not started yet is cancelled.\n"
 	"\n"
 	"Segments (segments.max > 0 or --segments N) continue task by task: each\n"
 	"array task is segment 1 of its run's attempt; a task that exits 85 or\n"
@@ -450,7 +479,12 @@ const struct cmd_entry cmd_sweep_entry = {
 	"sweep: it runs whatever happens to the tasks, with the sweep's results\n"
 	"(`sweep show NAME --json`: tag, value, verdict, score per task) in the\n"
 	"file named by $XLOOP_SWEEP_RESULTS; its log is .xloop/sweeps/NAME/then.out,\n"
-	"and `sweep show NAME` reports its outcome (never a run's verdict).\n"
+	"and `sweep show NAME` reports its outcome (never a run's verdict). A step\n"
+	"retried alone for the machine's fault runs as a plain job: while the\n"
+	"summary is pending, xloop adds that job to its Dependency (scontrol\n"
+	"update); should it have started already, it waits (`sweep show --final`,\n"
+	"an hour at most) until every task is judged, so its results are final\n"
+	"(\"final\": true).\n"
 	"\n"
 	"With driver.mode slurm, a feeder job waits behind the tasks afterwards (as\n"
 	"after `next`), so they are judged once they end with no other xloop call.\n",

@@ -63,7 +63,7 @@ cat >"$T_TMP/summary.sh" <<'JOB'
 echo "START summary sweep=$XLOOP_SWEEP"
 python3 -c "import json,os
 d=json.load(open(os.environ['XLOOP_SWEEP_RESULTS']))
-print('FINAL', d['final'])
+print('FINAL', d.get('final'))
 for t in d['tasks']: print('TASK', t['tag'], t['value'], t['verdict'])"
 echo FINISHED
 JOB

@@ -256,8 +256,9 @@ static const char *const migrations[] = {
 	");",
 	/* 13: a --then step per try: `sweep retry` of a sweep with one records
 	 * try N+1 (afterany on the retry's arrays), and an older try that has
-	 * not started is superseded (cancelled); after_job: the jobs its
-	 * Dependency names, the retried steps' included (sweep-then.c) */
+	 * not started is superseded (cancelled); after_job: the sweep's jobs
+	 * it was made to wait for, a step retried alone included (its
+	 * Dependency names those that had not ended; sweep-then.c) */
 	"CREATE TABLE sweep_then_13 ("
 	"  id INTEGER PRIMARY KEY,"
 	"  sweep_id INTEGER NOT NULL REFERENCES sweep(id),"

@@ -318,44 +318,48 @@ static int live_in(const struct slurm_jobs *q, const char *id)
 
 /*
  * Keep the pending --then job t waiting for every job of its sweep that has
- * not ended: when one the DB knows is missing from its Dependency (a step
- * retried alone), afterany on each that a fresh squeue still shows, recorded
- * in after_job (a crash before the record sets it again). 0, or an exit
- * code with *cause.
+ * not ended: when the DB knows one after_job lacks (a step retried alone),
+ * afterany on each that a fresh squeue still shows; after_job then records
+ * every job looked at (a crash before the record sets it again). 0, or an
+ * exit code with *cause.
  */
 static int follow(struct xl_ctx *ctx, struct slurm *s, const struct then_row *t,
 		  char **cause)
 {
 	struct slurm_jobs now = SLURM_JOBS_INIT;
 	struct buf live = BUF_INIT;
-	char *want = unfinished(&ctx->db, t->sweep_id), *p, *save = NULL;
-	int rc = 0, more = 0;
+	char *want = unfinished(&ctx->db, t->sweep_id), *copy = xstrdup(want), *p, *save = NULL;
+	int rc, more = 0;
 
-	for (p = strtok_r(want, ":", &save); p; p = strtok_r(NULL, ":", &save))
+	for (p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save))
 		more |= !in_list(t->after_job, p);
-	free(want);
-	if (!more)
+	free(copy);
+	if (!more) {
+		free(want);
 		return 0;
+	}
 	/* the squeue of this reconcile predates the jobs it submitted */
 	rc = slurm_squeue_mine(s, &now, cause);
-	want = unfinished(&ctx->db, t->sweep_id);
 	more = 0;
-	for (p = strtok_r(want, ":", &save); rc == 0 && p; p = strtok_r(NULL, ":", &save)) {
+	copy = xstrdup(want);
+	for (p = strtok_r(copy, ":", &save); rc == 0 && p; p = strtok_r(NULL, ":", &save)) {
 		if (!live_in(&now, p))
-			continue;
+			continue;	/* ended: nothing to wait for (and Slurm may forget it) */
 		buf_addf(&live, "%s%s", live.len ? ":" : "", p);
 		more |= !in_list(t->after_job, p);
 	}
-	if (more) {
+	free(copy);
+	if (rc == 0 && more) {
 		char *dep = xasprintf("afterany:%s", live.s);
 
 		rc = slurm_scontrol_update(s, t->job_id, "Dependency", dep, cause);
 		crash_point("sweep-then-after-update");
-		if (rc == 0)
-			db_exec_row(&ctx->db, "UPDATE sweep_then SET after_job = :text WHERE id = :id",
-				    t->id, live.s, 0);
 		free(dep);
 	}
+	/* every job looked at, so the next tick asks squeue only for a new one */
+	if (rc == 0)
+		db_exec_row(&ctx->db, "UPDATE sweep_then SET after_job = :text WHERE id = :id",
+			    t->id, want, 0);
 	buf_release(&live);
 	free(want);
 	slurm_jobs_release(&now);

@@ -324,7 +324,9 @@ start_daemon() {
     record_pid "$name" "$pid"
     STARTED_THIS_RUN+=("$name")
     deadline=$((SECONDS + timeout))
-    until "$ready"; do
+    # ready once it runs the daemon's program (not env or setsid on their
+    # way to it: daemon_pid takes those for a dead daemon) and READY_FN says so
+    until comm_matches "$pid" "$name" && "$ready"; do
         if ! pid_alive "$pid"; then
             wait "$pid" 2>/dev/null || true
             start_failed "$name" "exited during start-up" "$log" "$out"

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "search/autopilot.h"
+#include "breaker.h"
 #include "driver.h"
 #include "fsutil.h"
 #include "plan.h"
@@ -194,8 +195,9 @@ struct work {
 	int runnable;		/* one runs or will start by itself */
 	int ended;		/* one ended that no tick has judged yet */
 	int plan;		/* plan entries wait (or autopilot has budget), feeding allowed */
-	int fresh;		/* plan entries no feeding has seen yet (a command that adds
-				 * work but feeds nothing, e.g. replicate): a feeder now */
+	int fresh;		/* that work, and no feeding has seen it yet (a command that
+				 * adds work but feeds nothing: replicate, plan add, auto on):
+				 * a feeder now */
 };
 
 /* Count job id as live work when squeue lists it unfinished; 1 when it is. */
@@ -250,7 +252,6 @@ static int find_work(struct xl_ctx *ctx, const struct slurm_jobs *q,
 	if (plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan) < 0)
 		return -1;
 	w->plan = nplan > 0;
-	w->fresh = w->plan && !fed && !w->live;
 	plan_entries_free(plan, nplan);
 	if (!w->plan) {	/* autopilot on, budget left: it proposes the next run */
 		struct auto_status as;
@@ -260,6 +261,7 @@ static int find_work(struct xl_ctx *ctx, const struct slurm_jobs *q,
 			auto_status_release(&as);
 		}
 	}
+	w->fresh = w->plan && !fed && !w->live;
 	return 0;
 }
 
@@ -344,6 +346,57 @@ static void feeder_request(struct xl_ctx *ctx, struct slurm_submit *req, const c
 	req->env = env;
 }
 
+/* What a feeder's or watchdog's sbatch needs, all malloc'd but token and env. */
+struct feeder_job {
+	char token[27];		/* the study_token; a watchdog's is prefixed in comment and env */
+	char *script;		/* .xloop/driver/feeder.sh, written */
+	char *comment;		/* DRIVER_COMMENT STUDY:KEY:TOKEN */
+	char *out;		/* its log, rotated */
+	char *envtok;		/* XLOOP_FEEDER_TOKEN=TOKEN */
+	const char *env[2];
+};
+
+/*
+ * The preamble of submit_feeder and submit_watchdog: the driver's
+ * directory and script, a fresh token (after prefix: "" or
+ * DRIVER_WATCH_PREFIX) in the comment and the environment, the log
+ * (log_name in .xloop/driver/) rotated. 0, or -1 with *cause.
+ */
+static int feeder_job_prepare(struct xl_ctx *ctx, const char *key, const char *prefix,
+			      const char *log_name, struct feeder_job *fj, char **cause)
+{
+	char *dir = driver_dir(ctx, cause);
+
+	memset(fj, 0, sizeof(*fj));
+	if (!dir)
+		return -1;
+	fj->script = write_script(ctx, dir, cause);
+	if (!fj->script) {
+		free(dir);
+		return -1;
+	}
+	study_token(fj->token);
+	fj->comment = xasprintf("%s%s:%s:%s%s", DRIVER_COMMENT, ctx->cfg.study, key, prefix,
+				fj->token);
+	fj->out = xasprintf("%s/%s", dir, log_name);
+	rotate_log(fj->out);
+	fj->envtok = xasprintf("XLOOP_FEEDER_TOKEN=%s%s", prefix, fj->token);
+	fj->env[0] = fj->envtok;
+	fj->env[1] = NULL;
+	free(dir);
+	return 0;
+}
+
+/* Free what feeder_job_prepare made. */
+static void feeder_job_release(struct feeder_job *fj)
+{
+	free(fj->script);
+	free(fj->comment);
+	free(fj->out);
+	free(fj->envtok);
+	memset(fj, 0, sizeof(*fj));
+}
+
 /*
  * Queue the study's watchdog: the feeder's script, its own log
  * (.xloop/driver/watchdog.log), name and a token "watch-..." in the comment, --begin=now+XLOOP_DRIVER_WATCH_SECS.
@@ -352,41 +405,24 @@ static void feeder_request(struct xl_ctx *ctx, struct slurm_submit *req, const c
  */
 static int submit_watchdog(struct xl_ctx *ctx, struct slurm *s, const char *key, char **cause)
 {
-	char token[27], *dir, *script, *comment, *out, *begin, *envtok;
-	const char *env[2];
+	struct feeder_job fj;
 	struct slurm_submit req;
+	char *begin;
 	long long job;
 	int rc, ambiguous = 0;
 
-	dir = driver_dir(ctx, cause);
-	if (!dir)
+	/* its own log: a feeder's may be what fails */
+	if (feeder_job_prepare(ctx, key, DRIVER_WATCH_PREFIX, "watchdog.log", &fj, cause) < 0)
 		return XL_ERR;
-	script = write_script(ctx, dir, cause);
-	if (!script) {
-		free(dir);
-		return XL_ERR;
-	}
-	study_token(token);
-	comment = xasprintf("%s%s:%s:%s%s", DRIVER_COMMENT, ctx->cfg.study, key,
-			    DRIVER_WATCH_PREFIX, token);
-	out = xasprintf("%s/watchdog.log", dir);	/* its own: a feeder's may be what fails */
-	rotate_log(out);
-	envtok = xasprintf("XLOOP_FEEDER_TOKEN=%s%s", DRIVER_WATCH_PREFIX, token);
 	begin = xasprintf("now+%lld", watch_secs());
-	env[0] = envtok;
-	env[1] = NULL;
-	feeder_request(ctx, &req, script, out, comment, env);
+	feeder_request(ctx, &req, fj.script, fj.out, fj.comment, fj.env);
 	req.job_name = DRIVER_WATCH_NAME;
 	req.begin = begin;
 	rc = slurm_sbatch(s, &req, &job, &ambiguous, cause);
 	if (rc && ambiguous)	/* the next driver_ensure sees it, or queues one */
 		rc = 0;
 	free(begin);
-	free(envtok);
-	free(out);
-	free(comment);
-	free(script);
-	free(dir);
+	feeder_job_release(&fj);
 	return rc;
 }
 
@@ -394,26 +430,15 @@ static int submit_watchdog(struct xl_ctx *ctx, struct slurm *s, const char *key,
 static int submit_feeder(struct xl_ctx *ctx, struct slurm *s, const char *key,
 			 const struct work *w, char **cause)
 {
-	char token[27], *dir, *script, *comment, *out, *begin = NULL, *envtok;
-	const char *env[2];
+	struct feeder_job fj;
+	char *begin = NULL;
 	struct slurm_submit req;
 	struct stmt q;
 	long long id = 0, job;
 	int rc, ambiguous = 0, tries;
 
-	dir = driver_dir(ctx, cause);
-	if (!dir)
+	if (feeder_job_prepare(ctx, key, "", "feeder.log", &fj, cause) < 0)
 		return XL_ERR;
-	script = write_script(ctx, dir, cause);
-	if (!script) {
-		free(dir);
-		return XL_ERR;
-	}
-	study_token(token);
-	comment = xasprintf("%s%s:%s:%s", DRIVER_COMMENT, ctx->cfg.study, key, token);
-	out = xasprintf("%s/feeder.log", dir);
-	rotate_log(out);
-	envtok = xasprintf("XLOOP_FEEDER_TOKEN=%s", token);
 	if (w->ended)	/* soon: a run waits to be judged */
 		begin = xasprintf("now+%d", DRIVER_JUDGE_SECS);
 	else if (w->fresh && !w->dep.len)	/* work nobody fed yet: feed it now */
@@ -428,7 +453,7 @@ static int submit_feeder(struct xl_ctx *ctx, struct slurm *s, const char *key,
 		goto out;
 	}
 	db_bind_text(&q, ":study", ctx->cfg.study);
-	db_bind_text(&q, ":token", token);
+	db_bind_text(&q, ":token", fj.token);
 	db_bind_text(&q, ":waits", begin ? begin : w->dep.s);
 	db_bind_int64(&q, ":now", (long long)time(NULL));
 	rc = db_step(&q) == SQLITE_DONE ? 0 : XL_ERR;
@@ -439,10 +464,8 @@ static int submit_feeder(struct xl_ctx *ctx, struct slurm *s, const char *key,
 	}
 	id = sqlite3_last_insert_rowid(ctx->db.h);
 	crash_point("feeder-after-intent");
-	env[0] = envtok;
-	env[1] = NULL;
 	for (tries = 0; tries < 2; tries++) {
-		feeder_request(ctx, &req, script, out, comment, env);
+		feeder_request(ctx, &req, fj.script, fj.out, fj.comment, fj.env);
 		req.dependency = begin ? NULL : w->dep.s;
 		req.begin = begin;
 		rc = slurm_sbatch(s, &req, &job, &ambiguous, cause);
@@ -473,11 +496,7 @@ static int submit_feeder(struct xl_ctx *ctx, struct slurm *s, const char *key,
 	}
 out:
 	free(begin);
-	free(envtok);
-	free(out);
-	free(comment);
-	free(script);
-	free(dir);
+	feeder_job_release(&fj);
 	return rc;
 }
 
@@ -702,6 +721,45 @@ void driver_keep_feeder(struct xl_ctx *ctx, struct slurm *s, const struct feed_r
 		warning("no feeder job could be queued (driver.mode slurm): %s; the next "
 			"`xloop next` or `xloop tick` tries again", cause ? cause : "?");
 	free(cause);
+}
+
+/*
+ * After a local edit that adds work (plan add, auto on): with driver.mode
+ * slurm, driver_keep_feeder (none while the breaker is open: nothing would
+ * be fed); no Slurm call in the other modes.
+ */
+void driver_after_edit(struct xl_ctx *ctx)
+{
+	struct feed_result fed;
+	struct slurm s;
+
+	if (strcmp(ctx->cfg.driver.mode, "slurm") != 0)
+		return;
+	memset(&fed, 0, sizeof(fed));
+	fed.breaker = breaker_open_reason(ctx);
+	slurm_init(&s);
+	driver_keep_feeder(ctx, &s, fed.breaker ? &fed : NULL, NULL);
+	free(fed.breaker);
+}
+
+/* The study's watchdog in q, a pending one first (a running one queues the next), or NULL. */
+const struct slurm_job *driver_find_watch(struct xl_ctx *ctx, const struct slurm_jobs *q)
+{
+	const struct slurm_job *found = NULL;
+	char key[13];
+	size_t i;
+
+	study_key(ctx, key);
+	for (i = 0; i < q->nr; i++) {
+		const struct slurm_job *j = &q->v[i];
+
+		if (!ours(j, key) || !is_watch(j) || slurm_state_is_final(j->state))
+			continue;
+		if (j->state == SLURM_STATE_PENDING)
+			return j;
+		found = j;
+	}
+	return found;
 }
 
 /* Find the feeder row by job id or token; 0 when none. */

@@ -75,6 +75,15 @@ int driver_watch_check(struct xl_ctx *ctx, struct slurm *s, const char *self_job
 /* driver_ensure that only warns on failure. */
 void driver_keep_feeder(struct xl_ctx *ctx, struct slurm *s, const struct feed_result *fed,
 			const char *self_job);
+/*
+ * After a command's local edit that adds work (plan add, auto on), the
+ * edit stored: with driver.mode slurm, driver_keep_feeder under the lock
+ * (nothing to feed while the breaker is open); Slurm unreachable is a
+ * warning. No Slurm call in the other modes.
+ */
+void driver_after_edit(struct xl_ctx *ctx);
+/* The study's watchdog listed in q (a pending one first), or NULL. */
+const struct slurm_job *driver_find_watch(struct xl_ctx *ctx, const struct slurm_jobs *q);
 
 /* A feeder job started its tick: its row becomes running (job_id, token may be NULL). */
 void driver_feeder_started(struct xl_ctx *ctx, const char *job_id, const char *token);

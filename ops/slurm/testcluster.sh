@@ -12,7 +12,13 @@
 # configs, controller state, slurmd spool, logs, pid files, a private munge
 # key and socket and (with --accounting) a private MariaDB.  The system's
 # /etc/slurm, /etc/munge and MariaDB are never touched.  Daemons are started
-# directly (no systemd) and tracked by pid files under <dir>/run.
+# directly (no systemd) and tracked by pid files under <dir>/run, written
+# by this script alone (atomically) and trusted only for a live process of
+# the right program with this cluster's mark in its environment. The
+# daemons' own pid files are under <dir>/run/daemons: a daemon truncates
+# and rewrites its file while it starts, and a reader of that file could
+# take a healthy daemon for dead (a slurmd was stopped 28 ms after its start
+# that way).
 #
 # Ports (all bound to 127.0.0.1): slurmctld 16817, slurmd 16818,
 # slurmdbd 16819, MariaDB 13306 (plus XLOOP_TESTCLUSTER_PORT_OFFSET; ops/slurm/
@@ -42,6 +48,9 @@ readonly ETC_DIR=$TC_DIR/etc
 readonly CONF=$ETC_DIR/slurm.conf
 readonly DBD_CONF=$ETC_DIR/slurmdbd.conf
 readonly RUN_DIR=$TC_DIR/run
+# The daemons' own pid files (SlurmdPidFile, --pid-file, ...): never read
+# for liveness, see above.
+readonly DAEMON_PID_DIR=$RUN_DIR/daemons
 readonly LOG_DIR=$TC_DIR/log
 readonly STATE_DIR=$TC_DIR/state/slurmctld
 readonly SPOOL_DIR=$TC_DIR/state/slurmd
@@ -88,7 +97,8 @@ usage: $PROG up [--accounting] [--gpus N] | down | status | env | adduser NAME |
                      start a private single-node Slurm (plus MariaDB and
                      slurmdbd with --accounting) with N fake GPUs (default 1;
                      the node declares 2 CPUs per GPU at least); idempotent;
-                     restarts if the running cluster has another profile
+                     restarts if the running cluster has another profile;
+                     a failed bring-up is tried once more from scratch
   down               stop every daemon that 'up' started (by pid file)
   status             print what runs; exit 0 if the cluster is up, 3 if not
   env                print 'export SLURM_CONF=...' for eval in a client shell
@@ -121,6 +131,15 @@ elapsed_since() {
 
 pid_file() { printf '%s/%s.pid' "$RUN_DIR" "$1"; }
 
+record_pid() {
+    # Write the pid file of daemon $1 (pid $2) atomically: a reader never
+    # finds it empty or half written.
+    local file
+    file=$(pid_file "$1")
+    printf '%s\n' "$2" >"$file.tmp"
+    mv -f "$file.tmp" "$file"
+}
+
 pid_alive() {
     # True if $1 is a live (non-zombie) process.
     local pid=$1 stat
@@ -140,15 +159,26 @@ comm_matches() {
     esac
 }
 
-daemon_pid() {
-    # Print the pid of daemon $1 if its pid file names a live process of the
-    # right program; fail otherwise.
-    local file pid
-    file=$(pid_file "$1")
-    [[ -r $file ]] || return 1
-    read -r pid <"$file" 2>/dev/null || return 1
-    pid_alive "$pid" && comm_matches "$pid" "$1" || return 1
+marked() {
+    # True if process $1 carries this cluster's mark in its environment.
+    { tr '\0' '\n' <"/proc/$1/environ"; } 2>/dev/null | grep -qxF "$OWNER_MARK"
+}
+
+pid_in() {
+    # pid_in FILE NAME: print the pid FILE holds if it is a live process of
+    # daemon NAME's program and (root can tell) of this cluster: a pid file
+    # left by an earlier cluster may name a process of another one now.
+    local pid
+    [[ -r $1 ]] || return 1
+    read -r pid <"$1" 2>/dev/null || return 1
+    pid_alive "$pid" && comm_matches "$pid" "$2" || return 1
+    ((EUID != 0)) || marked "$pid" || return 1
     printf '%s\n' "$pid"
+}
+
+daemon_pid() {
+    # Print the pid of daemon $1 from its pid file (pid_in); fail otherwise.
+    pid_in "$(pid_file "$1")" "$1"
 }
 
 wait_gone() {
@@ -194,7 +224,7 @@ leftover_pids() {
             *) continue ;;
         esac
         pid_alive "$pid" || continue
-        if { tr '\0' '\n' <"$d/environ"; } 2>/dev/null | grep -qxF "$OWNER_MARK"; then
+        if marked "$pid"; then
             printf '%s %s\n' "$pid" "$comm"
         fi
     done
@@ -291,10 +321,12 @@ start_daemon() {
     printf '==== %s: %s starting ====\n' "$(date '+%F %T')" "$name" >>"$out"
     env "$OWNER_MARK" setsid "$@" </dev/null >>"$out" 2>&1 9>&- &
     pid=$!
-    printf '%s\n' "$pid" >"$(pid_file "$name")"
+    record_pid "$name" "$pid"
     STARTED_THIS_RUN+=("$name")
     deadline=$((SECONDS + timeout))
-    until "$ready"; do
+    # ready once it runs the daemon's program (not env or setsid on their
+    # way to it: daemon_pid takes those for a dead daemon) and READY_FN says so
+    until comm_matches "$pid" "$name" && "$ready"; do
         if ! pid_alive "$pid"; then
             wait "$pid" 2>/dev/null || true
             start_failed "$name" "exited during start-up" "$log" "$out"
@@ -361,10 +393,10 @@ check_parents_traversable() {
 
 prepare_dirs() {
     check_dir_ownership
-    mkdir -p "$TC_DIR" "$ETC_DIR" "$RUN_DIR" "$LOG_DIR" "$STATE_DIR" "$SPOOL_DIR" \
-        "$MUNGE_DIR" "$TC_DIR/dev"
-    chmod 0755 "$TC_DIR" "$ETC_DIR" "$RUN_DIR" "$LOG_DIR" "$MUNGE_DIR" "$TC_DIR/dev" \
-        "$TC_DIR/state"
+    mkdir -p "$TC_DIR" "$ETC_DIR" "$RUN_DIR" "$DAEMON_PID_DIR" "$LOG_DIR" "$STATE_DIR" \
+        "$SPOOL_DIR" "$MUNGE_DIR" "$TC_DIR/dev"
+    chmod 0755 "$TC_DIR" "$ETC_DIR" "$RUN_DIR" "$DAEMON_PID_DIR" "$LOG_DIR" "$MUNGE_DIR" \
+        "$TC_DIR/dev" "$TC_DIR/state"
     chmod 0700 "$STATE_DIR"
     chmod 0755 "$SPOOL_DIR"
     check_parents_traversable
@@ -503,8 +535,8 @@ CredType=cred/munge
 
 StateSaveLocation=$STATE_DIR
 SlurmdSpoolDir=$SPOOL_DIR
-SlurmctldPidFile=$RUN_DIR/slurmctld.pid
-SlurmdPidFile=$RUN_DIR/slurmd.pid
+SlurmctldPidFile=$DAEMON_PID_DIR/slurmctld.pid
+SlurmdPidFile=$DAEMON_PID_DIR/slurmd.pid
 SlurmctldLogFile=$LOG_DIR/slurmctld.log
 SlurmdLogFile=$LOG_DIR/slurmd.log
 SlurmctldDebug=info
@@ -579,7 +611,7 @@ DbdAddr=127.0.0.1
 DbdPort=$DBD_PORT
 $dbd_comm_params
 SlurmUser=root
-PidFile=$RUN_DIR/slurmdbd.pid
+PidFile=$DAEMON_PID_DIR/slurmdbd.pid
 LogFile=$LOG_DIR/slurmdbd.log
 DebugLevel=info
 StorageType=accounting_storage/mysql
@@ -634,23 +666,24 @@ start_munged() {
     # parent only exits once the daemon is set up, with a failure status if
     # it could not start.
     local out=$LOG_DIR/munged.out log=$LOG_DIR/munged.log pid deadline
-    rm -f "$MUNGE_SOCKET" "$MUNGE_SOCKET.lock" "$RUN_DIR/munged.pid"
+    rm -f "$MUNGE_SOCKET" "$MUNGE_SOCKET.lock" "$DAEMON_PID_DIR/munged.pid" "$(pid_file munged)"
     printf '==== %s: munged starting ====\n' "$(date '+%F %T')" >>"$out"
     STARTED_THIS_RUN+=(munged)
     if ! env "$OWNER_MARK" munged \
         --socket="$MUNGE_SOCKET" \
         --key-file="$MUNGE_KEY" \
-        --pid-file="$RUN_DIR/munged.pid" \
+        --pid-file="$DAEMON_PID_DIR/munged.pid" \
         --log-file="$log" \
         --seed-file="$MUNGE_DIR/munged.seed" \
         </dev/null >>"$out" 2>&1 9>&-; then
         start_failed munged "failed to start" "$log" "$out"
     fi
     deadline=$((SECONDS + 15))
-    until pid=$(daemon_pid munged) && munge_ready; do
+    until pid=$(pid_in "$DAEMON_PID_DIR/munged.pid" munged) && munge_ready; do
         ((SECONDS < deadline)) || start_failed munged "did not become ready within 15s" "$log" "$out"
         sleep 0.1
     done
+    record_pid munged "$pid"
     chmod 0755 "$MUNGE_DIR"
     msg "started munged (pid $pid)"
 }
@@ -704,7 +737,7 @@ start_mariadb() {
         "$(db_binary)" --no-defaults \
         --datadir="$DB_DATA" \
         --socket="$DB_SOCKET" \
-        --pid-file="$RUN_DIR/mariadbd.pid" \
+        --pid-file="$DAEMON_PID_DIR/mariadbd.pid" \
         --port="$DB_PORT" \
         --bind-address=127.0.0.1 \
         --user=root \
@@ -912,8 +945,52 @@ cmd_up() {
         stop_all
     fi
     kill_leftovers
+    check_ports "$profile"
 
-    local t0
+    # A bring-up that failed (its reason and the daemon's output are above;
+    # it stopped what it started) is tried once more from scratch: a cause
+    # that stays fails again, and up exits 1.
+    local try rc
+    for try in 1 2; do
+        set +e
+        (
+            set -e
+            bring_up "$profile"
+        )
+        rc=$?
+        set -e
+        ((rc != 0)) || return 0
+        ((try == 2)) || warn "bring-up failed (see above); trying once more from scratch"
+    done
+    die "the cluster did not come up (2 tries); logs are in $LOG_DIR"
+}
+
+profile_ports() {
+    # "PORT DAEMON" for every port the daemons of profile $1 listen on.
+    printf '%s slurmctld\n%s slurmd\n' "$CTLD_PORT" "$SLURMD_PORT"
+    if [[ ${1%%+*} == accounting ]]; then
+        printf '%s slurmdbd\n%s mariadbd\n' "$DBD_PORT" "$DB_PORT"
+    fi
+}
+
+check_ports() {
+    # The ports of profile $1 must be free once this cluster's leftovers are
+    # stopped: a daemon that cannot bind its port exits at start-up, so name
+    # the process that holds one instead (where ss is installed).
+    local port name line
+    command -v ss >/dev/null || return 0
+    while read -r port name; do
+        line=$(ss -Hltnp "sport = :$port" 2>/dev/null | head -n 1)
+        [[ -n $line ]] || continue
+        [[ $line =~ users:\(\((.*)\)\) ]] && line=${BASH_REMATCH[1]} || line="a process ss cannot name"
+        die "port $port ($name's) is in use by $line: another cluster or service on the ports of XLOOP_TESTCLUSTER_PORT_OFFSET=$PORT_OFFSET? stop it, or choose another offset (and XLOOP_TESTCLUSTER_DIR)"
+    done < <(profile_ports "$1")
+}
+
+bring_up() {
+    # Start the daemons of profile $1 and wait until the node is idle.
+    local profile=$1 t0
+    kill_leftovers
     t0=$(now)
     msg "starting single-node Slurm ($profile profile) in $TC_DIR"
     prepare_dirs

@@ -12,6 +12,7 @@
 #include "search/autopilot.h"
 #include "search/best.h"
 #include "cmd/cmd.h"
+#include "driver.h"
 #include "loop.h"
 
 static const struct opt auto_on_opts[] = {
@@ -91,6 +92,8 @@ static int auto_on(struct xl_ctx *ctx, const struct cmd_entry *self, const char 
 		cmd_emit_json(json_pack("{s:b, s:s}", "on", 1, "budget", budget));
 	else if (rc == 0)
 		printf("%s: next and tick propose runs when the plan is empty\n", what);
+	if (rc == 0)	/* driver.mode slurm: a feeder proposes them once the session ends */
+		driver_after_edit(ctx);
 	free(what);
 	free(budget);
 	return rc;
@@ -208,6 +211,8 @@ const struct cmd_entry cmd_auto_entry = {
 	"budget or when no one-variable change of a configuration run is left\n"	"(converged), and says so once in the briefing and as a notification.\n"
 	"Every proposal is an ops/decisions.md entry with its reason. A proposal\n"
 	"that fails does not trip the breaker unless failures repeat the same way.\n"
+	"With driver.mode slurm, auto on leaves the feeder job that proposes them\n"
+	"once the session ends (`xloop help driver`; Slurm unreachable: a warning).\n"
 	"The switch and budget are decisions in xloop.json (autopilot.*); the\n"
 	"spending is in the state DB. See `help space`, `help best`.\n",
 	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .subs = auto_subs, .dflt = &auto_subs[2],

@@ -77,24 +77,20 @@ static char *waits_words(struct xl_ctx *ctx, const char *waits)
 }
 
 /*
- * What Slurm says the feeder job waits on: its state and Reason in words
- * (one squeue call). *reason: Slurm's code, NULL when none. malloc'd.
+ * What Slurm says the feeder job waits on: its state and Reason in words,
+ * from q (NULL: squeue failed for the reason failed). *reason: Slurm's
+ * code, NULL when none. malloc'd.
  */
-static char *slurm_words(const char *job, char **reason)
+static char *slurm_words(const struct slurm_jobs *q, const char *failed, const char *job,
+			 char **reason)
 {
-	struct slurm_jobs q = SLURM_JOBS_INIT;
 	const struct slurm_job *j;
-	struct slurm s;
-	char *cause = NULL, *text;
+	char *text;
 
 	*reason = NULL;
-	slurm_init(&s);
-	if (slurm_squeue_mine(&s, &q, &cause) != 0) {
-		text = xasprintf("Slurm could not be asked (%s)", cause ? cause : "squeue failed");
-		free(cause);
-		return text;
-	}
-	j = slurm_jobs_find(&q, job);
+	if (!q)
+		return xasprintf("Slurm could not be asked (%s)", failed);
+	j = slurm_jobs_find(q, job);
 	if (!j)
 		text = xstrdup("Slurm no longer lists it: it has ended or was cancelled");
 	else if (j->state != SLURM_STATE_PENDING)
@@ -106,22 +102,80 @@ static char *slurm_words(const char *job, char **reason)
 		text = xasprintf("Slurm says PENDING (%s): %s", j->reason,
 				 reason_explain(j->reason)->meaning);
 	}
-	slurm_jobs_release(&q);
 	return text;
 }
 
-/* The mode, the pending feeder, the last run. */
+/* squeue's start time of a pending job, NULL when it gives none. */
+static const char *start_of(const struct slurm_job *j)
+{
+	if (j->state != SLURM_STATE_PENDING || !j->start_time || !*j->start_time ||
+	    strcmp(j->start_time, "N/A") == 0 || strcmp(j->start_time, "Unknown") == 0)
+		return NULL;
+	return j->start_time;
+}
+
+/* The watchdog in words (q NULL: squeue failed for the reason failed). malloc'd. */
+static char *watch_words(const struct slurm_jobs *q, const char *failed,
+			 const struct slurm_job *w)
+{
+	if (!q)
+		return xasprintf("watchdog: Slurm could not be asked (%s)", failed);
+	if (!w)
+		return xstrdup("no watchdog queued: none while nothing is left to feed (the next "
+			       "`xloop next` or `xloop tick` queues one with the feeder)");
+	if (w->state != SLURM_STATE_PENDING)
+		return xasprintf("watchdog job %s %s: it checks that a feeder is alive, and "
+				 "ticks as the feeder when none is", w->job_id,
+				 slurm_state_name(w->state));
+	if (start_of(w))
+		return xasprintf("watchdog job %s pending until %s (--begin): then it checks "
+				 "that a feeder is alive, and ticks as the feeder when none is",
+				 w->job_id, start_of(w));
+	return xasprintf("watchdog job %s pending (%s): when it starts it checks that a "
+			 "feeder is alive", w->job_id, *w->reason ? w->reason : "no reason yet");
+}
+
+/* The watchdog for --json: null when none is listed. */
+static json_t *watch_json(const struct slurm_job *w)
+{
+	if (!w)
+		return json_null();
+	return json_pack("{s:s, s:s, s:o, s:o}", "job_id", w->job_id,
+			 "state", slurm_state_name(w->state),
+			 "starts_at", start_of(w) ? json_string(start_of(w)) : json_null(),
+			 "reason", *w->reason && strcmp(w->reason, "None") != 0 ?
+			 json_string(w->reason) : json_null());
+}
+
+/* The mode, the pending feeder and the watchdog (one squeue call), the last run. */
 static int driver_show(struct xl_ctx *ctx)
 {
 	struct driver_status st;
+	struct slurm_jobs q = SLURM_JOBS_INIT;
+	const struct slurm_job *watch = NULL;
 	char when[32], *fstype = NULL, *route, *words = NULL, *said = NULL, *reason = NULL;
+	char *failed = NULL, *watched = NULL;
+	int slurm = 0, listed = 0;
 
 	if (driver_status_read(ctx, &st) < 0)
 		return error("unable to read the state DB"), XL_ERR;
 	route = route_text(ctx, &fstype);
+	slurm = strcmp(st.mode, "slurm") == 0;
+	if (slurm || *st.job_id) {
+		struct slurm s;
+
+		slurm_init(&s);
+		listed = slurm_squeue_mine(&s, &q, &failed) == 0;
+		if (!listed && !failed)
+			failed = xstrdup("squeue failed");
+		if (listed)
+			watch = driver_find_watch(ctx, &q);
+		if (slurm)
+			watched = watch_words(listed ? &q : NULL, failed, watch);
+	}
 	if (*st.job_id) {
 		words = waits_words(ctx, st.waits);
-		said = slurm_words(st.job_id, &reason);
+		said = slurm_words(listed ? &q : NULL, failed, st.job_id, &reason);
 	}
 	if (ctx->json) {
 		json_t *doc = json_pack("{s:s, s:s?, s:s, s:s, s:b, s:s}",
@@ -134,6 +188,10 @@ static int driver_show(struct xl_ctx *ctx)
 		json_object_set_new(doc, "waits_text", words ? json_string(words) : json_null());
 		json_object_set_new(doc, "slurm_reason", reason ? json_string(reason) : json_null());
 		json_object_set_new(doc, "slurm_says", said ? json_string(said) : json_null());
+		json_object_set_new(doc, "slurm_error", failed ? json_string(failed) : json_null());
+		json_object_set_new(doc, "watchdog", watch_json(watch));
+		json_object_set_new(doc, "watchdog_text", watched ? json_string(watched) :
+				    json_null());
 
 		if (*st.last_job || st.last_at)
 			json_object_set_new(doc, "last", json_pack("{s:s, s:I, s:s, s:s}",
@@ -151,6 +209,8 @@ static int driver_show(struct xl_ctx *ctx)
 			printf("no feeder pending: nothing is left to feed, or it was cancelled "
 			       "(the next `xloop next` or `xloop tick` queues one when there is "
 			       "work)\n");
+		if (watched)
+			printf("%s\n", watched);
 		if (st.last_at) {
 			when_text(st.last_at, when);
 			printf("last feeder: job %s at %s, %s: %s\n", st.last_job, when,
@@ -165,6 +225,9 @@ static int driver_show(struct xl_ctx *ctx)
 	free(words);
 	free(said);
 	free(reason);
+	free(failed);
+	free(watched);
+	slurm_jobs_release(&q);
 	driver_status_release(&st);
 	return XL_OK;
 }
@@ -238,7 +301,7 @@ static int cmd_driver(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 static const struct cmd_entry driver_subs[] = {
 	{ .name = "driver status", .exec = cmd_driver,
-	  .summary = "the mode, the feeder waiting now, the last one that ran" },
+	  .summary = "the mode, the feeder waiting now, the watchdog, the last feeder that ran" },
 	{ .name = "driver install", .exec = cmd_driver,
 	  .summary = "write the scrontab entry, or print the crontab line" },
 	{ NULL },
@@ -260,7 +323,8 @@ const struct cmd_entry cmd_driver_entry = {
 	"            empty, breaker open, nothing running) none is queued, nor\n"
 	"            while only a person can move the study (plan entries waiting\n"
 	"            for a best, autopilot converged or waiting for a fix, with\n"
-	"            nothing live). sweep, submit, retry and replicate leave one too.\n"
+	"            nothing live). sweep, submit, retry, replicate, plan add and\n"
+	"            auto on leave one too.\n"
 	"            Partition and QOS: driver.partition and driver.qos (default\n"
 	"            slurm.*): when runs ask for every CPU of their node, give the\n"
 	"            feeder one whose jobs start first (doctor warns otherwise).\n"
@@ -285,8 +349,10 @@ const struct cmd_entry cmd_driver_entry = {
 	"\n"
 	"status (the default) prints the mode, the feeder job waiting now and what\n"
 	"it waits for in words (the runs by job id and tag, or its start time) and\n"
-	"what Slurm says it waits on (its state and Reason, one squeue call), the\n"
-	"last feeder that ran and its result, and which way a feeder reaches the\n"
-	"state DB (the filesystem type from mountinfo, else statfs).\n",
+	"what Slurm says it waits on (its state and Reason), the watchdog (its job,\n"
+	"pending until its start time, or running; with driver.mode slurm), both\n"
+	"from one squeue call, the last feeder that ran and its result, and which\n"
+	"way a feeder reaches the state DB (the filesystem type from mountinfo,\n"
+	"else statfs).\n",
 	.flags = CMD_DB | CMD_NOROOT, .subs = driver_subs, .dflt = &driver_subs[0],
 };

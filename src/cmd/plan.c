@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
+#include "driver.h"
 #include "jobsh/jobsh.h"
 #include "loop.h"
 #include "plan.h"
@@ -94,6 +95,8 @@ static int plan_add_cmd(struct xl_ctx *ctx, char **pos, int npos, const char *fr
 			printf("plan %lld: %s=%s from %s\n",
 			       (long long)json_integer_value(json_array_get(ids, (size_t)i - 1)),
 			       vars[i], vals[i], from);
+	if (rc == 0)	/* driver.mode slurm: a feeder submits them once the session ends */
+		driver_after_edit(ctx);
 	json_decref(ids);
 	for (i = 0; i < npos; i++) {
 		free(vars[i]);
@@ -217,7 +220,9 @@ const struct cmd_entry cmd_plan_entry = {
 	"      resolved when the entry is used: an entry that cannot become a run\n"
 	"      by then (best has that value now, or its configuration was made\n"
 	"      meanwhile) is skipped, and the briefing says so; it stays queued\n"
-	"      while there is no best yet.\n"
+	"      while there is no best yet. With driver.mode slurm it leaves the\n"
+	"      feeder job that submits them once the session ends (`xloop help\n"
+	"      driver`); Slurm unreachable is a warning, the entries are stored.\n"
 	"rm    remove a queued entry\n",
 	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .subs = plan_subs, .dflt = &plan_subs[0],
 };

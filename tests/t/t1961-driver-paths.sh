@@ -2,7 +2,10 @@
 # Every command that leaves work leaves the one feeder (issue 27), with
 # driver.mode slurm and no xloop call after it: `sweep` (its tasks are
 # judged), `replicate` (its plan entries are submitted and judged: a
-# feeder starts at once when nothing runs). Autopilot with a baseline that
+# feeder starts at once when nothing runs), `plan add` on an idle study
+# (the same; with Slurm unreachable it still stores the entry and warns; no
+# Slurm call with driver.mode none), `auto on` (its proposal is submitted
+# and judged with no `next`). Autopilot with a baseline that
 # has not run (adopt without --cv, space set, auto on, next): autopilot runs
 # the baseline first, says so, counts it in the budget, and goes on to its
 # budget. A baseline that failed: the briefing names the person's step and
@@ -81,6 +84,35 @@ check "the replicate submitted, judged and committed with no other xloop call" \
 	test "$(verdicts "$d")" -ge 3
 check "then nothing of xloop's is queued" wait_empty 60
 
+# plan add on an idle study: the feeder it leaves submits and judges it
+n=$(verdicts "$d")
+expect_rc 0 "plan add X=6 with nothing queued" u plan add X=6 --from base
+check "a feeder is queued to submit it" test "$(queued)" -ge 1
+wait_verdicts "$d" $((n + 1)) 90
+check "the entry submitted, judged and committed with no other xloop call" \
+	test "$(verdicts "$d")" -gt "$n"
+check "then nothing of xloop's is queued" wait_empty 60
+# Slurm unreachable (an squeue that fails, its calls counted): plan add is
+# a local edit; with driver.mode none it asks Slurm nothing
+w=$(user_dir)
+step "mkdir bin" mkdir -p "$T_TMP/bin"
+printf '#!/bin/sh\necho "$*" >>%s/squeue.calls\necho "squeue: error: Unable to contact slurm controller (connect failure)" >&2\nexit 1\n' \
+	"$w" >"$T_TMP/bin/squeue"
+step "an squeue that fails" chmod 755 "$T_TMP" "$T_TMP/bin" "$T_TMP/bin/squeue"
+nos() { as_user env PATH="$T_TMP/bin:$PATH" "$X" -C "$d" "$@"; }
+nos plan add X=7 --from base >"$T_TMP/pa.out" 2>"$T_TMP/pa.err"
+rc=$?
+u plan ls >"$T_TMP/pa.ls" 2>&1
+check "plan add with Slurm unreachable succeeds (exit $rc) and stores the entry" sh -c \
+	"[ $rc = 0 ] && grep -q '^plan [0-9]*: X=7 from base' '$T_TMP/pa.out' && grep -q 'X=7' '$T_TMP/pa.ls'"
+check "with a warning that no feeder could be queued" grep -q "no feeder job could be queued" "$T_TMP/pa.err"
+check "after asking Slurm (driver.mode slurm)" test -s "$w/squeue.calls"
+expect_rc 0 "plan rm it" u plan rm "$(u plan ls --json | python3 -c 'import json,sys; print([e["id"] for e in json.load(sys.stdin)["plan"] if e["value"] == "7"][0])')"
+step "driver.mode none" as_user python3 -c "import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['driver']['mode']='none'; json.dump(c, open(p,'w'), indent=2)" "$d/xloop.json"
+step "no squeue calls yet" rm -f "$w/squeue.calls"
+expect_rc 0 "plan add with driver.mode none" nos plan add X=8 --from base
+check "asks Slurm nothing" test ! -e "$w/squeue.calls"
+
 # autopilot with a baseline that has not run
 d2=$(user_dir)
 u2() { as_user "$X" -C "$d2" "$@"; }
@@ -125,10 +157,10 @@ u4() { as_user "$X" -C "$d4" "$@"; }
 new_study "$d4" apc "$conf"
 expect_rc 0 "adopt" u4 adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
 expect_rc 0 "a space of one other value" u4 space set X=3,4
-expect_rc 0 "auto on, no budget" u4 auto on
-expect_rc 0 "next" u4 next
+expect_rc 0 "auto on, no budget (and no next)" u4 auto on
 wait_verdicts "$d4" 1 60
-check "autopilot's one run judged by the feeder" test "$(verdicts "$d4")" -ge 1
+check "autopilot's one run proposed and judged by the feeder auto on left" \
+	test "$(verdicts "$d4")" -ge 1
 check "converged: then no feeder or watchdog is left" wait_empty 40
 sleep 5
 check "and none comes back" test "$(queued)" = 0

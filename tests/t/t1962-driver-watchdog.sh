@@ -7,7 +7,9 @@
 # finds no live feeder, ticks as the feeder would and leaves a new one. With
 # a feeder alive it only queues the next watchdog. No xloop call but the
 # first `next` and Slurm's jobs; never two feeders or two watchdogs
-# pending; once the study is done none of them is left.
+# pending; once the study is done none of them is left. `driver status`
+# (text and --json) shows the watchdog: pending until its start time, and
+# none once the study is done.
 . "$(dirname "$0")/lib.sh"
 
 if [ "$XLOOP_PROFILE" != plain ]; then
@@ -85,6 +87,15 @@ expect_rc 0 "one next" u next
 check "a feeder and a watchdog wait" sh -c "[ $(pending xloop-feed) = 1 ] && [ $(pending xloop-watch) = 1 ]"
 w0=$(as_user squeue -h -u "$U" -n xloop-watch -t PD -o '%i %r')
 check "the watchdog waits for its time ($w0)" sh -c "echo '$w0' | grep -q BeginTime"
+w0=${w0%% *}
+u driver status >"$T_TMP/ds.txt" 2>&1
+check "driver status shows the watchdog ($w0) pending until its start time" sh -c \
+	"grep -Eq '^watchdog job $w0 pending until [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]+ \(--begin\)' '$T_TMP/ds.txt' || { cat '$T_TMP/ds.txt'; exit 1; }"
+u driver status --json >"$T_TMP/ds.json" 2>/dev/null
+V="/usr/bin/python3 $(dirname "$0")/validate.py"
+wj=$(jget .watchdog.job_id <"$T_TMP/ds.json")/$(jget .watchdog.reason <"$T_TMP/ds.json")
+check "driver status --json: the watchdog's job and Reason ($wj), and it validates" sh -c \
+	"[ '$wj' = '$w0/BeginTime' ] && $V '$XLOOP_ROOT_DIR/schemas/driver.schema.json' <'$T_TMP/ds.json'"
 
 # cancelled
 f=$(a_feeder)
@@ -133,6 +144,11 @@ for i in $(seq 1 60); do
 	sleep 1
 done
 check "done: no feeder and no watchdog left" test "$(queued)" = 0
+u driver status >"$T_TMP/ds2.txt" 2>&1
+u driver status --json >"$T_TMP/ds2.json" 2>/dev/null
+wj=$(jget .watchdog <"$T_TMP/ds2.json")
+check "driver status: no watchdog queued (text and --json: $wj)" sh -c \
+	"grep -q '^no watchdog queued' '$T_TMP/ds2.txt' && [ '$wj' = None ] && $V '$XLOOP_ROOT_DIR/schemas/driver.schema.json' <'$T_TMP/ds2.json'"
 touch "$T_TMP/stop"
 wait "$mon"
 read -r mf mw <"$T_TMP/most"

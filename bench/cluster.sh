@@ -5,9 +5,9 @@
 # hold of the lock (2 minutes or so), never all at once. Steps: gap-a,
 # gap-dies, gap-dslurm, gap-dnone, gap-b, gap-c (bench/gap.sh), calls
 # (bench/calls.sh), scale (bench/scale.sh measure), lanes (bench/lanes.sh,
-# on 4 fake GPUs), gap-steps, gap-stepsfold, gap-stepsafter (bench/gap.sh's
-# runs with steps, on 4 fake GPUs). Exits 99 at once when a test suite is running
-# (the caller waits and tries again). Brings the test cluster up (plain
+# on 4 fake GPUs), gap-steps, gap-stepsd2, gap-stepsfold, gap-stepsafter
+# (bench/gap.sh's runs with steps, on 4 fake GPUs). Exits 99 at once when a
+# test suite is running (the caller waits and tries again). Brings the test cluster up (plain
 # profile) when it is down and leaves it up; cancels every job of the
 # benchmark user before it returns.
 set -euo pipefail

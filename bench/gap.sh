@@ -10,10 +10,11 @@
 #   BENCH_RUNS_D (6)  runs of the driver-dies cases (depth 1; cron ticks every 60 s,
 #                     or the Slurm driver's feeder alone, or nothing)
 #   BENCH_POLL_B (30), BENCH_TICK_C (60): the intervals
-#   modes steps, stepsfold, stepsafter (cluster steps gap-steps*, on 4 GPUs):
-#                     BENCH_RUNS_A runs with a BENCH_EVAL_SECS (30) CPU
-#                     evaluation each, as xloop's steps, folded into job.sh,
-#                     and chained by hand on the evaluation
+#   modes steps, stepsd2, stepsfold, stepsafter (cluster steps gap-steps*, on
+#                     4 GPUs): BENCH_RUNS_A runs with a BENCH_EVAL_SECS (30)
+#                     CPU evaluation each, as xloop's steps (queue.depth 1,
+#                     2), folded into job.sh, and chained by hand on the
+#                     evaluation
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 R=$BENCH_OUT/results
@@ -209,11 +210,16 @@ steps_drive() {
 
 # (e) xloop's steps: the evaluation its own CPU job `afterok` on its
 # training; the next run's training chains on the training before
-mode_steps() {
-	local d
-	say "1e: runs with steps, ${RUN_SECS} s training + ${EV} s CPU evaluation, next every 3 s, depth 1, $NA runs"
-	d=$(user_dir gap-steps)
-	study "$d" gapsteps 1
+mode_steps() { steps_xloop steps 1; }
+# (e2) the same with queue.depth 2 (a run in its evaluation counts as live)
+mode_stepsd2() { steps_xloop stepsd2 2; }
+
+# steps_xloop NAME DEPTH: the study of runs with steps, queue.depth DEPTH
+steps_xloop() {
+	local name=$1 depth=$2 d
+	say "1e ($name): runs with steps, ${RUN_SECS} s training + ${EV} s CPU evaluation, next every 3 s, depth $depth, $NA runs"
+	d=$(user_dir "gap-$name")
+	study "$d" "gap$name" "$depth"
 	steps_scripts "$d"
 	u "$X" -C "$d" adopt "$d/train.sh" --tag steps --step eval="$d/eval.sh" --cv "$d/cv0.json" >/dev/null
 	u "$X" -C "$d" plan add $(seq -f 'X=%g' 1 "$NA") --from steps >/dev/null
@@ -221,8 +227,17 @@ mode_steps() {
 	# gaps between the GPU steps (the attempts' own jobs); the evaluations
 	# count for the span
 	# shellcheck disable=SC2046
-	$PY "$BENCH_ROOT/bench/slurmjobs.py" steps "$R/gap-steps.json" $(job_ids "$d") -- \
+	$PY "$BENCH_ROOT/bench/slurmjobs.py" "$name" "$R/gap-$name.json" $(job_ids "$d") -- \
 		$(dbq "$d" "SELECT job_id FROM step_job WHERE job_id != '' ORDER BY id")
+	# the `next` calls that fed nothing although no job waited in the queue
+	$PY - "$R/gap-$name.json" "$d/driver.txt" <<'PY'
+import json, sys
+said = [ln.strip() for ln in open(sys.argv[2]) if ln.startswith("fed nothing: the queue is full")
+        and " and 0 waiting" in ln]
+doc = json.load(open(sys.argv[1]))
+doc["full_none_waiting"] = {"count": len(said), "first": said[0] if said else None}
+json.dump(doc, open(sys.argv[1], "w"), indent=1)
+PY
 }
 
 # (f) the evaluation folded into job.sh: one GPU job per run, as without steps
@@ -258,8 +273,8 @@ mode_stepsafter() {
 }
 
 mkdir -p "$R"
-printf '{"run_secs": %s, "runs": {"a": %s, "b": %s, "c": %s, "dies": %s, "dslurm": %s, "dnone": %s, "steps": %s, "stepsfold": %s, "stepsafter": %s}, "poll_b": %s, "tick": %s, "eval_secs": %s}\n' \
-	"$RUN_SECS" "$NA" "$NB" "$NC" "$ND" "$ND" "$ND" "$NA" "$NA" "$NA" "$POLL_B" "$TICK" "$EV" \
+printf '{"run_secs": %s, "runs": {"a": %s, "b": %s, "c": %s, "dies": %s, "dslurm": %s, "dnone": %s, "steps": %s, "stepsd2": %s, "stepsfold": %s, "stepsafter": %s}, "poll_b": %s, "tick": %s, "eval_secs": %s}\n' \
+	"$RUN_SECS" "$NA" "$NB" "$NC" "$ND" "$ND" "$ND" "$NA" "$NA" "$NA" "$NA" "$POLL_B" "$TICK" "$EV" \
 	>"$R/gap-config.json"
 for m in ${BENCH_GAP_MODES:-a dies dslurm dnone b c}; do
 	"mode_$m"

@@ -65,7 +65,7 @@ def med(v):
 machine = load("machine.json", {})
 cluster = load("cluster.json", {})
 gaps = {m: load("gap-%s.json" % m) for m in ("a", "b", "c", "dies", "dslurm", "dnone", "steps",
-                                             "stepsfold", "stepsafter")}
+                                             "stepsd2", "stepsfold", "stepsafter")}
 calls = load("calls.json", [])
 over = load("overhead-tick.json", {})
 synth = load("synth.json", {})
@@ -81,7 +81,7 @@ RUNS = cfg.get("runs", {})
 osync = load("overhead-syncs.json", {}) or {}
 SYN = "%s runs / %s attempts" % (format(synth.get("runs", 0), ","), format(synth.get("attempts", 0), ","))
 STEPS = ("gap-a", "gap-dies", "gap-dslurm", "gap-dnone", "gap-b", "gap-c", "calls", "scale", "lanes",
-         "gap-steps", "gap-stepsfold", "gap-stepsafter")
+         "gap-steps", "gap-stepsd2", "gap-stepsfold", "gap-stepsafter")
 lanes = load("lanes.json", []) or []
 held = {k: took(k) for k in STEPS if took(k) is not None}
 # the 1-minute load average as each step started and ended
@@ -165,6 +165,7 @@ if size:
 STEP_NAMES = {
     "steps": "(e) xloop's steps: the evaluation its own CPU job `afterok` on its training, the next "
              "training chained `afterany` on the training before (`next` every 3 s, `queue.depth` 1)",
+    "stepsd2": "(e2) the same with `queue.depth` 2",
     "stepsfold": "(f) the evaluation folded into job.sh: training and evaluation in one GPU job "
                  "(`next` every 3 s, `queue.depth` 1)",
     "stepsafter": "(g) by hand with `sbatch`, every job at once: each training `afterany` on the "
@@ -177,8 +178,8 @@ def steps_block(alone):
     e, f, h = g.get("steps"), g.get("stepsfold"), g.get("stepsafter")
     cl = load("cluster-gap-steps.json", {}) or {}
     ev = cfg.get("eval_secs", 30)
-    lo = ["%s %s to %s" % (k[4:], *(load("took-%s.json" % k) or {}).get("load", ["?", "?"]))
-          for k in STEPS if k.startswith("gap-steps")]
+    lo = ["%s %s to %s" % (k[4:], *load("took-%s.json" % k)["load"])
+          for k in STEPS if k.startswith("gap-steps") and "load" in (load("took-%s.json" % k) or {})]
     L = []
     L.append(
         "**Runs with steps** (`adopt --step eval=eval.sh`, issue 28): each run a %s s training "
@@ -198,7 +199,7 @@ def steps_block(alone):
     L.append("| mode | runs | gaps (s) | median | max | GPU idle in all | GPU job (median) | "
              "first start to last end |")
     L.append("|---|---|---|---|---|---|---|---|")
-    for m in ("steps", "stepsfold", "stepsafter"):
+    for m in STEP_NAMES:
         if m in g:
             x = g[m]
             L.append("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
@@ -213,11 +214,22 @@ def steps_block(alone):
                             e["n"]))
     if e["n"] < RUNS.get("steps", 0):
         t += " Only %d of the %s runs' trainings ran." % (e["n"], RUNS["steps"])
+    full = (gaps["steps"] or {}).get("full_none_waiting") or {}
+    if not met and full.get("count"):
+        t += (" %d of the agent's `next` calls fed nothing with no job waiting in the queue (`%s`): "
+              "a run whose evaluation is still running counts as a live run of the lane, one of "
+              "its `queue.depth` + 1, so the next training is queued only when that evaluation "
+              "ends, and a training that ends before the evaluation of the run before it leaves "
+              "the GPU idle." % (full["count"], full["first"]))
+    d2 = g.get("stepsd2")
+    if d2:
+        t += (" With `queue.depth` 2 (e2), one more run waits behind the training: gaps median "
+              "%s, max %s." % (fmt_s(d2["median"]), fmt_s(d2["max"])))
     if f:
-        t += (" Folded (f), the GPU has no gap either (median %s), but each GPU job lasts %s "
+        t += (" Folded (f), the GPU has no gap (median %s, max %s), but each GPU job lasts %s "
               "against %s for a training alone: the GPU is held for %s of every run by an "
               "evaluation that does not need it." % (
-                  fmt_s(f["median"]), fmt_s(f["job"]), fmt_s(e["job"]),
+                  fmt_s(f["median"]), fmt_s(f["max"]), fmt_s(f["job"]), fmt_s(e["job"]),
                   fmt_s(f["job"] - e["job"]) if f["job"] is not None and e["job"] is not None
                   else "-"))
     if h:
@@ -225,7 +237,7 @@ def steps_block(alone):
               "idle: median gap %s, %s in all." % (fmt_s(h["median"]), fmt_s(h["idle"])))
     if f or h:
         t += " First start to last end: %s." % ", ".join(
-            "%s %s" % (STEP_NAMES[m][:3], fmt_s(g[m]["span"])) for m in STEP_NAMES if m in g)
+            "%s %s" % (STEP_NAMES[m].split(" ")[0], fmt_s(g[m]["span"])) for m in STEP_NAMES if m in g)
     L.append(t)
     L.append("")
     return L
@@ -283,10 +295,12 @@ w("| Slurm | %s (`sinfo -V`): the private test cluster of `ops/slurm/testcluster
 w("| xloop | %s |" % machine.get("xloop", "?"))
 net = total.get("total") - total.get("waited") if total.get("total") is not None else None
 w("| this run | %s of benchmark (plus %s waiting for the shared cluster); part 1 %s, part 2 + 3a %s, "
-  "3b %s (each step holds the cluster lock on its own; longest hold %s) |" % (
+  "3b %s (each step holds the cluster lock on its own; longest hold %s); the machine's 1-minute "
+  "load average %s at the steps' starts and ends (other work shares the cores) |" % (
       fmt_s(round(net, 1) if net is not None else None), fmt_s(total.get("waited")), fmt_s(part1),
       fmt_s(held.get("calls")), fmt_s(held.get("scale")),
-      fmt_s(max(held.values())) if held else "-"))
+      fmt_s(max(held.values())) if held else "-",
+      "from %.2f to %.2f" % (min(loads), max(loads)) if loads else "not recorded"))
 w("")
 w("## Headline")
 w("")

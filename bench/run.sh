@@ -19,8 +19,8 @@
 set -euo pipefail
 part=${1:-all}
 case $part in
-all) steps="gap-a gap-dies gap-dslurm gap-dnone gap-b gap-c calls scale lanes gap-steps gap-stepsfold gap-stepsafter" ;;
-steps) steps="gap-steps gap-stepsfold gap-stepsafter" ;;
+all) steps="gap-a gap-dies gap-dslurm gap-dnone gap-b gap-c calls scale lanes gap-steps gap-stepsd2 gap-stepsfold gap-stepsafter" ;;
+steps) steps="gap-steps gap-stepsd2 gap-stepsfold gap-stepsafter" ;;
 *) echo "usage: bench/run.sh [steps]" >&2; exit 2 ;;
 esac
 

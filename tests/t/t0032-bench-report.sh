@@ -14,7 +14,7 @@ REP=$R/bench/report.py
 cp "$R/BENCHMARKS.md" "$T_TMP/old.md"
 sum=$(cksum <"$R/BENCHMARKS.md")
 
-# results DIR GAPS_E: the three ways of 6 runs, (e)'s trainings with gaps GAPS_E
+# results DIR GAPS_E: the four ways of 6 runs, (e)'s trainings with gaps GAPS_E
 results() {
 	mkdir -p "$1"
 	$PY - "$1" "$2" <<'PY'
@@ -30,13 +30,15 @@ def jobs(first, dur, gaps):
         if k < len(gaps):
             t += dur + gaps[k]
     return out
-for mode, dur, gaps, tail in (("steps", 10, ge, 30), ("stepsfold", 40, [0, 1, 0, 0, 0], 0),
+for mode, dur, gaps, tail in (("steps", 10, ge, 30), ("stepsd2", 10, [0, 0, 1, 0, 0], 30),
+                              ("stepsfold", 40, [0, 1, 0, 0, 0], 0),
                               ("stepsafter", 10, [31, 31, 32, 31, 31], 30)):
     j = jobs(1000, dur, gaps)
     put("gap-%s.json" % mode, {"mode": mode, "jobs": j, "missing": [], "gaps": gaps,
                                "busy_s": dur * len(j), "idle_s": sum(gaps),
                                "span_s": j[-1]["end"] - j[0]["start"],
-                               "span_all_s": j[-1]["end"] + tail - j[0]["start"]})
+                               "span_all_s": j[-1]["end"] + tail - j[0]["start"],
+                               "full_none_waiting": {"count": 7, "first": "fed nothing: full"}})
     put("took-gap-%s.json" % mode, {"gap-" + mode: 100.0, "load": [1.25, 1.5]})
 put("cluster-gap-steps.json", {"profile": "basic+gpus4", "cpus": 8, "gres": "gpu:4"})
 put("gap-config.json", {"run_secs": 10, "eval_secs": 30, "runs": {"steps": 6, "stepsfold": 6,
@@ -85,6 +87,10 @@ check "the steps table has the three ways, gaps from the results" sh -c "
 	grep -qE '^\| \(e\) xloop.s steps.* \| 6 \| 0, 1, 0, 2, 0 \| 0 s \| 2 s \| 3 s \| 10 s \| 93 s \|' '$T_TMP/met.md' &&
 	grep -qE '^\| \(f\) the evaluation folded into job.sh.* \| 6 \| 0, 1, 0, 0, 0 \| 0 s \| 1 s \| 1 s \| 40 s \|' '$T_TMP/met.md' &&
 	grep -qE '^\| \(g\) by hand .* \| 6 \| 31, 31, 32, 31, 31 \| 31 s \| 32 s \| 156 s \| 10 s \|' '$T_TMP/met.md'"
+check "queue.depth 2 beside it (e2)" grep -qE '^\| \(e2\) the same with `queue.depth` 2 \| 6 \| 0, 0, 1, 0, 0 \|' "$T_TMP/met.md"
+check "a missed goal says how often next fed nothing with no job waiting" sh -c "
+	grep -q '7 of the agent.s .next. calls fed nothing with no job waiting' '$T_TMP/miss.md' &&
+	! grep -q 'calls fed nothing with no job waiting' '$T_TMP/met.md'"
 check "the profile and the load are named" sh -c "
 	grep -q 'profile basic+gpus4, 8 CPUs' '$T_TMP/met.md' && grep -q 'steps 1.25 to 1.5' '$T_TMP/met.md'"
 check "gaps of at most 2 s: the goal is met, in the text and the headline" sh -c "
@@ -103,8 +109,10 @@ for s in '## 5. Search' '## 6. The Slurm driver' '## Chaos soak'; do
 done
 check "the soak's Other runs are kept" grep -q '^### Other runs' "$T_TMP/full.md"
 check "the whole file has this run's steps table" grep -qE '^\| \(e\) xloop.s steps.* \| 0, 1, 0, 2, 0 \|' "$T_TMP/full.md"
+kept=$(part "$T_TMP/nosteps.md" '**Runs with steps**' 2>&1)
 check "a run without steps keeps the last steps part and its headline row" sh -c "
-	test \"\$(part '$T_TMP/nosteps.md' '**Runs with steps**')\" = \"\$(part '$T_TMP/met.md' '**Runs with steps**')\" &&
-	grep -qE '^\| GPU idle gap between trainings.* \| median 0 s, max 2 s \|' '$T_TMP/nosteps.md'"
+	grep -q '^\*\*Runs with steps\*\*' '$T_TMP/met.md' && [ \"\$1\" = \"\$2\" ] &&
+	grep -qE '^\| GPU idle gap between trainings.* \| median 0 s, max 2 s \|' '$T_TMP/nosteps.md'" - \
+	"$kept" "$(part "$T_TMP/met.md" '**Runs with steps**')"
 check "the checkout's BENCHMARKS.md is untouched" test "$(cksum <"$R/BENCHMARKS.md")" = "$sum"
 finish

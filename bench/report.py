@@ -25,13 +25,18 @@ except OSError:
     OLD = []
 
 
+def bounds(lines, start):
+    """(i, j): lines[i] is the first that starts with start, lines[j] the next "## " heading."""
+    i = next((k for k, ln in enumerate(lines) if ln.startswith(start)), None)
+    if i is None:
+        return None
+    return i, next((k for k in range(i + 1, len(lines)) if lines[k].startswith("## ")), len(lines))
+
+
 def old_part(start):
     """OLD's lines from the first that starts with start to the next "## " heading."""
-    i = next((k for k, ln in enumerate(OLD) if ln.startswith(start)), None)
-    if i is None:
-        return []
-    j = next((k for k in range(i + 1, len(OLD)) if OLD[k].startswith("## ")), len(OLD))
-    return OLD[i:j]
+    b = bounds(OLD, start)
+    return OLD[b[0]:b[1]] if b else []
 
 
 def load(name, default=None):
@@ -143,6 +148,8 @@ for name, r, target_ms in (("status --json", st, 100), ("next", nx, 100), ("repo
                      "< %s, RSS < 32 MB" % ("%d ms" % target_ms if target_ms < 1000 else "%d s" % (target_ms // 1000)),
                      "time %s, RSS %s" % (ok(r["median_ms"] < target_ms), ok(r["max_rss_kb"] < 32 * 1024))))
 STEPS_ROW = "GPU idle gap between trainings, runs with a %s s CPU eval step (e)" % cfg.get("eval_secs", 30)
+STEPS_KEY = "| GPU idle gap between trainings,"  # how its line in the headline starts
+STEPS_PART = "**Runs with steps**"  # how their part of section 1 starts
 if "steps" in g:
     e = g["steps"]
     steps_row = (STEPS_ROW, "median %s, max %s" % (fmt_s(e["median"]), fmt_s(e["max"])),
@@ -151,7 +158,7 @@ if "steps" in g:
     rows.insert(1, steps_row)
 else:
     # no runs with steps in this run: their row from the last run that had them
-    _old_row = next((ln for ln in OLD if ln.startswith("| " + STEPS_ROW.split(",")[0])), None)
+    _old_row = next((ln for ln in OLD if ln.startswith(STEPS_KEY)), None)
     if _old_row:
         rows.insert(1, tuple(c.strip() for c in _old_row.strip().strip("|").split("|")))
 if xv and gv:
@@ -174,7 +181,7 @@ STEP_NAMES = {
 
 
 def steps_block(alone):
-    """Section 1's runs with steps: the three ways side by side, and the goal."""
+    """Section 1's runs with steps: the ways side by side, and the goal."""
     e, f, h = g.get("steps"), g.get("stepsfold"), g.get("stepsafter")
     cl = load("cluster-gap-steps.json", {}) or {}
     ev = cfg.get("eval_secs", 30)
@@ -254,13 +261,10 @@ if "--steps" in sys.argv:
         print("%s: %s  [target %s: %s]" % steps_row)
         sys.exit(0)
     doc = list(OLD)
-    i = next((k for k, ln in enumerate(doc) if ln.startswith("**Runs with steps**")), None)
-    if i is None:
-        i = j = next((k for k, ln in enumerate(doc) if ln.startswith("## 2.")), len(doc))
-    else:
-        j = next((k for k in range(i + 1, len(doc)) if doc[k].startswith("## ")), len(doc))
+    at = next((k for k, ln in enumerate(doc) if ln.startswith("## 2.")), len(doc))
+    i, j = bounds(doc, STEPS_PART) or (at, at)
     doc[i:j] = steps_block(True)
-    k = next((k for k, ln in enumerate(doc) if ln.startswith("| " + STEPS_ROW.split(",")[0])), None)
+    k = next((k for k, ln in enumerate(doc) if ln.startswith(STEPS_KEY)), None)
     if k is not None:
         doc[k] = row_line(steps_row)
     else:
@@ -390,7 +394,7 @@ if gaps.get("dslurm") or gaps.get("dnone"):
     w("")
 
 # the runs with steps: this run's, or the last ones measured
-out.extend(steps_block(False) if "steps" in g else old_part("**Runs with steps**"))
+out.extend(steps_block(False) if "steps" in g else old_part(STEPS_PART))
 
 # --- part 2
 w("## 2. Slurm calls per poll")

@@ -8,6 +8,8 @@
 #                       26.05 in chroots (ops/slurm/chroot-cluster.sh)
 #   ./build.sh demo     build, start the test cluster, run the example study (ops/demo)
 #   ./build.sh bench    build, then the benchmarks (bench/run.sh): rewrites BENCHMARKS.md
+#   ./build.sh bench steps    only the runs with steps (issue 28; about 10 min):
+#                       rewrites only their part of BENCHMARKS.md
 #   ./build.sh bench search   autopilot vs Optuna 3.1/4.1 (TPE, GPSampler) and random
 #                       search (bench/search.py; builds build/dev/xloop and a trixie tree)
 #   ./build.sh soak [MINUTES]   the chaos soak (tests/soak, default 30 min): faults on a
@@ -166,7 +168,7 @@ bench)
 	fi
 	need_pkgs $BUILD_PKGS $TEST_PKGS
 	build_static
-	exec bench/run.sh
+	exec bench/run.sh ${2:+"$2"}
 	;;
 soak)
 	need_pkgs $BUILD_PKGS $TEST_PKGS

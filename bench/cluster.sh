@@ -3,9 +3,11 @@
 # bench/run.sh under `flock -o /tmp/xloop-cluster.lock`. The cluster is
 # shared, so every Slurm-facing step runs here, each under its own short
 # hold of the lock (2 minutes or so), never all at once. Steps: gap-a,
-# gap-dies, gap-b, gap-c (bench/gap.sh), calls (bench/calls.sh), scale
-# (bench/scale.sh measure), lanes (bench/lanes.sh, on 4 fake GPUs). Exits 99 at once when a test suite is running
-# (the caller waits and tries again). Brings the test cluster up (plain
+# gap-dies, gap-dslurm, gap-dnone, gap-b, gap-c (bench/gap.sh), calls
+# (bench/calls.sh), scale (bench/scale.sh measure), lanes (bench/lanes.sh,
+# on 4 fake GPUs), gap-steps, gap-stepsd2, gap-stepsfold, gap-stepsafter
+# (bench/gap.sh's runs with steps, on 4 fake GPUs). Exits 99 at once when a
+# test suite is running (the caller waits and tries again). Brings the test cluster up (plain
 # profile) when it is down and leaves it up; cancels every job of the
 # benchmark user before it returns.
 set -euo pipefail
@@ -21,6 +23,9 @@ if pgrep -f 'tests/run\.sh|build\.sh test' >/dev/null; then
 fi
 t_lock=$EPOCHREALTIME
 echo "$t_lock" >"$R/lock-taken-$step"
+# the machine's 1-minute load average as the step starts and ends (the 2
+# cores are shared: other work runs beside the benchmark)
+load0=$(cut -d' ' -f1 /proc/loadavg)
 if ! "$TC" status >/dev/null 2>&1; then
 	say "starting the test cluster (plain profile)"
 	"$TC" up >&2
@@ -58,11 +63,20 @@ PY
 fi
 
 case $step in
-gap-steps)
+gap-steps*)
 	# CPUs beside the GPU for the evaluations: the 4-GPU profile has 8
 	"$TC" up --gpus 4 >&2
 	"$TC" adduser "$BU" >/dev/null
-	BENCH_GAP_MODES=steps bash "$BENCH_ROOT/bench/gap.sh"
+	$PY - "$R/cluster-$step.json" "$("$TC" status 2>/dev/null | sed -n 's/^profile: *//p')" \
+		"$(scontrol show node -o)" <<'PY'
+import json, re, sys
+node = sys.argv[3]
+cpus = re.search(r"CPUTot=(\d+)", node)
+gres = re.search(r"\bGres=(\S+)", node)
+json.dump({"profile": sys.argv[2], "cpus": int(cpus.group(1)) if cpus else None,
+           "gres": gres.group(1) if gres else None}, open(sys.argv[1], "w"), indent=1)
+PY
+	BENCH_GAP_MODES=${step#gap-} bash "$BENCH_ROOT/bench/gap.sh"
 	;;
 gap-*) BENCH_GAP_MODES=${step#gap-} bash "$BENCH_ROOT/bench/gap.sh" ;;
 calls) bash "$BENCH_ROOT/bench/calls.sh" ;;
@@ -84,4 +98,4 @@ for _ in $(seq 1 20); do
 	[ -z "$(squeue -h -u "$BU" -o %i)" ] && break
 	sleep 1
 done
-echo "{\"$step\": $(since "$t_lock")}" >"$R/took-$step.json"
+echo "{\"$step\": $(since "$t_lock"), \"load\": [$load0, $(cut -d' ' -f1 /proc/loadavg)]}" >"$R/took-$step.json"

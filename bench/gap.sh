@@ -10,12 +10,16 @@
 #   BENCH_RUNS_D (6)  runs of the driver-dies cases (depth 1; cron ticks every 60 s,
 #                     or the Slurm driver's feeder alone, or nothing)
 #   BENCH_POLL_B (30), BENCH_TICK_C (60): the intervals
-#   mode steps (cluster step gap-steps, on 4 GPUs): BENCH_RUNS_A runs with a
-#                     BENCH_EVAL_SECS (30) CPU evaluation step each
+#   modes steps, stepsd2, stepsfold, stepsafter (cluster steps gap-steps*, on
+#                     4 GPUs): BENCH_RUNS_A runs with a BENCH_EVAL_SECS (30)
+#                     CPU evaluation each, as xloop's steps (queue.depth 1,
+#                     2), folded into job.sh, and chained by hand on the
+#                     evaluation
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 R=$BENCH_OUT/results
 NA=${BENCH_RUNS_A:-6} NB=${BENCH_RUNS_B:-4} NC=${BENCH_RUNS_C:-3} ND=${BENCH_RUNS_D:-6}
+EV=${BENCH_EVAL_SECS:-30}
 POLL_B=${BENCH_POLL_B:-30} TICK=${BENCH_TICK_C:-60}
 
 judged() { dbq "$1" "SELECT count(*) FROM attempt WHERE n > 0 AND verdict IS NOT NULL"; }
@@ -176,38 +180,101 @@ json.dump(doc, open(p, "w"), indent=1)
 PY
 }
 
-# (e) runs with steps (issue 28): each a RUN_SECS training on the GPU, then a
-# BENCH_EVAL_SECS (30) CPU evaluation afterok; the agent's `next` every 3 s,
-# depth 1, one lane. Needs CPUs beside the GPU (the 4-GPU profile: 8): the
-# next training chains on the training before, not on its evaluation.
-mode_steps() {
-	local d t0 end i vals=() ev=${BENCH_EVAL_SECS:-30}
-	say "1e: runs with steps, ${RUN_SECS} s training + ${ev} s CPU evaluation, depth 1, $NA runs"
-	d=$(user_dir gap-steps)
-	study "$d" gapsteps 1
+# Runs with steps (issue 28), the same study three ways on the 4-GPU profile
+# (8 CPUs: evaluations run beside the trainings; cluster steps gap-steps,
+# gap-stepsfold, gap-stepsafter): each run a RUN_SECS training on the GPU and
+# an EV s evaluation that needs no GPU.
+# steps_scripts DIR: DIR/train.sh, DIR/eval.sh, the two folded into DIR/fold.sh,
+# and the baseline's DIR/cv0.json, owned by the user
+steps_scripts() {
+	local d=$1
 	write_job "$d/train.sh"
-	printf '#!/bin/bash\nsleep %s\nprintf '"'"'{"score": 1}\\n'"'"' >"$XLOOP_RUN_DIR/cv.json"\n' \
-		"$ev" >"$d/eval.sh"
+	printf '#!/bin/bash\necho "START eval"\nsleep %s\nprintf '"'"'{"score": 1}\\n'"'"' >"$XLOOP_RUN_DIR/cv.json"\n' \
+		"$EV" >"$d/eval.sh"
+	{ cat "$d/train.sh"; tail -n +2 "$d/eval.sh"; } >"$d/fold.sh"
 	printf '{"score": 0}\n' >"$d/cv0.json"
-	chown "$BU" "$d/train.sh" "$d/eval.sh" "$d/cv0.json"
-	u "$X" -C "$d" adopt "$d/train.sh" --tag steps --step eval="$d/eval.sh" --cv "$d/cv0.json" >/dev/null
-	for i in $(seq 1 "$NA"); do vals+=("X=$i"); done
-	u "$X" -C "$d" plan add "${vals[@]}" --from steps >/dev/null
-	t0=$SECONDS end=$((SECONDS + 120 + NA * (RUN_SECS + 10) + ev))
+	chmod 644 "$d/eval.sh" "$d/fold.sh"
+	chown "$BU" "$d/train.sh" "$d/eval.sh" "$d/fold.sh" "$d/cv0.json"
+}
+
+# steps_drive DIR N: the agent's `next` every 3 s until N runs are judged
+steps_drive() {
+	local d=$1 n=$2 t0=$SECONDS end=$((SECONDS + 120 + $2 * (RUN_SECS + EV + 10)))
 	while [ "$SECONDS" -lt "$end" ]; do
 		u "$X" -C "$d" next >>"$d/driver.txt" 2>&1 || true
-		[ "$(judged "$d")" -ge "$NA" ] && break
+		[ "$(judged "$d")" -ge "$n" ] && break
 		sleep 3
 	done
-	note "took $((SECONDS - t0)) s"
-	# the GPU steps only: the attempts' own jobs (step 1)
+	note "took $((SECONDS - t0)) s, $(judged "$d") of $n runs judged"
+}
+
+# (e) xloop's steps: the evaluation its own CPU job `afterok` on its
+# training; the next run's training chains on the training before
+mode_steps() { steps_xloop steps 1; }
+# (e2) the same with queue.depth 2 (a run in its evaluation counts as live)
+mode_stepsd2() { steps_xloop stepsd2 2; }
+
+# steps_xloop NAME DEPTH: the study of runs with steps, queue.depth DEPTH
+steps_xloop() {
+	local name=$1 depth=$2 d
+	say "1e ($name): runs with steps, ${RUN_SECS} s training + ${EV} s CPU evaluation, next every 3 s, depth $depth, $NA runs"
+	d=$(user_dir "gap-$name")
+	study "$d" "gap$name" "$depth"
+	steps_scripts "$d"
+	u "$X" -C "$d" adopt "$d/train.sh" --tag steps --step eval="$d/eval.sh" --cv "$d/cv0.json" >/dev/null
+	u "$X" -C "$d" plan add $(seq -f 'X=%g' 1 "$NA") --from steps >/dev/null
+	steps_drive "$d" "$NA"
+	# gaps between the GPU steps (the attempts' own jobs); the evaluations
+	# count for the span
 	# shellcheck disable=SC2046
-	$PY "$BENCH_ROOT/bench/slurmjobs.py" steps "$R/gap-steps.json" $(job_ids "$d")
+	$PY "$BENCH_ROOT/bench/slurmjobs.py" "$name" "$R/gap-$name.json" $(job_ids "$d") -- \
+		$(dbq "$d" "SELECT job_id FROM step_job WHERE job_id != '' ORDER BY id")
+	# the `next` calls that fed nothing although no job waited in the queue
+	$PY - "$R/gap-$name.json" "$d/driver.txt" <<'PY'
+import json, sys
+said = [ln.strip() for ln in open(sys.argv[2]) if ln.startswith("fed nothing: the queue is full")
+        and " and 0 waiting" in ln]
+doc = json.load(open(sys.argv[1]))
+doc["full_none_waiting"] = {"count": len(said), "first": said[0] if said else None}
+json.dump(doc, open(sys.argv[1], "w"), indent=1)
+PY
+}
+
+# (f) the evaluation folded into job.sh: one GPU job per run, as without steps
+mode_stepsfold() {
+	local d
+	say "1f: evaluation folded into job.sh (${RUN_SECS} s + ${EV} s on the GPU), next every 3 s, depth 1, $NA runs"
+	d=$(user_dir gap-stepsfold)
+	study "$d" gapfold 1
+	steps_scripts "$d"
+	u "$X" -C "$d" adopt "$d/fold.sh" --tag fold --cv "$d/cv0.json" >/dev/null
+	u "$X" -C "$d" plan add $(seq -f 'X=%g' 1 "$NA") --from fold >/dev/null
+	steps_drive "$d" "$NA"
+	# shellcheck disable=SC2046
+	$PY "$BENCH_ROOT/bench/slurmjobs.py" stepsfold "$R/gap-stepsfold.json" $(job_ids "$d")
+}
+
+# (g) the two jobs chained by hand, each training `afterany` on the evaluation
+# before (bench/steps-chain.sh: all submitted at once, no driver)
+mode_stepsafter() {
+	local d t0 end
+	say "1g: training afterany on the previous evaluation (sbatch by hand), $NA runs"
+	d=$(user_dir gap-stepsafter)
+	steps_scripts "$d"
+	t0=$SECONDS end=$((SECONDS + 120 + NA * (RUN_SECS + EV + 10)))
+	u bash "$BENCH_USER_ROOT/bench/steps-chain.sh" "$d" "$NA" >"$d/chain.txt" 2>&1 ||
+		note "the chain failed: $(tail -n 3 "$d/chain.txt")"
+	sleep 2
+	while [ "$(live_jobs)" -gt 0 ] && [ "$SECONDS" -lt "$end" ]; do sleep 1; done
+	note "took $((SECONDS - t0)) s"
+	# shellcheck disable=SC2046
+	$PY "$BENCH_ROOT/bench/slurmjobs.py" stepsafter "$R/gap-stepsafter.json" $(cat "$d/ids") -- \
+		$(cat "$d/eval-ids")
 }
 
 mkdir -p "$R"
-printf '{"run_secs": %s, "runs": {"a": %s, "b": %s, "c": %s, "dies": %s, "dslurm": %s, "dnone": %s}, "poll_b": %s, "tick": %s, "eval_secs": %s}\n' \
-	"$RUN_SECS" "$NA" "$NB" "$NC" "$ND" "$ND" "$ND" "$POLL_B" "$TICK" "${BENCH_EVAL_SECS:-30}" \
+printf '{"run_secs": %s, "runs": {"a": %s, "b": %s, "c": %s, "dies": %s, "dslurm": %s, "dnone": %s, "steps": %s, "stepsd2": %s, "stepsfold": %s, "stepsafter": %s}, "poll_b": %s, "tick": %s, "eval_secs": %s}\n' \
+	"$RUN_SECS" "$NA" "$NB" "$NC" "$ND" "$ND" "$ND" "$NA" "$NA" "$NA" "$NA" "$POLL_B" "$TICK" "$EV" \
 	>"$R/gap-config.json"
 for m in ${BENCH_GAP_MODES:-a dies dslurm dnone b c}; do
 	"mode_$m"

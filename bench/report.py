@@ -1,8 +1,14 @@
 #!/usr/bin/python3
 """BENCHMARKS.md from the results of one benchmark run.
 
-    report.py RESULTS_DIR            the whole file on stdout
-    report.py RESULTS_DIR --summary  the headline lines only
+    report.py RESULTS_DIR [--old FILE]          the whole file on stdout
+    report.py RESULTS_DIR --steps [--old FILE]  FILE with only the runs with
+                                                steps rewritten (bench/run.sh steps)
+    report.py RESULTS_DIR [--steps] --summary   the headline lines only
+
+The sections other runs write (5: ./build.sh bench search; 6: measured on its
+own; the chaos soak, with its "Other runs") are copied from FILE, by default
+the checkout's BENCHMARKS.md, and so is the steps part when RESULTS_DIR has none.
 """
 import json
 import os
@@ -10,6 +16,27 @@ import statistics
 import sys
 
 RES = sys.argv[1]
+OLD_PATH = (sys.argv[sys.argv.index("--old") + 1] if "--old" in sys.argv else
+            os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "BENCHMARKS.md"))
+try:
+    with open(OLD_PATH) as f:
+        OLD = f.read().split("\n")
+except OSError:
+    OLD = []
+
+
+def bounds(lines, start):
+    """(i, j): lines[i] is the first that starts with start, lines[j] the next "## " heading."""
+    i = next((k for k, ln in enumerate(lines) if ln.startswith(start)), None)
+    if i is None:
+        return None
+    return i, next((k for k in range(i + 1, len(lines)) if lines[k].startswith("## ")), len(lines))
+
+
+def old_part(start):
+    """OLD's lines from the first that starts with start to the next "## " heading."""
+    b = bounds(OLD, start)
+    return OLD[b[0]:b[1]] if b else []
 
 
 def load(name, default=None):
@@ -42,7 +69,8 @@ def med(v):
 
 machine = load("machine.json", {})
 cluster = load("cluster.json", {})
-gaps = {m: load("gap-%s.json" % m) for m in ("a", "b", "c", "dies", "dslurm", "dnone", "steps")}
+gaps = {m: load("gap-%s.json" % m) for m in ("a", "b", "c", "dies", "dslurm", "dnone", "steps",
+                                             "stepsd2", "stepsfold", "stepsafter")}
 calls = load("calls.json", [])
 over = load("overhead-tick.json", {})
 synth = load("synth.json", {})
@@ -58,9 +86,11 @@ RUNS = cfg.get("runs", {})
 osync = load("overhead-syncs.json", {}) or {}
 SYN = "%s runs / %s attempts" % (format(synth.get("runs", 0), ","), format(synth.get("attempts", 0), ","))
 STEPS = ("gap-a", "gap-dies", "gap-dslurm", "gap-dnone", "gap-b", "gap-c", "calls", "scale", "lanes",
-         "gap-steps")
+         "gap-steps", "gap-stepsd2", "gap-stepsfold", "gap-stepsafter")
 lanes = load("lanes.json", []) or []
 held = {k: took(k) for k in STEPS if took(k) is not None}
+# the 1-minute load average as each step started and ended
+loads = [x for k in STEPS for x in (load("took-%s.json" % k) or {}).get("load", [])]
 part1 = sum(v for k, v in held.items() if k.startswith("gap-")) if held else None
 
 # --- the numbers
@@ -68,9 +98,10 @@ g = {}
 for m, doc in gaps.items():
     if doc:
         v = doc["gaps"]
-        g[m] = dict(n=len([j for j in doc["jobs"] if j["start"] and j["end"]]), gaps=v,
-                    median=med(v), max=max(v) if v else None, idle=doc["idle_s"],
-                    span=doc["span_s"])
+        ran = [j for j in doc["jobs"] if j["start"] and j["end"]]
+        g[m] = dict(n=len(ran), gaps=v, median=med(v), max=max(v) if v else None,
+                    idle=doc["idle_s"], span=doc.get("span_all_s", doc["span_s"]),
+                    job=med([j["end"] - j["start"] for j in ran]))
 RESOLUTION = 1  # Slurm's StartTime/EndTime are whole seconds
 
 
@@ -116,6 +147,20 @@ for name, r, target_ms in (("status --json", st, 100), ("next", nx, 100), ("repo
                      "%s, peak RSS %.1f MB" % (ms(r["median_ms"]), r["max_rss_kb"] / 1024),
                      "< %s, RSS < 32 MB" % ("%d ms" % target_ms if target_ms < 1000 else "%d s" % (target_ms // 1000)),
                      "time %s, RSS %s" % (ok(r["median_ms"] < target_ms), ok(r["max_rss_kb"] < 32 * 1024))))
+STEPS_ROW = "GPU idle gap between trainings, runs with a %s s CPU eval step (e)" % cfg.get("eval_secs", 30)
+STEPS_KEY = "| GPU idle gap between trainings,"  # how its line in the headline starts
+STEPS_PART = "**Runs with steps**"  # how their part of section 1 starts
+if "steps" in g:
+    e = g["steps"]
+    steps_row = (STEPS_ROW, "median %s, max %s" % (fmt_s(e["median"]), fmt_s(e["max"])),
+                 "within Slurm's granularity (1-2 s)",
+                 ok(e["max"] is not None and e["max"] <= 2 and e["n"] >= RUNS.get("steps", 0)))
+    rows.insert(1, steps_row)
+else:
+    # no runs with steps in this run: their row from the last run that had them
+    _old_row = next((ln for ln in OLD if ln.startswith(STEPS_KEY)), None)
+    if _old_row:
+        rows.insert(1, tuple(c.strip() for c in _old_row.strip().strip("|").split("|")))
 if xv and gv:
     rows.append(("`xloop --version` / `git --version` start-up",
                  "%.2f× (%s vs %s)" % (xv["median_ms"] / gv["median_ms"], ms(xv["median_ms"]),
@@ -123,6 +168,111 @@ if xv and gv:
 if size:
     rows.append(("binary size (static)", "%.1f MB, stripped %.1f MB" % (
         size["bytes"] / 1e6, size["stripped_bytes"] / 1e6), "", ""))
+
+STEP_NAMES = {
+    "steps": "(e) xloop's steps: the evaluation its own CPU job `afterok` on its training, the next "
+             "training chained `afterany` on the training before (`next` every 3 s, `queue.depth` 1)",
+    "stepsd2": "(e2) the same with `queue.depth` 2",
+    "stepsfold": "(f) the evaluation folded into job.sh: training and evaluation in one GPU job "
+                 "(`next` every 3 s, `queue.depth` 1)",
+    "stepsafter": "(g) by hand with `sbatch`, every job at once: each training `afterany` on the "
+                  "previous run's evaluation",
+}
+
+
+def steps_block(alone):
+    """Section 1's runs with steps: the ways side by side, and the goal."""
+    e, f, h = g.get("steps"), g.get("stepsfold"), g.get("stepsafter")
+    cl = load("cluster-gap-steps.json", {}) or {}
+    ev = cfg.get("eval_secs", 30)
+    lo = ["%s %s to %s" % (k[4:], *load("took-%s.json" % k)["load"])
+          for k in STEPS if k.startswith("gap-steps") and "load" in (load("took-%s.json" % k) or {})]
+    L = []
+    L.append(
+        "**Runs with steps** (`adopt --step eval=eval.sh`, issue 28): each run a %s s training "
+        "that takes a GPU and a %s s evaluation that needs only a CPU, %s runs each way, one way "
+        "after the other, %s on the test cluster's 4-GPU profile (`testcluster.sh up --gpus 4`: "
+        "profile %s, %s CPUs, `Gres=%s`), so an evaluation has CPUs beside the next training "
+        "(on the one-GPU profile's 2 CPUs it would hold the CPU the training needs). Gaps are "
+        "between the trainings (the GPU jobs), from Slurm's StartTime and EndTime as above; the "
+        "span runs from the first training's start to the last job's end, the last evaluation "
+        "included. The machine's 1-minute load average at the start and end of each way: %s." % (
+            cfg.get("run_secs", "?"), ev, RUNS.get("steps", "?"),
+            "measured on its own on %s by `./build.sh bench steps` (`bench/run.sh steps`, which "
+            "rewrites only this part and its headline row)" % machine.get("date", "?")
+            if alone else "in this run",
+            cl.get("profile", "?"), cl.get("cpus", "?"), cl.get("gres", "?"), "; ".join(lo)))
+    L.append("")
+    L.append("| mode | runs | gaps (s) | median | max | GPU idle in all | GPU job (median) | "
+             "first start to last end |")
+    L.append("|---|---|---|---|---|---|---|---|")
+    for m in STEP_NAMES:
+        if m in g:
+            x = g[m]
+            L.append("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
+                STEP_NAMES[m], x["n"], ", ".join(str(v) for v in x["gaps"]) or "-",
+                fmt_s(x["median"]), fmt_s(x["max"]), fmt_s(x["idle"]), fmt_s(x["job"]),
+                fmt_s(x["span"])))
+    L.append("")
+    met = e["max"] is not None and e["max"] <= 2 and e["n"] >= RUNS.get("steps", 0)
+    t = ("The goal (issue 28: with a %s s CPU evaluation step the idle gap between GPU jobs stays "
+         "at Slurm's limit, 1-2 s as for (a)): **%s**; (e)'s gaps have median %s and max %s over "
+         "%d trainings." % (ev, "met" if met else "missed", fmt_s(e["median"]), fmt_s(e["max"]),
+                            e["n"]))
+    if e["n"] < RUNS.get("steps", 0):
+        t += " Only %d of the %s runs' trainings ran." % (e["n"], RUNS["steps"])
+    full = (gaps["steps"] or {}).get("full_none_waiting") or {}
+    if not met and full.get("count"):
+        t += (" %d of the agent's `next` calls fed nothing with no job waiting in the queue (`%s`): "
+              "a run whose evaluation is still running counts as a live run of the lane, one of "
+              "its `queue.depth` + 1, so the next training is queued only when that evaluation "
+              "ends, and a training that ends before the evaluation of the run before it leaves "
+              "the GPU idle." % (full["count"], full["first"]))
+    d2 = g.get("stepsd2")
+    if d2:
+        t += (" With `queue.depth` 2 (e2), one more run waits behind the training: gaps median "
+              "%s, max %s." % (fmt_s(d2["median"]), fmt_s(d2["max"])))
+    if f:
+        t += (" Folded (f), the GPU has no gap (median %s, max %s), but each GPU job lasts %s "
+              "against %s for a training alone: the GPU is held for %s of every run by an "
+              "evaluation that does not need it." % (
+                  fmt_s(f["median"]), fmt_s(f["max"]), fmt_s(f["job"]), fmt_s(e["job"]),
+                  fmt_s(f["job"] - e["job"]) if f["job"] is not None and e["job"] is not None
+                  else "-"))
+    if h:
+        t += (" Chained on the evaluation (g), the GPU is free while the evaluation runs, and "
+              "idle: median gap %s, %s in all." % (fmt_s(h["median"]), fmt_s(h["idle"])))
+    if f or h:
+        t += " First start to last end: %s." % ", ".join(
+            "%s %s" % (STEP_NAMES[m].split(" ")[0], fmt_s(g[m]["span"])) for m in STEP_NAMES if m in g)
+    L.append(t)
+    L.append("")
+    return L
+
+
+def row_line(r):
+    return "| %s | %s | %s | %s |" % r
+
+
+if "--steps" in sys.argv:
+    if "steps" not in g:
+        sys.exit("report.py: no results of the runs with steps in %s" % RES)
+    if "--summary" in sys.argv:
+        print("%s: %s  [target %s: %s]" % steps_row)
+        sys.exit(0)
+    doc = list(OLD)
+    at = next((k for k, ln in enumerate(doc) if ln.startswith("## 2.")), len(doc))
+    i, j = bounds(doc, STEPS_PART) or (at, at)
+    doc[i:j] = steps_block(True)
+    k = next((k for k, ln in enumerate(doc) if ln.startswith(STEPS_KEY)), None)
+    if k is not None:
+        doc[k] = row_line(steps_row)
+    else:
+        k = next((k for k, ln in enumerate(doc) if ln.startswith("| GPU idle gap between runs")), None)
+        if k is not None:
+            doc.insert(k + 1, row_line(steps_row))
+    print("\n".join(doc), end="")
+    sys.exit(0)
 
 if "--summary" in sys.argv:
     for r in rows:
@@ -149,17 +299,19 @@ w("| Slurm | %s (`sinfo -V`): the private test cluster of `ops/slurm/testcluster
 w("| xloop | %s |" % machine.get("xloop", "?"))
 net = total.get("total") - total.get("waited") if total.get("total") is not None else None
 w("| this run | %s of benchmark (plus %s waiting for the shared cluster); part 1 %s, part 2 + 3a %s, "
-  "3b %s (each step holds the cluster lock on its own; longest hold %s) |" % (
+  "3b %s (each step holds the cluster lock on its own; longest hold %s); the machine's 1-minute "
+  "load average %s at the steps' starts and ends (other work shares the cores) |" % (
       fmt_s(round(net, 1) if net is not None else None), fmt_s(total.get("waited")), fmt_s(part1),
       fmt_s(held.get("calls")), fmt_s(held.get("scale")),
-      fmt_s(max(held.values())) if held else "-"))
+      fmt_s(max(held.values())) if held else "-",
+      "from %.2f to %.2f" % (min(loads), max(loads)) if loads else "not recorded"))
 w("")
 w("## Headline")
 w("")
 w("| measurement | this run | target | |")
 w("|---|---|---|---|")
 for r in rows:
-    w("| %s | %s | %s | %s |" % r)
+    w(row_line(r))
 w("")
 
 # --- part 1
@@ -241,18 +393,8 @@ if gaps.get("dslurm") or gaps.get("dnone"):
       "unbounded | 2 |")
     w("")
 
-if g.get("steps"):
-    st = g["steps"]
-    w("**Runs with steps** (`adopt --step eval=eval.sh`): each run a %s s training on the GPU, then "
-      "a %s s evaluation on the CPU (its own job, `afterok` on the training); the agent's `next` "
-      "every 3 s, `queue.depth` 1, on the 4-GPU profile (8 CPUs, so evaluations run beside the "
-      "trainings). The next run's training chains on the previous training, not on its "
-      "evaluation: gaps between the %d trainings %s, median **%s**, max %s (waiting for each "
-      "evaluation would make each gap %s s or more)." % (
-          cfg.get("run_secs", "?"), cfg.get("eval_secs", 30), st["n"],
-          ", ".join("%g" % x for x in st["gaps"]) or "-", fmt_s(st["median"]), fmt_s(st["max"]),
-          cfg.get("eval_secs", 30)))
-    w("")
+# the runs with steps: this run's, or the last ones measured
+out.extend(steps_block(False) if "steps" in g else old_part(STEPS_PART))
 
 # --- part 2
 w("## 2. Slurm calls per poll")
@@ -384,23 +526,10 @@ if lanes:
       "1.15 × the ideal, median idle gap per GPU at most 1.5 s, at least 3.6 × one lane).")
     w("")
 
-# the search section is ./build.sh bench search's (bench/search.py): kept as it is
-try:
-    _old = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                             "BENCHMARKS.md")).read().split("\n")
-    _i = next(k for k, ln in enumerate(_old) if ln.startswith("## 5. Search"))
-    _j = next((k for k in range(_i + 1, len(_old)) if _old[k].startswith("## ")), len(_old))
-    out.extend(_old[_i:_j])
-except (OSError, StopIteration):
-    pass
-
-# the driver's section (measured on its own; issue 27): kept as it is
-try:
-    _i = _old.index("## 6. The Slurm driver: idle gaps, judging lag, the watchdog")
-    _j = next((k for k in range(_i + 1, len(_old)) if _old[k].startswith("## ")), len(_old))
-    out.extend(_old[_i:_j])
-except (NameError, ValueError):
-    pass
+# the search section (./build.sh bench search, bench/search.py) and the
+# driver's (measured on its own; issue 27): kept as they are
+out.extend(old_part("## 5. Search"))
+out.extend(old_part("## 6. The Slurm driver"))
 
 w("## Method")
 w("")
@@ -419,14 +548,9 @@ w("Everything runs on the private single-node Slurm of `ops/slurm/testcluster.sh
   "the one `xloop init` created, the rows are what xloop writes, and only finished attempts were "
   "inserted, so measuring it costs Slurm nothing but `status`'s one squeue.")
 w("")
-# the chaos soak's section (tests/soak/bench.py writes it) stays
-try:
-    old = open("BENCHMARKS.md").read()
-    at = old.find("\n## Chaos soak")
-    if at >= 0:
-        end = old.find("\n## ", at + 1)
-        out.append(old[at + 1:end if end >= 0 else len(old)].rstrip("\n"))
-        out.append("")
-except OSError:
-    pass
+# the chaos soak's section (tests/soak/bench.py writes it) stays, "Other runs" with it
+soak = old_part("## Chaos soak")
+while soak and not soak[-1]:
+    soak.pop()
+out.extend(soak + [""] if soak else [])
 print("\n".join(out))

@@ -6,13 +6,23 @@
 #   3. tick vs one squeue; status/next/report on 10,000 runs and 50,000
 #      attempts; binary size and start-up (bench/scale.sh)
 #   4. throughput and per-GPU idle with queue.lanes 1, 2, 4 on 4 GPUs (bench/lanes.sh)
-#   and 1e: the idle gap with a 30 s CPU evaluation step per run (bench/gap.sh steps, 4 GPUs)
-# then rewrites BENCHMARKS.md (bench/report.py). Runs as root: the test
+#   and 1e-g: the idle gap with a 30 s CPU evaluation per run, as xloop's steps,
+#      folded into job.sh, chained by hand on the evaluation (bench/gap.sh, 4 GPUs)
+# then rewrites BENCHMARKS.md (bench/report.py).
+#   bench/run.sh steps (./build.sh bench steps): only 1e-g (about 10 min), and
+#   only their part of BENCHMARKS.md is rewritten (report.py --steps).
+# Runs as root: the test
 # cluster is shared, so every Slurm-facing step runs in bench/cluster.sh,
 # each step under its own `flock -o /tmp/xloop-cluster.lock` (a couple of
 # minutes at most) and only while no test suite runs.
 # The cluster is left up. BENCH_KEEP=1 keeps the scratch directory.
 set -euo pipefail
+part=${1:-all}
+case $part in
+all) steps="gap-a gap-dies gap-dslurm gap-dnone gap-b gap-c calls scale lanes gap-steps gap-stepsd2 gap-stepsfold gap-stepsafter" ;;
+steps) steps="gap-steps gap-stepsd2 gap-stepsfold gap-stepsafter" ;;
+*) echo "usage: bench/run.sh [steps]" >&2; exit 2 ;;
+esac
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -49,13 +59,15 @@ json.dump({"nproc": os.cpu_count(), "mem_kb": mem, "cpu": cpu, "kernel": platfor
            "date": time.strftime("%Y-%m-%d %H:%M %Z"), "xloop": ver}, open(sys.argv[1], "w"), indent=1)
 PY
 
-bash bench/scale.sh startup
-bash bench/scale.sh make
+if [ "$part" = all ]; then
+	bash bench/scale.sh startup
+	bash bench/scale.sh make
+fi
 
 # the cluster phase, step by step: for each, no test suite may be running,
 # and the step holds the lock (a couple of minutes at most)
 waited=0
-for step in gap-a gap-dies gap-dslurm gap-dnone gap-b gap-c calls scale lanes gap-steps; do
+for step in $steps; do
 	while :; do
 		t_wait=$EPOCHREALTIME
 		if pgrep -f 'tests/run\.sh|build\.sh test' >/dev/null; then
@@ -76,7 +88,8 @@ done
 
 total=$(since "$t_start")
 echo "{\"total\": $total, \"waited\": $waited}" >"$BENCH_OUT/results/took-total.json"
-/usr/bin/python3 bench/report.py "$BENCH_OUT/results" >BENCHMARKS.md.tmp
+/usr/bin/python3 bench/report.py "$BENCH_OUT/results" $([ "$part" = steps ] && echo --steps) \
+	>BENCHMARKS.md.tmp
 mv BENCHMARKS.md.tmp BENCHMARKS.md
 say "wrote BENCHMARKS.md ($total s, of which $waited s waiting for the cluster)"
-/usr/bin/python3 bench/report.py "$BENCH_OUT/results" --summary
+/usr/bin/python3 bench/report.py "$BENCH_OUT/results" $([ "$part" = steps ] && echo --steps) --summary

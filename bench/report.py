@@ -225,13 +225,16 @@ def steps_block(alone):
     if not met and full.get("count"):
         t += (" %d of the agent's `next` calls fed nothing with no job waiting in the queue (`%s`): "
               "a run whose evaluation is still running counts as a live run of the lane, one of "
-              "its `queue.depth` + 1, so the next training is queued only when that evaluation "
-              "ends, and a training that ends before the evaluation of the run before it leaves "
-              "the GPU idle." % (full["count"], full["first"]))
-    d2 = g.get("stepsd2")
-    if d2:
-        t += (" With `queue.depth` 2 (e2), one more run waits behind the training: gaps median "
-              "%s, max %s." % (fmt_s(d2["median"]), fmt_s(d2["max"])))
+              "its `queue.depth` + 1, so the next training is queued only when an evaluation "
+              "ends, and a training that ends first leaves the GPU idle. With evaluations %s "
+              "times as long as a training, up to %s runs can be in evaluation at once." % (
+                  full["count"], full["first"], "%g" % (ev / cfg.get("run_secs", 10)),
+                  "%d" % -(-ev // cfg.get("run_secs", 10))))
+    deeper = ["`queue.depth` %s %s: gaps median %s, max %s" % (
+        m[6:], STEP_NAMES[m].split(" ")[0], fmt_s(g[m]["median"]), fmt_s(g[m]["max"]))
+        for m in ("stepsd2",) if m in g]
+    if deeper:
+        t += " With %s." % "; with ".join(deeper)
     if f:
         t += (" Folded (f), the GPU has no gap (median %s, max %s), but each GPU job lasts %s "
               "against %s for a training alone: the GPU is held for %s of every run by an "

@@ -87,7 +87,9 @@ check "the steps table has the three ways, gaps from the results" sh -c "
 	grep -qE '^\| \(e\) xloop.s steps.* \| 6 \| 0, 1, 0, 2, 0 \| 0 s \| 2 s \| 3 s \| 10 s \| 93 s \|' '$T_TMP/met.md' &&
 	grep -qE '^\| \(f\) the evaluation folded into job.sh.* \| 6 \| 0, 1, 0, 0, 0 \| 0 s \| 1 s \| 1 s \| 40 s \|' '$T_TMP/met.md' &&
 	grep -qE '^\| \(g\) by hand .* \| 6 \| 31, 31, 32, 31, 31 \| 31 s \| 32 s \| 156 s \| 10 s \|' '$T_TMP/met.md'"
-check "queue.depth 2 beside it (e2)" grep -qE '^\| \(e2\) the same with `queue.depth` 2 \| 6 \| 0, 0, 1, 0, 0 \|' "$T_TMP/met.md"
+check "queue.depth 2 beside it (e2)" sh -c "
+	grep -qE '^\| \(e2\) the same with .queue.depth. 2 \| 6 \| 0, 0, 1, 0, 0 \|' '$T_TMP/met.md' &&
+	grep -q 'With .queue.depth. 2 (e2): gaps median 0 s, max 1 s.' '$T_TMP/met.md'"
 check "a missed goal says how often next fed nothing with no job waiting" sh -c "
 	grep -q '7 of the agent.s .next. calls fed nothing with no job waiting' '$T_TMP/miss.md' &&
 	! grep -q 'calls fed nothing with no job waiting' '$T_TMP/met.md'"

@@ -264,8 +264,10 @@ int steps_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct attem
 
 	if (!*a->job_id || rows_load(&ctx->db, a->id, &v, &n) < 0)
 		return 0;
-	/* after a segmented job.sh: its current segment or the continuation queued */
-	if (n && (seg = segments_step_after(ctx, a->id)) != NULL)
+	/* after a segmented job.sh: its current segment or the continuation
+	 * queued (asked only when step 2 is still to submit: this runs every tick) */
+	if (n && strcmp(v[0].phase, "submitting") == 0 &&
+	    (seg = segments_step_after(ctx, a->id)) != NULL)
 		prev = seg;
 	for (i = 0; i < n && rc == 0; i++) {
 		const struct slurm_job *j;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run some integration tests against the shared local test cluster:
 #   tests/one.sh [--accounting] [--gpus N] tests/t/t1200-loop.sh [more tests...]
+# XLOOP_SLOTS="4" takes only slot 4 (a session's side work beside a full suite).
 # Holds a cluster slot's lock for the whole run (clusters are shared by
 # everything on the machine; see the slots below), brings the cluster up with
 # the profile asked for, and prints each test's lines and seconds ("# T (PROFILE) took

@@ -30,13 +30,13 @@ count_result() {
 
 # Five cluster slots, each its own directory, ports and lock: slot 0 is the
 # one tests/run.sh and bench use; slots 1 to 4 run without cgroups beside it.
-# take_slot [N...]: the first free one (of N... in that order, default 0 to
-# 4; waiting for any), its lock held on fd 8
+# take_slot [N...]: the first free one (of N... in that order, default
+# $XLOOP_SLOTS or 0 to 4; waiting for any), its lock held on fd 8
 # (close it for daemons: 8>&-); sets slot, exports its XLOOP_TESTCLUSTER_*
 # and prints "# cluster slot N" (tests/run.sh reads it).
 slot_lock() { [ "$1" -eq 0 ] && echo /tmp/xloop-cluster.lock || echo "/tmp/xloop-cluster-$1.lock"; }
 take_slot() {
-	local n order=${*:-0 1 2 3 4}
+	local n order=${*:-${XLOOP_SLOTS:-0 1 2 3 4}}
 	slot=
 	while [ -z "$slot" ]; do
 		for n in $order; do

@@ -86,7 +86,7 @@ fuzz_run() {
 	local t0 out
 	if [ -x build/fuzz/fuzz_sacct ]; then
 		t0=$SECONDS
-		if out=$(fuzz/run.sh "${XLOOP_FUZZ_SECONDS:-2}" 2>&1); then
+		if out=$(XLOOP_FUZZ_TIMEOUT=${XLOOP_FUZZ_TIMEOUT:-120} fuzz/run.sh "${XLOOP_FUZZ_SECONDS:-2}" 2>&1); then
 			printf '%s\n' "$out" | sed 's/^/# /'
 			echo "ok - fuzz: every target ${XLOOP_FUZZ_SECONDS:-2} s, no finding"
 			passed=$((passed + 1))

@@ -24,12 +24,17 @@ cat >"$T_TMP/job.sh" <<'JOB'
 set -u
 SLEEP=1
 echo "START sleep=$SLEEP device=cpu"
+#GATE
 sleep "$SLEEP"
 python3 -c "import json; json.dump({'score': 0.5}, open('$XLOOP_RUN_DIR/cv.json', 'w'))"
 echo FINISHED
 JOB
 echo '{"score": 0.4}' >"$T_TMP/cv.json"
 step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+# A waits at its gate until the test has moved the line (lib.sh's gate_job):
+# however busy the machine, B and C are still queued when prioritize runs
+step "gate_job job.sh" gate_job "$T_TMP/job.sh"
+step "short may run" open_gate short
 expect_rc 0 "adopt a proven baseline" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
 idle() { [ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ]; }
 drive() { local i; for i in $(seq 1 ${1:-90}); do u next >/dev/null 2>&1; idle && break; sleep 1; done; u next >/dev/null 2>&1; }
@@ -40,7 +45,7 @@ expect_rc 0 "submit it" u submit short
 drive
 check "it succeeded" test "$(db "SELECT verdict FROM attempt a JOIN run r ON r.id = a.run_id WHERE r.tag = 'short'")" = success
 
-expect_rc 0 "run A" u new A --from base --set SLEEP=12
+expect_rc 0 "run A" u new A --from base --set SLEEP=1
 expect_rc 0 "run B" u new B --from base --set SLEEP=3
 expect_rc 0 "run C" u new C --from base --set SLEEP=4
 expect_rc 0 "submit A" u submit A
@@ -50,7 +55,7 @@ job() { db "SELECT a.job_id FROM attempt a JOIN run r ON r.id = a.run_id WHERE r
 ja=$(job A) jb=$(job B) jc=$(job C)
 dep() { as_user scontrol show job -o "$1" | grep -o 'Dependency=[^ ]*' | sed 's/(.*//'; }
 check "Slurm chains A <- B <- C" test "$(dep "$jb") $(dep "$jc")" = "Dependency=afterany:$ja Dependency=afterany:$jb"
-for i in $(seq 1 30); do as_user squeue -h -j "$ja" -o %T | grep -q RUNNING && break; sleep 1; done
+step "A runs (held at its gate)" wait_for 240 at_gate A
 
 # --- why on a job held by the chain
 u why C --json >"$T_TMP/why.json" 2>"$T_TMP/why.err"
@@ -100,7 +105,8 @@ expect_rc 65 "a sweep task is refused" u prioritize sw--SLEEP-1
 check "and says it is a sweep task" sh -c "runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' prioritize sw--SLEEP-1 2>&1 | grep -q 'task of sweep sw'"
 
 # they run in the new order, one after the other
-drive 150
+step "open every gate" open_gate all
+drive 240
 times=$(db "SELECT r.tag, a.started_at, a.ended_at, a.verdict FROM attempt a JOIN run r ON r.id = a.run_id WHERE r.tag IN ('A', 'B', 'C') ORDER BY a.started_at")
 check "they ran A, C, B" test "$(echo "$times" | cut -d'|' -f1 | tr '\n' ' ')" = "A C B "
 check "each started after the one before ended" sh -c "echo '$times' | awk -F'|' 'NR > 1 && \$2 < end { bad = 1 } { end = \$3 } END { exit bad }'"

@@ -31,7 +31,7 @@ set -u
 MODE=ok
 LR=1
 echo "START train step=$XLOOP_STEP lr=$LR gpu=${CUDA_VISIBLE_DEVICES:-none}"
-sleep 1
+while [ -e "@H@/hold-$XLOOP_TAG" ]; do sleep 0.1; done
 [ "$MODE" = fail ] && { echo "Traceback: train boom"; exit 1; }
 echo "$LR" >"$XLOOP_RUN_DIR/model.txt"
 echo FINISHED
@@ -57,6 +57,8 @@ cat >"$T_TMP/eval-lr.sh" <<'JOB'
 LR=2
 echo "$LR"
 JOB
+# a training waits while the test holds it (hold-TAG): a barrier, not a sleep
+step "the holds' directory in train.sh" sed -i "s|@H@|$T_TMP|" "$T_TMP/train.sh"
 step "chmod 644 scripts" chmod 644 "$T_TMP/train.sh" "$T_TMP/eval.sh" "$T_TMP/eval-lr.sh"
 
 # adopt: bad input is refused, nothing recorded
@@ -147,11 +149,13 @@ check "the briefing shows the evaluation's log tail" grep -q '| Traceback: eval 
 # the next run chains on the previous run's first step, not its evaluation
 expect_rc 0 "new lr2" u new lr2 --from base --set LR=2
 expect_rc 0 "new lr3" u new lr3 --from base --set LR=3
+step "lr2's training is held" touch "$T_TMP/hold-lr2"
 expect_rc 0 "submit lr2" u submit lr2
 expect_rc 0 "submit lr3 behind it" u submit lr3
 j2=$(att lr2 job_id)
 dep=$(as_user scontrol show job -o "$(att lr3 job_id)" | grep -o 'Dependency=[^ ]*')
 check "lr3 waits for lr2's first step ($dep)" sh -c "printf '%s' '$dep' | grep -q 'afterany:$j2'"
+step "lr2's training goes on" rm "$T_TMP/hold-lr2"
 drive
 check "lr2 and lr3 succeeded" test "$(att lr2 verdict) $(att lr3 verdict)" = "success success"
 

@@ -242,8 +242,9 @@ static void words_function(struct buf *b)
 			if (strchr(s->name, ' '))
 				entry_arm(b, s->name, s, NULL);
 	}
+	/* printf, not echo: "-n" is an option of replicate, and of echo */
 	buf_adds(b, "\t*) return ;;\n\tesac\n"
-		 "\techo $o");
+		 "\tprintf '%s\\n' $o");
 	for (o = opts_common; o->name; o++)
 		buf_addf(b, " --%s", o->name);
 	buf_adds(b, "\n}\n");

@@ -33,18 +33,16 @@ check "one page per command, and xloop.1" test "$(ls "$m" | wc -l)" -eq $(($(pri
 check "help --man CMD prints the page --man-dir wrote" sh -c "'$X' help --man next | cmp - '$m/xloop-next.1'"
 check "help --man prints xloop(1)" sh -c "'$X' help --man | cmp - '$m/xloop.1'"
 expect_rc 2 "help --man of an unknown command" "$X" help --man frobnicate
-warned=
-for p in "$m"/*.1; do
-	w=$(MANROFFOPT=-ww man -l "$p" 2>&1 >/dev/null) || w="man -l failed: $w"
-	[ -z "$w" ] || warned="$warned${p##*/}: $w
-"
-done
-check "every page renders with man -l without a warning (-ww)" test -z "$warned"
-[ -z "$warned" ] || printf '%s' "$warned" | head -n 20 | sed 's/^/    /'
+# one man for every page (each page's warnings carry no file name: on a
+# failure, man each page alone to see which)
+w=$(MANROFFOPT=-ww man -l "$m"/*.1 2>&1 >"$T_TMP/pages.txt") || w="man -l failed: $w"
+check "every page renders with man -l without a warning (-ww)" test -z "$w"
+[ -z "$w" ] || printf '%s\n' "$w" | head -n 20 | sed 's/^/    /'
 check "a page man cannot read is caught" sh -c "printf '.TH X 1\n.frob\n' >'$T_TMP/bad.1';
 	[ -n \"\$(MANROFFOPT=-ww man -l '$T_TMP/bad.1' 2>&1 >/dev/null)\" ]"
-check "xloop(1) names every command's page" sh -c "for c in $(echo $cmds); do
-	man -l '$m/xloop.1' 2>/dev/null | grep -q \"xloop-\$c(1)\" || { echo \"no \$c\"; exit 1; }; done"
+man -l "$m/xloop.1" >"$T_TMP/xloop.txt" 2>/dev/null
+missing=$(for c in $cmds; do grep -q "xloop-$c(1)" "$T_TMP/xloop.txt" || echo "$c"; done)
+check "xloop(1) names every command's page${missing:+ (not: $missing)}" test -z "$missing"
 
 # a page's options, as "SUB --opt ARG" lines (SUB only on a subcommand's),
 # from its roff: the .TP entries of one section
@@ -52,19 +50,33 @@ page_opts() {
 	awk -v sec="$2" '/^\.SH / { on = ($0 == ".SH " sec); next }
 		on && /^\.TP/ { getline; gsub(/\\f[BIR]/, ""); gsub(/\\-/, "-"); print }' "$1"
 }
-all=$("$X" help --all)
+# what the table has (help --all), subcommands hidden from help (their
+# usage lines) left out: $T_TMP/table-CMD, "SUB --opt ARG" lines as
+# page_opts prints them; $T_TMP/subs-CMD, its subcommands
+for c in $cmds; do "$X" help "$c" | grep -E '^(usage|   or): ' >"$T_TMP/usage-$c"; done
+"$X" help --all | /usr/bin/python3 -c '
+import sys
+d, cmds = sys.argv[1], sys.argv[2].split()
+rows = [l.rstrip("\n").split("\t") for l in sys.stdin]
+for c in cmds:
+    usage = open("%s/usage-%s" % (d, c)).read().split("\n")
+    words = [u.split()[3] for u in usage if len(u.split()) > 3 and u.split()[2] == c]
+    subs = sorted({w for w in words if w[0].islower() and all(ch.islower() or ch == "-" for ch in w)})
+    out = []
+    for r in rows:
+        n = r[0].split(" ")
+        if n[0] != c:
+            continue
+        if len(n) > 1 and n[1] not in subs:
+            continue
+        out.append((n[1] + " " if len(n) > 1 else "") + r[1])
+    open("%s/table-%s" % (d, c), "w").write("".join(x + "\n" for x in sorted(out)))
+    open("%s/subs-%s" % (d, c), "w").write("".join(x + "\n" for x in subs) if c != "help" else "")
+' "$T_TMP" "$(echo $cmds)"
 bad=
 for c in $cmds; do
-	# what the table has, subcommands hidden from help left out
-	usage=$("$X" help "$c" | grep -E '^(usage|   or): ')
-	want=$(printf '%s\n' "$all" | awk -F'\t' -v c="$c" '$1 == c || index($1, c " ") == 1 {
-		n = split($1, w, " "); print (n > 1 ? w[2] " " : "") $2 }' | while read -r sub rest; do
-		case $sub in -*) echo "$sub${rest:+ $rest}" ;;
-		*) grep -q "xloop $c $sub" <<<"$usage" && echo "$sub $rest" ;; esac; done | sort)
-	got=$(page_opts "$m/xloop-$c.1" OPTIONS | sort)
-	[ "$want" = "$got" ] || bad="$bad $c"
-	printf '%s' "$got${got:+
-}" >"$T_TMP/opts-$c"
+	page_opts "$m/xloop-$c.1" OPTIONS | sort >"$T_TMP/opts-$c"
+	cmp -s "$T_TMP/table-$c" "$T_TMP/opts-$c" || bad="$bad $c"
 	[ "$(page_opts "$m/xloop-$c.1" "COMMON OPTIONS" | paste -sd' ')" = "--help --json --allow-root --allow-secret" ] ||
 		bad="$bad $c(common)"
 done
@@ -80,20 +92,19 @@ step "train.sh" as_user sh -c "printf '#!/bin/bash\nLR=0.1\nSEED=1\necho START\n
 step "adopt base" as_user "$X" -C "$d" adopt train.sh --tag base --cv cv.json >/dev/null
 step "space set LR" as_user "$X" -C "$d" space set LR=0.01,0.1,1 >/dev/null
 step "space seed SEED" as_user "$X" -C "$d" space seed SEED >/dev/null
-bad=
-for c in $cmds; do
-	while read -r a b c2; do
-		[ -n "$a" ] || continue
-		case $a in
-		-*) sub= opt=$a arg=$b ;;
-		*) sub=$a opt=$b arg=$c2 ;;
-		esac
-		# shellcheck disable=SC2086 # no subcommand, no value: no word
-		err=$(as_user "$X" -C "$d" "$c" $sub "$opt" ${arg:+v} --frob-h35 2>&1 </dev/null)
-		grep -q "unknown option '--frob-h35'" <<<"$err" || bad="$bad $c${sub:+ $sub} $opt"
-	done <"$T_TMP/opts-$c"
-done
-check "the parser takes every option the pages list:${bad:- all}" test -z "$bad"
+# all in one process as the user (a runuser per option is slow)
+for c in $cmds; do sed "s/^/$c /" "$T_TMP/opts-$c"; done >"$T_TMP/parse-queries"
+bad=$(as_user bash -c 'X=$1 d=$2
+while read -r c a b c2; do
+	case $a in
+	-*) sub= opt=$a arg=$b ;;
+	*) sub=$a opt=$b arg=$c2 ;;
+	esac
+	# no subcommand, no value: no word
+	err=$("$X" -C "$d" "$c" $sub "$opt" ${arg:+v} --frob-h35 2>&1 </dev/null)
+	case $err in *"unknown option '\''--frob-h35'\''"*) ;; *) printf " %s" "$c${sub:+ $sub} $opt" ;; esac
+done' _ "$X" "$d" <"$T_TMP/parse-queries")
+check "the parser takes every option the pages list:${bad:- all $(wc -l <"$T_TMP/parse-queries")}" test -z "$bad"
 
 # the completion: bash
 cb=$T_TMP/xloop.bash
@@ -106,21 +117,34 @@ offers() {
 }
 check "bash: the commands, exactly" test "$(offers '')" = "$(printf '%s\n' "$cmds" | sort)"
 check "bash: a prefix" test "$(offers ne | paste -sd' ')" = "new next"
-bad=
+# each command's (and subcommand's) words: the queries ("@" for an empty
+# last word) and what each must offer, then one bash answers them all
+: >"$T_TMP/queries"
+n=0
+# (not at a pipeline's end: n must count in this shell)
+want() { n=$((n + 1)); printf '%s\n' "$1" >>"$T_TMP/queries"; sort >"$T_TMP/want-$n"; }
+common() { printf '%s\n' --help --json --allow-root --allow-secret; }
 for c in $cmds; do
-	subs=$("$X" help "$c" | grep -E '^(usage|   or): ' | awk -v c="$c" '$3 == c && $4 ~ /^[a-z][a-z-]*$/ { print $4 }' | sort -u)
-	if [ -n "$subs" ] && [ "$c" != help ]; then
-		[ "$(offers "$c" '')" = "$subs" ] || bad="$bad $c(subs)"
+	subs=$(cat "$T_TMP/subs-$c")
+	if [ -n "$subs" ]; then
+		want "$c @" < <(printf '%s\n' $subs)
 		for s in $subs; do
-			want=$( (awk -v s="$s" '$1 == s { print $2 }' "$T_TMP/opts-$c"; printf '%s\n' --help --json --allow-root --allow-secret) | sort)
-			[ "$(offers "$c" "$s" -)" = "$want" ] || bad="$bad $c-$s"
+			want "$c $s -" < <(awk -v s="$s" '$1 == s { print $2 }' "$T_TMP/opts-$c"; common)
 		done
 		continue
 	fi
-	want=$( (awk '{ print $1 }' "$T_TMP/opts-$c"; printf '%s\n' --help --json --allow-root --allow-secret) | sort)
-	[ "$(offers "$c" -)" = "$want" ] || bad="$bad $c"
+	want "$c -" < <(awk '{ print $1 }' "$T_TMP/opts-$c"; common)
 done
-check "bash: each command's (and subcommand's) options, exactly:${bad:- all}" test -z "$bad"
+bash -c '. "$1"; i=0
+while IFS= read -r q; do
+	i=$((i + 1)); read -ra w <<<"$q"
+	[ "${w[${#w[@]}-1]}" = @ ] && w[${#w[@]}-1]=
+	COMP_WORDS=(xloop "${w[@]}") COMP_CWORD=${#w[@]} COMPREPLY=()
+	_xloop
+	printf "%s\n" "${COMPREPLY[@]}" | sed "/^\$/d" | sort >"$2/got-$i"
+done <"$2/queries"' _ "$cb" "$T_TMP"
+bad=$(i=0; while IFS= read -r q; do i=$((i + 1)); cmp -s "$T_TMP/want-$i" "$T_TMP/got-$i" || printf ' [%s]' "$q"; done <"$T_TMP/queries")
+check "bash: each command's (and subcommand's) options, exactly:${bad:- all $n}" test -z "$bad"
 check "bash: the study's tags" test "$(offers status '')" = base
 check "bash: the tags and best for --from" test "$(offers plan add --from '' | paste -sd' ')" = "base best"
 check "bash: the space variables as VAR=" test "$(offers plan add '' | paste -sd' ')" = "LR= SEED="

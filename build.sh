@@ -4,6 +4,8 @@
 #   ./build.sh asan     an ASan+UBSan build (dynamic) in build/asan/, with unit tests
 #   ./build.sh test     both builds, then every unit and integration test,
 #                       the version matrix (tests/matrix.sh) beside them
+#   ./build.sh test --load [N]  the same with N CPU hogs (default: one per
+#                       core) beside it: a busy machine, where races show
 #   ./build.sh matrix [SUITE...]  only the version matrix: Slurm 20.11, 24.11,
 #                       26.05 in chroots (ops/slurm/chroot-cluster.sh)
 #   ./build.sh demo     build, start the test cluster, run the example study (ops/demo)
@@ -24,11 +26,18 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")" && pwd)
-CACHE=${XLOOP_CACHE:-$ROOT/.cache}
+# the static libcurl and libgit2 (ops/build/static-deps.sh): machine-wide
+# for root, like the version matrix's trees, so a new clone reuses them
+if [ "$(id -u)" -eq 0 ]; then
+	CACHE=${XLOOP_CACHE:-/var/cache/xloop/build}
+else
+	CACHE=${XLOOP_CACHE:-$ROOT/.cache}
+fi
 JOBS=$(nproc 2>/dev/null || echo 2)
 cd "$ROOT"
 
-say() { printf '==> %s\n' "$*" >&2; }
+# progress, with the seconds since build.sh started
+say() { printf '==> [%4d s] %s\n' "$SECONDS" "$*" >&2; }
 die() { printf 'build.sh: error: %s\n' "$*" >&2; exit 1; }
 
 BUILD_PKGS="gcc make pkg-config dpkg-dev autoconf automake libtool cmake file
@@ -36,7 +45,8 @@ BUILD_PKGS="gcc make pkg-config dpkg-dev autoconf automake libtool cmake file
 	libhttp-parser-dev libgit2-dev libcurl4-openssl-dev"
 TEST_PKGS="libcmocka-dev git python3 python3-jsonschema valgrind slurm-wlm slurmdbd munge chromium
 	mariadb-server util-linux passwd python3-sklearn openssh-server openssh-client sshfs
-	clang libclang-rt-14-dev mmdebstrap e2fsprogs man-db groff-base zsh"
+	clang libclang-rt-14-dev mmdebstrap e2fsprogs python3-optuna sqlite3 strace
+	man-db groff-base zsh"
 
 # Install the packages that are not installed yet (apt-get update once).
 need_pkgs() {
@@ -169,6 +179,20 @@ install_prefix() {
 		"completion in $comp/xloop and $zfn/_xloop"
 }
 
+# The version matrix's Slurm trees (ops/slurm/chroot-cluster.sh: mmdebstrap,
+# mostly downloads and unpacking) are made beside the compiles, one process
+# per suite, so the matrix lanes need not wait for them; tests/matrix.sh
+# waits for a tree still being made (its lock) or makes it itself.
+prefetch_trees() {
+	[ "$(id -u)" -eq 0 ] && [ "${XLOOP_MATRIX:-1}" != 0 ] || return 0
+	local s
+	mkdir -p build/matrix
+	for s in bullseye trixie sid; do
+		ops/slurm/chroot-cluster.sh "$s" build >"build/matrix/tree-$s.log" 2>&1 &
+	done
+	say "the matrix's trees are made beside the builds (build/matrix/tree-*.log)"
+}
+
 case "${1:-static}" in
 static) build_static ;;
 asan) build_asan ;;
@@ -201,7 +225,13 @@ soak)
 fuzz) build_fuzz "${2:-60}" ;;
 valgrind) run_valgrind ;;
 test)
+	if [ "${2:-}" = --load ]; then
+		export XLOOP_TEST_LOAD=${3:-$JOBS}
+	elif [ -n "${2:-}" ]; then
+		die "unknown argument '$2' (./build.sh test [--load [N]])"
+	fi
 	need_pkgs $BUILD_PKGS $TEST_PKGS
+	prefetch_trees
 	build_static
 	build_static_test
 	build_asan

@@ -471,17 +471,17 @@ def main():
                                 stdout=subprocess.PIPE, text=True).stdout.strip()
         os.makedirs(f"{TRIXIE}/opt/xloop-bench", exist_ok=True)
         shutil.copy(os.path.join(HERE, "optuna_ask.py"), f"{TRIXIE}/opt/xloop-bench/")
-    vers = {}
+    vers = {}      # only the Optunas a chosen method runs on are asked
     for where in ("host", "trixie"):
-        if where == "host" or TRIXIE:
+        if any(SAMPLER.get(m, ("",))[0] == where for m in methods):
             vers[where] = optuna_server(where)[1]
     for p, _ in _SERVERS.values():     # the pool's workers start their own
         p.stdin.close()
         p.wait()
     _SERVERS.clear()
     w(f"# search benchmark: noise sd {a.noise}, budgets {list(POINTS)}; Optuna "
-      + ", ".join(f"{v} ({k})" for k, v in vers.items()) + "\n")
-    w(f"Optuna versions measured: {', '.join(f'{v} ({k})' for k, v in vers.items())}; "
+      + (", ".join(f"{v} ({k})" for k, v in vers.items()) or "not run") + "\n")
+    w(f"Optuna versions measured: {', '.join(f'{v} ({k})' for k, v in vers.items()) or 'none'}; "
       f"{a.jobs} units at a time; xloop {os.path.relpath(XLOOP, os.path.join(HERE, '..'))}.\n")
     if "peak" in only:
         obj = Synthetic("peak", a.noise)

@@ -242,6 +242,35 @@ tree_hash() {
 		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum) | sha256sum
 }
 
+# Barriers the test controls, never a sleep or a slow job (issue 32). A job
+# script holds a line "#GATE" where it must wait; gate_job FILE turns it into
+# a wait for the test's word: the job goes on once the test said
+# open_gate all, open_gate TAG (its run) or open_gate TAG.N (its attempt N).
+# While it waits it says so: at_gate TAG is true from then on. The gates
+# live in the test's directory (sticky, world-writable: jobs run as the
+# test user).
+T_GATES=$T_TMP/gates
+gate_job() {
+	mkdir -p "$T_GATES" && chmod 1777 "$T_GATES" || return 1
+	local g=$T_GATES
+	sed -i "s|^#GATE\$|while ! [ -e $g/all -o -e \"$g/\$XLOOP_TAG\" -o -e \"$g/\$XLOOP_TAG.\$XLOOP_ATTEMPT\" ]; do touch \"$g/at-\$XLOOP_TAG\"; sleep 0.1; done|" "$1"
+	grep -q "$T_GATES" "$1"
+}
+open_gate() { mkdir -p "$T_GATES" && touch "$T_GATES/$1"; }
+at_gate() { test -e "$T_GATES/at-$1"; }
+
+# wait_for SECONDS CMD...: poll CMD (every 0.2 s) until it succeeds, at most
+# SECONDS; its status is CMD's last. A deadline, not a duration: generous,
+# since a busy machine is slow, and nothing waits for it when all is well.
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
 finish() {
 	# leave no job of this test behind for the next one
 	if [ -n "${SLURM_CONF:-}" ] && command -v scancel >/dev/null; then

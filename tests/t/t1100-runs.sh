@@ -41,11 +41,14 @@ set -euo pipefail
 LR=0.01
 export EPOCHS=2
 echo "START lr=$LR epochs=$EPOCHS device=cpu tag=$XLOOP_TAG attempt=$XLOOP_ATTEMPT"
-sleep 3
+#GATE
 printf '{"score": %s}\n' "$EPOCHS" >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
 step "chmod 644 job.sh" chmod 644 "$T_TMP/job.sh"
+# every job waits for the test's word (open_gate), so the chain is checked
+# while both jobs are surely live, however busy the machine
+step "gate_job job.sh" gate_job "$T_TMP/job.sh"
 printf '{"score": 0.5}\n' >"$T_TMP/cv.json"
 
 expect_rc 0 "adopt a proven baseline" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
@@ -91,13 +94,15 @@ dep=$(as_user scontrol show job -o "$j2" | grep -o 'Dependency=[^ ]*')
 check "the second waits on the first (afterany)" sh -c "echo '$dep' | grep -q 'afterany:$j1'"
 check "status --json validates" sh -c "runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' status --json | $V '$S/status.schema.json'"
 check "status lists both as live" sh -c \
-	"runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' status | grep -E '^ *lr-0.1 .*(PENDING|RUNNING)' >/dev/null"
-for i in $(seq 1 60); do
-	st2=$(as_user scontrol show job -o "$j2" | grep -o 'JobState=[A-Z]*')
-	[ "$st2" = JobState=COMPLETED ] && break
-	sleep 1
-done
-check "the second completed" test "$st2" = JobState=COMPLETED
+	"runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' status >'$T_TMP/st.txt' &&
+	 grep -Eq '^ *lr-0.1 .*(PENDING|RUNNING)' '$T_TMP/st.txt' && grep -Eq '^ *ep-3 .*PENDING' '$T_TMP/st.txt'"
+# the second must not start while the first is held at its gate
+pending2() { as_user squeue -h -j "$j2" -o %T | grep -qx PENDING; }
+check "the second still waits while the first runs" pending2
+step "open lr-0.1's gate" open_gate lr-0.1.1
+step "open ep-3's gate" open_gate ep-3.1
+state2() { as_user scontrol show job -o "$j2" | grep -q 'JobState=COMPLETED'; }
+check "the second completed" wait_for 180 state2
 e1=$(as_user scontrol show job -o "$j1" | grep -o 'EndTime=[^ ]*' | cut -d= -f2)
 s2=$(as_user scontrol show job -o "$j2" | grep -o 'StartTime=[^ ]*' | cut -d= -f2)
 check "the second started after the first ended ($e1 <= $s2)" sh -c "[ \$(date -d '$e1' +%s) -le \$(date -d '$s2' +%s) ]"

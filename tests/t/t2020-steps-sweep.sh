@@ -40,7 +40,9 @@ JOB
 # the --then summary: reads the results file, asks for no GPU
 cat >"$T_TMP/summary.sh" <<'JOB'
 #!/bin/bash
-#SBATCH --mem=30M
+# (its wrapper runs the test's xloop, the ASan build, before this script:
+# 30M ended it OUT_OF_MEMORY on a busy machine)
+#SBATCH --mem=200M
 echo "START summary step=$XLOOP_STEP sweep=$XLOOP_SWEEP gpu=${CUDA_VISIBLE_DEVICES:-none} cpus=$SLURM_CPUS_ON_NODE"
 python3 -c "import json,os
 d=json.load(open(os.environ['XLOOP_SWEEP_RESULTS']))

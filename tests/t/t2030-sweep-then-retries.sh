@@ -21,7 +21,9 @@ crash() { local at=$1; shift; as_user env XLOOP_CRASH_AT="$at" "$X" -C "$d" "$@"
 node=$(sinfo -h -N -o %N | head -n1)
 trap 'scontrol update nodename="$node" state=resume >/dev/null 2>&1
 	[ -n "${XLOOP_KEEP_TMP:-}" ] || rm -rf "$T_TMP"' EXIT
-F=$T_TMP/flags	# fail-TAG: its training fails; slow-TAG: its evaluation takes 15 s
+# fail-TAG: its training fails; hold-TAG: its training waits while the file
+# is there, hold-eval-TAG its evaluation (barriers the test lifts)
+F=$T_TMP/flags
 step "mkdir flags" mkdir -m 755 "$F"
 
 conf='c["resources"].update(cpus=1, mem="100M", time="00:02:00")
@@ -36,6 +38,7 @@ cat >"$T_TMP/train.sh" <<JOB
 set -u
 LR=1
 echo "START train step=\$XLOOP_STEP lr=\$LR"
+while [ -e "$F/hold-\$XLOOP_TAG" ]; do sleep 0.1; done
 [ -e "$F/fail-\$XLOOP_TAG" ] && { echo "Traceback: train boom"; exit 1; }
 echo "\$LR" >"\$XLOOP_RUN_DIR/model.txt"
 echo FINISHED
@@ -49,7 +52,7 @@ set -u
 EVAL=ok
 echo "START eval step=$XLOOP_STEP tag=$XLOOP_TAG"
 [ -f "$XLOOP_RUN_DIR/model.txt" ] || { echo "no model.txt"; exit 3; }
-[ -e "@F@/slow-$XLOOP_TAG" ] && sleep 15
+while [ -e "@F@/hold-eval-$XLOOP_TAG" ]; do sleep 0.1; done
 if [ "$EVAL" = slow ] && [ ! -e "$XLOOP_RUN_DIR/slow-done" ]; then
 	touch "$XLOOP_RUN_DIR/slow-done"
 	sleep 90
@@ -59,7 +62,9 @@ echo FINISHED
 JOB
 cat >"$T_TMP/summary.sh" <<'JOB'
 #!/bin/bash
-#SBATCH --mem=30M
+# (its wrapper runs the test's xloop, the ASan build, before this script:
+# 30M ended it OUT_OF_MEMORY on a busy machine)
+#SBATCH --mem=200M
 echo "START summary sweep=$XLOOP_SWEEP"
 python3 -c "import json,os
 d=json.load(open(os.environ['XLOOP_SWEEP_RESULTS']))
@@ -87,6 +92,9 @@ expect_rc 0 "a sweep with a failing task and a summary" u sweep --set LR=2,3 --f
 drive
 check "the summary ran, the failed task a failure" test "$(said "$d" rt 1)" = "FINAL True TASK rt--LR-2 2 success TASK rt--LR-3 3 failure "
 step "the training is fixed" rm "$F/fail-rt--LR-3"
+# the retried training waits until the summary's Dependency was read: Slurm
+# drops a dependency once it is met
+step "the retried training waits" touch "$F/hold-rt--LR-3"
 u sweep retry rt --json >"$T_TMP/retry.json"
 check "sweep retry resubmits the failed task" test $? = 0
 rarr=$(/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["array_job_id"])' <"$T_TMP/retry.json")
@@ -94,6 +102,7 @@ check "two summaries are known to Slurm" test "$(jobs_in "$d" rt.then | wc -l)" 
 dep=$(jobs_in "$d" rt.then | sort -t= -k2 -n | tail -n1 | field Dependency)
 evarr=$(jobs_in "$d" rt.eval | field ArrayJobId | sort -n | tail -n1)
 check "the new summary waits afterany on the retry's arrays ($rarr, $evarr: $dep)" sh -c "printf '%s' '$dep' | grep -q 'afterany:${rarr}[(_].*afterany:${evarr}[(_]'"
+step "the retried training goes on" rm "$F/hold-rt--LR-3"
 drive
 check "the retried task succeeded" test "$(att rt--LR-3 n) $(att rt--LR-3 verdict)" = "2 success"
 check "the summary ran again" test "$(grep -c '^START summary' "$d/.xloop/sweeps/rt/then.out")" = 2
@@ -105,16 +114,13 @@ check "the results file validates" sh -c "$V '$S/sweep-show.schema.json' <'$d/.x
 u sweep show rt >"$T_TMP/rt.txt" 2>&1
 check "sweep show's text names the try" grep -q "then (try 2): job [0-9]*, COMPLETED 0:0" "$T_TMP/rt.txt"
 
-# retried while the first summary still waits (its first task evaluates 15 s):
-# that summary is cancelled, the new one waits for every task
-step "sp--LR-4 trains slowly" touch "$F/slow-sp--LR-4"
+# retried while the first summary still waits (its first task's evaluation
+# is held): that summary is cancelled, the new one waits for every task
+step "sp--LR-4's evaluation waits" touch "$F/hold-eval-sp--LR-4"
 step "the training of sp--LR-5 fails" touch "$F/fail-sp--LR-5"
 expect_rc 0 "a sweep with a slow task, a failing one and a summary" u sweep --set LR=4,5 --from base --force --name sp --then "$T_TMP/summary.sh"
-for i in $(seq 1 60); do
-	u next >/dev/null 2>&1
-	[ "$(att sp--LR-5 verdict)" = failure ] && break
-	sleep 1
-done
+lr5_failed() { u next >/dev/null 2>&1; [ "$(att sp--LR-5 verdict)" = failure ]; }
+step "sp--LR-5 judged a failure" wait_for 240 lr5_failed
 step "the training is fixed" rm "$F/fail-sp--LR-5"
 expect_rc 0 "sweep retry while the slow task evaluates" u sweep retry sp
 first=$(jobs_in "$d" sp.then | sort -t= -k2 -n | head -n1)
@@ -123,6 +129,7 @@ expect_rc 0 "next" u next
 dep=$(jobs_in "$d" sp.then | sort -t= -k2 -n | tail -n1 | field Dependency)
 sparr=$(jobs_in "$d" sp.eval | field ArrayJobId | sort -n | head -n1)
 check "the new summary waits for the slow evaluation's array too ($sparr: $dep)" sh -c "printf '%s' '$dep' | grep -q 'afterany:${sparr}[(_]'"
+step "sp--LR-4's evaluation goes on" rm "$F/hold-eval-sp--LR-4"
 drive
 check "one summary ran" test "$(grep -c '^START summary' "$d/.xloop/sweeps/sp/then.out")" = 1
 check "after every task: both succeeded, final" test "$(said "$d" sp 1)" = "FINAL True TASK sp--LR-4 4 success TASK sp--LR-5 5 success "

@@ -18,6 +18,9 @@
 #                       schedule, checked against sacct and git; figures to BENCHMARKS.md
 #   ./build.sh fuzz [SECONDS]   libFuzzer targets (fuzz/README.md), SECONDS each
 #   ./build.sh valgrind the unit tests, built without sanitizers, under memcheck
+#   ./build.sh install PREFIX   the static xloop into PREFIX/bin, its manual pages
+#                       into PREFIX/share/man/man1, bash and zsh completion into
+#                       PREFIX/share/{bash-completion/completions,zsh/site-functions}
 #   ./build.sh clean    remove build outputs (keeps the dependency cache)
 # Installs what it needs with apt-get (as root) when it is missing.
 set -euo pipefail
@@ -42,7 +45,8 @@ BUILD_PKGS="gcc make pkg-config dpkg-dev autoconf automake libtool cmake file
 	libhttp-parser-dev libgit2-dev libcurl4-openssl-dev"
 TEST_PKGS="libcmocka-dev git python3 python3-jsonschema valgrind slurm-wlm slurmdbd munge chromium
 	mariadb-server util-linux passwd python3-sklearn openssh-server openssh-client sshfs
-	clang libclang-rt-14-dev mmdebstrap e2fsprogs python3-optuna sqlite3 strace"
+	clang libclang-rt-14-dev mmdebstrap e2fsprogs python3-optuna sqlite3 strace
+	man-db groff-base zsh"
 
 # Install the packages that are not installed yet (apt-get update once).
 need_pkgs() {
@@ -156,6 +160,25 @@ run_valgrind() {
 	return "$failed"
 }
 
+# Install ./xloop, its manual pages and its completion under $1, where man
+# (PREFIX/bin on PATH: PREFIX/share/man) and bash-completion (PREFIX/share
+# in XDG_DATA_DIRS, as /usr/local/share is) find them. All of it comes
+# from the binary's own command table.
+install_prefix() {
+	local p=$1 man comp zfn
+	case $p in /*) ;; *) p=$PWD/$p ;; esac
+	man=$p/share/man/man1 comp=$p/share/bash-completion/completions
+	zfn=$p/share/zsh/site-functions
+	install -d "$p/bin" "$man" "$comp" "$zfn"
+	install -m 0755 xloop "$p/bin/xloop"
+	./xloop help --man-dir "$man"
+	./xloop completion bash >"$comp/xloop"
+	./xloop completion zsh >"$zfn/_xloop"
+	chmod 0644 "$man"/xloop*.1 "$comp/xloop" "$zfn/_xloop"
+	say "installed $p/bin/xloop, $(ls "$man"/xloop*.1 | wc -l) manual pages in $man," \
+		"completion in $comp/xloop and $zfn/_xloop"
+}
+
 # The version matrix's Slurm trees (ops/slurm/chroot-cluster.sh: mmdebstrap,
 # mostly downloads and unpacking) are made beside the compiles, one process
 # per suite, so the matrix lanes need not wait for them; tests/matrix.sh
@@ -223,6 +246,11 @@ matrix)
 	shift
 	exec tests/matrix.sh "$@"
 	;;
+install)
+	[ -n "${2:-}" ] || die "usage: ./build.sh install PREFIX (/usr/local, ~/.local, ...)"
+	build_static
+	install_prefix "$2"
+	;;
 clean) make clean ;;
-*) die "unknown mode '$1' (use: static, asan, test, matrix, demo, bench, soak, fuzz, valgrind, clean)" ;;
+*) die "unknown mode '$1' (use: static, asan, test, matrix, demo, bench, soak, fuzz, valgrind, install, clean)" ;;
 esac

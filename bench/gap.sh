@@ -30,6 +30,10 @@ plan() {
 	for i in $(seq 1 "$n"); do vals+=("X=$i"); done
 	u "$X" -C "$d" plan add "${vals[@]}" >/dev/null
 }
+# wait until Slurm runs none of the bench user's jobs, or SECONDS reaches $1
+wait_idle() {
+	while [ "$(live_jobs)" -gt 0 ] && [ "$SECONDS" -lt "$1" ]; do sleep 1; done
+}
 # wait until the study has submitted n jobs and Slurm runs none (at most $3 s)
 wait_drained() {
 	local d=$1 n=$2 end=$((SECONDS + $3))
@@ -69,8 +73,7 @@ mode_b() {
 	u bash "$BENCH_USER_ROOT/bench/naive-poller.sh" "$d" "$NB" "$POLL_B" >"$d/poller.txt" 2>&1 &
 	pid=$!
 	wait "$pid" || note "the poller failed: $(tail -n 3 "$d/poller.txt")"
-	local end=$((SECONDS + RUN_SECS + 120))
-	while [ "$(live_jobs)" -gt 0 ] && [ "$SECONDS" -lt "$end" ]; do sleep 1; done
+	wait_idle $((SECONDS + RUN_SECS + 120))
 	note "took $((SECONDS - t0)) s"
 	# shellcheck disable=SC2046
 	$PY "$BENCH_ROOT/bench/slurmjobs.py" b "$R/gap-b.json" $(cat "$d/ids")
@@ -265,7 +268,7 @@ mode_stepsafter() {
 	u bash "$BENCH_USER_ROOT/bench/steps-chain.sh" "$d" "$NA" >"$d/chain.txt" 2>&1 ||
 		note "the chain failed: $(tail -n 3 "$d/chain.txt")"
 	sleep 2
-	while [ "$(live_jobs)" -gt 0 ] && [ "$SECONDS" -lt "$end" ]; do sleep 1; done
+	wait_idle "$end"
 	note "took $((SECONDS - t0)) s"
 	# shellcheck disable=SC2046
 	$PY "$BENCH_ROOT/bench/slurmjobs.py" stepsafter "$R/gap-stepsafter.json" $(cat "$d/ids") -- \

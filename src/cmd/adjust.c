@@ -153,6 +153,7 @@ out:
 
 const struct cmd_entry cmd_adjust_entry = {
 	.name = "adjust", .opts = adjust_opts, .args = "T", .min = 1, .max = 1,
+	.group = CMD_GROUP_FIX,
 	.target = CMD_TARGET_NONE,
 	.summary = "change a pending job's memory or time limit in place (scontrol update)",
 	.help = "For a job still pending: `scontrol update jobid=ID MinMemoryNode=MB` or\n"
@@ -468,6 +469,7 @@ static int cmd_why(struct xl_ctx *ctx, const struct cmd_entry *self, struct cmd_
 
 const struct cmd_entry cmd_why_entry = {
 	.name = "why", .opts = NULL, .args = "T", .min = 1, .max = 1,
+	.group = CMD_GROUP_LOOK,
 	.target = CMD_TARGET_NONE,
 	.summary = "why a run's job is pending: its reason explained, and what blocks it",
 	.help = "The job's Reason with its meaning, then three `sbatch --test-only`\n"

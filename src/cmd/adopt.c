@@ -284,6 +284,7 @@ fail:
 
 const struct cmd_entry cmd_adopt_entry = {
 	.name = "adopt", .opts = adopt_opts, .args = "PATH", .min = 1, .max = 1,
+	.group = CMD_GROUP_START,
 	.target = CMD_TARGET_NONE,
 	.summary = "register an existing job script as a root run of the study",
 	.help = "The script is copied byte for byte to runs/<study>/T/job.sh (mode 0755)\n"

@@ -189,6 +189,7 @@ static int cmd_agent_setup(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 const struct cmd_entry cmd_agent_setup_entry = {
 	.name = "agent-setup", .opts = NULL, .args = "claude|codex", .min = 1, .max = 1,
+	.group = CMD_GROUP_AGENTS,
 	.target = CMD_TARGET_NONE,
 	.summary = "write the coding agent's command permissions for this repository",
 	.help = "claude: merges rules into .claude/settings.json (permissions.allow, ask,\n"

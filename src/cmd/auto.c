@@ -176,6 +176,7 @@ static const struct cmd_entry auto_subs[] = {
 
 const struct cmd_entry cmd_auto_entry = {
 	.name = "auto", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.group = CMD_GROUP_START,
 	.target = CMD_TARGET_NONE,
 	.summary = "autopilot: the loop proposes its next runs when the plan is empty",
 	.help = "on      switch autopilot on, with a budget: --budget-runs counts every run\n"

@@ -54,6 +54,7 @@ static const struct cmd_entry breaker_subs[] = {
 
 const struct cmd_entry cmd_breaker_entry = {
 	.name = "breaker", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.group = CMD_GROUP_FIX,
 	.target = CMD_TARGET_NONE,
 	.summary = "whether failures in a row stopped the feeding, and reset it",
 	.help = "After breaker.program consecutive program failures (default 2), or\n"

@@ -20,6 +20,8 @@ extern const struct cmd_entry cmd_auto_entry;
 extern const struct cmd_entry cmd_breaker_entry;
 extern const struct cmd_entry cmd_cancel_entry;
 extern const struct cmd_entry cmd_config_entry;
+extern const struct cmd_entry cmd_complete_words_entry;
+extern const struct cmd_entry cmd_completion_entry;
 extern const struct cmd_entry cmd_cron_line_entry;
 extern const struct cmd_entry cmd_decide_entry;
 extern const struct cmd_entry cmd_diff_entry;
@@ -53,44 +55,60 @@ extern const struct cmd_entry cmd_test_parse_entry;
 extern const struct cmd_entry cmd_test_search_entry;
 extern const struct cmd_entry cmd_test_slurm_entry;
 
-/* Sorted by name; hidden test commands last. */
+const char *const cmd_group_title[CMD_GROUP_COUNT] = {
+	[CMD_GROUP_START] = "start a study (a first study needs these six)",
+	[CMD_GROUP_LOOP] = "run the loop by hand",
+	[CMD_GROUP_LOOK] = "look at the study",
+	[CMD_GROUP_FIX] = "fix a bad night",
+	[CMD_GROUP_UNATTENDED] = "keep it going without you",
+	[CMD_GROUP_AGENTS] = "agents and remote sites",
+	[CMD_GROUP_ABOUT] = "help, completion and version",
+};
+
+/*
+ * Each command names its group in its entry (.group); within a group, help
+ * lists them in this order: a first study's order of use, then the rest.
+ * Hidden commands last.
+ */
 const struct cmd_entry *const cmd_table[] = {
-	&cmd_adjust_entry,
-	&cmd_adopt_entry,
-	&cmd_agent_setup_entry,
-	&cmd_auto_entry,
-	&cmd_breaker_entry,
-	&cmd_cancel_entry,
-	&cmd_config_entry,
-	&cmd_cron_line_entry,
-	&cmd_decide_entry,
-	&cmd_diff_entry,
-	&cmd_doctor_entry,
-	&cmd_driver_entry,
-	&cmd_help_entry,
 	&cmd_init_entry,
-	&cmd_judge_entry,
-	&cmd_mem_entry,
-	&cmd_new_entry,
-	&cmd_next_entry,
-	&cmd_notify_entry,
+	&cmd_adopt_entry,
 	&cmd_plan_entry,
-	&cmd_prioritize_entry,
-	&cmd_remote_entry,
-	&cmd_replicate_entry,
-	&cmd_report_entry,
-	&cmd_resume_entry,
-	&cmd_retry_entry,
-	&cmd_sample_entry,
-	&cmd_show_entry,
 	&cmd_space_entry,
-	&cmd_status_entry,
+	&cmd_auto_entry,
+	&cmd_next_entry,
+	&cmd_new_entry,
 	&cmd_submit_entry,
 	&cmd_sweep_entry,
-	&cmd_tick_entry,
-	&cmd_version_entry,
+	&cmd_replicate_entry,
+	&cmd_judge_entry,
+	&cmd_decide_entry,
+	&cmd_config_entry,
+	&cmd_status_entry,
+	&cmd_show_entry,
+	&cmd_diff_entry,
+	&cmd_report_entry,
 	&cmd_watch_entry,
 	&cmd_why_entry,
+	&cmd_doctor_entry,
+	&cmd_breaker_entry,
+	&cmd_retry_entry,
+	&cmd_cancel_entry,
+	&cmd_adjust_entry,
+	&cmd_prioritize_entry,
+	&cmd_mem_entry,
+	&cmd_sample_entry,
+	&cmd_tick_entry,
+	&cmd_driver_entry,
+	&cmd_cron_line_entry,
+	&cmd_notify_entry,
+	&cmd_resume_entry,
+	&cmd_agent_setup_entry,
+	&cmd_remote_entry,
+	&cmd_help_entry,
+	&cmd_completion_entry,
+	&cmd_version_entry,
+	&cmd_complete_words_entry,
 	&cmd_test_parse_entry,
 	&cmd_test_search_entry,
 	&cmd_test_slurm_entry,
@@ -109,7 +127,7 @@ const struct cmd_entry *cmd_find(const char *name)
 }
 
 /* The word after "PARENT " in a subcommand's name. */
-static const char *sub_word(const struct cmd_entry *sub)
+const char *cmd_sub_word(const struct cmd_entry *sub)
 {
 	const char *sp = strrchr(sub->name, ' ');
 
@@ -119,7 +137,7 @@ static const char *sub_word(const struct cmd_entry *sub)
 /* Whether cmd is that subcommand. */
 int cmd_is(const struct cmd_entry *cmd, const char *word)
 {
-	return strcmp(sub_word(cmd), word) == 0;
+	return strcmp(cmd_sub_word(cmd), word) == 0;
 }
 
 /* The next entry cmd stands for: see cmd.h. */
@@ -171,7 +189,7 @@ const struct cmd_entry *cmd_sub(const struct cmd_entry *cmd, int argc, char **ar
 	if (i >= argc)
 		return cmd->dflt;
 	for (s = cmd->subs; s->name; s++)
-		if (strchr(s->name, ' ') && strcmp(sub_word(s), argv[i]) == 0) {
+		if (strchr(s->name, ' ') && strcmp(cmd_sub_word(s), argv[i]) == 0) {
 			*at = i;
 			return s;
 		}
@@ -188,18 +206,18 @@ static void sub_names(struct buf *b, const struct cmd_entry *cmd, const char *se
 
 	for (s = cmd->subs; s && s->name; s++)
 		if (!(s->flags & CMD_HIDDEN) && strchr(s->name, ' '))
-			buf_addf(b, "%s%s", b->len ? sep : "", sub_word(s));
+			buf_addf(b, "%s%s", b->len ? sep : "", cmd_sub_word(s));
 }
 
 /* "--opt ARG" */
-static void opt_spec(struct buf *b, const struct opt *o)
+void cmd_opt_spec(struct buf *b, const struct opt *o)
 {
 	buf_addf(b, "-%s%s%s%s", o->name[1] ? "-" : "", o->name, o->arg ? " " : "",
 		 o->arg ? o->arg : "");
 }
 
 /* "NAME [--opt ARG]... ARGS" */
-static void usage_line(struct buf *b, const struct cmd_entry *cmd)
+void cmd_usage_line(struct buf *b, const struct cmd_entry *cmd)
 {
 	const struct opt *o;
 
@@ -217,7 +235,7 @@ static void usage_line(struct buf *b, const struct cmd_entry *cmd)
 		int req = o->flags & OPT_REQUIRED;
 
 		buf_adds(b, req ? " " : " [");
-		opt_spec(b, o);
+		cmd_opt_spec(b, o);
 		buf_addf(b, "%s%s", req ? "" : "]", o->kind == OPT_LIST ? "..." : "");
 	}
 	if (cmd->args && *cmd->args)
@@ -225,7 +243,7 @@ static void usage_line(struct buf *b, const struct cmd_entry *cmd)
 }
 
 /* The next entry help shows for cmd: cmd_each without hidden subcommands. */
-static const struct cmd_entry *shown(const struct cmd_entry *cmd, const struct cmd_entry *prev)
+const struct cmd_entry *cmd_shown(const struct cmd_entry *cmd, const struct cmd_entry *prev)
 {
 	do
 		prev = cmd_each(cmd, prev);
@@ -242,12 +260,12 @@ static void print_options(const struct cmd_entry *cmd)
 	int head = 0;
 
 	buf_init(&b);
-	for (s = shown(cmd, NULL); s; s = shown(cmd, s)) {
+	for (s = cmd_shown(cmd, NULL); s; s = cmd_shown(cmd, s)) {
 		for (o = s->opts; o && o->name; o++) {
 			buf_reset(&b);
 			if (cmd->subs && strchr(s->name, ' '))
-				buf_addf(&b, "%s ", sub_word(s));
-			opt_spec(&b, o);
+				buf_addf(&b, "%s ", cmd_sub_word(s));
+			cmd_opt_spec(&b, o);
 			if (!head++)
 				printf("\nOptions:\n");
 			printf("  %-22s %s\n", b.s, o->help ? o->help : "");
@@ -264,9 +282,9 @@ void cmd_print_help(const struct cmd_entry *cmd)
 	int n = 0;
 
 	buf_init(&b);
-	for (s = shown(cmd, NULL); s; s = shown(cmd, s)) {
+	for (s = cmd_shown(cmd, NULL); s; s = cmd_shown(cmd, s)) {
 		buf_reset(&b);
-		usage_line(&b, s);
+		cmd_usage_line(&b, s);
 		printf("%s%s\n", n++ ? "   or: " : "usage: ", b.s);
 	}
 	buf_release(&b);
@@ -274,6 +292,23 @@ void cmd_print_help(const struct cmd_entry *cmd)
 	if (cmd->help && *cmd->help)
 		printf("\n%s", cmd->help);
 	print_options(cmd);
+}
+
+/* The command list of `xloop help`, under the group headings. */
+void cmd_print_groups(void)
+{
+	const struct cmd_entry *const *c;
+	int g, width = 0;
+
+	for (c = cmd_table; *c; c++)
+		if (!((*c)->flags & CMD_HIDDEN) && (int)strlen((*c)->name) > width)
+			width = (int)strlen((*c)->name);
+	for (g = CMD_GROUP_START; g < CMD_GROUP_COUNT; g++) {
+		printf("\n%s:\n", cmd_group_title[g]);
+		for (c = cmd_table; *c; c++)
+			if (!((*c)->flags & CMD_HIDDEN) && (int)(*c)->group == g)
+				printf("  %-*s %s\n", width, (*c)->name, (*c)->summary);
+	}
 }
 
 /* Every option of every command: what t0001 checks has a help text. */
@@ -288,7 +323,7 @@ void cmd_print_all_options(void)
 		for (s = cmd_each(*c, NULL); s; s = cmd_each(*c, s))
 			for (o = s->opts; o && o->name; o++) {
 				buf_reset(&b);
-				opt_spec(&b, o);
+				cmd_opt_spec(&b, o);
 				printf("%s\t%s\t%s\n", s->name, b.s, o->help ? o->help : "");
 			}
 	buf_release(&b);
@@ -312,7 +347,7 @@ int cmd_usage_error(const struct cmd_entry *cmd, const char *fmt, ...)
 	fput_one_line(stderr, msg);
 	free(msg);
 	buf_init(&b);
-	usage_line(&b, cmd);
+	cmd_usage_line(&b, cmd);
 	fprintf(stderr, "\nusage: %s\n", b.s);
 	buf_release(&b);
 	return -1;

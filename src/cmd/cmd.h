@@ -28,6 +28,26 @@ enum cmd_target {
 };
 
 /*
+ * What a user is doing when they reach for a command: `xloop help` lists
+ * the commands under these headings, in this order (cmd_group_title), each
+ * group in cmd_table's order. Every command names its group in its entry.
+ */
+enum cmd_group {
+	CMD_GROUP_NONE,		/* hidden commands and subcommands */
+	CMD_GROUP_START,	/* a first study: init, adopt, plan, space, auto, next */
+	CMD_GROUP_LOOP,		/* run the loop by hand */
+	CMD_GROUP_LOOK,		/* look at the study */
+	CMD_GROUP_FIX,		/* fix a bad night */
+	CMD_GROUP_UNATTENDED,	/* keep it going without you */
+	CMD_GROUP_AGENTS,	/* agents and remote sites */
+	CMD_GROUP_ABOUT,	/* help, completion, version */
+	CMD_GROUP_COUNT,
+};
+
+/* The heading of each group in `xloop help` and xloop(1). */
+extern const char *const cmd_group_title[CMD_GROUP_COUNT];
+
+/*
  * A command, or a subcommand (name "plan add"). cmd_run parses argv
  * against opts, checks the positional bounds, resolves the target and only
  * then calls exec: commands never repeat that. Usage lines and the
@@ -42,6 +62,7 @@ struct cmd_entry {
 	const char *summary;	/* one line for the command list */
 	const char *help;	/* the prose of `xloop help NAME` */
 	int flags;		/* of a command; a subcommand's: CMD_HIDDEN only */
+	enum cmd_group group;	/* of a visible command; CMD_GROUP_NONE otherwise */
 	int (*exec)(struct xl_ctx *ctx, const struct cmd_entry *self,
 		    struct cmd_args *args);	/* returns an exit code */
 	const struct cmd_entry *subs;	/* subcommands, ended by one without a name */
@@ -73,6 +94,23 @@ int cmd_run(struct xl_ctx *ctx, const struct cmd_entry *cmd, int argc, char **ar
 void cmd_print_help(const struct cmd_entry *cmd);
 /* Every option of every command (hidden ones too), one a line: NAME<TAB>--OPT ARG<TAB>HELP. */
 void cmd_print_all_options(void);
+/* The commands under their group headings: the list `xloop help` shows. */
+void cmd_print_groups(void);
+/* "xloop NAME [--opt ARG]... ARGS" of one entry, appended to b. */
+void cmd_usage_line(struct buf *b, const struct cmd_entry *cmd);
+/* "--opt ARG" (or "-x ARG") of one option, appended to b. */
+void cmd_opt_spec(struct buf *b, const struct opt *o);
+/* The next entry help shows for cmd: cmd_each without hidden subcommands. */
+const struct cmd_entry *cmd_shown(const struct cmd_entry *cmd, const struct cmd_entry *prev);
+/* The word after "PARENT " in a subcommand's name ("add" of "plan add"). */
+const char *cmd_sub_word(const struct cmd_entry *sub);
+
+/* The manual page (roff) of one command, xloop-NAME(1), appended to b. */
+void cmd_man_page(struct buf *b, const struct cmd_entry *cmd);
+/* xloop(1): the global options and the commands by group, appended to b. */
+void cmd_man_index(struct buf *b);
+/* The completion script for shell ("bash", "zsh"), appended to b; -1: no such shell. */
+int cmd_completion_script(struct buf *b, const char *shell);
 
 /* Print a usage error for cmd (exit code XL_USAGE follows). */
 int cmd_usage_error(const struct cmd_entry *cmd, const char *fmt, ...)

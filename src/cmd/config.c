@@ -172,6 +172,7 @@ static const struct cmd_entry config_subs[] = {
 
 const struct cmd_entry cmd_config_entry = {
 	.name = "config", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.group = CMD_GROUP_LOOP,
 	.target = CMD_TARGET_NONE,
 	.summary = "read or set one key of xloop.json (metric.name, resources.cpus, ...)",
 	.help = "get KEY          the value (defaults filled in), as JSON\n"

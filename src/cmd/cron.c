@@ -39,6 +39,7 @@ static int cmd_cron_line(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 const struct cmd_entry cmd_cron_line_entry = {
 	.name = "cron-line", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.group = CMD_GROUP_UNATTENDED,
 	.target = CMD_TARGET_NONE,
 	.summary = "print a ready crontab line (and a systemd timer) for xloop tick",
 	.help = "",

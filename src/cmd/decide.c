@@ -63,6 +63,7 @@ static int cmd_decide(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 const struct cmd_entry cmd_decide_entry = {
 	.name = "decide", .opts = decide_opts, .args = "TEXT", .min = 1, .max = 1,
+	.group = CMD_GROUP_LOOP,
 	.target = CMD_TARGET_NONE,
 	.summary = "append a decision to ops/decisions.md and commit it",
 	.help = "Commits only ops/decisions.md; whatever else you staged stays staged.\n",

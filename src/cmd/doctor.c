@@ -125,6 +125,7 @@ static int cmd_doctor(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 const struct cmd_entry cmd_doctor_entry = {
 	.name = "doctor", .opts = doctor_opts, .args = "", .min = 0, .max = 0,
+	.group = CMD_GROUP_FIX,
 	.target = CMD_TARGET_NONE,
 	.summary = "check the environment: Slurm, partition, nodes, resources, disk, notifier",
 	.help = "One line per check, each ok, warn or fail; a warning or failure has the\n"

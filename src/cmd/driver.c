@@ -309,6 +309,7 @@ static const struct cmd_entry driver_subs[] = {
 
 const struct cmd_entry cmd_driver_entry = {
 	.name = "driver", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.group = CMD_GROUP_UNATTENDED,
 	.target = CMD_TARGET_NONE,
 	.summary = "who runs the loop when no agent does: the feeder job, or the scrontab/cron entry",
 	.help = "driver.mode in xloop.json says who calls xloop when no agent does:\n"

@@ -9,13 +9,78 @@
 #include <sqlite3.h>
 
 #include "cmd/cmd.h"
+#include "fsutil.h"
 #include "search/best.h"
 #include "tags.h"
 
 static const struct opt help_opts[] = {
 	{ "all", OPT_FLAG, NULL, "every option of every command, one a line, with its help" },
+	{ "man", OPT_FLAG, NULL, "the manual page in roff: xloop(1), or COMMAND's xloop-COMMAND(1)" },
+	{ "man-dir", OPT_STRING, "DIR", "write xloop.1 and every command's page into DIR" },
 	OPT_END,
 };
+
+/* Write one page, dir/name, from b. */
+static int write_page(const char *dir, const char *name, const struct buf *b, char **cause)
+{
+	char *path = path_join(dir, name);
+	int rc = write_file_atomic(path, b->s, b->len, 0644, cause);
+
+	free(path);
+	return rc;
+}
+
+/* Write xloop.1 and xloop-NAME.1 of every listed command into dir. */
+static int write_man_dir(const char *dir)
+{
+	const struct cmd_entry *const *c;
+	char *cause = NULL, *name;
+	struct buf b;
+	int rc;
+
+	buf_init(&b);
+	rc = make_dir(dir, 0755, &cause);
+	if (rc == 0) {
+		cmd_man_index(&b);
+		rc = write_page(dir, "xloop.1", &b, &cause);
+	}
+	for (c = cmd_table; rc == 0 && *c; c++) {
+		if ((*c)->flags & CMD_HIDDEN)
+			continue;
+		buf_reset(&b);
+		cmd_man_page(&b, *c);
+		name = xasprintf("xloop-%s.1", (*c)->name);
+		rc = write_page(dir, name, &b, &cause);
+		free(name);
+	}
+	buf_release(&b);
+	if (rc < 0) {
+		error("%s", cause);
+		free(cause);
+		return XL_ERR;
+	}
+	return XL_OK;
+}
+
+/* Print the manual page of pos[0] (NULL: xloop(1)). */
+static int print_man(const char *name)
+{
+	const struct cmd_entry *cmd = NULL;
+	struct buf b;
+
+	if (name && (cmd = cmd_find(name)) == NULL) {
+		error("no manual page for '%s'; 'xloop help' lists the commands", name);
+		return XL_USAGE;
+	}
+	buf_init(&b);
+	if (cmd)
+		cmd_man_page(&b, cmd);
+	else
+		cmd_man_index(&b);
+	fwrite(b.s, 1, b.len, stdout);
+	buf_release(&b);
+	return XL_OK;
+}
 
 #ifndef XLOOP_VERSION
 #define XLOOP_VERSION "0.1.0-dev"
@@ -25,9 +90,9 @@ static const struct opt help_opts[] = {
 static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 		    struct cmd_args *args)
 {
-	const struct cmd_entry *const *c, *cmd;
+	const struct cmd_entry *cmd;
 	char **pos = args->pos;
-	int at, width = 0;
+	int at;
 
 	(void)ctx;
 	(void)self;
@@ -35,6 +100,10 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 		cmd_print_all_options();
 		return XL_OK;
 	}
+	if (args_get(args, "man-dir"))
+		return write_man_dir(args_get(args, "man-dir"));
+	if (args_flag(args, "man"))
+		return print_man(args->npos ? pos[0] : NULL);
 	if (args->npos == 1 && strcmp(pos[0], "tags") == 0) {
 		fputs(tag_help, stdout);
 		return XL_OK;
@@ -59,19 +128,15 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 		return XL_OK;
 	}
 	printf("xloop runs the experiment loop of an ML project on Slurm.\n\n"
-	       "usage: xloop [--host HOST] [-C DIR] [--json] [--allow-root] [--allow-secret] COMMAND [ARGS]\n\n"
-	       "commands:\n");
-	for (c = cmd_table; *c; c++)
-		if (!((*c)->flags & CMD_HIDDEN) && (int)strlen((*c)->name) > width)
-			width = (int)strlen((*c)->name);
-	for (c = cmd_table; *c; c++)
-		if (!((*c)->flags & CMD_HIDDEN))
-			printf("  %-*s %s\n", width, (*c)->name, (*c)->summary);
+	       "usage: xloop [--host HOST] [-C DIR] [--json] [--allow-root] [--allow-secret] COMMAND [ARGS]\n");
+	cmd_print_groups();
 	printf("\n-C DIR runs as if xloop was started in DIR (as in git): relative paths\n"
 	       "given after it are taken from DIR; -C A -C B is A/B.\n"
 	       "\n'xloop help COMMAND' or 'xloop COMMAND --help' shows one command;\n"
 	       "topics: 'xloop help tags' the names xloop gives the runs it makes;\n"
 	       "'xloop help best' what \"best\" means (configurations, noise, the rule).\n"
+	       "'xloop help --man COMMAND | man -l -' the manual page; 'xloop completion\n"
+	       "bash' the shell completion; ./build.sh install PREFIX installs both.\n"
 	       "exit codes: 0 ok, 2 usage, 65 bad input data, 66 unknown tag or missing\n"
 	       "file, 69 Slurm not found, 70 a bug in xloop, 75 try later, 77 refused\n"
 	       "(root), 78 bad config, 1 any other error.\n");
@@ -80,10 +145,13 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 const struct cmd_entry cmd_help_entry = {
 	.name = "help", .opts = help_opts, .args = "[COMMAND [SUBCOMMAND] | tags | best]", .min = 0, .max = 2,
+	.group = CMD_GROUP_ABOUT,
 	.target = CMD_TARGET_NONE,
 	.summary = "show the commands, or one command's help",
 	.help = "`xloop help tags` shows the grammar of the tags xloop gives runs;\n"
-	"`xloop help best` what \"best\" means and the rule that makes a run it.\n",
+	"`xloop help best` what \"best\" means and the rule that makes a run it.\n"
+	"With --man, the manual page in roff (`xloop help --man next | man -l -`):\n"
+	"xloop(1) without COMMAND; --man-dir DIR writes every page into DIR.\n",
 	.flags = CMD_LOCAL, .exec = cmd_help,
 };
 
@@ -115,6 +183,7 @@ static int cmd_version(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 const struct cmd_entry cmd_version_entry = {
 	.name = "version", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.group = CMD_GROUP_ABOUT,
 	.target = CMD_TARGET_NONE,
 	.summary = "print the version of xloop and its libraries",
 	.help = "",

@@ -618,6 +618,7 @@ out:
 
 const struct cmd_entry cmd_init_entry = {
 	.name = "init", .opts = init_opts, .args = "", .min = 0, .max = 0,
+	.group = CMD_GROUP_START,
 	.target = CMD_TARGET_NONE,
 	.summary = "make this directory an xloop study (idempotent)",
 	.help = "Creates, where missing: xloop.json (the configuration), .xloop/ (mode\n"

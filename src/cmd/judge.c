@@ -39,6 +39,7 @@ static int cmd_judge(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 const struct cmd_entry cmd_judge_entry = {
 	.name = "judge", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.group = CMD_GROUP_LOOP,
 	.target = CMD_TARGET_NONE,
 	.summary = "judge every attempt that ended (verdicts are stored once)",
 	.help = "A success needs Slurm's COMPLETED, ExitCode 0:0 and a cv.json that the job\n"

@@ -222,6 +222,7 @@ out:
 
 const struct cmd_entry cmd_mem_entry = {
 	.name = "mem", .opts = mem_opts, .args = "T", .min = 1, .max = 1,
+	.group = CMD_GROUP_FIX,
 	.target = CMD_TARGET_RUN,
 	.summary = "what a run's job really needed in memory, and the --mem to ask for",
 	.help = "Reads the file `xloop sample` wrote beside the attempt's log (the newest\n"

@@ -87,6 +87,7 @@ static int cmd_new(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 const struct cmd_entry cmd_new_entry = {
 	.name = "new", .opts = new_opts, .args = "T", .min = 1, .max = 1,
+	.group = CMD_GROUP_LOOP,
 	.target = CMD_TARGET_NONE,
 	.summary = "clone a run's job.sh with exactly one variable changed",
 	.help = "The parent's job.sh is copied byte for byte except the value of VAR's one\n"

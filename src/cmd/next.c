@@ -95,6 +95,7 @@ out:
 
 const struct cmd_entry cmd_next_entry = {
 	.name = "next", .opts = next_opts, .args = "", .min = 0, .max = 0,
+	.group = CMD_GROUP_START,
 	.target = CMD_TARGET_NONE,
 	.summary = "reconcile with Slurm, judge what ended, keep the queue fed, print the briefing",
 	.help = "1. refreshes every live job with one squeue call (one sacct or scontrol\n"

@@ -160,6 +160,7 @@ static const struct cmd_entry notify_subs[] = {
 
 const struct cmd_entry cmd_notify_entry = {
 	.name = "notify", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.group = CMD_GROUP_UNATTENDED,
 	.target = CMD_TARGET_NONE,
 	.summary = "send a test notification, or the queued ones, to the webhook",
 	.help = "test   send a test event now; exit 1 when it could not be delivered\n"

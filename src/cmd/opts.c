@@ -15,17 +15,29 @@ const struct opt *opts_find(const struct opt *opts, const char *name, size_t n)
 	return NULL;
 }
 
+/* The options every command takes, in the order of cmd_args' fields. */
+const struct opt opts_common[] = {
+	{ "help", OPT_FLAG, NULL, "show the command's usage and options (also -h)", 0 },
+	{ "json", OPT_FLAG, NULL, "print one JSON document (schemas/COMMAND.schema.json)", 0 },
+	{ "allow-root", OPT_FLAG, NULL, "run as root all the same", 0 },
+	{ "allow-secret", OPT_FLAG, NULL, "commit a job script that holds a credential, with a warning", 0 },
+	OPT_END,
+};
+
 /* One of the options every command takes: 1 when a is one. */
 static int global_opt(struct cmd_args *a, const char *name)
 {
-	if (strcmp(name, "help") == 0 || strcmp(name, "h") == 0)
+	int *field[] = { &a->help, &a->json, &a->allow_root, &a->allow_secret };
+	size_t i;
+
+	_Static_assert(sizeof(field) / sizeof(*field) ==
+		       sizeof(opts_common) / sizeof(*opts_common) - 1,
+		       "opts_common and cmd_args' fields disagree");
+	if (strcmp(name, "h") == 0)
 		return a->help = 1;
-	if (strcmp(name, "json") == 0)
-		return a->json = 1;
-	if (strcmp(name, "allow-root") == 0)
-		return a->allow_root = 1;
-	if (strcmp(name, "allow-secret") == 0)
-		return a->allow_secret = 1;
+	for (i = 0; i < sizeof(field) / sizeof(*field); i++)
+		if (strcmp(name, opts_common[i].name) == 0)
+			return *field[i] = 1;
 	return 0;
 }
 

@@ -47,6 +47,9 @@ struct cmd_args {
 				 * after the command unless it takes it (sets NULL) */
 };
 
+/* The options every command takes (--help, --json, --allow-root, --allow-secret). */
+extern const struct opt opts_common[];
+
 /*
  * Parse argv (argv[0] is the command name) against opts, plus the options
  * every command takes (--json, --allow-root, --allow-secret, --help).

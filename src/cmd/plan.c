@@ -204,6 +204,7 @@ static const struct cmd_entry plan_subs[] = {
 
 const struct cmd_entry cmd_plan_entry = {
 	.name = "plan", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.group = CMD_GROUP_START,
 	.target = CMD_TARGET_NONE,
 	.summary = "the queue of one-variable changes that next and tick submit",
 	.help = "ls    the queued entries (also bare `xloop plan`); --all: also the done,\n"

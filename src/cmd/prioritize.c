@@ -198,6 +198,7 @@ out:
 
 const struct cmd_entry cmd_prioritize_entry = {
 	.name = "prioritize", .opts = NULL, .args = "T", .min = 1, .max = 1,
+	.group = CMD_GROUP_FIX,
 	.target = CMD_TARGET_NONE,
 	.summary = "move a queued run's job to the front of its line, cancelling nothing",
 	.help = "The chain is one line of afterany dependencies: R <- X1 <- ... <- T <- Y\n"

@@ -152,6 +152,7 @@ static const struct cmd_entry remote_subs[] = {
 
 const struct cmd_entry cmd_remote_entry = {
 	.name = "remote", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.group = CMD_GROUP_AGENTS,
 	.target = CMD_TARGET_NONE,
 	.summary = "copy this binary to a login node over ssh and check it runs there",
 	.help = "Copies the running (static) binary to HOST (default ~/.local/bin/xloop)\n"

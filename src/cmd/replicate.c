@@ -145,6 +145,7 @@ out:
 
 const struct cmd_entry cmd_replicate_entry = {
 	.name = "replicate", .opts = replicate_opts, .args = "T", .min = 1, .max = 1,
+	.group = CMD_GROUP_LOOP,
 	.target = CMD_TARGET_NONE,
 	.summary = "queue K replicates of T's configuration (the best's seeds first)",
 	.help = "Adds K plan entries SEED=<s> from the run that stands for T's\n"

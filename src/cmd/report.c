@@ -59,6 +59,7 @@ static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 const struct cmd_entry cmd_report_entry = {
 	.name = "report", .opts = report_opts, .args = "", .min = 0, .max = 0,
+	.group = CMD_GROUP_LOOK,
 	.target = CMD_TARGET_NONE,
 	.summary = "the study as one self-contained HTML page (leaderboard, lineage, GPU timeline)",
 	.help = "Writes report.html at the study root (or F.html; a relative F is taken\n"

@@ -81,6 +81,7 @@ static int cmd_resume(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 const struct cmd_entry cmd_resume_entry = {
 	.name = "resume", .opts = resume_opts, .args = "", .min = 0, .max = 0,
+	.group = CMD_GROUP_AGENTS,
 	.target = CMD_TARGET_NONE,
 	.summary = "after a lost session: reconcile and tell everything since the last briefing",
 	.help = "Prints the study's rules; the study so far, for a session with no memory\n"

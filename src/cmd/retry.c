@@ -86,6 +86,7 @@ static int cmd_retry(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 const struct cmd_entry cmd_retry_entry = {
 	.name = "retry", .opts = retry_opts, .args = "T", .min = 1, .max = 1,
+	.group = CMD_GROUP_FIX,
 	.target = CMD_TARGET_RUN,
 	.summary = "submit a run again as a new attempt, with recorded resource changes",
 	.help = "The same job.sh is submitted as attempt N+1 (its own log). --mem and\n"
@@ -145,6 +146,7 @@ static int cmd_cancel(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 const struct cmd_entry cmd_cancel_entry = {
 	.name = "cancel", .opts = NULL, .args = "T", .min = 1, .max = 1,
+	.group = CMD_GROUP_FIX,
 	.target = CMD_TARGET_RUN,
 	.summary = "scancel the run's queued or running job and record it",
 	.help = "",

@@ -205,6 +205,7 @@ done:
 
 const struct cmd_entry cmd_sample_entry = {
 	.name = "sample", .opts = sample_opts, .args = "", .min = 0, .max = 0,
+	.group = CMD_GROUP_FIX,
 	.target = CMD_TARGET_NONE,
 	.summary = "record the job's cgroup memory (and GPU memory) for `xloop mem`",
 	.help = "Run it in the background from job.sh:\n"

@@ -100,6 +100,7 @@ static int cmd_show(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 const struct cmd_entry cmd_show_entry = {
 	.name = "show", .opts = NULL, .args = "T", .min = 1, .max = 1,
+	.group = CMD_GROUP_LOOK,
 	.target = CMD_TARGET_RUN,
 	.summary = "show a run's lineage: each step back to the root and its one change",
 	.help = "",
@@ -171,6 +172,7 @@ out:
 
 const struct cmd_entry cmd_diff_entry = {
 	.name = "diff", .opts = NULL, .args = "T", .min = 1, .max = 1,
+	.group = CMD_GROUP_LOOK,
 	.target = CMD_TARGET_RUN,
 	.summary = "show a run's one changed line against its parent's job.sh (or step)",
 	.help = "",

@@ -246,6 +246,7 @@ static const struct cmd_entry space_subs[] = {
 
 const struct cmd_entry cmd_space_entry = {
 	.name = "space", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.group = CMD_GROUP_START,
 	.target = CMD_TARGET_NONE,
 	.summary = "the search space autopilot explores, and the seed variable",
 	.help = "set VAR=V1,V2,...             ordered choices (neighbours: adjacent values)\n"

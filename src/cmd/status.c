@@ -522,6 +522,7 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 const struct cmd_entry cmd_status_entry = {
 	.name = "status", .opts = status_opts, .args = "[T]", .min = 0, .max = 1,
+	.group = CMD_GROUP_LOOK,
 	.target = CMD_TARGET_NONE,
 	.summary = "show every run of the study, or one run in detail",
 	.help = "One row per run: tag, parent, change (VAR old->new), state, attempt, job\n"

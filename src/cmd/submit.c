@@ -67,6 +67,7 @@ static int cmd_submit(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 const struct cmd_entry cmd_submit_entry = {
 	.name = "submit", .opts = submit_opts, .args = "T", .min = 1, .max = 1,
+	.group = CMD_GROUP_LOOP,
 	.target = CMD_TARGET_RUN,
 	.summary = "preflight a run and submit it to Slurm as a new attempt",
 	.help = "Checks first (nothing is submitted when one fails): job.sh exists, is\n"

@@ -443,6 +443,7 @@ static const struct cmd_entry sweep_subs[] = {
 
 const struct cmd_entry cmd_sweep_entry = {
 	.name = "sweep", .opts = NULL, .args = "", .min = 0, .max = 0,
+	.group = CMD_GROUP_LOOP,
 	.target = CMD_TARGET_NONE,
 	.summary = "one run per value, submitted as one job array; resubmit failed indexes",
 	.help = "xloop sweep --set VAR=V1,V2,...: makes one run per value, each one change\n"

@@ -414,6 +414,7 @@ out_early:
 
 const struct cmd_entry cmd_tick_entry = {
 	.name = "tick", .opts = tick_opts, .args = "", .min = 0, .max = 0,
+	.group = CMD_GROUP_UNATTENDED,
 	.target = CMD_TARGET_NONE,
 	.summary = "the cron entry: reconcile, judge, feed, notify; silent when nothing happened",
 	.help = "Takes .xloop/lock without waiting: when another xloop holds it, exits 75\n"

@@ -256,6 +256,7 @@ static int cmd_watch(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 const struct cmd_entry cmd_watch_entry = {
 	.name = "watch", .opts = watch_opts, .args = "", .min = 0, .max = 0,
+	.group = CMD_GROUP_LOOK,
 	.target = CMD_TARGET_NONE,
 	.summary = "a live view of the study's queued and running jobs with progress and ETA",
 	.help = "Every N seconds (default 5), one squeue call: each live job with its\n"

@@ -137,6 +137,61 @@ if os.environ.get('XLOOP_TEST_LANES') and 'lanes' not in sys.argv[2]:
 json.dump(c, open(p, 'w'), indent=2)" "$1/xloop.json" "$3"
 }
 
+# --- The study's state and jobs, for tests that drive a study (t2000-t2030):
+# these work on the study in $d with the xloop in $X, as those tests set them
+# (a test that defines its own keeps its own).
+
+# db SQL [ARG...]: each row of a read-only query of $d's state DB, its
+# columns joined by | (NULL as nothing)
+db() {
+	/usr/bin/python3 -c "import sqlite3,sys
+c=sqlite3.connect('file:'+sys.argv[1]+'?mode=ro', uri=True)
+for r in c.execute(sys.argv[2], sys.argv[3:]): print('|'.join('' if v is None else str(v) for v in r))" "$d/.xloop/state.db" "$@"
+}
+
+# live: the study's queued and running jobs, "ID DIR" a line (jobs whose
+# WorkDir is $d or under it); squeue's error when it fails
+live() {
+	local q
+	q=$(as_user squeue -h -u "$XLOOP_TEST_USER" -o '%i %Z' 2>&1) || { echo "squeue failed: $q"; return; }
+	printf '%s\n' "$q" | awk -v d="$d" '$2 == d || index($2, d "/") == 1'
+}
+
+# att TAG FIELD: FIELD of the latest attempt of run TAG (status --json)
+att() {
+	as_user "$X" -C "$d" status "$1" --json | /usr/bin/python3 -c "import json,sys
+print(json.load(sys.stdin)['runs'][0]['attempts'][-1][sys.argv[1]])" "$2"
+}
+
+# drive [ROUNDS]: `xloop next` once a second until the test user has no
+# job left (ROUNDS at most, 120 by default), then once more; the briefings
+# are appended to $T_TMP/brief.txt
+drive() {
+	local i
+	for i in $(seq 1 "${1:-120}"); do
+		as_user "$X" -C "$d" next >>"$T_TMP/brief.txt" 2>&1
+		[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && break
+		sleep 1
+	done
+	as_user "$X" -C "$d" next >>"$T_TMP/brief.txt" 2>&1
+}
+
+# drive_ticks SECS: `xloop tick` every SECS s until none of the study's jobs
+# is live (150 rounds at most), then twice more; output appended to
+# $T_TMP/ticks.txt; says how many rounds it took and what was left
+drive_ticks() {
+	local i
+	for i in $(seq 1 150); do
+		as_user "$X" -C "$d" tick >>"$T_TMP/ticks.txt" 2>&1
+		[ -z "$(live)" ] && break
+		sleep "$1"
+	done
+	as_user "$X" -C "$d" tick >>"$T_TMP/ticks.txt" 2>&1
+	as_user "$X" -C "$d" tick >>"$T_TMP/ticks.txt" 2>&1
+	echo "# drive: $i rounds, left: $(live | tr '\n' ' ')"
+}
+# --- end of the study helpers
+
 # An OpenSSH server for the test user on 127.0.0.1:PORT, all in DIR: fresh
 # host and user keys (DIR/user_key, the user's), DIR/sshd_config (PATH there
 # starts with DIR/bin; SLURM_CONF kept; sftp served), DIR/known_hosts. The

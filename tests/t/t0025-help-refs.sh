@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every `xloop help X` (and `help X`) that a help text, a message in src/
-# or README.md points to resolves: `xloop help X` exits 0 (issue 27: `help
+# Every `xloop help X` (and `help X`) that a help text, a message in src/,
+# README.md, AGENTS.md or docs/ points to resolves: `xloop help X` exits 0 (issue 27: `help
 # new` pointed to `xloop help best`, which did not exist); the help index
 # lists the topics. Needs no Slurm.
 . "$(dirname "$0")/lib.sh"
@@ -20,7 +20,8 @@ for p in glob.glob(root + "/src/**/*.[ch]", recursive=True):
     s = re.sub(r'\\n"\s*\n\s*"', " ", s)
     s = re.sub(r'"\s*\n\s*"', "", s)
     texts.append(s.replace("\\n", " "))
-texts.append(open(root + "/README.md", encoding="utf-8").read())
+for p in [root + "/README.md", root + "/AGENTS.md"] + sorted(glob.glob(root + "/docs/*.md")):
+    texts.append(open(p, encoding="utf-8").read())
 found = set()
 for s in texts:
     for m in re.finditer(r"`(?:xloop )?help\s+([a-z][a-z-]*)((?:\s+[a-z][a-z-]*)?)`", s):

@@ -86,9 +86,7 @@ check "job.sh copied as it was" cmp "$d/runs/st/base/job.sh" "$d/runs/st/evfail/
 expect_rc 0 "new changes MODE, held by job.sh" u new trfail --from base --set MODE=fail --force
 check "job.sh changed" grep -q '^MODE=fail$' "$d/runs/st/trfail/job.sh"
 check "the eval step copied as it was" cmp "$d/runs/st/base/eval.sh" "$d/runs/st/trfail/eval.sh"
-cfg() { /usr/bin/python3 -c "import sqlite3,sys
-c=sqlite3.connect(sys.argv[1])
-print(c.execute('SELECT config FROM run_config JOIN run ON run.id = run_id WHERE tag = ?', (sys.argv[2],)).fetchone()[0])" "$d/.xloop/state.db" "$1"; }
+cfg() { db "SELECT config FROM run_config JOIN run ON run.id = run_id WHERE tag = ?" "$1"; }
 check "the configuration covers the eval step" sh -c "printf '%s' \"\$1\" | grep -q '^EVAL=ok$'" _ "$(cfg base)"
 check "and the changed step's value" sh -c "printf '%s' \"\$1\" | grep -q '^EVAL=fail$'" _ "$(cfg evfail)"
 expect_rc 65 "a change the eval step already has is refused" u new same --from base --set EVAL=ok --force
@@ -98,19 +96,6 @@ expect_rc 0 "plan add takes a variable of the eval step" u plan add EVAL=other -
 expect_rc 65 "plan add refuses a variable no step assigns" u plan add NOPE=1 --from base
 expect_rc 0 "and the plan entry goes again" u plan rm 1
 
-drive() {
-	local i
-	for i in $(seq 1 ${1:-120}); do
-		u next >>"$T_TMP/brief.txt" 2>&1
-		[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && break
-		sleep 1
-	done
-	u next >>"$T_TMP/brief.txt" 2>&1
-}
-att() {	# tag field of the latest attempt
-	u status "$1" --json | /usr/bin/python3 -c "import json,sys
-print(json.load(sys.stdin)['runs'][0]['attempts'][-1][sys.argv[1]])" "$2"
-}
 all_jobs_named() {	# this study's jobs, live or finished, from the controller's memory
 	as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$d " | grep -c "JobName=$1 "
 }

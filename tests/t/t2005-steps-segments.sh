@@ -17,14 +17,6 @@ fi
 X=${XLOOP_ASAN_BIN:-$XLOOP_BIN}
 d=$(user_dir)
 u() { as_user "$X" -C "$d" "$@"; }
-db() { /usr/bin/python3 -c "import sqlite3,sys
-c=sqlite3.connect('file:'+sys.argv[1]+'?mode=ro', uri=True)
-for r in c.execute(sys.argv[2], sys.argv[3:]): print('|'.join('' if v is None else str(v) for v in r))" "$d/.xloop/state.db" "$@"; }
-live() {
-	local q
-	q=$(as_user squeue -h -u "$XLOOP_TEST_USER" -o '%i %Z' 2>&1) || { echo "squeue failed: $q"; return; }
-	printf '%s\n' "$q" | awk -v d="$d" '$2 == d || index($2, d "/") == 1'
-}
 jt() { as_user scontrol show job -o "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 ts() { date -d "$1" +%s; }
 verdict() { db "SELECT t.verdict || ':' || coalesce(t.verdict_reason, '') FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = ? AND t.n = 1" "$1"; }
@@ -33,17 +25,6 @@ evals() { db "SELECT s.try || ':' || s.phase || ':' || coalesce(s.state, '') FRO
 lastseg() { db "SELECT s.job_id FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON r.id = t.run_id WHERE r.tag = ? AND s.state = 'last'" "$1"; }
 evaljob() { db "SELECT s.job_id FROM step_job s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON r.id = t.run_id WHERE r.tag = ? AND s.phase = 'ended' ORDER BY s.try DESC LIMIT 1" "$1"; }
 repaired() { db "SELECT count(*) FROM event e JOIN run r ON r.id = e.run_id WHERE r.tag = ? AND e.kind = 'retry' AND e.detail LIKE '%behind the last segment%'" "$1"; }
-drive() {	# tick every $1 s until none of the study's jobs is left
-	local i
-	for i in $(seq 1 150); do
-		u tick >>"$T_TMP/ticks.txt" 2>&1
-		[ -z "$(live)" ] && break
-		sleep "$1"
-	done
-	u tick >>"$T_TMP/ticks.txt" 2>&1
-	u tick >>"$T_TMP/ticks.txt" 2>&1
-	echo "# drive: $i rounds, left: $(live | tr '\n' ' ')"
-}
 
 new_study "$d" ss 'c["resources"].update(cpus=1, mem="100M", time="00:05:00")
 c["queue"]["depth"] = 0
@@ -83,7 +64,7 @@ step "new unwatched" u new unwatched --from base --set NAP=5 --force >/dev/null 
 # followed: a tick every second while the training goes on
 expect_rc 0 "submit a two-step run whose training takes three segments" u submit three --segments 5
 check "the eval waits on segment 1 or its queued continuation" grep -q '^afterok:[0-9]*(unfulfilled)?afterok:[0-9]*(unfulfilled)$' <<<"$(jt "$(db "SELECT s.job_id FROM step_job s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON r.id = t.run_id WHERE r.tag = 'three'")" Dependency)"
-drive 1
+drive_ticks 1
 check "three segments and the eval make one success" grep -q '^success:' <<<"$(verdict three)"
 check "  its segments: two continued, the last one judged" grep -q '^1:continued 2:continued 3:last' <<<"$(segs three)"
 check "  the eval ran once" test "$(evals three)" = "1:ended:COMPLETED "
@@ -96,7 +77,7 @@ check "  its log is attempt1.eval.out" grep -q 'START eval step=eval segments_do
 # segment it waited for ended asking to continue), reconcile submits it again
 expect_rc 0 "submit one no tick follows" u submit unwatched --segments 5
 sleep 14	# segments 1 and 2 end (5 s each), segment 3 is not queued yet
-drive 1
+drive_ticks 1
 check "the unwatched one succeeds too" grep -q '^success:' <<<"$(verdict unwatched)"
 check "  its eval was dropped once and submitted again behind the last segment" test "$(repaired unwatched)" = 1
 check "  the first try dropped, the second ran" test "$(evals unwatched)" = "1:retried:CANCELLED 2:ended:COMPLETED "
@@ -105,7 +86,7 @@ check "  the eval started after the last segment ended" test "$(ts "$(jt "$e" St
 
 # a training that fails in segment 2: the eval never runs, one verdict names the training
 expect_rc 0 "submit one whose training fails in segment 2" u submit fail2 --segments 5
-drive 1
+drive_ticks 1
 check "a training failure in segment 2 is the run's failure" grep -q '^failure:' <<<"$(verdict fail2)"
 check "  the eval: not run" grep -q "'eval' not run: step 1 failed" <<<"$(verdict fail2)"
 check "  the training's log tail is the evidence" grep -q 'boom in segment 2' <<<"$(db "SELECT evidence FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = 'fail2' AND t.n = 1")"

@@ -77,19 +77,6 @@ step "chmod 644 scripts" chmod 644 "$T_TMP/train.sh" "$T_TMP/eval.sh" "$T_TMP/su
 expect_rc 0 "adopt a two-step baseline" u adopt "$T_TMP/train.sh" --tag base --step eval="$T_TMP/eval.sh"
 expect_rc 0 "and in the second study" u2 adopt "$T_TMP/train.sh" --tag base --step eval="$T_TMP/eval.sh"
 
-drive() {
-	local i
-	for i in $(seq 1 ${1:-120}); do
-		u next >>"$T_TMP/brief.txt" 2>&1
-		[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && break
-		sleep 1
-	done
-	u next >>"$T_TMP/brief.txt" 2>&1
-}
-att() {	# tag field of the latest attempt
-	u status "$1" --json | /usr/bin/python3 -c "import json,sys
-print(json.load(sys.stdin)['runs'][0]['attempts'][-1][sys.argv[1]])" "$2"
-}
 jobs_in() {	# the controller's lines of the jobs of study $1 named $2
 	as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$1 " | grep "JobName=$2 "
 }

@@ -288,14 +288,21 @@ static void test_subcommand(void **state)
 	assert_ptr_equal(cmd_sub(cmd_find("init"), 2, a2, &at), cmd_find("init"));
 }
 
-/* Every option of every command (and subcommand) has its help text and a value name. */
+/*
+ * Every option of every command (and subcommand) has its help text and a
+ * value name; every listed command has its group.
+ */
 static void test_table_complete(void **state)
 {
 	const struct cmd_entry *const *c, *s;
 	const struct opt *o;
 
 	(void)state;
-	for (c = cmd_table; *c; c++)
+	for (c = cmd_table; *c; c++) {
+		/* help, the manual and the completion list a command under its group */
+		if (!((*c)->flags & CMD_HIDDEN) &&
+		    ((*c)->group <= CMD_GROUP_NONE || (*c)->group >= CMD_GROUP_COUNT))
+			fail_msg("%s has no group in `xloop help`", (*c)->name);
 		for (s = cmd_each(*c, NULL); s; s = cmd_each(*c, s)) {
 			assert_non_null(s->exec);
 			assert_non_null(s->summary);
@@ -307,6 +314,7 @@ static void test_table_complete(void **state)
 						 s->name, o->name);
 			}
 		}
+	}
 }
 
 int main(void)

@@ -59,7 +59,7 @@ static int print_again(struct xl_ctx *ctx)
 			xsnprintf(when, sizeof(when), "?");
 		printf("(the briefing `xloop %s` printed at %s, again: nothing was asked of "
 		       "Slurm since)\n", command, when);
-		print_text(b, 1);
+		print_text(b, strcmp(command, "resume") != 0);
 		json_decref(b);
 	}
 	free(command);

@@ -55,4 +55,14 @@ check "and says so" grep -q 'did not reach its reader whole' "$T_TMP/r3.err"
 u resume >"$T_TMP/r4.txt" 2>&1
 check "so the next briefing still tells it" grep -q 'a repair to be seen' "$T_TMP/r4.txt"
 check "a briefing written whole is seen" test "$(seen)" != "$seen"
+# e. the job's own #SBATCH requests: offered, and taken with --take-sbatch
+printf '#!/bin/bash\n#SBATCH -c 1\n#SBATCH --mem=1G --time=00:20:00\nX=3\necho START\n' >"$T_TMP/sb.sh"
+step "chmod 644 sb.sh" chmod 644 "$T_TMP/sb.sh"
+step "cpus 2, mem 16G, time 2 h" $PY -c "import json; p='$d/xloop.json'; c=json.load(open(p)); c['resources'].update(cpus=2, mem='16G', time='02:00:00'); json.dump(c, open(p, 'w'))"
+u adopt "$T_TMP/sb.sh" --tag sb1 >"$T_TMP/a1.txt" 2>&1
+check "adopt offers to take the job's own requests" grep -q 'adopt it with --take-sbatch' "$T_TMP/a1.txt"
+expect_rc 0 "adopt --take-sbatch" u adopt "$T_TMP/sb.sh" --tag sb2 --take-sbatch
+check "xloop.json has the job's 1 CPU, 1G, 20 min" test "$($PY -c "import json; r=json.load(open('$d/xloop.json'))['resources']; print(r['cpus'], r['mem'], r['time'])")" = "1 1G 00:20:00"
+u adopt "$T_TMP/sb.sh" --tag sb3 >"$T_TMP/a3.txt" 2>&1
+check "then adopt warns no more" sh -c "! grep -q warning '$T_TMP/a3.txt'"
 finish

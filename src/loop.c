@@ -146,47 +146,6 @@ char *loop_make_tag(struct xl_ctx *ctx, enum tag_kind kind, const char *base_or_
 	}
 }
 
-/* The abbreviations the study's tags used (kv "tag_abbrev:STUDY:ABBR" = VAR). */
-static size_t abbrevs_used(struct xl_ctx *ctx, char ***abbr, char ***var)
-{
-	char *lo = xasprintf("tag_abbrev:%s:", ctx->cfg.study);
-	char *hi = xasprintf("tag_abbrev:%s;", ctx->cfg.study);	/* ';' follows ':' */
-	struct stmt q;
-	size_t n = 0, plen = strlen(lo);
-
-	*abbr = NULL;
-	*var = NULL;
-	if (db_prepare(&ctx->db, &q, "SELECT key, value FROM kv WHERE key >= :lo AND"
-		       " key < :hi ORDER BY key") == 0) {
-		db_bind_text(&q, ":lo", lo);
-		db_bind_text(&q, ":hi", hi);
-		while (db_step(&q) == SQLITE_ROW) {
-			*abbr = xreallocarray(*abbr, n + 1, sizeof(**abbr));
-			*var = xreallocarray(*var, n + 1, sizeof(**var));
-			(*abbr)[n] = xstrdup(db_col_text(&q, 0) + plen);
-			(*var)[n++] = db_col_dup(&q, 1);
-		}
-		db_finalize(&q);
-	}
-	free(lo);
-	free(hi);
-	return n;
-}
-
-/* Remember that the study's tags abbreviate var as abbr. */
-static void abbrev_record(struct xl_ctx *ctx, const char *abbr, const char *var)
-{
-	char *key = xasprintf("tag_abbrev:%s:%s", ctx->cfg.study, abbr);
-	struct stmt q;
-
-	if (db_prepare(&ctx->db, &q, "INSERT OR IGNORE INTO kv (key, value) VALUES (:k, :v)") == 0) {
-		db_bind_text(&q, ":k", key);
-		db_bind_text(&q, ":v", var);
-		db_run(&q);
-	}
-	free(key);
-}
-
 /*
  * The first free candidate of a configuration's tag (tag_config), or NULL.
  * Abbreviated names are the study's (tag_abbrevs over the space, with the
@@ -211,7 +170,7 @@ char *loop_make_config_tag(struct xl_ctx *ctx, const struct tag_part *v, size_t 
 		if (j == nv)
 			vars[nv++] = v[i].var;
 	}
-	nrec = abbrevs_used(ctx, &rec_abbr, &rec_var);
+	nrec = runs_tag_abbrevs(&ctx->db, ctx->cfg.study, &rec_abbr, &rec_var);
 	tag_abbrevs(vars, nv, (const char *const *)rec_abbr, (const char *const *)rec_var,
 		    nrec, abbr);
 	for (i = 0; i < n; i++) {
@@ -233,7 +192,7 @@ char *loop_make_config_tag(struct xl_ctx *ctx, const struct tag_part *v, size_t 
 			FREE_AND_NULL(tag);
 	}
 	for (i = 0; tag && abbreviated && i < n; i++)
-		abbrev_record(ctx, parts[i].abbr, parts[i].var);
+		runs_tag_abbrev_record(&ctx->db, ctx->cfg.study, parts[i].abbr, parts[i].var);
 	for (i = 0; i < nv; i++)
 		free(abbr[i]);
 	for (i = 0; i < nrec; i++) {

@@ -297,7 +297,12 @@ const struct cmd_entry cmd_space_entry = {
 	.summary = "the search space autopilot explores, and the seed variable",
 	.help = "set VAR=V1,V2,...             ordered choices (neighbours: adjacent values)\n"
 	"set VAR=LO..HI:int            every integer from LO to HI\n"
-	"set VAR=LO..HI[:log][:steps=N]  N points (default 9), linear or log\n"
+	"set VAR=LO..HI[:log][:steps=N][:at=V]  N points (default 9), linear or\n"
+	"                              log; at=V: the grid holds V (the point nearest\n"
+	"                              it becomes V), the others rounded to the fewest\n"
+	"                              digits that keep them apart. When the baseline's\n"
+	"                              value lies in LO..HI, set adds at= for it (and\n"
+	"                              says so); when it does not, set warns\n"
 	"ls                            the space and the seed variable\n"
 	"rm VAR                        take VAR out of the space\n"
 	"seed VAR [--replicates K]     the job.sh variable that only changes the\n"

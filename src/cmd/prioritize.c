@@ -69,11 +69,15 @@ static int set_dep(struct slurm *s, const char *id, const char *after, char **ca
 	return rc;
 }
 
-/* The moves of one prioritize: job ids[i] is to wait for afters[i] ("": nothing). */
+/*
+ * The moves of one prioritize: job ids[i] is to wait for afters[i] ("":
+ * nothing) instead of prev[i]; done: how many Slurm has been asked for.
+ */
 struct moves {
 	const char *ids[3];
 	const char *afters[3];
-	size_t n;
+	const char *prev[3];
+	size_t n, done;
 };
 
 /*
@@ -115,7 +119,7 @@ static char *line_differs(struct xl_ctx *ctx, struct slurm *s, const struct move
  * Make Slurm's line what m asks, x1 held meanwhile so that only the head
  * may start; only the jobs in *only (all when NULL). 0 or an exit code.
  */
-static int apply_moves(struct slurm *s, const struct moves *m, const char *x1,
+static int apply_moves(struct slurm *s, struct moves *m, const char *x1,
 		       const int *only, int *held, char **cause)
 {
 	size_t i;
@@ -125,13 +129,40 @@ static int apply_moves(struct slurm *s, const struct moves *m, const char *x1,
 		return rc;
 	*held = 1;
 	crash_point("prioritize-after-hold");
-	for (i = 0; i < m->n; i++)
+	for (i = 0; i < m->n; i++) {
 		if ((!only || only[i]) && (rc = set_dep(s, m->ids[i], m->afters[i], cause)) != 0)
 			return rc;
+		if (!only)
+			m->done = i + 1;
+	}
 	if ((rc = slurm_scontrol_hold(s, x1, 0, cause)) != 0)
 		return rc;
 	*held = 0;
 	return 0;
+}
+
+/*
+ * A prioritize that failed part way: put back what it changed, last first,
+ * while x1 is held, so that the line is the old one (one job at its head),
+ * never half old and half new with two jobs free to start. 1 when all of it
+ * was put back.
+ */
+static int undo_moves(struct slurm *s, const struct moves *m)
+{
+	char *cause = NULL;
+	size_t i = m->done;
+	int ok = 1;
+
+	while (i-- > 0) {
+		if (set_dep(s, m->ids[i], m->prev[i], &cause) != 0) {
+			error("job %s could not be put back behind %s%s: %s", m->ids[i],
+			      *m->prev[i] ? "job " : "nothing", m->prev[i],
+			      cause ? cause : "scontrol update failed");
+			ok = 0;
+		}
+		FREE_AND_NULL(cause);
+	}
+	return ok;
 }
 
 /* Move the run's job to the front of its line. */
@@ -206,11 +237,14 @@ static int cmd_prioritize(struct xl_ctx *ctx, const struct cmd_entry *self,
 	/* y waits for Xk, T for what X1 waited for, X1 for T */
 	if (y) {
 		m.ids[m.n] = y->id;
+		m.prev[m.n] = me->id;
 		m.afters[m.n++] = xk_id;
 	}
 	m.ids[m.n] = me->id;
+	m.prev[m.n] = xk_id;
 	m.afters[m.n++] = head;
 	m.ids[m.n] = x1->id;
+	m.prev[m.n] = head;
 	m.afters[m.n++] = me->id;
 	if ((rc = apply_moves(&s, &m, x1->id, NULL, &held, &cause)) != 0)
 		goto fail;
@@ -252,6 +286,15 @@ static int cmd_prioritize(struct xl_ctx *ctx, const struct cmd_entry *self,
 	goto out;
 fail:
 	error("%s", cause ? cause : "scontrol update failed");
+	if (m.done) {
+		/* X1 held again (when it was released) while the old line comes back */
+		FREE_AND_NULL(cause);
+		if (!held && slurm_scontrol_hold(&s, x1->id, 1, &cause) == 0)
+			held = 1;
+		FREE_AND_NULL(cause);
+		if (undo_moves(&s, &m))
+			fprintf(stderr, "xloop: the line is back as it was: nothing moved\n");
+	}
 	if (held) {
 		FREE_AND_NULL(cause);
 		if (slurm_scontrol_hold(&s, x1->id, 0, &cause) != 0)

@@ -3,7 +3,9 @@
 # node busy with another job of the user's), q2 <- q3 <- q4 chained behind
 # it. `prioritize q4` must leave exactly one of them eligible, q4, and the
 # line q4 <- q1 <- q2 <- q3; when the node frees, q4 starts first. Order
-# comes from a blocker job that waits for a file the test writes.
+# comes from a blocker job that waits for a file the test writes. When
+# Slurm refuses one of the moves, prioritize puts the line back as it was
+# (it used to leave it half moved: two jobs free to start, Slurm choosing).
 . "$(dirname "$0")/lib.sh"
 
 X=$XLOOP_BIN
@@ -51,6 +53,27 @@ check "exactly one job is eligible, q4 ($free_jobs)" sh -c "test '$free_jobs' = 
 check "the line is q4 <- q1 <- q2 <- q3" sh -c "test '$(dep "$j1") $(dep "$j2") $(dep "$j3")' = 'Dependency=afterany:$j4 Dependency=afterany:$j1 Dependency=afterany:$j2' || { echo '$(show)'; exit 1; }"
 check "nothing is left held" sh -c "! echo '$(show)' | grep -Eq 'Priority=0 |JobHeldUser'"
 check "the attempts record it" test "$(db "SELECT r.tag || ':' || coalesce(a.after_job, '') FROM attempt a JOIN run r ON r.id = a.run_id WHERE r.tag IN ('q1', 'q2', 'q3', 'q4') ORDER BY r.tag")" = "$(printf 'q1:%s\nq2:%s\nq3:%s\nq4:' "$j4" "$j1" "$j2")"
+
+# Slurm refuses one of the updates (a scontrol on PATH fails the one that
+# moves q4 behind q3): prioritize q3 fails and puts the line back as it
+# was, never half moved with two jobs free to start
+step "mkdir -p fakebin" mkdir -p "$T_TMP/fakebin"
+cat >"$T_TMP/fakebin/scontrol" <<FAKE
+#!/bin/bash
+if [ "\$1 \$2 \$3" = "update jobid=$j4 Dependency=afterany:$j3" ]; then
+	echo "Job dependency problem" >&2
+	exit 1
+fi
+exec /usr/bin/scontrol "\$@"
+FAKE
+step "chmod 755 fakebin scontrol" chmod 755 "$T_TMP/fakebin" "$T_TMP/fakebin/scontrol"
+as_user env PATH="$T_TMP/fakebin:$PATH" "$X" -C "$d" prioritize q3 >"$T_TMP/p3.txt" 2>&1
+rc=$?
+check "prioritize q3 fails when Slurm refuses a move ($rc)" sh -c "test $rc != 0 && grep -q 'back as it was' '$T_TMP/p3.txt' || { cat '$T_TMP/p3.txt'; exit 1; }"
+free_jobs=$(for j in $j1 $j2 $j3 $j4; do [ "$(dep "$j")" = "Dependency=" ] && echo "$j"; done | paste -sd' ')
+check "still exactly one job is eligible, q4 ($free_jobs)" sh -c "test '$free_jobs' = '$j4' || { cat '$T_TMP/p3.txt'; echo '$(show)'; exit 1; }"
+check "and the line is as it was: q4 <- q1 <- q2 <- q3" sh -c "test '$(dep "$j1") $(dep "$j2") $(dep "$j3")' = 'Dependency=afterany:$j4 Dependency=afterany:$j1 Dependency=afterany:$j2' || { echo '$(show)'; exit 1; }"
+check "nothing is left held after the failure" sh -c "! echo '$(show)' | grep -Eq 'Priority=0 |JobHeldUser'"
 
 # the node frees: q4 starts, and q1 only after it
 start() { as_user scontrol show job -o "$1" | grep -o 'StartTime=[^ ]*' | cut -d= -f2; }

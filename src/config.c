@@ -325,7 +325,7 @@ static const struct field fields[] = {
 	{ "search", "branch", F_INT, OFF(search.branch), 1, 20, NULL,
 	  "an integer from 1 to 20", 0, 0, 1 },
 	{ "search", "space", F_SPACE, OFF(search.space), 0, 0, NULL,
-	  "an object of VAR: [\"V1\", ...] or \"LO..HI[:int|:log][:steps=N]\"", 0, 0, 1 },
+	  "an object of VAR: [\"V1\", ...] or \"LO..HI[:int|:log][:steps=N][:at=V]\"", 0, 0, 1 },
 	{ "autopilot", "on", F_BOOL, OFF(autopilot.on), 0, 0, NULL, "true or false", 0, 0, 1 },
 	{ "autopilot", "budget_runs", F_INT, OFF(autopilot.budget_runs), 0, 1000000, NULL,
 	  "an integer from 0 (no limit)", 0, 0, 1 },
@@ -407,7 +407,7 @@ static int set_space(struct space *sp, json_t *v, const char *path, char **cause
 	return 0;
 bad:
 	*cause = xasprintf("%s: '%s' must be an object of VAR: [\"V1\", ...] or "
-			   "\"LO..HI[:int|:log][:steps=N]\"", CONFIG_FILE, path);
+			   "\"LO..HI[:int|:log][:steps=N][:at=V]\"", CONFIG_FILE, path);
 	return -1;
 }
 

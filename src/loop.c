@@ -146,24 +146,65 @@ char *loop_make_tag(struct xl_ctx *ctx, enum tag_kind kind, const char *base_or_
 	}
 }
 
-/* The first free candidate of a configuration's tag (tag_config), or NULL. */
+/*
+ * The first free candidate of a configuration's tag (tag_config), or NULL.
+ * Abbreviated names are the study's (tag_abbrevs over the space, with the
+ * abbreviations its tags used already), and are recorded when used.
+ */
 char *loop_make_config_tag(struct xl_ctx *ctx, const struct tag_part *v, size_t n)
 {
-	int k;
+	const struct space *sp = &ctx->cfg.search.space;
+	size_t nv = 0, nrec, i, j;
+	const char **vars = xcalloc(sp->n + n + 1, sizeof(*vars));
+	char **abbr = xcalloc(sp->n + n + 1, sizeof(*abbr)), **rec_abbr, **rec_var;
+	struct tag_part *parts = xcalloc(n + 1, sizeof(*parts));
+	char *tag = NULL;
+	int k, abbreviated = 0;
 
-	for (k = 1; k < 1000; k++) {
-		char *tag = tag_config(v, n, k), *cause = NULL;
+	/* the space's variables, and the tag's should one not be in it */
+	for (i = 0; i < sp->n; i++)
+		vars[nv++] = sp->v[i].name;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < nv && strcmp(vars[j], v[i].var) != 0; j++)
+			;
+		if (j == nv)
+			vars[nv++] = v[i].var;
+	}
+	nrec = runs_tag_abbrevs(&ctx->db, ctx->cfg.study, &rec_abbr, &rec_var);
+	tag_abbrevs(vars, nv, (const char *const *)rec_abbr, (const char *const *)rec_var,
+		    nrec, abbr);
+	for (i = 0; i < n; i++) {
+		parts[i] = v[i];
+		for (j = 0; j < nv; j++)
+			if (strcmp(vars[j], v[i].var) == 0)
+				parts[i].abbr = abbr[j];
+	}
+	for (k = 1; k < 1000 && !tag; k++) {
+		char *cause = NULL;
 		int rc;
 
+		tag = tag_config_abbr(parts, n, k, &abbreviated);
 		if (!tag)
-			return NULL;
+			break;
 		rc = loop_check_new_tag(ctx, tag, &cause);
 		free(cause);
-		if (rc != XL_DATAERR)
-			return tag;
-		free(tag);
+		if (rc == XL_DATAERR)
+			FREE_AND_NULL(tag);
 	}
-	return NULL;
+	for (i = 0; tag && abbreviated && i < n; i++)
+		runs_tag_abbrev_record(&ctx->db, ctx->cfg.study, parts[i].abbr, parts[i].var);
+	for (i = 0; i < nv; i++)
+		free(abbr[i]);
+	for (i = 0; i < nrec; i++) {
+		free(rec_abbr[i]);
+		free(rec_var[i]);
+	}
+	free(rec_abbr);
+	free(rec_var);
+	free(abbr);
+	free(vars);
+	free(parts);
+	return tag;
 }
 
 /* "the comparison is not one change: ..." when the code differs from the parent's, or NULL. */

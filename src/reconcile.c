@@ -180,14 +180,15 @@ static char *log_evidence(const char *log, int gpu_job)
 		buf_adds(&out, "log: empty");
 	if (gpu_job) {
 		if (!start) {
-			buf_adds(&out, "; no START line");
+			buf_adds(&out, "; no START line, so the device is unchecked "
+				 "(`xloop help logs`)");
 		} else {
 			char *line = xstrndup(start, strcspn(start, "\n"));
 			int gpu = (strcasestr(line, "cuda") || strcasestr(line, "gpu")) &&
 				  !strcasestr(line, "device=cpu");
 
 			buf_addf(&out, gpu ? "; START names a GPU" :
-				 "; START line shows no GPU: '%s'", line);
+				 "; START line shows no GPU: '%s' (`xloop help logs`)", line);
 			free(line);
 		}
 	}

@@ -803,3 +803,44 @@ int attempts_set_after(struct db *db, long long id, const char *after)
 	db_bind_int64(&q, ":id", id);
 	return db_run(&q);
 }
+
+/* The abbreviations the study's tags used (kv "tag_abbrev:STUDY:ABBR" = VAR). */
+size_t runs_tag_abbrevs(struct db *db, const char *study, char ***abbr, char ***var)
+{
+	char *lo = xasprintf("tag_abbrev:%s:", study);
+	char *hi = xasprintf("tag_abbrev:%s;", study);	/* ';' follows ':' */
+	struct stmt q;
+	size_t n = 0, plen = strlen(lo);
+
+	*abbr = NULL;
+	*var = NULL;
+	if (db_prepare(db, &q, "SELECT key, value FROM kv WHERE key >= :lo AND"
+		       " key < :hi ORDER BY key") == 0) {
+		db_bind_text(&q, ":lo", lo);
+		db_bind_text(&q, ":hi", hi);
+		while (db_step(&q) == SQLITE_ROW) {
+			*abbr = xreallocarray(*abbr, n + 1, sizeof(**abbr));
+			*var = xreallocarray(*var, n + 1, sizeof(**var));
+			(*abbr)[n] = xstrdup(db_col_text(&q, 0) + plen);
+			(*var)[n++] = db_col_dup(&q, 1);
+		}
+		db_finalize(&q);
+	}
+	free(lo);
+	free(hi);
+	return n;
+}
+
+/* Remember that the study's tags abbreviate var as abbr. */
+void runs_tag_abbrev_record(struct db *db, const char *study, const char *abbr, const char *var)
+{
+	char *key = xasprintf("tag_abbrev:%s:%s", study, abbr);
+	struct stmt q;
+
+	if (db_prepare(db, &q, "INSERT OR IGNORE INTO kv (key, value) VALUES (:k, :v)") == 0) {
+		db_bind_text(&q, ":k", key);
+		db_bind_text(&q, ":v", var);
+		db_run(&q);
+	}
+	free(key);
+}

@@ -173,4 +173,13 @@ int sweeps_delete_empty(struct db *db, long long sweep_id);
 char *sweeps_of_run(struct db *db, long long run_id);
 void sweep_release(struct sweep *sw);
 
+/*
+ * The abbreviations a study's configuration tags used (kv
+ * "tag_abbrev:STUDY:ABBR" = VAR; tags.h tag_abbrevs): how many, with the
+ * arrays malloc'd into *abbr and *var; and recording one (kept once made).
+ */
+size_t runs_tag_abbrevs(struct db *db, const char *study, char ***abbr, char ***var);
+void runs_tag_abbrev_record(struct db *db, const char *study, const char *abbr,
+			    const char *var);
+
 #endif

@@ -23,7 +23,11 @@ const char tag_help[] =
 	"                                       space whose value is not the baseline's,\n"
 	"                                       the value as short as its grid allows\n"
 	"                                       (LEARNING_RATE-0.013_MAX_DEPTH-4; the\n"
-	"                                       initials, LR-0.013_MD-4, when too long)\n"
+	"                                       initials, LR-0.013_MD-4, when too long;\n"
+	"                                       never one abbreviation for two variables\n"
+	"                                       of a study: LEARNING_RATE and L2_REG are\n"
+	"                                       LERA and L2RE, and an abbreviation once\n"
+	"                                       used keeps its variable)\n"
 	"\n"
 	"At most 64 characters of letters, digits, '.', '_' and '-', starting with\n"
 	"a letter or a digit. Parts are joined by \"--\", which a value never gives:\n"
@@ -184,42 +188,123 @@ static char *short_value(const char *v, const char *const *grid, size_t ngrid)
 	return canon;
 }
 
-/* The initials of a variable's words: LEARNING_RATE is LR, DEPTH is DEPTH. */
-static void add_initials(struct buf *b, const char *var)
+/* Abbreviation m of a variable: see tags.h (tag_abbrev). */
+char *tag_abbrev(const char *var, int m)
 {
+	struct buf b = BUF_INIT;
 	const char *p;
+	int taken = 0;
 
 	if (!strchr(var, '_')) {
-		add_sanitized(b, var);
-		return;
+		add_sanitized(&b, var);
+		return buf_detach(&b, NULL);
 	}
-	for (p = var; *p; p++)
-		if (isalnum((unsigned char)*p) && (p == var || p[-1] == '_'))
-			buf_addc(b, *p);
+	for (p = var; *p; p++) {
+		if (*p == '_') {
+			taken = 0;
+			continue;
+		}
+		if (isalnum((unsigned char)*p) && taken++ < m)
+			buf_addc(&b, *p);
+	}
+	return buf_detach(&b, NULL);
 }
 
-/* One candidate of a configuration tag, with full names or initials. */
+/* 1 when the name of variable i is taken by another: see tag_abbrevs. */
+static int abbrev_clash(char **out, const char *const *vars, size_t n, size_t i,
+			const char *const *rec_abbr, const char *const *rec_var, size_t nrec)
+{
+	size_t j;
+
+	for (j = 0; j < n; j++)
+		if (j != i && strcmp(out[j], out[i]) == 0)
+			return 1;
+	for (j = 0; j < nrec; j++)
+		if (strcmp(rec_abbr[j], out[i]) == 0 && strcmp(rec_var[j], vars[i]) != 0)
+			return 1;
+	return 0;
+}
+
+/* The abbreviations of a study's variables: see tags.h. */
+void tag_abbrevs(const char *const *vars, size_t n, const char *const *rec_abbr,
+		 const char *const *rec_var, size_t nrec, char **out)
+{
+	int *level = xcalloc(n ? n : 1, sizeof(*level)), *fixed = xcalloc(n ? n : 1, sizeof(*fixed));
+	size_t i, j;
+	int moved = 1;
+
+	for (i = 0; i < n; i++) {
+		out[i] = NULL;
+		for (j = 0; j < nrec && !out[i]; j++)
+			if (strcmp(rec_var[j], vars[i]) == 0)
+				out[i] = xstrdup(rec_abbr[j]);	/* the study's already */
+		fixed[i] = out[i] != NULL || !strchr(vars[i], '_');
+		level[i] = 1;
+		if (!out[i])
+			out[i] = tag_abbrev(vars[i], 1);
+	}
+	/* every variable of a clash that can grow grows, one letter per word */
+	while (moved) {
+		int *clash = xcalloc(n ? n : 1, sizeof(*clash));
+
+		moved = 0;
+		for (i = 0; i < n; i++)
+			clash[i] = !fixed[i] && abbrev_clash(out, vars, n, i, rec_abbr, rec_var, nrec);
+		for (i = 0; i < n; i++) {
+			char *next;
+
+			if (!clash[i])
+				continue;
+			next = tag_abbrev(vars[i], ++level[i]);
+			if (strcmp(next, out[i]) == 0) {
+				/* whole words already: the full name (it has a '_',
+				 * which no abbreviation has) */
+				free(next);
+				next = xstrdup(vars[i]);
+				fixed[i] = 1;
+			}
+			free(out[i]);
+			out[i] = next;
+			moved = 1;
+		}
+		free(clash);
+	}
+	free(level);
+	free(fixed);
+}
+
+/* One candidate of a configuration tag, with full names or abbreviations. */
 static void config_tag(struct buf *b, const struct tag_part *v, size_t n, int initials)
 {
+	const char **vars = xcalloc(n ? n : 1, sizeof(*vars));
+	char **abbr = xcalloc(n ? n : 1, sizeof(*abbr));
 	size_t i;
 
+	/* abbreviations told apart within the tag, unless the caller gave them */
+	for (i = 0; i < n; i++)
+		vars[i] = v[i].var;
+	if (initials)
+		tag_abbrevs(vars, n, NULL, NULL, 0, abbr);
 	for (i = 0; i < n; i++) {
 		char *val = short_value(v[i].value, v[i].grid, v[i].ngrid);
 
 		if (i)
 			buf_addc(b, '_');
 		if (initials)
-			add_initials(b, v[i].var);
+			add_sanitized(b, v[i].abbr ? v[i].abbr : abbr[i]);
 		else
 			add_sanitized(b, v[i].var);
 		buf_addc(b, '-');
 		add_sanitized(b, val);
 		free(val);
+		free(abbr[i]);
 	}
+	free(abbr);
+	free(vars);
 }
 
-/* Candidate k of a configuration's tag: see tags.h. */
-char *tag_config(const struct tag_part *v, size_t n, int k)
+/* Candidate k of a configuration's tag, and whether it abbreviates: see tags.h. */
+char *tag_config_abbr(const struct tag_part *v, size_t n, int k, int *abbreviated)
 {
 	struct buf b = BUF_INIT;
 	char suffix[16] = "";
@@ -233,11 +318,19 @@ char *tag_config(const struct tag_part *v, size_t n, int k)
 		config_tag(&b, v, n, initials);
 		if (b.len && isalnum((unsigned char)b.s[0]) && b.len + 8 <= TAG_MAX) {
 			buf_adds(&b, suffix);
+			if (abbreviated)
+				*abbreviated = initials;
 			return buf_detach(&b, NULL);
 		}
 	}
 	buf_release(&b);
 	return NULL;
+}
+
+/* Candidate k of a configuration's tag: see tags.h. */
+char *tag_config(const struct tag_part *v, size_t n, int k)
+{
+	return tag_config_abbr(v, n, k, NULL);
 }
 
 /* Parse a plain decimal number: 1 and its significant digit count, or 0. */

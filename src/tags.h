@@ -48,18 +48,42 @@ struct tag_part {
 	const char *value;
 	const char *const *grid;	/* the space's values of var (canonical) */
 	size_t ngrid;
+	const char *abbr;	/* its abbreviation in the study (tag_abbrevs), or NULL */
 };
+
+/*
+ * Abbreviation m (>= 1) of a variable's name (malloc'd, pure): the first m
+ * letters or digits of each of its '_'-separated words (m = 1: the
+ * initials, LEARNING_RATE is LR; m = 2: LERA); a name without '_' is
+ * itself (DEPTH).
+ */
+char *tag_abbrev(const char *var, int m);
+
+/*
+ * One abbreviation per variable of vars[0, n) (the study's space) into
+ * out[] (malloc'd each, pure), no two alike: a variable the study's tags
+ * abbreviated already (rec_var[j], as rec_abbr[j]) keeps its abbreviation;
+ * the others start from their initials, and while two clash (with each
+ * other or with an abbreviation the study used for another variable),
+ * every one of them that can grows by a letter per word, up to the full
+ * name. A name without '_' is itself and never grows.
+ */
+void tag_abbrevs(const char *const *vars, size_t n, const char *const *rec_abbr,
+		 const char *const *rec_var, size_t nrec, char **out);
 
 /*
  * Candidate k of the tag of a configuration (autopilot's runs; malloc'd,
  * pure): "VAR-V_VAR2-V2" over v (the variables whose value is not the
  * baseline's), each value with the fewest significant digits (two at
  * least) that tell it from the rest of its grid, then "--nK" for k >= 2.
- * Variable names are written whole, or as their initials (LEARNING_RATE:
- * LR) when that does not leave room for a --rK suffix; NULL when even
- * that does not fit, or n is 0: the caller names it the old way.
+ * Variable names are written whole, or abbreviated (LEARNING_RATE: LR;
+ * v[i].abbr when given, else tag_abbrevs over the tag's own variables,
+ * so no two alike) when that does not leave room for a --rK suffix; NULL
+ * when even that does not fit, or n is 0: the caller names it the old way.
  */
 char *tag_config(const struct tag_part *v, size_t n, int k);
+/* The same; *abbreviated (when not NULL): 1 when the names are abbreviated. */
+char *tag_config_abbr(const struct tag_part *v, size_t n, int k, int *abbreviated);
 
 /*
  * The canonical form of a value (malloc'd, pure): a decimal number is

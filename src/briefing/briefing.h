@@ -27,6 +27,18 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 int briefing_mark_seen(struct xl_ctx *ctx, json_t *b);
 
 /*
+ * A briefing can be read twice (a reader piped through `head` loses the
+ * rest): save it before printing (.xloop/briefing.json; command is "next"
+ * or "resume"), print it, then briefing_mark_if_written, which flushes
+ * stdout and marks it seen only when all of it was written (a closed pipe:
+ * EPIPE, not seen, the next briefing repeats it). briefing_saved reads the
+ * saved one back for `resume --again` (NULL with *cause when there is none).
+ */
+int briefing_save(struct xl_ctx *ctx, const json_t *b, const char *command);
+json_t *briefing_saved(struct xl_ctx *ctx, char **command, long long *at, char **cause);
+int briefing_mark_if_written(struct xl_ctx *ctx, json_t *b);
+
+/*
  * When attempt a (of run tag) is RUNNING but its log has been silent for
  * queue.stale_after minutes: a malloc'd line saying so and what to do.
  * NULL otherwise.

@@ -25,7 +25,20 @@ static const struct opt adopt_opts[] = {
 	{ "cv", OPT_STRING, "FILE", "mark the run proven with FILE's score" },
 	{ "step", OPT_LIST, "NAME=SCRIPT", "a step after PATH, its own Slurm job afterok on the "
 	  "one before (repeatable, in order)" },
+	{ "take-sbatch", OPT_FLAG, NULL, "take PATH's own #SBATCH requests (CPUs, memory, time, "
+	  "GRES, partition) into xloop.json" },
 	OPT_END,
+};
+
+/* The #SBATCH options --take-sbatch takes, and where they go in xloop.json. */
+static const struct {
+	const char *option;
+	const char *key[2];
+	int integer;
+} takes[] = {
+	{ "cpus-per-task", { "resources", "cpus" }, 1 }, { "mem", { "resources", "mem" }, 0 },
+	{ "time", { "resources", "time" }, 0 }, { "gres", { "resources", "gres" }, 0 },
+	{ "partition", { "slurm", "partition" }, 0 },
 };
 
 /* Where a value xloop gives sbatch comes from, by option. */
@@ -144,12 +157,63 @@ static void check_directives(struct xl_ctx *ctx, const char *tag, const char *te
 		warning("the rule: xloop gives sbatch the options from xloop.json (and the job "
 			"name, log, comment, chdir) on its command line, and sbatch's command "
 			"line wins over #SBATCH lines; other #SBATCH lines still apply (xloop "
-			"help submit)");
+			"help submit). To run with the job's own CPUs, memory, time, GRES and "
+			"partition instead, adopt it with --take-sbatch (they go into xloop.json)");
 	free(argv);
 	buf_release(&scratch);
 	free(out);
 	free(dir);
 	sbatch_directives_release(&d);
+}
+
+/*
+ * adopt --take-sbatch: job.sh's own requests (the last #SBATCH line of each
+ * option, as sbatch reads them) become xloop.json's, each a decision, so
+ * that what the job asks for is what Slurm gets. 0 or an exit code.
+ */
+static int take_sbatch(struct xl_ctx *ctx, const char *text)
+{
+	struct sbatch_directives d;
+	size_t i, k;
+	int rc = 0;
+
+	sbatch_directives_parse(text, &d);
+	for (k = 0; k < ARRAY_SIZE(takes) && rc == 0; k++) {
+		const struct sbatch_directive *e = NULL;
+		char cur[32];
+		const char *now;
+		long long n = 0;
+		const char *errstr;
+		char *what;
+		json_t *v;
+
+		for (i = 0; i < d.nr; i++)
+			if (strcmp(d.v[i].option, takes[k].option) == 0)
+				e = &d.v[i];
+		if (!e || !*e->value)
+			continue;
+		xsnprintf(cur, sizeof(cur), "%lld", ctx->cfg.res.cpus);
+		now = k == 0 ? cur : k == 1 ? ctx->cfg.res.mem : k == 2 ? ctx->cfg.res.time :
+		      k == 3 ? ctx->cfg.res.gres : ctx->cfg.partition;
+		if (same_value(takes[k].option, e->value, now))
+			continue;
+		if (takes[k].integer && parse_ll(e->value, 1, 4096, &n, &errstr) < 0) {
+			error("job.sh line %d: '#SBATCH %s': %s is %s", e->line, e->text,
+			      takes[k].option, errstr);
+			rc = XL_DATAERR;
+			break;
+		}
+		v = takes[k].integer ? json_integer(n) : json_string(e->value);
+		what = xasprintf("%s.%s %s -> %s, from job.sh's '#SBATCH %s' (adopt "
+				 "--take-sbatch)", takes[k].key[0], takes[k].key[1], now,
+				 e->value, e->text);
+		rc = loop_decide_config(ctx, takes[k].key, 2, v, what);
+		if (rc == 0 && !ctx->json)
+			printf("took %s\n", what);
+		free(what);
+	}
+	sbatch_directives_release(&d);
+	return rc;
 }
 
 /*
@@ -238,6 +302,12 @@ static int cmd_adopt(struct xl_ctx *ctx, const struct cmd_entry *self,
 			     r.steps ? set.texts[0].len : text.len, cv, score, &cause);
 	if (rc)
 		goto fail;
+	if (args_flag(args, "take-sbatch")) {
+		rc = take_sbatch(ctx, r.steps ? set.texts[0].s : text.s);
+		r.study = ctx->cfg.study;	/* the config was reloaded */
+		if (rc)
+			goto fail;
+	}
 	check_directives(ctx, tag, r.steps ? set.texts[0].s : text.s, sbatch_lines);
 	if (ctx->json) {
 		json_t *sl = json_array();

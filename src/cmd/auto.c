@@ -55,15 +55,24 @@ static char *budget_text(const struct config *c)
 			    c->autopilot.until);
 }
 
+/* The kv key of "autopilot stopped was said" (search/autopilot.c's say_stopped). */
+static const char *said_key(struct xl_ctx *ctx, char *key, size_t size)
+{
+	xsnprintf(key, size, "autopilot_said:%s", ctx->cfg.study);
+	return key;
+}
+
+/* auto on: a new budget; switched on already, what was spent stays spent. */
 static int auto_on(struct xl_ctx *ctx, const struct cmd_entry *self, const char *runs,
 		   const char *hours, const char *until)
 {
 	long long n = 0;
 	double h = 0;
 	const char *errstr;
-	char *end = NULL, *what, *budget;
-
-	int rc;
+	char *end = NULL, *what, *budget, *spent = NULL, key[128];
+	struct auto_status st;
+	long long since;
+	int rc, again;
 
 	if (runs && parse_ll(runs, 1, 1000000, &n, &errstr) < 0) {
 		cmd_usage_error(self, "--budget-runs: '%s' is %s", runs, errstr);
@@ -84,14 +93,25 @@ static int auto_on(struct xl_ctx *ctx, const struct cmd_entry *self, const char 
 	if (!*ctx->cfg.search.seed)
 		warning("no seed variable: gains are not checked against noise "
 			"(`xloop space seed VAR`)");
+	/* on already: a new budget, the spending goes on (since stays) */
+	again = ctx->cfg.autopilot.on && ctx->cfg.autopilot.since > 0;
+	since = again ? ctx->cfg.autopilot.since : (long long)time(NULL);
+	if (again && autopilot_status(ctx, &st) == 0) {
+		spent = xasprintf("; spent so far: %lld run%s, %.2f GPU-hours", st.runs,
+				  st.runs == 1 ? "" : "s", st.hours);
+		auto_status_release(&st);
+	}
 	budget = budget_words(n, h, until ? until : "");
-	what = xasprintf("autopilot on (budget: %s)", budget);
+	what = xasprintf("autopilot on (budget: %s%s)", budget, spent ? spent : "");
 	rc = loop_decide_config(ctx, auto_path, 1, auto_json(1, n, h, until ? until : "",
-							      time(NULL)), what);
+							      since), what);
+	if (rc == 0 && again)	/* a new budget: its end is said again */
+		db_kv_set(&ctx->db, said_key(ctx, key, sizeof(key)), 0);
 	if (rc == 0 && ctx->json)
 		cmd_emit_json(json_pack("{s:b, s:s}", "on", 1, "budget", budget));
 	else if (rc == 0)
 		printf("%s: next and tick propose runs when the plan is empty\n", what);
+	free(spent);
 	if (rc == 0)	/* driver.mode slurm: a feeder proposes them once the session ends */
 		driver_after_edit(ctx);
 	free(what);
@@ -184,7 +204,9 @@ const struct cmd_entry cmd_auto_entry = {
 	"        plan entries, not infra retries, not a proposal that never became\n"
 	"        a run), --budget-hours their GPU-hours (elapsed x GPUs of every\n"
 	"        attempt; a CPU-only job counts 1), --until a UTC time. At the limit\n"
-	"        nothing new is submitted; what is in Slurm finishes.\n"
+	"        nothing new is submitted; what is in Slurm finishes. auto on again\n"
+	"        while on (to raise the budget) sets the budget anew from its options\n"
+	"        and keeps what was spent; after auto off it counts from zero.\n"
 	"off     only the plan feeds the queue\n"
 	"status  the switch, the budget, what is spent, why it stopped\n"
 	"When on and the plan is empty, next and tick propose one run at a time:\n"

@@ -86,6 +86,33 @@ static int print_man(const char *name)
 #define XLOOP_VERSION "0.1.0-dev"
 #endif
 
+/* `xloop help logs`: the job log contract and what xloop reads from it. */
+static const char logs_help[] =
+	"The job's log (runs/<study>/<tag>/slurm/attemptN.out, one per attempt,\n"
+	"never overwritten; `xloop log T` prints its path and last line):\n"
+	"\n"
+	"  first line   START and the configuration and device the job really uses:\n"
+	"               START lr=0.1 depth=4 device=cuda:0 (NVIDIA A100)\n"
+	"  every 30-60 s a progress line: loss, speed, memory, time left\n"
+	"  last line    FINISHED, or FAILED and why\n"
+	"  no tqdm or carriage returns (one line per update)\n"
+	"\n"
+	"Why the START line matters: for a job that asks for a GPU (resources.gres),\n"
+	"the verdict reads it to tell whether the job saw the GPU. \"START names a\n"
+	"GPU\" is good; \"START line shows no GPU\" (no 'cuda' or 'gpu' in it, or\n"
+	"device=cpu) opens the breaker (breaker.no_gpu): every job behind it would\n"
+	"run on the CPU too. \"no START line\" means the log has none, so xloop\n"
+	"cannot check the device: print one first thing, from the program, with\n"
+	"the device it really uses (device=cuda:0, or device=cpu when it fell back):\n"
+	"  print(f\"START lr={lr} device={device}\", flush=True)\n"
+	"The verdict itself (COMPLETED, ExitCode 0:0, a fresh cv.json) does not\n"
+	"need it.\n"
+	"\n"
+	"`xloop watch` and `xloop log T` show the latest progress line; a RUNNING\n"
+	"job whose log stays silent for queue.stale_after minutes is flagged as\n"
+	"stale (the node may have frozen). The last lines of a failed attempt's\n"
+	"log are its evidence in the briefing.\n";
+
 /* List the commands, or show one command's help. */
 static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 		    struct cmd_args *args)
@@ -106,6 +133,10 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 		return print_man(args->npos ? pos[0] : NULL);
 	if (args->npos == 1 && strcmp(pos[0], "tags") == 0) {
 		fputs(tag_help, stdout);
+		return XL_OK;
+	}
+	if (args->npos == 1 && strcmp(pos[0], "logs") == 0) {
+		fputs(logs_help, stdout);
 		return XL_OK;
 	}
 	if (args->npos == 1 && strcmp(pos[0], "best") == 0) {
@@ -134,7 +165,8 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 	       "given after it are taken from DIR; -C A -C B is A/B.\n"
 	       "\n'xloop help COMMAND' or 'xloop COMMAND --help' shows one command;\n"
 	       "topics: 'xloop help tags' the names xloop gives the runs it makes;\n"
-	       "'xloop help best' what \"best\" means (configurations, noise, the rule).\n"
+	       "'xloop help best' what \"best\" means (configurations, noise, the rule);\n"
+	       "'xloop help logs' the job's log: its START line, progress, last line.\n"
 	       "'xloop help --man COMMAND | man -l -' the manual page; 'xloop completion\n"
 	       "bash' the shell completion; ./build.sh install PREFIX installs both.\n"
 	       "exit codes: 0 ok, 2 usage, 65 bad input data, 66 unknown tag or missing\n"
@@ -144,12 +176,13 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_help_entry = {
-	.name = "help", .opts = help_opts, .args = "[COMMAND [SUBCOMMAND] | tags | best]", .min = 0, .max = 2,
+	.name = "help", .opts = help_opts, .args = "[COMMAND [SUBCOMMAND] | tags | best | logs]", .min = 0, .max = 2,
 	.group = CMD_GROUP_ABOUT,
 	.target = CMD_TARGET_NONE,
 	.summary = "show the commands, or one command's help",
 	.help = "`xloop help tags` shows the grammar of the tags xloop gives runs;\n"
-	"`xloop help best` what \"best\" means and the rule that makes a run it.\n"
+	"`xloop help best` what \"best\" means and the rule that makes a run it;\n"
+	"`xloop help logs` the job's log: what its START line is and why it matters.\n"
 	"With --man, the manual page in roff (`xloop help --man next | man -l -`):\n"
 	"xloop(1) without COMMAND; --man-dir DIR writes every page into DIR.\n",
 	.flags = CMD_LOCAL, .exec = cmd_help,

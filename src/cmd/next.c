@@ -76,13 +76,13 @@ static int cmd_next(struct xl_ctx *ctx, const struct cmd_entry *self,
 	driver_keep_feeder(ctx, &s, &fed, NULL);
 	ref.calls = s.calls;
 	b = briefing_build(ctx, &ref, &fed, 0);
-	briefing_mark_seen(ctx, b);
+	briefing_save(ctx, b, "next");
 	if (ctx->json)
-		cmd_emit_json(b);
-	else {
+		cmd_emit_json(json_incref(b));
+	else
 		briefing_print(b);
-		json_decref(b);
-	}
+	briefing_mark_if_written(ctx, b);	/* seen only when all of it was written */
+	json_decref(b);
 	rc = frc;
 out:
 	feed_result_release(&fed);
@@ -113,6 +113,9 @@ const struct cmd_entry cmd_next_entry = {
 	"   (nothing, or cron when `xloop tick` ran in the last 20 min), and the\n"
 	"   next action (--json: next_action.argv is its command, .why its cause).\n"
 	"A --tag taken already becomes VAR-VALUE--n2; --nice can only lower the\n"
-	"priority (Slurm lets users do no more).\n",
+	"priority (Slurm lets users do no more).\n"
+	"The briefing counts as seen only once all of it was written (a pipe\n"
+	"closed early, as by `| head`, leaves it unseen); `xloop resume --again`\n"
+	"prints the last briefing again, from the copy kept in .xloop/.\n",
 	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_next,
 };

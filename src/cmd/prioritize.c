@@ -69,6 +69,102 @@ static int set_dep(struct slurm *s, const char *id, const char *after, char **ca
 	return rc;
 }
 
+/*
+ * The moves of one prioritize: job ids[i] is to wait for afters[i] ("":
+ * nothing) instead of prev[i]; done: how many Slurm has been asked for.
+ */
+struct moves {
+	const char *ids[3];
+	const char *afters[3];
+	const char *prev[3];
+	size_t n, done;
+};
+
+/*
+ * Read the line back (one squeue call): the moved jobs still pending whose
+ * dependency is not the one asked (marked in wrong[]), as text (malloc'd),
+ * or NULL when Slurm has every one as asked (or cannot be asked). A job
+ * that started or ended meanwhile is fine.
+ */
+static char *line_differs(struct xl_ctx *ctx, struct slurm *s, const struct moves *m,
+			  int *wrong)
+{
+	struct chain c;
+	struct buf b = BUF_INIT;
+	char *cause = NULL;
+	size_t i;
+
+	memset(wrong, 0, sizeof(*wrong) * m->n);
+	if (chain_load(ctx, s, &c, &cause) != 0) {
+		warning("the new line could not be read back (%s): `xloop why` shows it",
+			cause ? cause : "?");
+		free(cause);
+		return NULL;
+	}
+	for (i = 0; i < m->n; i++) {
+		struct chain_job *cj = chain_find(&c, m->ids[i]);
+
+		if (!cj || cj->running || strcmp(cj->after, m->afters[i]) == 0)
+			continue;
+		wrong[i] = 1;
+		buf_addf(&b, "%sjob %s waits for %s%s, not %s%s", b.len ? "; " : "", cj->id,
+			 *cj->after ? "job " : "nothing", cj->after,
+			 *m->afters[i] ? "job " : "nothing", m->afters[i]);
+	}
+	chain_release(&c);
+	return b.len ? buf_detach(&b, NULL) : (buf_release(&b), NULL);
+}
+
+/*
+ * Make Slurm's line what m asks, x1 held meanwhile so that only the head
+ * may start; only the jobs in *only (all when NULL). 0 or an exit code.
+ */
+static int apply_moves(struct slurm *s, struct moves *m, const char *x1,
+		       const int *only, int *held, char **cause)
+{
+	size_t i;
+	int rc;
+
+	if ((rc = slurm_scontrol_hold(s, x1, 1, cause)) != 0)
+		return rc;
+	*held = 1;
+	crash_point("prioritize-after-hold");
+	for (i = 0; i < m->n; i++) {
+		if ((!only || only[i]) && (rc = set_dep(s, m->ids[i], m->afters[i], cause)) != 0)
+			return rc;
+		if (!only)
+			m->done = i + 1;
+	}
+	if ((rc = slurm_scontrol_hold(s, x1, 0, cause)) != 0)
+		return rc;
+	*held = 0;
+	return 0;
+}
+
+/*
+ * A prioritize that failed part way: put back what it changed, last first,
+ * while x1 is held, so that the line is the old one (one job at its head),
+ * never half old and half new with two jobs free to start. 1 when all of it
+ * was put back.
+ */
+static int undo_moves(struct slurm *s, const struct moves *m)
+{
+	char *cause = NULL;
+	size_t i = m->done;
+	int ok = 1;
+
+	while (i-- > 0) {
+		if (set_dep(s, m->ids[i], m->prev[i], &cause) != 0) {
+			error("job %s could not be put back behind %s%s: %s", m->ids[i],
+			      *m->prev[i] ? "job " : "nothing", m->prev[i],
+			      cause ? cause : "scontrol update failed");
+			ok = 0;
+		}
+		FREE_AND_NULL(cause);
+	}
+	return ok;
+}
+
 /* Move the run's job to the front of its line. */
 static int cmd_prioritize(struct xl_ctx *ctx, const struct cmd_entry *self,
 			  struct cmd_args *args)
@@ -78,11 +174,13 @@ static int cmd_prioritize(struct xl_ctx *ctx, const struct cmd_entry *self,
 	struct attempt a;
 	struct slurm s;
 	struct run r;
-	char *cause = NULL, *head = NULL, *detail = NULL, *xk_id = NULL;
+	char *cause = NULL, *head = NULL, *detail = NULL, *xk_id = NULL, *differs = NULL;
+	struct moves m;
 	size_t moved = 0;
-	int rc, held = 0;
+	int rc, held = 0, wrong[3];
 
 	(void)self;
+	memset(&m, 0, sizeof(m));
 	rc = queued_attempt(ctx, args->pos[0], &r, &a);
 	if (rc)
 		return rc;
@@ -136,20 +234,35 @@ static int cmd_prioritize(struct xl_ctx *ctx, const struct cmd_entry *self,
 		rc = XL_ERR;
 		goto fail;
 	}
-	rc = slurm_scontrol_hold(&s, x1->id, 1, &cause);
-	if (rc)
+	/* y waits for Xk, T for what X1 waited for, X1 for T */
+	if (y) {
+		m.ids[m.n] = y->id;
+		m.prev[m.n] = me->id;
+		m.afters[m.n++] = xk_id;
+	}
+	m.ids[m.n] = me->id;
+	m.prev[m.n] = xk_id;
+	m.afters[m.n++] = head;
+	m.ids[m.n] = x1->id;
+	m.prev[m.n] = head;
+	m.afters[m.n++] = me->id;
+	if ((rc = apply_moves(&s, &m, x1->id, NULL, &held, &cause)) != 0)
 		goto fail;
-	held = 1;
-	crash_point("prioritize-after-hold");
-	if (y && (rc = set_dep(&s, y->id, xk_id, &cause)) != 0)
+	/* Slurm must have it so (one job eligible at the head): read it back,
+	 * put right once what did not take, then say so if it still differs */
+	differs = line_differs(ctx, &s, &m, wrong);
+	if (differs) {
+		warning("the line is not as asked yet (%s): setting it again", differs);
+		FREE_AND_NULL(differs);
+		if ((rc = apply_moves(&s, &m, x1->id, wrong, &held, &cause)) != 0)
+			goto fail;
+		differs = line_differs(ctx, &s, &m, wrong);
+	}
+	if (differs) {
+		cause = xasprintf("Slurm did not take the new line: %s", differs);
+		rc = XL_ERR;
 		goto fail;
-	if ((rc = set_dep(&s, me->id, head, &cause)) != 0)
-		goto fail;
-	if ((rc = set_dep(&s, x1->id, me->id, &cause)) != 0)
-		goto fail;
-	if ((rc = slurm_scontrol_hold(&s, x1->id, 0, &cause)) != 0)
-		goto fail;
-	held = 0;
+	}
 	db_kv_set(&ctx->db, CHAIN_HELD_KEY, 0);
 
 	/* Slurm has it; the DB follows (what each attempt waits for) */
@@ -173,6 +286,15 @@ static int cmd_prioritize(struct xl_ctx *ctx, const struct cmd_entry *self,
 	goto out;
 fail:
 	error("%s", cause ? cause : "scontrol update failed");
+	if (m.done) {
+		/* X1 held again (when it was released) while the old line comes back */
+		FREE_AND_NULL(cause);
+		if (!held && slurm_scontrol_hold(&s, x1->id, 1, &cause) == 0)
+			held = 1;
+		FREE_AND_NULL(cause);
+		if (undo_moves(&s, &m))
+			fprintf(stderr, "xloop: the line is back as it was: nothing moved\n");
+	}
 	if (held) {
 		FREE_AND_NULL(cause);
 		if (slurm_scontrol_hold(&s, x1->id, 0, &cause) != 0)
@@ -186,6 +308,7 @@ fail:
 	}
 	fprintf(stderr, "xloop: `xloop why %s` shows the line as Slurm has it now\n", r.tag);
 out:
+	free(differs);
 	free(detail);
 	free(head);
 	free(xk_id);
@@ -208,7 +331,10 @@ const struct cmd_entry cmd_prioritize_entry = {
 	"line. X1 is held (`scontrol hold`) while T and X1 swap places, so only one\n"
 	"of them can start when R ends meanwhile; it is released at once. Without\n"
 	"a running job T takes X1's place at the head. Only the study's own jobs\n"
-	"move: another project's job ahead stays where it is.\n"
+	"move: another project's job ahead stays where it is. The line is read\n"
+	"back from Slurm afterwards: exactly one of the moved jobs may start\n"
+	"first (T, or none while R runs); a dependency Slurm did not take is set\n"
+	"once more, and if it still differs prioritize fails (1) and says which.\n"
 	"\n"
 	"Refused (65) for a run that is running, finished or never submitted, and\n"
 	"for a task of a sweep (its array is one job). Recorded as a 'prioritized'\n"

@@ -1,10 +1,12 @@
 /*
- * xloop resume [--feed]: for an agent that lost its session. Reconcile,
- * then tell everything since the last briefing the agent saw.
+ * xloop resume [--feed | --again]: for an agent that lost its session.
+ * Reconcile, then tell everything since the last briefing the agent saw;
+ * --again prints that last briefing once more.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "breaker.h"
 #include "briefing/briefing.h"
@@ -13,8 +15,56 @@
 
 static const struct opt resume_opts[] = {
 	{ "feed", OPT_FLAG, NULL, "also feed the queue, closing an open breaker" },
+	{ "again", OPT_FLAG, NULL, "print the last briefing again (asks Slurm nothing, "
+	  "marks nothing)" },
 	OPT_END,
 };
+
+/* The briefing as text: "in short" first, for a reader of the top lines. */
+static void print_text(json_t *b, int feed)
+{
+	json_t *who = json_object_get(json_object_get(b, "feed"), "feeder");
+
+	printf("in short:\n  ");
+	feed_print_who(json_string_value(json_object_get(who, "text")),
+		       json_integer_value(json_object_get(who, "last_at")));
+	printf("  next: %s\n", json_string_value(json_object_get(
+		json_object_get(b, "next_action"), "text")));
+	printf("  cut off? `xloop resume --again` prints this briefing again\n\n");
+	briefing_print(b);
+	if (!feed)
+		printf("(resume submits nothing; `xloop next` or `xloop resume --feed` "
+		       "feeds the queue)\n");
+}
+
+/* resume --again: the last briefing, as it was saved; nothing is asked or marked. */
+static int print_again(struct xl_ctx *ctx)
+{
+	char *cause = NULL, *command = NULL, when[32];
+	long long at = 0;
+	json_t *b = briefing_saved(ctx, &command, &at, &cause);
+
+	if (!b) {
+		error("%s", cause);
+		free(cause);
+		return XL_NOINPUT;
+	}
+	if (ctx->json) {
+		cmd_emit_json(b);
+	} else {
+		time_t t = (time_t)at;
+		struct tm tm;
+
+		if (!gmtime_r(&t, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm))
+			xsnprintf(when, sizeof(when), "?");
+		printf("(the briefing `xloop %s` printed at %s, again: nothing was asked of "
+		       "Slurm since)\n", command, when);
+		print_text(b, strcmp(command, "resume") != 0);
+		json_decref(b);
+	}
+	free(command);
+	return XL_OK;
+}
 
 /* Reconcile and brief; submit only with --feed. */
 static int cmd_resume(struct xl_ctx *ctx, const struct cmd_entry *self,
@@ -30,6 +80,12 @@ static int cmd_resume(struct xl_ctx *ctx, const struct cmd_entry *self,
 	json_t *b;
 
 	(void)self;
+	if (args_flag(args, "again")) {
+		if (feed)
+			return cmd_usage_error(self, "--again prints the last briefing; it "
+					       "does not go with --feed"), XL_USAGE;
+		return print_again(ctx);
+	}
 	slurm_init(&s);
 	memset(&fed, 0, sizeof(fed));
 	memset(&req, 0, sizeof(req));
@@ -54,25 +110,13 @@ static int cmd_resume(struct xl_ctx *ctx, const struct cmd_entry *self,
 	}
 	ref.calls = s.calls;
 	b = briefing_build(ctx, &ref, &fed, 1);
-	briefing_mark_seen(ctx, b);
-	if (ctx->json) {
-		cmd_emit_json(b);
-	} else {
-		/* first, for a session that reads only the top: who keeps the
-		 * loop going and the next step (both again at the end) */
-		json_t *who = json_object_get(json_object_get(b, "feed"), "feeder");
-
-		printf("in short:\n  ");
-		feed_print_who(json_string_value(json_object_get(who, "text")),
-			       json_integer_value(json_object_get(who, "last_at")));
-		printf("  next: %s\n\n", json_string_value(json_object_get(
-			json_object_get(b, "next_action"), "text")));
-		briefing_print(b);
-		json_decref(b);
-		if (!feed)
-			printf("(resume submits nothing; `xloop next` or `xloop resume --feed` "
-			       "feeds the queue)\n");
-	}
+	briefing_save(ctx, b, "resume");
+	if (ctx->json)
+		cmd_emit_json(json_incref(b));
+	else
+		print_text(b, feed);
+	briefing_mark_if_written(ctx, b);	/* seen only when all of it was written */
+	json_decref(b);
 	feed_result_release(&fed);
 	refresh_release(&ref);
 	free(cause);
@@ -94,6 +138,14 @@ const struct cmd_entry cmd_resume_entry = {
 	"queue once this session ends, and the next action. Submits nothing\n"
 	"unless --feed. Without Slurm it tells what the state DB knows (exit 75).\n"
 	"Who keeps the loop going once this session ends and the next action\n"
-	"come first too, under \"in short:\", for a reader of the top lines.\n",
+	"come first too, under \"in short:\", for a reader of the top lines.\n"
+	"\n"
+	"A briefing can be read twice. It counts as seen (and \"since the last\n"
+	"briefing\" moves on) only once all of it was written: when the reader\n"
+	"closed the pipe early and xloop sees it (EPIPE), the next briefing\n"
+	"repeats it. A pipe can take the whole briefing before `head -150`\n"
+	"exits, so every briefing of next and resume is also kept\n"
+	"(.xloop/briefing.json) and `xloop resume --again` prints the last one\n"
+	"again, as it was (--json: the same document), asking Slurm nothing.\n",
 	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_resume,
 };

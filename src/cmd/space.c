@@ -22,8 +22,11 @@ static const struct opt space_seed_opts[] = {
 	OPT_END,
 };
 
-/* Refuse a VAR that the baseline's job.sh does not assign once at top level. */
-static int check_baseline_var(struct xl_ctx *ctx, const char *var, char **cause)
+/*
+ * Refuse a VAR that the baseline's job.sh does not assign once at top level;
+ * *base (when not NULL): its value there (malloc'd; NULL when not literal).
+ */
+static int check_baseline_var(struct xl_ctx *ctx, const char *var, char **cause, char **base)
 {
 	struct jobsh_vars vars = JOBSH_VARS_INIT;
 	const struct jobsh_var *jv;
@@ -44,8 +47,11 @@ static int check_baseline_var(struct xl_ctx *ctx, const char *var, char **cause)
 	rc = XL_DATAERR;
 	if (study_read_script(path, &text, &err, &why) == 0 &&
 	    jobsh_scan(text.s, text.len, &vars, &why) == 0 &&
-	    jobsh_find(&vars, var, &jv, &why) == 0)
+	    jobsh_find(&vars, var, &jv, &why) == 0) {
 		rc = 0;
+		if (base)
+			*base = jv->value ? xstrdup(jv->value) : NULL;
+	}
 	if (rc)
 		*cause = xasprintf("%s is not a top-level assignment of the baseline %s's "
 				   "job.sh: %s", var, r.tag, why ? why : "not found");
@@ -72,11 +78,44 @@ static void print_var(const struct space_var *v)
 	putchar('\n');
 }
 
+/*
+ * The grid does not hold the baseline's value: a range that can (not :int,
+ * no at= given, the value inside) is anchored at it (at=BASE); otherwise a
+ * warning says how to have it. 0 or an exit code.
+ */
+static int hold_baseline(struct space_var *v, const char *base, int json)
+{
+	struct space_var anchored;
+	char *end = NULL, *range, *cause = NULL;
+
+	strtod(base, &end);
+	if (v->range && *base && !*end && !strstr(v->range, ":int") &&
+	    !strstr(v->range, ":at=")) {
+		range = xasprintf("%s:at=%s", v->range, base);
+		if (space_from_range(v->name, range, &anchored, &cause) == 0) {
+			if (!json)
+				printf("the grid holds the baseline's %s=%s (%s): it is anchored there, "
+				       "its other values rounded\n", v->name, base, range);
+			space_var_release(v);
+			*v = anchored;
+			free(range);
+			return 0;
+		}
+		FREE_AND_NULL(cause);
+		free(range);
+	}
+	warning("the grid of %s does not hold the baseline's value %s, so no run of the "
+		"baseline's configuration is on it: %s", v->name, base, v->range ?
+		"widen the range to include it (a range holds it then: LO..HI:at=V), or "
+		"list the values (V1,V2,...)" : "add it to the values");
+	return 0;
+}
+
 static int space_set(struct xl_ctx *ctx, const char *arg)
 {
 	const char *path[3] = { "search", "space", NULL };
 	struct space_var v;
-	char *cause = NULL, *what;
+	char *cause = NULL, *what, *base = NULL;
 	json_t *spec;
 	size_t i;
 	int rc;
@@ -86,13 +125,21 @@ static int space_set(struct xl_ctx *ctx, const char *arg)
 		free(cause);
 		return XL_DATAERR;
 	}
-	rc = check_baseline_var(ctx, v.name, &cause);
+	rc = check_baseline_var(ctx, v.name, &cause, &base);
 	if (rc) {
 		error("%s", cause);
 		free(cause);
 		space_var_release(&v);
 		return rc;
 	}
+	if (rc == 0 && base && space_index(&v, base) < 0)
+		rc = hold_baseline(&v, base, ctx->json);
+	if (rc) {
+		free(base);
+		space_var_release(&v);
+		return rc;
+	}
+	free(base);
 	if (v.range) {
 		spec = json_string(v.range);
 	} else {
@@ -186,7 +233,7 @@ static int space_seed(struct xl_ctx *ctx, const struct cmd_entry *self, const ch
 		error("'%s' is not a variable name", var);
 		return XL_DATAERR;
 	}
-	rc = check_baseline_var(ctx, var, &cause);
+	rc = check_baseline_var(ctx, var, &cause, NULL);
 	if (rc) {
 		error("%s", cause);
 		free(cause);
@@ -251,7 +298,12 @@ const struct cmd_entry cmd_space_entry = {
 	.summary = "the search space autopilot explores, and the seed variable",
 	.help = "set VAR=V1,V2,...             ordered choices (neighbours: adjacent values)\n"
 	"set VAR=LO..HI:int            every integer from LO to HI\n"
-	"set VAR=LO..HI[:log][:steps=N]  N points (default 9), linear or log\n"
+	"set VAR=LO..HI[:log][:steps=N][:at=V]  N points (default 9), linear or\n"
+	"                              log; at=V: the grid holds V (the point nearest\n"
+	"                              it becomes V), the others rounded to the fewest\n"
+	"                              digits that keep them apart. When the baseline's\n"
+	"                              value lies in LO..HI, set adds at= for it (and\n"
+	"                              says so); when it does not, set warns\n"
 	"ls                            the space and the seed variable\n"
 	"rm VAR                        take VAR out of the space\n"
 	"seed VAR [--replicates K]     the job.sh variable that only changes the\n"

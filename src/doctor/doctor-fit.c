@@ -306,8 +306,9 @@ static void note_fit(json_t *changes, const char *key, const char *from, char *t
 int doctor_fit(const struct doctor_facts *f, struct config *cfg, json_t *changes)
 {
 	const char *maxtime;
-	long long max = -1, max_cpu = -1, max_mem = -1, most = -1;
+	long long max = -1, max_cpu = -1, max_mem = -1, most = -1, fit_cpu;
 	struct node *nodes;
+	int feeders;
 	size_t nr = 0, i, before = json_array_size(changes);
 	struct gres want;
 
@@ -332,16 +333,23 @@ int doctor_fit(const struct doctor_facts *f, struct config *cfg, json_t *changes
 				most = have;
 		}
 	}
-	if (nr && max_cpu > 0 && cfg->res.cpus > max_cpu) {
+	/* with feeders that have no way past the runs, one CPU stays free for
+	 * them (doctor_check_feeder_cpus would warn about the fit otherwise) */
+	feeders = (strcmp(cfg->driver.mode, "slurm") == 0 ||
+		   strcmp(cfg->driver.mode, "scrontab") == 0) && !*cfg->driver.qos &&
+		  (!*cfg->driver.partition || strcmp(cfg->driver.partition, cfg->partition) == 0);
+	fit_cpu = feeders && max_cpu > 1 ? max_cpu - 1 : max_cpu;
+	if (nr && max_cpu > 0 && cfg->res.cpus > fit_cpu) {
 		char from[32], to[32];
 
 		xsnprintf(from, sizeof(from), "%lld", cfg->res.cpus);
-		xsnprintf(to, sizeof(to), "%lld", max_cpu);
+		xsnprintf(to, sizeof(to), "%lld", fit_cpu);
 		json_array_append_new(changes, json_pack("{s:s, s:s, s:s, s:o}", "key",
 			"resources.cpus", "from", from, "to", to, "why",
-			json_sprintf("the largest node of partition %s has CPUTot=%lld",
-				     cfg->partition, max_cpu)));
-		cfg->res.cpus = max_cpu;
+			json_sprintf("the largest node of partition %s has CPUTot=%lld%s",
+				     cfg->partition, max_cpu, fit_cpu < max_cpu ?
+				     ", one left for the feeder job (driver.mode)" : "")));
+		cfg->res.cpus = fit_cpu;
 	}
 	if (nr && max_mem > 0 && config_mem_mb(cfg->res.mem) > max_mem)
 		note_fit(changes, "resources.mem", cfg->res.mem, xasprintf("%lldM", max_mem),

@@ -95,14 +95,71 @@ fail:
 	return -1;
 }
 
-/* A range: LO..HI with :int, :log, :steps=N. */
+/*
+ * The grid of a range anchored at v (lo < v < hi): the interior point
+ * nearest v (on the grid's scale) becomes v, or v is added to a grid of
+ * two; then each point but LO, HI and v is rounded to the fewest
+ * significant digits (2 at least) that keep the grid strictly rising.
+ */
+static void anchor_grid(double *x, long long *n, double v, int is_log)
+{
+	double *r = xcalloc((size_t)*n + 1, sizeof(*r));
+	long long i, best = -1, keep;
+	int p;
+
+	for (i = 0; i < *n; i++)
+		if (x[i] == v)
+			best = i;
+	if (best < 0 && *n == 2) {
+		x[2] = x[1];
+		x[1] = v;
+		*n = 3;
+		best = 1;
+	} else if (best < 0) {
+		double d, bd = 0;
+
+		for (i = 1; i + 1 < *n; i++) {
+			d = is_log ? fabs(log(x[i]) - log(v)) : fabs(x[i] - v);
+			if (best < 0 || d < bd) {
+				best = i;
+				bd = d;
+			}
+		}
+		x[best] = v;
+	}
+	keep = best;
+	for (p = 2; p <= 15; p++) {
+		int rising = 1;
+
+		for (i = 0; i < *n; i++) {
+			char num[64];
+
+			if (i == 0 || i == *n - 1 || i == keep) {
+				r[i] = x[i];
+				continue;
+			}
+			xsnprintf(num, sizeof(num), "%.*g", p, x[i]);
+			r[i] = strtod(num, NULL);
+		}
+		for (i = 1; i < *n; i++)
+			rising &= r[i] > r[i - 1];
+		if (rising)
+			break;
+	}
+	if (p <= 15)
+		memcpy(x, r, (size_t)*n * sizeof(*x));
+	free(r);
+}
+
+/* A range: LO..HI with :int, :log, :steps=N, :at=V. */
 int space_from_range(const char *name, const char *range, struct space_var *out,
 		     char **cause)
 {
 	char *copy = xstrdup(range), *opt, *dots, *save = NULL;
 	double lo, hi;
 	long long steps = 9;
-	int is_int = 0, is_log = 0, given_steps = 0;
+	int is_int = 0, is_log = 0, given_steps = 0, anchored = 0;
+	double at = 0, *x;
 	long long i;
 
 	memset(out, 0, sizeof(*out));
@@ -130,13 +187,17 @@ int space_from_range(const char *name, const char *range, struct space_var *out,
 		else if (starts_with(opt, "steps=") &&
 			 parse_ll(opt + 6, 2, SPACE_MAX_VALUES, &steps, &err) == 0)
 			given_steps = 1;
+		else if (starts_with(opt, "at=") && parse_num(opt + 3, &at) == 0)
+			anchored = 1;
 		else
 			goto bad;
 		opt = next;
 	}
 	(void)save;
-	if (is_int && (is_log || given_steps || lo != floor(lo) || hi != floor(hi) ||
-		       hi - lo + 1 > SPACE_MAX_VALUES))
+	if (is_int && (is_log || given_steps || anchored || lo != floor(lo) ||
+		       hi != floor(hi) || hi - lo + 1 > SPACE_MAX_VALUES))
+		goto bad;
+	if (anchored && !(lo <= at && at <= hi))
 		goto bad;
 	if (is_log && lo <= 0)
 		goto bad;
@@ -148,16 +209,24 @@ int space_from_range(const char *name, const char *range, struct space_var *out,
 			add_value(out, num);
 		}
 	} else {
+		x = xcalloc((size_t)steps + 1, sizeof(*x));
 		for (i = 0; i < steps; i++) {
-			double f = (double)i / (double)(steps - 1), x;
+			double f = (double)i / (double)(steps - 1);
+
+			x[i] = is_log ? exp(log(lo) + f * (log(hi) - log(lo))) : lo + f * (hi - lo);
+			if (i == steps - 1)
+				x[i] = hi;
+		}
+		if (anchored)
+			anchor_grid(x, &steps, at, is_log);
+		for (i = 0; i < steps; i++) {
 			char num[32];
 
-			x = is_log ? exp(log(lo) + f * (log(hi) - log(lo))) : lo + f * (hi - lo);
-			if (i == steps - 1)
-				x = hi;
-			xsnprintf(num, sizeof(num), "%.6g", x);
+			/* an anchored grid is rounded already; LO, HI and V as given */
+			xsnprintf(num, sizeof(num), "%.*g", anchored ? 15 : 6, x[i]);
 			add_value(out, num);
 		}
+		free(x);
 	}
 	free(copy);
 	if (check_unique(out, cause) < 0) {
@@ -166,8 +235,9 @@ int space_from_range(const char *name, const char *range, struct space_var *out,
 	}
 	return 0;
 bad:
-	*cause = xasprintf("%s: '%s' is not LO..HI:int, LO..HI[:log][:steps=N] "
-			   "(LO < HI; log needs LO > 0; N from 2 to %d) or V1,V2,...",
+	*cause = xasprintf("%s: '%s' is not LO..HI:int, LO..HI[:log][:steps=N][:at=V] "
+			   "(LO < HI; log needs LO > 0; N from 2 to %d; LO <= V <= HI) "
+			   "or V1,V2,...",
 			   name, range, SPACE_MAX_VALUES);
 	free(copy);
 	space_var_release(out);

@@ -5,6 +5,13 @@
  *   V1,V2,...                  choices, in this order (a JSON list of strings)
  *   LO..HI:int                 every integer from LO to HI (at most 1000)
  *   LO..HI[:log][:steps=N]     N points (default 9, 2 to 1000), linear or log
+ *     [:at=V]                  anchored: the grid holds V (the interior point
+ *                              nearest it becomes V; a grid of 2 gains it),
+ *                              the other points rounded to the fewest
+ *                              significant digits (2 at least) that keep
+ *                              them apart (0.01..0.3:log:at=0.1 is 0.01,
+ *                              0.015, 0.023, 0.036, 0.055, 0.1, 0.13, 0.2,
+ *                              0.3); `space set` adds at= for the baseline
  *
  * Values are kept canonical (value_canon). Neighbours of a value are the
  * values next to it in that order.

@@ -94,9 +94,46 @@ static void test_fresh_seed(void **state)
 	free(s);
 }
 
+/* at=V: the grid holds V, the rest rounded (issue 35). */
+static void test_anchor(void **state)
+{
+	static const char *const want[] = { "0.01", "0.015", "0.023", "0.036", "0.055",
+					     "0.1", "0.13", "0.2", "0.3" };
+	struct space_var v;
+	char *cause = NULL;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(space_parse_arg("LR=0.01..0.3:log:at=0.1", &v, &cause), 0);
+	assert_int_equal(v.n, 9);
+	for (i = 0; i < v.n; i++)
+		assert_string_equal(v.values[i], want[i]);
+	space_var_release(&v);
+	/* a grid of two gains V; linear grids too */
+	assert_int_equal(space_parse_arg("D=0..1:steps=2:at=0.3", &v, &cause), 0);
+	assert_int_equal(v.n, 3);
+	assert_string_equal(v.values[1], "0.3");
+	space_var_release(&v);
+	assert_int_equal(space_parse_arg("D=0..1:steps=5:at=0.3", &v, &cause), 0);
+	assert_int_equal(space_index(&v, "0.3"), 1);
+	assert_string_equal(v.values[2], "0.5");
+	space_var_release(&v);
+	/* V on an end: no point moves */
+	assert_int_equal(space_parse_arg("D=0..1:steps=3:at=1", &v, &cause), 0);
+	assert_string_equal(v.values[1], "0.5");
+	space_var_release(&v);
+	/* outside the range, or with :int: refused */
+	assert_int_equal(space_parse_arg("D=0..1:at=2", &v, &cause), -1);
+	free(cause);
+	cause = NULL;
+	assert_int_equal(space_parse_arg("D=0..9:int:at=2", &v, &cause), -1);
+	free(cause);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_anchor),
 		cmocka_unit_test(test_choices),
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_fresh_seed),

@@ -312,6 +312,7 @@ static void test_config(void **state)
 	size_t i;
 
 	(void)state;
+	memset(many, 0, sizeof(many));
 	expect_config(v, 1, 1, "LEARNING_RATE-0.18");
 	expect_config(v, 2, 1, "LEARNING_RATE-0.18_MAX_DEPTH-1");
 	expect_config(v, 2, 2, "LEARNING_RATE-0.18_MAX_DEPTH-1--n2");
@@ -342,6 +343,65 @@ static void test_config(void **state)
 	expect_config(v, 0, 1, NULL);
 }
 
+/* The abbreviations of one variable, and of a study's (issue 35). */
+static void test_abbrev(void **state)
+{
+	static const char *const grid[] = { "0.07", "4", "5", "10" };
+	struct tag_part v[4] = {
+		{ "LEARNING_RATE", "0.07", grid, 4, NULL },
+		{ "MAX_LEAF_NODES", "4", grid, 4, NULL },
+		{ "MIN_SAMPLES_LEAF", "5", grid, 4, NULL },
+		{ "L2_REG", "10", grid, 4, NULL },
+	};
+	const char *vars[] = { "LEARNING_RATE", "L2_REG", "DEPTH", "LR" };
+	const char *rec_abbr[] = { "LR" }, *rec_var[] = { "L2_REG" };
+	char *out[4], *a;
+	size_t i;
+
+	(void)state;
+	a = tag_abbrev("LEARNING_RATE", 1);
+	assert_string_equal(a, "LR");
+	free(a);
+	a = tag_abbrev("LEARNING_RATE", 2);
+	assert_string_equal(a, "LERA");
+	free(a);
+	a = tag_abbrev("DEPTH", 3);
+	assert_string_equal(a, "DEPTH");
+	free(a);
+	/* the friction: two variables were "LR" in one tag */
+	expect_config(v, 4, 1, "LERA-0.07_MLN-4_MSL-5_L2RE-10");
+	/* a study: a plain name stays itself, the others keep clear of it */
+	tag_abbrevs(vars, 3, NULL, NULL, 0, out);
+	assert_string_equal(out[0], "LERA");
+	assert_string_equal(out[1], "L2RE");
+	assert_string_equal(out[2], "DEPTH");
+	for (i = 0; i < 3; i++)
+		free(out[i]);
+	tag_abbrevs(vars, 4, NULL, NULL, 0, out);
+	assert_string_equal(out[0], "LERA");
+	assert_string_equal(out[3], "LR");
+	for (i = 0; i < 4; i++)
+		free(out[i]);
+	/* LR was L2_REG's in this study's tags: it stays L2_REG's */
+	tag_abbrevs(vars, 2, rec_abbr, rec_var, 1, out);
+	assert_string_equal(out[0], "LERA");
+	assert_string_equal(out[1], "LR");
+	for (i = 0; i < 2; i++)
+		free(out[i]);
+	/* and alone in the space, LEARNING_RATE still does not take it */
+	tag_abbrevs(vars, 1, rec_abbr, rec_var, 1, out);
+	assert_string_equal(out[0], "LERA");
+	free(out[0]);
+	/* words that run out: the full name */
+	vars[0] = "X_Y";
+	vars[1] = "X__Y";
+	tag_abbrevs(vars, 2, NULL, NULL, 0, out);
+	assert_string_equal(out[0], "X_Y");
+	assert_string_equal(out[1], "X__Y");
+	for (i = 0; i < 2; i++)
+		free(out[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -353,6 +413,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_make_free, setup, teardown),
 		cmocka_unit_test(test_value_canon),
 		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_abbrev),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

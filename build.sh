@@ -33,7 +33,7 @@ BUILD_PKGS="gcc make pkg-config dpkg-dev autoconf automake libtool cmake file
 	libhttp-parser-dev libgit2-dev libcurl4-openssl-dev"
 TEST_PKGS="libcmocka-dev git python3 python3-jsonschema valgrind slurm-wlm slurmdbd munge chromium
 	mariadb-server util-linux passwd python3-sklearn openssh-server openssh-client sshfs
-	clang libclang-rt-14-dev mmdebstrap e2fsprogs"
+	clang libclang-rt-14-dev mmdebstrap e2fsprogs python3-pandas"
 
 # Install the packages that are not installed yet (apt-get update once).
 need_pkgs() {

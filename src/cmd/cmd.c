@@ -25,6 +25,7 @@ extern const struct cmd_entry cmd_decide_entry;
 extern const struct cmd_entry cmd_diff_entry;
 extern const struct cmd_entry cmd_doctor_entry;
 extern const struct cmd_entry cmd_driver_entry;
+extern const struct cmd_entry cmd_export_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_init_entry;
 extern const struct cmd_entry cmd_judge_entry;
@@ -67,6 +68,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_diff_entry,
 	&cmd_doctor_entry,
 	&cmd_driver_entry,
+	&cmd_export_entry,
 	&cmd_help_entry,
 	&cmd_init_entry,
 	&cmd_judge_entry,

@@ -14,29 +14,8 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
+#include "agent-rules.h"
 #include "fsutil.h"
-
-enum rule_kind { ALLOW, ASK, DENY };
-
-struct rule {
-	enum rule_kind kind;
-	const char *cmd;	/* the command prefix, words separated by spaces */
-};
-
-static const struct rule rules[] = {
-	{ ALLOW, "xloop status" }, { ALLOW, "xloop show" }, { ALLOW, "xloop diff" },
-	{ ALLOW, "xloop resume" }, { ALLOW, "xloop plan ls" }, { ALLOW, "xloop sweep show" },
-	{ ALLOW, "xloop mem" }, { ALLOW, "xloop report" }, { ALLOW, "xloop doctor" },
-	{ ALLOW, "xloop judge" }, { ALLOW, "xloop help" }, { ALLOW, "xloop version" },
-	{ ALLOW, "xloop --version" }, { ALLOW, "squeue" }, { ALLOW, "sacct" },
-	{ ALLOW, "sinfo" }, { ALLOW, "scontrol show" },
-	{ ASK, "xloop resume --feed" }, { ASK, "xloop next" }, { ASK, "xloop submit" },
-	{ ASK, "xloop retry" }, { ASK, "xloop sweep" }, { ASK, "xloop new" },
-	{ ASK, "xloop plan add" }, { ASK, "xloop plan rm" }, { ASK, "xloop adopt" },
-	{ ASK, "xloop decide" }, { ASK, "xloop tick" }, { ASK, "xloop init" },
-	{ DENY, "scancel" }, { DENY, "xloop cancel" }, { DENY, "scontrol update" },
-	{ DENY, "scontrol requeue" }, { DENY, "scontrol hold" }, { DENY, "sbatch" },
-};
 
 static const char bypass_note[] =
 	"Deny rules match how a command is spelled, not what it does: `env scancel`,\n"
@@ -106,10 +85,10 @@ static int setup_claude(struct xl_ctx *ctx, char **path, int *added, char **caus
 		rc = XL_DATAERR;
 		goto out;
 	}
-	for (i = 0; i < ARRAY_SIZE(rules); i++) {
-		char *r = xasprintf("Bash(%s:*)", rules[i].cmd);
+	for (i = 0; i < agent_nrules; i++) {
+		char *r = xasprintf("Bash(%s:*)", agent_rules[i].cmd);
 
-		*added += add_unique(json_object_get(perm, keys[rules[i].kind]), r);
+		*added += add_unique(json_object_get(perm, keys[agent_rules[i].kind]), r);
 		free(r);
 	}
 	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -136,8 +115,8 @@ static int setup_codex(struct xl_ctx *ctx, char **path, int *added, char **cause
 	*path = path_join(rdir, "xloop.rules");
 	buf_adds(&b, "# Written by `xloop agent-setup codex`; rewritten when it runs again.\n"
 		 "# Read-only queries run, submissions ask first, cancelling is refused.\n");
-	for (i = 0; i < ARRAY_SIZE(rules); i++) {
-		const char *w = rules[i].cmd;
+	for (i = 0; i < agent_nrules; i++) {
+		const char *w = agent_rules[i].cmd;
 
 		buf_adds(&b, "prefix_rule(\n    pattern = [");
 		while (*w) {
@@ -146,8 +125,8 @@ static int setup_codex(struct xl_ctx *ctx, char **path, int *added, char **cause
 			buf_addf(&b, "\"%.*s\"%s", (int)len, w, w[len] ? ", " : "");
 			w += len + (w[len] == ' ');
 		}
-		buf_addf(&b, "],\n    decision = \"%s\",\n", decision[rules[i].kind]);
-		if (rules[i].kind == DENY)
+		buf_addf(&b, "],\n    decision = \"%s\",\n", decision[agent_rules[i].kind]);
+		if (agent_rules[i].kind == AGENT_DENY)
 			buf_adds(&b, "    justification = \"xloop submits and cancels its own "
 				 "jobs: use `xloop next`, `xloop retry` or ask the user\",\n");
 		buf_adds(&b, ")\n");

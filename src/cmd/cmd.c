@@ -29,6 +29,7 @@ extern const struct cmd_entry cmd_export_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_init_entry;
 extern const struct cmd_entry cmd_judge_entry;
+extern const struct cmd_entry cmd_mcp_entry;
 extern const struct cmd_entry cmd_mem_entry;
 extern const struct cmd_entry cmd_new_entry;
 extern const struct cmd_entry cmd_next_entry;
@@ -72,6 +73,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_help_entry,
 	&cmd_init_entry,
 	&cmd_judge_entry,
+	&cmd_mcp_entry,
 	&cmd_mem_entry,
 	&cmd_new_entry,
 	&cmd_next_entry,

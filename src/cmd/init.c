@@ -47,6 +47,8 @@ static const char agents_section[] =
 	"  wrote \"$XLOOP_RUN_DIR/cv.json\" with a finite number under the key\n"
 	"  metric.name in xloop.json names (default \"score\").\n"
 	"- Record why you chose a change: `xloop decide \"TEXT\" --run TAG`.\n"
+	"- MCP clients: `xloop mcp` serves these commands as tools (`xloop agent-setup\n"
+	"  claude|codex` registers it); `xloop export` gives the runs as CSV or JSONL.\n"
 	"- git: xloop commits job.sh, each verdict with the run's cv.json, and\n"
 	"  ops/decisions.md itself; logs (runs/*/*/slurm/) and report.html are ignored.\n"
 	"  #SBATCH lines lose to xloop.json's resources (`xloop help submit`).\n"

@@ -355,9 +355,9 @@ static const struct field fields[] = {
 	{ "driver", "qos", F_STR, OFF(driver.qos), 0, 0, check_word_or_empty, "a QOS name or \"\"" },
 	{ "driver", "host", F_STR, OFF(driver.host), 0, 0, check_host, "an ssh host name or \"\"" },
 	{ "tracker", "run_id_vars", F_IDVARS, OFF(tracker), 0, 0, NULL,
-	  "a list of at most 16 environment variable names (not XLOOP_* or SLURM_*)", 0, 0, 1 },
+	  "a list of at most 16 environment variable names (not XLOOP_* or SLURM_*)" },
 	{ "tracker", "env", F_ENV, OFF(tracker), 0, 0, NULL,
-	  "an object of at most 16 NAME: \"VALUE\" (not XLOOP_* or SLURM_*)", 0, 0, 1 },
+	  "an object of at most 16 NAME: \"VALUE\" (not XLOOP_* or SLURM_*)" },
 };
 
 static const struct field *find_field(const char *section, const char *key)
@@ -642,9 +642,29 @@ char *config_to_json(const struct config *c)
 		switch (f->kind) {
 		case F_NUM:
 		case F_SPACE:
-		case F_IDVARS:
-		case F_ENV:
 			continue;
+		case F_IDVARS: {
+			size_t k;
+
+			v = json_array();
+			for (k = 0; k < c->tracker.nid; k++)
+				json_array_append_new(v, json_string(c->tracker.id_vars[k]));
+			break;
+		}
+		case F_ENV: {
+			size_t k;
+
+			v = json_object();
+			for (k = 0; k < c->tracker.nenv; k++) {
+				const char *eq = strchr(c->tracker.env[k], '=');
+				char *name = xstrndup(c->tracker.env[k],
+						      (size_t)(eq - c->tracker.env[k]));
+
+				json_object_set_new(v, name, json_string(eq + 1));
+				free(name);
+			}
+			break;
+		}
 		case F_STR:
 			v = json_string(*(char *const *)base);
 			break;

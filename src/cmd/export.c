@@ -88,39 +88,42 @@ static json_t *str_or_null(const char *s)
 	return s && *s ? json_string(s) : json_null();
 }
 
+/* The index of run_id in bs->runs (they are in id order), or -1. */
+static long run_index(const struct best_state *bs, long long run_id)
+{
+	size_t lo = 0, hi = bs->nruns;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (bs->runs[mid].id == run_id)
+			return (long)mid;
+		if (bs->runs[mid].id < run_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
 /*
  * Whether a run is proven and whether its configuration is the best: the
  * one place export asks search/best.h (what those words mean is its call).
  */
 static void judged(const struct best_state *bs, long long run_id, int *proven, int *best)
 {
-	size_t lo = 0, hi = bs->nruns;
+	long i = run_index(bs, run_id);
 
-	*proven = *best = 0;
-	while (lo < hi) {	/* bs->runs are in id order */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (bs->runs[mid].id == run_id) {
-			*proven = bs->runs[mid].proven;
-			*best = bs->best >= 0 && bs->runs[mid].cfg == bs->best;
-			return;
-		}
-		if (bs->runs[mid].id < run_id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	*proven = i >= 0 && bs->runs[i].proven;
+	*best = i >= 0 && bs->best >= 0 && bs->runs[i].cfg == bs->best;
 }
 
 /* The seed value of run_id in bs, or NULL. */
 static const char *seed_of(const struct best_state *bs, long long run_id)
 {
-	size_t i;
+	long i = run_index(bs, run_id);
 
-	for (i = 0; i < bs->nruns; i++)
-		if (bs->runs[i].id == run_id)
-			return bs->runs[i].seed;
-	return NULL;
+	return i >= 0 ? bs->runs[i].seed : NULL;
 }
 
 /* A CSV field: quoted when it holds a comma, a quote, a line break or edge spaces. */

@@ -16,7 +16,7 @@
 #include "agent-rules.h"
 #include "ctx.h"
 
-/* The protocol revisions served, newest first. */
+/* The newest protocol revision served (server.c lists the older ones it speaks). */
 #define MCP_PROTOCOL_LATEST "2025-11-25"
 
 /* The text of schemas/NAME.schema.json built into the binary, or NULL. */
@@ -38,8 +38,8 @@ long mcp_tool_find(const char *name);
 
 /*
  * The argv (after the binary and the global options) of tool i called
- * with args, into *argv (malloc'd strings, NULL-terminated; free with
- * strv_free); -1 with *cause (an invalid argument) otherwise.
+ * with args, into *argv (malloc'd strings, NULL-terminated: free each,
+ * then the vector); -1 with *cause (an invalid argument) otherwise.
  */
 int mcp_tool_argv(size_t i, const struct json_t *args, char ***argv, char **cause);
 

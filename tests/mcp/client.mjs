@@ -51,7 +51,10 @@ async function connect(args, env) {
 	const transport = new StdioClientTransport({
 		command: xloop,
 		args: ["-C", study, "mcp", ...args],
-		env: { PATH: env ?? process.env.PATH, HOME: process.env.HOME ?? "/tmp" },
+		env: {
+			PATH: env ?? process.env.PATH, HOME: process.env.HOME ?? "/tmp",
+			...(process.env.SLURM_CONF ? { SLURM_CONF: process.env.SLURM_CONF } : {}),
+		},
 		stderr: "pipe",
 	});
 	const client = new Client({ name: "xloop-test", version: "1.0.0" });
@@ -251,8 +254,32 @@ async function kill() {
 	await again.client.close();
 }
 
+// On a real cluster: the tools that submit and cancel, their results valid.
+async function slurm() {
+	const { client } = await connect([], serverPath);
+	const one = async (name, args, what) => {
+		const res = await call(client, name, args);
+		valid(name, res, what ?? name);
+		return res.r?.structuredContent;
+	};
+	const next = await one("next", { set: "LR=2", tag: "k" }, "next submits a run");
+	check("  k was submitted", JSON.stringify(next?.submitted ?? []).includes('"k"'), JSON.stringify(next?.submitted));
+	const why = await call(client, "why", { tag: "k" });
+	if (why.r && !why.r.isError)
+		valid("why", why, "why of the queued run");
+	else
+		toolError(why, "why of a run that already runs", /running|started|not pending|RUNNING/);
+	await one("status", { tag: "k" }, "status of the submitted run");
+	await one("cancel", { tag: "k" }, "cancel its job");
+	await one("retry", { tag: "k", no_chain: true }, "retry it as attempt 2");
+	const log = await one("log", { tag: "k", attempt: 2 }, "log of attempt 2");
+	check("  the log tool names attempt 2's log", /attempt2\.out$/.test(log?.log ?? ""), JSON.stringify(log));
+	await one("cancel", { tag: "k" }, "cancel attempt 2");
+	await client.close();
+}
+
 try {
-	await ({ main, readonly, kill })[mode]();
+	await ({ main, readonly, kill, slurm })[mode]();
 } catch (e) {
 	notOk(`${mode}: no exception`, e.stack ?? e);
 }

@@ -53,6 +53,8 @@ $(BUILD)/version.txt: FORCE
 # every object that prints XLOOP_VERSION (help, the webhook User-Agent)
 $(BUILD)/obj/cmd/help.o $(BUILD)/obj/notify.o: $(BUILD)/version.txt
 FORCE:
+# the MCP tools' output schemas are built into this object (.incbin)
+$(BUILD)/obj/mcp/schemas.o: $(wildcard schemas/*.schema.json)
 
 $(BUILD)/xloop: $(OBJS)
 	$(CC) $(LDFLAGS_BASE) $(OBJS) $(LIBS) -o $@

@@ -46,7 +46,7 @@ BUILD_PKGS="gcc make pkg-config dpkg-dev autoconf automake libtool cmake file
 TEST_PKGS="libcmocka-dev git python3 python3-jsonschema valgrind slurm-wlm slurmdbd munge chromium
 	mariadb-server util-linux passwd python3-sklearn openssh-server openssh-client sshfs
 	clang libclang-rt-14-dev mmdebstrap e2fsprogs python3-optuna sqlite3 strace
-	man-db groff-base zsh"
+	man-db groff-base zsh python3-pandas nodejs"
 
 # Install the packages that are not installed yet (apt-get update once).
 need_pkgs() {
@@ -126,6 +126,24 @@ build_asan() {
 	say "ASan+UBSan build in build/asan"
 	make -j"$JOBS" BUILD=build/asan SAN=1 VERSION="$(version)-asan" \
 		build/asan/xloop units >&2
+}
+
+# The MCP test's client (tests/t/t0380-mcp.sh): the official TypeScript SDK at
+# the version tests/mcp/package-lock.json pins, installed into
+# tests/mcp/node_modules once and again when the lock changes. npm comes with
+# NodeSource's nodejs; Debian's npm package only where it does not. Without
+# the registry the test skips.
+mcp_client() {
+	command -v npm >/dev/null || need_pkgs npm
+	local lock stamp=tests/mcp/node_modules/.xloop-lock
+	lock=$(sha256sum <tests/mcp/package-lock.json)
+	[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$lock" ] && return 0
+	say "the MCP SDK's client for the tests (npm ci in tests/mcp)"
+	if (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error >&2); then
+		echo "$lock" >"$stamp"
+	else
+		say "warning: npm ci failed: the MCP client test (t0380) skips"
+	fi
 }
 
 # Build the libFuzzer targets into build/fuzz and run each for $1 seconds.
@@ -235,6 +253,7 @@ test)
 	build_static
 	build_static_test
 	build_asan
+	mcp_client
 	say "libFuzzer targets in build/fuzz (tests/run.sh runs them briefly)"
 	make -s -f fuzz/Makefile -j"$JOBS" BUILD=build/fuzz >&2
 	exec tests/run.sh

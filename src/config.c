@@ -202,6 +202,16 @@ int config_valid_subpath(const char *s)
 	return s[strlen(s) - 1] != '/';
 }
 
+/* Free n strings and their array. */
+static void free_strv(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 /* Free the strings. */
 void config_release(struct config *c)
 {
@@ -221,6 +231,8 @@ void config_release(struct config *c)
 	free(c->remote_dir);
 	free(c->search.seed);
 	space_release(&c->search.space);
+	free_strv(c->tracker.id_vars, c->tracker.nid);
+	free_strv(c->tracker.env, c->tracker.nenv);
 	free(c->autopilot.until);
 	free(c->driver.mode);
 	free(c->driver.partition);
@@ -229,7 +241,8 @@ void config_release(struct config *c)
 	memset(c, 0, sizeof(*c));
 }
 
-enum field_kind { F_STR, F_INT, F_BOOL, F_GOAL, F_CHAIN, F_LANES, F_NUM, F_SPACE };
+enum field_kind { F_STR, F_INT, F_BOOL, F_GOAL, F_CHAIN, F_LANES, F_NUM, F_SPACE, F_IDVARS,
+		  F_ENV };
 
 struct field {
 	const char *section;	/* NULL: top level */
@@ -341,6 +354,10 @@ static const struct field fields[] = {
 	  "a partition name or \"\"" },
 	{ "driver", "qos", F_STR, OFF(driver.qos), 0, 0, check_word_or_empty, "a QOS name or \"\"" },
 	{ "driver", "host", F_STR, OFF(driver.host), 0, 0, check_host, "an ssh host name or \"\"" },
+	{ "tracker", "run_id_vars", F_IDVARS, OFF(tracker), 0, 0, NULL,
+	  "a list of at most 16 environment variable names (not XLOOP_* or SLURM_*)" },
+	{ "tracker", "env", F_ENV, OFF(tracker), 0, 0, NULL,
+	  "an object of at most 16 NAME: \"VALUE\" (not XLOOP_* or SLURM_*)" },
 };
 
 static const struct field *find_field(const char *section, const char *key)
@@ -411,6 +428,60 @@ bad:
 	return -1;
 }
 
+/* A name a tracker variable may have: not empty, not xloop's nor Slurm's own. */
+static int tracker_name(const char *s)
+{
+	return *s && valid_env_name(s) && strncmp(s, "XLOOP_", 6) != 0 &&
+	       strncmp(s, "SLURM_", 6) != 0;
+}
+
+/* True when name is among tracker.run_id_vars or tracker.env already. */
+static int tracker_has(const struct config *c, const char *name)
+{
+	size_t i, len = strlen(name);
+
+	for (i = 0; i < c->tracker.nid; i++)
+		if (strcmp(c->tracker.id_vars[i], name) == 0)
+			return 1;
+	for (i = 0; i < c->tracker.nenv; i++)
+		if (strncmp(c->tracker.env[i], name, len) == 0 && c->tracker.env[i][len] == '=')
+			return 1;
+	return 0;
+}
+
+/* tracker.run_id_vars (a list of names) or tracker.env (NAME: "VALUE"); -1 when bad. */
+static int set_tracker(struct config *c, enum field_kind kind, json_t *v)
+{
+	const char *name;
+	json_t *e;
+	size_t i;
+
+	if (kind == F_IDVARS) {
+		if (!json_is_array(v) || json_array_size(v) > CONFIG_TRACKER_MAX)
+			return -1;
+		json_array_foreach(v, i, e) {
+			name = json_string_value(e);
+			if (name == NULL || strlen(name) != json_string_length(e) ||
+			    !tracker_name(name) || tracker_has(c, name))
+				return -1;
+			c->tracker.id_vars = xreallocarray(c->tracker.id_vars, c->tracker.nid + 1,
+							   sizeof(char *));
+			c->tracker.id_vars[c->tracker.nid++] = xstrdup(name);
+		}
+		return 0;
+	}
+	if (!json_is_object(v) || json_object_size(v) > CONFIG_TRACKER_MAX)
+		return -1;
+	json_object_foreach(v, name, e) {
+		if (!json_is_string(e) || strlen(json_string_value(e)) != json_string_length(e) ||
+		    !tracker_name(name) || tracker_has(c, name))
+			return -1;
+		c->tracker.env = xreallocarray(c->tracker.env, c->tracker.nenv + 1, sizeof(char *));
+		c->tracker.env[c->tracker.nenv++] = xasprintf("%s=%s", name, json_string_value(e));
+	}
+	return 0;
+}
+
 static int set_field(struct config *c, const struct field *f, json_t *v,
 		     const char *path, char **cause)
 {
@@ -465,6 +536,11 @@ static int set_field(struct config *c, const struct field *f, json_t *v,
 		return 0;
 	case F_SPACE:
 		return set_space((struct space *)base, v, path, cause);
+	case F_IDVARS:
+	case F_ENV:
+		if (set_tracker(c, f->kind, v) < 0)
+			goto bad;
+		return 0;
 	}
 bad:
 	*cause = xasprintf("%s: '%s' must be %s", CONFIG_FILE, path, f->what);
@@ -567,6 +643,28 @@ char *config_to_json(const struct config *c)
 		case F_NUM:
 		case F_SPACE:
 			continue;
+		case F_IDVARS: {
+			size_t k;
+
+			v = json_array();
+			for (k = 0; k < c->tracker.nid; k++)
+				json_array_append_new(v, json_string(c->tracker.id_vars[k]));
+			break;
+		}
+		case F_ENV: {
+			size_t k;
+
+			v = json_object();
+			for (k = 0; k < c->tracker.nenv; k++) {
+				const char *eq = strchr(c->tracker.env[k], '=');
+				char *name = xstrndup(c->tracker.env[k],
+						      (size_t)(eq - c->tracker.env[k]));
+
+				json_object_set_new(v, name, json_string(eq + 1));
+				free(name);
+			}
+			break;
+		}
 		case F_STR:
 			v = json_string(*(char *const *)base);
 			break;

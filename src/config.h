@@ -9,6 +9,7 @@
 #define CONFIG_FILE "xloop.json"
 #define CONFIG_MAX_BYTES (1 << 20)
 #define CONFIG_MAX_LANES 64
+#define CONFIG_TRACKER_MAX 16	/* tracker.run_id_vars and tracker.env each */
 
 struct config {
 	char *study;
@@ -65,6 +66,12 @@ struct config {
 		char *qos;		/* the feeders' QOS; "": slurm.qos */
 		char *host;	/* the login node a feeder forwards to; "": none */
 	} driver;
+	struct {			/* what a tracker needs in every job (issue 36) */
+		char **id_vars;		/* tracker.run_id_vars: each set to XLOOP_RUN_ID */
+		size_t nid;
+		char **env;		/* tracker.env as "NAME=VALUE", in the file's order */
+		size_t nenv;
+	} tracker;
 };
 
 /* A name usable as a study or a tag: [A-Za-z0-9][A-Za-z0-9._-]{0,63}. */

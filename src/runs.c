@@ -5,6 +5,7 @@
 
 #include "fsutil.h"
 #include "runs.h"
+#include "sha256.h"
 #include "util.h"
 
 /* The run's directory: <root>/runs/<study>/<tag>. */
@@ -23,6 +24,37 @@ char *run_job_path(const char *root, const char *study, const char *tag)
 char *run_log_path(const char *root, const char *study, const char *tag, long long n)
 {
 	return xasprintf("%s/runs/%s/%s/slurm/attempt%lld.out", root, study, tag, n);
+}
+
+/* XLOOP_RUN_ID: a hash of what never changes in a run. */
+void run_ident(const char *study, const char *tag, long long created_at,
+	       char id[RUN_IDENT_LEN + 1])
+{
+	char *text = xasprintf("xloop-run\n%s\n%s\n%lld", study, tag, created_at);
+	char hex[65];
+
+	sha256_hex(text, strlen(text), hex);
+	free(text);
+	memcpy(id, hex, RUN_IDENT_LEN);
+	id[RUN_IDENT_LEN] = '\0';
+}
+
+/* XLOOP_RUN_ID of a run the DB holds. */
+int runs_ident(struct db *db, const char *study, const char *tag, char id[RUN_IDENT_LEN + 1])
+{
+	struct stmt q;
+	int rc;
+
+	if (db_prepare_cached(db, &q, "SELECT created_at FROM run WHERE study = :study"
+			      " AND tag = :tag") < 0)
+		return -1;
+	db_bind_text(&q, ":study", study);
+	db_bind_text(&q, ":tag", tag);
+	rc = db_step(&q);
+	if (rc == SQLITE_ROW)
+		run_ident(study, tag, db_col_int64(&q, 0), id);
+	db_finalize(&q);
+	return rc == SQLITE_ROW ? 0 : -1;
 }
 
 #define RUN_COLS "r.id, r.study, r.tag, coalesce(r.parent_id, 0)," \

@@ -57,6 +57,18 @@ char *run_dir(const char *root, const char *study, const char *tag);
 char *run_job_path(const char *root, const char *study, const char *tag);
 char *run_log_path(const char *root, const char *study, const char *tag, long long n);
 
+/*
+ * The run's identity for trackers (XLOOP_RUN_ID): 32 lowercase hex digits
+ * of a hash of the study, the tag and the run's creation time, the same in
+ * every job of the run; fits W&B run ids, Comet keys (32..50 alphanumerics)
+ * and Neptune's custom ids (at most 36).
+ */
+#define RUN_IDENT_LEN 32
+void run_ident(const char *study, const char *tag, long long created_at,
+	       char id[RUN_IDENT_LEN + 1]);
+/* run_ident of the study's run tag, read from the DB: 0, or -1 when there is none. */
+int runs_ident(struct db *db, const char *study, const char *tag, char id[RUN_IDENT_LEN + 1]);
+
 /* Look a run up by tag: 0 found, 1 not found, -1 error. */
 int runs_get(struct db *db, const char *study, const char *tag, struct run *r);
 /* Insert r (id and created_at are filled in). 0 or -1. */

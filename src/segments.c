@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "fsutil.h"
+#include "jobenv.h"
 #include "loop.h"
 #include "segments.h"
 #include "steps.h"
@@ -275,9 +276,10 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 	const struct config *c = &ctx->cfg;
 	struct seg_att t;
 	struct slurm_submit req;
-	struct buf env[7];
-	const char *envp[8];
-	char token[27], *cause = NULL, *comment = NULL, *dep = NULL, *dir = NULL, *script;
+	struct jobenv env;
+	struct jobenv_job jj = { NULL, NULL, 0, STEP_FIRST, k };
+	char rid[RUN_IDENT_LEN + 1];
+	char token[27], *cause = NULL, *comment = NULL, *dep = NULL, *script;
 	long long segid = 0, id;
 	int ambiguous = 0, rc = -1, i;
 	struct stmt st;
@@ -285,8 +287,7 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 	if (seg_att_get(ctx, attempt_id, &t) < 0)
 		return -1;
 	script = segments_wrapper_path(ctx, t.token);
-	for (i = 0; i < 7; i++)
-		buf_init(&env[i]);
+	memset(&env, 0, sizeof(env));
 	if (!path_exists(script)) {
 		warning("segment %lld of %s attempt %lld not queued: its wrapper %s is gone",
 			k, t.tag, t.n, script);
@@ -319,17 +320,12 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 		goto out;
 	crash_point("segment-after-intent");
 
-	dir = run_dir(ctx->root, c->study, t.tag);
-	buf_addf(&env[0], "XLOOP_RUN_DIR=%s", dir);
-	buf_addf(&env[1], "XLOOP_TAG=%s", t.tag);
-	buf_addf(&env[2], "XLOOP_ATTEMPT=%lld", t.n);
-	buf_addf(&env[3], "XLOOP_STUDY=%s", c->study);
-	buf_addf(&env[4], "XLOOP_ROOT=%s", ctx->root);
-	buf_addf(&env[5], "XLOOP_SEGMENT=%lld", k);
-	buf_addf(&env[6], "XLOOP_STEP=%s", STEP_FIRST);
-	for (i = 0; i < 7; i++)
-		envp[i] = env[i].s;
-	envp[7] = NULL;
+	if (runs_ident(&ctx->db, c->study, t.tag, rid) < 0)
+		BUG("run '%s' is not in the DB", t.tag);
+	jj.tag = t.tag;
+	jj.run_id = rid;
+	jj.attempt = t.n;
+	jobenv_init(&env, c, ctx->root, &jj);
 	comment = xasprintf("xloop:%s/%s#%lld.%lld:%s", c->study, t.tag, t.n, k, token);
 	dep = xasprintf("afternotok:%s", after);
 	slurm_fill_request(&ctx->cfg, ctx->root, &req, t.mem, t.time_, dep);
@@ -340,7 +336,7 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 	req.job_name = t.tag;
 	req.output = t.log;
 	req.comment = comment;
-	req.env = envp;
+	req.env = jobenv_vec(&env);
 	req.append = 1;
 	req.kill_invalid_dep = 1;
 	{
@@ -378,12 +374,10 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 		rc = -1;
 	}
 out:
-	for (i = 0; i < 7; i++)
-		buf_release(&env[i]);
+	jobenv_release(&env);
 	free(cause);
 	free(comment);
 	free(dep);
-	free(dir);
 	free(script);
 	seg_att_release(&t);
 	return rc;

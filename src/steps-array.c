@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "fsutil.h"
+#include "jobenv.h"
 #include "jobsh/directives.h"
 #include "jobsh/jobsh.h"
 #include "runs.h"
@@ -197,8 +198,13 @@ static char *array_script(struct xl_ctx *ctx, const struct task_row *v, size_t n
 	buf_addf(&b, "#!/bin/bash\n# written by xloop: step '%s' of a sweep of study %s\n%s",
 		 v[0].name, ctx->cfg.study, header);
 	buf_adds(&b, "case \"${SLURM_ARRAY_TASK_ID:-}\" in\n");
-	for (i = 0; i < n; i++)
-		buf_addf(&b, "%lld) tag=%s n=%lld ;;\n", v[i].idx, v[i].tag, v[i].n);
+	for (i = 0; i < n; i++) {
+		char rid[RUN_IDENT_LEN + 1];
+
+		if (runs_ident(&ctx->db, ctx->cfg.study, v[i].tag, rid) < 0)
+			BUG("run '%s' is not in the DB", v[i].tag);
+		buf_addf(&b, "%lld) tag=%s n=%lld rid=%s ;;\n", v[i].idx, v[i].tag, v[i].n, rid);
+	}
 	buf_adds(&b, "*) echo \"xloop: array index '${SLURM_ARRAY_TASK_ID:-}' is not "
 		 "part of this submission\" >&2; exit 64 ;;\nesac\n");
 	q = jobsh_quote(ctx->root);
@@ -206,10 +212,11 @@ static char *array_script(struct xl_ctx *ctx, const struct task_row *v, size_t n
 	free(q);
 	q = jobsh_quote(ctx->cfg.study);
 	buf_addf(&b, "export XLOOP_STUDY=%s XLOOP_TAG=\"$tag\" XLOOP_ATTEMPT=\"$n\" "
-		 "XLOOP_STEP=%s\n", q, v[0].name);
+		 "XLOOP_STEP=%s XLOOP_SEGMENT=1\n", q, v[0].name);
 	free(q);
-	buf_addf(&b, "export XLOOP_RUN_DIR=\"$XLOOP_ROOT/runs/$XLOOP_STUDY/$tag\"\n"
-		 "exec >\"$XLOOP_RUN_DIR/slurm/attempt$n.%s.out\" 2>&1\n"
+	buf_adds(&b, "export XLOOP_RUN_DIR=\"$XLOOP_ROOT/runs/$XLOOP_STUDY/$tag\"\n");
+	jobenv_shell(&ctx->cfg, &b);
+	buf_addf(&b, "exec >\"$XLOOP_RUN_DIR/slurm/attempt$n.%s.out\" 2>&1\n"
 		 "exec \"$XLOOP_RUN_DIR/%s.sh\"\n", v[0].name, v[0].name);
 	return buf_detach(&b, NULL);
 }

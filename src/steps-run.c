@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "fsutil.h"
+#include "jobenv.h"
 #include "judge.h"
 #include "loop.h"
 #include "segments.h"
@@ -180,29 +181,23 @@ static int sbatch_step(struct xl_ctx *ctx, struct slurm *s, const struct attempt
 {
 	const struct config *c = &ctx->cfg;
 	char *script = step_path(ctx->root, c->study, tag, row->name);
-	char *dir = run_dir(ctx->root, c->study, tag), *dep = NULL, *comment;
+	char *dep = NULL, *comment;
 	struct slurm_submit req;
-	struct buf text = BUF_INIT, env[6];
-	const char *envp[7];
+	struct buf text = BUF_INIT;
+	struct jobenv env;
+	struct jobenv_job jj = { tag, NULL, a->n, row->name, 1 };
+	char rid[RUN_IDENT_LEN + 1];
 	long long id = 0;
-	int rc, i, err, ambiguous = 0;
+	int rc, err, ambiguous = 0;
 
 	if (study_read_script(script, &text, &err, cause) < 0) {
 		free(script);
-		free(dir);
 		return XL_DATAERR;
 	}
-	for (i = 0; i < 6; i++)
-		buf_init(&env[i]);
-	buf_addf(&env[0], "XLOOP_RUN_DIR=%s", dir);
-	buf_addf(&env[1], "XLOOP_TAG=%s", tag);
-	buf_addf(&env[2], "XLOOP_ATTEMPT=%lld", a->n);
-	buf_addf(&env[3], "XLOOP_STUDY=%s", c->study);
-	buf_addf(&env[4], "XLOOP_ROOT=%s", ctx->root);
-	buf_addf(&env[5], "XLOOP_STEP=%s", row->name);
-	for (i = 0; i < 6; i++)
-		envp[i] = env[i].s;
-	envp[6] = NULL;
+	if (runs_ident(&ctx->db, c->study, tag, rid) < 0)
+		BUG("run '%s' is not in the DB", tag);
+	jj.run_id = rid;
+	jobenv_init(&env, c, ctx->root, &jj);
 	if (*after)
 		dep = afterok_of(after);
 	comment = xasprintf("xloop:%s/%s#%lld.%s:%s", c->study, tag, a->n, row->name,
@@ -214,7 +209,7 @@ static int sbatch_step(struct xl_ctx *ctx, struct slurm *s, const struct attempt
 	req.job_name = tag;
 	req.output = row->log_path;
 	req.comment = comment;
-	req.env = envp;
+	req.env = jobenv_vec(&env);
 	crash_point("steps-before-sbatch");
 	rc = slurm_sbatch(s, &req, &id, &ambiguous, cause);
 	crash_point("steps-after-sbatch");
@@ -228,13 +223,11 @@ static int sbatch_step(struct xl_ctx *ctx, struct slurm *s, const struct attempt
 		db_exec_row(&ctx->db, "UPDATE step_job SET phase = 'submit_failed',"
 			    " state = :text WHERE id = :id", row->id, *cause, 0);
 	}
-	for (i = 0; i < 6; i++)
-		buf_release(&env[i]);
+	jobenv_release(&env);
 	buf_release(&text);
 	free(comment);
 	free(dep);
 	free(script);
-	free(dir);
 	return rc;
 }
 

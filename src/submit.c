@@ -16,6 +16,7 @@
 #include "steps-run.h"
 #include "study.h"
 #include "gitops.h"
+#include "jobenv.h"
 #include "submit.h"
 
 /* Free a submission's result. */
@@ -554,35 +555,28 @@ static int run_sbatch(struct xl_ctx *ctx, struct slurm *s, const struct submissi
 	const struct config *c = &ctx->cfg;
 	const struct run *r = sub->r;
 	char *job = run_job_path(ctx->root, c->study, r->tag);
-	char *dir = run_dir(ctx->root, c->study, r->tag), *comment, *dep = NULL;
+	char *comment, *dep = NULL;
 	struct segments_req sreq = { NULL, NULL };
 	struct slurm_submit req;
-	struct buf env[7];
-	const char *envp[8];
+	struct jobenv env;
+	struct jobenv_job jj = { r->tag, NULL, res->n, STEP_FIRST, 1 };
+	char rid[RUN_IDENT_LEN + 1];
 	long long id = 0;
-	int rc, i;
+	int rc;
 
-	for (i = 0; i < 7; i++)
-		buf_init(&env[i]);
+	if (runs_ident(&ctx->db, c->study, r->tag, rid) < 0)
+		BUG("run '%s' is not in the DB", r->tag);
+	jj.run_id = rid;
+	jobenv_init(&env, c, ctx->root, &jj);
 	comment = xasprintf("xloop:%s/%s#%lld:%s", c->study, r->tag, res->n, sub->token);
 	if (*res->after)
 		dep = xasprintf("afterany:%s", res->after);
-	buf_addf(&env[0], "XLOOP_RUN_DIR=%s", dir);
-	buf_addf(&env[1], "XLOOP_TAG=%s", r->tag);
-	buf_addf(&env[2], "XLOOP_ATTEMPT=%lld", res->n);
-	buf_addf(&env[3], "XLOOP_STUDY=%s", c->study);
-	buf_addf(&env[4], "XLOOP_ROOT=%s", ctx->root);
-	buf_addf(&env[5], "XLOOP_STEP=%s", STEP_FIRST);
-	buf_addf(&env[6], "XLOOP_SEGMENT=1");
-	for (i = 0; i < 7; i++)
-		envp[i] = env[i].s;
-	envp[sub->segs ? 7 : 6] = NULL;
 	slurm_fill_request(&ctx->cfg, ctx->root, &req, sub->mem, sub->time_, dep);
 	req.script = job;
 	req.job_name = r->tag;
 	req.output = res->log_path;
 	req.comment = comment;
-	req.env = envp;
+	req.env = jobenv_vec(&env);
 	if (sub->segs && segments_prepare(ctx, r->tag, res->n, sub->token, sub->sha,
 					  sub->text.s, sub->segs, &req, &sreq, cause) < 0) {
 		attempts_set_submit_failed(&ctx->db, sub->a.id, *cause);
@@ -603,13 +597,11 @@ static int run_sbatch(struct xl_ctx *ctx, struct slurm *s, const struct submissi
 				"reconcile tries again)", res->n, why);
 		free(why);
 	}
-	for (i = 0; i < 7; i++)
-		buf_release(&env[i]);
+	jobenv_release(&env);
 	segments_req_release(&sreq);
 	free(comment);
 	free(dep);
 	free(job);
-	free(dir);
 	return rc;
 }
 

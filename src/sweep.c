@@ -7,6 +7,7 @@
 
 #include "jobsh/directives.h"
 #include "fsutil.h"
+#include "jobenv.h"
 #include "jobsh/jobsh.h"
 #include "loop.h"
 #include "quota.h"
@@ -224,9 +225,14 @@ static char *wrapper_script(struct xl_ctx *ctx, const struct sweep *sw,
 	buf_addf(&b, "#!/bin/bash\n# written by xloop: sweep %s of study %s\n%s",
 		 sw->name, ctx->cfg.study, header);
 	buf_adds(&b, "case \"${SLURM_ARRAY_TASK_ID:-}\" in\n");
-	for (i = 0; i < n; i++)
-		buf_addf(&b, "%lld) tag=%s n=%lld sha=%s ;;\n", sw->tasks[pick[i]].idx,
-			 sw->tasks[pick[i]].tag, attempt[i], sha[i]);
+	for (i = 0; i < n; i++) {
+		char rid[RUN_IDENT_LEN + 1];
+
+		if (runs_ident(&ctx->db, ctx->cfg.study, sw->tasks[pick[i]].tag, rid) < 0)
+			BUG("run '%s' is not in the DB", sw->tasks[pick[i]].tag);
+		buf_addf(&b, "%lld) tag=%s n=%lld sha=%s rid=%s ;;\n", sw->tasks[pick[i]].idx,
+			 sw->tasks[pick[i]].tag, attempt[i], sha[i], rid);
+	}
 	buf_adds(&b, "*) echo \"xloop: array index '${SLURM_ARRAY_TASK_ID:-}' is not "
 		 "part of this submission\" >&2; exit 64 ;;\nesac\n");
 	q = jobsh_quote(ctx->root);
@@ -234,15 +240,15 @@ static char *wrapper_script(struct xl_ctx *ctx, const struct sweep *sw,
 	free(q);
 	q = jobsh_quote(ctx->cfg.study);
 	buf_addf(&b, "export XLOOP_STUDY=%s XLOOP_TAG=\"$tag\" XLOOP_ATTEMPT=\"$n\" "
-		 "XLOOP_STEP=%s\n", q, STEP_FIRST);
+		 "XLOOP_STEP=%s XLOOP_SEGMENT=1\n", q, STEP_FIRST);
 	free(q);
 	buf_adds(&b, "export XLOOP_RUN_DIR=\"$XLOOP_ROOT/runs/$XLOOP_STUDY/$tag\"\n");
+	jobenv_shell(&ctx->cfg, &b);
 	if (segs) {
 		/* segment 1 of the task's attempt: its own segments wrapper, the
 		 * one its continuations (plain jobs) run, in this very process
 		 * (so the batch shell that gets the signal is the wrapper) */
-		buf_addf(&b, "export XLOOP_SEGMENT=1\n"
-			 "exec >>\"$XLOOP_RUN_DIR/slurm/attempt$n.out\" 2>&1\n"
+		buf_addf(&b, "exec >>\"$XLOOP_RUN_DIR/slurm/attempt$n.out\" 2>&1\n"
 			 "exec \"$XLOOP_ROOT/.xloop/segments/%s_$SLURM_ARRAY_TASK_ID.sh\"\n",
 			 token);
 		return buf_detach(&b, NULL);

@@ -14,29 +14,9 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
+#include "agent-rules.h"
 #include "fsutil.h"
-
-enum rule_kind { ALLOW, ASK, DENY };
-
-struct rule {
-	enum rule_kind kind;
-	const char *cmd;	/* the command prefix, words separated by spaces */
-};
-
-static const struct rule rules[] = {
-	{ ALLOW, "xloop status" }, { ALLOW, "xloop show" }, { ALLOW, "xloop diff" },
-	{ ALLOW, "xloop resume" }, { ALLOW, "xloop plan ls" }, { ALLOW, "xloop sweep show" },
-	{ ALLOW, "xloop mem" }, { ALLOW, "xloop report" }, { ALLOW, "xloop doctor" },
-	{ ALLOW, "xloop judge" }, { ALLOW, "xloop help" }, { ALLOW, "xloop version" },
-	{ ALLOW, "xloop --version" }, { ALLOW, "squeue" }, { ALLOW, "sacct" },
-	{ ALLOW, "sinfo" }, { ALLOW, "scontrol show" },
-	{ ASK, "xloop resume --feed" }, { ASK, "xloop next" }, { ASK, "xloop submit" },
-	{ ASK, "xloop retry" }, { ASK, "xloop sweep" }, { ASK, "xloop new" },
-	{ ASK, "xloop plan add" }, { ASK, "xloop plan rm" }, { ASK, "xloop adopt" },
-	{ ASK, "xloop decide" }, { ASK, "xloop tick" }, { ASK, "xloop init" },
-	{ DENY, "scancel" }, { DENY, "xloop cancel" }, { DENY, "scontrol update" },
-	{ DENY, "scontrol requeue" }, { DENY, "scontrol hold" }, { DENY, "sbatch" },
-};
+#include "mcp/mcp.h"
 
 static const char bypass_note[] =
 	"Deny rules match how a command is spelled, not what it does: `env scancel`,\n"
@@ -57,13 +37,57 @@ static int add_unique(json_t *a, const char *s)
 	return 1;
 }
 
-/* .claude/settings.json: our rules merged into permissions.allow/ask/deny. */
-static int setup_claude(struct xl_ctx *ctx, char **path, int *added, char **cause)
+/*
+ * .mcp.json (Claude Code's project servers) with the xloop server in it,
+ * the rest kept, into *mcp; the file is not written here. 0, or an exit
+ * code with *cause.
+ */
+static int load_mcp_json(struct xl_ctx *ctx, char **path, json_t **mcp, int *added,
+			 char **cause)
+{
+	struct buf b = BUF_INIT;
+	json_error_t jerr;
+	json_t *servers;
+	int err;
+
+	*path = path_join(ctx->root, ".mcp.json");
+	*mcp = NULL;
+	if (read_file(*path, 4 << 20, &b, &err, cause) == 0) {
+		*mcp = json_loadb(b.s, b.len, 0, &jerr);
+	} else if (err == ENOENT) {
+		FREE_AND_NULL(*cause);
+		*mcp = json_object();
+	} else {
+		buf_release(&b);
+		return XL_DATAERR;
+	}
+	buf_release(&b);
+	servers = json_object_get(*mcp, "mcpServers");
+	if (json_is_object(*mcp) && !servers) {
+		servers = json_object();
+		json_object_set_new(*mcp, "mcpServers", servers);
+	}
+	if (!json_is_object(*mcp) || !json_is_object(servers)) {
+		*cause = xasprintf("%s must be a JSON object with an object \"mcpServers\"; "
+				   "fix it first: nothing was changed", *path);
+		return XL_DATAERR;
+	}
+	if (!json_object_get(servers, "xloop")) {
+		json_object_set_new(servers, "xloop", json_pack("{s:s, s:s, s:[s]}", "type",
+			"stdio", "command", "xloop", "args", "mcp"));
+		(*added)++;
+	}
+	return 0;
+}
+
+/* .claude/settings.json: our rules merged into permissions.allow/ask/deny; .mcp.json. */
+static int setup_claude(struct xl_ctx *ctx, char **path, char **mcp_path, int *added,
+			char **cause)
 {
 	static const char *const keys[] = { "allow", "ask", "deny" };
 	char *dir = path_join(ctx->root, ".claude"), *text;
 	struct buf b = BUF_INIT;
-	json_t *doc = NULL, *perm;
+	json_t *doc = NULL, *perm, *enabled, *mcp = NULL;
 	json_error_t jerr;
 	size_t i;
 	int err, rc = 0;
@@ -106,26 +130,99 @@ static int setup_claude(struct xl_ctx *ctx, char **path, int *added, char **caus
 		rc = XL_DATAERR;
 		goto out;
 	}
-	for (i = 0; i < ARRAY_SIZE(rules); i++) {
-		char *r = xasprintf("Bash(%s:*)", rules[i].cmd);
+	for (i = 0; i < agent_nrules; i++) {
+		char *r = xasprintf("Bash(%s:*)", agent_rules[i].cmd);
 
-		*added += add_unique(json_object_get(perm, keys[rules[i].kind]), r);
+		*added += add_unique(json_object_get(perm, keys[agent_rules[i].kind]), r);
 		free(r);
 	}
+	/* the MCP server's tools, in the classes of their commands */
+	for (i = 0; i < mcp_ntools(); i++) {
+		char *r = xasprintf("mcp__xloop__%s", mcp_tool_name(i));
+
+		*added += add_unique(json_object_get(perm, keys[mcp_tool_class(i)]), r);
+		free(r);
+	}
+	enabled = json_object_get(doc, "enabledMcpjsonServers");
+	if (!enabled) {
+		enabled = json_array();
+		json_object_set_new(doc, "enabledMcpjsonServers", enabled);
+	}
+	if (!json_is_array(enabled)) {
+		*cause = xasprintf("%s: \"enabledMcpjsonServers\" must be an array; nothing was "
+				   "changed", *path);
+		rc = XL_DATAERR;
+		goto out;
+	}
+	*added += add_unique(enabled, "xloop");
+	if ((rc = load_mcp_json(ctx, mcp_path, &mcp, added, cause)) != 0)
+		goto out;
 	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	if (make_dir(dir, 0755, cause) < 0 ||
 	    write_file_atomic(*path, text, strlen(text), 0644, cause) < 0)
 		rc = XL_ERR;
 	free(text);
+	if (rc == 0) {
+		text = json_dumps(mcp, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		if (write_file_atomic(*mcp_path, text, strlen(text), 0644, cause) < 0)
+			rc = XL_ERR;
+		free(text);
+	}
 out:
 	json_decref(doc);
+	json_decref(mcp);
 	buf_release(&b);
 	free(dir);
 	return rc;
 }
 
-/* .codex/rules/xloop.rules: ours alone, rewritten whole. */
-static int setup_codex(struct xl_ctx *ctx, char **path, int *added, char **cause)
+/*
+ * .codex/config.toml (a trusted project's Codex settings): the xloop
+ * server's table appended unless the file has one (the user's own text is
+ * never rewritten). 0 or an exit code with *cause.
+ */
+static int register_codex(const char *dir, char **path, int *added, char **cause)
+{
+	struct buf b = BUF_INIT, t = BUF_INIT;
+	size_t i;
+	int err, rc = 0;
+
+	*path = path_join(dir, "config.toml");
+	if (read_file(*path, 4 << 20, &b, &err, cause) < 0) {
+		if (err != ENOENT) {
+			buf_release(&b);
+			return XL_DATAERR;
+		}
+		FREE_AND_NULL(*cause);
+	}
+	if (strstr(b.s, "\n[mcp_servers.xloop]") || strncmp(b.s, "[mcp_servers.xloop]", 19) == 0) {
+		buf_release(&b);
+		return 0;
+	}
+	buf_add(&t, b.s, b.len);
+	if (t.len && t.s[t.len - 1] != '\n')
+		buf_addc(&t, '\n');
+	buf_adds(&t, t.len ? "\n" : "");
+	buf_adds(&t, "# Written by `xloop agent-setup codex`: the study's MCP server (`xloop help\n"
+		 "# mcp`). Its cancel tool is off, as rules/xloop.rules forbids `xloop cancel`.\n"
+		 "[mcp_servers.xloop]\ncommand = \"xloop\"\nargs = [\"mcp\"]\n"
+		 "tool_timeout_sec = 600\ndisabled_tools = [");
+	for (i = 0; i < mcp_ntools(); i++)
+		if (mcp_tool_class(i) == AGENT_DENY)
+			buf_addf(&t, "%s\"%s\"", t.s[t.len - 1] == '[' ? "" : ", ", mcp_tool_name(i));
+	buf_adds(&t, "]\n");
+	if (write_file_atomic(*path, t.s, t.len, 0644, cause) < 0)
+		rc = XL_ERR;
+	else
+		(*added)++;
+	buf_release(&b);
+	buf_release(&t);
+	return rc;
+}
+
+/* .codex/rules/xloop.rules: ours alone, rewritten whole; then the MCP server. */
+static int setup_codex(struct xl_ctx *ctx, char **path, char **mcp_path, int *added,
+		       char **cause)
 {
 	static const char *const decision[] = { "allow", "prompt", "forbidden" };
 	char *dir = path_join(ctx->root, ".codex"), *rdir = path_join(dir, "rules");
@@ -136,8 +233,8 @@ static int setup_codex(struct xl_ctx *ctx, char **path, int *added, char **cause
 	*path = path_join(rdir, "xloop.rules");
 	buf_adds(&b, "# Written by `xloop agent-setup codex`; rewritten when it runs again.\n"
 		 "# Read-only queries run, submissions ask first, cancelling is refused.\n");
-	for (i = 0; i < ARRAY_SIZE(rules); i++) {
-		const char *w = rules[i].cmd;
+	for (i = 0; i < agent_nrules; i++) {
+		const char *w = agent_rules[i].cmd;
 
 		buf_adds(&b, "prefix_rule(\n    pattern = [");
 		while (*w) {
@@ -146,8 +243,8 @@ static int setup_codex(struct xl_ctx *ctx, char **path, int *added, char **cause
 			buf_addf(&b, "\"%.*s\"%s", (int)len, w, w[len] ? ", " : "");
 			w += len + (w[len] == ' ');
 		}
-		buf_addf(&b, "],\n    decision = \"%s\",\n", decision[rules[i].kind]);
-		if (rules[i].kind == DENY)
+		buf_addf(&b, "],\n    decision = \"%s\",\n", decision[agent_rules[i].kind]);
+		if (agent_rules[i].kind == AGENT_DENY)
 			buf_adds(&b, "    justification = \"xloop submits and cancels its own "
 				 "jobs: use `xloop next`, `xloop retry` or ask the user\",\n");
 		buf_adds(&b, ")\n");
@@ -156,6 +253,8 @@ static int setup_codex(struct xl_ctx *ctx, char **path, int *added, char **cause
 	if (make_dir(dir, 0755, cause) < 0 || make_dir(rdir, 0755, cause) < 0 ||
 	    write_file_atomic(*path, b.s, b.len, 0644, cause) < 0)
 		rc = XL_ERR;
+	else
+		rc = register_codex(dir, mcp_path, added, cause);
 	buf_release(&b);
 	free(dir);
 	free(rdir);
@@ -166,23 +265,25 @@ static int setup_codex(struct xl_ctx *ctx, char **path, int *added, char **cause
 static int cmd_agent_setup(struct xl_ctx *ctx, const struct cmd_entry *self,
 			   struct cmd_args *args)
 {
-	char **pos = args->pos, *path = NULL, *cause = NULL;
+	char **pos = args->pos, *path = NULL, *mcp_path = NULL, *cause = NULL;
 	int rc, added = 0;
 
 	if (strcmp(pos[0], "claude") != 0 && strcmp(pos[0], "codex") != 0)
 		return cmd_usage_error(self, "the agent is 'claude' or 'codex'"), XL_USAGE;
-	rc = strcmp(pos[0], "claude") == 0 ? setup_claude(ctx, &path, &added, &cause) :
-		setup_codex(ctx, &path, &added, &cause);
+	rc = strcmp(pos[0], "claude") == 0 ? setup_claude(ctx, &path, &mcp_path, &added, &cause) :
+		setup_codex(ctx, &path, &mcp_path, &added, &cause);
 	if (rc)
 		error("%s", cause ? cause : "unable to write the rules");
 	else if (ctx->json)
-		cmd_emit_json(json_pack("{s:s, s:s, s:i, s:s}", "agent", pos[0], "file", path,
-					"rules_added", added, "note", bypass_note));
+		cmd_emit_json(json_pack("{s:s, s:s, s:s, s:i, s:s}", "agent", pos[0], "file", path,
+					"mcp_file", mcp_path, "rules_added", added,
+					"note", bypass_note));
 	else
 		printf("%s: %d rule%s added (read-only queries allowed, submissions ask, "
-		       "cancelling denied)\n\n%s", path, added, added == 1 ? "" : "s",
-		       bypass_note);
+		       "cancelling denied); the MCP server `xloop mcp` is registered in %s\n\n%s",
+		       path, added, added == 1 ? "" : "s", mcp_path, bypass_note);
 	free(path);
+	free(mcp_path);
 	free(cause);
 	return rc;
 }
@@ -197,6 +298,11 @@ const struct cmd_entry cmd_agent_setup_entry = {
 	".codex/rules/xloop.rules (prefix_rule entries). Read-only xloop and Slurm\n"
 	"queries are allowed; xloop commands that submit or change the study ask\n"
 	"first; scancel, xloop cancel, scontrol update/requeue/hold and a\n"
-	"hand-written sbatch are denied. Running it again adds nothing twice.\n",
+	"hand-written sbatch are denied. Running it again adds nothing twice.\n"
+	"It also registers the study's MCP server (`xloop mcp`): claude in .mcp.json\n"
+	"(enabled in settings.json, its tools mcp__xloop__NAME in the same classes:\n"
+	"read-only tools allowed, those that submit or change the study ask,\n"
+	"cancel denied); codex as [mcp_servers.xloop] in .codex/config.toml (kept\n"
+	"when there; its cancel tool disabled).\n",
 	.flags = CMD_REPO | CMD_NOROOT, .exec = cmd_agent_setup,
 };

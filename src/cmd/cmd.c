@@ -27,9 +27,11 @@ extern const struct cmd_entry cmd_decide_entry;
 extern const struct cmd_entry cmd_diff_entry;
 extern const struct cmd_entry cmd_doctor_entry;
 extern const struct cmd_entry cmd_driver_entry;
+extern const struct cmd_entry cmd_export_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_init_entry;
 extern const struct cmd_entry cmd_judge_entry;
+extern const struct cmd_entry cmd_mcp_entry;
 extern const struct cmd_entry cmd_mem_entry;
 extern const struct cmd_entry cmd_new_entry;
 extern const struct cmd_entry cmd_next_entry;
@@ -88,6 +90,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_show_entry,
 	&cmd_diff_entry,
 	&cmd_report_entry,
+	&cmd_export_entry,
 	&cmd_watch_entry,
 	&cmd_why_entry,
 	&cmd_doctor_entry,
@@ -104,6 +107,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_notify_entry,
 	&cmd_resume_entry,
 	&cmd_agent_setup_entry,
+	&cmd_mcp_entry,
 	&cmd_remote_entry,
 	&cmd_help_entry,
 	&cmd_completion_entry,

@@ -78,7 +78,7 @@ static const char *const neutral_env[] = {
 static int run(struct slurm *s, const char *const *argv, const char *const *env,
 	       struct proc *p, char **cause)
 {
-	const char *envp[ARRAY_SIZE(neutral_env) + 16];
+	const char *envp[ARRAY_SIZE(neutral_env) + 48];
 	struct buf how = BUF_INIT;
 	size_t n = 0, i;
 	int rc;

@@ -8,6 +8,8 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "jobenv.h"
+#include "runs.h"
 #include "util.h"
 
 static void test_valid_name(void **state)
@@ -242,6 +244,71 @@ static void test_roundtrip(void **state)
 	config_release(&b);
 }
 
+/* tracker: parsed, checked, and carried into a job's environment. */
+static void test_tracker(void **state)
+{
+	static const char *bad[] = {
+		"{\"tracker\": {\"run_id_vars\": [\"XLOOP_TAG\"]}}",
+		"{\"tracker\": {\"run_id_vars\": [\"SLURM_JOB_ID\"]}}",
+		"{\"tracker\": {\"run_id_vars\": [\"A B\"]}}",
+		"{\"tracker\": {\"run_id_vars\": [\"\"]}}",
+		"{\"tracker\": {\"run_id_vars\": \"WANDB_RUN_ID\"}}",
+		"{\"tracker\": {\"run_id_vars\": [\"X\", \"X\"]}}",
+		"{\"tracker\": {\"run_id_vars\": [\"X\"], \"env\": {\"X\": \"1\"}}}",
+		"{\"tracker\": {\"env\": {\"X\": 1}}}",
+		"{\"tracker\": {\"env\": {\"XLOOP_RUN_ID\": \"1\"}}}",
+		"{\"tracker\": {\"ids\": []}}",
+		NULL,
+	};
+	const char *good = "{\"study\": \"s\", \"tracker\": {\"run_id_vars\": [\"WANDB_RUN_ID\","
+			   " \"NEPTUNE_CUSTOM_RUN_ID\"], \"env\": {\"WANDB_RESUME\": \"allow\","
+			   " \"NOTE\": \"a b'c\"}}}";
+	struct jobenv_job j = { "t1", NULL, 2, "job", 3 };
+	struct config c;
+	struct jobenv e;
+	struct buf b = BUF_INIT;
+	char id[RUN_IDENT_LEN + 1], id2[RUN_IDENT_LEN + 1];
+	char *cause = NULL;
+	int i;
+
+	(void)state;
+	for (i = 0; bad[i]; i++) {
+		if (config_parse(&c, bad[i], strlen(bad[i]), &cause) == 0)
+			fail_msg("accepted: %s", bad[i]);
+		assert_non_null(strstr(cause, "tracker"));
+		free(cause);
+		cause = NULL;
+	}
+	assert_int_equal(config_parse(&c, good, strlen(good), &cause), 0);
+	assert_int_equal(c.tracker.nid, 2);
+	assert_int_equal(c.tracker.nenv, 2);
+	run_ident("s", "t1", 1700000000, id);
+	run_ident("s", "t1", 1700000001, id2);
+	assert_int_equal(strlen(id), 32);
+	assert_string_not_equal(id, id2);
+	j.run_id = id;
+	jobenv_init(&e, &c, "/r", &j);
+	assert_int_equal(e.n, 12);
+	assert_string_equal(e.v[0], "XLOOP_RUN_DIR=/r/runs/s/t1");
+	assert_string_equal(e.v[2], "XLOOP_ATTEMPT=2");
+	assert_string_equal(e.v[6], "XLOOP_SEGMENT=3");
+	assert_true(strncmp(e.v[7], "XLOOP_RUN_ID=", 13) == 0);
+	assert_string_equal(e.v[7] + 13, id);
+	assert_true(strncmp(e.v[8], "WANDB_RUN_ID=", 13) == 0);
+	assert_string_equal(e.v[8] + 13, id);
+	assert_string_equal(e.v[10], "WANDB_RESUME=allow");
+	assert_null(jobenv_vec(&e)[12]);
+	jobenv_release(&e);
+	jobenv_shell(&c, &b);
+	assert_string_equal(b.s, "export XLOOP_RUN_ID=\"$rid\"\n"
+			    "export WANDB_RUN_ID=\"$rid\"\n"
+			    "export NEPTUNE_CUSTOM_RUN_ID=\"$rid\"\n"
+			    "export WANDB_RESUME=allow\n"
+			    "export NOTE='a b'\\''c'\n");
+	buf_release(&b);
+	config_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_segments),
 		cmocka_unit_test(test_search_and_autopilot),
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_tracker),
 	};
 
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);

@@ -6,6 +6,10 @@
 # score goes to $XLOOP_RUN_DIR/cv.json. xloop changes exactly one of the
 # assignments below per run; SEED only changes the folds' shuffling
 # (xloop space seed SEED: runs that differ in SEED measure the noise).
+# XLOOP_RUN_ID is the same in every job of a run (attempts, segments, steps,
+# Slurm requeues): a tracker given it as its run id (wandb.init(id=...,
+# resume="allow"), or WANDB_RUN_ID named in xloop.json's tracker.run_id_vars)
+# sees one run where Slurm saw many jobs.
 set -euo pipefail
 C=1.0
 MAX_ITER=200
@@ -17,7 +21,8 @@ python3 - "$C" "$MAX_ITER" "$SCALE" "$SOLVER" "$REPEATS" "$SEED" <<'PY'
 import json, os, sys, warnings
 c, max_iter, scale, solver, repeats, seed = sys.argv[1:7]
 print(f"START model=logreg C={c} max_iter={max_iter} scale={scale} solver={solver} "
-      f"repeats={repeats} seed={seed} device=cpu", flush=True)
+      f"repeats={repeats} seed={seed} device=cpu run_id={os.environ.get('XLOOP_RUN_ID', '')}",
+      flush=True)
 try:
     from sklearn.datasets import load_digits
     from sklearn.linear_model import LogisticRegression

@@ -28,6 +28,7 @@ node_port() { printf '%d' $((SLURMD_PORT + 40 + $1)); }
 nodes_list() {
     local n=$NODES i
     [[ $(current_profile 2>/dev/null) =~ \+nodes([0-9]+) ]] && n=${BASH_REMATCH[1]}
+    ((n > 1)) || return 0
     for ((i = 1; i <= n; i++)); do node_name "$i"; printf '\n'; done
 }
 
@@ -163,16 +164,14 @@ nodes_stop() {
 
 # The pids in the UTS namespace of pid $1: its node's slurmd, step daemons, jobs.
 namespace_pids() {
-    local ns d
-    ns=$(readlink "/proc/$1/ns/uts") || return 0
-    for d in /proc/[0-9]*; do
-        [[ $(readlink "$d/ns/uts" 2>/dev/null) == "$ns" ]] && printf '%s\n' "${d#/proc/}"
-    done
+    local ns
+    ns=$(ps -o utsns= -p "$1") || return 0
+    ps -e -o utsns=,pid= | awk -v ns="$ns" '$1 == ns { print $2 }'
 }
 
 # Node NAME of this cluster, or die.
 node_arg() {
-    [[ ${1:-} =~ ^node[1-9]$ ]] && nodes_list | grep -qx "$1" ||
+    [[ ${1:-} =~ ^node[1-9]$ ]] && nodes_list | grep -x "$1" >/dev/null ||
         die "no node '${1:-}' in this cluster (its nodes: $(nodes_list | paste -sd' '))"
 }
 

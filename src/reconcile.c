@@ -2,11 +2,13 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "search/best.h"
 #include "chain.h"
@@ -29,6 +31,7 @@ struct final {
 	time_t start, end;
 	char *node;
 	char *raw;
+	int restarts;		/* scontrol's Restarts; -1 unknown (sacct) */
 };
 
 static void final_release(struct final *f)
@@ -124,6 +127,7 @@ static void final_from_job(const struct slurm_job *j, struct final *f)
 	slurm_parse_time(j->end_time, &f->end, NULL);
 	f->node = xstrdup(j->nodes);
 	f->raw = kv_text(j);
+	f->restarts = j->restarts;
 }
 
 static void final_from_acct(const struct slurm_acct *acct,
@@ -144,6 +148,7 @@ static void final_from_acct(const struct slurm_acct *acct,
 	slurm_parse_time(v ? v : "", &f->end, NULL);
 	v = slurm_acct_get(acct, sum->alloc, "NodeList");
 	f->node = xstrdup(v ? v : "");
+	f->restarts = -1;
 	for (i = 0; i < acct->nr; i++) {
 		if (strcmp(acct->rows[i].id.job, job) != 0)
 			continue;
@@ -205,23 +210,56 @@ static char *log_evidence(const char *log, int gpu_job)
  * when something changed (a tick with nothing new writes nothing).
  */
 static void note_live(struct xl_ctx *ctx, long long id, const char *state,
-		      const char *reason, long long started)
+		      const char *reason, long long started, long long run_start, int restarted)
 {
 	struct stmt q;
 
 	if (db_prepare_cached(&ctx->db, &q, "UPDATE attempt SET state = :state,"
 		       " missing_since = NULL, slurm_reason = :reason,"
-		       " started_at = CASE WHEN :start > 0 THEN :start ELSE started_at END"
+		       " started_at = CASE WHEN :start > 0 THEN :start ELSE started_at END,"
+		       " run_start = CASE WHEN :run > 0 THEN :run ELSE run_start END,"
+		       " restarts = restarts + :restarted"
 		       " WHERE id = :id AND (state IS NOT :state OR missing_since IS NOT NULL"
 		       " OR slurm_reason IS NOT :reason"
-		       " OR (:start > 0 AND started_at IS NOT :start))") < 0)
+		       " OR (:start > 0 AND started_at IS NOT :start)"
+		       " OR (:run > 0 AND run_start IS NOT :run))") < 0)
 		return;
 	db_bind_int64(&q, ":id", id);
 	db_bind_text(&q, ":state", state);
 	db_bind_text(&q, ":reason", reason);
 	db_bind_int64(&q, ":start", started);
+	db_bind_int64(&q, ":run", run_start);
+	db_bind_int64(&q, ":restarted", restarted);
 	db_step(&q);
 	db_finalize(&q);
+}
+
+/*
+ * Slurm started an attempt's job again (same id, a later start: requeued
+ * after a node was lost, or preempted): a line in its log between the
+ * starts (sbatch --open-mode=append keeps the earlier one) and an event.
+ */
+static void note_restart(struct xl_ctx *ctx, const struct attempt *a, time_t start)
+{
+	char when[32], *line;
+	struct tm tm;
+	ssize_t w;
+	int fd;
+
+	localtime_r(&start, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	line = xasprintf("xloop: job %s started again at %s (restart %lld): Slurm requeued "
+			 "it (a node lost, or a preemption); the lines above are from the "
+			 "start before\n", a->job_id, when, a->restarts + 1);
+	fd = open(a->log_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		w = write(fd, line, strlen(line));
+		(void)w;
+		close(fd);
+	}
+	line[strlen(line) - 1] = '\0';
+	loop_event(ctx, "restarted", a->run_id, a->id, line + strlen("xloop: "));
+	free(line);
 }
 
 /* The best before this verdict, for the decision entry (*key: its configuration). */
@@ -454,6 +492,16 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 		free(v.reason);
 		v.reason = xstrdup("CANCELLED by you (xloop cancel)");
 	}
+	if (!lost && (f->restarts > a->restarts ? f->restarts : a->restarts) > 0) {
+		/* one verdict over every start of the job (issue 34) */
+		long long k = f->restarts > a->restarts ? f->restarts : a->restarts;
+		char *t = xasprintf("%s; Slurm started its job %lld times (requeued after "
+				    "a node was lost or a preemption; every start is in the log)",
+				    v.reason, k + 1);
+
+		free(v.reason);
+		v.reason = t;
+	}
 	evidence = log_evidence(stv && stv->log ? stv->log : a->log_path,
 				*a->gres != '\0' && !(stv && stv->log));
 	best_before(ctx, best, sizeof(best), &best_key);
@@ -475,7 +523,8 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 		       " exit_code = :exit, node = :node, started_at = :start,"
 		       " ended_at = :end, slurm_raw = :raw, verdict = :verdict,"
 		       " failure_class = :class, verdict_reason = :reason, score = :score,"
-		       " judged_at = :now, evidence = :evidence"
+		       " judged_at = :now, evidence = :evidence,"
+		       " restarts = max(restarts, :restarts)"
 		       " WHERE id = :id AND verdict IS NULL") < 0) {
 		db_rollback(&ctx->db);
 		goto out;
@@ -500,6 +549,7 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 		db_bind_null(&q, ":score");
 	db_bind_int64(&q, ":now", now);
 	db_bind_text(&q, ":evidence", evidence);
+	db_bind_int64(&q, ":restarts", lost || f->restarts < 0 ? 0 : f->restarts);
 	db_bind_int64(&q, ":id", a->id);
 	if (db_step(&q) != SQLITE_DONE) {
 		db_finalize(&q);
@@ -587,13 +637,21 @@ static void see_live(struct xl_ctx *ctx, struct reading *r, struct refresh *out)
 			adopt_by_token(ctx, a, j, r->now);
 		if (j && !slurm_state_is_final(j->state)) {
 			time_t st = 0;
+			int running = j->state == SLURM_STATE_RUNNING, again;
 
 			if (j->state == SLURM_STATE_PENDING)
 				out->pending++;
 			else
 				out->running++;
 			slurm_parse_time(j->start_time, &st, NULL);
-			note_live(ctx, a->id, slurm_state_name(j->state), j->reason, st);
+			/* running since another start than the one seen: requeued */
+			again = running && st > 0 && a->run_start > 0 && st != a->run_start;
+			note_live(ctx, a->id, slurm_state_name(j->state), j->reason, st,
+				  running ? st : 0, again);
+			if (again) {
+				note_restart(ctx, a, st);
+				a->restarts++;
+			}
 			see_lane(ctx, &r->q, a, &out->lanes);
 			continue;
 		}

@@ -2,13 +2,11 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "search/best.h"
 #include "chain.h"
@@ -16,6 +14,7 @@
 #include "judge.h"
 #include "loop.h"
 #include "reconcile.h"
+#include "requeue.h"
 #include "segments.h"
 #include "steps.h"
 #include "steps-run.h"
@@ -232,34 +231,6 @@ static void note_live(struct xl_ctx *ctx, long long id, const char *state,
 	db_bind_int64(&q, ":restarted", restarted);
 	db_step(&q);
 	db_finalize(&q);
-}
-
-/*
- * Slurm started an attempt's job again (same id, a later start: requeued
- * after a node was lost, or preempted): a line in its log between the
- * starts (sbatch --open-mode=append keeps the earlier one) and an event.
- */
-static void note_restart(struct xl_ctx *ctx, const struct attempt *a, time_t start)
-{
-	char when[32], *line;
-	struct tm tm;
-	ssize_t w;
-	int fd;
-
-	localtime_r(&start, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-	line = xasprintf("xloop: job %s started again at %s (restart %lld): Slurm requeued "
-			 "it (a node lost, or a preemption); the lines above are from the "
-			 "start before\n", a->job_id, when, a->restarts + 1);
-	fd = open(a->log_path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0) {
-		w = write(fd, line, strlen(line));
-		(void)w;
-		close(fd);
-	}
-	line[strlen(line) - 1] = '\0';
-	loop_event(ctx, "restarted", a->run_id, a->id, line + strlen("xloop: "));
-	free(line);
 }
 
 /* The best before this verdict, for the decision entry (*key: its configuration). */
@@ -494,10 +465,8 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 	}
 	if (!lost && (f->restarts > a->restarts ? f->restarts : a->restarts) > 0) {
 		/* one verdict over every start of the job (issue 34) */
-		long long k = f->restarts > a->restarts ? f->restarts : a->restarts;
-		char *t = xasprintf("%s; Slurm started its job %lld times (requeued after "
-				    "a node was lost or a preemption; every start is in the log)",
-				    v.reason, k + 1);
+		char *t = requeue_reason(v.reason, f->restarts > a->restarts ? f->restarts :
+					 a->restarts);
 
 		free(v.reason);
 		v.reason = t;
@@ -649,7 +618,7 @@ static void see_live(struct xl_ctx *ctx, struct reading *r, struct refresh *out)
 			note_live(ctx, a->id, slurm_state_name(j->state), j->reason, st,
 				  running ? st : 0, again);
 			if (again) {
-				note_restart(ctx, a, st);
+				requeue_note(ctx, a, st);
 				a->restarts++;
 			}
 			see_lane(ctx, &r->q, a, &out->lanes);

@@ -75,8 +75,8 @@ deadline=$((SECONDS + 90)) t_retry= t_requeue=
 while [ $SECONDS -lt $deadline ]; do
 	for s in a b; do as_user "$X" -C "${!s}" next >>"$T_TMP/brief-$s.txt" 2>&1; done
 	[ -z "$t_retry" ] && [ "$(att "$a" 2 state)" = RUNNING ] && t_retry=$((SECONDS - t0))
-	[ -z "$t_requeue" ] && job_on "$b" | grep -q "^$jb " &&
-		scontrol show job -o "$jb" | grep -q 'Restarts=1' && t_requeue=$((SECONDS - t0))
+	# xloop saw b's job running again (a later start, same id)
+	[ -z "$t_requeue" ] && [ "$(att "$b" 1 restarts)" = 1 ] && t_requeue=$((SECONDS - t0))
 	[ -n "$t_retry" ] && [ -n "$t_requeue" ] && break
 	sleep 1
 done
@@ -86,7 +86,7 @@ check "a's attempt 1 names the node it was lost on" test "$(att "$a" 1 node)" = 
 check "a's retry runs" test -n "$t_retry"
 check "a's retry was submitted away from the lost node" grep -q -- "--exclude=$na" <<<"$(att "$a" 2 resources)"
 check "Slurm excludes the node for a's retry" grep -q "ExcNodeList=$na " <<<"$(scontrol show job -o "$(att "$a" 2 job_id)")"
-check "b's job runs again under its id" test -n "$t_requeue"
+check "b's job runs again under its id, seen by xloop" test -n "$t_requeue" -a "$(att "$b" 1 job_id)" = "$jb"
 check "b is still one attempt, not judged" test "$(att "$b" 2 n)/$(att "$b" 1 verdict)" = none/
 
 # the nodes come back; the jobs may end

@@ -282,6 +282,12 @@ static const char *const migrations[] = {
 	"  results, intent_at, state, exit_code FROM sweep_then;"
 	"DROP TABLE sweep_then;"
 	"ALTER TABLE sweep_then_13 RENAME TO sweep_then;",
+	/* 14: Slurm's own requeues of an attempt's job (issue 34: a node lost,
+	 * a preemption): restarts counts the starts after the first (same job
+	 * id, seen by its start time changing), run_start is the start of the
+	 * job's current run while it is live */
+	"ALTER TABLE attempt ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE attempt ADD COLUMN run_start INTEGER;",
 };
 
 /* The schema version this binary migrates to. */

@@ -14,6 +14,7 @@
 #include "judge.h"
 #include "loop.h"
 #include "reconcile.h"
+#include "requeue.h"
 #include "segments.h"
 #include "steps.h"
 #include "steps-run.h"
@@ -29,6 +30,7 @@ struct final {
 	time_t start, end;
 	char *node;
 	char *raw;
+	int restarts;		/* scontrol's Restarts; -1 unknown (sacct) */
 };
 
 static void final_release(struct final *f)
@@ -124,6 +126,7 @@ static void final_from_job(const struct slurm_job *j, struct final *f)
 	slurm_parse_time(j->end_time, &f->end, NULL);
 	f->node = xstrdup(j->nodes);
 	f->raw = kv_text(j);
+	f->restarts = j->restarts;
 }
 
 static void final_from_acct(const struct slurm_acct *acct,
@@ -144,6 +147,7 @@ static void final_from_acct(const struct slurm_acct *acct,
 	slurm_parse_time(v ? v : "", &f->end, NULL);
 	v = slurm_acct_get(acct, sum->alloc, "NodeList");
 	f->node = xstrdup(v ? v : "");
+	f->restarts = -1;
 	for (i = 0; i < acct->nr; i++) {
 		if (strcmp(acct->rows[i].id.job, job) != 0)
 			continue;
@@ -206,21 +210,26 @@ static char *log_evidence(const char *log, int gpu_job)
  * when something changed (a tick with nothing new writes nothing).
  */
 static void note_live(struct xl_ctx *ctx, long long id, const char *state,
-		      const char *reason, long long started)
+		      const char *reason, long long started, long long run_start, int restarted)
 {
 	struct stmt q;
 
 	if (db_prepare_cached(&ctx->db, &q, "UPDATE attempt SET state = :state,"
 		       " missing_since = NULL, slurm_reason = :reason,"
-		       " started_at = CASE WHEN :start > 0 THEN :start ELSE started_at END"
+		       " started_at = CASE WHEN :start > 0 THEN :start ELSE started_at END,"
+		       " run_start = CASE WHEN :run > 0 THEN :run ELSE run_start END,"
+		       " restarts = restarts + :restarted"
 		       " WHERE id = :id AND (state IS NOT :state OR missing_since IS NOT NULL"
 		       " OR slurm_reason IS NOT :reason"
-		       " OR (:start > 0 AND started_at IS NOT :start))") < 0)
+		       " OR (:start > 0 AND started_at IS NOT :start)"
+		       " OR (:run > 0 AND run_start IS NOT :run))") < 0)
 		return;
 	db_bind_int64(&q, ":id", id);
 	db_bind_text(&q, ":state", state);
 	db_bind_text(&q, ":reason", reason);
 	db_bind_int64(&q, ":start", started);
+	db_bind_int64(&q, ":run", run_start);
+	db_bind_int64(&q, ":restarted", restarted);
 	db_step(&q);
 	db_finalize(&q);
 }
@@ -455,6 +464,14 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 		free(v.reason);
 		v.reason = xstrdup("CANCELLED by you (xloop cancel)");
 	}
+	if (!lost && (f->restarts > a->restarts ? f->restarts : a->restarts) > 0) {
+		/* one verdict over every start of the job (issue 34) */
+		char *t = requeue_reason(v.reason, f->restarts > a->restarts ? f->restarts :
+					 a->restarts);
+
+		free(v.reason);
+		v.reason = t;
+	}
 	evidence = log_evidence(stv && stv->log ? stv->log : a->log_path,
 				*a->gres != '\0' && !(stv && stv->log));
 	best_before(ctx, best, sizeof(best), &best_key);
@@ -476,7 +493,8 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 		       " exit_code = :exit, node = :node, started_at = :start,"
 		       " ended_at = :end, slurm_raw = :raw, verdict = :verdict,"
 		       " failure_class = :class, verdict_reason = :reason, score = :score,"
-		       " judged_at = :now, evidence = :evidence"
+		       " judged_at = :now, evidence = :evidence,"
+		       " restarts = max(restarts, :restarts)"
 		       " WHERE id = :id AND verdict IS NULL") < 0) {
 		db_rollback(&ctx->db);
 		goto out;
@@ -501,6 +519,7 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 		db_bind_null(&q, ":score");
 	db_bind_int64(&q, ":now", now);
 	db_bind_text(&q, ":evidence", evidence);
+	db_bind_int64(&q, ":restarts", lost || f->restarts < 0 ? 0 : f->restarts);
 	db_bind_int64(&q, ":id", a->id);
 	if (db_step(&q) != SQLITE_DONE) {
 		db_finalize(&q);
@@ -588,13 +607,21 @@ static void see_live(struct xl_ctx *ctx, struct reading *r, struct refresh *out)
 			adopt_by_token(ctx, a, j, r->now);
 		if (j && !slurm_state_is_final(j->state)) {
 			time_t st = 0;
+			int running = j->state == SLURM_STATE_RUNNING, again;
 
 			if (j->state == SLURM_STATE_PENDING)
 				out->pending++;
 			else
 				out->running++;
 			slurm_parse_time(j->start_time, &st, NULL);
-			note_live(ctx, a->id, slurm_state_name(j->state), j->reason, st);
+			/* running since another start than the one seen: requeued */
+			again = running && st > 0 && a->run_start > 0 && st != a->run_start;
+			note_live(ctx, a->id, slurm_state_name(j->state), j->reason, st,
+				  running ? st : 0, again);
+			if (again) {
+				requeue_note(ctx, a, st);
+				a->restarts++;
+			}
 			see_lane(ctx, &r->q, a, &out->lanes);
 			continue;
 		}

@@ -187,6 +187,10 @@ static int retry_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 	/* and the segments it was given (--segments, or the run's own) */
 	segs = submit_override_value(a->overrides, "segments");
 	o.segments = segs;
+	/* the node that failed under it is not the retry's (issue 34) */
+	if ((strcmp(a->state, "NODE_FAIL") == 0 || strcmp(a->state, "BOOT_FAIL") == 0) &&
+	    *a->node && submit_partition_nodes(ctx) > 1)
+		o.exclude = a->node;
 	if (!lanes_next(ctx, ref, 1, &o)) {	/* what failed was due already, */
 		run_release(&r);		/* but the submit limit holds */
 		free(segs);
@@ -204,10 +208,12 @@ static int retry_one(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		struct fed *f;
 
 		detail = xasprintf("%s attempt %lld ended %s: retried automatically as "
-				   "attempt %lld (job %s)%s%s%s", c->tag, c->n, c->state,
+				   "attempt %lld (job %s)%s%s%s%s%s", c->tag, c->n, c->state,
 				   sr.n, sr.job_id, p ? " with " : "",
 				   p ? (p->mem ? "--mem " : "--time ") : "",
-				   p ? (p->mem ? p->mem : p->time) : "");
+				   p ? (p->mem ? p->mem : p->time) : "",
+				   o.exclude ? " away from node " : "",
+				   o.exclude ? o.exclude : "");
 		loop_event(ctx, "auto-retry", r.id, 0, detail);
 		free(detail);
 		res->v = xreallocarray(res->v, res->nr + 1, sizeof(*res->v));

@@ -152,7 +152,7 @@ static int preflight_limits(struct slurm *s, const char *partition, const char *
 			    long long cpus, struct part_limits *lim, char **cause)
 {
 	struct slurm_records part = SLURM_RECORDS_INIT, nodes = SLURM_RECORDS_INIT;
-	const char *maxtime;
+	const char *maxtime, *total;
 	long long max_secs = -1, real;
 	int unknown, rc;
 
@@ -165,6 +165,8 @@ static int preflight_limits(struct slurm *s, const char *partition, const char *
 		rc = XL_CONFIG;
 		goto out;
 	}
+	if ((total = slurm_record_get(&part.v[0], "TotalNodes")) != NULL)
+		lim->nodes = strtoll(total, NULL, 10);
 	maxtime = slurm_record_get(&part.v[0], "MaxTime");
 	if (maxtime && slurm_parse_duration(maxtime, &max_secs, NULL) == 0 && max_secs > 0)
 		lim->max_secs = max_secs;
@@ -237,7 +239,7 @@ int submit_preflight(struct xl_ctx *ctx, struct slurm *s, const struct submit_op
 		     char **cause)
 {
 	const struct config *c = &ctx->cfg;
-	struct part_limits lim = { -1, -1 };
+	struct part_limits lim = { -1, -1, -1 };
 	int rc = preflight_limits(s, c->partition, o->time ? o->time : c->res.time,
 				  o->time != NULL, o->mem ? o->mem : c->res.mem,
 				  o->mem != NULL, c->res.cpus, &lim, cause);
@@ -253,7 +255,21 @@ int submit_preflight(struct xl_ctx *ctx, struct slurm *s, const struct submit_op
 		db_kv_set(&ctx->db, k, lim.real_mb);
 		free(k);
 	}
+	if (lim.nodes > 0) {
+		k = limit_key("nodes", c->partition);
+		db_kv_set(&ctx->db, k, lim.nodes);
+		free(k);
+	}
 	return rc;
+}
+
+/* The partition's TotalNodes as the last preflight saw it (-1: unknown). */
+long long submit_partition_nodes(struct xl_ctx *ctx)
+{
+	struct part_limits lim;
+
+	submit_known_limits(ctx, &lim);
+	return lim.nodes;
 }
 
 /* The partition's limits as the last preflight saw them (-1: unknown). */
@@ -266,6 +282,11 @@ void submit_known_limits(struct xl_ctx *ctx, struct part_limits *lim)
 	k = limit_key("realmem", ctx->cfg.partition);
 	lim->real_mb = db_kv_get(&ctx->db, k);
 	free(k);
+	k = limit_key("nodes", ctx->cfg.partition);
+	lim->nodes = db_kv_get(&ctx->db, k);
+	free(k);
+	if (lim->nodes <= 0)
+		lim->nodes = -1;
 	if (lim->max_secs <= 0)
 		lim->max_secs = -1;
 	if (lim->real_mb <= 0)
@@ -342,6 +363,8 @@ char *submit_overrides_text(const struct submit_opts *o)
 		buf_addf(&over, "%s--time=%s", over.len ? " " : "", o->time);
 	if (o->segments)
 		buf_addf(&over, "%s--segments=%s", over.len ? " " : "", o->segments);
+	if (o->exclude)
+		buf_addf(&over, "%s--exclude=%s", over.len ? " " : "", o->exclude);
 	return buf_detach(&over, NULL);
 }
 
@@ -555,7 +578,7 @@ static int run_sbatch(struct xl_ctx *ctx, struct slurm *s, const struct submissi
 	const struct config *c = &ctx->cfg;
 	const struct run *r = sub->r;
 	char *job = run_job_path(ctx->root, c->study, r->tag);
-	char *comment, *dep = NULL;
+	char *comment, *dep = NULL, *excl;
 	struct segments_req sreq = { NULL, NULL };
 	struct slurm_submit req;
 	struct jobenv env;
@@ -577,6 +600,10 @@ static int run_sbatch(struct xl_ctx *ctx, struct slurm *s, const struct submissi
 	req.output = res->log_path;
 	req.comment = comment;
 	req.env = jobenv_vec(&env);
+	req.append = 1;	/* a start after a requeue adds to the log (issue 34) */
+	excl = runs_exclude_nodes(&ctx->db, c->study, sub->o->exclude, time(NULL),
+				  submit_partition_nodes(ctx));
+	req.exclude = excl;
 	if (sub->segs && segments_prepare(ctx, r->tag, res->n, sub->token, sub->sha,
 					  sub->text.s, sub->segs, &req, &sreq, cause) < 0) {
 		attempts_set_submit_failed(&ctx->db, sub->a.id, *cause);
@@ -599,6 +626,7 @@ static int run_sbatch(struct xl_ctx *ctx, struct slurm *s, const struct submissi
 	}
 	jobenv_release(&env);
 	segments_req_release(&sreq);
+	free(excl);
 	free(comment);
 	free(dep);
 	free(job);

@@ -20,6 +20,7 @@ struct submit_opts {
 	const char *auto_retry;	/* "infra", "resources": xloop retries on its own */
 	const char *segments;	/* --segments N override (NULL: segments.max) */
 	long long lane;		/* the chain it goes into (queue.lanes), from 0 */
+	const char *exclude;	/* nodes it must not run on (a retry after NODE_FAIL) */
 };
 
 struct submit_result {
@@ -46,6 +47,7 @@ int submit_attempt(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 struct part_limits {
 	long long max_secs;	/* MaxTime */
 	long long real_mb;	/* the largest RealMemory of its nodes */
+	long long nodes;	/* its TotalNodes (a retry excludes a node only when > 1) */
 };
 
 /*
@@ -55,6 +57,8 @@ struct part_limits {
  */
 int submit_preflight(struct xl_ctx *ctx, struct slurm *s, const struct submit_opts *o,
 		     char **cause);
+/* The partition's TotalNodes the last preflight saw (-1: unknown). */
+long long submit_partition_nodes(struct xl_ctx *ctx);
 /* The limits the last preflight saw, without asking Slurm. */
 void submit_known_limits(struct xl_ctx *ctx, struct part_limits *lim);
 /* Refuse malformed --mem, --time, --after: 0 or XL_USAGE. */

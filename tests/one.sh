@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Run some integration tests against the shared local test cluster:
-#   tests/one.sh [--accounting] [--gpus N] tests/t/t1200-loop.sh [more tests...]
+#   tests/one.sh [--accounting] [--gpus N] [--nodes N] tests/t/t1200-loop.sh [more tests...]
+# --nodes N: the multi-node profile (testcluster.sh up --nodes N, nodes
+# node1..nodeN); a test marked "# nodes: N" skips itself on fewer.
 # XLOOP_SLOTS="4" takes only slot 4 (a session's side work beside a full suite).
 # Holds a cluster slot's lock for the whole run (clusters are shared by
 # everything on the machine; see the slots below), brings the cluster up with
@@ -12,16 +14,18 @@
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
-profile=plain up= gpus=1
+profile=plain up= gpus=1 nodes=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--accounting) profile=accounting up="$up --accounting"; shift ;;
 	--gpus) gpus=${2:-}; up="$up --gpus $gpus"; shift 2 || shift ;;
+	--nodes) nodes=${2:-}; up="$up --nodes $nodes"; shift 2 || shift ;;
 	*) break ;;
 	esac
 done
-[ $# -gt 0 ] || { echo "usage: tests/one.sh [--accounting] [--gpus N] TEST..." >&2; exit 2; }
-export XLOOP_GPUS=$gpus	# fake GPUs on the test cluster's node
+[ $# -gt 0 ] || { echo "usage: tests/one.sh [--accounting] [--gpus N] [--nodes N] TEST..." >&2; exit 2; }
+export XLOOP_GPUS=$gpus	# fake GPUs on the test cluster's node (each node's)
+export XLOOP_NODES=$nodes	# nodes of the test cluster (node1..nodeN when > 1)
 export XLOOP_ROOT_DIR=$ROOT XLOOP_BIN=${XLOOP_BIN:-$ROOT/xloop}
 export XLOOP_ASAN_BIN=${XLOOP_ASAN_BIN:-$ROOT/build/asan/xloop}
 export XLOOP_SAMPLES=${XLOOP_SAMPLES:-$ROOT/../shared/slurm-samples}

@@ -2,11 +2,12 @@
 # testcluster.sh - a private, single-node Slurm cluster on loopback for
 # xloop's integration tests and demos.
 #
-#   testcluster.sh up [--accounting] [--gpus N]   start (idempotent)
+#   testcluster.sh up [--accounting] [--gpus N] [--nodes N]   start (idempotent)
 #   testcluster.sh down                stop what `up` started
 #   testcluster.sh status              show what runs; exit 0 if up, 3 if not
 #   testcluster.sh env                 print exports for clients (eval it)
 #   testcluster.sh adduser NAME        add NAME to the accounting DB (if on)
+#   testcluster.sh kill-node NAME      (--nodes) lose a node; start-node NAME brings it back
 #
 # Everything lives under one directory, ${XLOOP_TESTCLUSTER_DIR:-/tmp/xloop-testcluster}:
 # configs, controller state, slurmd spool, logs, pid files, a private munge
@@ -80,6 +81,9 @@ readonly NODE
 TRACK_MODE=
 # Fake GPUs on the node (up --gpus N).
 GPUS=1
+# The multi-node profile (up --nodes N): NODES, node_name, kill-node, ...
+# shellcheck source=testcluster-nodes.sh
+. "$(dirname "${BASH_SOURCE[0]}")/testcluster-nodes.sh"
 
 msg() { printf '%s: %s\n' "$PROG" "$*"; }
 warn() { printf '%s: WARNING: %s\n' "$PROG" "$*" >&2; }
@@ -90,13 +94,17 @@ die() {
 
 usage() {
     cat <<EOF
-usage: $PROG up [--accounting] [--gpus N] | down | status | env | adduser NAME |
-       restart-ctld | kill-daemon NAME SIGNAL | start-daemon NAME
+usage: $PROG up [--accounting] [--gpus N] [--nodes N] | down | status | env |
+       adduser NAME | restart-ctld | kill-daemon NAME SIGNAL | start-daemon NAME |
+       kill-node NAME | start-node NAME [--no-wait]
 
-  up [--accounting] [--gpus N]
+  up [--accounting] [--gpus N] [--nodes N]
                      start a private single-node Slurm (plus MariaDB and
                      slurmdbd with --accounting) with N fake GPUs (default 1;
-                     the node declares 2 CPUs per GPU at least); idempotent;
+                     the node declares 2 CPUs per GPU at least); with
+                     --nodes N (2 to 9) nodes node1..nodeN (--gpus GPUs each),
+                     and the preemptible partitions low (REQUEUE) and
+                     lowcancel (CANCEL) under gpu; idempotent;
                      restarts if the running cluster has another profile;
                      a failed bring-up is tried once more from scratch
   down               stop every daemon that 'up' started (by pid file)
@@ -108,6 +116,10 @@ usage: $PROG up [--accounting] [--gpus N] | down | status | env | adduser NAME |
                      send SIGNAL (TERM, KILL) to slurmctld or slurmd and wait
                      until it is gone (faults for tests/soak; jobs keep running)
   start-daemon NAME  start slurmctld or slurmd again after kill-daemon
+  kill-node NAME     (--nodes) SIGKILL node NAME's slurmd and every process
+                     of its namespace (its jobs): the node is lost
+  start-node NAME [--no-wait]
+                     start node NAME's slurmd again; waits until it is back
 
 cluster directory: $TC_DIR  (set XLOOP_TESTCLUSTER_DIR to change)
 EOF
@@ -155,6 +167,7 @@ comm_matches() {
     comm=$(cat "/proc/$1/comm" 2>/dev/null) || return 1
     case $2 in
         mariadbd) [[ $comm == mariadbd || $comm == mysqld ]] ;;
+        slurmd-*) [[ $comm == slurmd ]] ;;
         *) [[ $comm == "$2" ]] ;;
     esac
 }
@@ -347,10 +360,12 @@ current_profile() {
 }
 
 profile_daemons() {
+    local slurmd=slurmd
+    [[ $1 != *+nodes* ]] || slurmd=$(nodes_list | sed 's/^/slurmd-/')
     if [[ ${1%%+*} == accounting ]]; then
-        printf '%s\n' munged mariadbd slurmdbd slurmctld slurmd
+        printf '%s\n' munged mariadbd slurmdbd slurmctld "$slurmd"
     else
-        printf '%s\n' munged slurmctld slurmd
+        printf '%s\n' munged slurmctld "$slurmd"
     fi
 }
 
@@ -414,6 +429,7 @@ prepare_dirs() {
     # Slurm wants the GRES file to be a device; a node with the numbers of
     # /dev/null is enough for a fake GPU.
     local i dev
+    ((NODES == 1)) || nodes_prepare
     for ((i = 0; i < GPUS; i++)); do
         dev=$GPU_DEV_DIR/gpu$i
         if [[ ! -c $dev ]]; then
@@ -469,7 +485,7 @@ write_configs() {
     def_mem=$((real_mem / cpus < 1024 ? real_mem / cpus : 1024))
 
     local proctrack task jobacct prolog_flags=""
-    if [[ ${XLOOP_TESTCLUSTER_CGROUPS:-auto} != no ]] && cgroups_usable; then
+    if [[ ${XLOOP_TESTCLUSTER_CGROUPS:-auto} != no ]] && ((NODES == 1)) && cgroups_usable; then
         TRACK_MODE=cgroup
         proctrack=proctrack/cgroup
         task=task/cgroup
@@ -518,6 +534,16 @@ AccountingStorageEnforce=limits,qos"
         acct_lines="AccountingStorageType=accounting_storage/none"
     fi
 
+    # one node, or N of them (nodes_config sets these for --nodes)
+    local slurmd_paths="SlurmdSpoolDir=$SPOOL_DIR
+SlurmdPidFile=$DAEMON_PID_DIR/slurmd.pid
+SlurmdLogFile=$LOG_DIR/slurmd.log"
+    local auth_info="AuthInfo=socket=$MUNGE_SOCKET" slurmd_timeout=60
+    local node_lines="NodeName=$NODE NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$real_mem Gres=gpu:$GPUS State=UNKNOWN
+PartitionName=gpu Nodes=$NODE Default=YES MaxTime=04:00:00 State=UP
+PartitionName=short Nodes=$NODE MaxTime=00:10:00 State=UP"
+    ((NODES == 1)) || nodes_config
+
     cat >"$CONF.tmp" <<EOF
 # Generated by ops/slurm/testcluster.sh ($profile profile) -- do not edit;
 # rewritten on every 'up'.
@@ -530,15 +556,13 @@ SlurmUser=root
 SlurmdUser=root
 
 AuthType=auth/munge
-AuthInfo=socket=$MUNGE_SOCKET
+$auth_info
 CredType=cred/munge
 
 StateSaveLocation=$STATE_DIR
-SlurmdSpoolDir=$SPOOL_DIR
+$slurmd_paths
 SlurmctldPidFile=$DAEMON_PID_DIR/slurmctld.pid
-SlurmdPidFile=$DAEMON_PID_DIR/slurmd.pid
 SlurmctldLogFile=$LOG_DIR/slurmctld.log
-SlurmdLogFile=$LOG_DIR/slurmd.log
 SlurmctldDebug=info
 SlurmdDebug=info
 MailProg=/bin/true
@@ -548,7 +572,7 @@ ReturnToService=2
 MinJobAge=300
 KillWait=5
 InactiveLimit=0
-SlurmdTimeout=60
+SlurmdTimeout=$slurmd_timeout
 
 SchedulerType=sched/backfill
 SchedulerParameters=sched_interval=5,sched_min_interval=100000,bf_interval=2
@@ -566,16 +590,15 @@ $acct_lines
 
 GresTypes=gpu
 $overrides
-NodeName=$NODE NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$real_mem Gres=gpu:$GPUS State=UNKNOWN
-PartitionName=gpu Nodes=$NODE Default=YES MaxTime=04:00:00 State=UP
-PartitionName=short Nodes=$NODE MaxTime=00:10:00 State=UP
+$node_lines
 EOF
     mv "$CONF.tmp" "$CONF"
 
     cat >"$ETC_DIR/gres.conf" <<EOF
 # Generated by ops/slurm/testcluster.sh: $GPUS fake GPU(s) (char device nodes).
 AutoDetect=off
-Name=gpu File=$GPU_DEV_DIR/gpu$( ((GPUS > 1)) && printf '[0-%d]' $((GPUS - 1)) || printf 0)
+$( ((NODES > 1)) && nodes_gres_lines ||
+        printf 'Name=gpu File=%s/gpu%s' "$GPU_DEV_DIR" "$( ((GPUS > 1)) && printf '[0-%d]' $((GPUS - 1)) || printf 0)")
 EOF
 
     # Without cgroups, Slurm 24.05 and later must be told not to load its
@@ -869,6 +892,7 @@ cancel_all_jobs() {
 stop_all() {
     local d
     cancel_all_jobs
+    nodes_stop
     for d in "${ALL_DAEMONS[@]}"; do
         stop_daemon "$d"
     done
@@ -919,6 +943,10 @@ cmd_up() {
                 GPUS=$1
                 shift
                 ;;
+            --nodes)
+                nodes_option "${1:-}"
+                shift
+                ;;
             -h | --help)
                 usage
                 exit 0
@@ -927,6 +955,7 @@ cmd_up() {
         esac
     done
     ((GPUS == 1)) || profile+="+gpus$GPUS"
+    ((NODES == 1)) || profile+="+nodes$NODES"
     require_root up
     check_dir_ownership
     take_lock
@@ -968,6 +997,10 @@ cmd_up() {
 profile_ports() {
     # "PORT DAEMON" for every port the daemons of profile $1 listen on.
     printf '%s slurmctld\n%s slurmd\n' "$CTLD_PORT" "$SLURMD_PORT"
+    local i
+    for ((i = 1; i <= NODES; i++)); do
+        ((NODES == 1)) || printf '%s slurmd-%s\n' "$(node_port "$i")" "$(node_name "$i")"
+    done
     if [[ ${1%%+*} == accounting ]]; then
         printf '%s slurmdbd\n%s mariadbd\n' "$DBD_PORT" "$DB_PORT"
     fi
@@ -1007,12 +1040,21 @@ bring_up() {
         register_cluster
     fi
     start_slurmctld
-    start_slurmd
-    wait_node_idle
+    if ((NODES > 1)); then
+        nodes_start
+        nodes_wait_idle
+    else
+        start_slurmd
+        wait_node_idle
+    fi
     printf '%s\n' "$profile" >"$PROFILE_FILE"
     chmod 0644 "$PROFILE_FILE"
 
-    msg "up in $(elapsed_since "$t0")s: node $NODE idle, partitions gpu (default) and short, $GPUS GRES gpu, process tracking: $TRACK_MODE"
+    if ((NODES > 1)); then
+        msg "up in $(elapsed_since "$t0")s: nodes node1..node$NODES idle, $GPUS GRES gpu each, partitions gpu (default), short, low (preemptible, REQUEUE) and lowcancel (CANCEL), process tracking: $TRACK_MODE"
+    else
+        msg "up in $(elapsed_since "$t0")s: node $NODE idle, partitions gpu (default) and short, $GPUS GRES gpu, process tracking: $TRACK_MODE"
+    fi
     msg "clients: eval \"\$($0 env)\""
 }
 
@@ -1053,9 +1095,10 @@ cmd_status() {
             printf '  %-10s not running\n' "$d"
         fi
     done
+    [[ $profile != *+nodes* ]] || nodes_status
     if daemon_pid slurmctld >/dev/null; then
         state=$(node_state || true)
-        printf 'node %s:     %s\n' "$NODE" "${state:-unknown}"
+        [[ $profile == *+nodes* ]] || printf 'node %s:     %s\n' "$NODE" "${state:-unknown}"
         squeue -h -o '  job %i %T %j (%u)' 2>/dev/null || true
     fi
     if ((up)); then
@@ -1148,6 +1191,8 @@ main() {
         restart-ctld) cmd_restart_ctld ;;
         kill-daemon) cmd_kill_daemon "$@" ;;
         start-daemon) cmd_start_daemon "$@" ;;
+        kill-node) cmd_kill_node "$@" ;;
+        start-node) cmd_start_node "$@" ;;
         -h | --help | help)
             usage
             ;;

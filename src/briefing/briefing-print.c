@@ -197,6 +197,9 @@ void briefing_print(const json_t *b)
 	feed_print_who(jstr(l, "text"), json_integer_value(json_object_get(l, "last_at")));
 	if (json_is_string(json_object_get(b, "breaker")))
 		printf("\nFEEDING STOPPED: %s\n", jstr(b, "breaker"));
+	a = json_object_get(b, "avoided_nodes");
+	json_array_foreach(a, i, o)
+		printf("\nnode %s is avoided: %s\n", jstr(o, "node"), jstr(o, "why"));
 	o = json_object_get(b, "autopilot");
 	if (json_is_true(json_object_get(o, "on")))
 		printf("\nautopilot: on, %lld run%s spent%s%s\n",

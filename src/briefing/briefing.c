@@ -203,6 +203,32 @@ static json_t *best_lineage(struct xl_ctx *ctx)
 }
 
 /* Every run whose latest attempt failed, with the reason, oldest first. */
+/* The nodes every submission avoids now, and why (issue 34). */
+static json_t *avoided_nodes(struct xl_ctx *ctx)
+{
+	struct avoided_node *v;
+	json_t *a = json_array();
+	size_t n, i;
+
+	if (runs_avoided_nodes(&ctx->db, ctx->cfg.study, time(NULL), &v, &n) < 0)
+		return a;
+	for (i = 0; i < n; i++) {
+		char *why = xasprintf("failed %lld of this study's attempts within %d minutes "
+				      "(NODE_FAIL, BOOT_FAIL): every submission excludes it "
+				      "while %d of its failures are less than %d minutes old",
+				      v[i].fails, NODE_AVOID_SECS / 60, NODE_AVOID_FAILS,
+				      NODE_AVOID_SECS / 60);
+
+		json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:s}", "node", v[i].node,
+						   "fails", (json_int_t)v[i].fails,
+						   "last_failed_at", (json_int_t)v[i].last,
+						   "why", why));
+		free(why);
+	}
+	avoided_nodes_free(v, n);
+	return a;
+}
+
 static json_t *failures(struct xl_ctx *ctx)
 {
 	json_t *a = json_array();
@@ -348,6 +374,7 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 		      "slurm_calls", (json_int_t)(ref ? ref->calls : 0),
 		      "seen_upto", (json_int_t)max_id);
 	json_object_set_new(b, "breaker", breaker ? json_string(breaker) : json_null());
+	json_object_set_new(b, "avoided_nodes", avoided_nodes(ctx));
 	{
 		/* beside the proven best: what xloop thinks, and what it does about it */
 		struct best_state bs;

@@ -197,6 +197,8 @@ static void run_json(struct xl_ctx *ctx, struct jsonw *w, const struct run *r,
 		jsonw_str_or_null(w, "class", a->failure_class);
 		jsonw_str_or_null(w, "auto_retry", a->auto_retry);
 		jsonw_int(w, "lane", a->lane);
+		jsonw_str_or_null(w, "node", *a->node ? a->node : NULL);
+		jsonw_int(w, "restarts", a->restarts);
 		stp = *a->verdict ? NULL : steps_live_text(ctx, a->id, sq_ok ? q : NULL);
 		jsonw_str_or_null(w, "step", stp);
 		free(stp);
@@ -244,6 +246,11 @@ static void print_detail(struct xl_ctx *ctx, const struct run *r, const struct a
 			printf("%s", st);
 		if (*a->job_id)
 			printf(", job %s", a->job_id);
+		if (*a->node)
+			printf(", node %s", a->node);
+		if (a->restarts)
+			printf(", restarted %lld time%s by Slurm", a->restarts,
+			       a->restarts == 1 ? "" : "s");
 		if (why && j)
 			printf(" (%s)", why);
 		el = elapsed(a, j, buf, sizeof(buf));

@@ -141,6 +141,7 @@ char **slurm_sbatch_argv(const struct slurm_submit *req, struct buf *scratch)
 		{ "--begin=", req->begin },
 		{ "--chdir=", req->workdir },
 		{ "--signal=", req->signal },
+		{ "--exclude=", req->exclude },
 		{ "--open-mode=", req->append ? "append" : NULL },
 		{ "--kill-on-invalid-dep=", req->kill_invalid_dep ? "yes" : NULL },
 	};

@@ -40,6 +40,7 @@ struct slurm_submit {
 	const char *begin;		/* --begin: "now+60" */
 	const char *workdir;
 	const char *signal;		/* --signal, "B:USR2@300" (segments) */
+	const char *exclude;		/* --exclude: nodes it must not run on */
 	int append;			/* --open-mode=append (segments share a log) */
 	int kill_invalid_dep;		/* --kill-on-invalid-dep=yes */
 	int hold;			/* --hold: it starts only once released */

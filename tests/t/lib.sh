@@ -284,3 +284,20 @@ finish() {
 	echo "RESULT pass=$T_PASS fail=$T_FAIL skip=$T_SKIP"
 	[ "$T_FAIL" -eq 0 ]
 }
+
+# The multi-node profile (tests/one.sh --nodes N; a test marked "# nodes: N"):
+#   need_nodes N          skip the whole test (and end it) on fewer nodes
+#   kill_node NAME        lose node NAME: its slurmd and its jobs' processes
+#                         (everything in its namespace) die by SIGKILL
+#   start_node NAME       bring it back (waits until it is in service)
+#   node_state NAME       its state as sinfo prints it ("down*", "idle", ...)
+need_nodes() {
+	if [ "${XLOOP_NODES:-1}" -lt "$1" ]; then
+		skip "$T_NAME" "needs the $1-node test cluster (tests/one.sh --nodes $1)"
+		finish
+		exit 0
+	fi
+}
+kill_node() { "$XLOOP_ROOT_DIR/ops/slurm/testcluster.sh" kill-node "$1"; }
+start_node() { "$XLOOP_ROOT_DIR/ops/slurm/testcluster.sh" start-node "$1"; }
+node_state() { sinfo -h -N -n "$1" -o %T 2>/dev/null | head -n 1; }

@@ -3582,9 +3582,67 @@ static void test_versions_config(void **unused)
 	free(vers);
 }
 
+/* One job of a multi-node capture (captures/nodes/, issue 34), parsed. */
+static void nodes_job(const char *name, struct slurm_jobs *jobs)
+{
+	char *cmd, *body = capture_at("nodes", name, &cmd, 0), *cause = NULL;
+
+	assert_int_equal(slurm_parse_scontrol(body, jobs, &cause), 0);
+	assert_int_equal(jobs->nr, 1);
+	free(body);
+	free(cmd);
+}
+
+/*
+ * The multi-node cluster's captures: a node lost under a job that cannot be
+ * requeued ends NODE_FAIL with ExitCode 0:0 and names the node; one Slurm
+ * requeued runs (and ends) under its id with Restarts=1 on another node; a
+ * preemption with CANCEL ends PREEMPTED, with REQUEUE it pends again; a job
+ * on two nodes names both, and its batch step hides a failed srun step on
+ * the second (COMPLETED 0:0: only accounting sees the step).
+ */
+static void test_nodes_captures(void **unused)
+{
+	struct slurm_jobs j = SLURM_JOBS_INIT;
+
+	(void)unused;
+	nodes_job("scontrol_show_job_o_node_fail.txt", &j);
+	assert_int_equal(j.v[0].state, SLURM_STATE_NODE_FAIL);
+	assert_int_equal(j.v[0].exit_code, 0);
+	assert_int_equal(j.v[0].exit_signal, 0);
+	assert_string_equal(j.v[0].nodes, "node1");
+	assert_int_equal(j.v[0].requeue, 0);
+	slurm_jobs_release(&j);
+	nodes_job("scontrol_show_job_o_requeued_running.txt", &j);
+	assert_int_equal(j.v[0].state, SLURM_STATE_RUNNING);
+	assert_int_equal(j.v[0].restarts, 1);
+	assert_string_equal(j.v[0].nodes, "node2");
+	slurm_jobs_release(&j);
+	nodes_job("scontrol_show_job_o_requeued_done.txt", &j);
+	assert_int_equal(j.v[0].state, SLURM_STATE_COMPLETED);
+	assert_int_equal(j.v[0].restarts, 1);
+	slurm_jobs_release(&j);
+	nodes_job("scontrol_show_job_o_preempted_cancel.txt", &j);
+	assert_int_equal(j.v[0].state, SLURM_STATE_PREEMPTED);
+	assert_true(slurm_state_is_final(j.v[0].state));
+	slurm_jobs_release(&j);
+	nodes_job("scontrol_show_job_o_preempted_requeue.txt", &j);
+	assert_int_equal(j.v[0].state, SLURM_STATE_PENDING);
+	assert_int_equal(j.v[0].restarts, 1);
+	slurm_jobs_release(&j);
+	nodes_job("scontrol_show_job_o_two_nodes.txt", &j);
+	assert_string_equal(j.v[0].nodes, "node[1-2]");
+	slurm_jobs_release(&j);
+	nodes_job("scontrol_show_job_o_two_nodes_step_failed.txt", &j);
+	assert_int_equal(j.v[0].state, SLURM_STATE_COMPLETED);
+	assert_int_equal(j.v[0].exit_code, 0);
+	slurm_jobs_release(&j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nodes_captures),
 		cmocka_unit_test(test_state_names_roundtrip),
 		cmocka_unit_test(test_state_forms),
 		cmocka_unit_test(test_state_final),

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# nodes: 3
+# Preemption on the multi-node test cluster (issue 34; tests/one.sh --nodes 3
+# --gpus 2): a run in the preemptible partition low (PreemptMode REQUEUE) is
+# preempted by a job of partition gpu on its node: Slurm requeues it under
+# the same id; it stays one attempt, its log keeps both starts, status counts
+# the restart, one verdict at its real end. A run in lowcancel (CANCEL) ends
+# PREEMPTED: infra, retried as attempt 2. Never two live jobs of an attempt.
+# Barriers: the jobs wait for files the test writes.
+. "$(dirname "$0")/lib.sh"
+need_nodes 3
+if [ "${XLOOP_GPUS:-1}" -lt 2 ]; then
+	skip "preemption" "needs 2 GPUs a node (tests/one.sh --nodes 3 --gpus 2)"
+	finish
+	exit
+fi
+X=$XLOOP_BIN
+cat >"$T_TMP/job.sh" <<'JOB'
+#!/bin/bash
+X=0
+echo "START x=$X node=$SLURMD_NODENAME restart=${SLURM_RESTART_COUNT:-0} device=cpu"
+while [ ! -e "$XLOOP_ROOT/go" ]; do sleep 0.3; done
+echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"
+echo FINISHED
+JOB
+echo '{"score": 0.4}' >"$T_TMP/cv.json"
+step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+rq=$(user_dir) cn=$(user_dir)
+for s in rq cn; do
+	d=${!s} part=low
+	[ $s = cn ] && part=lowcancel
+	new_study "$d" "p$s" "c['slurm']['partition'] = '$part'
+c['resources'].update(cpus=1, mem='100M', time='00:05:00', gres='gpu:1')
+c['queue']['depth'] = 0
+c['retry'].update(infra_max=1)
+c['breaker'] = {'program': 0, 'no_gpu': False}"
+	step "adopt a baseline ($s)" as_user "$X" -C "$d" adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
+	step "a run ($s)" as_user "$X" -C "$d" new r1 --from base --set X=1
+	step "submit it ($s)" as_user "$X" -C "$d" submit r1 --no-chain
+done
+job_on() { squeue -h -t RUNNING -u "$XLOOP_TEST_USER" -o '%i %N %Z' | awk -v d="$1" '$3 == d { print $1, $2 }'; }
+att() { as_user "$X" -C "$1" status --json | /usr/bin/python3 -c 'import json, sys
+r = [x for x in json.load(sys.stdin)["runs"] if x["tag"] == "r1"][0]
+a = [x for x in r["attempts"] if x["n"] == int(sys.argv[1])]
+print(a[0].get(sys.argv[2]) if a else "none")' "$2" "$3"; }
+deadline=$((SECONDS + 30))
+until [ -n "$(job_on "$rq")" ] && [ -n "$(job_on "$cn")" ]; do
+	[ $SECONDS -lt $deadline ] || { not_ok "both runs start" "$(squeue -u "$XLOOP_TEST_USER")"; finish; exit 1; }
+	sleep 0.3
+done
+read -r jr nr <<<"$(job_on "$rq")"
+read -r jc nc <<<"$(job_on "$cn")"
+for s in rq cn; do as_user "$X" -C "${!s}" next >/dev/null 2>&1; done
+# a job of partition gpu wants every GPU of their nodes: it preempts them
+touch "$T_TMP/hold"
+hi=
+for n in $(printf '%s\n' "$nr" "$nc" | sort -u); do
+	hi="$hi $(sbatch --parsable -p gpu -w "$n" --gres="gpu:$XLOOP_GPUS" -o /dev/null \
+		--wrap "while [ -e '$T_TMP/hold' ]; do sleep 0.3; done")"
+done
+deadline=$((SECONDS + 60)) seen_rq= seen_cn=
+while [ $SECONDS -lt $deadline ]; do
+	for s in rq cn; do as_user "$X" -C "${!s}" next >>"$T_TMP/brief-$s.txt" 2>&1; done
+	[ -z "$seen_cn" ] && [ "$(att "$cn" 1 last_seen)" = PREEMPTED ] && seen_cn=1
+	[ -z "$seen_rq" ] && scontrol show job -o "$jr" | grep -q 'Restarts=1' && seen_rq=1
+	[ -n "$seen_rq" ] && [ -n "$seen_cn" ] && break
+	sleep 1
+done
+check "the CANCEL run ended PREEMPTED, infra" test "$(att "$cn" 1 last_seen)/$(att "$cn" 1 class)" = PREEMPTED/infra
+check "it was retried as attempt 2" test "$(att "$cn" 2 auto_retry)" = infra
+check "the REQUEUE run was requeued by Slurm (same job)" test -n "$seen_rq"
+check "it is one attempt, not judged" test "$(att "$rq" 2 n)/$(att "$rq" 1 verdict)" = none/
+# the preemptors end; the requeued job runs again, then every job may end
+rm -f "$T_TMP/hold"
+deadline=$((SECONDS + 60))
+until [ "$(att "$rq" 1 restarts)" = 1 ]; do
+	[ $SECONDS -lt $deadline ] || break
+	as_user "$X" -C "$rq" next >>"$T_TMP/brief-rq.txt" 2>&1
+	sleep 1
+done
+check "xloop saw the requeued job start again" test "$(att "$rq" 1 restarts)" = 1
+touch "$rq/go" "$cn/go"
+deadline=$((SECONDS + 40))
+while [ $SECONDS -lt $deadline ] && [ -n "$(squeue -h -u "$XLOOP_TEST_USER" -o %i)" ]; do sleep 0.5; done
+for s in rq cn; do as_user "$X" -C "${!s}" next >>"$T_TMP/brief-$s.txt" 2>&1; done
+check "the requeued run succeeded once, as attempt 1" test "$(att "$rq" 1 verdict)/$(att "$rq" 2 n)/$(att "$rq" 1 job_id)" = "success/none/$jr"
+rlog=$(att "$rq" 1 log)
+check "its log keeps both starts" test "$(grep -c '^START' "$rlog")" = 2
+check "its log marks the restart" grep -q "^xloop: job $jr started again" "$rlog"
+check "the cancelled run's retry succeeded" test "$(att "$cn" 2 verdict)" = success
+finish

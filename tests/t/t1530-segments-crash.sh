@@ -56,6 +56,9 @@ drive() {
 		[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && break
 		sleep 1
 	done
+	# a segment and its continuation may both have ended since the last
+	# tick: one tick moves to the continuation, the next judges it
+	u tick >>"$T_TMP/ticks.txt" 2>&1
 	u tick >>"$T_TMP/ticks.txt" 2>&1
 }
 

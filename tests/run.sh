@@ -226,6 +226,15 @@ else
 		tests/one.sh "${aside[@]}" >build/t/plain-aside.log 2>&1 7>&- &
 		aside_pid=$!
 	fi
+	# the tests marked "# nodes: 3" (node loss, preemption: issue 34) on a
+	# multi-node cluster of their own slot, accounting on (they skip
+	# themselves on the one-node clusters of the other lanes)
+	nodes_tests=$(grep -l '^# nodes: 3' tests/t/t[1-9]*.sh)
+	if [ -n "$nodes_tests" ]; then
+		# shellcheck disable=SC2086 # one test per word
+		tests/one.sh --accounting --nodes 3 --gpus 2 $nodes_tests >build/t/nodes.log 2>&1 7>&- &
+		nodes_pid=$!
+	fi
 	export XLOOP_PROFILE=plain
 	if cluster_up; then
 		for t in tests/t/t[1-9]*.sh; do
@@ -251,6 +260,10 @@ else
 		slot_down build/t/plain-aside.log
 	fi
 	join_lane "$soak_pid" build/t/soak.log soak "chaos soak"
+	if [ -n "${nodes_pid:-}" ]; then
+		join_lane "$nodes_pid" build/t/nodes.log nodes "3 nodes, accounting"
+		slot_down build/t/nodes.log
+	fi
 fi
 
 join_lane "$local_pid" build/t/local.log "units, fuzz, t0*" "units, fuzz, t0*"

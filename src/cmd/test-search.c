@@ -31,6 +31,7 @@
 
 #include "cmd/cmd.h"
 #include "buf.h"
+#include "search/choose.h"
 #include "search/confkey.h"
 #include "search/noise.h"
 #include "search/propose.h"
@@ -46,6 +47,8 @@ static const struct opt test_search_opts[] = {
 	{ "external", OPT_FLAG, NULL, "the caller scores each run (needs --space, --baseline)" },
 	{ "space", OPT_LIST, "VAR=SPEC", "one variable of the space (repeatable)" },
 	{ "baseline", OPT_STRING, "TEXT", "the baseline's job.sh assignments" },
+	{ "threshold", OPT_STRING, "P", "the probability the best moves at (default: xloop's, "
+	  "calibrated; for the calibration)" },
 	OPT_END,
 };
 
@@ -185,7 +188,7 @@ static double ask(const char *config)
 
 /* Run the search; prints one JSON document (external: a line per run). */
 static int simulate(int flat, long budget, long stream, double sd, double rho, long branch,
-		    const struct space *ext_space, const char *ext_base)
+		    const struct space *ext_space, const char *ext_base, double threshold)
 {
 	int ext = ext_space != NULL;
 	struct sim_run *runs = xcalloc((size_t)budget + 1, sizeof(*runs));
@@ -198,7 +201,9 @@ static int simulate(int flat, long budget, long stream, double sd, double rho, l
 	char *tags = xcalloc((size_t)budget + 1, 16);
 	struct space sp = { NULL, 0 };
 	json_t *trace = json_array();
-	long n = 0, i, best_prev = -1, promotions = 0, false_promotions = 0;
+	long n = 0, i, best_prev = -1, promotions = 0, false_promotions = 0, nproven = 0;
+	int ever_proven = 0;
+	double pick_p = NAN;
 	double best_true_prev = 0;
 	unsigned long turn = 0;
 	char *cause = NULL;
@@ -268,12 +273,30 @@ static int simulate(int flat, long budget, long stream, double sd, double rho, l
 			noise_rule_init(&rule, obs, (size_t)n, st, nc, &in.p);
 			in.noise = rule.within;
 			in.baseline = 0;
+			in.space = ext ? ext_space : &sp;
+			in.seed = "SEED";
 			/* sticky, as best.c: start from the last best */
 			for (j = 0; j < (long)nc && best_prev >= 0; j++)
 				if (strcmp(v[j].key, runs[best_prev].key) == 0)
 					break;
-			best = noise_choose(&rule, best_prev >= 0 ? j : 0, NULL);
+			{
+				struct choice ch;
+
+				choose_best_at(&in, best_prev >= 0 ? j : 0, threshold, &ch);
+				best = ch.best;
+				pick_p = ch.p;
+				choice_release(&ch);
+			}
 			in.best = best;
+			/* proven: the paired test labels a configuration better than the baseline */
+			nproven = 0;
+			for (j = 1; j < (long)nc; j++) {
+				struct noise_cmp pc;
+
+				noise_compare(&rule, j, 0, &pc);
+				nproven += pc.beats;
+			}
+			ever_proven |= nproven > 0;
 			if (ext) {
 				emit_line(json_pack("{s:o, s:I}", "best",
 						    config_json(v[best].config, 1), "runs",
@@ -300,18 +323,18 @@ static int simulate(int flat, long budget, long stream, double sd, double rho, l
 				for (j = 1; j < (long)nc; j++)
 					if (v[j].st.mean > v[lead].st.mean)
 						lead = j;
-				json_array_append_new(trace, json_pack("{s:I, s:f, s:f, s:I, s:I, s:I}",
+				json_array_append_new(trace, json_pack("{s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:o}",
 					"runs", (json_int_t)n, "best_true", t,
 					"leader_true", true_score(flat, runs[rep[lead]].x),
 					"best_n", (json_int_t)v[best].st.n,
 					"promotions", (json_int_t)promotions,
-					"false_promotions", (json_int_t)false_promotions));
+					"false_promotions", (json_int_t)false_promotions,
+					"proven", (json_int_t)nproven, "ever_proven", ever_proven,
+					"p", isnan(pick_p) ? json_null() : json_real(pick_p)));
 			}
 			noise_rule_release(&rule);
 			if (n >= budget)
 				break;
-			in.space = ext ? ext_space : &sp;
-			in.seed = "SEED";
 			in.replicates = 3;
 			in.confirm_max = 6;
 			in.budget_runs = budget;
@@ -380,11 +403,18 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 	const struct opt_list spaces = *args_list(args, "space");
 	int external = args_flag(args, "external");
 	long long budget, stream, branch;
-	double rho;
+	double rho, threshold = CHOOSE_P;
 	char *cause = NULL;
 	int npos = args->npos, rc, i;
 
 	(void)ctx;
+	if (args_get(args, "threshold")) {
+		threshold = strtod(args_get(args, "threshold"), NULL);
+		if (!(threshold > 0 && threshold <= 1)) {
+			cmd_usage_error(self, "--threshold: a probability above 0");
+			return XL_USAGE;
+		}
+	}
 	obj = args_get(args, "objective") ? args_get(args, "objective") : obj;
 	bud = args_get(args, "budget") ? args_get(args, "budget") : bud;
 	str = args_get(args, "stream") ? args_get(args, "stream") : str;
@@ -406,7 +436,7 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 				die("%s", cause);
 		if (confkey_config(base, strlen(base), &config, &cause) < 0)
 			die("%s", cause);
-		rc = simulate(0, (long)budget, 0, 0, 0, (long)branch, &sp, config);
+		rc = simulate(0, (long)budget, 0, 0, 0, (long)branch, &sp, config, threshold);
 		free(config);
 		space_release(&sp);
 		return rc;
@@ -424,7 +454,7 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 		return XL_USAGE;
 	}
 	return simulate(strcmp(obj, "flat") == 0, (long)budget, (long)stream,
-			strtod(noise, NULL), rho, (long)branch, NULL, NULL);
+			strtod(noise, NULL), rho, (long)branch, NULL, NULL, threshold);
 }
 
 const struct cmd_entry cmd_test_search_entry = {

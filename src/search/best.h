@@ -30,10 +30,10 @@
 	"measured and no model fits, the plain means (a lead beyond a tie).\n" \
 	"The best starts as the baseline and moves to the model's pick only when\n" \
 	"the posterior probability that the pick is better than the best (by more\n" \
-	"than metric.min_delta) is at least 0.98 (Student's t on the noise's df,\n" \
-	"weighed against \"no configuration differs\"). 0.98 is calibrated on\n" \
+	"than metric.min_delta) is at least 0.95 (Student's t on the noise's df,\n" \
+	"weighed against \"no configuration differs\"). 0.95 is calibrated on\n" \
 	"the flat harness (`xloop test-search --objective flat`: every\n" \
-	"configuration equal): 7 of 100 60-run streams ever change their best.\n" \
+	"configuration equal): 6 of 100 60-run streams ever change their best.\n" \
 	"Each move is an ops/decisions.md entry (\"best now X (was Y)\", which\n" \
 	"kind, P) and a \"promotion\" event. \"Better\" follows metric.goal:\n" \
 	"for goal min, better by 0.5 means 0.5 lower.\n" \

@@ -179,7 +179,7 @@ static char *try_model(const struct prop_input *in, long prev, struct choice *c)
 	if (m->pm.npts == m->pm.nobs) {
 		c->loo_model = gp_loo_mse(&m->pm.g);
 		c->loo_means = loo_means(in, &m->pm);
-		if (c->loo_model > c->loo_means)
+		if (c->loo_model > CHOOSE_LOO_WORSE * c->loo_means)
 			return xasprintf("the model predicts left-out runs worse than the raw "
 					 "means do (mean squared error %.3g against %.3g)",
 					 c->loo_model, c->loo_means);

@@ -31,11 +31,21 @@
  * The best moves when P(pick better than best) >= CHOOSE_P. Calibrated on
  * the flat harness (every configuration truly equal; 60-run streams of
  * `xloop test-search --objective flat`; the goal: at most 10% of streams
- * ever change their best). Streams 1..100 (2026-12-04): 0.99 changed the
- * best in 3, 0.98 in 7, 0.97 in 10, 0.95 in 12, 0.9 in 16; t0360 allows
- * 8 of those 100, so it fails at 0.97 and below. docs/search.md.
+ * ever change their best). Streams 1..100 (2026-12-04): 0.98 changed the
+ * best in 4, 0.95 in 6, 0.9 in 10, 0.8 in 14; t0360 allows 7 of those
+ * 100, so it fails at 0.9. Looser moves earlier on the peak objective
+ * (true score at 15 runs, 20 streams: 0.787 at 0.98, 0.847 at 0.95,
+ * 0.859 at 0.9). docs/search.md.
  */
-#define CHOOSE_P 0.98
+#define CHOOSE_P 0.95
+/*
+ * The model fits poorly when its leave-one-out mean squared error is more
+ * than this many times the raw means' (each run predicted by its
+ * configuration's other runs, else by the other runs' mean): one lucky run
+ * costs a smooth model more than it costs the grand mean, so a tie is not
+ * enough to drop the model.
+ */
+#define CHOOSE_LOO_WORSE 1.5
 /* Below this many runs on the grid the model is not used. */
 #define CHOOSE_MIN_RUNS 4
 

@@ -423,6 +423,24 @@ def table(obj, key, label, res, budget, secs, goal=True, flat=False):
             means["xloop-promoting"] = (promoting, n)
         w(f"| {m} | {n} | " + " | ".join(cells) + f" | {sum(r['promo'] for r in rows)} "
           f"({promoting}) | {sum(r['false'] for r in rows)} | {moved} | {secs[m]:.0f} |")
+    if "xloop" in res and goal:
+        # xloop's difference to each rival, stream by stream (same stream, same noise)
+        xr = summarize(obj, "xloop", res["xloop"], budget)
+        w("\nxloop minus each rival, per stream (mean, min, standard error):\n")
+        w("| rival | " + " | ".join(f"{p} runs" for p in points) + " |")
+        w("|---" * (len(points) + 1) + "|")
+        for m in res:
+            if m == "xloop":
+                continue
+            rr = summarize(obj, m, res[m], budget)
+            k = min(len(xr), len(rr))
+            cells = []
+            for i in range(len(points)):
+                d = [xr[j]["at"][i] - rr[j]["at"][i] for j in range(k)]
+                mu = sum(d) / k
+                se = (sum((x - mu) ** 2 for x in d) / (k - 1) / k) ** 0.5 if k > 1 else 0
+                cells.append(f"{mu:+.4f}, {min(d):+.4f}, {se:.4f}")
+            w(f"| {m} | " + " | ".join(cells) + " |")
     line = f"\nthe baseline's true score {obj.truth(obj.baseline):.4f}"
     if "xloop" in res and len(res["xloop"]) <= 30:
         mv = [r["moved"] for r in summarize(obj, "xloop", res["xloop"], budget)]
@@ -455,7 +473,7 @@ def main():
     ap.add_argument("--budget", type=int, default=60)
     ap.add_argument("--noise", type=float, default=0.01)
     ap.add_argument("--xloop", default="./xloop")
-    ap.add_argument("--real-streams", type=int, default=5)
+    ap.add_argument("--real-streams", type=int, default=10)
     ap.add_argument("--real-budget", type=int, default=60)
     ap.add_argument("--digits-budget", type=int, default=30)
     ap.add_argument("--jobs", type=int, default=2)

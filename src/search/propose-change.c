@@ -437,7 +437,8 @@ int prop_model_choice(const struct prop_input *in, struct prop_out *out)
 			free(u);
 			free(pseed);
 		}
-		if (prop_value_replicate(in, &m, explore, out)) {
+		/* nothing left to explore: converged (replicates alone would never end) */
+		if (top.b >= 0 && prop_value_replicate(in, &m, explore, out)) {
 			gp_ref_release(&ref);
 			prop_model_release(&m);
 			free(set);

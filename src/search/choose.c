@@ -112,40 +112,56 @@ static double loo_means(const struct prop_input *in, const struct prop_model *pm
 }
 
 /*
+ * The log marginal likelihood of y (standardised) under "a seed offset
+ * (variance b) and noise (variance a) alone": the covariance is block
+ * diagonal by seed, each block a I + b 1 1', so it is closed form.
+ */
+static double null_lml(const struct gp *g, double a, double b)
+{
+	double lml = -0.5 * (double)g->n * log(2 * M_PI);
+	size_t i, j;
+	char *done = xcalloc(g->n + 1, 1);
+
+	for (i = 0; i < g->n; i++) {
+		double sum = 0, sq = 0, m = 0, bb = g->seed[i] >= 0 ? b : 0;
+
+		if (done[i])
+			continue;
+		for (j = i; j < g->n; j++)
+			if (j == i || (g->seed[i] >= 0 && g->seed[j] == g->seed[i])) {
+				done[j] = 1;
+				sum += g->y[j];
+				sq += g->y[j] * g->y[j];
+				m++;
+			}
+		lml -= 0.5 * ((sq - bb * sum * sum / (a + m * bb)) / a +
+			      (m - 1) * log(a) + log(a + m * bb));
+	}
+	free(done);
+	return lml;
+}
+
+/*
  * The weight of the model against "every configuration scores the same"
  * (a seed offset and noise alone): the posterior odds from the two log
  * marginal likelihoods, the model charged one nat per hyperparameter it
  * adds (its lengthscales and signal: fitted, they explain some noise
- * anyway). The null's seed and noise sds are the best of a small grid.
+ * anyway). The null's seed and noise sds are the best of a grid.
  */
 static double signal_weight(const struct prop_model *pm)
 {
-	static const double seed_sd[] = { 0.01, 0.1, 0.3, 0.6, 1.0 };
-	static const double noise_sd[] = { 0.2, 0.35, 0.5, 0.7, 0.85, 1.0, 1.2 };
 	const struct gp *g = &pm->g;
-	double *theta = xcalloc(GP_NTHETA(g->d), sizeof(*theta)), best = -INFINITY, lbf;
-	size_t i, j;
+	double best = -INFINITY, lbf, sn, ss;
 
-	if (g->w || g->n < 2) {
-		free(theta);
+	if (g->w || g->n < 2)
 		return 1;
-	}
-	theta[g->d] = log(1e-6);	/* no signal */
-	for (i = 0; i < sizeof(seed_sd) / sizeof(*seed_sd); i++)
-		for (j = 0; j < sizeof(noise_sd) / sizeof(*noise_sd); j++) {
-			struct gp null;
+	for (sn = 0.1; sn <= 1.5; sn *= 1.1)
+		for (ss = 0.005; ss <= 1.5; ss *= 1.25) {
+			double l = null_lml(g, sn * sn, ss * ss);
 
-			theta[g->d + 1] = log(seed_sd[i]);
-			theta[g->d + 2] = log(noise_sd[j]);
-			if (gp_condition(&null, g->d, g->n, g->x, g->seed, g->y, theta, 1) == 0) {
-				if (null.lml > best)
-					best = null.lml;
-				gp_release(&null);
-			}
+			if (l > best)
+				best = l;
 		}
-	free(theta);
-	if (!isfinite(best))
-		return 1;
 	lbf = g->lml - best - (double)(g->d + 1);
 	return lbf > 40 ? 1 : 1 / (1 + exp(-lbf));
 }

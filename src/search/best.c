@@ -651,18 +651,6 @@ int best_promotion(struct xl_ctx *ctx, char **entry, char **once, char **summary
 	return 1;
 }
 
-/* The choice (choose.h) with bs's best as the one before; *model 1 under the model. */
-long best_model_pick(const struct best_state *bs, const struct space *space, const char *seed,
-		     int *model, double *lead, double *sd)
-{
-	*model = bs->source == CHOOSE_MODEL;
-	*lead = bs->lead;
-	*sd = bs->lead_sd;
-	(void)space;
-	(void)seed;
-	return bs->pick;
-}
-
 /* The lines of config a that b lacks (the seed's left out): "LR=0.15, DEPTH=1". */
 static char *config_change(const char *a, const char *b, const char *seed)
 {

@@ -142,21 +142,13 @@ int best_remember(struct xl_ctx *ctx);
  */
 int best_promotion(struct xl_ctx *ctx, char **entry, char **once, char **summary);
 
-/*
- * The configuration the model thinks best among those with a proven run
- * (prop_model_best: the Gaussian process's posterior mean), with its lead
- * over the best and that lead's sd (*model 1); the highest mean (*model 0,
- * *lead and *sd 0) when no model fits. -1 when nothing is proven.
- */
 struct space;
-long best_model_pick(const struct best_state *bs, const struct space *space, const char *seed,
-		     int *model, double *lead, double *sd);
 
 /*
- * What xloop thinks beside the proven best, for the briefing, status and
- * the report: {pick, source, change, lead, se, pairs, looks, need,
- * need_after_looks, df, state, text, interval} (schemas/next.schema.json
- * "outlook"); JSON null when nothing is proven. seed: the seed variable.
+ * The best and its proof, for the briefing, status and the report: {pick,
+ * source, change, lead, se, p, pairs, looks, proven, state, text,
+ * interval, why} (schemas/next.schema.json "outlook"); JSON null when
+ * nothing succeeded. seed: the seed variable.
  */
 struct json_t *best_outlook(const struct best_state *bs, const struct space *space,
 			    const char *seed);

@@ -47,6 +47,7 @@ static const struct opt test_search_opts[] = {
 	{ "external", OPT_FLAG, NULL, "the caller scores each run (needs --space, --baseline)" },
 	{ "space", OPT_LIST, "VAR=SPEC", "one variable of the space (repeatable)" },
 	{ "baseline", OPT_STRING, "TEXT", "the baseline's job.sh assignments" },
+	{ "goal", OPT_STRING, "max|min", "metric.goal of the external study (default max)" },
 	{ "threshold", OPT_STRING, "P", "the probability the best moves at (default: xloop's, "
 	  "calibrated; for the calibration)" },
 	OPT_END,
@@ -188,7 +189,8 @@ static double ask(const char *config)
 
 /* Run the search; prints one JSON document (external: a line per run). */
 static int simulate(int flat, long budget, long stream, double sd, double rho, long branch,
-		    const struct space *ext_space, const char *ext_base, double threshold)
+		    const struct space *ext_space, const char *ext_base, double threshold,
+		    int goal_max)
 {
 	int ext = ext_space != NULL;
 	struct sim_run *runs = xcalloc((size_t)budget + 1, sizeof(*runs));
@@ -268,7 +270,7 @@ static int simulate(int flat, long budget, long stream, double sd, double rho, l
 			in.n = nc;
 			in.runs = pr;
 			in.nruns = (size_t)n;
-			in.p.goal_max = 1;
+			in.p.goal_max = goal_max;
 			in.p.alpha = 0.05;
 			noise_rule_init(&rule, obs, (size_t)n, st, nc, &in.p);
 			in.noise = rule.within;
@@ -427,7 +429,10 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 		struct space sp = { NULL, 0 };
 		char *config = NULL;
 
+		const char *goal = args_get(args, "goal");
+
 		if (npos || base == NULL || spaces.n == 0 ||
+		    (goal && strcmp(goal, "max") != 0 && strcmp(goal, "min") != 0) ||
 		    parse_ll(bud, 1, 10000, &budget, &err) < 0 ||
 		    parse_ll(br, 1, 20, &branch, &err) < 0) {
 			cmd_usage_error(self, "--external needs --space and --baseline");
@@ -439,7 +444,8 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 				die("%s", cause);
 		if (confkey_config(base, strlen(base), &config, &cause) < 0)
 			die("%s", cause);
-		rc = simulate(0, (long)budget, 0, 0, 0, (long)branch, &sp, config, threshold);
+		rc = simulate(0, (long)budget, 0, 0, 0, (long)branch, &sp, config, threshold,
+			      !args_get(args, "goal") || strcmp(args_get(args, "goal"), "min") != 0);
 		free(config);
 		space_release(&sp);
 		return rc;
@@ -457,7 +463,7 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 		return XL_USAGE;
 	}
 	return simulate(strcmp(obj, "flat") == 0, (long)budget, (long)stream,
-			strtod(noise, NULL), rho, (long)branch, NULL, NULL, threshold);
+			strtod(noise, NULL), rho, (long)branch, NULL, NULL, threshold, 1);
 }
 
 const struct cmd_entry cmd_test_search_entry = {
@@ -473,6 +479,7 @@ const struct cmd_entry cmd_test_search_entry = {
 	"the best (the calibration reads it). bench/search.py compares it with Optuna's TPE and random\n"
 	"search on the same objective and noise. With --external, the caller scores\n"
 	"each run: a line {\"ask\": {VAR: value, ...}} out, the score back on stdin,\n"
-	"then {\"best\": {...}, \"runs\": n} (the seed variable is SEED).\n",
+	"then {\"best\": {...}, \"runs\": n} (the seed variable is SEED; --goal min: lower\n"
+	"scores are better).\n",
 	.flags = CMD_HIDDEN, .exec = cmd_test_search,
 };

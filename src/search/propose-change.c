@@ -175,6 +175,30 @@ void prop_model_release(struct prop_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* The seed-adjusted noise of in's proven runs (noise_resid). */
+static void seed_adjusted(const struct prop_input *in, struct noise_est *out)
+{
+	struct noise_obs *o = xcalloc(in->nruns + 1, sizeof(*o));
+	const char **sv = xcalloc(in->nruns + 1, sizeof(*sv));
+	long *ids = xcalloc(in->nruns + 1, sizeof(*ids));
+	size_t i, k = 0;
+
+	for (i = 0; i < in->nruns; i++)
+		sv[i] = in->runs[i].seed;
+	noise_seed_ids(sv, in->nruns, ids);
+	for (i = 0; i < in->nruns; i++)
+		if (in->runs[i].proven && isfinite(in->runs[i].score)) {
+			o[k].cfg = in->runs[i].cfg;
+			o[k].seed = ids[i];
+			o[k].score = in->runs[i].score;
+			k++;
+		}
+	noise_resid(o, k, in->n, out);
+	free(o);
+	free(sv);
+	free(ids);
+}
+
 /*
  * Fit the model to every proven run on the grid (scores turned round for
  * goal min: the model maximises) and, with fantasize, condition on the
@@ -233,6 +257,17 @@ int prop_model_fit(const struct prop_input *in, int fantasize, struct prop_model
 		       k ? 0.01 * (fabs(sum / (double)k) > 0 ? fabs(sum / (double)k) : 1) : 1;
 	o.noise_sd = in->noise.sd;
 	o.noise_df = in->nruns ? in->noise.df : 0;
+	{
+		/* the noise a run has beside its seed's offset (the model has a
+		 * term for that): the seed-adjusted estimate when seeds are shared */
+		struct noise_est resid;
+
+		seed_adjusted(in, &resid);
+		if (resid.df > 0) {
+			o.noise_sd = resid.sd;
+			o.noise_df = resid.df;
+		}
+	}
 	rc = k == 0 ? -1 : gp_fit(&m->g, d, k, x, seed, y, &o);
 	if (rc == 0 && fantasize && in->nruns) {
 		size_t p = 0;

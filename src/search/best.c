@@ -674,7 +674,11 @@ static char *config_change(const char *a, const char *b, const char *seed)
 			buf_addf(&out, "%s%.*s", out.len ? ", " : "", (int)len, line);
 		line += len + (nl != NULL);
 	}
-	return out.s ? out.s : xstrdup("(the same assignments)");
+	if (out.len == 0) {
+		buf_release(&out);
+		return xstrdup("(the same assignments)");
+	}
+	return out.s;
 }
 
 /* "better by 0.0058 ± 0.002" (worse when lead < 0): the goal's direction said in words. */

@@ -151,19 +151,6 @@ static size_t aggregate(const struct prop_input *in, const struct prop_model *m,
 	return k;
 }
 
-/* A seed value's index in the model (GP_SEED_FRESH: no run has it; -1: none). */
-long prop_model_seed(const struct prop_model *m, const char *seed)
-{
-	size_t i;
-
-	if (seed == NULL || !*seed)
-		return -1;
-	for (i = 0; i < m->nseeds; i++)
-		if (strcmp(m->seeds[i], seed) == 0)
-			return m->npts < m->nobs ? GP_SEED_FRESH : (long)i;
-	return GP_SEED_FRESH;
-}
-
 /* Free a model. */
 void prop_model_release(struct prop_model *m)
 {

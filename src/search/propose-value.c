@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/confkey.h"
 #include "search/propose-impl.h"
 #include "util.h"
 
@@ -74,6 +73,19 @@ double prop_kg(const double *a, const double *b, size_t n)
 	free(env);
 	free(c);
 	return kg > 0 ? kg : 0;
+}
+
+/* A seed value's index in the model (GP_SEED_FRESH: no run has it; -1: none). */
+long prop_model_seed(const struct prop_model *m, const char *seed)
+{
+	size_t i;
+
+	if (seed == NULL || !*seed)
+		return -1;
+	for (i = 0; i < m->nseeds; i++)
+		if (strcmp(m->seeds[i], seed) == 0)
+			return m->npts < m->nobs ? GP_SEED_FRESH : (long)i;
+	return GP_SEED_FRESH;
 }
 
 /* The choice's set: each member's f, prepared once. */

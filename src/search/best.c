@@ -467,7 +467,8 @@ static void compare_line(const struct best_state *bs, long c, long o, const char
 	buf_addf(e, "- vs %s %s (%g, n=%ld): ", what, bs->v[o].rep_tag, bs->v[o].st.mean,
 		 bs->v[o].st.n);
 	test_text(bs, &cmp, e);
-	buf_addf(e, ": %s\n", cmp.beats ? "proven better" :
+	buf_addf(e, ": %s\n", cmp.beats && !cmp.checked ? "better, not proven (noise not measured)" :
+		 cmp.beats ? "proven better" :
 		 cmp.wants_replicate ? "ahead, not proven yet" :
 		 cmp.paired && cmp.pairs >= NOISE_LOOKS && cmp.diff > 0 ?
 		 "ahead, not proven after every look" : "not proven better");
@@ -579,6 +580,10 @@ static const char *proof_text(const struct best_state *bs, long c, struct buf *t
 		return "the baseline";
 	}
 	noise_compare(&bs->rule, c, bs->baseline, &cmp);
+	if (!cmp.checked) {
+		buf_adds(t, "not proven: the noise is not measured yet (no replicates)");
+		return "not proven yet";
+	}
 	if (cmp.beats && cmp.paired) {
 		buf_addf(t, "proven better than %s on %ld common seed%s (paired test, help best)",
 			 bs->v[bs->baseline].rep_tag, cmp.pairs, cmp.pairs == 1 ? "" : "s");
@@ -587,10 +592,6 @@ static const char *proof_text(const struct best_state *bs, long c, struct buf *t
 	if (cmp.beats) {
 		buf_addf(t, "proven better than %s (noise 0: exact)", bs->v[bs->baseline].rep_tag);
 		return "proven";
-	}
-	if (!cmp.checked) {
-		buf_adds(t, "not proven: the noise is not measured yet (no replicates)");
-		return "not proven yet";
 	}
 	buf_addf(t, "not proven yet: %ld of %d runs on %s's seeds", cmp.pairs, NOISE_LOOKS,
 		 bs->v[bs->baseline].rep_tag);
@@ -638,7 +639,8 @@ int best_promotion(struct xl_ctx *ctx, char **entry, char **once, char **summary
 	else
 		buf_addf(&e, "- plain means: better by %.3g than %s (the noise is not measured yet)\n",
 			 bs.lead, bs.v[last].rep_tag);
-	buf_addf(&e, "- proof: %s%s\n", t.s, cmp.beats ? "" : " (a label; it does not hold the best back)");
+	buf_addf(&e, "- proof: %s%s\n", t.s, cmp.beats && cmp.checked ? "" :
+		 " (a label; it does not hold the best back)");
 	*entry = xstrdup(e.s);
 	*once = xasprintf(" · best now %s (was %s), after %zu proven runs\n",
 			  bs.v[bs.best].rep_tag, bs.v[last].rep_tag, bs.nobs);
@@ -741,7 +743,8 @@ json_t *best_outlook(const struct best_state *bs, const struct space *space, con
 			      "se", pick != b && bs->lead_sd > 0 ? json_real(bs->lead_sd) : json_null(),
 			      "p", isnan(bs->p_pick) || pick == b ? json_null() : json_real(bs->p_pick),
 			      "pairs", (json_int_t)(b == bs->baseline ? 0 : cmp.pairs),
-			      "looks", NOISE_LOOKS, "proven", b != bs->baseline && cmp.beats,
+			      "looks", NOISE_LOOKS, "proven", b != bs->baseline && cmp.beats &&
+			      cmp.checked,
 			      "state", state, "text", t.s, "interval", interval,
 			      "why", bs->why ? json_string(bs->why) : json_null());
 	}

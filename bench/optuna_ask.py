@@ -6,7 +6,7 @@ and cache.
 
 Protocol, one JSON document a line. In: {"sampler": "tpe"|"tpe-mv"|"gp",
 "seed": S, "trials": N, "vars": [[NAME, "int", LO, HI] | [NAME, "cat",
-[CHOICE...]]], "enqueue": {NAME: value}}. Then N times: out {"ask":
+[CHOICE...]]], "enqueue": {NAME: value}, "direction": "maximize"|"minimize"}. Then N times: out {"ask":
 {NAME: value}}, in {"tell": y}. Then out {"done": true}, and the next
 study (or EOF to end). The first line out is {"optuna": VERSION}.
 """
@@ -37,7 +37,7 @@ def out(doc):
 
 
 def run(req):
-    study = optuna.create_study(direction="maximize",
+    study = optuna.create_study(direction=req.get("direction", "maximize"),
                                 sampler=sampler_of(req["sampler"], req["seed"]))
     if req.get("enqueue"):
         study.enqueue_trial(req["enqueue"])

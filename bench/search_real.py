@@ -19,6 +19,9 @@ study whose score function changes needs a new name (its cache section).
 - wine: scikit-learn's HistGradientBoostingClassifier on the bundled wine
   data, 5 variables (learning rate, iterations, leaves, minimum leaf size,
   L2), 5-fold CV accuracy. 178 samples: every run is noisy.
+- diabetes (metric.goal min): scikit-learn's HistGradientBoostingRegressor
+  on the bundled diabetes data (442 samples), 4 variables (learning rate,
+  iterations, leaves, minimum leaf size), 5-fold CV RMSE: lower is better.
 """
 import json
 import math
@@ -49,8 +52,9 @@ def canon(x):
 class Study:
     """A real study: grid, baseline, score(config, seed) with a cache."""
 
-    def __init__(self, name, grid, baseline, spaces, fn):
+    def __init__(self, name, grid, baseline, spaces, fn, goal="max"):
         self.name, self.grid, self.baseline = name, grid, baseline
+        self.goal = goal              # metric.goal: "min" for an error
         self.spaces = spaces          # xloop's `space set` arguments
         self.fn = fn
         self.cache = {}
@@ -205,3 +209,33 @@ def wine_study():
               "MAX_LEAF_NODES=3,7,15,31", "MIN_SAMPLES_LEAF=2,5,10,20,40",
               "L2=0,0.01,0.1,1,10"]
     return Study("wine", grid, base, spaces, wine_score)
+
+
+def diabetes_score(cfg, seed):
+    from sklearn.datasets import load_diabetes
+    from sklearn.ensemble import HistGradientBoostingRegressor
+    from sklearn.model_selection import KFold, cross_val_score
+    global _DB
+    try:
+        X, y = _DB
+    except NameError:
+        X, y = _DB = load_diabetes(return_X_y=True)
+    model = HistGradientBoostingRegressor(
+        learning_rate=float(cfg["LEARNING_RATE"]), max_iter=int(cfg["MAX_ITER"]),
+        max_leaf_nodes=int(cfg["MAX_LEAF_NODES"]),
+        min_samples_leaf=int(cfg["MIN_SAMPLES_LEAF"]), random_state=seed)
+    folds = KFold(n_splits=5, shuffle=True, random_state=seed)
+    mse = -cross_val_score(model, X, y, cv=folds, scoring="neg_mean_squared_error").mean()
+    return float(math.sqrt(mse))
+
+
+def diabetes_study():
+    grid = {"LEARNING_RATE": log_grid(0.01, 1, 7),
+            "MAX_ITER": [25, 50, 100, 200],
+            "MAX_LEAF_NODES": [3, 7, 15, 31],
+            "MIN_SAMPLES_LEAF": [2, 5, 10, 20, 40]}
+    base = {"LEARNING_RATE": grid["LEARNING_RATE"][4], "MAX_ITER": 100,
+            "MAX_LEAF_NODES": 31, "MIN_SAMPLES_LEAF": 20}
+    spaces = ["LEARNING_RATE=0.01..1:log:steps=7", "MAX_ITER=25,50,100,200",
+              "MAX_LEAF_NODES=3,7,15,31", "MIN_SAMPLES_LEAF=2,5,10,20,40"]
+    return Study("diabetes", grid, base, spaces, diabetes_score, goal="min")

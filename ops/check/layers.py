@@ -22,7 +22,7 @@ PURE = {"util", "buf", "jsonw", "tags", "judge", "reasons", "memsample",
         "slurm/parse-sbatch", "slurm/parse-scontrol", "slurm/parse-sinfo",
         "slurm/parse-squeue", "slurm/parse-impl", "jobsh/jobsh", "jobsh/lex",
         "jobsh/jobsh-impl",
-        "jobsh/parse", "jobsh/directives", "search/noise", "search/gp", "search/propose-change", "search/propose-impl",
+        "jobsh/parse", "jobsh/directives", "search/noise", "search/gp", "search/choose", "search/propose-value", "search/propose-change", "search/propose-impl",
         "search/propose", "search/propose-confirm", "search/confkey", "search/space", "banned"}
 
 

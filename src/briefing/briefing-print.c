@@ -169,7 +169,7 @@ void briefing_print(const json_t *b)
 			if (json_is_string(json_object_get(l, "interval_change")))
 				printf("  interval moved since the last briefing by: %s\n",
 				       jstr(l, "interval_change"));
-			printf("  thinks best: %s\n", jstr(l, "text"));
+			printf("  choice: %s\n", jstr(l, "text"));
 		}
 	}
 	else

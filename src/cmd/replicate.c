@@ -1,8 +1,9 @@
 /*
  * xloop replicate T [-n K]: queue K replicates of T's configuration (runs
  * whose one change is the seed variable) in the plan: each on the next seed
- * the best has and T's configuration lacks (common seeds: the paired rule
- * compares on them), else on a fresh seed.
+ * the baseline has and T's configuration lacks (common seeds: the paired
+ * test that labels a configuration proven compares on them), else on a
+ * fresh seed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,18 +23,18 @@ static const struct opt replicate_opts[] = {
 	OPT_END,
 };
 
-/* The next seed of the best's (in its run order) that is not in used, or NULL. */
+/* The next seed of the baseline's (in its run order) that is not in used, or NULL. */
 static const char *common_seed(const struct best_state *bs, long c, char **used, size_t n)
 {
 	size_t i, k;
 
-	if (bs->best < 0 || bs->best == c)
+	if (bs->baseline < 0 || bs->baseline == c)
 		return NULL;
 	for (i = 0; i < bs->nruns; i++) {
 		const struct best_run *r = &bs->runs[i];
 		int taken = 0;
 
-		if (r->cfg != bs->best || !r->seed || !(r->proven || r->open))
+		if (r->cfg != bs->baseline || !r->seed || !(r->proven || r->open))
 			continue;
 		for (k = 0; k < n && !taken; k++)
 			taken = strcmp(used[k], r->seed) == 0;
@@ -102,7 +103,7 @@ static int cmd_replicate(struct xl_ctx *ctx, const struct cmd_entry *self,
 		}
 		json_array_append_new(added, json_pack("{s:I, s:s, s:s}", "plan_id", (json_int_t)id,
 						       "seed", val, "seed_from",
-						       common ? "best" : "fresh"));
+						       common ? "baseline" : "fresh"));
 		used = xreallocarray(used, nused + 1, sizeof(*used));
 		used[nused++] = val;
 	}
@@ -123,8 +124,8 @@ static int cmd_replicate(struct xl_ctx *ctx, const struct cmd_entry *self,
 			printf("  plan %lld: %s=%s from %s (%s)\n",
 			       (long long)json_integer_value(json_object_get(o, "plan_id")), seed,
 			       json_string_value(json_object_get(o, "seed")), bs.v[c].rep_tag,
-			       strcmp(json_string_value(json_object_get(o, "seed_from")), "best") == 0 ?
-			       "a seed the best has: compared with it on common seeds" :
+			       strcmp(json_string_value(json_object_get(o, "seed_from")), "baseline") == 0 ?
+			       "a seed the baseline has: the proof compares on common seeds" :
 			       "a fresh seed");
 	}
 	{
@@ -147,11 +148,12 @@ const struct cmd_entry cmd_replicate_entry = {
 	.name = "replicate", .opts = replicate_opts, .args = "T", .min = 1, .max = 1,
 	.group = CMD_GROUP_LOOP,
 	.target = CMD_TARGET_NONE,
-	.summary = "queue K replicates of T's configuration (the best's seeds first)",
+	.summary = "queue K replicates of T's configuration (the baseline's seeds first)",
 	.help = "Adds K plan entries SEED=<s> from the run that stands for T's\n"
 	"configuration (T itself unless T is a replicate): s is the next seed the\n"
-	"best has and T's configuration lacks, in the best's order (common seeds:\n"
-	"the rule compares on them, `help best`), else a fresh seed; the output\n"
+	"baseline has and T's configuration lacks, in the baseline's order (common\n"
+	"seeds: the paired test that labels proven compares on them, `help best`),\n"
+	"else a fresh seed; the output\n"
 	"says which. next and tick submit\n"
 	"them as tags B--r2, B--r3, ... Each replicate's score joins its\n"
 	"configuration's mean, and together they measure the noise (help best).\n"

@@ -21,9 +21,10 @@
 
 /* Print a run's ancestry. */
 /*
- * A run's word: "best" when its configuration is the best (the baseline's,
- * or promoted by the rule: `help best`), else what its latest attempt did:
- * "succeeded", "failed", "pending" (no verdict yet). Only the rule proves.
+ * A run's word: "best" when its configuration is the best (the model's
+ * pick: `help best`), else what its latest attempt did: "succeeded",
+ * "failed", "pending" (no verdict yet). Only the paired test proves, and
+ * status says it.
  */
 static const char *run_status(struct xl_ctx *ctx, const struct best_state *bs,
 			      const struct run *r)

@@ -440,7 +440,7 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 			printf(", best %s: %s %s", best.tag, ctx->cfg.metric, shown);
 		}
 		if (json_is_object(outlook))
-			printf("\nthinks best: %s",
+			printf("\nchoice: %s",
 			       json_string_value(json_object_get(outlook, "text")));
 		printf("\n  %-*s %-*s %-*s %-13s %3s %-10s %-10s %s\n", wd.tag, "TAG",
 		       wd.parent, "PARENT", wd.change, "CHANGE", "STATE", "ATT", "JOB",
@@ -535,7 +535,7 @@ const struct cmd_entry cmd_status_entry = {
 	.help = "One row per run: tag, parent, change (VAR old->new), state, attempt, job\n"
 	"id, elapsed time (live from squeue, then from the recorded start and end),\n"
 	"score; '*' marks the run that stands for the best configuration (help best).\n"
-	"Beside it, \"thinks best:\" the model's best and what confirms it. With\n"
+	"Beside it, \"choice:\" the best (the model's pick, help best), proven or not. With\n"
 	"T, the run's lineage and all its attempts. Live states come from a single squeue call. status only reads:\n"
 	"a job that has left the queue shows as 'judging' (ended, waiting for its\n"
 	"verdict; --json: state \"ended\") until `xloop judge`, `next` or `tick`\n"

@@ -31,6 +31,7 @@
 
 #include "cmd/cmd.h"
 #include "buf.h"
+#include "search/choose.h"
 #include "search/confkey.h"
 #include "search/noise.h"
 #include "search/propose.h"
@@ -46,6 +47,9 @@ static const struct opt test_search_opts[] = {
 	{ "external", OPT_FLAG, NULL, "the caller scores each run (needs --space, --baseline)" },
 	{ "space", OPT_LIST, "VAR=SPEC", "one variable of the space (repeatable)" },
 	{ "baseline", OPT_STRING, "TEXT", "the baseline's job.sh assignments" },
+	{ "goal", OPT_STRING, "max|min", "metric.goal of the external study (default max)" },
+	{ "threshold", OPT_STRING, "P", "the probability the best moves at (default: xloop's, "
+	  "calibrated; for the calibration)" },
 	OPT_END,
 };
 
@@ -185,7 +189,8 @@ static double ask(const char *config)
 
 /* Run the search; prints one JSON document (external: a line per run). */
 static int simulate(int flat, long budget, long stream, double sd, double rho, long branch,
-		    const struct space *ext_space, const char *ext_base)
+		    const struct space *ext_space, const char *ext_base, double threshold,
+		    int goal_max)
 {
 	int ext = ext_space != NULL;
 	struct sim_run *runs = xcalloc((size_t)budget + 1, sizeof(*runs));
@@ -198,7 +203,9 @@ static int simulate(int flat, long budget, long stream, double sd, double rho, l
 	char *tags = xcalloc((size_t)budget + 1, 16);
 	struct space sp = { NULL, 0 };
 	json_t *trace = json_array();
-	long n = 0, i, best_prev = -1, promotions = 0, false_promotions = 0;
+	long n = 0, i, best_prev = -1, promotions = 0, false_promotions = 0, nproven = 0;
+	int ever_proven = 0, ever_any = 0;
+	double pick_p = NAN;
 	double best_true_prev = 0;
 	unsigned long turn = 0;
 	char *cause = NULL;
@@ -263,17 +270,38 @@ static int simulate(int flat, long budget, long stream, double sd, double rho, l
 			in.n = nc;
 			in.runs = pr;
 			in.nruns = (size_t)n;
-			in.p.goal_max = 1;
+			in.p.goal_max = goal_max;
 			in.p.alpha = 0.05;
 			noise_rule_init(&rule, obs, (size_t)n, st, nc, &in.p);
 			in.noise = rule.within;
 			in.baseline = 0;
+			in.space = ext ? ext_space : &sp;
+			in.seed = "SEED";
 			/* sticky, as best.c: start from the last best */
 			for (j = 0; j < (long)nc && best_prev >= 0; j++)
 				if (strcmp(v[j].key, runs[best_prev].key) == 0)
 					break;
-			best = noise_choose(&rule, best_prev >= 0 ? j : 0, NULL);
+			{
+				struct choice ch;
+
+				choose_best_at(&in, best_prev >= 0 ? j : 0, threshold, &ch);
+				best = ch.best;
+				pick_p = ch.p;
+				choice_release(&ch);
+			}
 			in.best = best;
+			/* proven: the paired test's label of the best against the baseline
+			 * (what status shows); any_proven: configurations it would label */
+			nproven = 0;
+			for (j = 1; j < (long)nc; j++) {
+				struct noise_cmp pc;
+
+				noise_compare(&rule, j, 0, &pc);
+				nproven += pc.beats;
+				if (j == best)
+					ever_proven |= pc.beats;
+			}
+			ever_any |= nproven > 0;
 			if (ext) {
 				emit_line(json_pack("{s:o, s:I}", "best",
 						    config_json(v[best].config, 1), "runs",
@@ -300,18 +328,18 @@ static int simulate(int flat, long budget, long stream, double sd, double rho, l
 				for (j = 1; j < (long)nc; j++)
 					if (v[j].st.mean > v[lead].st.mean)
 						lead = j;
-				json_array_append_new(trace, json_pack("{s:I, s:f, s:f, s:I, s:I, s:I}",
+				json_array_append_new(trace, json_pack("{s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:b, s:o}",
 					"runs", (json_int_t)n, "best_true", t,
 					"leader_true", true_score(flat, runs[rep[lead]].x),
 					"best_n", (json_int_t)v[best].st.n,
 					"promotions", (json_int_t)promotions,
-					"false_promotions", (json_int_t)false_promotions));
+					"false_promotions", (json_int_t)false_promotions,
+					"proven", (json_int_t)nproven, "ever_proven", ever_proven, "ever_any_proven", ever_any,
+					"p", isnan(pick_p) ? json_null() : json_real(pick_p)));
 			}
 			noise_rule_release(&rule);
 			if (n >= budget)
 				break;
-			in.space = ext ? ext_space : &sp;
-			in.seed = "SEED";
 			in.replicates = 3;
 			in.confirm_max = 6;
 			in.budget_runs = budget;
@@ -380,11 +408,18 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 	const struct opt_list spaces = *args_list(args, "space");
 	int external = args_flag(args, "external");
 	long long budget, stream, branch;
-	double rho;
+	double rho, threshold = CHOOSE_P;
 	char *cause = NULL;
 	int npos = args->npos, rc, i;
 
 	(void)ctx;
+	if (args_get(args, "threshold")) {
+		threshold = strtod(args_get(args, "threshold"), NULL);
+		if (!(threshold > 0 && threshold <= 1)) {
+			cmd_usage_error(self, "--threshold: a probability above 0");
+			return XL_USAGE;
+		}
+	}
 	obj = args_get(args, "objective") ? args_get(args, "objective") : obj;
 	bud = args_get(args, "budget") ? args_get(args, "budget") : bud;
 	str = args_get(args, "stream") ? args_get(args, "stream") : str;
@@ -394,7 +429,10 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 		struct space sp = { NULL, 0 };
 		char *config = NULL;
 
+		const char *goal = args_get(args, "goal");
+
 		if (npos || base == NULL || spaces.n == 0 ||
+		    (goal && strcmp(goal, "max") != 0 && strcmp(goal, "min") != 0) ||
 		    parse_ll(bud, 1, 10000, &budget, &err) < 0 ||
 		    parse_ll(br, 1, 20, &branch, &err) < 0) {
 			cmd_usage_error(self, "--external needs --space and --baseline");
@@ -406,7 +444,8 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 				die("%s", cause);
 		if (confkey_config(base, strlen(base), &config, &cause) < 0)
 			die("%s", cause);
-		rc = simulate(0, (long)budget, 0, 0, 0, (long)branch, &sp, config);
+		rc = simulate(0, (long)budget, 0, 0, 0, (long)branch, &sp, config, threshold,
+			      !args_get(args, "goal") || strcmp(args_get(args, "goal"), "min") != 0);
 		free(config);
 		space_release(&sp);
 		return rc;
@@ -424,7 +463,7 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 		return XL_USAGE;
 	}
 	return simulate(strcmp(obj, "flat") == 0, (long)budget, (long)stream,
-			strtod(noise, NULL), rho, (long)branch, NULL, NULL);
+			strtod(noise, NULL), rho, (long)branch, NULL, NULL, threshold, 1);
 }
 
 const struct cmd_entry cmd_test_search_entry = {
@@ -432,10 +471,15 @@ const struct cmd_entry cmd_test_search_entry = {
 	.target = CMD_TARGET_NONE,
 	.summary = "autopilot's proposer and promotion rule on a synthetic objective (benchmark)",
 	.help = "Prints {objective, stream, runs, trace: [{runs, best_true, leader_true, best_n,\n"
-	"promotions, false_promotions}]}: after each number of runs, the noise-free\n"
-	"score of what xloop calls best (and of the highest mean, unconfirmed). bench/search.py compares it with Optuna's TPE and random\n"
+	"promotions, false_promotions, proven, ever_proven, ever_any_proven, p}]}: after each\n"
+	"number of runs, the noise-free score of what xloop calls best (and of the highest\n"
+	"mean), how often the best moved, how many configurations the paired test\n"
+	"labels better than the baseline (ever_proven: the best was labelled;\n"
+	"ever_any_proven: any was) and p, the probability that the model's pick beats\n"
+	"the best (the calibration reads it). bench/search.py compares it with Optuna's TPE and random\n"
 	"search on the same objective and noise. With --external, the caller scores\n"
 	"each run: a line {\"ask\": {VAR: value, ...}} out, the score back on stdin,\n"
-	"then {\"best\": {...}, \"runs\": n} (the seed variable is SEED).\n",
+	"then {\"best\": {...}, \"runs\": n} (the seed variable is SEED; --goal min: lower\n"
+	"scores are better).\n",
 	.flags = CMD_HIDDEN, .exec = cmd_test_search,
 };

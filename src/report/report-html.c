@@ -175,13 +175,13 @@ void report_configurations(struct xl_ctx *ctx, struct page *pg)
 			 bs.noise.df);
 	else
 		buf_adds(b, "no replicates yet: scores are unchecked against noise; ");
-	buf_adds(b, "best by the rule of <code>xloop help best</code></p>\n");
+	buf_adds(b, "best: the model's pick, <code>xloop help best</code></p>\n");
 	{
-		/* beside the proven best: what xloop thinks best, what confirms it */
+		/* the best (the model's pick), proven or not */
 		json_t *ol = best_outlook(&bs, &ctx->cfg.search.space, ctx->cfg.search.seed);
 
 		if (json_is_object(ol)) {
-			buf_adds(b, "<p class=\"sub\">thinks best: ");
+			buf_adds(b, "<p class=\"sub\">choice: ");
 			report_esc(b, json_string_value(json_object_get(ol, "text")));
 			buf_adds(b, "</p>\n");
 		}

@@ -10,6 +10,7 @@
 
 #include "search/best.h"
 #include "buf.h"
+#include "search/choose.h"
 #include "search/confkey.h"
 #include "search/propose.h"
 #include "study.h"
@@ -100,8 +101,9 @@ void best_release(struct best_state *bs)
 	noise_rule_release(&bs->rule);
 	free(bs->slots);
 	free(bs->v);
+	free(bs->why);
 	memset(bs, 0, sizeof(*bs));
-	bs->best = bs->baseline = -1;
+	bs->best = bs->baseline = bs->pick = bs->prev = -1;
 }
 
 /* A hash of a key (FNV-1a). */
@@ -156,6 +158,74 @@ static void key_insert(struct best_state *bs, long at)
 	key_place(bs, at);
 }
 
+/* A prop_input over bs (v and runs malloc'd into *v, *runs: free them). */
+static void input_of(const struct best_state *bs, const struct space *space, const char *seed,
+		     struct prop_input *in, struct prop_cfg **pv, struct prop_run **pr)
+{
+	struct prop_cfg *v = xcalloc(bs->n + 1, sizeof(*v));
+	struct prop_run *runs = xcalloc(bs->nruns + 1, sizeof(*runs));
+	size_t i;
+
+	for (i = 0; i < bs->n; i++) {
+		v[i].key = bs->v[i].key;
+		v[i].config = bs->v[i].config;
+		v[i].rep_tag = bs->v[i].rep_id ? bs->v[i].rep_tag : NULL;
+		v[i].st = bs->v[i].st;
+		v[i].open = bs->v[i].open;
+	}
+	for (i = 0; i < bs->nruns; i++) {
+		runs[i].cfg = bs->runs[i].cfg;
+		runs[i].seed = bs->runs[i].seed;
+		runs[i].proven = bs->runs[i].proven;
+		runs[i].open = bs->runs[i].open;
+		runs[i].score = bs->runs[i].score;
+	}
+	memset(in, 0, sizeof(*in));
+	in->v = v;
+	in->n = bs->n;
+	in->runs = runs;
+	in->nruns = bs->nruns;
+	in->best = bs->best;
+	in->baseline = bs->baseline;
+	in->noise = bs->noise;
+	in->p = bs->p;
+	in->space = space;
+	in->seed = seed;
+	*pv = v;
+	*pr = runs;
+}
+
+/* The best by the choice (choose.h), starting from start; the label beside it. */
+static void choose_into(struct best_state *bs, const struct space *space, const char *seed,
+			long start)
+{
+	struct prop_input in;
+	struct prop_cfg *v;
+	struct prop_run *runs;
+	struct choice ch;
+
+	input_of(bs, space, seed, &in, &v, &runs);
+	if (choose_best(&in, start, &ch) == 0) {
+		bs->best = ch.best;
+		bs->pick = ch.pick;
+		bs->prev = ch.prev;
+		bs->p_pick = ch.p;
+		bs->lead = ch.lead;
+		bs->lead_sd = ch.sd;
+		bs->source = ch.source;
+		bs->why = ch.why ? xstrdup(ch.why) : NULL;
+		bs->promotions = ch.best != ch.prev;
+		/* the best's own estimate and its lead over the baseline */
+		choose_estimate(&ch, &in, bs->best, &bs->est, &bs->est_sd);
+		bs->p_base = bs->best != bs->baseline && bs->baseline >= 0 ?
+			     choose_compare(&ch, &in, bs->best, bs->baseline, &bs->base_lead,
+					    &bs->base_sd) : NAN;
+	}
+	choice_release(&ch);
+	free(v);
+	free(runs);
+}
+
 /* Group the runs and choose. */
 int best_load(struct xl_ctx *ctx, struct best_state *bs)
 {
@@ -167,7 +237,8 @@ int best_load(struct xl_ctx *ctx, struct best_state *bs)
 	int rc, keys_current;
 
 	memset(bs, 0, sizeof(*bs));
-	bs->best = bs->baseline = -1;
+	bs->best = bs->baseline = bs->pick = bs->prev = -1;
+	bs->p_pick = bs->p_base = NAN;
 	xsnprintf(kvkey, sizeof(kvkey), "config_seed:%s", ctx->cfg.study);
 	keys_current = db_kv_get(&ctx->db, kvkey) == seed_sig(seed);
 	/* each run with its latest attempt's verdict and score */
@@ -287,7 +358,7 @@ int best_load(struct xl_ctx *ctx, struct best_state *bs)
 		last = best_find_run(bs, db_kv_get(&ctx->db, kvkey));
 		if (last >= 0 && bs->v[last].st.n > 0)
 			start = last;
-		bs->best = noise_choose(&bs->rule, start, &bs->promotions);
+		choose_into(bs, &ctx->cfg.search.space, seed, start);
 	}
 	free(st);
 	return 0;
@@ -365,23 +436,25 @@ json_t *best_json(const char *tag, const struct best_info *info)
 			 "noise_sd", info->checked ? json_real(info->sd) : json_null());
 }
 
-/* The test's numbers: "paired on 3 common seeds: +0.004 = 2.1 se (resid sd ..., df 14; the rule needs > 0.006)". */
+/* The paired test's numbers: "paired on 3 common seeds: better by 0.004 (se 0.0011, df 14; the test asks more than 0.006)". */
 static void test_text(const struct best_state *bs, const struct noise_cmp *cmp, struct buf *e)
 {
+	(void)bs;
 	if (!cmp->checked)
-		buf_addf(e, "means %+g, noise unknown (unchecked)", cmp->diff);
+		buf_addf(e, "means: %s by %g, noise unknown (unchecked)",
+			 cmp->diff >= 0 ? "better" : "worse", fabs(cmp->diff));
 	else if (!cmp->paired)
-		buf_addf(e, "means %+g, noise 0 (exact)", cmp->diff);
+		buf_addf(e, "means: %s by %g, noise 0 (exact)", cmp->diff >= 0 ? "better" : "worse",
+			 fabs(cmp->diff));
 	else if (cmp->pairs == 0)
-		buf_addf(e, "%+g on the first run's seed = %.2f noise units (not tested: no "
-			 "confirming run on a common seed yet; one would need > %.3g)", cmp->diff,
-			 cmp->sigmas, cmp->need);
+		buf_addf(e, "%s by %.3g on the first run's seed (not tested: no confirming run on "
+			 "a common seed yet; one would need more than %.3g)",
+			 cmp->diff >= 0 ? "better" : "worse", fabs(cmp->diff), cmp->need);
 	else
-		buf_addf(e, "paired on %ld common seed%s (of at most %d): %+g = %.2f noise units "
-			 "(se %.3g, df %ld, %s sd %.3g; the rule needs > %.3g)", cmp->pairs,
-			 cmp->pairs == 1 ? "" : "s", NOISE_LOOKS, cmp->diff, cmp->sigmas, cmp->se,
-			 cmp->df, bs->rule.resid.df > 0 ? "seed-adjusted" : "within", bs->rule.resid.df > 0 ?
-			 bs->rule.resid.sd : bs->rule.within.sd, cmp->need);
+		buf_addf(e, "paired on %ld common seed%s (of at most %d): %s by %.3g (se %.3g, df "
+			 "%ld; the test asks more than %.3g)", cmp->pairs, cmp->pairs == 1 ? "" : "s",
+			 NOISE_LOOKS, cmp->diff >= 0 ? "better" : "worse", fabs(cmp->diff), cmp->se,
+			 cmp->df, cmp->need);
 }
 
 /* One comparison line: "- vs parent T (0.95, n=3): paired on ...: not better". */
@@ -394,10 +467,11 @@ static void compare_line(const struct best_state *bs, long c, long o, const char
 	buf_addf(e, "- vs %s %s (%g, n=%ld): ", what, bs->v[o].rep_tag, bs->v[o].st.mean,
 		 bs->v[o].st.n);
 	test_text(bs, &cmp, e);
-	buf_addf(e, ": %s\n", cmp.beats ? "better beyond noise" :
-		 cmp.wants_replicate ? "ahead, not proven (confirming runs will tell)" :
+	buf_addf(e, ": %s\n", cmp.beats && !cmp.checked ? "better, not proven (noise not measured)" :
+		 cmp.beats ? "proven better" :
+		 cmp.wants_replicate ? "ahead, not proven yet" :
 		 cmp.paired && cmp.pairs >= NOISE_LOOKS && cmp.diff > 0 ?
-		 "ahead, not proven, no look left (retired)" : "not better");
+		 "ahead, not proven after every look" : "not proven better");
 }
 
 /* Compare a verdict's configuration with its parent and the best before. */
@@ -496,6 +570,34 @@ int best_remember(struct xl_ctx *ctx)
 	return rc;
 }
 
+/* The proof label of configuration c against the baseline (noise.h's paired test). */
+static const char *proof_text(const struct best_state *bs, long c, struct buf *t)
+{
+	struct noise_cmp cmp;
+
+	if (c == bs->baseline) {
+		buf_adds(t, "the baseline itself");
+		return "the baseline";
+	}
+	noise_compare(&bs->rule, c, bs->baseline, &cmp);
+	if (!cmp.checked) {
+		buf_adds(t, "not proven: the noise is not measured yet (no replicates)");
+		return "not proven yet";
+	}
+	if (cmp.beats && cmp.paired) {
+		buf_addf(t, "proven better than %s on %ld common seed%s (paired test, help best)",
+			 bs->v[bs->baseline].rep_tag, cmp.pairs, cmp.pairs == 1 ? "" : "s");
+		return "proven";
+	}
+	if (cmp.beats) {
+		buf_addf(t, "proven better than %s (noise 0: exact)", bs->v[bs->baseline].rep_tag);
+		return "proven";
+	}
+	buf_addf(t, "not proven yet: %ld of %d runs on %s's seeds", cmp.pairs, NOISE_LOOKS,
+		 bs->v[bs->baseline].rep_tag);
+	return cmp.pairs >= NOISE_LOOKS ? "not proven" : "not proven yet";
+}
+
 /* A promotion since the best was remembered: its entry. */
 int best_promotion(struct xl_ctx *ctx, char **entry, char **once, char **summary)
 {
@@ -516,97 +618,39 @@ int best_promotion(struct xl_ctx *ctx, char **entry, char **once, char **summary
 		best_release(&bs);
 		return 0;
 	}
+	/* the kind: the model's (P) and the paired test's label against the baseline */
 	noise_compare(&bs.rule, bs.best, last, &cmp);
-	test_text(&bs, &cmp, &t);
+	if (bs.best != bs.baseline)
+		proof_text(&bs, bs.best, &t);
+	else
+		buf_adds(&t, "the baseline again");
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
 	buf_addf(&e, "## %s · best now %s (was %s), after %zu proven runs\n", when,
 		 bs.v[bs.best].rep_tag, bs.v[last].rep_tag, bs.nobs);
-	buf_addf(&e, "- promotion: %s's configuration (mean %g, n=%ld) replaces %s's "
-		 "(mean %g, n=%ld) as the best\n", bs.v[bs.best].rep_tag, bs.v[bs.best].st.mean,
-		 bs.v[bs.best].st.n, bs.v[last].rep_tag, bs.v[last].st.mean, bs.v[last].st.n);
-	buf_addf(&e, "- test: %s%s\n", t.s, bs.promotions > 1 ?
-		 " (reached through more than one promotion in this verdict)" : "");
-	buf_addf(&e, "- rule: alpha %g over at most %d looks per challenger and %d challengers "
-		 "(each look at %.2g; `xloop help best`)\n", bs.p.alpha, NOISE_LOOKS,
-		 NOISE_CHALLENGERS, bs.p.alpha / (double)(NOISE_LOOKS * NOISE_CHALLENGERS));
+	buf_addf(&e, "- promotion by the %s: %s's configuration (mean %g, n=%ld) replaces %s's "
+		 "(mean %g, n=%ld) as the best\n", choose_source_name(bs.source),
+		 bs.v[bs.best].rep_tag, bs.v[bs.best].st.mean, bs.v[bs.best].st.n,
+		 bs.v[last].rep_tag, bs.v[last].st.mean, bs.v[last].st.n);
+	if (!isnan(bs.p_pick))
+		buf_addf(&e, "- the %s: better by %.3g ± %.2g than %s, P %.2f >= %.2f (help best)\n",
+			 choose_source_name(bs.source), bs.lead, bs.lead_sd, bs.v[last].rep_tag,
+			 bs.p_pick, CHOOSE_P);
+	else
+		buf_addf(&e, "- plain means: better by %.3g than %s (the noise is not measured yet)\n",
+			 bs.lead, bs.v[last].rep_tag);
+	buf_addf(&e, "- proof: %s%s\n", t.s, cmp.beats && cmp.checked ? "" :
+		 " (a label; it does not hold the best back)");
 	*entry = xstrdup(e.s);
 	*once = xasprintf(" · best now %s (was %s), after %zu proven runs\n",
 			  bs.v[bs.best].rep_tag, bs.v[last].rep_tag, bs.nobs);
-	*summary = xasprintf("best now %s (was %s): %s", bs.v[bs.best].rep_tag,
-			     bs.v[last].rep_tag, t.s);
+	*summary = xasprintf("best now %s (was %s) by the %s%s; %s", bs.v[bs.best].rep_tag,
+			     bs.v[last].rep_tag, choose_source_name(bs.source),
+			     isnan(bs.p_pick) ? "" : " (P above the threshold)", t.s);
 	buf_release(&e);
 	buf_release(&t);
 	best_release(&bs);
 	return 1;
-}
-
-/* The highest mean (goal-signed) among configurations with a proven run. */
-static long highest_mean(const struct best_state *bs)
-{
-	long i, top = -1;
-
-	for (i = 0; i < (long)bs->n; i++) {
-		double m = bs->v[i].st.mean, t = top >= 0 ? bs->v[top].st.mean : 0;
-
-		if (bs->v[i].st.n == 0)
-			continue;
-		if (top < 0 || (bs->p.goal_max ? m > t : m < t))
-			top = i;
-	}
-	return top;
-}
-
-/*
- * The model's best (prop_model_best: the Gaussian process's posterior mean
- * over every proven run) and its lead over the best with that lead's sd;
- * *model 0 and the highest mean when no model fits.
- */
-long best_model_pick(const struct best_state *bs, const struct space *space, const char *seed,
-		     int *model, double *lead, double *sd)
-{
-	struct prop_input in;
-	struct prop_cfg *v = xcalloc(bs->n + 1, sizeof(*v));
-	struct prop_run *runs = xcalloc(bs->nruns + 1, sizeof(*runs));
-	long idx = -1;
-	size_t i;
-
-	*model = 0;
-	*lead = *sd = 0;
-	for (i = 0; i < bs->n; i++) {
-		v[i].key = bs->v[i].key;
-		v[i].config = bs->v[i].config;
-		v[i].rep_tag = bs->v[i].rep_id ? bs->v[i].rep_tag : NULL;
-		v[i].st = bs->v[i].st;
-		v[i].open = bs->v[i].open;
-	}
-	for (i = 0; i < bs->nruns; i++) {
-		runs[i].cfg = bs->runs[i].cfg;
-		runs[i].seed = bs->runs[i].seed;
-		runs[i].proven = bs->runs[i].proven;
-		runs[i].open = bs->runs[i].open;
-		runs[i].score = bs->runs[i].score;
-	}
-	memset(&in, 0, sizeof(in));
-	in.v = v;
-	in.n = bs->n;
-	in.runs = runs;
-	in.nruns = bs->nruns;
-	in.best = bs->best;
-	in.baseline = bs->baseline;
-	in.noise = bs->noise;
-	in.p = bs->p;
-	in.space = space;
-	in.seed = seed;
-	if (space && space->n && bs->best >= 0 &&
-	    prop_model_best(&in, bs->best, &idx, lead, sd) == 0 && idx >= 0 &&
-	    bs->v[idx].st.n > 0)
-		*model = 1;
-	else
-		idx = highest_mean(bs);
-	free(v);
-	free(runs);
-	return idx;
 }
 
 /* The lines of config a that b lacks (the seed's left out): "LR=0.15, DEPTH=1". */
@@ -632,87 +676,78 @@ static char *config_change(const char *a, const char *b, const char *seed)
 			buf_addf(&out, "%s%.*s", out.len ? ", " : "", (int)len, line);
 		line += len + (nl != NULL);
 	}
-	return out.s ? out.s : xstrdup("(the same assignments)");
+	if (out.len == 0) {
+		buf_release(&out);
+		return xstrdup("(the same assignments)");
+	}
+	return out.s;
+}
+
+/* "better by 0.0058 ± 0.002" (worse when lead < 0): the goal's direction said in words. */
+static void better_by(struct buf *t, double lead, double sd)
+{
+	buf_addf(t, "%s by %.3g", lead >= 0 ? "better" : "worse", fabs(lead));
+	if (sd > 0)
+		buf_addf(t, " ± %.2g", sd);
 }
 
 /* The outlook. */
 json_t *best_outlook(const struct best_state *bs, const struct space *space, const char *seed)
 {
-	int model;
-	double mlead, msd;
-	long pick = best_model_pick(bs, space, seed, &model, &mlead, &msd), b = bs->best;
-	const char *source = model ? "model" : "highest mean";
-	struct noise_cmp cmp;
-	struct best_info bi;
+	long b = bs->best, pick = bs->pick;
 	struct buf t = BUF_INIT;
-	const char *state;
+	const char *state, *source = choose_source_name(bs->source);
 	char *change, *interval;
-	double after;
+	struct best_info bi;
 	json_t *o;
 
-	if (b < 0 || pick < 0)
+	(void)space;
+	if (b < 0 || pick < 0 || bs->baseline < 0)
 		return json_null();
 	best_info_of(bs, b, &bi);
-	/* an interval moves only with its own runs or the noise: say which */
 	interval = !bi.checked ? xasprintf("n=%ld of its own runs, noise not measured", bi.n) :
 		   xasprintf("from its own n=%ld runs and the noise sd %.3g (df %ld, pooled over "
 			     "every configuration with replicates): it changes only when one of "
 			     "these does", bi.n, bi.sd, bi.df);
-	if (pick == b) {
-		o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "pick", bs->v[b].rep_tag, "source",
-			      source, "state", "the best", "text", model ?
-			      "the model's best is the best: nothing to confirm" :
-			      "the highest mean is the best's: nothing to confirm", "interval",
-			      interval);
-		free(interval);
-		return o;
+	buf_addf(&t, "best: %s", bs->v[b].rep_tag);
+	if (bs->source == CHOOSE_MODEL || bs->source == CHOOSE_MEANS)
+		buf_addf(&t, ", %s %.4g ± %.2g", bs->source == CHOOSE_MODEL ? "model" :
+			 "shrunken mean", bs->est, bs->est_sd);
+	if (b != bs->baseline && !isnan(bs->p_base)) {
+		buf_adds(&t, ", ");
+		better_by(&t, bs->base_lead, bs->base_sd);
+		buf_addf(&t, " than %s (P %.2f)", bs->v[bs->baseline].rep_tag, bs->p_base);
+	} else if (b != bs->baseline) {
+		buf_addf(&t, ", mean %g against %s's %g", bs->v[b].st.mean,
+			 bs->v[bs->baseline].rep_tag, bs->v[bs->baseline].st.mean);
 	}
-	noise_compare(&bs->rule, pick, b, &cmp);
-	after = cmp.paired ? noise_need(&bs->rule, NOISE_LOOKS) : cmp.need;
+	buf_adds(&t, "; ");
+	state = proof_text(bs, b, &t);
+	if (pick != b) {
+		buf_addf(&t, "; the %s's pick %s is ", source, bs->v[pick].rep_tag);
+		better_by(&t, bs->lead, bs->lead_sd);
+		if (!isnan(bs->p_pick))
+			buf_addf(&t, " (P %.2f, under %.2f: the best stays)", bs->p_pick, CHOOSE_P);
+		state = "pick not sure";
+	}
+	if (bs->why)
+		buf_addf(&t, " [%s: %s]", source, bs->why);
 	change = config_change(bs->v[pick].config, bs->v[b].config, seed);
-	if (model)
-		buf_addf(&t, "%s (%s): model %+.3g ± %.2g over the best %s; measured %+g", change,
-			 bs->v[pick].rep_tag, mlead, msd, bs->v[b].rep_tag, cmp.diff);
-	else
-		buf_addf(&t, "%s (%s): highest mean, %+g over the best %s", change,
-			 bs->v[pick].rep_tag, cmp.diff, bs->v[b].rep_tag);
-	if (cmp.paired && cmp.pairs)
-		buf_addf(&t, " on %ld common seed%s (se %.2g)", cmp.pairs,
-			 cmp.pairs == 1 ? "" : "s", cmp.se);
-	else if (cmp.paired)
-		buf_adds(&t, " on its first run");
-	if (!cmp.checked) {
-		state = "unchecked";
-		buf_adds(&t, "; the noise is not measured yet");
-	} else if (!cmp.paired) {
-		state = "not better";
-		buf_adds(&t, "; noise 0: not better");
-	} else if (cmp.wants_replicate && cmp.diff > after) {
-		state = "confirming";
-		buf_addf(&t, "; confirming, %ld of %d runs on the best's seeds%s", cmp.pairs,
-			 NOISE_LOOKS, bs->v[pick].open ? " (one pending)" : "");
-	} else if (cmp.wants_replicate) {
-		state = "cannot be proven";
-		buf_addf(&t, "; the rule cannot promote it: after %d confirming runs it asks a "
-			 "lead of more than %.3g (df %ld now), so nothing is promoted until the "
-			 "noise estimate sharpens or a larger lead shows", NOISE_LOOKS, after,
-			 cmp.df);
-	} else if (cmp.pairs >= NOISE_LOOKS) {
-		state = "retired";
-		buf_addf(&t, "; not proven after %d confirming runs (needs > %.3g): retired "
-			 "against this best", NOISE_LOOKS, cmp.need);
-	} else {
-		state = "not better";
-		buf_adds(&t, "; not ahead beyond a tie");
+	{
+		struct noise_cmp cmp;
+
+		noise_compare(&bs->rule, b, bs->baseline, &cmp);
+		o = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:i, s:b, s:s, s:s, s:s, s:o}",
+			      "pick", bs->v[pick].rep_tag, "source", source, "change", change,
+			      "lead", pick != b ? json_real(bs->lead) : json_real(0),
+			      "se", pick != b && bs->lead_sd > 0 ? json_real(bs->lead_sd) : json_null(),
+			      "p", isnan(bs->p_pick) || pick == b ? json_null() : json_real(bs->p_pick),
+			      "pairs", (json_int_t)(b == bs->baseline ? 0 : cmp.pairs),
+			      "looks", NOISE_LOOKS, "proven", b != bs->baseline && cmp.beats &&
+			      cmp.checked,
+			      "state", state, "text", t.s, "interval", interval,
+			      "why", bs->why ? json_string(bs->why) : json_null());
 	}
-	o = json_pack("{s:s, s:s, s:s, s:f, s:o, s:I, s:i, s:o, s:o, s:I, s:s, s:s, s:s}",
-		      "pick", bs->v[pick].rep_tag, "source", source, "change", change,
-		      "lead", cmp.diff, "se", cmp.se > 0 ? json_real(cmp.se) : json_null(),
-		      "pairs", (json_int_t)cmp.pairs, "looks", NOISE_LOOKS,
-		      "need", cmp.checked ? json_real(cmp.need) : json_null(),
-		      "need_after_looks", cmp.paired && isfinite(after) ? json_real(after) :
-		      json_null(), "df", (json_int_t)cmp.df, "state", state, "text", t.s,
-		      "interval", interval);
 	free(change);
 	free(interval);
 	buf_release(&t);

@@ -13,46 +13,42 @@
 
 /* What "best" means: `xloop help best`, and the end of `help space`. */
 #define BEST_HELP \
-	"What \"best\" means (status, next, resume, report, --from best, plan):\n" \
+	"What \"best\" means (status, next, resume, report, --from best, plan,\n" \
+	"replicate best, notifications):\n" \
 	"A configuration is a job.sh's top-level assignments minus the seed\n" \
 	"variable, values canonical; runs with the same configuration are one\n" \
-	"experiment, and its score is the mean over its runs that succeeded with\n" \
-	"a score. A replicate\n" \
-	"is a run whose one change is the seed (tag B--rK); it is never a parent.\n" \
-	"The noise is measured, never assumed: sigma is the pooled within-\n" \
-	"configuration standard deviation over every configuration with 2 runs\n" \
-	"or more (df = the sum of n - 1; intervals of a mean use it), and the\n" \
-	"seed-adjusted noise is what is left of every run's score after a\n" \
-	"configuration effect and a seed effect (runs with the same seed share\n" \
-	"its offset): what a difference on a common seed sees. Autopilot runs\n" \
-	"the baseline twice first (the noise is measured) and the best likewise.\n" \
-	"The best starts as the baseline's configuration; a candidate C replaces\n" \
-	"the best B on a paired comparison over common seeds:\n" \
-	"  no noise estimate yet:  mean(C) - mean(B) > metric.min_delta (default\n" \
-	"    0), \"unchecked\"; sigma = 0 (deterministic): the same, exact\n" \
-	"  otherwise: C's confirming runs (every run after its first: the first\n" \
-	"    made C worth confirming, so it is biased up and left out) on a seed\n" \
-	"    B has give pairs d_s = C(s) - B(s) (B - C for goal min); the first\n" \
-	"    4 are tested: k pairs, dbar their mean, s their sd pooled with twice\n" \
-	"    the seed-adjusted noise (df = k - 1 + its df), and C beats B when\n" \
-	"    dbar > max(min_delta, t(1 - alpha/16, df) * s / sqrt(k))\n" \
-	"with alpha = search.alpha (default 0.05) shared by at most 4 looks per\n" \
-	"challenger (one per confirming pair; then it is retired against this\n" \
-	"best) and 4 challengers, the most autopilot confirms at once: the\n" \
-	"looks of one challenger are charged, not every run of the study. On\n" \
-	"300 flat 60-run studies (`xloop test-search --objective flat`, same-\n" \
-	"seed runs correlated 0.5) 3% promote. A tie never promotes (a lead of 0,\n" \
-	"within min_delta or within rounding). Candidates are compared again\n" \
-	"until none beats the best. The best is sticky: it is remembered at each\n" \
-	"verdict and changes only when another configuration beats it; each\n" \
-	"change is an ops/decisions.md entry of its own (\"best now X (was Y)\",\n" \
-	"the test and its numbers) and a \"promotion\" event. Autopilot runs a\n" \
-	"challenger (the largest lead the rule could prove in 4 looks) on the\n" \
-	"best's seeds in the best's order, and gives the best a fresh seed when\n" \
-	"the challenger has all of them; `xloop replicate` takes the best's\n" \
-	"seeds first too. A run is \"best\" only when its configuration is; one\n" \
-	"that succeeded is \"succeeded\", not proven. Scores are shown as\n" \
-	"mean ± the 95% half-width (n=N), or \"(n=1, unchecked)\".\n"
+	"experiment. A replicate is a run whose one change is the seed (tag\n" \
+	"B--rK); it is never a parent.\n" \
+	"The best is what the model believes: among the configurations that\n" \
+	"succeeded, the one with the highest posterior mean of its true score (a\n" \
+	"Gaussian process over every run, Matern-5/2 over the search space's grid,\n" \
+	"with a per-seed offset and a learned noise; the seed offset removed).\n" \
+	"Without a search space, with a configuration off its grid, with fewer\n" \
+	"than 4 runs, or when the model predicts left-out runs worse than the raw\n" \
+	"means do, shrunken means choose (each mean pulled towards the grand mean\n" \
+	"by its share of the noise) and status says so; while the noise is not\n" \
+	"measured and no model fits, the plain means (a lead beyond a tie).\n" \
+	"The best starts as the baseline and moves to the model's pick only when\n" \
+	"the posterior probability that the pick is better than the best (by more\n" \
+	"than metric.min_delta) is at least 0.95 (Student's t on the noise's df,\n" \
+	"weighed against \"no configuration differs\"). 0.95 is calibrated on\n" \
+	"the flat harness (`xloop test-search --objective flat`: every\n" \
+	"configuration equal): 7 of 100 60-run streams ever change their best.\n" \
+	"Each move is an ops/decisions.md entry (\"best now X (was Y)\", which\n" \
+	"kind, P) and a \"promotion\" event. \"Better\" follows metric.goal:\n" \
+	"for goal min, better by 0.5 means 0.5 lower.\n" \
+	"Proven is a label, never a condition: a configuration is proven better\n" \
+	"than the baseline when a paired test on common seeds passes: its runs\n" \
+	"after its first on seeds the baseline has give d_s = C(s) - B(s) (B - C\n" \
+	"for goal min); the first 4 are tested, their sd pooled with twice the\n" \
+	"seed-adjusted noise, and it passes when the mean exceeds max(min_delta,\n" \
+	"t(1 - alpha/16, df) se) (alpha = search.alpha, default 0.05). status\n" \
+	"says \"proven on 4 common seeds\" or \"not proven yet: 1 of 4 runs on\n" \
+	"base's seeds\". Autopilot spends a run on a replicate (on the\n" \
+	"baseline's seeds first) only when it is worth more to the choice of the\n" \
+	"best than the exploring run (its knowledge gradient); no share of the\n" \
+	"budget is set aside. Means are shown as mean ± the 95% half-width\n" \
+	"(n=N), or \"(n=1, unchecked)\"; the model's estimate as value ± sd.\n"
 
 /* One configuration. */
 struct best_cfg {
@@ -92,8 +88,18 @@ struct best_state {
 	struct noise_params p;
 	struct noise_obs *obs;	/* the proven runs, for the rule */
 	size_t nobs;
-	struct noise_rule rule;	/* the paired rule over obs (noise.h) */
-	int promotions;
+	struct noise_rule rule;	/* the paired rule over obs (noise.h): the "proven" label */
+	int promotions;		/* 1: the best moved in this load (P >= CHOOSE_P) */
+	/* the choice (choose.h) */
+	long pick;		/* the model's pick (may differ from best: P below CHOOSE_P) */
+	long prev;		/* the best before (remembered, or the baseline) */
+	int source;		/* enum choose_source */
+	char *why;		/* why not the model, NULL when it is */
+	double p_pick;		/* P(pick better than prev), NAN when unknown */
+	double lead, lead_sd;	/* the pick's lead over prev and its sd (goal-signed) */
+	double est, est_sd;	/* the best's estimated true score and its sd */
+	double p_base;		/* P(best better than the baseline), NAN: unknown or it is the baseline */
+	double base_lead, base_sd;	/* the best's lead over the baseline and its sd */
 };
 
 /* What callers show about the best. */
@@ -136,21 +142,13 @@ int best_remember(struct xl_ctx *ctx);
  */
 int best_promotion(struct xl_ctx *ctx, char **entry, char **once, char **summary);
 
-/*
- * The configuration the model thinks best among those with a proven run
- * (prop_model_best: the Gaussian process's posterior mean), with its lead
- * over the best and that lead's sd (*model 1); the highest mean (*model 0,
- * *lead and *sd 0) when no model fits. -1 when nothing is proven.
- */
 struct space;
-long best_model_pick(const struct best_state *bs, const struct space *space, const char *seed,
-		     int *model, double *lead, double *sd);
 
 /*
- * What xloop thinks beside the proven best, for the briefing, status and
- * the report: {pick, source, change, lead, se, pairs, looks, need,
- * need_after_looks, df, state, text, interval} (schemas/next.schema.json
- * "outlook"); JSON null when nothing is proven. seed: the seed variable.
+ * The best and its proof, for the briefing, status and the report: {pick,
+ * source, change, lead, se, p, pairs, looks, proven, state, text,
+ * interval, why} (schemas/next.schema.json "outlook"); JSON null when
+ * nothing succeeded. seed: the seed variable.
  */
 struct json_t *best_outlook(const struct best_state *bs, const struct space *space,
 			    const char *seed);

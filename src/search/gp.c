@@ -714,6 +714,61 @@ void gp_predict_vs(const struct gp *g, const double *a, const struct gp_ref *r, 
 	free(k);
 }
 
+/* The covariance of f at each ref with a new run's score at (a, sa), and that score's variance. */
+void gp_obs_cov(const struct gp *g, const double *a, long sa, const struct gp_ref *refs,
+		size_t m, double *cov, double *var)
+{
+	double *k = cross(g, a), sd2 = exp(2 * g->theta[g->d + 1]), n2 = exp(2 * g->theta[g->d + 2]);
+	double v = g->s2 + n2 + (sa != -1 ? sd2 : 0), sc2 = g->yscale * g->yscale;
+	size_t i, j;
+
+	for (i = 0; i < g->n; i++)
+		if (sa >= 0 && g->seed[i] == sa)
+			k[i] += sd2;
+	solve_l(g->l, g->n, k);
+	for (i = 0; i < g->n; i++)
+		v -= k[i] * k[i];
+	*var = (v > 1e-12 ? v : 1e-12) * sc2;
+	for (j = 0; j < m; j++) {
+		double c = gkf(g, refs[j].b, a);
+
+		for (i = 0; i < g->n; i++)
+			c -= refs[j].v[i] * k[i];
+		cov[j] = c * sc2;
+	}
+	free(k);
+}
+
+/* Leave-one-out residuals in closed form (K^-1 y)_i / (K^-1)_ii: their mean square. */
+double gp_loo_mse(const struct gp *g)
+{
+	size_t n = g->n, i, j;
+	double *z = xcalloc(n + 1, sizeof(*z)), *diag = xcalloc(n + 1, sizeof(*diag)), ss = 0;
+
+	/* (K^-1)_ii = the squared norm of column i of l^-1 */
+	for (i = 0; i < n; i++) {
+		memset(z, 0, n * sizeof(*z));
+		z[i] = 1;
+		for (j = i; j < n; j++) {
+			double s = z[j];
+			size_t k;
+
+			for (k = i; k < j; k++)
+				s -= g->l[j * n + k] * z[k];
+			z[j] = s / g->l[j * n + j];
+			diag[i] += z[j] * z[j];
+		}
+	}
+	for (i = 0; i < n; i++) {
+		double r = diag[i] > 0 ? g->alpha[i] / diag[i] * g->yscale : 0;
+
+		ss += r * r;
+	}
+	free(z);
+	free(diag);
+	return n ? ss / (double)n : 0;
+}
+
 void gp_ref_release(struct gp_ref *r)
 {
 	free(r->v);

@@ -103,6 +103,25 @@ void gp_ref_release(struct gp_ref *r);
 void gp_predict_vs(const struct gp *g, const double *a, const struct gp_ref *r, double *mean,
 		   double *var, double *dmean, double *dvar);
 
+/*
+ * The posterior covariance of f at each of refs[0, m) with the score of a
+ * new run at a with seed sa (an index of the runs' seeds; GP_SEED_FRESH: a
+ * seed no run has; -1: none) into cov, and that score's predictive
+ * variance (its seed offset and noise included) into *var; the data's
+ * units squared. What a run there would teach about each ref (the
+ * knowledge gradient, propose-change.c).
+ */
+#define GP_SEED_FRESH (-2)
+void gp_obs_cov(const struct gp *g, const double *a, long sa, const struct gp_ref *refs,
+		size_t m, double *cov, double *var);
+
+/*
+ * The mean squared leave-one-out error of the runs' scores (each predicted
+ * from the others, seed offsets included; closed form), in the data's
+ * units squared. Costs n^3 / 3.
+ */
+double gp_loo_mse(const struct gp *g);
+
 void gp_release(struct gp *g);
 
 #endif

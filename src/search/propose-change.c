@@ -24,18 +24,6 @@
 /* At most this many pending runs are fantasized. */
 #define PROP_OPEN_MAX 64
 
-/* The model of a study: the GP and each configuration's grid position. */
-struct model {
-	struct gp g;
-	size_t d;
-	double *u;		/* in->n x d positions */
-	int *on;		/* 1: u is set (every variable on the grid) */
-	double *mean;		/* the posterior mean of f at each configuration on */
-	size_t nobs, nopen;	/* proven runs, pending runs fantasized */
-	size_t npts;		/* points the model saw: nobs, or configurations beyond PROP_RUNS_MAX */
-	long top;		/* the model's best among proven configurations, -1 */
-};
-
 /* Whether key is a configuration already run, queued or proposed. */
 static int key_taken(const struct prop_input *in, const char *key)
 {
@@ -138,7 +126,7 @@ static int by_mean(const void *a, const void *b)
  * standing for its runs, no seed), the best PROP_RUNS_MAX by mean; into x,
  * y, seed, w. Returns how many.
  */
-static size_t aggregate(const struct prop_input *in, const struct model *m, double *x,
+static size_t aggregate(const struct prop_input *in, const struct prop_model *m, double *x,
 			double *y, long *seed, double *w)
 {
 	long *idx = xcalloc(in->n + 1, sizeof(*idx));
@@ -163,13 +151,39 @@ static size_t aggregate(const struct prop_input *in, const struct model *m, doub
 	return k;
 }
 
-static void model_release(struct model *m)
+/* Free a model. */
+void prop_model_release(struct prop_model *m)
 {
 	gp_release(&m->g);
 	free(m->u);
 	free(m->on);
 	free(m->mean);
+	free(m->seeds);
 	memset(m, 0, sizeof(*m));
+}
+
+/* The seed-adjusted noise of in's proven runs (noise_resid). */
+static void seed_adjusted(const struct prop_input *in, struct noise_est *out)
+{
+	struct noise_obs *o = xcalloc(in->nruns + 1, sizeof(*o));
+	const char **sv = xcalloc(in->nruns + 1, sizeof(*sv));
+	long *ids = xcalloc(in->nruns + 1, sizeof(*ids));
+	size_t i, k = 0;
+
+	for (i = 0; i < in->nruns; i++)
+		sv[i] = in->runs[i].seed;
+	noise_seed_ids(sv, in->nruns, ids);
+	for (i = 0; i < in->nruns; i++)
+		if (in->runs[i].proven && isfinite(in->runs[i].score)) {
+			o[k].cfg = in->runs[i].cfg;
+			o[k].seed = ids[i];
+			o[k].score = in->runs[i].score;
+			k++;
+		}
+	noise_resid(o, k, in->n, out);
+	free(o);
+	free(sv);
+	free(ids);
 }
 
 /*
@@ -178,7 +192,7 @@ static void model_release(struct model *m)
  * pending runs at their posterior mean (kriging believer: the proposals
  * made while they run spread out); -1 when nothing can be fitted.
  */
-static int model_fit(const struct prop_input *in, int fantasize, struct model *m)
+int prop_model_fit(const struct prop_input *in, int fantasize, struct prop_model *m)
 {
 	size_t d = in->space->n, i, k = 0, nr = in->nruns ? in->nruns : in->n, nseen = 0;
 	double *x, *y, *w, sum = 0;
@@ -230,6 +244,17 @@ static int model_fit(const struct prop_input *in, int fantasize, struct model *m
 		       k ? 0.01 * (fabs(sum / (double)k) > 0 ? fabs(sum / (double)k) : 1) : 1;
 	o.noise_sd = in->noise.sd;
 	o.noise_df = in->nruns ? in->noise.df : 0;
+	{
+		/* the noise a run has beside its seed's offset (the model has a
+		 * term for that): the seed-adjusted estimate when seeds are shared */
+		struct noise_est resid;
+
+		seed_adjusted(in, &resid);
+		if (resid.df > 0) {
+			o.noise_sd = resid.sd;
+			o.noise_df = resid.df;
+		}
+	}
 	rc = k == 0 ? -1 : gp_fit(&m->g, d, k, x, seed, y, &o);
 	if (rc == 0 && fantasize && in->nruns) {
 		size_t p = 0;
@@ -263,9 +288,10 @@ static int model_fit(const struct prop_input *in, int fantasize, struct model *m
 	free(y);
 	free(w);
 	free(seed);
-	free(seen);
+	m->seeds = seen;
+	m->nseeds = nseen;
 	if (rc < 0 || m->top < 0) {
-		model_release(m);
+		prop_model_release(m);
 		return -1;
 	}
 	return 0;
@@ -280,12 +306,12 @@ static double goal_units(const struct prop_input *in, double v)
 /* The model's best among the configurations run, and its lead over one. */
 int prop_model_best(const struct prop_input *in, long over, long *idx, double *lead, double *sd)
 {
-	struct model m;
+	struct prop_model m;
 	double mu, var;
 
 	*idx = -1;
 	*lead = *sd = 0;
-	if (model_fit(in, 0, &m) < 0)
+	if (prop_model_fit(in, 0, &m) < 0)
 		return -1;
 	*idx = m.top;
 	if (over >= 0 && (size_t)over < in->n && m.on[over]) {
@@ -293,11 +319,11 @@ int prop_model_best(const struct prop_input *in, long over, long *idx, double *l
 		*lead = mu;
 		*sd = sqrt(var);
 	} else if (over >= 0) {
-		model_release(&m);
+		prop_model_release(&m);
 		*idx = -1;
 		return -1;
 	}
-	model_release(&m);
+	prop_model_release(&m);
 	return 0;
 }
 
@@ -308,7 +334,7 @@ static double upper_bound(double mu, double s)
 }
 
 /* The parents scored: the best want by the model's mean, and in->best. */
-static size_t parents(const struct prop_input *in, const struct model *m, long want, long *set)
+static size_t parents(const struct prop_input *in, const struct prop_model *m, long want, long *set)
 {
 	size_t k = 0, i, j;
 
@@ -345,7 +371,7 @@ struct move {
 };
 
 /* Score every one-variable move of the parents set[0, k) into *top. */
-static void score_moves(const struct prop_input *in, const struct model *m,
+static void score_moves(const struct prop_input *in, const struct prop_model *m,
 			const struct gp_ref *ref, const long *set, size_t k, struct move *top)
 {
 	size_t nv = in->space->n, b, j, t;
@@ -398,16 +424,16 @@ static void score_moves(const struct prop_input *in, const struct model *m,
  * when none of their moves is left, the best PROP_PARENTS_ALL. 1 with
  * *out, 0 when the model cannot be fitted or no move is left.
  */
-static int want_model_change(const struct prop_input *in, struct prop_out *out)
+int prop_model_choice(const struct prop_input *in, struct prop_out *out)
 {
 	long *set = xcalloc(in->n + 2, sizeof(*set));
 	long few = in->branch > PROP_PARENTS ? in->branch : PROP_PARENTS;
 	struct move top = { -1, -1, -1, 0, 0, 0 };
 	struct gp_ref ref;
-	struct model m;
+	struct prop_model m;
 	size_t k;
 
-	if (model_fit(in, 1, &m) < 0) {
+	if (prop_model_fit(in, 1, &m) < 0) {
 		free(set);
 		return 0;
 	}
@@ -417,6 +443,29 @@ static int want_model_change(const struct prop_input *in, struct prop_out *out)
 	if (top.b < 0 && (long)k >= few) {
 		k = parents(in, &m, PROP_PARENTS_ALL, set);
 		score_moves(in, &m, &ref, set, k, &top);
+	}
+	{
+		/* a confirming run only when it is worth more than the exploring one */
+		double explore = 0;
+
+		if (top.b >= 0) {
+			double *u = xcalloc(m.d + 1, sizeof(*u));
+			char *pseed = *in->seed ? confkey_value(in->v[top.b].config, in->seed) : NULL;
+			const struct space_var *sv = &in->space->v[top.j];
+
+			memcpy(u, m.u + (size_t)top.b * m.d, m.d * sizeof(*u));
+			u[top.j] = sv->n > 1 ? (double)top.t / (double)(sv->n - 1) : 0;
+			explore = prop_value_move(in, &m, u, pseed);
+			free(u);
+			free(pseed);
+		}
+		/* nothing left to explore: converged (replicates alone would never end) */
+		if (top.b >= 0 && prop_value_replicate(in, &m, explore, out)) {
+			gp_ref_release(&ref);
+			prop_model_release(&m);
+			free(set);
+			return 1;
+		}
 	}
 	if (top.b >= 0) {
 		const struct prop_cfg *c = &in->v[top.b];
@@ -440,7 +489,7 @@ static int want_model_change(const struct prop_input *in, struct prop_out *out)
 		free(cur);
 	}
 	gp_ref_release(&ref);
-	model_release(&m);
+	prop_model_release(&m);
 	free(set);
 	return top.b >= 0;
 }
@@ -531,8 +580,6 @@ static int want_neighbour(const struct prop_input *in, long branch, struct prop_
 /* The change: the model's, else the neighbour walk, else converged. */
 void prop_change(const struct prop_input *in, struct prop_out *out)
 {
-	if (want_model_change(in, out))
-		return;
 	if (want_neighbour(in, in->branch, out) || want_neighbour(in, 3 * in->branch, out))
 		return;
 	out->kind = PROP_NONE;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/propose.h"
+#include "search/propose-impl.h"
 #include "util.h"
 
 /* The rule over in's runs. */
@@ -121,6 +121,21 @@ static long choose_challenger(const struct prop_input *in, const struct noise_ru
 		}
 	}
 	return top;
+}
+
+/* The baseline's runs up front. */
+int propose_upfront(const struct prop_input *in, struct prop_out *out)
+{
+	long up_front = in->replicates < 2 ? in->replicates : 2;
+
+	memset(out, 0, sizeof(*out));
+	out->cfg = -1;
+	if (!*in->seed || in->baseline < 0)
+		return 0;
+	if (in->v[in->baseline].st.n + in->v[in->baseline].open < up_front)
+		return pick(in, in->baseline, NULL,
+			    xstrdup("the noise is measured on the baseline first"), out);
+	return 0;
 }
 
 /* The replicates the rule needs; 1 when *out is one. */

@@ -20,6 +20,11 @@ void propose_next(const struct prop_input *in, struct prop_out *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->cfg = -1;
+	if (propose_upfront(in, out))
+		return;
+	if (prop_model_choice(in, out))
+		return;
+	/* no model: the replicates the paired rule needs, then the neighbour walk */
 	if (propose_confirm(in, out))
 		return;
 	prop_change(in, out);

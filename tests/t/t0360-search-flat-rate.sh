@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Issue 26's calibration of the paired promotion rule, cheap: on the flat
+# Issue 33's calibration of the choice of the best, cheap: on the flat
 # objective (every configuration scores the same; a run's score is that
 # plus a per-seed offset shared by every configuration plus its own noise)
-# at most 5% of 60-run streams may promote. 100 streams here (1..100; the
-# full calibration, streams 1..300, promoted in 9, 3%; these 100: 2); the rule loosened
-# to alpha over the looks alone (NOISE_CHALLENGERS 1) promotes in more than
-# 5 (7 of these 100). The peak objective's best must still improve from 15 to 60 runs.
+# the best is the model's pick and moves only when the probability that
+# the pick is better reaches CHOOSE_P (src/search/choose.h). At most 7 of
+# streams 1..100 of 60 runs may ever change their best (measured at 0.95:
+# 7, streams 12 27 37 44 57 71 75; loosened to 0.9: 11, which fails here), and
+# at most 5 may label their best proven (the paired test on common seeds).
+# On the peak objective the best's true score must still rise from 15 to 60 runs.
 . "$(dirname "$0")/lib.sh"
 
 X=$XLOOP_BIN
@@ -15,15 +17,17 @@ seq 1 100 | xargs -P 2 -I{} sh -c "'$X' test-search --objective flat --budget 60
 for s in 1 2 3 4 5 6 7 8 9 10; do
 	"$X" test-search --objective peak --budget 60 --stream $s >"$T_TMP/peak-$s.json" 2>/dev/null
 done
-check "flat: at most 5 of 100 streams of 60 runs promote a seed's luck" \
+check "flat: at most 7 of 100 streams of 60 runs ever move their best, at most 5 label it proven" \
 	$PY - "$T_TMP"/flat-*.json <<'PY'
 import json, sys
 docs = [json.load(open(p)) for p in sys.argv[1:]]
 assert len(docs) == 100, len(docs)
 assert all(d["trace"][-1]["runs"] == 60 for d in docs)
-promoted = sorted(d["stream"] for d in docs if d["trace"][-1]["promotions"] > 0)
-print(len(promoted), "of 100 promoted:", promoted)
-assert len(promoted) <= 5, promoted
+moved = sorted(d["stream"] for d in docs if d["trace"][-1]["promotions"] > 0)
+proven = sorted(d["stream"] for d in docs if d["trace"][-1]["ever_proven"])
+print(len(moved), "of 100 moved their best:", moved, "; proven:", proven)
+assert len(moved) <= 7, moved
+assert len(proven) <= 5, proven
 PY
 check "peak: the best's true score rises from 15 to 60 runs" $PY - "$T_TMP"/peak-*.json <<'PY'
 import json, sys

@@ -147,9 +147,9 @@ step "space ls --json" u space ls --json >"$T_TMP/space.json"
 check "space ls --json validates" sh -c "$V '$S/space.schema.json' <'$T_TMP/space.json'"
 step "replicate best -n 2 --json" u replicate best -n 2 --json >"$T_TMP/rep.json"
 check "replicate --json validates" sh -c "$V '$S/replicate.schema.json' <'$T_TMP/rep.json'"
-check "replicate queued two fresh seeds in the plan" sh -c \
+check "replicate queued two seeds in the plan (the baseline's first, else fresh)" sh -c \
 	"runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' plan ls | grep -c '^ *[0-9]*  SEED=' | grep -qx 2"
-check "the verdict entries compare with the parent in noise units" grep -q 'noise units' "$d/ops/decisions.md"
+check "the verdict entries compare with the parent, better or worse by how much" grep -qE '^- vs parent .*: .*(better|worse) by [0-9]' "$d/ops/decisions.md"
 
 # the flat objective: nothing is better than the baseline, whatever one run says
 f=$(user_dir)

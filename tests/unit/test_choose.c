@@ -1,0 +1,339 @@
+/* Unit tests for the choice of the best (choose.c) and the value of a run (propose-value.c). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "search/choose.h"
+#include "search/confkey.h"
+#include "search/propose-impl.h"
+#include "util.h"
+
+#define MAXC 16
+#define MAXR 32
+
+struct fixture {
+	struct space sp;
+	struct prop_cfg v[MAXC];
+	struct prop_run runs[MAXR];
+	char key[MAXC][65];
+	char *config[MAXC];
+	char tag[MAXC][16];
+	size_t n, nruns;
+	struct prop_input in;
+};
+
+/* A configuration X=x (seed s) with one run scoring score; returns its index. */
+static long add_run(struct fixture *f, int x, const char *seed, double score)
+{
+	char text[64];
+	long c;
+
+	char want[16];
+
+	xsnprintf(text, sizeof(text), "SEED=%s\nX=%d\n", seed, x);
+	xsnprintf(want, sizeof(want), "\nX=%d\n", x);
+	for (c = 0; c < (long)f->n; c++)
+		if (strstr(f->config[c], want))
+			break;
+	if (c == (long)f->n) {
+		f->config[c] = strdup(text);
+		confkey_key(text, "SEED", f->key[c]);
+		memset(&f->v[c], 0, sizeof(f->v[c]));
+		f->v[c].key = f->key[c];
+		f->v[c].config = f->config[c];
+		xsnprintf(f->tag[c], sizeof(f->tag[c]), "x%d", x);
+		f->v[c].rep_tag = f->tag[c];
+		f->n++;
+	}
+	noise_add(&f->v[c].st, score);
+	f->runs[f->nruns].cfg = c;
+	f->runs[f->nruns].seed = seed;
+	f->runs[f->nruns].proven = 1;
+	f->runs[f->nruns].score = score;
+	f->nruns++;
+	return c;
+}
+
+static void setup_fx(struct fixture *f)
+{
+	char *cause = NULL;
+
+	memset(f, 0, sizeof(*f));
+	f->sp.v = calloc(1, sizeof(*f->sp.v));
+	assert_int_equal(space_parse_arg("X=1..9:int", &f->sp.v[0], &cause), 0);
+	f->sp.n = 1;
+}
+
+/* The input over the fixture: noise pooled from the replicates. */
+static void fill(struct fixture *f, int goal_max)
+{
+	struct noise_cfg st[MAXC];
+	size_t i;
+
+	memset(&f->in, 0, sizeof(f->in));
+	for (i = 0; i < f->n; i++)
+		st[i] = f->v[i].st;
+	noise_pool(st, f->n, &f->in.noise);
+	f->in.v = f->v;
+	f->in.n = f->n;
+	f->in.runs = f->runs;
+	f->in.nruns = f->nruns;
+	f->in.best = 0;
+	f->in.baseline = 0;
+	f->in.p.goal_max = goal_max;
+	f->in.p.alpha = 0.05;
+	f->in.space = &f->sp;
+	f->in.seed = "SEED";
+}
+
+static void teardown_fx(struct fixture *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		free(f->config[i]);
+	space_release(&f->sp);
+}
+
+/*
+ * A smooth study with one lucky run: X=1..9 once each around
+ * 0.9 - 0.002 (x - 7)^2, X=2's run 0.06 above its curve (the highest
+ * single score), the baseline X=5 twice (the noise measured). sign -1:
+ * the same study as an error to minimise.
+ */
+static void lucky_study(struct fixture *f, double sign, long *lucky, long *top)
+{
+	static const double wiggle[] = { 0, 0.001, -0.001, 0.0005, 0, -0.0005, 0.001, -0.001, 0 };
+	int x;
+
+	add_run(f, 5, "1", sign * 0.882);
+	add_run(f, 5, "2", sign * 0.902);
+	for (x = 1; x <= 9; x++) {
+		double s = 0.9 - 0.002 * (x - 7) * (x - 7) + wiggle[x - 1];
+		long c;
+
+		if (x == 5)
+			continue;
+		if (x == 2)
+			s += 0.06;
+		c = add_run(f, x, "1", sign * s);
+		if (x == 2)
+			*lucky = c;
+		if (x == 7)
+			*top = c;
+	}
+}
+
+/* The best is the model's pick, not the highest single score (goal max and min). */
+static void test_pick_is_model_not_raw(void **state)
+{
+	int goal;
+
+	(void)state;
+	for (goal = 1; goal >= 0; goal--) {
+		struct fixture f;
+		struct choice c;
+		long lucky = -1, top = -1, raw = 0;
+		size_t i;
+
+		setup_fx(&f);
+		lucky_study(&f, goal ? 1 : -1, &lucky, &top);
+		fill(&f, goal);
+		for (i = 1; i < f.n; i++)
+			if (goal ? f.v[i].st.mean > f.v[raw].st.mean : f.v[i].st.mean < f.v[raw].st.mean)
+				raw = (long)i;
+		assert_int_equal(raw, lucky);	/* the luckiest single score is X=2's */
+		assert_int_equal(choose_best(&f.in, 0, &c), 0);
+		assert_int_equal(c.source, CHOOSE_MODEL);
+		assert_null(c.why);
+		assert_int_not_equal(c.pick, lucky);
+		/* the model's pick is on the curve's top half, where the smooth score is */
+		assert_true(strtol(f.v[c.pick].rep_tag + 1, NULL, 10) >= 5);
+		(void)top;
+		/* the lead is said in the goal's direction: positive is better */
+		assert_true(c.lead > 0);
+		choice_release(&c);
+		teardown_fx(&f);
+	}
+}
+
+/* The best moves only at the threshold: just above the pick's P it stays, at it it moves. */
+static void test_sticky_at_threshold(void **state)
+{
+	struct fixture f;
+	struct choice c;
+	long lucky, top;
+	double p;
+
+	(void)state;
+	setup_fx(&f);
+	lucky_study(&f, 1, &lucky, &top);
+	fill(&f, 1);
+	assert_int_equal(choose_best_at(&f.in, 0, 1.0, &c), 0);
+	p = c.p;
+	assert_true(p > 0 && p < 1);
+	assert_int_equal(c.best, 0);	/* the baseline stays */
+	choice_release(&c);
+	assert_int_equal(choose_best_at(&f.in, 0, p, &c), 0);
+	assert_int_equal(c.best, c.pick);
+	choice_release(&c);
+	assert_int_equal(choose_best_at(&f.in, 0, p + 1e-9, &c), 0);
+	assert_int_equal(c.best, 0);
+	choice_release(&c);
+	/* sticky: from the pick, the pick stays, whatever the threshold */
+	{
+		long pick;
+
+		assert_int_equal(choose_best_at(&f.in, 0, 1.0, &c), 0);
+		pick = c.pick;
+		choice_release(&c);
+		assert_int_equal(choose_best_at(&f.in, pick, 1.0, &c), 0);
+		assert_int_equal(c.best, pick);
+		choice_release(&c);
+	}
+	teardown_fx(&f);
+}
+
+/* Without a search space: shrunken means, and why. */
+static void test_fallback_says_why(void **state)
+{
+	struct fixture f;
+	struct choice c;
+	long lucky, top;
+	double lead, sd, p;
+
+	(void)state;
+	setup_fx(&f);
+	lucky_study(&f, 1, &lucky, &top);
+	fill(&f, 1);
+	f.in.space = NULL;
+	assert_int_equal(choose_best(&f.in, 0, &c), 0);
+	assert_int_equal(c.source, CHOOSE_MEANS);
+	assert_non_null(c.why);
+	assert_non_null(strstr(c.why, "search space"));
+	/* shrunken: the lucky run's estimate is pulled towards the grand mean */
+	{
+		double m, s;
+
+		assert_int_equal(choose_estimate(&c, &f.in, lucky, &m, &s), 0);
+		assert_true(m < f.v[lucky].st.mean);
+	}
+	p = choose_compare(&c, &f.in, top, 0, &lead, &sd);
+	assert_true(p >= 0 && p <= 1 && sd > 0);
+	choice_release(&c);
+	teardown_fx(&f);
+}
+
+/* E[max(a_i + b_i Z)] - max a_i by the trapezoid rule over Z (independent of prop_kg's envelope). */
+static double kg_numeric(const double *a, const double *b, size_t n)
+{
+	double sum = 0, h = 1e-3, top = -INFINITY, z;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		top = a[i] > top ? a[i] : top;
+	for (z = -10; z <= 10; z += h) {
+		double m = -INFINITY;
+
+		for (i = 0; i < n; i++)
+			m = a[i] + b[i] * z > m ? a[i] + b[i] * z : m;
+		sum += m * exp(-0.5 * z * z) / sqrt(2 * M_PI) * h;
+	}
+	return sum - top;
+}
+
+/* The knowledge gradient against numerical integration. */
+static void test_kg_numeric(void **state)
+{
+	static const double a1[] = { 0.0, 0.1 }, b1[] = { 0.2, -0.1 };
+	static const double a2[] = { 0.5, 0.4, 0.45, 0.1, 0.5 }, b2[] = { 0.0, 0.3, 0.1, 0.9, 0.05 };
+	static const double a3[] = { 1.0, 0.2, 0.3 }, b3[] = { 0.1, 0.1, 0.1 };
+	static const double a4[] = { 0.0, 0.0, 0.0 }, b4[] = { -0.5, 0.0, 0.5 };
+
+	(void)state;
+	assert_float_equal(prop_kg(a1, b1, 2), kg_numeric(a1, b1, 2), 1e-5);
+	assert_float_equal(prop_kg(a2, b2, 5), kg_numeric(a2, b2, 5), 1e-5);
+	/* equal slopes: nothing to learn */
+	assert_float_equal(prop_kg(a3, b3, 3), 0, 1e-12);
+	assert_float_equal(prop_kg(a4, b4, 3), kg_numeric(a4, b4, 3), 1e-5);
+	/* two points: |b1 - b2| f(-|a1 - a2| / |b1 - b2|) */
+	assert_float_equal(prop_kg(a1, b1, 2),
+			   0.3 * (-1.0 / 3 * 0.5 * erfc(1.0 / 3 / sqrt(2.0)) +
+				  exp(-0.5 / 9) / sqrt(2 * M_PI)), 1e-9);
+}
+
+/* Leave-one-out of the GP against a refit without each run (the closed form is exact). */
+static void test_loo_closed_form(void **state)
+{
+	static const double x[] = { 0.0, 0.2, 0.4, 0.5, 0.8, 1.0 }, y[] = { 1.0, 1.3, 0.7, 0.9, 1.6, 1.1 };
+	static const long seed[] = { 0, 1, 0, 1, 0, 2 };
+	double theta[GP_NTHETA(1)] = { log(0.3), log(0.8), log(0.2), log(0.3) }, ss = 0;
+	struct gp g;
+	size_t i, j;
+
+	(void)state;
+	assert_int_equal(gp_condition(&g, 1, 6, x, seed, y, theta, 0), 0);
+	for (i = 0; i < 6; i++) {
+		double xs[5], ys[5], pred = 0, *k = calloc(5, sizeof(*k)), *kk;
+		long ss_[5];
+		size_t m = 0, r, c;
+
+		for (j = 0; j < 6; j++)
+			if (j != i) {
+				xs[m] = x[j];
+				ys[m] = (y[j] - g.ymean) / g.yscale;
+				ss_[m] = seed[j];
+				m++;
+			}
+		/* K (5x5) and k(x_i) with the seed term, solved by Gaussian elimination */
+		kk = calloc(25, sizeof(*kk));
+		for (r = 0; r < 5; r++) {
+			for (c = 0; c < 5; c++)
+				kk[r * 5 + c] = gp_cov(theta, 1, &xs[r], ss_[r], &xs[c], ss_[c], r == c);
+			k[r] = gp_cov(theta, 1, &x[i], seed[i], &xs[r], ss_[r], 0);
+		}
+		for (c = 0; c < 5; c++)	/* solve K w = ys in place (no pivoting: K is SPD) */
+			for (r = c + 1; r < 5; r++) {
+				double t = kk[r * 5 + c] / kk[c * 5 + c];
+				size_t q;
+
+				for (q = c; q < 5; q++)
+					kk[r * 5 + q] -= t * kk[c * 5 + q];
+				ys[r] -= t * ys[c];
+			}
+		for (r = 5; r-- > 0;) {
+			double s = ys[r];
+
+			for (c = r + 1; c < 5; c++)
+				s -= kk[r * 5 + c] * ys[c];
+			ys[r] = s / kk[r * 5 + r];
+		}
+		for (r = 0; r < 5; r++)
+			pred += k[r] * ys[r];
+		pred = g.ymean + g.yscale * pred;
+		ss += (y[i] - pred) * (y[i] - pred);
+		free(k);
+		free(kk);
+	}
+	assert_float_equal(gp_loo_mse(&g), ss / 6, 1e-9);
+	gp_release(&g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pick_is_model_not_raw),
+		cmocka_unit_test(test_sticky_at_threshold),
+		cmocka_unit_test(test_fallback_says_why),
+		cmocka_unit_test(test_kg_numeric),
+		cmocka_unit_test(test_loo_closed_form),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

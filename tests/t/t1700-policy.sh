@@ -23,11 +23,14 @@ cat >"$T_TMP/job.sh" <<'JOB'
 MODE=ok
 SLEEP=1
 echo "START mode=$MODE device=cpu"
+while [ -e @T@/hold ]; do sleep 0.1; done
 sleep "$SLEEP"
 case $MODE in fail*) echo "Traceback: $MODE"; echo FAILED; exit 1 ;; esac
 echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"; echo FINISHED
 JOB
 echo '{"score": 0.4}' >"$T_TMP/cv.json"
+# a job waits while the test holds the jobs (the file hold): a barrier
+step "the hold in job.sh" sed -i "s|@T@|$T_TMP|" "$T_TMP/job.sh"
 step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 expect_rc 0 "adopt" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
 db() { /usr/bin/python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1])
@@ -129,6 +132,8 @@ expect_rc 0 "adopt in the second study" v adopt "$T_TMP/job.sh" --tag base --cv 
 # the same configuration twice on purpose (--force): the jobs are what counts
 for t in a1 a2; do u new "$t" --from base --set SLEEP=4 --force >/dev/null; done
 for t in b1 b2; do v new "$t" --from base --set SLEEP=4 --force >/dev/null; done
+# held until the chain was read: a job that ended leaves no dependency
+step "hold the jobs" touch "$T_TMP/hold"
 u submit a1 >/dev/null; v submit b1 >/dev/null; u submit a2 >/dev/null; v submit b2 >/dev/null
 ja1=$(job a1) ja2=$(job a2)
 jb() { v status "$1" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["runs"][0]["attempts"][-1]["job_id"])'; }
@@ -136,7 +141,8 @@ jb1=$(jb b1) jb2=$(jb b2)
 check "b1 waits for a1 (the other study)" sh -c "scontrol show job $jb1 | grep -q 'Dependency=afterany:$ja1'"
 check "a2 waits for b1" sh -c "scontrol show job $ja2 | grep -q 'Dependency=afterany:$jb1'"
 check "b2 waits for a2" sh -c "scontrol show job $jb2 | grep -q 'Dependency=afterany:$ja2'"
-for i in $(seq 1 60); do idle && break; sleep 1; done
+step "let the jobs go" rm "$T_TMP/hold"
+wait_for 240 idle
 check "they ran one after the other on the GPU" /usr/bin/python3 - "$ja1" "$jb1" "$ja2" "$jb2" <<'PY'
 import subprocess, sys
 spans = []

@@ -268,8 +268,9 @@ expect_rc 0 "drv4: one next, its feeders killed after each verdict" \
 	as_user env XLOOP_CRASH_AT=verdict-after-db "$XA" -C "$d4" next
 wait_verdicts "$d4" 2 90
 check "drv4: both runs judged and committed without any xloop call" test "$(verdicts "$d4")" -ge 2
-check "drv4: feeder.log says a tick died and one more ran" \
-	grep -q "its tick died (exit 137): one more tick" "$d4/.xloop/driver/feeder.log"
+check "drv4: feeder.log says a tick died and one more ran" sh -c \
+	"cat '$d4/.xloop/driver/'feeder.log* | grep -q 'its tick died (exit 137): one more tick' ||
+	 { tail -n 30 '$d4/.xloop/driver/feeder.log' '$d4/.xloop/tick.log'; exit 1; }"
 check "drv4: one decision entry per run" test \
 	"$(grep -c '^## .* · X-[12] attempt' "$d4/ops/decisions.md")" = 2
 

@@ -104,8 +104,10 @@ for at in sweep-after-sbatch sweep-steps-before-array steps-array-before-sbatch 
 	n=$((n + 1))
 	expect_rc 137 "killed at $at" crash "$at" sweep --set LR=$((n * 10)),$((n * 10 + 1)) --from base --force --name k$n --then "$T_TMP/summary.sh"
 	drive
-	check "after a kill at $at: one training and one evaluation per task" test "$(jobs_of k$n 0) $(jobs_of k$n.eval 0) $(jobs_of k$n 1) $(jobs_of k$n.eval 1)" = "1 1 1 1"
-	check "after a kill at $at: one --then step, it ran" test "$(as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$d " | grep -c "JobName=k$n.then ") $(grep -c FINISHED "$d/.xloop/sweeps/k$n/then.out")" = "1 1"
+	seen="$(jobs_of k$n 0) $(jobs_of k$n.eval 0) $(jobs_of k$n 1) $(jobs_of k$n.eval 1)"
+	check "after a kill at $at: one training and one evaluation per task ($seen)" test "$seen" = "1 1 1 1"
+	seen="$(as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$d " | grep -c "JobName=k$n.then ") $(grep -c FINISHED "$d/.xloop/sweeps/k$n/then.out")"
+	check "after a kill at $at: one --then step, it ran ($seen)" test "$seen" = "1 1"
 	check "after a kill at $at: both tasks succeeded" test "$(att k$n--LR-$((n * 10)) verdict) $(att k$n--LR-$((n * 10 + 1)) verdict)" = "success success"
 done
 finish

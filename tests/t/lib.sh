@@ -164,16 +164,21 @@ print(json.load(sys.stdin)['runs'][0]['attempts'][-1][sys.argv[1]])" "$2"
 }
 
 # drive [ROUNDS]: `xloop next` once a second until the test user has no
-# job left (ROUNDS at most, 120 by default), then once more; the briefings
+# job left and one more next submitted none (ROUNDS at most, 120 by
+# default); the briefings
 # are appended to $T_TMP/brief.txt
 drive() {
 	local i
 	for i in $(seq 1 "${1:-120}"); do
 		as_user "$X" -C "$d" next >>"$T_TMP/brief.txt" 2>&1
-		[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && break
+		# done once a next with the queue empty submits nothing more (it
+		# may judge the last tasks and only then submit a sweep's summary)
+		if [ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ]; then
+			as_user "$X" -C "$d" next >>"$T_TMP/brief.txt" 2>&1
+			[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && break
+		fi
 		sleep 1
 	done
-	as_user "$X" -C "$d" next >>"$T_TMP/brief.txt" 2>&1
 }
 
 # drive_ticks SECS: `xloop tick` every SECS s until none of the study's jobs

@@ -128,30 +128,6 @@ long long attempts_orphan_secs(void);
 /* The GPUs a running job was given (scontrol -d's IDX). */
 int attempts_set_gpus(struct db *db, long long id, const char *gpus);
 
-/*
- * A node that failed NODE_AVOID_FAILS of the study's attempts (NODE_FAIL,
- * BOOT_FAIL) within NODE_AVOID_SECS is avoided: every submission excludes
- * it until its failures are that old (issue 34).
- */
-#define NODE_AVOID_FAILS 2
-#define NODE_AVOID_SECS 3600
-struct avoided_node {
-	char *node;		/* as Slurm named it (NodeList) */
-	long long fails;	/* the study's attempts it failed in the window */
-	long long last;		/* the latest of them ended (Unix seconds) */
-};
-/* The study's avoided nodes at now (*v malloc'd; avoided_nodes_free). 0 or -1. */
-int runs_avoided_nodes(struct db *db, const char *study, time_t now,
-		       struct avoided_node **v, size_t *n);
-void avoided_nodes_free(struct avoided_node *v, size_t n);
-/*
- * What a submission excludes: extra (a retry's failed node, or NULL) and
- * the avoided nodes, comma-separated (malloc'd), or NULL for none; never
- * all of the partition's nodes (nodes: its TotalNodes, -1 unknown: then
- * only extra).
- */
-char *runs_exclude_nodes(struct db *db, const char *study, const char *extra, time_t now,
-			 long long nodes);
 /* A limit held sbatch back: the intent goes, its attempt number is free again. */
 int attempts_release_intent(struct db *db, long long id);
 /* The study's first root run (its baseline): 0 found, 1 none, -1 error. */

@@ -17,6 +17,7 @@
 #include "study.h"
 #include "gitops.h"
 #include "jobenv.h"
+#include "nodes.h"
 #include "submit.h"
 
 /* Free a submission's result. */

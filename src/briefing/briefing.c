@@ -10,6 +10,7 @@
 #include "briefing/briefing-impl.h"
 #include "fsutil.h"
 #include "plan.h"
+#include "nodes.h"
 #include "runs.h"
 
 #define TAIL_LINES 5

@@ -79,6 +79,9 @@ for i in $(seq 1 150); do
 	[ "$n" = 0 ] && [ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && break
 	sleep 1
 done
+# the last job may have left the queue after that next: its verdict (and
+# the failure's log tail) goes to the briefings too
+u next >>"$T_TMP/briefings.txt" 2>&1
 u next --json >"$T_TMP/next2.json" 2>&1
 u status --json >"$T_TMP/st.json"
 # "verdict reason" of a run's latest attempt

@@ -45,7 +45,7 @@ expect_rc 0 "submit it" u submit short
 drive
 check "it succeeded" test "$(db "SELECT verdict FROM attempt a JOIN run r ON r.id = a.run_id WHERE r.tag = 'short'")" = success
 
-expect_rc 0 "run A" u new A --from base --set SLEEP=1
+expect_rc 0 "run A" u new A --from base --set SLEEP=5
 expect_rc 0 "run B" u new B --from base --set SLEEP=3
 expect_rc 0 "run C" u new C --from base --set SLEEP=4
 expect_rc 0 "submit A" u submit A

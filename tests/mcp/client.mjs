@@ -271,7 +271,16 @@ async function slurm() {
 		toolError(why, "why of a run that already runs", /running|started|not pending|RUNNING/);
 	await one("status", { tag: "k" }, "status of the submitted run");
 	await one("cancel", { tag: "k" }, "cancel its job");
-	await one("retry", { tag: "k", no_chain: true }, "retry it as attempt 2");
+	// the cancelled job leaves Slurm's queue a moment later (later still on a
+	// busy machine): until then retry refuses; wait for it, with a deadline
+	let retry;
+	for (let end = Date.now() + 120000; ; ) {
+		retry = await call(client, "retry", { tag: "k", no_chain: true });
+		if (!(retry.r?.isError && /still queued or running/.test(text(retry.r))) || Date.now() > end)
+			break;
+		await new Promise((ok) => setTimeout(ok, 500));
+	}
+	valid("retry", retry, "retry it as attempt 2");
 	const log = await one("log", { tag: "k", attempt: 2 }, "log of attempt 2");
 	check("  the log tool names attempt 2's log", /attempt2\.out$/.test(log?.log ?? ""), JSON.stringify(log));
 	await one("cancel", { tag: "k" }, "cancel attempt 2");

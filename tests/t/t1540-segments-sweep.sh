@@ -125,7 +125,8 @@ check "one verdict per task" test "$(db "SELECT count(*) FROM event e JOIN sweep
 for t in "$three" "$one" "$nocheck" "$two"; do
 	for k in 2 3; do
 		tries=$(db "SELECT count(*) FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON r.id = t.run_id WHERE r.tag = ? AND s.k = ? AND s.job_id IS NOT NULL" "$t" "$k")
-		check "$t segment $k: one Slurm job per recorded try" test "$(seg_jobs "$t" "$k")" = "$tries"
+		seen=$(seg_jobs "$t" "$k")
+		check "$t segment $k: one Slurm job per recorded try (Slurm $seen, recorded $tries)" test "$seen" = "$tries"
 	done
 done
 check "no try was recorded twice" test "$(db "SELECT count(*) FROM (SELECT attempt_id, k, try FROM segment GROUP BY 1, 2, 3 HAVING count(*) > 1)")" = 0

@@ -12,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "runs.h"
+#include "search/autopilot.h"
 #include "search/best.h"
 #include "search/confkey.h"
 
@@ -45,20 +46,6 @@ struct export {
 	long long now;
 };
 
-/* GPUs of a gres request ("gpu:2", "gpu:a100:2"), as autopilot's budget counts them: CPU jobs 1. */
-static long long gres_gpus(const char *gres)
-{
-	const char *last = strrchr(gres, ':');
-	long long n;
-	const char *err;
-
-	if (!*gres)
-		return 1;
-	if (last && parse_ll(last + 1, 1, 1 << 20, &n, &err) == 0)
-		return n;
-	return 1;
-}
-
 /* GPU-hours of an attempt: from its start to its end (now while it runs). */
 static double attempt_hours(const struct attempt *a, long long now)
 {
@@ -66,7 +53,7 @@ static double attempt_hours(const struct attempt *a, long long now)
 
 	if (a->started_at <= 0 || end <= a->started_at)
 		return 0;
-	return (double)(end - a->started_at) * (double)gres_gpus(a->gres) / 3600.0;
+	return (double)(end - a->started_at) * (double)autopilot_gres_gpus(a->gres) / 3600.0;
 }
 
 /* Unix seconds as ISO-8601 UTC, or JSON null when 0. */
@@ -327,7 +314,7 @@ static json_t *attempt_row(struct export *e, const struct run *r, const struct a
 	json_object_set_new(row, "node", str_or_null(a->node));
 	json_object_set_new(row, "partition", str_or_null(a->partition));
 	json_object_set_new(row, "gres", str_or_null(a->gres));
-	json_object_set_new(row, "gpus", json_integer(gres_gpus(a->gres)));
+	json_object_set_new(row, "gpus", json_integer(autopilot_gres_gpus(a->gres)));
 	json_object_set_new(row, "gpu_hours", json_real(attempt_hours(a, e->now)));
 	json_object_set_new(row, "submitted", when(a->submitted_at));
 	json_object_set_new(row, "start", when(a->started_at));

@@ -34,7 +34,7 @@ void auto_pick_release(struct auto_pick *p)
 }
 
 /* GPUs in a gres request ("gpu:2", "gpu:a100:2"); CPU-only jobs count 1. */
-static long long gpus_of(const char *gres)
+long long autopilot_gres_gpus(const char *gres)
 {
 	const char *last = strrchr(gres, ':');
 	long long n;
@@ -75,7 +75,7 @@ int autopilot_status(struct xl_ctx *ctx, struct auto_status *st)
 		long long secs = end - db_col_int64(&q, 0);
 
 		if (secs > 0)
-			st->hours += (double)secs * (double)gpus_of(db_col_text(&q, 2)) / 3600.0;
+			st->hours += (double)secs * (double)autopilot_gres_gpus(db_col_text(&q, 2)) / 3600.0;
 	}
 	db_finalize(&q);
 	if (!st->on)

@@ -47,4 +47,7 @@ int autopilot_created(struct xl_ctx *ctx, const struct auto_pick *pick, long lon
 /* The proposal could not become a run (why): it is marked failed, not retried. */
 int autopilot_failed(struct xl_ctx *ctx, const struct auto_pick *pick, const char *why);
 
+/* GPUs in a gres request ("gpu:2", "gpu:a100:2"), as the budget counts them; CPU-only jobs 1. */
+long long autopilot_gres_gpus(const char *gres);
+
 #endif

@@ -247,6 +247,19 @@ tree_hash() {
 		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum) | sha256sum
 }
 
+# tap OUT: another program's "ok - " and "not ok - " lines in OUT counted as
+# this test's own checks; its indented lines (a failure's detail) shown
+tap() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }" ;;
+		"not ok - "*) not_ok "${line#not ok - }" ;;
+		"    "*) printf '%s\n' "$line" ;;
+		esac
+	done <<<"$1"
+}
+
 # Barriers the test controls, never a sleep or a slow job (issue 32). A job
 # script holds a line "#GATE" where it must wait; gate_job FILE turns it into
 # a wait for the test's word: the job goes on once the test said

@@ -20,16 +20,10 @@ if ! command -v node >/dev/null || [ ! -d "$M/node_modules/@modelcontextprotocol
 fi
 # TAP lines from the client, counted as this test's own
 client() {	# NAME ARGS...: the client's checks, each line ok/not ok
-	local out rc line detail=
+	local out rc
 	out=$(as_user timeout 120 node "$M/client.mjs" "$@" 2>&1)
 	rc=$?
-	while IFS= read -r line; do
-		case $line in
-		"ok - "*) ok "${line#ok - }" ;;
-		"not ok - "*) not_ok "${line#not ok - }" ;;
-		"    "*) printf '%s\n' "$line" ;;
-		esac
-	done <<<"$out"
+	tap "$out"
 	[ "$rc" -eq 0 ] || [ -n "$(grep '^not ok' <<<"$out")" ] || not_ok "client $4 exited $rc" "$out"
 }
 

@@ -27,13 +27,7 @@ step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 step "adopt base" as_user "$X" -C "$d" adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
 out=$(as_user timeout 120 node "$M/client.mjs" "$X" "$d" "$S" slurm "$PATH" 2>&1)
 rc=$?
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) ok "${line#ok - }" ;;
-	"not ok - "*) not_ok "${line#not ok - }" ;;
-	"    "*) printf '%s\n' "$line" ;;
-	esac
-done <<<"$out"
+tap "$out"
 [ "$rc" -eq 0 ] || grep -q '^not ok' <<<"$out" || not_ok "the client exited $rc" "$out"
 left() {	# the study's jobs still in Slurm (WorkDir in it); fails when squeue does
 	local q

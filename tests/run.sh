@@ -30,6 +30,10 @@ export XLOOP_GPUS=1	# fake GPUs on the test cluster's node (a last pass has 4)
 
 passed=0 failed=0 skipped=0
 started=$(date +%s)
+# everything printed is kept in build/t/run.log too: the failures are
+# repeated from it last, where a CI record that keeps only the tail sees them
+mkdir -p build/t
+exec > >(tee build/t/run.log) 2>&1
 
 # Load mode (./build.sh test --load, issue 32): XLOOP_TEST_LOAD=N CPU hogs
 # run beside the whole suite, as a busy machine would, so a test that
@@ -133,9 +137,11 @@ lane_result() {
 
 # join_lane PID LOG NAME WHAT: wait for a background lane, say how long
 # it was waited for, then its lines and counts (lane_result LOG NAME)
+joined=()
 join_lane() {
 	local t0=$SECONDS
 	wait "$1"
+	joined+=("$2")
 	echo "# $4 (waited $((SECONDS - t0)) s more, log $2)"
 	lane_result "$2" "$3"
 }
@@ -275,5 +281,10 @@ for lane in ${matrix_suites[@]+"${matrix_suites[@]}"}; do
 done
 
 echo "# took $(($(date +%s) - started)) s"
+if [ "$failed" -gt 0 ]; then
+	echo "# the failures again:"
+	grep -hE '^not ok|^\[  FAILED  \] [^0-9]' build/t/run.log "${joined[@]}" |
+		awk '!seen[$0]++' | sed 's/^/# /'
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -4,7 +4,7 @@
  * starts with "#SBATCH", and sbatch_header_lines copies exactly those lines.
  */
 #include "fuzz.h"
-#include "buf.h"
+#include "lib/buf.h"
 #include "jobsh/directives.h"
 
 /* The start of line n (1-based) of text, or NULL. */

@@ -7,7 +7,7 @@
  * defence) counts as a crash.
  */
 #include "fuzz.h"
-#include "buf.h"
+#include "lib/buf.h"
 #include "jobsh/jobsh.h"
 
 /* Values tried when the input does not bring its own. */

@@ -33,10 +33,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "fsutil.h"
+#include "lib/buf.h"
+#include "lib/fsutil.h"
 #include "jobsh/jobsh.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define MAX_PER_FILE 8
 #define MAX_SCRIPT (1 << 20)

@@ -8,7 +8,7 @@
 #include <jansson.h>
 
 #include "config.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "jobsh/jobsh.h"
 
 /* A study or tag name. */

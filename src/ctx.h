@@ -8,7 +8,7 @@
 
 #include "config.h"
 #include "db.h"
-#include "util.h"
+#include "lib/util.h"
 
 struct xl_ctx {
 	const char *dir;	/* -C DIR or "." */

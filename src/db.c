@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "db.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define BUSY_TIMEOUT_MS 10000
 #define MIN_SQLITE_VERSION 3031000

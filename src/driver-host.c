@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "driver-host.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "remote.h"
 
 /* Seconds from the environment variable name (lo..hi), else def: tests change them. */

@@ -13,14 +13,14 @@
 #include "search/autopilot.h"
 #include "breaker.h"
 #include "driver.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "plan.h"
 #include "reasons.h"
 #include "remote.h"
 #include "runs.h"
 #include "segments.h"
 #include "steps-run.h"
-#include "sha256.h"
+#include "lib/sha256.h"
 #include "study.h"
 
 #define MAX_DEPS 16

@@ -9,10 +9,10 @@
 
 #include <git2.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "gitops.h"
-#include "sha256.h"
-#include "util.h"
+#include "lib/sha256.h"
+#include "lib/util.h"
 
 /* One path of a commit: what the work tree has, what the index had. */
 struct pathop {

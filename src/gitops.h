@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 struct gitops_result {
 	char oid[41];	/* the new commit; HEAD when unchanged; "" otherwise */

@@ -4,7 +4,7 @@
 
 #include "jobenv.h"
 #include "jobsh/jobsh.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* Append one "NAME=VALUE" (malloc'd) to e. */
 static void add(struct jobenv *e, char *kv)

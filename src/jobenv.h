@@ -10,7 +10,7 @@
 #ifndef XLOOP_JOBENV_H
 #define XLOOP_JOBENV_H
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "config.h"
 
 #define JOBENV_MAX (8 + 2 * CONFIG_TRACKER_MAX)

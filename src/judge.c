@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "judge.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* Which side a final state blames. */
 const char *judge_class(enum slurm_state st)

@@ -11,7 +11,7 @@
 #include "runs.h"
 #include "slurm/slurm.h"
 #include "submit.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* Note one live job of the study. */
 void lanes_see(struct lanes *l, long long lane, long long attempt_id, const char *job_id,

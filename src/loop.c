@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "search/confkey.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "gitops.h"
 #include "jobsh/jobsh.h"
 #include "loop.h"

@@ -7,7 +7,7 @@
 #include <strings.h>
 
 #include "memsample.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* Cut path after its "/job_<digits>" component, if it has one. */
 static void cut_at_job(char *path)

@@ -3,9 +3,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "nodes.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* The study's avoided nodes: NODE_AVOID_FAILS node failures within NODE_AVOID_SECS. */
 int runs_avoided_nodes(struct db *db, const char *study, time_t now,

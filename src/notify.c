@@ -11,9 +11,9 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "notify.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define BUDGET_MS 20000		/* per flush or send, all tries included */
 #define CONNECT_TIMEOUT_MS 3000

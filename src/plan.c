@@ -4,7 +4,7 @@
 #include <time.h>
 
 #include "plan.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* Queue a change. */
 int plan_add(struct db *db, const char *study, const char *parent, const char *var,

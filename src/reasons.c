@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "reasons.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define W REASON_WAIT
 #define B REASON_BLOCKED

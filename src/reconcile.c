@@ -10,7 +10,7 @@
 
 #include "search/best.h"
 #include "chain.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "judge.h"
 #include "loop.h"
 #include "reconcile.h"

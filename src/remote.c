@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "proc.h"
+#include "lib/proc.h"
 #include "remote.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define MISSING_MARK "xloop-remote: xloop is not installed here"
 

@@ -9,7 +9,7 @@
 #ifndef XLOOP_REMOTE_H
 #define XLOOP_REMOTE_H
 
-#include "buf.h"
+#include "lib/buf.h"
 
 /* Where the remote binary is installed by default (relative to $HOME). */
 #define REMOTE_DEFAULT_PATH ".local/bin"

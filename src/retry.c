@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "loop.h"
 #include "reasons.h"
 #include "retry.h"

@@ -3,10 +3,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "runs.h"
-#include "sha256.h"
-#include "util.h"
+#include "lib/sha256.h"
+#include "lib/util.h"
 
 /* The run's directory: <root>/runs/<study>/<tag>. */
 char *run_dir(const char *root, const char *study, const char *tag)

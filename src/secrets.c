@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "secrets.h"
-#include "util.h"
+#include "lib/util.h"
 
 struct pattern {
 	const char *re;

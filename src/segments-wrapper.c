@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "jobsh/directives.h"
 #include "jobsh/jobsh.h"
 #include "segments-wrapper.h"

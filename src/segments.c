@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "config.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "jobenv.h"
 #include "loop.h"
 #include "segments.h"

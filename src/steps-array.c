@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "jobenv.h"
 #include "jobsh/directives.h"
 #include "jobsh/jobsh.h"

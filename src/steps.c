@@ -9,7 +9,7 @@
 #include "search/confkey.h"
 #include "steps.h"
 #include "study.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* An empty set. */
 void step_set_init(struct step_set *set)

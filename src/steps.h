@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "config.h"
 #include "db.h"
 #include "slurm/slurm.h"

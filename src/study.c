@@ -8,8 +8,8 @@
 
 #include <jansson.h>
 
-#include "fsutil.h"
-#include "proc.h"
+#include "lib/fsutil.h"
+#include "lib/proc.h"
 #include "study.h"
 
 /* A random submission token. */

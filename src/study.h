@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 #define JOBSH_MAX_BYTES (1 << 20)
 #define CV_MAX_BYTES (1 << 20)

@@ -8,11 +8,11 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "quota.h"
 #include "segments.h"
 #include "steps.h"
-#include "sha256.h"
+#include "lib/sha256.h"
 #include "steps-run.h"
 #include "study.h"
 #include "gitops.h"

@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "driver-host.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "jobsh/directives.h"
 #include "jobsh/jobsh.h"
 #include "steps.h"

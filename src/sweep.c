@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "jobsh/directives.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "jobenv.h"
 #include "jobsh/jobsh.h"
 #include "loop.h"

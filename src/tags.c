@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "sha256.h"
+#include "lib/buf.h"
+#include "lib/sha256.h"
 #include "tags.h"
-#include "util.h"
+#include "lib/util.h"
 
 const char tag_help[] =
 	"Run tags (the names xloop gives the runs it makes):\n"

@@ -4,7 +4,7 @@
 
 #include "runs.h"
 #include "timeline.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* An attempt that ran (or runs) becomes a bar of the timeline. */
 void timeline_add(struct bar **bars, size_t *nb, const struct rrun *x, const struct attempt *a,

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "driver.h"
 #include "remote.h"
 

@@ -17,13 +17,13 @@ import re
 import subprocess
 import sys
 
-PURE = {"util", "buf", "jsonw", "tags", "judge", "reasons", "memsample",
-        "secrets", "sha256", "slurm/parse", "slurm/parse-sacct", "slurm/parse-sacctmgr",
+PURE = {"lib/util", "lib/buf", "lib/jsonw", "tags", "judge", "reasons", "memsample",
+        "secrets", "lib/sha256", "slurm/parse", "slurm/parse-sacct", "slurm/parse-sacctmgr",
         "slurm/parse-sbatch", "slurm/parse-scontrol", "slurm/parse-sinfo",
         "slurm/parse-squeue", "slurm/parse-impl", "jobsh/jobsh", "jobsh/lex",
         "jobsh/jobsh-impl",
         "jobsh/parse", "jobsh/directives", "search/noise", "search/gp", "search/choose", "search/propose-value", "search/propose-change", "search/propose-impl",
-        "search/propose", "search/propose-confirm", "search/confkey", "search/space", "banned"}
+        "search/propose", "search/propose-confirm", "search/confkey", "search/space", "lib/banned"}
 
 
 LONG = 900

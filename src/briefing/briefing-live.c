@@ -6,7 +6,7 @@
 
 #include "briefing/briefing.h"
 #include "briefing/briefing-impl.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "reasons.h"
 #include "runs.h"
 #include "segments.h"

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "briefing/briefing.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 
 #define SAVED_FILE ".xloop/briefing.json"
 

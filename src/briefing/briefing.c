@@ -8,7 +8,7 @@
 #include "breaker.h"
 #include "briefing/briefing.h"
 #include "briefing/briefing-impl.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "plan.h"
 #include "nodes.h"
 #include "runs.h"

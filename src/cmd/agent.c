@@ -15,7 +15,7 @@
 
 #include "cmd/cmd.h"
 #include "agent-rules.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "mcp/mcp.h"
 
 static const char bypass_note[] =

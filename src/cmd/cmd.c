@@ -8,7 +8,7 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
-#include "jsonw.h"
+#include "lib/jsonw.h"
 #include "loop.h"
 #include "runs.h"
 #include "submit.h"

@@ -8,8 +8,8 @@
 
 #include "cmd/opts.h"
 #include "ctx.h"
-#include "jsonw.h"
-#include "util.h"
+#include "lib/jsonw.h"
+#include "lib/util.h"
 
 enum {
 	CMD_REPO = 1 << 0,	/* find the study root (xloop.json) and load the config */

@@ -13,7 +13,7 @@
 #include "cmd/cmd.h"
 #include "driver.h"
 #include "doctor/doctor.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "loop.h"
 
 static const struct opt doctor_opts[] = {

@@ -14,7 +14,7 @@
 
 #include "cmd/cmd.h"
 #include "driver.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "reasons.h"
 #include "remote.h"
 #include "runs.h"

@@ -9,7 +9,7 @@
 #include <sqlite3.h>
 
 #include "cmd/cmd.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "search/best.h"
 #include "tags.h"
 

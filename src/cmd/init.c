@@ -16,7 +16,7 @@
 #include "cmd/cmd.h"
 #include "doctor/doctor.h"
 #include "driver.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "loop.h"
 
 static const struct opt init_opts[] = {

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cmd/opts.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* The entry of the table named name[0, n), or NULL. */
 const struct opt *opts_find(const struct opt *opts, const char *name, size_t n)

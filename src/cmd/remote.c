@@ -13,7 +13,7 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
-#include "proc.h"
+#include "lib/proc.h"
 #include "remote.h"
 
 static const struct opt remote_install_opts[] = {

@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "report/report.h"
 
 static const struct opt report_opts[] = {

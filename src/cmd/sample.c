@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "memsample.h"
-#include "proc.h"
+#include "lib/proc.h"
 
 static const struct opt sample_opts[] = {
 	{ "out", OPT_STRING, "FILE", "the file to append the samples to", OPT_REQUIRED },

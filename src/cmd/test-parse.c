@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "cmd/cmd.h"
 #include "slurm/json.h"
 

@@ -30,7 +30,7 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
-#include "buf.h"
+#include "lib/buf.h"
 #include "search/choose.h"
 #include "search/confkey.h"
 #include "search/noise.h"

@@ -15,7 +15,7 @@
 #include "search/best.h"
 #include "briefing/briefing.h"
 #include "cmd/cmd.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "loop.h"
 #include "notify.h"
 #include "reasons.h"

@@ -7,7 +7,7 @@
 #include <jansson.h>
 
 #include "doctor/doctor-impl.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* One GRES: "gpu:a100:2" = name gpu, type a100, count 2. */
 struct gres {

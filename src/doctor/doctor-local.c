@@ -7,12 +7,12 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "doctor/doctor-impl.h"
 #include "driver.h"
-#include "fsutil.h"
-#include "proc.h"
-#include "util.h"
+#include "lib/fsutil.h"
+#include "lib/proc.h"
+#include "lib/util.h"
 
 #define GPU_QUERY_TIMEOUT_MS 15000
 #define DISK_WARN_BYTES (5ULL << 30)

@@ -6,7 +6,7 @@
 #include <jansson.h>
 
 #include "doctor/doctor-impl.h"
-#include "util.h"
+#include "lib/util.h"
 
 static const char *const status_names[] = { "ok", "warn", "fail" };
 

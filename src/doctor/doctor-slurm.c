@@ -5,9 +5,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "doctor/doctor-impl.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define DOCTOR_SLURM_TIMEOUT_MS 15000	/* per Slurm call: doctor must be quick */
 

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "doctor/doctor-impl.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* xloop.json was loaded and validated by main before the command ran. */
 static void check_config(struct doctor_checks *c, const struct config *cfg)

@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "jobsh/directives.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* sbatch's short options that take a value, and their long names. */
 static const struct {

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "jobsh/jobsh.h"
 #include "jobsh/jobsh-impl.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* Line numbers listed in one message. */
 #define MAX_LISTED 10

@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "jobsh/jobsh-impl.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* Quotes and substitutions nested deeper than this are refused. */
 #define MAX_NEST 100

@@ -2,10 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "jobsh/jobsh.h"
 #include "jobsh/jobsh-impl.h"
-#include "util.h"
+#include "lib/util.h"
 
 enum frame_kind { F_IF, F_LOOP, F_CASE, F_BRACE, F_PAREN };
 enum case_state { CS_SUBJECT, CS_IN, CS_PATTERN, CS_BODY };

@@ -13,10 +13,10 @@
 #include <jansson.h>
 
 #include "briefing/briefing.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "mcp/mcp.h"
-#include "proc.h"
-#include "util.h"
+#include "lib/proc.h"
+#include "lib/util.h"
 
 #define LINE_MAX_BYTES (16 << 20)
 

@@ -9,7 +9,7 @@
 #include <jansson.h>
 
 #include "mcp/mcp.h"
-#include "util.h"
+#include "lib/util.h"
 
 enum param_kind { P_STR, P_INT, P_NUM, P_BOOL, P_LIST };
 

@@ -9,9 +9,9 @@
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "ctx.h"
-#include "fsutil.h"
+#include "lib/fsutil.h"
 #include "report/report.h"
 #include "runs.h"
 #include "timeline.h"

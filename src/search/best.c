@@ -9,7 +9,7 @@
 #include <jansson.h>
 
 #include "search/best.h"
-#include "buf.h"
+#include "lib/buf.h"
 #include "search/choose.h"
 #include "search/confkey.h"
 #include "search/propose.h"

@@ -5,7 +5,7 @@
 
 #include "search/choose.h"
 #include "search/propose-impl.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* The model, or the shrunken means' estimates. */
 struct choose_model {

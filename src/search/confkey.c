@@ -2,10 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "search/confkey.h"
 #include "jobsh/jobsh.h"
-#include "sha256.h"
+#include "lib/sha256.h"
 #include "tags.h"
 
 struct line {

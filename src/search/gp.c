@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "search/gp.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define SQRT5 2.2360679774997896964
 

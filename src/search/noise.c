@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "search/noise.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* Welford's update. */
 void noise_add(struct noise_cfg *c, double score)

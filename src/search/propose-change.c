@@ -6,7 +6,7 @@
 #include "search/confkey.h"
 #include "search/gp.h"
 #include "search/propose-impl.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* Parents scored: the best this many by the model's mean, the best and branch's few too. */
 #define PROP_PARENTS 10

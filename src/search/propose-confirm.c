@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "search/propose-impl.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* The rule over in's runs. */
 static void rule_of(const struct prop_input *in, struct noise_rule *r, struct noise_obs **obs)

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "search/propose-impl.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* Configurations the choice is among: the best this many by the model's mean, and the best. */
 #define KG_SET 24

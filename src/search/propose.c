@@ -4,7 +4,7 @@
 
 #include "search/propose.h"
 #include "search/propose-impl.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* Free a proposal. */
 void prop_out_release(struct prop_out *out)

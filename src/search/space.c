@@ -6,7 +6,7 @@
 #include "jobsh/jobsh.h"
 #include "search/space.h"
 #include "tags.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define SPACE_MAX_VALUES 1000
 

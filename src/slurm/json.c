@@ -1,6 +1,6 @@
 /* JSON views of parsed Slurm records. */
 #include "slurm/json.h"
-#include "util.h"
+#include "lib/util.h"
 
 static json_t *exit_json(int code, int sig)
 {

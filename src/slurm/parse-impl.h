@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "slurm/parse.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* At most this many bytes of offending text are quoted in a cause. */
 #define QUOTE_MAX 300

@@ -10,7 +10,7 @@
 
 #include "slurm/parse.h"
 #include "slurm/parse-impl.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* ----------------------------------------------------------------- sacct */
 

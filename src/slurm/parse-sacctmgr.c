@@ -6,9 +6,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "slurm/parse.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* No limit anywhere. */
 void slurm_limits_none(struct slurm_limits *l)

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "slurm/parse.h"
 #include "slurm/parse-impl.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* ------------------------------------------------------------ job struct */
 

@@ -12,10 +12,10 @@
 #include <strings.h>
 #include <time.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "slurm/parse.h"
 #include "slurm/parse-impl.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* Set *cause (when wanted) and return -1. */
 int XL_PRINTF(2, 3) fail(char **cause, const char *fmt, ...)

@@ -9,7 +9,7 @@
 #ifndef XLOOP_SLURM_H
 #define XLOOP_SLURM_H
 
-#include "proc.h"
+#include "lib/proc.h"
 #include "slurm/parse.h"
 
 struct slurm {

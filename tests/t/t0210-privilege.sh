@@ -2,7 +2,7 @@
 # Least privilege: the private state stays private under umask 000, xloop
 # never writes through a symbolic link (or a hard link) that leads out of
 # the repository, a webhook URL from the environment ends up in no output
-# and no file, and only src/proc.c starts processes. Needs no Slurm: xloop
+# and no file, and only src/lib/proc.c starts processes. Needs no Slurm: xloop
 # runs with a PATH holding only bash.
 . "$(dirname "$0")/lib.sh"
 
@@ -171,11 +171,11 @@ check "the webhook was tried (its failure is recorded)" sh -c "grep -q '127.0.0.
 check "the webhook URL is in no output" sh -c "! grep -q '$SECRET' '$OUT'"
 check "the webhook URL is in no file of the study (DB, tick.log, git)" sh -c "! grep -rqa '$SECRET' '$d'"
 
-# --- only src/proc.c starts processes ------------------------------------------------------
+# --- only src/lib/proc.c starts processes ------------------------------------------------------
 spawn=$(grep -lE '\b(v?fork|exec[lv][pe]*|system|popen|posix_spawn[a-z]*|clone)\(' \
-	-r --include='*.[ch]' "${XLOOP_ROOT_DIR:?}"/src | grep -vx "$XLOOP_ROOT_DIR/src/proc.c")
-check "only src/proc.c spawns processes" test -z "$spawn"
-check "src/proc.c is where they are spawned (posix_spawnp)" \
-	grep -q 'posix_spawnp(' "$XLOOP_ROOT_DIR/src/proc.c"
+	-r --include='*.[ch]' "${XLOOP_ROOT_DIR:?}"/src | grep -vx "$XLOOP_ROOT_DIR/src/lib/proc.c")
+check "only src/lib/proc.c spawns processes" test -z "$spawn"
+check "src/lib/proc.c is where they are spawned (posix_spawnp)" \
+	grep -q 'posix_spawnp(' "$XLOOP_ROOT_DIR/src/lib/proc.c"
 
 finish

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "chain.h"
 #include "loop.h"
 #include "submit.h"

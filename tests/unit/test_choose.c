@@ -12,7 +12,7 @@
 #include "search/choose.h"
 #include "search/confkey.h"
 #include "search/propose-impl.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define MAXC 16
 #define MAXR 32

@@ -10,7 +10,7 @@
 #include "config.h"
 #include "jobenv.h"
 #include "runs.h"
-#include "util.h"
+#include "lib/util.h"
 
 static void test_valid_name(void **state)
 {

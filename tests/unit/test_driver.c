@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "driver.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* Lines as the kernel writes them (this machine's, and clusters' NFS, Lustre, GPFS, sshfs). */
 static const char mountinfo[] =

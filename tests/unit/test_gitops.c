@@ -17,9 +17,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "gitops.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define MAX_ARGS 32
 

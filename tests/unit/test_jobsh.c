@@ -17,9 +17,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "jobsh/jobsh.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* The group's scratch directory. */
 struct fixture {

@@ -13,7 +13,7 @@
 
 #include <jansson.h>
 
-#include "jsonw.h"
+#include "lib/jsonw.h"
 
 /* spelled out here, so that a change to JSONW_DUMP_FLAGS is noticed */
 #define FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII)

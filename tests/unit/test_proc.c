@@ -9,7 +9,7 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "proc.h"
+#include "lib/proc.h"
 
 static int run(struct proc *p, const char *const *argv)
 {

@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "reasons.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define REFERENCE "00_REFERENCE_states_and_reasons_from_source.txt"
 

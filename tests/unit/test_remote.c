@@ -10,9 +10,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "proc.h"
+#include "lib/proc.h"
 #include "remote.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* Every argument reaches the remote xloop byte for byte through sh. */
 static void test_quoting_round_trip(void **state)

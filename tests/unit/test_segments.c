@@ -11,7 +11,7 @@
 #include "loop.h"
 #include "submit.h"
 #include "segments.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* A config with segments.max, segments.lead and resources.time set. */
 static void cfg(struct config *c, long long max, long long lead, const char *time_)

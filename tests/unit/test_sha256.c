@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sha256.h"
+#include "lib/sha256.h"
 
 /* The published digests of "", "abc" and the 448-bit message. */
 static void test_vectors(void **state)

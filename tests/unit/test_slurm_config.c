@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "slurm/parse.h"
-#include "util.h"
+#include "lib/util.h"
 
 static const char config_2205[] =
 	"Configuration data as of 2026-11-29T11:24:43\n"

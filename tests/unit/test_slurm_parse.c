@@ -27,9 +27,9 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "slurm/parse.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* ------------------------------------------------------------- helpers */
 

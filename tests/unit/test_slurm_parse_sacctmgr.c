@@ -8,10 +8,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "buf.h"
-#include "fsutil.h"
+#include "lib/buf.h"
+#include "lib/fsutil.h"
 #include "slurm/parse.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* Our capture ops/slurm/captures/name without its '#' lines; skips when absent. */
 static char *capture(const char *name)

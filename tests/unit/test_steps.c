@@ -8,9 +8,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 #include "steps.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* A set of scripts, name/text pairs. */
 static void set_of(struct step_set *set, const char *const *pairs, size_t n)

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "timeline.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* A bar of attempt id from start to end in colour cls, labelled label. */
 static void bar(struct bar **v, size_t *n, long long id, long long start, long long end,

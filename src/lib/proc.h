@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 struct proc {
 	/* Inputs. argv[0] is looked up in PATH; the vector ends with NULL. */

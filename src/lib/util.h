@@ -95,6 +95,6 @@ int starts_with(const char *s, const char *prefix);
 /* Free and NULL a pointer. */
 #define FREE_AND_NULL(p) do { free(p); (p) = NULL; } while (0)
 
-#include "banned.h"
+#include "lib/banned.h"
 
 #endif

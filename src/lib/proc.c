@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proc.h"
+#include "lib/proc.h"
 
 extern char **environ;
 

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 /* "a/b" from a and b (b absolute: b). Caller frees. */
 char *path_join(const char *a, const char *b);

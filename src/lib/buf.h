@@ -8,7 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 struct buf {
 	char *s;

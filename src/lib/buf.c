@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 char buf_empty[1];
 

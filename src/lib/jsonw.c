@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include "jsonw.h"
+#include "lib/jsonw.h"
 
 /* Write values at depth into out. */
 void jsonw_init(struct jsonw *w, struct buf *out, int depth)

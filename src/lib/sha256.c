@@ -1,8 +1,8 @@
 /* SHA-256 of a buffer: see sha256.h. */
 #include <openssl/evp.h>
 
-#include "sha256.h"
-#include "util.h"
+#include "lib/sha256.h"
+#include "lib/util.h"
 
 /* Hash bytes with SHA-256. */
 void sha256_hex(const void *data, size_t len, char hex[65])

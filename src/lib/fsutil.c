@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fsutil.h"
+#include "lib/fsutil.h"
 
 /* Join two path parts with one slash. */
 char *path_join(const char *a, const char *b)

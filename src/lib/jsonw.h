@@ -9,7 +9,7 @@
 #ifndef XLOOP_JSONW_H
 #define XLOOP_JSONW_H
 
-#include "buf.h"
+#include "lib/buf.h"
 
 struct json_t;
 

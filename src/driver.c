@@ -18,8 +18,8 @@
 #include "reasons.h"
 #include "remote.h"
 #include "runs.h"
-#include "segments.h"
-#include "steps-run.h"
+#include "jobs/segments.h"
+#include "jobs/steps-run.h"
 #include "lib/sha256.h"
 #include "study.h"
 

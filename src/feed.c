@@ -15,7 +15,7 @@
 #include "plan.h"
 #include "quota.h"
 #include "retry.h"
-#include "submit.h"
+#include "jobs/submit.h"
 #include "tags.h"
 #include "search/taken.h"
 

@@ -10,7 +10,7 @@
 #include "quota.h"
 #include "runs.h"
 #include "slurm/slurm.h"
-#include "submit.h"
+#include "jobs/submit.h"
 #include "lib/util.h"
 
 /* Note one live job of the study. */

@@ -14,7 +14,7 @@
 #include "jobsh/jobsh.h"
 #include "loop.h"
 #include "secrets.h"
-#include "steps.h"
+#include "jobs/steps.h"
 #include "study.h"
 #include "tags.h"
 #include "search/taken.h"

@@ -9,18 +9,18 @@
 #include <time.h>
 
 #include "search/best.h"
-#include "chain.h"
+#include "jobs/chain.h"
 #include "lib/fsutil.h"
 #include "judge.h"
 #include "loop.h"
 #include "reconcile.h"
 #include "requeue.h"
-#include "segments.h"
-#include "steps.h"
-#include "steps-run.h"
-#include "sweep-then.h"
+#include "jobs/segments.h"
+#include "jobs/steps.h"
+#include "jobs/steps-run.h"
+#include "jobs/sweep-then.h"
 #include "study.h"
-#include "submit.h"
+#include "jobs/submit.h"
 
 /* What Slurm finally said about one job, from sacct or scontrol. */
 struct final {

@@ -8,7 +8,7 @@
 #include "loop.h"
 #include "reasons.h"
 #include "retry.h"
-#include "submit.h"
+#include "jobs/submit.h"
 
 /* Free a proposal. */
 void proposal_release(struct proposal *p)

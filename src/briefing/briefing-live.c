@@ -9,8 +9,8 @@
 #include "lib/fsutil.h"
 #include "reasons.h"
 #include "runs.h"
-#include "segments.h"
-#include "steps-run.h"
+#include "jobs/segments.h"
+#include "jobs/steps-run.h"
 
 /* The last n non-blank lines of a log (carriage-return progress folded). */
 json_t *briefing_log_tail(const char *path, int n)

@@ -18,13 +18,13 @@
 
 #include <jansson.h>
 
-#include "chain.h"
+#include "jobs/chain.h"
 #include "cmd/cmd.h"
 #include "loop.h"
 #include "reasons.h"
-#include "steps.h"
-#include "steps-run.h"
-#include "submit.h"
+#include "jobs/steps.h"
+#include "jobs/steps-run.h"
+#include "jobs/submit.h"
 
 static const struct opt adjust_opts[] = {
 	{ "mem", OPT_STRING, "M", "the pending job's new memory (8G); one of --mem, --time" },

@@ -15,9 +15,9 @@
 #include "jobsh/directives.h"
 #include "loop.h"
 #include "slurm/slurm.h"
-#include "steps.h"
+#include "jobs/steps.h"
 #include "study.h"
-#include "submit.h"
+#include "jobs/submit.h"
 
 static const struct opt adopt_opts[] = {
 	{ "tag", OPT_STRING, "T", "the run's tag: 1-64 of [A-Za-z0-9._-], not starting with . _ -",

@@ -11,7 +11,7 @@
 #include "lib/jsonw.h"
 #include "loop.h"
 #include "runs.h"
-#include "submit.h"
+#include "jobs/submit.h"
 
 extern const struct cmd_entry cmd_adjust_entry;
 extern const struct cmd_entry cmd_adopt_entry;

@@ -12,7 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "retry.h"
-#include "submit.h"
+#include "jobs/submit.h"
 
 static const struct opt mem_opts[] = {
 	{ "attempt", OPT_STRING, "N", "attempt N (default: the newest one with samples)" },

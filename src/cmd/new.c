@@ -11,7 +11,7 @@
 #include "cmd/cmd.h"
 #include "jobsh/jobsh.h"
 #include "loop.h"
-#include "segments.h"
+#include "jobs/segments.h"
 #include "search/taken.h"
 
 static const struct opt new_opts[] = {

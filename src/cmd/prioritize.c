@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "chain.h"
+#include "jobs/chain.h"
 #include "cmd/cmd.h"
 #include "loop.h"
 

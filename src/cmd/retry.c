@@ -13,9 +13,9 @@
 #include "driver.h"
 #include "loop.h"
 #include "reconcile.h"
-#include "segments.h"
-#include "steps-run.h"
-#include "submit.h"
+#include "jobs/segments.h"
+#include "jobs/steps-run.h"
+#include "jobs/submit.h"
 
 static const struct opt retry_opts[] = {
 	{ "mem", OPT_STRING, "M", "this attempt's memory (as resources.mem: 8G), recorded on it" },

@@ -14,7 +14,7 @@
 #include "loop.h"
 #include "runs.h"
 #include "search/best.h"
-#include "steps.h"
+#include "jobs/steps.h"
 #include "study.h"
 
 #define MAX_LINEAGE 10000

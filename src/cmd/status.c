@@ -18,10 +18,10 @@
 #include "feed.h"
 #include "lib/fsutil.h"
 #include "loop.h"
-#include "segments.h"
+#include "jobs/segments.h"
 #include "lib/sha256.h"
-#include "steps.h"
-#include "steps-run.h"
+#include "jobs/steps.h"
+#include "jobs/steps-run.h"
 #include "study.h"
 
 #define CHANGE_WIDTH 80	/* a longer change is cut with "..." */

@@ -12,7 +12,7 @@
 #include "cmd/cmd.h"
 #include "driver.h"
 #include "loop.h"
-#include "submit.h"
+#include "jobs/submit.h"
 
 static const struct opt submit_opts[] = {
 	{ "after", OPT_STRING, "JOBID", "chain onto this job instead" },

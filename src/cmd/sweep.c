@@ -20,11 +20,11 @@
 #include "jobsh/jobsh.h"
 #include "loop.h"
 #include "reconcile.h"
-#include "segments.h"
-#include "submit.h"
+#include "jobs/segments.h"
+#include "jobs/submit.h"
 #include "study.h"
-#include "sweep.h"
-#include "sweep-then.h"
+#include "jobs/sweep.h"
+#include "jobs/sweep-then.h"
 
 static const struct opt sweep_opts[] = {
 	{ "set", OPT_STRING, "VAR=V1,V2,...", "the values, one run each (\\, in a value is a comma)",

@@ -4,8 +4,8 @@
 #include <time.h>
 
 #include "report/report-impl.h"
-#include "segments.h"
-#include "steps-run.h"
+#include "jobs/segments.h"
+#include "jobs/steps-run.h"
 
 /* Runs sorted by id: the one with this id, or NULL. */
 struct rrun *report_find_run(struct rrun *v, size_t n, long long id)

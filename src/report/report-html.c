@@ -8,7 +8,7 @@
 #include "search/best.h"
 #include "briefing/briefing.h"
 #include "report/report-impl.h"
-#include "segments.h"
+#include "jobs/segments.h"
 
 /* Write out what the page holds once it is at least at_least bytes. */
 void report_flush(struct page *pg, size_t at_least)

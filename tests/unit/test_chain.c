@@ -9,9 +9,9 @@
 #include <cmocka.h>
 
 #include "lib/buf.h"
-#include "chain.h"
+#include "jobs/chain.h"
 #include "loop.h"
-#include "submit.h"
+#include "jobs/submit.h"
 #include "slurm/parse.h"
 
 /* The ids of dep joined by spaces. */

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "config.h"
-#include "jobenv.h"
+#include "jobs/jobenv.h"
 #include "runs.h"
 #include "lib/util.h"
 

@@ -12,7 +12,7 @@
 #include "ctx.h"
 #include "lanes.h"
 #include "loop.h"
-#include "submit.h"
+#include "jobs/submit.h"
 #include "reconcile.h"
 #include "runs.h"
 

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "memsample.h"
-#include "sweep.h"
+#include "jobs/sweep.h"
 
 static void test_proc_cgroup_v1_job_level(void **state)
 {

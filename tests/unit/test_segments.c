@@ -9,8 +9,8 @@
 
 #include "config.h"
 #include "loop.h"
-#include "submit.h"
-#include "segments.h"
+#include "jobs/submit.h"
+#include "jobs/segments.h"
 #include "lib/util.h"
 
 /* A config with segments.max, segments.lead and resources.time set. */

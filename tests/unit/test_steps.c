@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "lib/buf.h"
-#include "steps.h"
+#include "jobs/steps.h"
 #include "lib/util.h"
 
 /* A set of scripts, name/text pairs. */

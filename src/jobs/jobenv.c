@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobenv.h"
+#include "jobs/jobenv.h"
 #include "jobsh/jobsh.h"
 #include "lib/util.h"
 

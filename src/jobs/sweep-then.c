@@ -9,10 +9,10 @@
 #include "lib/fsutil.h"
 #include "jobsh/directives.h"
 #include "jobsh/jobsh.h"
-#include "steps.h"
-#include "steps-run.h"
+#include "jobs/steps.h"
+#include "jobs/steps-run.h"
 #include "study.h"
-#include "sweep-then.h"
+#include "jobs/sweep-then.h"
 
 /* .xloop/sweeps/NAME (malloc'd). */
 static char *sweep_dir(struct xl_ctx *ctx, const char *sweep)

@@ -7,10 +7,10 @@
 
 #include "config.h"
 #include "lib/fsutil.h"
-#include "jobenv.h"
+#include "jobs/jobenv.h"
 #include "loop.h"
-#include "segments.h"
-#include "steps.h"
+#include "jobs/segments.h"
+#include "jobs/steps.h"
 #include "study.h"
 
 /* Record segment 1 with the attempt's token. */

@@ -10,15 +10,15 @@
 #include "config.h"
 #include "lib/fsutil.h"
 #include "quota.h"
-#include "segments.h"
-#include "steps.h"
+#include "jobs/segments.h"
+#include "jobs/steps.h"
 #include "lib/sha256.h"
-#include "steps-run.h"
+#include "jobs/steps-run.h"
 #include "study.h"
 #include "gitops.h"
-#include "jobenv.h"
+#include "jobs/jobenv.h"
 #include "nodes.h"
-#include "submit.h"
+#include "jobs/submit.h"
 
 /* Free a submission's result. */
 void submit_result_release(struct submit_result *res)

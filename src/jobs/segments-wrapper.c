@@ -10,7 +10,7 @@
 #include "lib/fsutil.h"
 #include "jobsh/directives.h"
 #include "jobsh/jobsh.h"
-#include "segments-wrapper.h"
+#include "jobs/segments-wrapper.h"
 
 /* Slurm sends the signal up to this many seconds before the lead. */
 #define SIGNAL_SLACK 60

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chain.h"
+#include "jobs/chain.h"
 #include "loop.h"
 #include "runs.h"
 

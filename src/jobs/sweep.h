@@ -8,7 +8,7 @@
 #ifndef XLOOP_SWEEP_H
 #define XLOOP_SWEEP_H
 
-#include "submit.h"
+#include "jobs/submit.h"
 
 #define SWEEP_MAX_VALUES 1000	/* Slurm's default MaxArraySize is 1001 */
 

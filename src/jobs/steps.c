@@ -7,7 +7,7 @@
 #include "jobsh/jobsh.h"
 #include "runs.h"
 #include "search/confkey.h"
-#include "steps.h"
+#include "jobs/steps.h"
 #include "study.h"
 #include "lib/util.h"
 

@@ -5,12 +5,12 @@
 #include <time.h>
 
 #include "lib/fsutil.h"
-#include "jobenv.h"
+#include "jobs/jobenv.h"
 #include "jobsh/directives.h"
 #include "jobsh/jobsh.h"
 #include "runs.h"
-#include "steps.h"
-#include "steps-array.h"
+#include "jobs/steps.h"
+#include "jobs/steps-array.h"
 #include "study.h"
 
 /* 1 when token is "<prefix>_<index>". */

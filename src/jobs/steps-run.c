@@ -5,13 +5,13 @@
 #include <time.h>
 
 #include "lib/fsutil.h"
-#include "jobenv.h"
+#include "jobs/jobenv.h"
 #include "judge.h"
 #include "loop.h"
-#include "segments.h"
-#include "steps.h"
-#include "steps-array.h"
-#include "steps-run.h"
+#include "jobs/segments.h"
+#include "jobs/steps.h"
+#include "jobs/steps-array.h"
+#include "jobs/steps-run.h"
 #include "study.h"
 #include "timeline.h"
 

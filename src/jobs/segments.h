@@ -30,7 +30,7 @@
 #define XLOOP_SEGMENTS_H
 
 #include "ctx.h"
-#include "segments-wrapper.h"	/* the wrapper, what sbatch gets */
+#include "jobs/segments-wrapper.h"	/* the wrapper, what sbatch gets */
 #include "runs.h"
 #include "slurm/slurm.h"
 #include "timeline.h"

@@ -13,7 +13,7 @@
 #include "gitops.h"
 #include "jobsh/jobsh.h"
 #include "loop.h"
-#include "secrets.h"
+#include "jobsh/secrets.h"
 #include "jobs/steps.h"
 #include "study.h"
 #include "tags.h"

@@ -17,7 +17,7 @@
 
 #include "cmd/cmd.h"
 #include "lib/fsutil.h"
-#include "driver.h"
+#include "driver/driver.h"
 #include "remote.h"
 
 #define MAIN_USAGE \

@@ -17,8 +17,8 @@ import re
 import subprocess
 import sys
 
-PURE = {"lib/util", "lib/buf", "lib/jsonw", "tags", "judge", "reasons", "memsample",
-        "secrets", "lib/sha256", "slurm/parse", "slurm/parse-sacct", "slurm/parse-sacctmgr",
+PURE = {"lib/util", "lib/buf", "lib/jsonw", "tags", "stages/judge", "slurm/reasons", "memsample",
+        "jobsh/secrets", "lib/sha256", "slurm/parse", "slurm/parse-sacct", "slurm/parse-sacctmgr",
         "slurm/parse-sbatch", "slurm/parse-scontrol", "slurm/parse-sinfo",
         "slurm/parse-squeue", "slurm/parse-impl", "jobsh/jobsh", "jobsh/lex",
         "jobsh/jobsh-impl",

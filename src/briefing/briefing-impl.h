@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include "ctx.h"
-#include "feed.h"
+#include "stages/feed.h"
 
 /* The next action: a sentence with its command in backquotes, and why. */
 struct briefing_action {

@@ -7,7 +7,7 @@
 #include "briefing/briefing.h"
 #include "briefing/briefing-impl.h"
 #include "lib/fsutil.h"
-#include "reasons.h"
+#include "slurm/reasons.h"
 #include "runs.h"
 #include "jobs/segments.h"
 #include "jobs/steps-run.h"

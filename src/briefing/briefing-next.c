@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "briefing/briefing-impl.h"
-#include "retry.h"
+#include "stages/retry.h"
 #include "runs.h"
 
 /*

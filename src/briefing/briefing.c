@@ -5,12 +5,12 @@
 
 #include "search/autopilot.h"
 #include "search/best.h"
-#include "breaker.h"
+#include "stages/breaker.h"
 #include "briefing/briefing.h"
 #include "briefing/briefing-impl.h"
 #include "lib/fsutil.h"
 #include "plan.h"
-#include "nodes.h"
+#include "stages/nodes.h"
 #include "runs.h"
 
 #define TAIL_LINES 5

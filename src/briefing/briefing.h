@@ -9,7 +9,7 @@
 #include <jansson.h>
 
 #include "ctx.h"
-#include "feed.h"
+#include "stages/feed.h"
 #include "runs.h"
 
 /*

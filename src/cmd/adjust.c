@@ -21,7 +21,7 @@
 #include "jobs/chain.h"
 #include "cmd/cmd.h"
 #include "loop.h"
-#include "reasons.h"
+#include "slurm/reasons.h"
 #include "jobs/steps.h"
 #include "jobs/steps-run.h"
 #include "jobs/submit.h"

@@ -12,7 +12,7 @@
 #include "search/autopilot.h"
 #include "search/best.h"
 #include "cmd/cmd.h"
-#include "driver.h"
+#include "driver/driver.h"
 #include "loop.h"
 
 static const struct opt auto_on_opts[] = {

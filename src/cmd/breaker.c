@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 
-#include "breaker.h"
+#include "stages/breaker.h"
 #include "cmd/cmd.h"
 
 /* Show or reset the breaker (breaker status, breaker reset). */

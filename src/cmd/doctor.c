@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
-#include "driver.h"
+#include "driver/driver.h"
 #include "doctor/doctor.h"
 #include "lib/fsutil.h"
 #include "loop.h"

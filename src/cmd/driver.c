@@ -13,9 +13,9 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
-#include "driver.h"
+#include "driver/driver.h"
 #include "lib/fsutil.h"
-#include "reasons.h"
+#include "slurm/reasons.h"
 #include "remote.h"
 #include "runs.h"
 

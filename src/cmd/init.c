@@ -15,7 +15,7 @@
 
 #include "cmd/cmd.h"
 #include "doctor/doctor.h"
-#include "driver.h"
+#include "driver/driver.h"
 #include "lib/fsutil.h"
 #include "loop.h"
 

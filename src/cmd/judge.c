@@ -5,7 +5,7 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
-#include "reconcile.h"
+#include "stages/reconcile.h"
 
 /* Judge what ended (idempotent: a verdict is stored once). */
 static int cmd_judge(struct xl_ctx *ctx, const struct cmd_entry *self,

@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
-#include "retry.h"
+#include "stages/retry.h"
 #include "jobs/submit.h"
 
 static const struct opt mem_opts[] = {

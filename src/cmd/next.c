@@ -8,7 +8,7 @@
 
 #include "briefing/briefing.h"
 #include "cmd/cmd.h"
-#include "driver.h"
+#include "driver/driver.h"
 #include "jobsh/jobsh.h"
 #include "loop.h"
 

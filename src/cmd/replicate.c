@@ -13,7 +13,7 @@
 
 #include "search/best.h"
 #include "cmd/cmd.h"
-#include "driver.h"
+#include "driver/driver.h"
 #include "loop.h"
 #include "plan.h"
 #include "search/space.h"

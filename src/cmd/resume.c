@@ -8,10 +8,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "breaker.h"
+#include "stages/breaker.h"
 #include "briefing/briefing.h"
 #include "cmd/cmd.h"
-#include "feed.h"
+#include "stages/feed.h"
 
 static const struct opt resume_opts[] = {
 	{ "feed", OPT_FLAG, NULL, "also feed the queue, closing an open breaker" },

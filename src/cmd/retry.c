@@ -10,9 +10,9 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
-#include "driver.h"
+#include "driver/driver.h"
 #include "loop.h"
-#include "reconcile.h"
+#include "stages/reconcile.h"
 #include "jobs/segments.h"
 #include "jobs/steps-run.h"
 #include "jobs/submit.h"

@@ -15,7 +15,7 @@
 
 #include "search/best.h"
 #include "cmd/cmd.h"
-#include "feed.h"
+#include "stages/feed.h"
 #include "lib/fsutil.h"
 #include "loop.h"
 #include "jobs/segments.h"

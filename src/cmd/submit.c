@@ -10,7 +10,7 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
-#include "driver.h"
+#include "driver/driver.h"
 #include "loop.h"
 #include "jobs/submit.h"
 

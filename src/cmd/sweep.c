@@ -16,10 +16,10 @@
 #include <jansson.h>
 
 #include "cmd/cmd.h"
-#include "driver.h"
+#include "driver/driver.h"
 #include "jobsh/jobsh.h"
 #include "loop.h"
-#include "reconcile.h"
+#include "stages/reconcile.h"
 #include "jobs/segments.h"
 #include "jobs/submit.h"
 #include "study.h"

@@ -18,9 +18,9 @@
 #include "lib/fsutil.h"
 #include "loop.h"
 #include "notify.h"
-#include "reasons.h"
-#include "feed.h"
-#include "driver.h"
+#include "slurm/reasons.h"
+#include "stages/feed.h"
+#include "driver/driver.h"
 
 static const struct opt tick_opts[] = {
 	{ "feeder", OPT_FLAG, NULL, "what a feeder job runs (see above)" },

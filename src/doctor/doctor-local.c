@@ -9,7 +9,7 @@
 
 #include "lib/buf.h"
 #include "doctor/doctor-impl.h"
-#include "driver.h"
+#include "driver/driver.h"
 #include "lib/fsutil.h"
 #include "lib/proc.h"
 #include "lib/util.h"

@@ -6,7 +6,7 @@
 
 #include "lib/fsutil.h"
 #include "jobs/jobenv.h"
-#include "judge.h"
+#include "stages/judge.h"
 #include "loop.h"
 #include "jobs/segments.h"
 #include "jobs/steps.h"

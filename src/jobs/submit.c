@@ -9,7 +9,7 @@
 
 #include "config.h"
 #include "lib/fsutil.h"
-#include "quota.h"
+#include "stages/quota.h"
 #include "jobs/segments.h"
 #include "jobs/steps.h"
 #include "lib/sha256.h"
@@ -17,7 +17,7 @@
 #include "study.h"
 #include "gitops.h"
 #include "jobs/jobenv.h"
-#include "nodes.h"
+#include "stages/nodes.h"
 #include "jobs/submit.h"
 
 /* Free a submission's result. */

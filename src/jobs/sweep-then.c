@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "driver-host.h"
+#include "driver/driver-host.h"
 #include "lib/fsutil.h"
 #include "jobsh/directives.h"
 #include "jobsh/jobsh.h"

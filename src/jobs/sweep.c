@@ -10,7 +10,7 @@
 #include "jobs/jobenv.h"
 #include "jobsh/jobsh.h"
 #include "loop.h"
-#include "quota.h"
+#include "stages/quota.h"
 #include "jobs/segments.h"
 #include "jobs/steps.h"
 #include "jobs/steps-array.h"

@@ -12,7 +12,7 @@ check "src/ keeps its one-way rules (includes, calls, rooms)" \
 
 # the checker itself must be able to fail: a circle and a long file in a copy
 step "copy src" cp -r "$R/src" "$T_TMP/src"
-printf '#include "reconcile.h"\n' >>"$T_TMP/src/judge.c"
+printf '#include "stages/reconcile.h"\n' >>"$T_TMP/src/stages/judge.c"
 check "a new include circle is found" \
 	sh -c "python3 '$R/ops/check/layers.py' '$T_TMP/src' | grep -q 'include circle:.*judge.*reconcile\|pure judge includes reconcile'"
 seq 1000 | sed 's/^/\/\/ /' >"$T_TMP/src/long.c"

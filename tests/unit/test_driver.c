@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "driver.h"
+#include "driver/driver.h"
 #include "lib/util.h"
 
 /* Lines as the kernel writes them (this machine's, and clusters' NFS, Lustre, GPFS, sshfs). */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "judge.h"
+#include "stages/judge.h"
 
 static struct judge_input ok_input(void)
 {

@@ -10,10 +10,10 @@
 #include <cmocka.h>
 
 #include "ctx.h"
-#include "lanes.h"
+#include "stages/lanes.h"
 #include "loop.h"
 #include "jobs/submit.h"
-#include "reconcile.h"
+#include "stages/reconcile.h"
 #include "runs.h"
 
 struct fx {

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "ctx.h"
-#include "nodes.h"
+#include "stages/nodes.h"
 #include "runs.h"
 
 struct fx {

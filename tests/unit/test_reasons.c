@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "lib/buf.h"
-#include "reasons.h"
+#include "slurm/reasons.h"
 #include "lib/util.h"
 
 #define REFERENCE "00_REFERENCE_states_and_reasons_from_source.txt"

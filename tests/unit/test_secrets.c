@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "secrets.h"
+#include "jobsh/secrets.h"
 
 /* The line and kind of the first hit, or 0. */
 static int first(const char *text, const char **what)

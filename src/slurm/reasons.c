@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "reasons.h"
+#include "slurm/reasons.h"
 #include "lib/util.h"
 
 #define W REASON_WAIT

@@ -1,7 +1,7 @@
 /* The verdict on a finished attempt. */
 #include <stdlib.h>
 
-#include "judge.h"
+#include "stages/judge.h"
 #include "lib/util.h"
 
 /* Which side a final state blames. */

@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include "search/autopilot.h"
-#include "breaker.h"
-#include "driver.h"
+#include "stages/breaker.h"
+#include "driver/driver.h"
 #include "lib/fsutil.h"
 #include "plan.h"
-#include "reasons.h"
+#include "slurm/reasons.h"
 #include "remote.h"
 #include "runs.h"
 #include "jobs/segments.h"

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "search/best.h"
-#include "lanes.h"
+#include "stages/lanes.h"
 #include "loop.h"
-#include "quota.h"
+#include "stages/quota.h"
 #include "runs.h"
 #include "slurm/slurm.h"
 #include "jobs/submit.h"

@@ -10,8 +10,8 @@
 
 #include "memsample.h"
 #include "loop.h"
-#include "fed.h"
-#include "lanes.h"	/* struct refresh */
+#include "stages/fed.h"
+#include "stages/lanes.h"	/* struct refresh */
 
 /* What a retry of a failed attempt should ask for. */
 struct proposal {

@@ -6,8 +6,8 @@
 
 #include "lib/fsutil.h"
 #include "loop.h"
-#include "reasons.h"
-#include "retry.h"
+#include "slurm/reasons.h"
+#include "stages/retry.h"
 #include "jobs/submit.h"
 
 /* Free a proposal. */

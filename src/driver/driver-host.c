@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "driver-host.h"
+#include "driver/driver-host.h"
 #include "lib/fsutil.h"
 #include "remote.h"
 

@@ -15,8 +15,8 @@
 #include <stddef.h>
 
 #include "ctx.h"
-#include "driver-host.h"	/* where a feeder runs; the feeder job's shape */
-#include "fed.h"
+#include "driver/driver-host.h"	/* where a feeder runs; the feeder job's shape */
+#include "stages/fed.h"
 #include "slurm/slurm.h"
 
 #define DRIVER_RETRY_SECS 60	/* --begin=now+N when work waits but nothing runs */

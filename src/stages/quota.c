@@ -4,7 +4,7 @@
 #include <time.h>
 
 #include "ctx.h"
-#include "quota.h"
+#include "stages/quota.h"
 #include "slurm/slurm.h"
 
 /* Store one limit: kv holds integers, 0 meaning unset, so n + 1. */

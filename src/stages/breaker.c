@@ -3,7 +3,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "breaker.h"
+#include "stages/breaker.h"
 #include "loop.h"
 #include "notify.h"
 

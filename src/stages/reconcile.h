@@ -8,7 +8,7 @@
 #define XLOOP_RECONCILE_H
 
 #include "ctx.h"
-#include "lanes.h"	/* struct refresh */
+#include "stages/lanes.h"	/* struct refresh */
 #include "slurm/slurm.h"
 
 #define LOST_AFTER_SECS 60	/* missing everywhere on two polls this far apart */

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "loop.h"
-#include "requeue.h"
+#include "stages/requeue.h"
 
 /*
  * Slurm started an attempt's job again (same id, a later start: requeued

@@ -7,8 +7,8 @@
 #define XLOOP_FEED_H
 
 #include "ctx.h"
-#include "fed.h"
-#include "reconcile.h"
+#include "stages/fed.h"
+#include "stages/reconcile.h"
 #include "slurm/slurm.h"
 
 /* An explicit request from `next --set` (NULL fields: none). */

@@ -4,7 +4,7 @@
 #include <time.h>
 
 #include "lib/buf.h"
-#include "nodes.h"
+#include "stages/nodes.h"
 #include "lib/util.h"
 
 /* The study's avoided nodes: NODE_AVOID_FAILS node failures within NODE_AVOID_SECS. */

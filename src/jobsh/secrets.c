@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "secrets.h"
+#include "jobsh/secrets.h"
 #include "lib/util.h"
 
 struct pattern {

@@ -8,6 +8,7 @@ from OBJDIR). Neither may have a circle. Besides:
   - only src/xloop.c and src/cmd/ include src/cmd/ (the command layer);
   - a folder's private header (*-impl.h) is included only in its folder;
   - a pure module includes only pure modules (and system headers);
+  - src/lib/ (the small libraries) includes only src/lib/;
   - no file is over 900 lines without "Over 900 lines: REASON" in its
     first five lines.
 usage: layers.py SRC [OBJDIR]   (exit 1 and one line per finding)
@@ -132,6 +133,8 @@ def main():
                 bad.append("%s includes %s's private header %s" % (m, os.path.dirname(d), d))
             if m in PURE and d not in PURE:
                 bad.append("pure %s includes %s" % (m, d))
+            if m.startswith("lib/") and not d.startswith("lib/"):
+                bad.append("%s is a small library and includes %s" % (m, d))
     if len(sys.argv) == 3:
         calls = call_graph(sys.argv[2], mods)
         if not calls:

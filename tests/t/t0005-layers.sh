@@ -15,6 +15,9 @@ step "copy src" cp -r "$R/src" "$T_TMP/src"
 printf '#include "stages/reconcile.h"\n' >>"$T_TMP/src/stages/judge.c"
 check "a new include circle is found" \
 	sh -c "python3 '$R/ops/check/layers.py' '$T_TMP/src' | grep -q 'include circle:.*judge.*reconcile\|pure judge includes reconcile'"
+printf '#include "runs.h"\n' >>"$T_TMP/src/lib/buf.c"
+check "a small library that includes the loop is found" \
+	sh -c "python3 '$R/ops/check/layers.py' '$T_TMP/src' | grep -q 'lib/buf is a small library and includes runs'"
 seq 1000 | sed 's/^/\/\/ /' >"$T_TMP/src/long.c"
 check "a long file without a reason is found" \
 	sh -c "python3 '$R/ops/check/layers.py' '$T_TMP/src' | grep -q 'long.c has 1000 lines'"

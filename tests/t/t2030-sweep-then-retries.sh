@@ -57,6 +57,8 @@ if [ "$EVAL" = slow ] && [ ! -e "$XLOOP_RUN_DIR/slow-done" ]; then
 	touch "$XLOOP_RUN_DIR/slow-done"
 	sleep 90
 fi
+# a retry waits while the test holds it (hold-retry-TAG)
+while [ -e "$XLOOP_RUN_DIR/slow-done" ] && [ -e "@F@/hold-retry-$XLOOP_TAG" ]; do sleep 0.1; done
 python3 -c "import json; json.dump({'score': 1/(1+$(cat "$XLOOP_RUN_DIR/model.txt"))}, open('$XLOOP_RUN_DIR/cv.json', 'w'))"
 echo FINISHED
 JOB
@@ -155,8 +157,12 @@ if [ "$XLOOP_PROFILE" = accounting ]; then
 	th=$(jobs_in "$d" nf.then | field JobId)
 	th2=$(jobs_in "$d2" nr.then | field JobId)
 	step "hold the summaries" scontrol hold "$th" "$th2"
+	# the retried evaluations wait until the summary's Dependency was read
+	step "hold the retries" touch "$F/hold-retry-nf--EVAL-slow" "$F/hold-retry-nr--EVAL-slow"
 	scontrol update nodename="$node" state=down reason="xloop test: node failure" >/dev/null
-	sleep 3
+	# (nothing else of either study runs: the summaries are held)
+	slow_evals_ended() { ! as_user scontrol show job -o | grep -e "WorkDir=$d " -e "WorkDir=$d2 " | grep -q 'JobState=RUNNING'; }
+	step "the slow evaluations were killed with the node" wait_for 60 slow_evals_ended
 	# the second study's summary starts before any xloop saw the failure
 	step "release the second study's summary" scontrol release "$th2"
 	expect_rc 137 "killed at sweep-then-after-update" crash sweep-then-after-update next
@@ -166,6 +172,7 @@ if [ "$XLOOP_PROFILE" = accounting ]; then
 	check "the evaluation is retried alone, a plain job ($retry)" sh -c "[ -n '$retry' ] && [ -z \"\$1\" ]" _ "$(jobs_in "$d" nf--EVAL-slow | grep "JobId=$retry " | field ArrayJobId)"
 	check "the pending summary waits afterany on the retry ($dep)" sh -c "printf '%s' '$dep' | grep -q 'afterany:${retry}('"
 	scontrol update nodename="$node" state=resume >/dev/null 2>&1
+	step "the retries go on" rm -f "$F/hold-retry-nf--EVAL-slow" "$F/hold-retry-nr--EVAL-slow"
 	step "release the summary" scontrol release "$th"
 	drive 150
 	check "the task with the retried evaluation succeeded, attempt 1" test "$(att nf--EVAL-slow n) $(att nf--EVAL-slow verdict)" = "1 success"

@@ -3,6 +3,14 @@
 # line is "RESULT pass=N fail=M skip=K") and take_slot, a test cluster slot.
 # shellcheck shell=bash
 
+# The tests run Debian's programs: a python3 earlier on PATH (a pyenv shim
+# in root's PATH, say) has none of the packages build.sh installs, and a
+# shim costs ten times the CPU of the interpreter it runs (issue 32: it was
+# a third of the suite's CPU on a machine that had one).
+PATH=/usr/sbin:/usr/bin:/sbin:/bin:$(printf '%s' "$PATH" | tr ':' '\n' |
+	grep -v -e pyenv -e '^/usr/s\?bin$' -e '^/s\?bin$' | paste -sd:)
+export PATH
+
 # count_result NAME RC OUT [TAG]: print OUT's lines but the RESULT line
 # (TAG, when given, after each "ok - "), add its numbers to passed, failed
 # and skipped; a test that ends without a RESULT line, or exits non-zero

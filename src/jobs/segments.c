@@ -528,37 +528,66 @@ static int seg_line(const char *text, long long k, const char *what, char **valu
 
 /*
  * Mark the rows after segment k as not needed (outcome why), cancelling
- * each one q shows live (q NULL: each one that has a job).
+ * each one Slurm shows live (q, or a fresh squeue when q is NULL). A row
+ * still 'submitting' (a crash cut off its sbatch's answer) is looked up by
+ * its token first: its job is recorded, then cancelled like the others.
  */
 static void drop_after(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
 		       long long attempt_id, long long k, const char *why)
 {
+	struct slurm_jobs own = SLURM_JOBS_INIT;
 	struct stmt st;
-	char **jobs = NULL;
+	char **jobs = NULL, *cause = NULL;
+	long long *ids = NULL;
 	size_t n = 0, i;
+	int blind = 0;
 
-	if (db_prepare(&ctx->db, &st, "SELECT coalesce(job_id, '') FROM segment WHERE"
-		       " attempt_id = :att AND k > :k AND state IN ('submitting', 'queued')") < 0)
+	if (db_prepare(&ctx->db, &st, "SELECT id, coalesce(job_id, ''), token FROM segment"
+		       " WHERE attempt_id = :att AND k > :k AND state IN ('submitting', 'queued')") < 0)
 		return;
 	db_bind_int64(&st, ":att", attempt_id);
 	db_bind_int64(&st, ":k", k);
 	while (db_step(&st) == SQLITE_ROW) {
+		const char *job = db_col_text(&st, 1), *token = db_col_text(&st, 2);
+
 		jobs = xreallocarray(jobs, n + 1, sizeof(*jobs));
-		jobs[n++] = db_col_dup(&st, 0);
+		ids = xreallocarray(ids, n + 1, sizeof(*ids));
+		ids[n] = db_col_int64(&st, 0);
+		/* the token marks the unanswered sbatch's job: "!" + token until found */
+		jobs[n++] = *job ? xstrdup(job) : xasprintf("!%s", token ? token : "");
 	}
 	db_finalize(&st);
+	if (n && !q) {
+		/* without an answer: cancel every one that has a job */
+		if (slurm_squeue_mine(s, &own, &cause))
+			blind = 1;
+		free(cause);
+		cause = NULL;
+		q = &own;
+	}
 	for (i = 0; i < n; i++) {
-		const struct slurm_job *j = q && *jobs[i] ? slurm_jobs_find(q, jobs[i]) : NULL;
-		char *cause = NULL;
+		const struct slurm_job *j;
 
+		if (jobs[i][0] == '!') {
+			j = jobs[i][1] ? slurm_jobs_find_token(q, jobs[i] + 1) : NULL;
+			free(jobs[i]);
+			jobs[i] = xstrdup(j ? j->job_id : "");
+			if (j)
+				db_exec_row(&ctx->db, "UPDATE segment SET job_id = :text WHERE id = :id",
+					    ids[i], j->job_id, 0);
+		}
+		j = *jobs[i] ? slurm_jobs_find(q, jobs[i]) : NULL;
 		/* Slurm drops it itself (kill-on-invalid-dep); this is for the others */
-		if (*jobs[i] && (!q || (j && !slurm_state_is_final(j->state))) &&
+		if ((blind ? *jobs[i] != '\0' : j && !slurm_state_is_final(j->state)) &&
 		    slurm_scancel(s, jobs[i], &cause))
 			warning("segment job %s not cancelled: %s", jobs[i], cause);
 		free(cause);
+		cause = NULL;
 		free(jobs[i]);
 	}
 	free(jobs);
+	free(ids);
+	slurm_jobs_release(&own);
 	if (db_prepare(&ctx->db, &st, "UPDATE segment SET state = 'unneeded', outcome ="
 		       " :why WHERE attempt_id = :att AND k > :k AND state IN"
 		       " ('submitting', 'queued', 'submit_failed')") == 0) {

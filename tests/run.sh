@@ -50,7 +50,7 @@ if [ "${XLOOP_TEST_LOAD:-0}" -gt 0 ]; then
 fi
 # tests run beside the host cluster's lane (see below); XLOOP_PLAIN_ASIDE=""
 # runs them all on the host cluster
-PLAIN_ASIDE="t1430 t1520 t1540 t1550 t1600 t1960"
+PLAIN_ASIDE="t1430 t1520 t1540 t1550 t1600 t1960 t1961 t1962 t1963 t2010"
 
 # the cmocka unit tests: "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s), listed below:"
 units_run() {
@@ -182,7 +182,8 @@ fi
 # suite about 5 min): XLOOP_MATRIX_LANES, lanes apart by spaces, suites of
 # a lane joined by "+" (default "bullseye+trixie sid": two lanes, about 10
 # and 5 min); XLOOP_MATRIX_PARALLEL=1: one lane per suite (about 5 min, at
-# three times the load); XLOOP_MATRIX_SUITES: those suites in one lane
+# three times the load); XLOOP_MATRIX_SUITES: those suites in one lane;
+# the matrix's ci plan (tests/matrix.sh; XLOOP_MATRIX_PLAN=full: all of it)
 matrix_suites=()
 if [ "$(id -u)" -eq 0 ] && [ "${XLOOP_MATRIX:-1}" != 0 ]; then
 	mkdir -p build/matrix
@@ -195,7 +196,8 @@ if [ "$(id -u)" -eq 0 ] && [ "${XLOOP_MATRIX:-1}" != 0 ]; then
 	fi
 	for lane in $lanes; do
 		# shellcheck disable=SC2086 # one suite per word
-		tests/matrix.sh ${lane//+/ } >"build/matrix/$lane.log" 2>&1 &
+		XLOOP_MATRIX_PLAN=${XLOOP_MATRIX_PLAN:-ci} tests/matrix.sh ${lane//+/ } \
+			>"build/matrix/$lane.log" 2>&1 &
 		matrix_suites+=("$lane:$!")
 	done
 fi

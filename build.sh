@@ -3,11 +3,11 @@
 #   ./build.sh          the fully static ./xloop
 #   ./build.sh asan     an ASan+UBSan build (dynamic) in build/asan/, with unit tests
 #   ./build.sh test     both builds, then every unit and integration test,
-#                       the version matrix (tests/matrix.sh) beside them
+#                       the version matrix's ci plan (tests/matrix.sh) beside them
 #   ./build.sh test --load [N]  the same with N CPU hogs (default: one per
 #                       core) beside it: a busy machine, where races show
-#   ./build.sh matrix [SUITE...]  only the version matrix: Slurm 20.11, 24.11,
-#                       26.05 in chroots (ops/slurm/chroot-cluster.sh)
+#   ./build.sh matrix [SUITE...]  only the version matrix, its whole plan: Slurm
+#                       20.11, 24.11, 26.05 in chroots (ops/slurm/chroot-cluster.sh)
 #   ./build.sh demo     build, start the test cluster, run the example study (ops/demo)
 #   ./build.sh bench    build, then the benchmarks (bench/run.sh): rewrites BENCHMARKS.md
 #   ./build.sh bench steps    only the runs with steps (issue 28; about 10 min):

@@ -27,6 +27,7 @@ void timeline_add(struct bar **bars, size_t *nb, const struct rrun *x, const str
 		 strcmp(a->verdict, "failure") == 0 ? "failure" : "live";
 	xsnprintf(r->label, sizeof(r->label), "%s", *a->state ? a->state : a->phase);
 	r->gpu = a->gpus[0] >= '0' && a->gpus[0] <= '9' ? strtoll(a->gpus, NULL, 10) : -1;
+	r->restarts = a->restarts;
 }
 
 static int by_attempt(const void *pa, const void *pb)

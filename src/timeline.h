@@ -25,6 +25,7 @@ struct bar {
 	long long covered;	/* a whole attempt's bar: its ended segments end here */
 	long long step;		/* a run with steps (steps.c): 1 the attempt's job, k a later step; 0 none */
 	char step_name[33];	/* its step's name ("job" for job.sh) */
+	long long restarts;	/* Slurm restarted the attempt's job this often (lost node, preemption) */
 };
 
 /* One segment that ran and ended (segments_spans reads them). */

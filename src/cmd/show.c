@@ -24,21 +24,21 @@
  * A run's word: "best" when its configuration is the best (the model's
  * pick: `help best`), else what its latest attempt did: "succeeded",
  * "failed", "pending" (no verdict yet). Only the paired test proves, and
- * status says it.
+ * status says it. *restarts: how often Slurm restarted that attempt's job.
  */
 static const char *run_status(struct xl_ctx *ctx, const struct best_state *bs,
-			      const struct run *r)
+			      const struct run *r, long long *restarts)
 {
 	struct attempt a;
 	const char *word;
 	long c = best_find_run(bs, r->id);
 
-	if (c >= 0 && c == bs->best && bs->v[c].st.n > 0)
-		return "best";
+	*restarts = 0;
 	if (attempts_latest(&ctx->db, r->id, &a) != 0)
-		return "pending";
-	word = !*a.verdict ? "pending" : strcmp(a.verdict, "success") == 0 ? "succeeded" :
-	       "failed";
+		return c >= 0 && c == bs->best && bs->v[c].st.n > 0 ? "best" : "pending";
+	*restarts = a.restarts;
+	word = c >= 0 && c == bs->best && bs->v[c].st.n > 0 ? "best" : !*a.verdict ? "pending" :
+	       strcmp(a.verdict, "success") == 0 ? "succeeded" : "failed";
 	attempt_release(&a);
 	return word;
 }
@@ -74,20 +74,26 @@ static int cmd_show(struct xl_ctx *ctx, const struct cmd_entry *self,
 		printf("lineage of %s (newest first):\n", chain[0].tag);
 	for (i = 0; i < n && rc == 0; i++) {
 		const struct run *r = &chain[i];
-		const char *verdict = run_status(ctx, &bs, r);
+		long long restarts;
+		const char *verdict = run_status(ctx, &bs, r, &restarts);
+		char again[80] = "";
 
+		/* Slurm's own restarts of the latest attempt's job: node lost, preempted */
+		if (restarts)
+			xsnprintf(again, sizeof(again), " (restarted %lld time%s by Slurm)",
+				  restarts, restarts == 1 ? "" : "s");
 		if (arr) {
-			json_array_append_new(arr, json_pack("{s:s, s:o, s:o, s:s, s:s}",
+			json_array_append_new(arr, json_pack("{s:s, s:o, s:o, s:s, s:I, s:s}",
 				"tag", r->tag,
 				"parent", r->parent_id ? json_string(r->parent_tag) : json_null(),
 				"change", r->parent_id ? json_pack("{s:s, s:s, s:s}", "var", r->var,
 					"old", r->old_value, "new", r->new_value) : json_null(),
-				"status", verdict, "note", r->note));
+				"status", verdict, "restarts", (json_int_t)restarts, "note", r->note));
 		} else if (r->parent_id) {
-			printf("  %-20s %s: %s -> %s  [%s]%s%s\n", r->tag, r->var, r->old_value,
-			       r->new_value, verdict, *r->note ? "  # " : "", r->note);
+			printf("  %-20s %s: %s -> %s  [%s]%s%s%s\n", r->tag, r->var, r->old_value,
+			       r->new_value, verdict, again, *r->note ? "  # " : "", r->note);
 		} else {
-			printf("  %-20s (root, adopted)  [%s]\n", r->tag, verdict);
+			printf("  %-20s (root, adopted)  [%s]%s\n", r->tag, verdict, again);
 		}
 	}
 	if (arr && rc == 0)

@@ -262,8 +262,11 @@ long long report_timeline(struct page *pg, struct bar *bars, size_t nb, long lon
 			report_esc(b, bars[i].step_name);
 			buf_adds(b, "'");
 		}
-		buf_addf(b, ": %lld s, %s</title></rect>\n", bars[i].end - bars[i].start,
-			 bars[i].label);
+		buf_addf(b, ": %lld s, %s", bars[i].end - bars[i].start, bars[i].label);
+		if (bars[i].restarts)
+			buf_addf(b, ", restarted %lld time%s by Slurm", bars[i].restarts,
+				 bars[i].restarts == 1 ? "" : "s");
+		buf_adds(b, "</title></rect>\n");
 		/* a label only where it fits inside its bar */
 		if ((double)(bars[i].end - bars[i].start) * k >=
 		    (double)(nchars(bars[i].run->r.tag) + (bars[i].step ?

@@ -3,10 +3,10 @@
 # Preemption on the multi-node test cluster (issue 34; tests/one.sh --nodes 3
 # --gpus 2): a run in the preemptible partition low (PreemptMode REQUEUE) is
 # preempted by a job of partition gpu on its node: Slurm requeues it under
-# the same id; it stays one attempt, its log keeps both starts, status counts
-# the restart, one verdict at its real end. A run in lowcancel (CANCEL) ends
-# PREEMPTED: infra, retried as attempt 2. Never two live jobs of an attempt.
-# Barriers: the jobs wait for files the test writes.
+# the same id; it stays one attempt, its log keeps both starts, status and
+# show count the restart, one verdict at its real end. A run in lowcancel
+# (CANCEL) ends PREEMPTED: infra, retried as attempt 2. Never two live jobs
+# of an attempt. Barriers: the jobs wait for files the test writes.
 . "$(dirname "$0")/lib.sh"
 need_nodes 3
 if [ "${XLOOP_GPUS:-1}" -lt 2 ]; then
@@ -87,5 +87,9 @@ check "the requeued run succeeded once, as attempt 1" test "$(att "$rq" 1 verdic
 rlog=$(att "$rq" 1 log)
 check "its log keeps both starts" test "$(grep -c '^START' "$rlog")" = 2
 check "its log marks the restart" grep -q "^xloop: job $jr started again" "$rlog"
+check "show says Slurm restarted it" sh -c "runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='$SLURM_CONF' '$X' -C '$rq' show r1 | grep -q 'r1 .*\[.*\] (restarted 1 time by Slurm)'"
+check "show --json counts the restart, and validates" sh -c "runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='$SLURM_CONF' '$X' -C '$rq' show r1 --json >'$T_TMP/show.json' &&
+	/usr/bin/python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))[\"lineage\"][0][\"restarts\"] == 1 else 1)' '$T_TMP/show.json' &&
+	/usr/bin/python3 '$XLOOP_ROOT_DIR/tests/t/validate.py' '$XLOOP_ROOT_DIR/schemas/show.schema.json' <'$T_TMP/show.json'"
 check "the cancelled run's retry succeeded" test "$(att "$cn" 2 verdict)" = success
 finish

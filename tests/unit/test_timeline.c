@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "runs.h"
 #include "timeline.h"
 #include "lib/util.h"
 
@@ -144,6 +145,35 @@ static void test_steps(void **state)
 	free(v);
 }
 
+/* An attempt's bar carries how often Slurm restarted its job, through the cut into segments. */
+static void test_restarts(void **state)
+{
+	struct attempt a;
+	struct bar *v = NULL;
+	struct segment_span sp[] = { { 7, 1, 10, 20 }, { 7, 2, 21, 30 } };
+	size_t n = 0;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.id = 7;
+	a.n = 1;
+	a.started_at = 10;
+	a.ended_at = 30;
+	a.verdict = "success";
+	a.state = "COMPLETED";
+	a.phase = "submitted";
+	a.gpus = "";
+	a.restarts = 2;
+	timeline_add(&v, &n, NULL, &a, 40);
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0].restarts, 2);
+	timeline_split(&v, &n, sp, 2);
+	assert_int_equal(n, 2);
+	assert_int_equal(v[0].restarts, 2);
+	assert_int_equal(v[1].restarts, 2);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +181,7 @@ int main(void)
 		cmocka_unit_test(test_split_live),
 		cmocka_unit_test(test_split_none),
 		cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_restarts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Every test, in lanes that run side by side from the start: the
 # integration tests in tests/t/ against the local test cluster without
-# accounting (in the foreground), then the tests marked "# gpus: 4" on a
-# node with 4 fake GPUs; beside them the slowest plain-only tests
+# accounting (in the foreground); beside them the slowest plain-only tests
 # (PLAIN_ASIDE) on a cluster slot of their own, the same tests with
-# accounting (MariaDB + slurmdbd) on another (tests/one.sh's next slot), the short chaos
+# accounting (MariaDB + slurmdbd) on another (tests/one.sh's next slot), the
+# tests marked "# nodes: 3" on a 3-node cluster, then those marked
+# "# gpus: 4" on a node with 4 fake GPUs, the short chaos
 # soak (tests/soak/soak.sh 3, its own slot), the lane that needs no cluster
 # (the cmocka unit tests of the ASan+UBSan build, the fuzz targets briefly,
 # the t0* tests; build/t/local.log), and the version matrix (tests/matrix.sh:
@@ -26,7 +27,7 @@ export XLOOP_SAMPLES=${XLOOP_SAMPLES:-$ROOT/../shared/slurm-samples}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export XLOOP_TEST_USER=${XLOOP_TEST_USER:-xloopt}
-export XLOOP_GPUS=1	# fake GPUs on the test cluster's node (a last pass has 4)
+export XLOOP_GPUS=1	# fake GPUs on the test cluster's node (the gpu4 lane has 4)
 
 passed=0 failed=0 skipped=0
 started=$(date +%s)
@@ -243,6 +244,14 @@ else
 		tests/one.sh --accounting --nodes 3 --gpus 2 $nodes_tests >build/t/nodes.log 2>&1 7>&- &
 		nodes_pid=$!
 	fi
+	# the tests marked "# gpus: 4" (lanes) once more, on a node with 4 fake
+	# GPUs, plain: one.sh waits for a free slot (the nodes lane's, soon)
+	gpu4_tests=$(grep -l '^# gpus: 4' tests/t/t[1-9]*.sh)
+	if [ -n "$gpu4_tests" ]; then
+		# shellcheck disable=SC2086 # one test per word
+		tests/one.sh --gpus 4 $gpu4_tests >build/t/gpu4.log 2>&1 7>&- &
+		gpu4_pid=$!
+	fi
 	export XLOOP_PROFILE=plain
 	if cluster_up; then
 		for t in tests/t/t[1-9]*.sh; do
@@ -250,14 +259,6 @@ else
 			run_t "$t"
 		done
 	fi
-	# tests marked "# gpus: 4" (lanes) once more on a node with 4 fake GPUs
-	export XLOOP_GPUS=4
-	if cluster_up --accounting --gpus 4; then
-		for t in $(grep -l '^# gpus: 4' tests/t/t[1-9]*.sh); do
-			run_t "$t"
-		done
-	fi
-	export XLOOP_GPUS=1
 	ops/slurm/testcluster.sh down >/dev/null 2>&1 7>&- || true
 	exec 7>&-
 	join_lane "$accounting_pid" build/t/accounting.log accounting "accounting profile"
@@ -271,6 +272,10 @@ else
 	if [ -n "${nodes_pid:-}" ]; then
 		join_lane "$nodes_pid" build/t/nodes.log nodes "3 nodes, accounting"
 		slot_down build/t/nodes.log
+	fi
+	if [ -n "${gpu4_pid:-}" ]; then
+		join_lane "$gpu4_pid" build/t/gpu4.log "4 GPUs" "4 GPUs, plain"
+		slot_down build/t/gpu4.log
 	fi
 fi
 

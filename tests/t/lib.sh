@@ -196,7 +196,12 @@ drive_ticks() {
 	local i
 	for i in $(seq 1 150); do
 		as_user "$X" -C "$d" tick >>"$T_TMP/ticks.txt" 2>&1
-		[ -z "$(live)" ] && break
+		# done once a tick with nothing live leaves nothing live (it may
+		# judge a segment and only then submit a step Slurm dropped)
+		if [ -z "$(live)" ]; then
+			as_user "$X" -C "$d" tick >>"$T_TMP/ticks.txt" 2>&1
+			[ -z "$(live)" ] && break
+		fi
 		sleep "$1"
 	done
 	as_user "$X" -C "$d" tick >>"$T_TMP/ticks.txt" 2>&1

@@ -76,7 +76,13 @@ check "  its log is attempt1.eval.out" grep -q 'START eval step=eval segments_do
 # unwatched: no tick while the segments go on; Slurm drops the eval (every
 # segment it waited for ended asking to continue), reconcile submits it again
 expect_rc 0 "submit one no tick follows" u submit unwatched --segments 5
-sleep 14	# segments 1 and 2 end (5 s each), segment 3 is not queued yet
+# before any tick: segments 1 and 2 end (5 s each), segment 3 is not queued
+# yet, and Slurm drops the eval (its dependency can no longer be met), so
+# nothing of the study is live
+seg2_ended() { as_user scontrol show job -o 2>/dev/null | grep -F "Comment=xloop:ss/unwatched#1.2:" |
+	grep -qE "JobState=(COMPLETED|FAILED|TIMEOUT|CANCELLED) "; }
+dropped() { seg2_ended && [ -z "$(live)" ]; }
+step "segment 2 of unwatched ended and Slurm dropped its eval, no tick seen" wait_for 180 dropped
 drive_ticks 1
 check "the unwatched one succeeds too" grep -q '^success:' <<<"$(verdict unwatched)"
 check "  its eval was dropped once and submitted again behind the last segment" test "$(repaired unwatched)" = 1

@@ -32,12 +32,13 @@ static const char *run_status(struct xl_ctx *ctx, const struct best_state *bs,
 	struct attempt a;
 	const char *word;
 	long c = best_find_run(bs, r->id);
+	int best = c >= 0 && c == bs->best && bs->v[c].st.n > 0;
 
 	*restarts = 0;
 	if (attempts_latest(&ctx->db, r->id, &a) != 0)
-		return c >= 0 && c == bs->best && bs->v[c].st.n > 0 ? "best" : "pending";
+		return best ? "best" : "pending";
 	*restarts = a.restarts;
-	word = c >= 0 && c == bs->best && bs->v[c].st.n > 0 ? "best" : !*a.verdict ? "pending" :
+	word = best ? "best" : !*a.verdict ? "pending" :
 	       strcmp(a.verdict, "success") == 0 ? "succeeded" : "failed";
 	attempt_release(&a);
 	return word;

@@ -537,7 +537,7 @@ static void drop_after(struct xl_ctx *ctx, struct slurm *s, const struct slurm_j
 {
 	struct slurm_jobs own = SLURM_JOBS_INIT;
 	struct stmt st;
-	char **jobs = NULL, *cause = NULL;
+	char **jobs = NULL, **tokens = NULL, *cause = NULL;
 	long long *ids = NULL;
 	size_t n = 0, i;
 	int blind = 0;
@@ -551,10 +551,11 @@ static void drop_after(struct xl_ctx *ctx, struct slurm *s, const struct slurm_j
 		const char *job = db_col_text(&st, 1), *token = db_col_text(&st, 2);
 
 		jobs = xreallocarray(jobs, n + 1, sizeof(*jobs));
+		tokens = xreallocarray(tokens, n + 1, sizeof(*tokens));
 		ids = xreallocarray(ids, n + 1, sizeof(*ids));
 		ids[n] = db_col_int64(&st, 0);
-		/* the token marks the unanswered sbatch's job: "!" + token until found */
-		jobs[n++] = *job ? xstrdup(job) : xasprintf("!%s", token ? token : "");
+		tokens[n] = xstrdup(token ? token : "");
+		jobs[n++] = xstrdup(job);
 	}
 	db_finalize(&st);
 	if (n && !q) {
@@ -568,13 +569,12 @@ static void drop_after(struct xl_ctx *ctx, struct slurm *s, const struct slurm_j
 	for (i = 0; i < n; i++) {
 		const struct slurm_job *j;
 
-		if (jobs[i][0] == '!') {
-			j = jobs[i][1] ? slurm_jobs_find_token(q, jobs[i] + 1) : NULL;
+		/* no job id: a crash cut off its sbatch's answer; its token finds it */
+		if (!*jobs[i] && *tokens[i] && (j = slurm_jobs_find_token(q, tokens[i])) != NULL) {
 			free(jobs[i]);
-			jobs[i] = xstrdup(j ? j->job_id : "");
-			if (j)
-				db_exec_row(&ctx->db, "UPDATE segment SET job_id = :text WHERE id = :id",
-					    ids[i], j->job_id, 0);
+			jobs[i] = xstrdup(j->job_id);
+			db_exec_row(&ctx->db, "UPDATE segment SET job_id = :text WHERE id = :id",
+				    ids[i], j->job_id, 0);
 		}
 		j = *jobs[i] ? slurm_jobs_find(q, jobs[i]) : NULL;
 		/* Slurm drops it itself (kill-on-invalid-dep); this is for the others */
@@ -584,8 +584,10 @@ static void drop_after(struct xl_ctx *ctx, struct slurm *s, const struct slurm_j
 		free(cause);
 		cause = NULL;
 		free(jobs[i]);
+		free(tokens[i]);
 	}
 	free(jobs);
+	free(tokens);
 	free(ids);
 	slurm_jobs_release(&own);
 	if (db_prepare(&ctx->db, &st, "UPDATE segment SET state = 'unneeded', outcome ="

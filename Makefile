@@ -6,10 +6,12 @@
 BUILD ?= build/dev
 VERSION ?= 0.1.0
 CC ?= cc
+# build.sh sets CCACHE=ccache (its cache in /var/cache/xloop/ccache)
+CCACHE ?=
 
 WARN := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-missing-field-initializers
-CFLAGS_BASE := -std=gnu11 -g $(WARN) -DXLOOP_VERSION='"$(VERSION)"' -Isrc
+CFLAGS_BASE := -std=gnu11 -g $(WARN) -Isrc
 SYSLIBS := -lgit2 -lcurl -lsqlite3 -ljansson -lcrypto -lm
 
 ifdef SAN
@@ -37,6 +39,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/%)
 
 .PHONY: all units clean FORCE
+.SECONDARY:
 all: $(BUILD)/xloop
 
 units: $(UNIT_BINS)
@@ -44,14 +47,18 @@ units: $(UNIT_BINS)
 # -MMD: each object depends on the headers it includes (the .d files)
 $(BUILD)/obj/%.o: src/%.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_BASE) -MMD -MP -c $< -o $@
+	$(CCACHE) $(CC) $(CFLAGS_BASE) -MMD -MP -c $< -o $@
 
 # rebuild what prints the version when it changes
 $(BUILD)/version.txt: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
-# every object that prints XLOOP_VERSION (help, the webhook User-Agent)
-$(BUILD)/obj/cmd/help.o $(BUILD)/obj/notify.o: $(BUILD)/version.txt
+# every object that prints XLOOP_VERSION (help, man, the MCP server, the
+# webhook User-Agent), and only those: the others stay the same from one
+# commit to the next (a compiler cache keeps them)
+VERSION_OBJS := $(addprefix $(BUILD)/obj/,cmd/help.o cmd/man.o mcp/server.o notify.o)
+$(VERSION_OBJS): $(BUILD)/version.txt
+$(VERSION_OBJS): CFLAGS_BASE += -DXLOOP_VERSION='"$(VERSION)"'
 FORCE:
 # the MCP tools' output schemas are built into this object (.incbin)
 $(BUILD)/obj/mcp/schemas.o: $(wildcard schemas/*.schema.json)
@@ -59,11 +66,15 @@ $(BUILD)/obj/mcp/schemas.o: $(wildcard schemas/*.schema.json)
 $(BUILD)/xloop: $(OBJS)
 	$(CC) $(LDFLAGS_BASE) $(OBJS) $(LIBS) -o $@
 
-$(BUILD)/test_%: tests/unit/test_%.c $(LIB_OBJS)
-	$(CC) $(CFLAGS_BASE) -Wno-missing-prototypes -MMD -MP -MF $(BUILD)/obj/$*.test.d $< $(LIB_OBJS) $(LDFLAGS_BASE) \
-		$(LIBS) -lcmocka -o $@
+# a unit test compiles apart from its link, so a compiler cache keeps it
+$(BUILD)/obj/test_%.o: tests/unit/test_%.c Makefile
+	@mkdir -p $(dir $@)
+	$(CCACHE) $(CC) $(CFLAGS_BASE) -Wno-missing-prototypes -MMD -MP -c $< -o $@
+
+$(BUILD)/test_%: $(BUILD)/obj/test_%.o $(LIB_OBJS)
+	$(CC) $(LDFLAGS_BASE) $< $(LIB_OBJS) $(LIBS) -lcmocka -o $@
 
 clean:
 	rm -rf build xloop
 
--include $(DEPS) $(wildcard $(BUILD)/obj/*.test.d)
+-include $(DEPS) $(wildcard $(BUILD)/obj/test_*.d)

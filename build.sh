@@ -30,17 +30,28 @@ ROOT=$(cd "$(dirname "$0")" && pwd)
 # for root, like the version matrix's trees, so a new clone reuses them
 if [ "$(id -u)" -eq 0 ]; then
 	CACHE=${XLOOP_CACHE:-/var/cache/xloop/build}
+	CC_CACHE=/var/cache/xloop/ccache
 else
 	CACHE=${XLOOP_CACHE:-$ROOT/.cache}
+	CC_CACHE=$ROOT/.cache/ccache
 fi
 JOBS=$(nproc 2>/dev/null || echo 2)
 cd "$ROOT"
+# ccache keeps every compiled object beside the static libraries
+# (CC_CACHE): a new clone compiles only what changed since
+# the last build on this machine. Paths are the clone's own, relative, so
+# the cache holds across clones (CCACHE_NOHASHDIR); XLOOP_CCACHE=0 turns it off.
+ccache_on() {
+	[ "${XLOOP_CCACHE:-1}" = 1 ] && command -v ccache >/dev/null || return 0
+	export CCACHE=ccache CCACHE_DIR=${CCACHE_DIR:-$CC_CACHE}
+	export CCACHE_BASEDIR=$ROOT CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
+}
 
 # progress, with the seconds since build.sh started
 say() { printf '==> [%4d s] %s\n' "$SECONDS" "$*" >&2; }
 die() { printf 'build.sh: error: %s\n' "$*" >&2; exit 1; }
 
-BUILD_PKGS="gcc make pkg-config dpkg-dev autoconf automake libtool cmake file
+BUILD_PKGS="gcc make pkg-config dpkg-dev autoconf automake libtool cmake file ccache
 	libsqlite3-dev libjansson-dev libssl-dev zlib1g-dev libpcre2-dev
 	libhttp-parser-dev libgit2-dev libcurl4-openssl-dev"
 TEST_PKGS="libcmocka-dev git python3 python3-jsonschema valgrind slurm-wlm slurmdbd munge chromium
@@ -55,7 +66,10 @@ need_pkgs() {
 		dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' ||
 			missing+=("$p")
 	done
-	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ ${#missing[@]} -eq 0 ]; then
+		ccache_on
+		return 0
+	fi
 	if [ "$(id -u)" -ne 0 ]; then
 		die "missing packages: ${missing[*]} (run as root, or: sudo apt-get install ${missing[*]})"
 	fi
@@ -75,7 +89,7 @@ need_pkgs() {
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		"${missing[@]}" >&2
 	[ -n "$created_policy" ] && rm -f "$policy"
-	return 0
+	ccache_on
 }
 
 # 0.1.0, plus the commit when built from a git checkout

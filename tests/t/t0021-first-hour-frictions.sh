@@ -9,7 +9,6 @@ X=$XLOOP_BIN
 PY=/usr/bin/python3
 d=$(user_dir)
 u() { as_user "$X" -C "$d" "$@"; }
-db() { $PY -c "import sqlite3,sys; print('\n'.join('|'.join(str(x) for x in r) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))" "$d/.xloop/state.db" "$1"; }
 dbw() { $PY -c "import sqlite3,sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()" "$d/.xloop/state.db" "$1"; }
 seen() { db "SELECT coalesce((SELECT value FROM kv WHERE key = 'briefing_seen'), 0)"; }
 new_study "$d" fr ''

@@ -14,7 +14,6 @@ X=$XLOOP_BIN
 PY=/usr/bin/python3
 d=$(user_dir)
 u() { as_user "$X" -C "$d" "$@"; }
-db() { $PY -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print('\n'.join('|'.join(str(x) for x in r) for r in c.execute(sys.argv[2]))); c.commit()" "$d/.xloop/state.db" "$1"; }
 new_study "$d" ct ''
 mk() {	# name X Y SEED
 	printf '#!/bin/bash\nX=%s\nY=%s\nSEED=%s\necho "START x=$X y=$Y"\n' "$2" "$3" "$4" >"$T_TMP/$1.sh"

@@ -13,7 +13,6 @@ S=${XLOOP_ROOT_DIR:?}/schemas
 V="/usr/bin/python3 $(dirname "$0")/validate.py"
 d=$(user_dir)
 u() { as_user "$X" -C "$d" "$@"; }
-db() { /usr/bin/python3 -c "import sqlite3,sys; print('\n'.join('|'.join(str(x) for x in r) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))" "$d/.xloop/state.db" "$1"; }
 
 # --time 10 min: a --test-only estimate from the limits would say minutes
 new_study "$d" ch 'c["resources"].update(cpus=1, mem="200M", time="00:10:00")

@@ -8,7 +8,6 @@
 X=$XLOOP_BIN
 d=$(user_dir)
 u() { as_user "$X" -C "$d" "$@"; }
-db() { /usr/bin/python3 -c "import sqlite3,sys; print('\n'.join('|'.join(str(x) for x in r) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])))" "$d/.xloop/state.db" "$1"; }
 
 new_study "$d" ch4 'c["resources"].update(cpus=1, mem="200M", time="00:10:00")
 c["queue"]["depth"] = 0

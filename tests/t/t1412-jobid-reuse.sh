@@ -12,10 +12,7 @@ X=$XLOOP_BIN
 U=$XLOOP_TEST_USER
 d=$(user_dir)
 u() { as_user "$X" -C "$d" "$@"; }
-db() { as_user /usr/bin/python3 -c "import sqlite3,sys
-c=sqlite3.connect(sys.argv[1], timeout=30)
-r=c.execute(sys.argv[2], sys.argv[3:]).fetchall(); c.commit()
-for x in r: print('|'.join('' if v is None else str(v) for v in x))" "$d/.xloop/state.db" "$@"; }
+db() { sql --rw --user "$d/.xloop/state.db" "$@"; }
 
 new_study "$d" reuse 'c["resources"].update(cpus=1, mem="100M", time="00:02:00")
 c["queue"]["depth"] = 0'

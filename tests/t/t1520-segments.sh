@@ -20,9 +20,6 @@ X=$XLOOP_BIN
 ROOT=${XLOOP_ROOT_DIR:?}
 d=$(user_dir)
 u() { as_user "$X" -C "$d" "$@"; }
-db() { /usr/bin/python3 -c "import sqlite3,sys
-c=sqlite3.connect('file:'+sys.argv[1]+'?mode=ro', uri=True)
-for r in c.execute(sys.argv[2], sys.argv[3:]): print('|'.join('' if v is None else str(v) for v in r))" "$d/.xloop/state.db" "$@"; }
 
 new_study "$d" seg 'c["resources"].update(cpus=1, mem="100M", time="00:05:00")
 c["queue"]["depth"] = 0
@@ -164,7 +161,8 @@ check "  its continuation was cancelled before it could start" never_ran nocheck
 check "passing --segments is a failure" grep -q "^failure:.*segments.max is 2" <<<"$(verdict always)"
 check "  after two segments" test "$(segs always)" = "1:continued 2:last"
 check "a program failure in segment 2 is the run's failure" grep -q '^failure:.*' <<<"$(verdict fail2)"
-check "  with its log tail" grep -q 'boom in segment 2' <<<"$(db "SELECT evidence FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = 'fail2' AND t.n = 1")"
+ev=$(db "SELECT verdict_reason || ' / ' || evidence FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = 'fail2' AND t.n = 1")
+check "  with its log tail" sh -c 'printf "%s\n" "$1" | grep -q "boom in segment 2" || { echo "verdict / evidence: $1"; cat "$2"; exit 1; }' _ "$ev" "$d/runs/seg/fail2/slurm/attempt1.out"
 check "  and no segment 3 ran" grep -qx "1:continued 2:last\( 3:unneeded\)\?" <<<"$(segs fail2)"
 check "the breaker counts no exit 85 of a continued segment" test "$(db "SELECT count(*) FROM attempt WHERE verdict = 'failure'")" = 3
 check "no queue_empty between segments" test "$(db "SELECT count(*) FROM outbox WHERE kind = 'queue_empty'")" -le 1

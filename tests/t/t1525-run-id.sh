@@ -16,9 +16,6 @@ fi
 X=$XLOOP_BIN
 d=$(user_dir)
 u() { as_user "$X" -C "$d" "$@"; }
-db() { /usr/bin/python3 -c "import sqlite3,sys
-c=sqlite3.connect('file:'+sys.argv[1]+'?mode=ro', uri=True)
-for r in c.execute(sys.argv[2], sys.argv[3:]): print('|'.join('' if v is None else str(v) for v in r))" "$d/.xloop/state.db" "$@"; }
 live() {
 	local q
 	q=$(as_user squeue -h -u "$XLOOP_TEST_USER" -o '%i %Z' 2>&1) || { echo "squeue failed: $q"; return; }

@@ -15,9 +15,6 @@ X=${XLOOP_ASAN_BIN:?}
 d=$(user_dir)
 u() { as_user env XLOOP_TEST_ORPHAN_SECS=0 "$X" -C "$d" "$@"; }
 crash() { local at=$1; shift; as_user env XLOOP_CRASH_AT="$at" "$X" -C "$d" "$@"; }
-db() { /usr/bin/python3 -c "import sqlite3,sys
-c=sqlite3.connect('file:'+sys.argv[1]+'?mode=ro', uri=True)
-for r in c.execute(sys.argv[2], sys.argv[3:]): print('|'.join('' if v is None else str(v) for v in r))" "$d/.xloop/state.db" "$@"; }
 
 new_study "$d" cr 'c["resources"].update(gres="", cpus=1, mem="100M", time="00:05:00")
 c["queue"]["depth"] = 0

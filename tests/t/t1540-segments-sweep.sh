@@ -19,9 +19,6 @@ X=${XLOOP_ASAN_BIN:?}
 d=$(user_dir)
 u() { as_user env XLOOP_TEST_ORPHAN_SECS=0 "$X" -C "$d" "$@"; }
 crash() { local at=$1; shift; as_user env XLOOP_CRASH_AT="$at" "$X" -C "$d" "$@"; }
-db() { /usr/bin/python3 -c "import sqlite3,sys
-c=sqlite3.connect('file:'+sys.argv[1]+'?mode=ro', uri=True)
-for r in c.execute(sys.argv[2], sys.argv[3:]): print('|'.join('' if v is None else str(v) for v in r))" "$d/.xloop/state.db" "$@"; }
 
 # one GPU: the tasks and their continuations take turns; breaker.program 2
 # would open on two failures in a row, so an exit 85 counted as one shows

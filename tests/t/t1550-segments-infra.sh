@@ -18,9 +18,6 @@ X=$XLOOP_BIN
 d=$(user_dir)
 # every sbatch of the test (segments queued by tick too) may not be requeued
 u() { as_user env SBATCH_NO_REQUEUE=1 "$X" -C "$d" "$@"; }
-db() { /usr/bin/python3 -c "import sqlite3,sys
-c=sqlite3.connect('file:'+sys.argv[1]+'?mode=ro', uri=True)
-for r in c.execute(sys.argv[2], sys.argv[3:]): print('|'.join('' if v is None else str(v) for v in r))" "$d/.xloop/state.db" "$@"; }
 node=$(sinfo -h -N -o %N | head -n1)
 trap 'scontrol update nodename="$node" state=resume >/dev/null 2>&1
 	[ -n "${XLOOP_KEEP_TMP:-}" ] || rm -rf "$T_TMP"' EXIT

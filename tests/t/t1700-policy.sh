@@ -33,8 +33,6 @@ echo '{"score": 0.4}' >"$T_TMP/cv.json"
 step "the hold in job.sh" sed -i "s|@T@|$T_TMP|" "$T_TMP/job.sh"
 step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 expect_rc 0 "adopt" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
-db() { /usr/bin/python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1])
-print(c.execute(sys.argv[2]).fetchone()[0])" "$d/.xloop/state.db" "$1"; }
 idle() { [ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ]; }
 
 # --- the circuit breaker

@@ -37,7 +37,7 @@ readonly TREE_FORMAT=1
 # Packages of every tree: Slurm, munge, and what the integration tests use.
 readonly BASE_PKGS="slurmctld slurmd slurm-client munge bash python3
 python3-jsonschema git util-linux passwd procps hostname mawk coreutils
-findutils grep sed"
+findutils grep sed sqlite3"
 # The suites where accounting is tested add these.
 readonly ACCT_PKGS="slurmdbd mariadb-server"
 

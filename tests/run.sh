@@ -35,6 +35,9 @@ started=$(date +%s)
 # repeated from it last, where a CI record that keeps only the tail sees them
 mkdir -p build/t
 exec > >(tee build/t/run.log) 2>&1
+# each test's pid, for ops/check/suite-cpu.py (what each test costs in CPU)
+export XLOOP_PIDLOG=$ROOT/build/t/pids.log
+: >"$XLOOP_PIDLOG"
 
 # Load mode (./build.sh test --load, issue 32): XLOOP_TEST_LOAD=N CPU hogs
 # run beside the whole suite, as a busy machine would, so a test that

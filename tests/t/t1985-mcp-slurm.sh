@@ -34,5 +34,6 @@ left() {	# the study's jobs still in Slurm (WorkDir in it); fails when squeue do
 	q=$(as_user squeue -h -u "$XLOOP_TEST_USER" -o '%i %Z') || return 1
 	[ -z "$(printf '%s\n' "$q" | awk -v d="$d" '$2 == d')" ]
 }
-check "no job of the study is left" left
+# a job the client cancelled is listed (CG) until Slurm has ended it
+check "no job of the study is left" wait_for 60 left
 finish

@@ -79,8 +79,9 @@ f1=$(feeders)
 check "a feeder waits" test -n "$f1"
 as_user scontrol hold "$f1"
 uf "$d2" tick >"$T_TMP/tick.out" 2>&1
-# the new feeder may wait or, on a busy machine where the run it follows
-# ended meanwhile, already run (and have queued its own successor)
+# the new feeder may wait, or already run (once seen on a busy machine, cause
+# not known: the tick's output and squeue are printed when none is found):
+# either way it is not held, and the held one is gone
 f2=$(as_user squeue -h -u "$U" -n xloop-feed -t PD,CF,R -o '%i %r' | awk -v f1="$f1" '$1 != f1')
 left=$(feeders_of "$f1")
 check "the held feeder is replaced by one that is not held ($f1 -> $f2)" \

@@ -24,6 +24,8 @@ cat >"$T_TMP/train.sh" <<'JOB'
 set -u
 LR=1
 echo "START train step=$XLOOP_STEP lr=$LR"
+# a barrier the test lifts once it has read what waits on the training
+while [ -e "@T@/hold-train" ]; do sleep 0.2; done
 [ "$LR" = bad ] && { echo "Traceback: train boom"; exit 1; }
 echo "$LR" >"$XLOOP_RUN_DIR/model.txt"
 echo FINISHED
@@ -49,6 +51,7 @@ d=json.load(open(os.environ['XLOOP_SWEEP_RESULTS']))
 for t in d['tasks']: print('TASK', t['tag'], t['value'], t['verdict'], t['score'])"
 echo FINISHED
 JOB
+step "the barrier in train.sh" sed -i "s|@T@|$T_TMP|" "$T_TMP/train.sh"
 step "chmod 644 scripts" chmod 644 "$T_TMP/train.sh" "$T_TMP/eval.sh" "$T_TMP/summary.sh"
 expect_rc 0 "adopt a two-step baseline" u adopt "$T_TMP/train.sh" --tag base --step eval="$T_TMP/eval.sh"
 
@@ -61,6 +64,7 @@ expect_rc 65 "a sweep of a run with steps over segments is refused" u sweep --se
 check "the refused sweep made no run" test ! -e "$d/runs/st/sg--LR-2"
 expect_rc 66 "a missing --then script is refused" u sweep --set LR=2,bad --from base --force --name sw --then "$T_TMP/nope.sh"
 check "the refused sweep made no run" test ! -e "$d/runs/st/sw--LR-2"
+step "the training waits" touch "$T_TMP/hold-train"
 expect_rc 0 "a sweep of a two-step run is submitted, with a --then summary" u sweep --set LR=2,bad --from base --force --name sw --then "$T_TMP/summary.sh"
 ev=$(as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$d " | grep 'JobName=sw.eval ' | head -n1)
 th=$(as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$d " | grep 'JobName=sw.then ' | head -n1)
@@ -70,6 +74,7 @@ check "it waits aftercorr on the training's array" sh -c "printf '%s' \"\$1\" | 
 trid=$(as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$d " | grep 'JobName=sw ' | grep -o 'ArrayJobId=[0-9]*' | head -n1 | cut -d= -f2)
 check "the summary waits afterany on the training array ($trid) and the evaluation array ($evid)" sh -c "printf '%s' \"\$1\" | grep -q 'Dependency=afterany:${trid}[(_].*afterany:${evid}[(_]'" _ "$th"
 check "the summary asks for no GPU" sh -c "! printf '%s' \"\$1\" | grep -q 'gres/gpu'" _ "$th"
+step "the training goes on" rm "$T_TMP/hold-train"
 drive
 check "the good task succeeded" test "$(att sw--LR-2 verdict)" = success
 check "its score is its evaluation's" test "$(att sw--LR-2 score)" = "$(/usr/bin/python3 -c 'print(1/3)')"

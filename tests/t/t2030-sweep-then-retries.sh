@@ -128,7 +128,11 @@ expect_rc 0 "sweep retry while the slow task evaluates" u sweep retry sp
 first=$(jobs_in "$d" sp.then | sort -t= -k2 -n | head -n1)
 check "the first summary was cancelled before it ran" test "$(printf '%s' "$first" | field JobState)" = CANCELLED
 expect_rc 0 "next" u next
-dep=$(jobs_in "$d" sp.then | sort -t= -k2 -n | tail -n1 | field Dependency)
+# the new summary, once submitted (on a busy machine a later next submits
+# it; the cancelled first one's Dependency reads "(null)")
+new_then() { jobs_in "$d" sp.then | grep -q 'JobState=PENDING' || { u next >/dev/null 2>&1; false; }; }
+step "the new summary is submitted" wait_for 120 new_then
+dep=$(jobs_in "$d" sp.then | grep 'JobState=PENDING' | sort -t= -k2 -n | tail -n1 | field Dependency)
 sparr=$(jobs_in "$d" sp.eval | field ArrayJobId | sort -n | head -n1)
 check "the new summary waits for the slow evaluation's array too ($sparr: $dep)" sh -c "printf '%s' '$dep' | grep -q 'afterany:${sparr}[(_]'"
 step "sp--LR-4's evaluation goes on" rm "$F/hold-eval-sp--LR-4"

@@ -27,7 +27,6 @@ FAKE
 step "chmod 755 fakebin squeue" chmod 755 "$T_TMP/fakebin" "$T_TMP/fakebin/squeue"
 # a tick that sees the user's holds as Slurm's
 uf() { as_user env PATH="$T_TMP/fakebin:$PATH" "$X" -C "$1" "${@:2}"; }
-db() { sql --user "$@"; }
 reason() { as_user squeue -h -j "$1" -o %r 2>/dev/null; }
 
 cat >"$T_TMP/job.sh" <<'JOB'
@@ -49,7 +48,7 @@ step "new v1 --from base --set" u new v1 --from base --set V=1 >/dev/null
 # v1 waits behind a blocker (so it stays pending), held
 blocker=$(as_user sbatch --parsable -p gpu -t 2 --mem 50M -J blocker -o /dev/null --wrap 'sleep 100')
 step "submit v1 --after" u submit v1 --after "$blocker" >/dev/null
-job=$(db "$d/.xloop/state.db" "SELECT job_id FROM attempt WHERE n = 1")
+job=$(db "SELECT job_id FROM attempt WHERE n = 1")
 as_user scontrol hold "$job"
 u tick >/dev/null 2>&1
 check "a hold a person made stays" test "$(reason "$job")" = JobHeldUser
@@ -60,7 +59,7 @@ for i in 1 2 3; do
 done
 uf "$d" tick >/dev/null 2>&1
 check "not a fourth time: it stays held (a 'stuck' alert says it)" test "$(reason "$job")" = JobHeldUser
-check "each release is an event" test "$(db "$d/.xloop/state.db" \
+check "each release is an event" test "$(db \
 	"SELECT count(*) FROM event WHERE kind = 'released'")" = 3
 as_user scancel "$blocker" "$job"
 

@@ -245,9 +245,57 @@ static int row_left_intent(struct xl_ctx *ctx, long long id)
 	return left;
 }
 
-/* Submit what waits of an attempt's steps, in order. */
+/* The job carrying a step intent's token in jobs, or NULL. */
+static const struct slurm_job *job_of_token(const struct slurm_jobs *jobs, const char *token)
+{
+	return steps_array_token(token) ? steps_array_find(jobs, token) :
+		slurm_jobs_find_token(jobs, token);
+}
+
+/*
+ * The job a step intent's sbatch made before a crash cut off its record:
+ * in squeue's q, else in scontrol's list (read once into *sc: the job may
+ * have run and ended before this tick). NULL with *sc_rc 0: there is none.
+ * *sc_rc < 0: scontrol could not be read, and submitting could double it.
+ */
+static const struct slurm_job *intent_job(struct slurm *s, const struct slurm_jobs *q,
+					  struct slurm_jobs *sc, int *sc_rc, const char *token)
+{
+	const struct slurm_job *j = job_of_token(q, token);
+	char *why = NULL;
+	int unknown = 0;
+
+	if (j || !q)
+		return j;
+	if (*sc_rc == 0)
+		*sc_rc = slurm_scontrol_job(s, NULL, sc, &unknown, &why) == 0 ? 1 : -1;
+	free(why);
+	return *sc_rc > 0 ? job_of_token(sc, token) : NULL;
+}
+
+static int steps_submit_pending_1(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a,
+				  const struct slurm_jobs *q, struct slurm_jobs *sc, int *sc_rc,
+				  char **cause);
+
+/*
+ * Submit what waits of an attempt's steps, in order. q: squeue's jobs when
+ * called from a reconcile (an intent may then be a crash's leftover whose
+ * job exists), NULL right after the attempt's own submission.
+ */
 int steps_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a,
 			 const struct slurm_jobs *q, char **cause)
+{
+	struct slurm_jobs sc = SLURM_JOBS_INIT;
+	int sc_rc = 0;
+	int rc = steps_submit_pending_1(ctx, s, a, q, &sc, &sc_rc, cause);
+
+	slurm_jobs_release(&sc);
+	return rc;
+}
+
+static int steps_submit_pending_1(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a,
+				  const struct slurm_jobs *q, struct slurm_jobs *sc, int *sc_rc,
+				  char **cause)
 {
 	struct step_row *v;
 	size_t n, i;
@@ -268,8 +316,13 @@ int steps_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct attem
 		if (strcmp(v[i].phase, "submitting") == 0) {
 			const char *after = strcmp(v[i].after_job, "-") == 0 ? "" : prev;
 
-			j = steps_array_token(v[i].token) ? steps_array_find(q, v[i].token) :
-				slurm_jobs_find_token(q, v[i].token);
+			j = intent_job(s, q, sc, sc_rc, v[i].token);
+			if (!j && *sc_rc < 0) {
+				*cause = xstrdup("scontrol could not be read to look for a step "
+						 "submitted before a crash");
+				rc = XL_TEMPFAIL;
+				break;
+			}
 			if (j) {
 				/* sbatch answered before a crash cut off its record */
 				set_submitted(ctx, v[i].id, j->job_id, after);
@@ -285,7 +338,7 @@ int steps_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct attem
 				rows_free(v, n);
 				free(tag);
 				free(seg);
-				return steps_submit_pending(ctx, s, a, q, cause);
+				return steps_submit_pending_1(ctx, s, a, q, sc, sc_rc, cause);
 			} else {
 				if (!tag && !(tag = runs_tag(&ctx->db, a->run_id)))
 					break;
@@ -298,7 +351,7 @@ int steps_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct attem
 				free(tag);
 				free(seg);
 				/* read again: the job id just recorded is the next one's */
-				return steps_submit_pending(ctx, s, a, q, cause);
+				return steps_submit_pending_1(ctx, s, a, q, sc, sc_rc, cause);
 			}
 		} else if (strcmp(v[i].phase, "submit_failed") == 0 ||
 			   strcmp(v[i].phase, "dropped") == 0) {

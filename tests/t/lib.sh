@@ -188,6 +188,13 @@ live() {
 	printf '%s\n' "$q" | awk -v d="$d" '$2 == d || index($2, d "/") == 1'
 }
 
+# ended NAME: no job of the study named NAME or NAME.<step> is queued or
+# running (a barrier: the jobs a crash left run and end before the next tick)
+ended() {
+	! as_user squeue -h -u "$XLOOP_TEST_USER" -o '%j %Z' 2>/dev/null |
+		awk -v d="$d" '$2 == d || index($2, d "/") == 1 { print $1 }' | grep -qxF -e "$1" -e "$1.eval" -e "$1.then"
+}
+
 # att TAG FIELD: FIELD of the latest attempt of run TAG (status --json)
 att() {
 	as_user "$X" -C "$d" status "$1" --json | /usr/bin/python3 -c "import json,sys

@@ -197,6 +197,8 @@ for at in submit-after-sbatch steps-before-sbatch steps-after-sbatch; do
 	lr=$((lr + 1))
 	expect_rc 0 "new $tag" u new "$tag" --from base --set LR=$lr
 	expect_rc 137 "killed at $at" crash "$at" submit "$tag"
+	# what the killed submit made runs and ends before any tick looks
+	wait_for 120 ended "$tag" || echo "# $tag's jobs are still queued"
 	drive
 	check "after a kill at $at: two jobs, one per step" test "$(all_jobs_named "$tag")" = 2
 	check "after a kill at $at: the run succeeded" test "$(att "$tag" verdict)" = success

@@ -108,6 +108,8 @@ for at in sweep-after-sbatch sweep-steps-before-array steps-array-before-sbatch 
 	steps-array-after-sbatch sweep-then-before-submit sweep-then-before-sbatch sweep-then-after-sbatch; do
 	n=$((n + 1))
 	expect_rc 137 "killed at $at" crash "$at" sweep --set LR=$((n * 10)),$((n * 10 + 1)) --from base --force --name k$n --then "$T_TMP/summary.sh"
+	# what the killed sweep made runs and ends before any tick looks
+	wait_for 120 ended "k$n" || echo "# k$n's jobs are still queued"
 	drive
 	seen="$(jobs_of k$n 0) $(jobs_of k$n.eval 0) $(jobs_of k$n 1) $(jobs_of k$n.eval 1)"
 	check "after a kill at $at: one training and one evaluation per task ($seen)" test "$seen" = "1 1 1 1"

@@ -169,6 +169,79 @@ static int factor(const double *theta, size_t d, size_t n, const double *x, cons
 }
 
 /*
+ * W = alpha alpha' - K^-1 (lower triangle and diagonal; K = l l'), through
+ * the inverse of l: l^-1 in place of a copy, then K^-1 = l^-T l^-1.
+ */
+static void w_matrix(const double *l, size_t n, const double *alpha, double *wm)
+{
+	double *li = xcalloc(n * n, sizeof(*li));
+	size_t i, j, k;
+
+	for (j = 0; j < n; j++) {
+		li[j * n + j] = 1 / l[j * n + j];
+		for (i = j + 1; i < n; i++) {
+			double s = 0;
+
+			for (k = j; k < i; k++)
+				s -= l[i * n + k] * li[k * n + j];
+			li[i * n + j] = s / l[i * n + i];
+		}
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j <= i; j++) {
+			double s = 0;
+
+			for (k = i; k < n; k++)
+				s += li[k * n + i] * li[k * n + j];
+			wm[i * n + j] = alpha[i] * alpha[j] - s;
+		}
+	free(li);
+}
+
+/*
+ * The gradient of the log marginal likelihood in theta, tr(W dK/dtheta) / 2,
+ * from W's lower triangle (W and dK are symmetric: each pair i > j counts twice).
+ */
+static void lml_gradient(const double *theta, size_t d, size_t n, const double *x,
+			 const long *seed, const double *w, const double *wm, double *grad)
+{
+	double s2 = exp(2 * theta[d]), sd2 = exp(2 * theta[d + 1]);
+	double n2 = exp(2 * theta[d + 2]), *il = xcalloc(d + 1, sizeof(*il));
+	size_t i, j, k;
+
+	for (k = 0; k < d; k++)
+		il[k] = exp(-theta[k]);
+	memset(grad, 0, GP_NTHETA(d) * sizeof(*grad));
+	for (i = 0; i < n; i++) {
+		for (j = 0; j <= i; j++) {
+			const double *xi = x + i * d, *xj = x + j * d;
+			double r2 = 0, r, ex, wij = (i == j ? 0.5 : 1) * wm[i * n + j], base;
+
+			for (k = 0; k < d; k++) {
+				double t = (xi[k] - xj[k]) * il[k];
+
+				r2 += t * t;
+			}
+			r = sqrt(r2);
+			ex = exp(-SQRT5 * r);
+			/* dk/dlog l_k = s2 * 5/3 (1 + sqrt5 r) e^-sqrt5 r * t_k^2 */
+			base = s2 * 5.0 / 3.0 * (1 + SQRT5 * r) * ex;
+			for (k = 0; k < d && i != j; k++) {
+				double t = (xi[k] - xj[k]) * il[k];
+
+				grad[k] += wij * base * t * t;
+			}
+			grad[d] += wij * 2 * s2 * (1 + SQRT5 * r + 5.0 / 3.0 * r2) * ex;
+			if (seed[i] >= 0 && seed[i] == seed[j])
+				grad[d + 1] += wij * 2 * sd2;
+			if (i == j)
+				grad[d + 2] += wij * 2 * n2 / (w ? w[i] : 1);
+		}
+	}
+	free(il);
+}
+
+/*
  * The log marginal likelihood of standardised y under theta and, when grad
  * is not NULL, its gradient in theta; -INFINITY when it cannot be computed.
  */
@@ -176,7 +249,7 @@ static double lml_grad(const double *theta, size_t d, size_t n, const double *x,
 		       const long *seed, const double *w, const double *y, double *grad)
 {
 	double *l = xcalloc(n * n, sizeof(*l)), *a = xcalloc(n, sizeof(*a)), lml = 0;
-	size_t i, j, k, nt = GP_NTHETA(d);
+	size_t i;
 
 	if (factor(theta, d, n, x, seed, w, l) < 0) {
 		free(l);
@@ -189,53 +262,12 @@ static double lml_grad(const double *theta, size_t d, size_t n, const double *x,
 		lml -= 0.5 * a[i] * a[i] + log(l[i * n + i]);
 	lml -= 0.5 * (double)n * log(2 * M_PI);
 	if (grad) {
-		/* W = alpha alpha' - K^-1; dlml = tr(W dK) / 2 */
-		double *wm = xcalloc(n * n, sizeof(*wm)), *e = xcalloc(n, sizeof(*e));
-		double s2 = exp(2 * theta[d]), sd2 = exp(2 * theta[d + 1]);
-		double n2 = exp(2 * theta[d + 2]), *il = xcalloc(d + 1, sizeof(*il));
+		double *wm = xcalloc(n * n, sizeof(*wm));
 
-		for (k = 0; k < d; k++)
-			il[k] = exp(-theta[k]);
 		solve_lt(l, n, a);	/* alpha */
-		for (j = 0; j < n; j++) {
-			/* column j of K^-1 */
-			memset(e, 0, n * sizeof(*e));
-			e[j] = 1;
-			solve_l(l, n, e);
-			solve_lt(l, n, e);
-			for (i = 0; i < n; i++)
-				wm[i * n + j] = a[i] * a[j] - e[i];
-		}
-		memset(grad, 0, nt * sizeof(*grad));
-		for (i = 0; i < n; i++) {
-			for (j = 0; j < n; j++) {
-				const double *xi = x + i * d, *xj = x + j * d;
-				double r2 = 0, r, ex, wij = wm[i * n + j], base;
-
-				for (k = 0; k < d; k++) {
-					double t = (xi[k] - xj[k]) * il[k];
-
-					r2 += t * t;
-				}
-				r = sqrt(r2);
-				ex = exp(-SQRT5 * r);
-				/* dk/dlog l_k = s2 * 5/3 (1 + sqrt5 r) e^-sqrt5 r * t_k^2 */
-				base = s2 * 5.0 / 3.0 * (1 + SQRT5 * r) * ex;
-				for (k = 0; k < d; k++) {
-					double t = (xi[k] - xj[k]) * il[k];
-
-					grad[k] += 0.5 * wij * base * t * t;
-				}
-				grad[d] += 0.5 * wij * 2 * s2 * (1 + SQRT5 * r + 5.0 / 3.0 * r2) * ex;
-				if (seed[i] >= 0 && seed[i] == seed[j])
-					grad[d + 1] += 0.5 * wij * 2 * sd2;
-				if (i == j)
-					grad[d + 2] += 0.5 * wij * 2 * n2 / (w ? w[i] : 1);
-			}
-		}
+		w_matrix(l, n, a, wm);
+		lml_gradient(theta, d, n, x, seed, w, wm, grad);
 		free(wm);
-		free(e);
-		free(il);
 	}
 	free(l);
 	free(a);

@@ -50,10 +50,11 @@ body() {
 		case ${t##*/} in t0*) XLOOP_PROFILE=none ;; *) XLOOP_PROFILE=$profile ;; esac
 		export XLOOP_PROFILE
 		t0=$SECONDS
-		out=$(bash "$t" 2>&1 8>&-)
+		out=$(cpu_cg_enter "${t##*/}" && bash "$t" 2>&1 8>&-)
 		rc=$?
 		count_result "$t" "$rc" "$out"
 		echo "# $t ($XLOOP_PROFILE) took $((SECONDS - t0)) s"
+		cpu_cg_report "${t##*/}"
 	done
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" -eq 0 ]

@@ -39,6 +39,24 @@ exec > >(tee build/t/run.log) 2>&1
 export XLOOP_PIDLOG=$ROOT/build/t/pids.log
 : >"$XLOOP_PIDLOG"
 
+# XLOOP_CPU_CGROUPS=1: each lane and test in a cpuacct group of its own
+# (tests/runlib.sh); at the end each lane's CPU and the machine's
+cpu_busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+cpu_t0=$(cpu_busy)
+if [ -n "${XLOOP_CPU_CGROUPS:-}" ]; then
+	export CPU_CG_ROOT=/sys/fs/cgroup/cpuacct/xloop-suite/run-$$
+	mkdir -p "$CPU_CG_ROOT" || exit 1
+fi
+cpu_cg_lanes() {
+	[ -n "${XLOOP_CPU_CGROUPS:-}" ] || return 0
+	local g
+	for g in "$CPU_CG_ROOT"/*/; do
+		g=${g%/}
+		echo "# cpu lane ${g##*/}: $(awk '{ printf "%.0f", $1 / 1e9 }' "$g/cpuacct.usage") s"
+	done
+	echo "# cpu of the machine in the run: $((($(cpu_busy) - cpu_t0) / $(getconf CLK_TCK))) s busy"
+}
+
 # Load mode (./build.sh test --load, issue 32): XLOOP_TEST_LOAD=N CPU hogs
 # run beside the whole suite, as a busy machine would, so a test that
 # leans on timing fails here before CI finds it. Each stops by itself
@@ -82,9 +100,10 @@ units_run() {
 run_t() {
 	local t=$1 out rc t0=$SECONDS
 	echo "# $t (${XLOOP_PROFILE})"
-	out=$(bash "$t" 2>&1 7>&-)
+	out=$(cpu_cg_enter "${t##*/}" && bash "$t" 2>&1 7>&-)
 	rc=$?
 	echo "# $t took $((SECONDS - t0)) s"
+	cpu_cg_report "${t##*/}"
 	count_result "$t" "$rc" "$out"
 }
 
@@ -200,7 +219,7 @@ if [ "$(id -u)" -eq 0 ] && [ "${XLOOP_MATRIX:-1}" != 0 ]; then
 	fi
 	for lane in $lanes; do
 		# shellcheck disable=SC2086 # one suite per word
-		XLOOP_MATRIX_PLAN=${XLOOP_MATRIX_PLAN:-ci} tests/matrix.sh ${lane//+/ } \
+		XLOOP_MATRIX_PLAN=${XLOOP_MATRIX_PLAN:-ci} in_cpu_cg "matrix-$lane" tests/matrix.sh ${lane//+/ } \
 			>"build/matrix/$lane.log" 2>&1 &
 		matrix_suites+=("$lane:$!")
 	done
@@ -209,7 +228,7 @@ fi
 mkdir -p build/t
 # the lane that needs no cluster, beside the cluster lanes (it is started
 # before any of them sets SLURM_CONF)
-local_lane >build/t/local.log 2>&1 &
+in_cpu_cg local local_lane >build/t/local.log 2>&1 &
 local_pid=$!
 if [ "$(id -u)" -ne 0 ]; then
 	echo "# integration tests against Slurm need root (they start the test cluster): skipped"
@@ -222,10 +241,10 @@ else
 	# the accounting profile runs beside the plain one, on the next free
 	# cluster slot of tests/one.sh (its own ports; no cgroups there, so the
 	# out-of-memory checks run in the plain profile only)
-	tests/one.sh --accounting tests/t/t[1-9]*.sh >build/t/accounting.log 2>&1 7>&- &
+	in_cpu_cg accounting tests/one.sh --accounting tests/t/t[1-9]*.sh >build/t/accounting.log 2>&1 7>&- &
 	accounting_pid=$!
 	# the short chaos soak beside them, on a cluster slot of its own
-	tests/soak/soak.sh "${XLOOP_SOAK_MINUTES:-3}" >build/t/soak.log 2>&1 7>&- &
+	in_cpu_cg soak tests/soak/soak.sh "${XLOOP_SOAK_MINUTES:-3}" >build/t/soak.log 2>&1 7>&- &
 	soak_pid=$!
 	# the slowest tests that run in the plain profile only and check no
 	# out-of-memory kill (cgroups, slot 0 only): beside the host cluster's
@@ -235,7 +254,7 @@ else
 		aside+=(tests/t/"$t"-*.sh)
 	done
 	if [ ${#aside[@]} -gt 0 ]; then
-		tests/one.sh "${aside[@]}" >build/t/plain-aside.log 2>&1 7>&- &
+		in_cpu_cg aside tests/one.sh "${aside[@]}" >build/t/plain-aside.log 2>&1 7>&- &
 		aside_pid=$!
 	fi
 	# the tests marked "# nodes: 3" (node loss, preemption: issue 34) on a
@@ -244,7 +263,7 @@ else
 	nodes_tests=$(grep -l '^# nodes: 3' tests/t/t[1-9]*.sh)
 	if [ -n "$nodes_tests" ]; then
 		# shellcheck disable=SC2086 # one test per word
-		tests/one.sh --accounting --nodes 3 --gpus 2 $nodes_tests >build/t/nodes.log 2>&1 7>&- &
+		in_cpu_cg nodes tests/one.sh --accounting --nodes 3 --gpus 2 $nodes_tests >build/t/nodes.log 2>&1 7>&- &
 		nodes_pid=$!
 	fi
 	# the tests marked "# gpus: 4" (lanes) once more, on a node with 4 fake
@@ -252,10 +271,11 @@ else
 	gpu4_tests=$(grep -l '^# gpus: 4' tests/t/t[1-9]*.sh)
 	if [ -n "$gpu4_tests" ]; then
 		# shellcheck disable=SC2086 # one test per word
-		tests/one.sh --gpus 4 $gpu4_tests >build/t/gpu4.log 2>&1 7>&- &
+		in_cpu_cg gpu4 tests/one.sh --gpus 4 $gpu4_tests >build/t/gpu4.log 2>&1 7>&- &
 		gpu4_pid=$!
 	fi
 	export XLOOP_PROFILE=plain
+	cpu_cg_enter host	# this shell, from here on (XLOOP_CPU_CGROUPS)
 	if cluster_up; then
 		for t in tests/t/t[1-9]*.sh; do
 			case " ${aside[*]} " in *" $t "*) continue ;; esac
@@ -291,6 +311,7 @@ for lane in ${matrix_suites[@]+"${matrix_suites[@]}"}; do
 done
 
 echo "# took $(($(date +%s) - started)) s"
+cpu_cg_lanes
 if [ "$failed" -gt 0 ]; then
 	echo "# the failures again:"
 	grep -hE '^not ok|^\[  FAILED  \] [^0-9]' build/t/run.log "${joined[@]}" |

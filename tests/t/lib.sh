@@ -332,7 +332,40 @@ wait_for() {
 	done
 }
 
+# validates NAME SCHEMA [FILE]: the check NAME, that FILE (stdin when none)
+# validates against schemas/SCHEMA.schema.json; a copy is taken now and
+# checked at finish, with every other, in one python3 (validate.py --batch:
+# importing jsonschema costs 0.2 CPU-s a process)
+T_VALIDATE=()
+validates() {
+	local n=$((${#T_VALIDATE[@]} + 1))
+	if [ $# -ge 3 ]; then
+		cp "$3" "$T_TMP/.validate-$n.json" 2>/dev/null || : >"$T_TMP/.validate-$n.json"
+	else
+		cat >"$T_TMP/.validate-$n.json"
+	fi
+	T_VALIDATE+=("$1")
+	printf '%s\t%s\t%s\n' "$n" "$XLOOP_ROOT_DIR/schemas/$2.schema.json" \
+		"$T_TMP/.validate-$n.json" >>"$T_TMP/.validate.list"
+}
+validates_run() {
+	local n msg
+	[ ${#T_VALIDATE[@]} -gt 0 ] || return 0
+	while IFS=$'\t' read -r n msg; do
+		if [ "$msg" = ok ]; then
+			ok "${T_VALIDATE[$((n - 1))]}"
+		else
+			not_ok "${T_VALIDATE[$((n - 1))]}" "$msg"
+		fi
+		unset 'T_VALIDATE[$((n - 1))]'
+	done < <(/usr/bin/python3 "$XLOOP_ROOT_DIR/tests/t/validate.py" --batch "$T_TMP/.validate.list" 2>&1)
+	for n in "${!T_VALIDATE[@]}"; do not_ok "${T_VALIDATE[$n]}" "validate.py gave no answer"; done
+	T_VALIDATE=()
+	rm -f "$T_TMP/.validate.list"
+}
+
 finish() {
+	validates_run
 	# leave no job of this test behind for the next one
 	if [ -n "${SLURM_CONF:-}" ] && command -v scancel >/dev/null; then
 		scancel -u "$XLOOP_TEST_USER" >/dev/null 2>&1 || true

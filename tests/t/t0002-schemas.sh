@@ -38,10 +38,13 @@ echo '{"type": "object", "properties": {"a": {"type": "string", "description": "
 check "an open object is found" sh -c "! $V --check-described '$T_TMP/bad' 2>/dev/null"
 
 d=$(user_dir)
-check "init --json validates" sh -c "runuser -u '$XLOOP_TEST_USER' -- '$X' -C '$d' init --json | $V '$S/init.schema.json'"
-check "init --json (again) validates" sh -c "runuser -u '$XLOOP_TEST_USER' -- '$X' -C '$d' init --json | $V '$S/init.schema.json'"
-check "version --json validates" sh -c "'$X' version --json | $V '$S/version.schema.json'"
-check "the written xloop.json validates" sh -c "$V '$S/config.schema.json' < '$d/xloop.json'"
+runuser -u "$XLOOP_TEST_USER" -- "$X" -C "$d" init --json >"$T_TMP/init1.json"
+validates "init --json validates" init "$T_TMP/init1.json"
+runuser -u "$XLOOP_TEST_USER" -- "$X" -C "$d" init --json >"$T_TMP/init2.json"
+validates "init --json (again) validates" init "$T_TMP/init2.json"
+"$X" version --json >"$T_TMP/version.json"
+validates "version --json validates" version "$T_TMP/version.json"
+validates "the written xloop.json validates" config "$d/xloop.json"
 
 # the documents of the commands that need no Slurm, from a real study
 xu() { runuser -u "$XLOOP_TEST_USER" -- "$X" -C "$d" "$@"; }
@@ -49,7 +52,7 @@ valid() { # SCHEMA NAME COMMAND...: the command's --json validates
 	local schema=$1 name=$2
 	shift 2
 	xu "$@" --json >"$T_TMP/doc.json" 2>"$T_TMP/doc.err"
-	check "$name --json validates" sh -c "$V '$S/$schema.schema.json' <'$T_TMP/doc.json' || { cat '$T_TMP/doc.err' '$T_TMP/doc.json'; exit 1; }"
+	validates "$name --json validates" "$schema" "$T_TMP/doc.json"
 }
 printf '#!/bin/bash\nLR=1\necho START\n' >"$T_TMP/job.sh"
 step "chmod 644 ..." chmod 644 "$T_TMP/job.sh"
@@ -70,6 +73,10 @@ expect_rc 1 "a wrong document is rejected" sh -c "echo '{\"version\": 1}' | $V '
 check "a config with an unknown key is rejected by the schema too" sh -c \
 	"! echo '{\"colour\": \"blue\"}' | $V '$S/config.schema.json' 2>/dev/null"
 check "cv.json without a score is rejected" sh -c "! echo '{\"metric\": \"auc\"}' | $V '$S/cv.schema.json' 2>/dev/null"
+printf '{"metric": "auc"}\n' >"$T_TMP/cv-bad.json"
+printf '1\t%s\t%s\n' "$S/cv.schema.json" "$T_TMP/cv-bad.json" >"$T_TMP/batch.list"
+check "validate.py --batch names a document that does not validate" sh -c \
+	"$V --batch '$T_TMP/batch.list' | grep -q '^1	invalid against cv.schema.json'"
 check "cv.json with a score validates" sh -c "echo '{\"score\": 0.91, \"fold\": 3}' | $V '$S/cv.schema.json'"
 check "cv.json with the configured metric key (accuracy) validates" sh -c "echo '{\"accuracy\": 0.91}' | $V '$S/cv.schema.json'"
 

@@ -136,11 +136,11 @@ for kind in discord slack ntfy json; do
 		python3 "$T_TMP/payload.py" "$LOG" "/ok/$kind" "$kind"
 done
 body /ok/json >"$T_TMP/event.json"
-check "the json payload validates against event.schema.json" sh -c "$V '$S/event.schema.json' < '$T_TMP/event.json'"
+validates "the json payload validates against event.schema.json" event "$T_TMP/event.json"
 check "a wrong event document is rejected by the schema" \
 	sh -c "! echo '{\"kind\": \"party\", \"study\": \"nt\"}' | $V '$S/event.schema.json' 2>/dev/null"
 xn "$BASE/ok/js" notify test --json
-check "notify test --json validates" sh -c "$V '$S/notify.schema.json' < '$OUT'"
+validates "notify test --json validates" notify "$OUT"
 
 # --- retries ---------------------------------------------------------------------
 xn "$BASE/flaky/t" notify test
@@ -191,7 +191,7 @@ step "notify.kind telegram" set_conf kind telegram
 xn "$BASE/ok/bad" notify test
 ok_if "an unknown notify.kind is a config error" eval '[ "$RC" -eq 78 ] && has "notify.kind"'
 step "notify.kind json" set_conf kind json
-check "the config with notify.kind validates" sh -c "$V '$S/config.schema.json' < '$d/xloop.json'"
+validates "the config with notify.kind validates" config "$d/xloop.json"
 
 # --- the outbox ------------------------------------------------------------------------
 xn "" notify queue party "x"
@@ -213,7 +213,7 @@ esac
 xn "$BASE/flaky/q" notify flush --json
 ok_if "the next flush delivers both (after one 500)" \
 	eval '[ "$RC" -eq 0 ] && [ "$(nreq /flaky/q)" -eq 3 ] && [ "$(jget .sent < "$OUT")" -eq 2 ]'
-check "notify flush --json validates" sh -c "$V '$S/notify.schema.json' < '$OUT'"
+validates "notify flush --json validates" notify "$OUT"
 body /flaky/q 1 >"$T_TMP/e1.json"
 body /flaky/q 2 >"$T_TMP/e2.json"
 check "the delivered events are valid event documents" sh -c \

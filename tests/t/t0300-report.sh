@@ -47,7 +47,7 @@ PY
 o=$(user_dir)
 step "report --json" u report --out "$o/r.html" --json >"$T_TMP/r.json" 2>"$T_TMP/r.err"
 step "copy r.html" cp "$o/r.html" "$T_TMP/r.html"
-check "report --json validates" sh -c "$V '$S/report.schema.json' <'$T_TMP/r.json'"
+validates "report --json validates" report "$T_TMP/r.json"
 check "it counts 12 s idle over 40 s" test "$(jget .idle_s <"$T_TMP/r.json") $(jget .span_s <"$T_TMP/r.json")" = "12 40"
 check "the page states the idle share" grep -q 'GPU idle 30.0% of the study: 12 s' "$T_TMP/r.html"
 check "the page is self-contained" sh -c "! grep -Eiq '<script|<link|src=|url\\(|@import|https?://[^\"]*\\.(js|css)' '$T_TMP/r.html'"

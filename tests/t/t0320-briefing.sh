@@ -71,7 +71,7 @@ check "status: the long change is shown whole" grep -q 'PATH_TO_DATA /data/a->/a
 check "status: a finished attempt shows its elapsed time" grep -Eq '^  lr-small .* 0:10 +0\.7$' "$T_TMP/st.txt"
 check "status: an hour is H:MM:SS" grep -Eq '^\* deeper .* 1:01:11 +0\.9$' "$T_TMP/st.txt"
 step "status --json" u status --json >"$T_TMP/st.json" 2>/dev/null
-check "status --json validates" sh -c "$V '$S/status.schema.json' <'$T_TMP/st.json'"
+validates "status --json validates" status "$T_TMP/st.json"
 check "status --json: elapsed of a finished attempt" test "$(jget .runs.1.attempts.0.elapsed <"$T_TMP/st.json")" = 0:10
 check "status says nothing feeds after this session" grep -q '^after this session: nothing' "$T_TMP/st.txt"
 
@@ -80,7 +80,7 @@ step "next" u next >"$T_TMP/next.txt" 2>&1
 check "next: fed nothing because the plan is empty" grep -q '^fed nothing: the plan is empty$' "$T_TMP/next.txt"
 check "next: nothing feeds once the session ends" grep -q '^after this session: nothing: no cron runs `xloop tick`' "$T_TMP/next.txt"
 step "next --json" u next --json >"$T_TMP/next.json" 2>/dev/null
-check "next --json validates" sh -c "$V '$S/next.schema.json' <'$T_TMP/next.json'"
+validates "next --json validates" next "$T_TMP/next.json"
 check "next --json: feed.stopped is plan_empty" test "$(jget .feed.stopped <"$T_TMP/next.json")" = plan_empty
 check "next --json: next_action has an argv" test "$(jget .next_action.argv <"$T_TMP/next.json")" = '["xloop", "next", "--set", "VAR=VALUE"]'
 check "next --json: and says what to fill in" test "$(jget .next_action.placeholders <"$T_TMP/next.json")" = '["VAR=VALUE"]'
@@ -100,7 +100,7 @@ check "resume: the best lineage, root first, with scores" sh -c "grep -A3 '^  be
 check "resume: every failure with its reason" grep -q '^    depth-9 attempt 1 (program): FAILED (ExitCode 1:0)  \[DEPTH: 3 -> 9\]' "$T_TMP/resume.txt"
 check "resume: the latest decisions" grep -q '^      small LR looks right; next try depth' "$T_TMP/resume.txt"
 step "resume --json" u resume --json >"$T_TMP/resume.json" 2>/dev/null
-check "resume --json validates" sh -c "$V '$S/next.schema.json' <'$T_TMP/resume.json'"
+validates "resume --json validates" next "$T_TMP/resume.json"
 check "resume --json: the lineage ends at the best run" test "$(jget .history.best_lineage.2.tag <"$T_TMP/resume.json")" = deeper
 check "resume --json: one failure" test "$(jget .history.failures.0.tag <"$T_TMP/resume.json")" = depth-9
 check "no document says \"None\"" sh -c "! grep -l '\"None\"' '$T_TMP'/*.json"
@@ -119,7 +119,7 @@ check "after space seed the briefing no longer says to name one" sh -c "! grep -
 check "it says replicates are next" grep -q '^  (gains are not checked against noise: the seed variable is PATH_TO_DATA, no replicate has ended yet: `xloop replicate best` runs them' "$T_TMP/next4.txt"
 step "next --json after space seed" u next --json >"$T_TMP/next4.json" 2>/dev/null
 bc=$(jget .best.check <"$T_TMP/next4.json" 2>&1)
-check "next --json validates (best.check)" sh -c "$V '$S/next.schema.json' <'$T_TMP/next4.json'"
+validates "next --json validates (best.check)" next "$T_TMP/next4.json"
 check "next --json: best.check names replicate best ($bc)" sh -c "echo '$bc' | grep -q 'xloop replicate best'"
 
 # a pending job whose recorded chain names its own job (issue 27: resume

@@ -58,7 +58,7 @@ PY
 
 step "report --json" u report --out "$d/r.html" --json >"$T_TMP/r.json" 2>"$T_TMP/r.err"
 step "copy r.html" cp "$d/r.html" "$T_TMP/r.html"
-check "report --json validates" sh -c "$V '$S/report.schema.json' <'$T_TMP/r.json'"
+validates "report --json validates" report "$T_TMP/r.json"
 bars() { grep -o "<rect class=\"bar [a-z]*\"[^>]*><title>$1 attempt 1[^<]*" "$T_TMP/r.html"; }
 check "the segmented attempt is three bars" test "$(bars long | wc -l)" = 3
 check "  one per segment, titled so" test "$(bars long | grep -o 'segment [0-9]*' | tr '\n' ' ')" = "segment 1 segment 2 segment 3 "

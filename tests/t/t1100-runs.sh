@@ -61,7 +61,8 @@ check "lr-0.1 differs from base in exactly the LR line" sh -c \
 	 grep -qx 'LR=0.1' '$d/runs/dino/lr-0.1/job.sh'"
 check "diff shows the one change" sh -c "runuser -u '$XLOOP_TEST_USER' -- '$X' -C '$d' diff ep-3 | grep -qx '+export EPOCHS=3'"
 check "show gives the lineage" sh -c "runuser -u '$XLOOP_TEST_USER' -- '$X' -C '$d' show ep-3 | grep -q 'EPOCHS: 2 -> 3'"
-check "show --json validates" sh -c "runuser -u '$XLOOP_TEST_USER' -- '$X' -C '$d' show lr-0.1 --json | $V '$S/show.schema.json'"
+runuser -u "$XLOOP_TEST_USER" -- "$X" -C "$d" show lr-0.1 --json >"$T_TMP/show.json"
+validates "show --json validates" show "$T_TMP/show.json"
 
 # refusals change nothing
 h=$(tree_hash "$d")
@@ -92,7 +93,8 @@ j2=$(u status ep-3 --json | jget '.runs[0].attempts[0].job_id')
 check "both have job ids" sh -c "[ -n '$j1' ] && [ -n '$j2' ] && [ '$j1' != '$j2' ]"
 dep=$(as_user scontrol show job -o "$j2" | grep -o 'Dependency=[^ ]*')
 check "the second waits on the first (afterany)" sh -c "echo '$dep' | grep -q 'afterany:$j1'"
-check "status --json validates" sh -c "runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' status --json | $V '$S/status.schema.json'"
+runuser -u "$XLOOP_TEST_USER" -- env SLURM_CONF="${SLURM_CONF:-}" "$X" -C "$d" status --json >"$T_TMP/status.json"
+validates "status --json validates" status "$T_TMP/status.json"
 check "status lists both as live" sh -c \
 	"runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' status >'$T_TMP/st.txt' &&
 	 grep -Eq '^ *lr-0.1 .*(PENDING|RUNNING)' '$T_TMP/st.txt' && grep -Eq '^ *ep-3 .*PENDING' '$T_TMP/st.txt'"
@@ -112,11 +114,11 @@ check "the job wrote cv.json into its own run dir" grep -q '"score": 3' "$d/runs
 
 # every --json output validates against its schema
 step "adopt job.sh --tag base2 --json" u adopt "$T_TMP/job.sh" --tag base2 --json >"$T_TMP/adopt.json"
-check "adopt --json validates" sh -c "$V '$S/adopt.schema.json' <'$T_TMP/adopt.json'"
+validates "adopt --json validates" adopt "$T_TMP/adopt.json"
 step "new ep-4 --from base2 --force" u new ep-4 --from base2 --force --set EPOCHS=4 --json >"$T_TMP/new.json"
-check "new --json validates" sh -c "$V '$S/new.schema.json' <'$T_TMP/new.json'"
+validates "new --json validates" new "$T_TMP/new.json"
 step "submit ep-4 --no-chain --json" u submit ep-4 --no-chain --json >"$T_TMP/submit.json"
-check "submit --json validates" sh -c "$V '$S/submit.schema.json' <'$T_TMP/submit.json'"
+validates "submit --json validates" submit "$T_TMP/submit.json"
 
 # a second attempt gets attempt2.out, the first log is kept
 expect_rc 0 "resubmit lr-0.1 without a chain" u submit lr-0.1 --no-chain

@@ -70,7 +70,7 @@ expect_rc 0 "plan the stale case" u plan add MODE=stale --from base
 out=$(u plan ls)
 check "plan ls lists four entries" sh -c "[ \$(printf '%s\n' '$out' | grep -c ' from base') = 4 ]"
 u next --json >"$T_TMP/next1.json" 2>"$T_TMP/next1.err"
-check "next --json validates" sh -c "$V '$S/next.schema.json' <'$T_TMP/next1.json'"
+validates "next --json validates" next "$T_TMP/next1.json"
 nsub=$(/usr/bin/python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["submitted"]))' "$T_TMP/next1.json")
 check "next submitted two (one running, one waiting)" test "$nsub" = 2
 for i in $(seq 1 150); do
@@ -122,7 +122,7 @@ check "resume states the rules" grep -q 'one change per run' "$T_TMP/resume.txt"
 check "resume names the best run" grep -q '^best so far: LR-0' "$T_TMP/resume.txt"
 check "resume gives a next action" grep -q '^next: ' "$T_TMP/resume.txt"
 u resume --json >"$T_TMP/resume.json" 2>&1
-check "resume --json validates" sh -c "$V '$S/next.schema.json' <'$T_TMP/resume.json'"
+validates "resume --json validates" next "$T_TMP/resume.json"
 check "decide committed the decision" sh -c "grep -q 'drop the MODE experiments' '$d/ops/decisions.md'"
 
 # cancel while pending, OOM and TIMEOUT
@@ -133,7 +133,7 @@ expect_rc 0 "submit oom behind it" u submit oom
 expect_rc 0 "cancel oom while it is pending" u cancel oom
 u retry oom --no-chain --json >"$T_TMP/retry.json" 2>&1
 check "retry oom on its own" sh -c "[ $? = 0 ] || { cat '$T_TMP/retry.json'; exit 1; }"
-check "retry --json validates" sh -c "$V '$S/retry.schema.json' <'$T_TMP/retry.json'"
+validates "retry --json validates" retry "$T_TMP/retry.json"
 for i in $(seq 1 150); do
 	u judge >/dev/null 2>&1
 	[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && break

@@ -59,7 +59,7 @@ step "A runs (held at its gate)" wait_for 240 at_gate A
 # --- why on a job held by the chain
 u why C --json >"$T_TMP/why.json" 2>"$T_TMP/why.err"
 check "why C names the job it waits for (B)" sh -c "grep -q \"\\\"blocker\\\": \\\"the chain: it waits for job $jb (B\" '$T_TMP/why.json' || { cat '$T_TMP/why.json' '$T_TMP/why.err'; exit 1; }"
-check "why --json validates" sh -c "$V '$S/why.schema.json' <'$T_TMP/why.json'"
+validates "why --json validates" why "$T_TMP/why.json"
 check "and says B waits for A" sh -c "[ \"\$(/usr/bin/python3 -c 'import json,sys; print(\" \".join(a[\"job_id\"] for a in json.load(open(sys.argv[1]))[\"ahead\"]))' '$T_TMP/why.json')\" = '$jb $ja' ]"
 s=$(jget .starts_in_s <"$T_TMP/why.json" 2>/dev/null || echo none)
 check "the estimate comes from the study's run times (seconds), not --time (minutes)" sh -c "[ '$s' != none ] && [ '$s' -lt 60 ]"
@@ -79,7 +79,7 @@ check "prioritize --json validates (nothing moved)" sh -c "$V '$S/prioritize.sch
 check "which changed nothing" test "$(dep "$jb") $(dep "$jc")" = "Dependency=afterany:$ja Dependency=afterany:$jb"
 u prioritize C --json >"$T_TMP/pc.json" 2>"$T_TMP/pc.err"
 check "prioritize C" sh -c "grep -q '\"moved\": true' '$T_TMP/pc.json' || { cat '$T_TMP/pc.json' '$T_TMP/pc.err'; exit 1; }"
-check "prioritize --json validates" sh -c "$V '$S/prioritize.schema.json' <'$T_TMP/pc.json'"
+validates "prioritize --json validates" prioritize "$T_TMP/pc.json"
 check "Slurm has A <- C <- B now" test "$(dep "$jc") $(dep "$jb")" = "Dependency=afterany:$ja Dependency=afterany:$jc"
 check "nothing was cancelled" test "$(as_user squeue -h -j "$ja,$jb,$jc" -o %i | wc -l)" = 3
 check "and B is not left held" sh -c "! runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' scontrol show job -o $jb | grep -Eq 'Priority=0 |JobHeldUser'"

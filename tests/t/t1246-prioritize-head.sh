@@ -8,6 +8,13 @@
 # (it used to leave it half moved: two jobs free to start, Slurm choosing).
 . "$(dirname "$0")/lib.sh"
 
+# run once, in the plain profile: the line is squeue and scontrol update, the same with accounting
+if [ "$XLOOP_PROFILE" = accounting ]; then
+	skip "prioritize with nothing running" "run once, without accounting"
+	finish
+	exit
+fi
+
 X=$XLOOP_BIN
 d=$(user_dir)
 u() { as_user "$X" -C "$d" "$@"; }

@@ -80,7 +80,7 @@ fi
 
 doc --json
 rc_is $? 0 "healthy: --json exit 0"
-check "healthy: --json validates" sh -c "$V '$S/doctor.schema.json' <'$OUT'"
+validates "healthy: --json validates" doctor "$OUT"
 check "healthy: --json ok is true" test "$(jget .ok <"$OUT")" = True
 check "healthy: --json has 12 checks" test "$(python3 -c 'import json,sys; print(len(json.load(sys.stdin)["checks"]))' <"$OUT")" = 12
 
@@ -114,7 +114,7 @@ check "unknown partition: the fix names xloop.json slurm.partition" sh -c \
 check "unknown partition: no time/gres/resources verdict on a partition that is not there" \
 	sh -c "! grep -qE '^(ok|warn|fail) +(time|gres|resources) ' '$OUT'"
 doc --json
-check "unknown partition: --json validates" sh -c "$V '$S/doctor.schema.json' <'$OUT'"
+validates "unknown partition: --json validates" doctor "$OUT"
 check "unknown partition: --json ok is false" test "$(jget .ok <"$OUT")" = False
 healthy
 
@@ -180,7 +180,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	check "drained node: shows since when" grep -qE '^fail +nodes .*\(since [0-9]{4}-[0-9]{2}-[0-9]{2}T' "$OUT"
 	check "drained node: the fix resumes that node" sh -c \
 		"grep -A1 -E '^fail +nodes' '$OUT' | grep -q 'scontrol update nodename=$NODE state=resume'"
-	check "drained node: --json validates" sh -c "$V '$S/doctor.schema.json' <'$T_TMP/drained.json'"
+	validates "drained node: --json validates" doctor "$T_TMP/drained.json"
 	OUT=$T_TMP/out
 	# a resumed node is NOT_RESPONDING until slurmctld's next ping of slurmd
 	for i in $(seq 1 60); do
@@ -212,7 +212,7 @@ if [ -n "${SLURM_CONF:-}" ]; then
 	check "unreachable controller: only scontrol ping was run" test "$(cat "$T_TMP/calls")" = "scontrol ping"
 	check "unreachable controller: local checks still run" sh -c "grep -qE '^(ok|warn|fail) +disk ' '$OUT'"
 	SLURM_CONF="$T_TMP/down.conf" doc --json
-	check "unreachable controller: --json validates" sh -c "$V '$S/doctor.schema.json' <'$OUT'"
+	validates "unreachable controller: --json validates" doctor "$OUT"
 else
 	skip "unreachable controller" "no SLURM_CONF to copy"
 fi

@@ -22,7 +22,7 @@ step "git init -q -b main" as_user git -C "$d" init -q -b main
 step "git config user.name Test User" as_user git -C "$d" config user.name "Test User"
 step "git config user.email test@example.com" as_user git -C "$d" config user.email test@example.com
 step "init --study s --partition short" u init --study s --partition short --json >"$T_TMP/init.json" 2>"$T_TMP/init.err"
-check "init --json validates" sh -c "$V '$S/init.schema.json' <'$T_TMP/init.json'"
+validates "init --json validates" init "$T_TMP/init.json"
 c() { /usr/bin/python3 -c "import json; c=json.load(open('$d/xloop.json')); print($1)"; }
 check "resources.time fitted to short's MaxTime" test "$(c "c['resources']['time']")" = 00:10:00
 if [ "${ncpu:-4}" -lt 4 ]; then
@@ -52,7 +52,7 @@ u doctor >"$T_TMP/doc.out" 2>&1
 check "the time fix names the value and --fix" grep -q 'fix: lower resources.time in xloop.json to at most 00:10:00, or run `xloop doctor --fix`' "$T_TMP/doc.out"
 check "the cpus fix names --fix" grep -q 'fix: lower resources.cpus to at most [0-9]* in xloop.json, or run `xloop doctor --fix`' "$T_TMP/doc.out"
 u doctor --fix --json >"$T_TMP/fix.json" 2>&1
-check "doctor --fix --json validates" sh -c "$V '$S/doctor.schema.json' <'$T_TMP/fix.json'"
+validates "doctor --fix --json validates" doctor "$T_TMP/fix.json"
 check "doctor --fix fixed time and cpus" sh -c "python3 -c 'import json; d=json.load(open(\"$T_TMP/fix.json\")); assert sorted(x[\"key\"] for x in d[\"fixed\"])==[\"resources.cpus\",\"resources.time\"] and d[\"ok\"], d'"
 check "xloop.json has the fitted values" test "$(c "c['resources']['time'], c['resources']['cpus'] <= 64")" = "00:10:00 True"
 check "and --fix committed it (it was clean)" sh -c "runuser -u '$XLOOP_TEST_USER' -- git -C '$d' log -1 --format=%s | grep -q 'doctor --fix' && [ -z \"\$(runuser -u '$XLOOP_TEST_USER' -- git -C '$d' status --porcelain xloop.json)\" ]"

@@ -139,14 +139,14 @@ import json; b = json.load(open('$T_TMP/next.json'))['best']; assert b['n'] >= 1
 
 S=${XLOOP_ROOT_DIR:?}/schemas
 V="$PY $(dirname "$0")/validate.py"
-check "next --json validates (best with n, autopilot)" sh -c "$V '$S/next.schema.json' <'$T_TMP/next.json'"
-check "status --json validates" sh -c "$V '$S/status.schema.json' <'$T_TMP/status.json'"
+validates "next --json validates (best with n, autopilot)" next "$T_TMP/next.json"
+validates "status --json validates" status "$T_TMP/status.json"
 u auto status --json >"$T_TMP/auto.json"
-check "auto status --json validates" sh -c "$V '$S/auto.schema.json' <'$T_TMP/auto.json'"
+validates "auto status --json validates" auto "$T_TMP/auto.json"
 step "space ls --json" u space ls --json >"$T_TMP/space.json"
-check "space ls --json validates" sh -c "$V '$S/space.schema.json' <'$T_TMP/space.json'"
+validates "space ls --json validates" space "$T_TMP/space.json"
 step "replicate best -n 2 --json" u replicate best -n 2 --json >"$T_TMP/rep.json"
-check "replicate --json validates" sh -c "$V '$S/replicate.schema.json' <'$T_TMP/rep.json'"
+validates "replicate --json validates" replicate "$T_TMP/rep.json"
 check "replicate queued two seeds in the plan (the baseline's first, else fresh)" sh -c \
 	"runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' plan ls | grep -c '^ *[0-9]*  SEED=' | grep -qx 2"
 check "the verdict entries compare with the parent, better or worse by how much" grep -qE '^- vs parent .*: .*(better|worse) by [0-9]' "$d/ops/decisions.md"

@@ -64,7 +64,7 @@ mem_enforced || oomcase=fail4
 uh sweep --set "CASE=0.1,0.2,fail,0.3,$oomcase,0.6" --max-parallel 2 --json \
 	>"$T_TMP/sweep.json" 2>"$T_TMP/sweep.err"
 check "sweep submitted" test -s "$T_TMP/sweep.json"
-check "sweep --json validates" sh -c "$V '$S/sweep.schema.json' <'$T_TMP/sweep.json'"
+validates "sweep --json validates" sweep "$T_TMP/sweep.json"
 name=$(jget .sweep <"$T_TMP/sweep.json")
 arr=$(jget .array_job_id <"$T_TMP/sweep.json")
 check "the sweep is named after its variable" test "$name" = CASE-sweep
@@ -115,7 +115,7 @@ check_oom "mem on a success suggests a right-sized --mem" grep -q 'suggested --m
 # resubmit exactly the two failed indexes, with more memory
 touch "$d/fixed"
 u sweep retry "$name" --mem 900M --json >"$T_TMP/retry.json" 2>"$T_TMP/retry.err"
-check "sweep retry --json validates" sh -c "$V '$S/sweep.schema.json' <'$T_TMP/retry.json'"
+validates "sweep retry --json validates" sweep "$T_TMP/retry.json"
 check "only indexes 2 and 4 are resubmitted" test "$(jget .array <"$T_TMP/retry.json")" = "2,4"
 check "as their second attempts" test "$(jget .tasks.0.attempt <"$T_TMP/retry.json") $(jget .tasks.1.attempt <"$T_TMP/retry.json")" = "2 2"
 arr2=$(jget .array_job_id <"$T_TMP/retry.json")

@@ -53,7 +53,7 @@ check "the briefing says feeding is stopped and how to resume" sh -c "grep -q '^
 check "next did not submit either" test "$(db "SELECT count(*) FROM attempt WHERE n > 0")" = 2
 u breaker --json >"$T_TMP/breaker.json"
 check "breaker status says open" test "$(jget .open <"$T_TMP/breaker.json")" = True
-check "breaker --json validates" sh -c "$V '$S/breaker.schema.json' <'$T_TMP/breaker.json'"
+validates "breaker --json validates" breaker "$T_TMP/breaker.json"
 expect_rc 0 "breaker reset" u breaker reset
 u next >/dev/null 2>&1
 check "after the reset the third change is submitted" test "$(db "SELECT count(*) FROM attempt WHERE n > 0")" = 3
@@ -74,7 +74,7 @@ jl=$(job long) jw=$(job waiting) jg=$(job gpuwait)
 check "--nice reached Slurm" sh -c "scontrol show job $jg | grep -q 'Nice=50'"
 u adjust waiting --mem 300M --json >"$T_TMP/adjust.json" 2>&1
 check "adjust the waiting job's memory" sh -c "[ $? = 0 ] || { cat '$T_TMP/adjust.json'; exit 1; }"
-check "adjust --json validates" sh -c "$V '$S/adjust.schema.json' <'$T_TMP/adjust.json'"
+validates "adjust --json validates" adjust "$T_TMP/adjust.json"
 check "Slurm has the new memory" sh -c "scontrol show job $jw | grep -Eq 'MinMemoryNode=300M|mem=300M'"
 check "and the dependency is kept" sh -c "scontrol show job $jw | grep -q 'Dependency=afterany:$jl'"
 check "the attempt records it" sh -c "u() { runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' \"\$@\"; }; u status waiting --json | grep -q 'adjust:--mem=300M'"
@@ -85,9 +85,9 @@ expect_rc 65 "adjust beyond the node's memory is refused" u adjust waiting --mem
 u why gpuwait --json >"$T_TMP/why.json" 2>"$T_TMP/why.err"
 check "why names the GPU as the blocker" sh -c "grep -q '\"blocker\": \"the GPU' '$T_TMP/why.json' || { cat '$T_TMP/why.json' '$T_TMP/why.err'; exit 1; }"
 check "why explains the reason" sh -c "grep -q '\"meaning\":' '$T_TMP/why.json'"
-check "why --json validates" sh -c "$V '$S/why.schema.json' <'$T_TMP/why.json'"
+validates "why --json validates" why "$T_TMP/why.json"
 u cancel long --json >"$T_TMP/cancel.json" 2>/dev/null
-check "cancel --json validates" sh -c "$V '$S/cancel.schema.json' <'$T_TMP/cancel.json'"
+validates "cancel --json validates" cancel "$T_TMP/cancel.json"
 u cancel waiting >/dev/null 2>&1
 u cancel gpuwait >/dev/null 2>&1
 for i in $(seq 1 30); do idle && break; sleep 1; done

@@ -73,7 +73,7 @@ check "nothing recorded: no run in the DB" sh -c "! runuser -u '$XLOOP_TEST_USER
 
 u adopt "$T_TMP/train.sh" --tag base --step eval="$T_TMP/eval.sh" --json >"$T_TMP/adopt.json"
 check "adopt with a step" test $? = 0
-check "adopt --json validates" sh -c "$V '$S/adopt.schema.json' <'$T_TMP/adopt.json'"
+validates "adopt --json validates" adopt "$T_TMP/adopt.json"
 check "adopt --json lists the step" sh -c "/usr/bin/python3 -c 'import json,sys; assert json.load(sys.stdin)[\"steps\"] == [\"eval\"]' <'$T_TMP/adopt.json'"
 check "the step's script is in the run's directory" cmp "$T_TMP/eval.sh" "$d/runs/st/base/eval.sh"
 check "the step's script is executable" test -x "$d/runs/st/base/eval.sh"
@@ -158,12 +158,12 @@ u status >"$T_TMP/st-all.txt" 2>&1
 check "status's table shows the running step, not 'judging'" grep -q "^ *watch .* eval:RUNNING " "$T_TMP/st-all.txt"
 check "  and counts no run as ended" sh -c "! grep -q 'ended, not judged yet' '$T_TMP/st-all.txt'"
 u status watch --json >"$T_TMP/st-watch.json"
-check "status --json validates" sh -c "$V '$S/status.schema.json' <'$T_TMP/st-watch.json'"
+validates "status --json validates" status "$T_TMP/st-watch.json"
 check "status --json has the step" grep -q "\"step\": \"step 2 'eval' RUNNING" "$T_TMP/st-watch.json"
 u why watch >"$T_TMP/why-watch.txt" 2>&1
 check "why names the step" grep -q "step 2 'eval' RUNNING" "$T_TMP/why-watch.txt"
 u why watch --json >"$T_TMP/why-watch.json" 2>&1
-check "why --json validates" sh -c "$V '$S/why.schema.json' <'$T_TMP/why-watch.json'"
+validates "why --json validates" why "$T_TMP/why-watch.json"
 u resume >"$T_TMP/resume-watch.txt" 2>&1
 check "resume names the step" grep -q "step 2 'eval' RUNNING" "$T_TMP/resume-watch.txt"
 u next --json >"$T_TMP/next-watch.json" 2>&1

@@ -93,8 +93,8 @@ check "it read the results: the good task's verdict and score" grep -q "TASK sw-
 check "and the failed task's verdict" grep -q "TASK sw--LR-bad bad failure None" "$L"
 u sweep show sw --json >"$T_TMP/show.json"
 check "sweep show reports the summary's outcome" sh -c "/usr/bin/python3 -c 'import json,sys; t=json.load(sys.stdin)[\"then\"]; assert (t[\"state\"], t[\"exit_code\"]) == (\"COMPLETED\", \"0:0\"), t' <'$T_TMP/show.json'"
-check "sweep show --json validates" sh -c "$V '$S/sweep-show.schema.json' <'$T_TMP/show.json'"
-check "the results file validates against the same schema" sh -c "$V '$S/sweep-show.schema.json' <'$d/.xloop/sweeps/sw/results.json'"
+validates "sweep show --json validates" sweep-show "$T_TMP/show.json"
+validates "the results file validates against the same schema" sweep-show "$d/.xloop/sweeps/sw/results.json"
 u sweep show sw >"$T_TMP/show.txt" 2>&1
 expect_rc 0 "report" u report --out "$d/r.html"
 check "the timeline draws the evaluation as its own bar, named" grep -q "sw--LR-2 attempt 1, step 2 'eval': [0-9]* s, COMPLETED" "$d/r.html"

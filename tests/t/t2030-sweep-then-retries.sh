@@ -111,8 +111,8 @@ check "the summary ran again" test "$(grep -c '^START summary' "$d/.xloop/sweeps
 check "its results cover every task, final" test "$(said "$d" rt 2)" = "FINAL True TASK rt--LR-2 2 success TASK rt--LR-3 3 success "
 u sweep show rt --json >"$T_TMP/rt.json"
 check "sweep show reports try 2 COMPLETED" sh -c "/usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); t=d[\"then\"]; assert (t[\"try\"], t[\"state\"], d[\"final\"]) == (2, \"COMPLETED\", True), d' <'$T_TMP/rt.json'"
-check "sweep show --json validates" sh -c "$V '$S/sweep-show.schema.json' <'$T_TMP/rt.json'"
-check "the results file validates" sh -c "$V '$S/sweep-show.schema.json' <'$d/.xloop/sweeps/rt/results.json'"
+validates "sweep show --json validates" sweep-show "$T_TMP/rt.json"
+validates "the results file validates" sweep-show "$d/.xloop/sweeps/rt/results.json"
 u sweep show rt >"$T_TMP/rt.txt" 2>&1
 check "sweep show's text names the try" grep -q "then (try 2): job [0-9]*, COMPLETED 0:0" "$T_TMP/rt.txt"
 

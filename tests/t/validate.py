@@ -3,6 +3,10 @@
 JSON Schema validator (Debian's python3-jsonschema, draft 2020-12).
 
     validate.py SCHEMA.json < DOC      one document on stdin
+    validate.py --batch LIST           each line of LIST "N<TAB>SCHEMA<TAB>DOC":
+                                       prints "N<TAB>ok" or "N<TAB>MESSAGE"
+                                       (tests/t/lib.sh's validates: one
+                                       import of jsonschema, 0.2 CPU-s, a test)
     validate.py --check-schemas DIR    every schema in DIR is itself valid
     validate.py --check-described DIR  every object of every output schema
                                        in DIR is closed (additionalProperties
@@ -112,6 +116,23 @@ def main():
             with open(os.path.join(d, n)) as f:
                 VALIDATOR.check_schema(json.load(f))
         print("%d schemas valid" % len(names))
+        return 0
+    if sys.argv[1] == "--batch":
+        schemas = {}
+        with open(sys.argv[2]) as f:
+            for line in f:
+                n, sp, dp = line.rstrip("\n").split("\t")
+                try:
+                    if sp not in schemas:
+                        with open(sp) as g:
+                            schemas[sp] = VALIDATOR(json.load(g))
+                    with open(dp) as g:
+                        schemas[sp].validate(json.load(g))
+                    print("%s\tok" % n)
+                except (OSError, ValueError, jsonschema.ValidationError) as e:
+                    msg = getattr(e, "message", None) or str(e)
+                    print("%s\tinvalid against %s: %s" % (n, os.path.basename(sp),
+                                                         msg.replace("\n", " ")))
         return 0
     with open(sys.argv[1]) as f:
         schema = json.load(f)

@@ -312,6 +312,26 @@ static const char *top_why(const struct cmd *cmd, const struct cand *c,
 	return NULL;
 }
 
+/*
+ * Whether raw (a value with expansions) holds a here-document operator:
+ * `X=$(cat <<EOF)` takes its body from the lines below, so a new value
+ * would leave them to be read as commands.
+ */
+static int opens_heredoc(const char *raw, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i++) {
+		if (raw[i] != '<' || raw[i + 1] != '<')
+			continue;
+		if (i + 2 < len && raw[i + 2] == '<')
+			i += 2;	/* a here-string */
+		else
+			return 1;
+	}
+	return 0;
+}
+
 /* Turn candidate c of the finished command into a record. */
 static void add_var(struct parser *p, const struct cand *c, int alone)
 {
@@ -351,6 +371,8 @@ static void add_var(struct parser *p, const struct cand *c, int alone)
 		v->place = JOBSH_TOP;
 		v->why = top_why(&p->cmd, c, append, array, s + vstart,
 				 c->end - vstart, alone);
+		if (!v->why && !v->value && opens_heredoc(v->raw, strlen(v->raw)))
+			v->why = "its value opens a here-document";
 	}
 }
 

@@ -385,6 +385,32 @@ static const struct jobsh_var *var_named(const struct jobsh_vars *vars,
 	return NULL;
 }
 
+/* A value whose $(...) opens a here-document takes its body from the lines below (fuzz find). */
+static void test_heredoc_in_value(void **state)
+{
+	static const char text[] =
+		"#!/bin/bash\n"
+		"N=$(<<-fo cat)\n"
+		"echo \"a\n"
+		"fo\n"
+		"M=$(cat <<<x)\n";
+	struct jobsh_vars vars = JOBSH_VARS_INIT;
+	struct buf out = BUF_INIT;
+	struct jobsh_change ch = JOBSH_CHANGE_INIT;
+	char *cause = NULL;
+
+	(void)state;
+	assert_int_equal(jobsh_scan(text, strlen(text), &vars, &cause), 0);
+	assert_string_equal(var_named(&vars, "N")->why, "its value opens a here-document");
+	assert_null(var_named(&vars, "M")->why);	/* a here-string has no body */
+	assert_true(jobsh_rewrite(text, strlen(text), "N", "a b", &out, &ch, &cause) < 0);
+	assert_int_equal(out.len, 0);
+	free(cause);
+	jobsh_change_release(&ch);
+	buf_release(&out);
+	jobsh_vars_release(&vars);
+}
+
 static void test_scan_records(void **state)
 {
 	static const char text[] =
@@ -996,6 +1022,7 @@ int main(void)
 		cmocka_unit_test(test_quote_forms),
 		cmocka_unit_test(test_quote_roundtrip_bash),
 		cmocka_unit_test(test_scan_records),
+		cmocka_unit_test(test_heredoc_in_value),
 		cmocka_unit_test(test_scan_errors),
 		cmocka_unit_test(test_scan_large),
 		cmocka_unit_test(test_find_refusals),

@@ -1,5 +1,5 @@
 # Driven by build.sh, which sets the variant. By hand:
-#   make BUILD=build/asan SAN=1     ASan+UBSan, dynamic, with unit tests
+#   make BUILD=build/asan SAN=1 [STATIC_PREFIX=...]   ASan+UBSan, with unit tests
 #   make BUILD=build/vg VG=1 units  no sanitizers, -O1: unit tests for valgrind
 #   make BUILD=build/static STATIC_PREFIX=...   the shipped static binary
 #   ... TEST_BUILD=1   a static one with the crash points (the version matrix)
@@ -18,7 +18,16 @@ ifdef SAN
 CFLAGS_BASE += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -DXLOOP_TEST_BUILD
 LDFLAGS_BASE := -fsanitize=address,undefined
+ifdef STATIC_PREFIX
+# the shipped binary's libgit2 and libcurl (HTTP over OpenSSL only), linked
+# in: Debian's pull in 46 shared libraries, and every start of the ASan
+# xloop mapped them (48 against 37 ms a start without the leak check)
+CFLAGS_BASE += -I$(STATIC_PREFIX)/include
+LIBS := -L$(STATIC_PREFIX)/lib -Wl,-Bstatic -lgit2 -lcurl -Wl,-Bdynamic -lsqlite3 -ljansson \
+	-lhttp_parser -lpcre2-8 -lssl -lcrypto -lz -lm -lpthread
+else
 LIBS := $(SYSLIBS)
+endif
 else ifdef VG
 CFLAGS_BASE += -O1 -DXLOOP_TEST_BUILD
 LIBS := $(SYSLIBS)

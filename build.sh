@@ -137,8 +137,10 @@ build_static_test() {
 
 build_asan() {
 	need_pkgs $BUILD_PKGS libcmocka-dev
-	say "ASan+UBSan build in build/asan"
-	make -j"$JOBS" BUILD=build/asan SAN=1 VERSION="$(version)-asan" \
+	local prefix
+	prefix=$(ops/build/static-deps.sh "$CACHE" | tail -n1)
+	say "ASan+UBSan build in build/asan (with the static libgit2 and libcurl)"
+	make -j"$JOBS" BUILD=build/asan SAN=1 STATIC_PREFIX="$prefix" VERSION="$(version)-asan" \
 		build/asan/xloop units >&2
 }
 

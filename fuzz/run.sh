@@ -35,21 +35,20 @@ add_slurm_seed() {
 	' "$f"
 }
 
-# Fill build/fuzz/seeds/<target>/ for every target.
+# Fill build/fuzz/seeds/<target>/ for every target; the Slurm targets
+# share build/fuzz/seeds/slurm/ (read only: each has its own corpus).
 make_seeds() {
 	local t f
 	rm -rf "$OUT/seeds"
-	for t in $SLURM_TARGETS jobsh cv config setting directives; do
+	for t in slurm $SLURM_TARGETS jobsh cv config setting directives; do
 		mkdir -p "$OUT/seeds/$t"
 	done
 	for f in tests/fixtures/slurm/* ops/slurm/captures/*; do
-		[ -f "$f" ] || continue
-		for t in $SLURM_TARGETS; do add_slurm_seed "$f" "$OUT/seeds/$t"; done
+		[ -f "$f" ] && add_slurm_seed "$f" "$OUT/seeds/slurm"
 	done
 	if [ -d "$SAMPLES" ]; then
 		for f in "$SAMPLES"/*.txt; do
-			[ -f "$f" ] || continue
-			for t in $SLURM_TARGETS; do add_slurm_seed "$f" "$OUT/seeds/$t"; done
+			[ -f "$f" ] && add_slurm_seed "$f" "$OUT/seeds/slurm"
 		done
 	else
 		echo "fuzz: no Slurm samples in $SAMPLES: skipping them"
@@ -87,6 +86,7 @@ dict_of() {
 run_target() {
 	local t=$1 bin=$OUT/fuzz_$1 log=$OUT/logs/$1.log dict start secs rc execs found
 	local seeds=("$OUT/seeds/$t")
+	[[ " $SLURM_TARGETS " == *" $t "* ]] && seeds+=("$OUT/seeds/slurm")
 	[ -d "fuzz/seeds/$t" ] && seeds+=("fuzz/seeds/$t")
 	dict=$(dict_of "$t")
 	mkdir -p "$OUT/corpus/$t" "$OUT/seeds/$t"

@@ -70,6 +70,17 @@ if [ "${XLOOP_TEST_LOAD:-0}" -gt 0 ]; then
 	trap 'kill "${hogs[@]}" 2>/dev/null' EXIT
 	echo "# load mode: $XLOOP_TEST_LOAD CPU hogs beside the suite"
 fi
+# LeakSanitizer's check at every exit of the ASan xloop (it stops the
+# process with a tracer, 32 of the 69 ms a start costs here) runs in the
+# lanes that run each test first: the units, the fuzz targets, t0*, the
+# host cluster's and the plain one beside it. The accounting, nodes and
+# 4-GPU lanes, which run the same code again on another cluster, leave it
+# out (XLOOP_LEAKS_EVERYWHERE=1 keeps it there too).
+if [ -n "${XLOOP_LEAKS_EVERYWHERE:-}" ]; then
+	AGAIN_ASAN=$ASAN_OPTIONS
+else
+	AGAIN_ASAN=${ASAN_OPTIONS//detect_leaks=1/detect_leaks=0}
+fi
 # tests run beside the host cluster's lane (see below); XLOOP_PLAIN_ASIDE=""
 # runs them all on the host cluster
 PLAIN_ASIDE="t1430 t1520 t1540 t1550 t1600 t1960 t1961 t1962 t1963 t2010"
@@ -241,7 +252,7 @@ else
 	# the accounting profile runs beside the plain one, on the next free
 	# cluster slot of tests/one.sh (its own ports; no cgroups there, so the
 	# out-of-memory checks run in the plain profile only)
-	in_cpu_cg accounting tests/one.sh --accounting tests/t/t[1-9]*.sh >build/t/accounting.log 2>&1 7>&- &
+	ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg accounting tests/one.sh --accounting tests/t/t[1-9]*.sh >build/t/accounting.log 2>&1 7>&- &
 	accounting_pid=$!
 	# the short chaos soak beside them, on a cluster slot of its own
 	in_cpu_cg soak tests/soak/soak.sh "${XLOOP_SOAK_MINUTES:-3}" >build/t/soak.log 2>&1 7>&- &
@@ -263,7 +274,7 @@ else
 	nodes_tests=$(grep -l '^# nodes: 3' tests/t/t[1-9]*.sh)
 	if [ -n "$nodes_tests" ]; then
 		# shellcheck disable=SC2086 # one test per word
-		in_cpu_cg nodes tests/one.sh --accounting --nodes 3 --gpus 2 $nodes_tests >build/t/nodes.log 2>&1 7>&- &
+		ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg nodes tests/one.sh --accounting --nodes 3 --gpus 2 $nodes_tests >build/t/nodes.log 2>&1 7>&- &
 		nodes_pid=$!
 	fi
 	# the tests marked "# gpus: 4" (lanes) once more, on a node with 4 fake
@@ -271,7 +282,7 @@ else
 	gpu4_tests=$(grep -l '^# gpus: 4' tests/t/t[1-9]*.sh)
 	if [ -n "$gpu4_tests" ]; then
 		# shellcheck disable=SC2086 # one test per word
-		in_cpu_cg gpu4 tests/one.sh --gpus 4 $gpu4_tests >build/t/gpu4.log 2>&1 7>&- &
+		ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg gpu4 tests/one.sh --gpus 4 $gpu4_tests >build/t/gpu4.log 2>&1 7>&- &
 		gpu4_pid=$!
 	fi
 	export XLOOP_PROFILE=plain

@@ -314,7 +314,7 @@ T_GATES=$T_TMP/gates
 gate_job() {
 	mkdir -p "$T_GATES" && chmod 1777 "$T_GATES" || return 1
 	local g=$T_GATES
-	sed -i "s|^#GATE\$|while ! [ -e $g/all -o -e \"$g/\$XLOOP_TAG\" -o -e \"$g/\$XLOOP_TAG.\$XLOOP_ATTEMPT\" ]; do touch \"$g/at-\$XLOOP_TAG\"; sleep 0.1; done|" "$1"
+	sed -i "s|^#GATE\$|touch \"$g/at-\$XLOOP_TAG\"; while ! [ -e $g/all -o -e \"$g/\$XLOOP_TAG\" -o -e \"$g/\$XLOOP_TAG.\$XLOOP_ATTEMPT\" ]; do sleep 0.5; done|" "$1"
 	grep -q "$T_GATES" "$1"
 }
 open_gate() { mkdir -p "$T_GATES" && touch "$T_GATES/$1"; }

@@ -35,9 +35,6 @@ started=$(date +%s)
 # repeated from it last, where a CI record that keeps only the tail sees them
 mkdir -p build/t
 exec > >(tee build/t/run.log) 2>&1
-# each test's pid, for ops/check/suite-cpu.py (what each test costs in CPU)
-export XLOOP_PIDLOG=$ROOT/build/t/pids.log
-: >"$XLOOP_PIDLOG"
 
 # XLOOP_CPU_CGROUPS=1: each lane and test in a cpuacct group of its own
 # (tests/runlib.sh); at the end each lane's CPU and the machine's

@@ -23,10 +23,6 @@ XLOOP_BIN=${XLOOP_BIN:?run through tests/run.sh}
 XLOOP_TEST_USER=${XLOOP_TEST_USER:-xloopt}
 XLOOP_PROFILE=${XLOOP_PROFILE:-none}
 
-# tests/run.sh names a file for "PID TEST PROFILE" lines: ops/check/suite-cpu.py
-# adds up each test's CPU from process accounting with them
-[ -n "${XLOOP_PIDLOG:-}" ] && echo "$$ $T_NAME $XLOOP_PROFILE" >>"$XLOOP_PIDLOG"
-
 T_TMP=$(mktemp -d "/tmp/xloop-$T_NAME-XXXXXX")
 chmod 755 "$T_TMP"
 # XLOOP_KEEP_TMP=1 keeps the test's files for debugging

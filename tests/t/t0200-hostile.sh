@@ -16,15 +16,11 @@ step "bash on the PATH" ln -s "$(command -v bash)" "$BIN/bash"
 # xloop as the test user with nothing but bash on PATH
 xl() { as_user /usr/bin/env PATH="$BIN" "$X" "$@"; }
 
-# snap DIR: a hash of the study's files, its HEAD and the rows of its DB
+# snap DIR: a hash of the study's files, its HEAD and its DB (schema and rows)
 snap() {
 	tree_hash "$1"
 	as_user git -C "$1" rev-parse HEAD 2>&1
-	as_user /usr/bin/python3 -c 'import sqlite3, sys
-c = sqlite3.connect(sys.argv[1])
-for (t,) in c.execute("SELECT name FROM sqlite_master WHERE type = '"'table'"' ORDER BY name"):
-    for r in c.execute("SELECT * FROM \"%s\"" % t):
-        print(t, repr(r))' "$1/.xloop/state.db" 2>&1 | sha256sum
+	as_user sqlite3 "$1/.xloop/state.db" .dump 2>&1 | sha256sum
 }
 
 # one_error RC PATTERN: stderr is one short "xloop: error:" line matching

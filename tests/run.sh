@@ -2,7 +2,7 @@
 # Every test, in lanes that run side by side from the start: the
 # integration tests in tests/t/ against the local test cluster without
 # accounting (in the foreground); beside them the slowest plain-only tests
-# (PLAIN_ASIDE) on a cluster slot of their own, the same tests with
+# (PLAIN_ASIDE, PLAIN_ASIDE2) on cluster slots of their own, the tests with
 # accounting (MariaDB + slurmdbd) on another (tests/one.sh's next slot), the
 # tests marked "# nodes: 3" on a 3-node cluster, then those marked
 # "# gpus: 4" on a node with 4 fake GPUs, the short chaos
@@ -78,9 +78,13 @@ if [ -n "${XLOOP_LEAKS_EVERYWHERE:-}" ]; then
 else
 	AGAIN_ASAN=${ASAN_OPTIONS//detect_leaks=1/detect_leaks=0}
 fi
-# tests run beside the host cluster's lane (see below); XLOOP_PLAIN_ASIDE=""
-# runs them all on the host cluster
-PLAIN_ASIDE="t1430 t1520 t1540 t1550 t1600 t1960 t1961 t1962 t1963 t2010"
+# tests run beside the host cluster's lane (see below), in two lanes: the
+# second waits for a free cluster slot (the nodes lane's, after about 3
+# minutes); XLOOP_PLAIN_ASIDE="" and XLOOP_PLAIN_ASIDE2="" run them on the
+# host cluster. Chosen so that the three plain lanes end together (issue
+# 32: the host lane and the first aside lane set the time, 940 s each)
+PLAIN_ASIDE="t1430 t1520 t1540 t1550 t1600 t1961 t1962 t2010"
+PLAIN_ASIDE2="t1960 t1963 t2005 t1420 t1700 t1240"
 
 # the cmocka unit tests: "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s), listed below:"
 units_run() {
@@ -257,13 +261,20 @@ else
 	# the slowest tests that run in the plain profile only and check no
 	# out-of-memory kill (cgroups, slot 0 only): beside the host cluster's
 	# lane, plain, on a cluster slot of their own
-	aside=()
+	aside=() aside2=()
 	for t in ${XLOOP_PLAIN_ASIDE-$PLAIN_ASIDE}; do
 		aside+=(tests/t/"$t"-*.sh)
+	done
+	for t in ${XLOOP_PLAIN_ASIDE2-$PLAIN_ASIDE2}; do
+		aside2+=(tests/t/"$t"-*.sh)
 	done
 	if [ ${#aside[@]} -gt 0 ]; then
 		in_cpu_cg aside tests/one.sh "${aside[@]}" >build/t/plain-aside.log 2>&1 7>&- &
 		aside_pid=$!
+	fi
+	if [ ${#aside2[@]} -gt 0 ]; then
+		in_cpu_cg aside2 tests/one.sh "${aside2[@]}" >build/t/plain-aside2.log 2>&1 7>&- &
+		aside2_pid=$!
 	fi
 	# the tests marked "# nodes: 3" (node loss, preemption: issue 34) on a
 	# multi-node cluster of their own slot, accounting on (they skip
@@ -286,7 +297,7 @@ else
 	cpu_cg_enter host	# this shell, from here on (XLOOP_CPU_CGROUPS)
 	if cluster_up; then
 		for t in tests/t/t[1-9]*.sh; do
-			case " ${aside[*]} " in *" $t "*) continue ;; esac
+			case " ${aside[*]} ${aside2[*]} " in *" $t "*) continue ;; esac
 			run_t "$t"
 		done
 	fi
@@ -298,6 +309,11 @@ else
 		join_lane "$aside_pid" build/t/plain-aside.log "plain beside" \
 			"plain, beside the host cluster"
 		slot_down build/t/plain-aside.log
+	fi
+	if [ -n "${aside2_pid:-}" ]; then
+		join_lane "$aside2_pid" build/t/plain-aside2.log "plain beside (2)" \
+			"plain, beside the host cluster (2)"
+		slot_down build/t/plain-aside2.log
 	fi
 	join_lane "$soak_pid" build/t/soak.log soak "chaos soak"
 	if [ -n "${nodes_pid:-}" ]; then

@@ -273,7 +273,7 @@ static const struct slurm_job *intent_job(struct slurm *s, const struct slurm_jo
 	return *sc_rc > 0 ? job_of_token(sc, token) : NULL;
 }
 
-static int steps_submit_pending_1(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a,
+static int submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a,
 				  const struct slurm_jobs *q, struct slurm_jobs *sc, int *sc_rc,
 				  char **cause);
 
@@ -287,13 +287,13 @@ int steps_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct attem
 {
 	struct slurm_jobs sc = SLURM_JOBS_INIT;
 	int sc_rc = 0;
-	int rc = steps_submit_pending_1(ctx, s, a, q, &sc, &sc_rc, cause);
+	int rc = submit_pending(ctx, s, a, q, &sc, &sc_rc, cause);
 
 	slurm_jobs_release(&sc);
 	return rc;
 }
 
-static int steps_submit_pending_1(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a,
+static int submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a,
 				  const struct slurm_jobs *q, struct slurm_jobs *sc, int *sc_rc,
 				  char **cause)
 {
@@ -338,7 +338,7 @@ static int steps_submit_pending_1(struct xl_ctx *ctx, struct slurm *s, const str
 				rows_free(v, n);
 				free(tag);
 				free(seg);
-				return steps_submit_pending_1(ctx, s, a, q, sc, sc_rc, cause);
+				return submit_pending(ctx, s, a, q, sc, sc_rc, cause);
 			} else {
 				if (!tag && !(tag = runs_tag(&ctx->db, a->run_id)))
 					break;
@@ -351,7 +351,7 @@ static int steps_submit_pending_1(struct xl_ctx *ctx, struct slurm *s, const str
 				free(tag);
 				free(seg);
 				/* read again: the job id just recorded is the next one's */
-				return steps_submit_pending_1(ctx, s, a, q, sc, sc_rc, cause);
+				return submit_pending(ctx, s, a, q, sc, sc_rc, cause);
 			}
 		} else if (strcmp(v[i].phase, "submit_failed") == 0 ||
 			   strcmp(v[i].phase, "dropped") == 0) {

@@ -84,13 +84,21 @@ open_path_for_user() {
 # about half of it), daemons included, Slurm's jobs unless Slurm's own
 # cgroups took them (slot 0). Each prints "# cpu NAME S s".
 CPU_CG_ROOT=${CPU_CG_ROOT:-/sys/fs/cgroup/cpuacct/xloop-suite}
+# cpu_cg_path NAME: the directory of group NAME below this shell's group
+cpu_cg_path() {
+	local cur
+	cur=$(sed -n 's/^[0-9]*:[a-z,]*cpuacct[a-z,]*:\(.*\)$/\1/p' /proc/self/cgroup)
+	case $cur in
+	/xloop-suite/*) echo "/sys/fs/cgroup/cpuacct$cur/$1" ;;
+	*) echo "$CPU_CG_ROOT/$1" ;;
+	esac
+}
 # cpu_cg_enter NAME: move this shell (a subshell: `( cpu_cg_enter X; ... )`)
 # into group NAME below the current one
 cpu_cg_enter() {
 	[ -n "${XLOOP_CPU_CGROUPS:-}" ] || return 0
-	local cur g
-	cur=$(sed -n 's/^[0-9]*:[a-z,]*cpuacct[a-z,]*:\(.*\)$/\1/p' /proc/self/cgroup)
-	case $cur in /xloop-suite/*) g=/sys/fs/cgroup/cpuacct$cur/$1 ;; *) g=$CPU_CG_ROOT/$1 ;; esac
+	local g
+	g=$(cpu_cg_path "$1")
 	{ mkdir -p "$g" && echo "$BASHPID" >"$g/cgroup.procs"; } 2>/dev/null || true
 }
 # in_cpu_cg NAME CMD...: CMD in group NAME (a lane of tests/run.sh)
@@ -98,8 +106,8 @@ in_cpu_cg() { (cpu_cg_enter "$1" && shift && "$@"); }
 # cpu_cg_report NAME: "# cpu NAME S s" for group NAME below the current one
 cpu_cg_report() {
 	[ -n "${XLOOP_CPU_CGROUPS:-}" ] || return 0
-	local cur g
-	cur=$(sed -n 's/^[0-9]*:[a-z,]*cpuacct[a-z,]*:\(.*\)$/\1/p' /proc/self/cgroup)
-	case $cur in /xloop-suite/*) g=/sys/fs/cgroup/cpuacct$cur/$1 ;; *) g=$CPU_CG_ROOT/$1 ;; esac
-	[ -r "$g/cpuacct.usage" ] && echo "# cpu $1 $(awk '{printf "%.1f", $1 / 1e9}' "$g/cpuacct.usage") s"
+	local g
+	g=$(cpu_cg_path "$1")
+	[ ! -r "$g/cpuacct.usage" ] ||
+		echo "# cpu $1 $(awk '{ printf "%.1f", $1 / 1e9 }' "$g/cpuacct.usage") s"
 }

@@ -250,13 +250,19 @@ else
 	# for everything started under it, so no daemon keeps it)
 	exec 7>>/tmp/xloop-cluster.lock
 	flock 7
+	# Each lane its cluster slot (tests/runlib.sh's take_slot) unless
+	# XLOOP_SLOTS says otherwise: six lanes share slots 1-4, and the
+	# accounting lane, the longest, must not wait for one (it did, 330 s, when
+	# they raced for them); the second plain lane and the 4-GPU lane take the
+	# nodes lane's slot or the soak's as they end (after about 2 and 4 minutes)
+	slots() { printf '%s' "${XLOOP_SLOTS:-$1}"; }
 	# the accounting profile runs beside the plain one, on the next free
 	# cluster slot of tests/one.sh (its own ports; no cgroups there, so the
 	# out-of-memory checks run in the plain profile only)
-	ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg accounting tests/one.sh --accounting tests/t/t[1-9]*.sh >build/t/accounting.log 2>&1 7>&- &
+	XLOOP_SLOTS=$(slots 1) ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg accounting tests/one.sh --accounting tests/t/t[1-9]*.sh >build/t/accounting.log 2>&1 7>&- &
 	accounting_pid=$!
 	# the short chaos soak beside them, on a cluster slot of its own
-	in_cpu_cg soak tests/soak/soak.sh "${XLOOP_SOAK_MINUTES:-3}" >build/t/soak.log 2>&1 7>&- &
+	XLOOP_SLOTS=$(slots 4) in_cpu_cg soak tests/soak/soak.sh "${XLOOP_SOAK_MINUTES:-3}" >build/t/soak.log 2>&1 7>&- &
 	soak_pid=$!
 	# the slowest tests that run in the plain profile only and check no
 	# out-of-memory kill (cgroups, slot 0 only): beside the host cluster's
@@ -269,11 +275,11 @@ else
 		aside2+=(tests/t/"$t"-*.sh)
 	done
 	if [ ${#aside[@]} -gt 0 ]; then
-		in_cpu_cg aside tests/one.sh "${aside[@]}" >build/t/plain-aside.log 2>&1 7>&- &
+		XLOOP_SLOTS=$(slots 2) in_cpu_cg aside tests/one.sh "${aside[@]}" >build/t/plain-aside.log 2>&1 7>&- &
 		aside_pid=$!
 	fi
 	if [ ${#aside2[@]} -gt 0 ]; then
-		in_cpu_cg aside2 tests/one.sh "${aside2[@]}" >build/t/plain-aside2.log 2>&1 7>&- &
+		XLOOP_SLOTS=$(slots "3 4") in_cpu_cg aside2 tests/one.sh "${aside2[@]}" >build/t/plain-aside2.log 2>&1 7>&- &
 		aside2_pid=$!
 	fi
 	# the tests marked "# nodes: 3" (node loss, preemption: issue 34) on a
@@ -282,7 +288,7 @@ else
 	nodes_tests=$(grep -l '^# nodes: 3' tests/t/t[1-9]*.sh)
 	if [ -n "$nodes_tests" ]; then
 		# shellcheck disable=SC2086 # one test per word
-		ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg nodes tests/one.sh --accounting --nodes 3 --gpus 2 $nodes_tests >build/t/nodes.log 2>&1 7>&- &
+		XLOOP_SLOTS=$(slots 3) ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg nodes tests/one.sh --accounting --nodes 3 --gpus 2 $nodes_tests >build/t/nodes.log 2>&1 7>&- &
 		nodes_pid=$!
 	fi
 	# the tests marked "# gpus: 4" (lanes) once more, on a node with 4 fake
@@ -290,7 +296,7 @@ else
 	gpu4_tests=$(grep -l '^# gpus: 4' tests/t/t[1-9]*.sh)
 	if [ -n "$gpu4_tests" ]; then
 		# shellcheck disable=SC2086 # one test per word
-		ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg gpu4 tests/one.sh --gpus 4 $gpu4_tests >build/t/gpu4.log 2>&1 7>&- &
+		XLOOP_SLOTS=$(slots "3 4") ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg gpu4 tests/one.sh --gpus 4 $gpu4_tests >build/t/gpu4.log 2>&1 7>&- &
 		gpu4_pid=$!
 	fi
 	export XLOOP_PROFILE=plain

@@ -278,10 +278,6 @@ else
 		XLOOP_SLOTS=$(slots 2) in_cpu_cg aside tests/one.sh "${aside[@]}" >build/t/plain-aside.log 2>&1 7>&- &
 		aside_pid=$!
 	fi
-	if [ ${#aside2[@]} -gt 0 ]; then
-		XLOOP_SLOTS=$(slots "3 4") in_cpu_cg aside2 tests/one.sh "${aside2[@]}" >build/t/plain-aside2.log 2>&1 7>&- &
-		aside2_pid=$!
-	fi
 	# the tests marked "# nodes: 3" (node loss, preemption: issue 34) on a
 	# multi-node cluster of their own slot, accounting on (they skip
 	# themselves on the one-node clusters of the other lanes)
@@ -290,6 +286,18 @@ else
 		# shellcheck disable=SC2086 # one test per word
 		XLOOP_SLOTS=$(slots 3) ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg nodes tests/one.sh --accounting --nodes 3 --gpus 2 $nodes_tests >build/t/nodes.log 2>&1 7>&- &
 		nodes_pid=$!
+	fi
+	# the second plain lane, once the nodes lane's slot or the soak's is
+	# free: started once those two lanes hold their slots (else it could
+	# take one first)
+	for _ in $(seq 1 600); do
+		grep -q '^# cluster slot' build/t/soak.log 2>/dev/null &&
+			{ [ -z "${nodes_pid:-}" ] || grep -q '^# cluster slot' build/t/nodes.log; } && break
+		sleep 0.1
+	done
+	if [ ${#aside2[@]} -gt 0 ]; then
+		XLOOP_SLOTS=$(slots "3 4") in_cpu_cg aside2 tests/one.sh "${aside2[@]}" >build/t/plain-aside2.log 2>&1 7>&- &
+		aside2_pid=$!
 	fi
 	# the tests marked "# gpus: 4" (lanes) once more, on a node with 4 fake
 	# GPUs, plain: one.sh waits for a free slot (the nodes lane's, soon)

@@ -198,8 +198,8 @@ print(json.load(sys.stdin)['runs'][0]['attempts'][-1][sys.argv[1]])" "$2"
 }
 
 # drive [ROUNDS]: `xloop next` once a second until the test user has no
-# job left and one more next submitted none (ROUNDS at most, 120 by
-# default); the briefings
+# job left, one more next submitted none and every attempt that reached
+# Slurm has its verdict (ROUNDS at most, 120 by default); the briefings
 # are appended to $T_TMP/brief.txt
 drive() {
 	local i
@@ -207,9 +207,13 @@ drive() {
 		as_user "$X" -C "$d" next >>"$T_TMP/brief.txt" 2>&1
 		# done once a next with the queue empty submits nothing more (it
 		# may judge the last tasks and only then submit a sweep's summary)
+		# and nothing waits for a verdict (a step it submitted may have run
+		# and ended before squeue looked: a busy machine)
 		if [ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ]; then
 			as_user "$X" -C "$d" next >>"$T_TMP/brief.txt" 2>&1
-			[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && break
+			[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] &&
+				[ "$(db "SELECT count(*) FROM attempt WHERE verdict IS NULL
+					AND phase IN ('submitted', 'adopted')")" = 0 ] && break
 		fi
 		sleep 1
 	done

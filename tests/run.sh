@@ -256,9 +256,9 @@ else
 	# they raced for them); the second plain lane and the 4-GPU lane take the
 	# nodes lane's slot or the soak's as they end (after about 2 and 4 minutes)
 	slots() { printf '%s' "${XLOOP_SLOTS:-$1}"; }
-	# the accounting profile runs beside the plain one, on the next free
-	# cluster slot of tests/one.sh (its own ports; no cgroups there, so the
-	# out-of-memory checks run in the plain profile only)
+	# the accounting profile runs beside the plain one, on slot 1 (its own
+	# ports; no cgroups there, so the out-of-memory checks run in the plain
+	# profile only)
 	XLOOP_SLOTS=$(slots 1) ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg accounting tests/one.sh --accounting tests/t/t[1-9]*.sh >build/t/accounting.log 2>&1 7>&- &
 	accounting_pid=$!
 	# the short chaos soak beside them, on a cluster slot of its own

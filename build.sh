@@ -227,6 +227,15 @@ prefetch_trees() {
 	say "the matrix's trees are made beside the builds (build/matrix/tree-*.log)"
 }
 
+# Start ops/build/static-deps.sh in the background (its log in
+# build/static-deps.log); build_static's own call then waits on its lock and
+# finds the prefix made, or builds it again and shows why it failed.
+prefetch_static_deps() {
+	mkdir -p build
+	ops/build/static-deps.sh "$CACHE" >/dev/null 2>build/static-deps.log &
+	say "static libcurl and libgit2 begin beside the package installs (build/static-deps.log)"
+}
+
 case "${1:-static}" in
 static) build_static ;;
 asan) build_asan ;;
@@ -264,7 +273,11 @@ test)
 	elif [ -n "${2:-}" ]; then
 		die "unknown argument '$2' (./build.sh test [--load [N]])"
 	fi
-	need_pkgs $BUILD_PKGS $TEST_PKGS
+	# the static libraries are the longest step on a machine with nothing
+	# cached: they build while apt-get installs the test packages
+	need_pkgs $BUILD_PKGS
+	prefetch_static_deps
+	need_pkgs $TEST_PKGS
 	prefetch_trees
 	build_static
 	build_static_test

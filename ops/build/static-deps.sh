@@ -218,59 +218,79 @@ dpkg-source -x "$(dsc_of "$CURL_SRC" "$CURL_VER")" "$WORK/curl" >&2
 log "unpacking $LIBGIT2_SRC $GIT2_VER"
 dpkg-source -x "$(dsc_of "$LIBGIT2_SRC" "$GIT2_VER")" "$WORK/libgit2" >&2
 
+# curl and libgit2 build at the same time: curl's configure runs one
+# check after another, and libgit2's compile fills the other core. Each
+# writes its own log; a failure shows it.
 # -- curl --
-# Debian's series ends with the GnuTLS and NSS flavour patches (they rename the
-# library); debian/rules pops them for the OpenSSL build, so do the same.
-cd "$WORK/curl"
-for p in 99_nss.patch 90_gnutls.patch; do
-    if [ -f "debian/patches/$p" ] && grep -qx "$p" .pc/applied-patches 2>/dev/null; then
-        log "curl: reverting Debian flavour patch $p"
-        patch -s -R -p1 <"debian/patches/$p"
-    fi
-done
-log "curl: autoreconf"
-autoreconf -fi >&2
-log "curl: configure (HTTP/HTTPS over OpenSSL only, static)"
-./configure \
-    --prefix="$PREFIX" --libdir="$PREFIX/lib" \
-    --disable-shared --enable-static \
-    --disable-dependency-tracking --disable-maintainer-mode \
-    --with-openssl --with-zlib \
-    --with-ca-bundle=/etc/ssl/certs/ca-certificates.crt --with-ca-path=/etc/ssl/certs \
-    --enable-http --enable-proxy --enable-ipv6 --enable-threaded-resolver \
-    --disable-ftp --disable-file --disable-ldap --disable-ldaps --disable-rtsp \
-    --disable-dict --disable-telnet --disable-tftp --disable-pop3 --disable-imap \
-    --disable-smb --disable-smtp --disable-gopher --disable-mqtt \
-    --disable-manual --disable-ntlm-wb \
-    --without-gssapi --without-libpsl --without-brotli --without-zstd \
-    --without-nghttp2 --without-nghttp3 --without-ngtcp2 --without-quiche \
-    --without-libidn2 --without-librtmp --without-libssh2 --without-libssh \
-    --without-wolfssh --without-libgsasl --without-hyper \
-    --without-gnutls --without-nss --without-mbedtls --without-wolfssl \
-    --without-rustls --without-bearssl --without-zsh-functions-dir \
-    --without-fish-functions-dir \
-    >&2
-log "curl: make"
-make -j"$JOBS" -C lib >&2
-make -C lib install DESTDIR="$STAGE" >&2
-make -C include install DESTDIR="$STAGE" >&2
-make install-pkgconfigDATA install-binSCRIPTS DESTDIR="$STAGE" >&2
+build_curl() {
+    # Debian's series ends with the GnuTLS and NSS flavour patches (they rename the
+    # library); debian/rules pops them for the OpenSSL build, so do the same.
+    cd "$WORK/curl"
+    for p in 99_nss.patch 90_gnutls.patch; do
+        if [ -f "debian/patches/$p" ] && grep -qx "$p" .pc/applied-patches 2>/dev/null; then
+            log "curl: reverting Debian flavour patch $p"
+            patch -s -R -p1 <"debian/patches/$p"
+        fi
+    done
+    log "curl: autoreconf"
+    autoreconf -fi >&2
+    log "curl: configure (HTTP/HTTPS over OpenSSL only, static)"
+    ./configure \
+        --prefix="$PREFIX" --libdir="$PREFIX/lib" \
+        --disable-shared --enable-static \
+        --disable-dependency-tracking --disable-maintainer-mode \
+        --with-openssl --with-zlib \
+        --with-ca-bundle=/etc/ssl/certs/ca-certificates.crt --with-ca-path=/etc/ssl/certs \
+        --enable-http --enable-proxy --enable-ipv6 --enable-threaded-resolver \
+        --disable-ftp --disable-file --disable-ldap --disable-ldaps --disable-rtsp \
+        --disable-dict --disable-telnet --disable-tftp --disable-pop3 --disable-imap \
+        --disable-smb --disable-smtp --disable-gopher --disable-mqtt \
+        --disable-manual --disable-ntlm-wb \
+        --without-gssapi --without-libpsl --without-brotli --without-zstd \
+        --without-nghttp2 --without-nghttp3 --without-ngtcp2 --without-quiche \
+        --without-libidn2 --without-librtmp --without-libssh2 --without-libssh \
+        --without-wolfssh --without-libgsasl --without-hyper \
+        --without-gnutls --without-nss --without-mbedtls --without-wolfssl \
+        --without-rustls --without-bearssl --without-zsh-functions-dir \
+        --without-fish-functions-dir \
+        >&2
+    log "curl: make"
+    make -j"$JOBS" -C lib >&2
+    make -C lib install DESTDIR="$STAGE" >&2
+    make -C include install DESTDIR="$STAGE" >&2
+    make install-pkgconfigDATA install-binSCRIPTS DESTDIR="$STAGE" >&2
+}
 
 # -- libgit2 --
-log "libgit2: cmake (static, no HTTPS/SSH/GSSAPI, system http-parser, pcre2)"
-cmake -S "$WORK/libgit2" -B "$WORK/libgit2-build" \
-    -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" \
-    -DCMAKE_INSTALL_PREFIX="$PREFIX" -DCMAKE_INSTALL_LIBDIR=lib \
-    -DBUILD_SHARED_LIBS=OFF -DBUILD_TESTS=OFF -DBUILD_CLI=OFF \
-    -DBUILD_EXAMPLES=OFF -DBUILD_FUZZERS=OFF \
-    -DUSE_HTTPS=OFF -DUSE_SSH=OFF -DUSE_GSSAPI=OFF -DUSE_NTLMCLIENT=OFF \
-    -DUSE_HTTP_PARSER=system -DREGEX_BACKEND=pcre2 -DUSE_BUNDLED_ZLIB=OFF \
-    -DENABLE_REPRODUCIBLE_BUILDS=ON \
-    >&2
-log "libgit2: make"
-cmake --build "$WORK/libgit2-build" -j "$JOBS" >&2
-DESTDIR="$STAGE" cmake --install "$WORK/libgit2-build" >&2
+build_libgit2() {
+    log "libgit2: cmake (static, no HTTPS/SSH/GSSAPI, system http-parser, pcre2)"
+    cmake -S "$WORK/libgit2" -B "$WORK/libgit2-build" \
+        -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" \
+        -DCMAKE_INSTALL_PREFIX="$PREFIX" -DCMAKE_INSTALL_LIBDIR=lib \
+        -DBUILD_SHARED_LIBS=OFF -DBUILD_TESTS=OFF -DBUILD_CLI=OFF \
+        -DBUILD_EXAMPLES=OFF -DBUILD_FUZZERS=OFF \
+        -DUSE_HTTPS=OFF -DUSE_SSH=OFF -DUSE_GSSAPI=OFF -DUSE_NTLMCLIENT=OFF \
+        -DUSE_HTTP_PARSER=system -DREGEX_BACKEND=pcre2 -DUSE_BUNDLED_ZLIB=OFF \
+        -DENABLE_REPRODUCIBLE_BUILDS=ON \
+        >&2
+    log "libgit2: make"
+    cmake --build "$WORK/libgit2-build" -j "$JOBS" >&2
+    DESTDIR="$STAGE" cmake --install "$WORK/libgit2-build" >&2
+}
+
+build_curl >"$WORK/curl.log" 2>&1 &
+curl_pid=$!
+build_libgit2 >"$WORK/libgit2.log" 2>&1 &
+git_pid=$!
+for part in curl libgit2; do
+    if [ "$part" = curl ]; then pid=$curl_pid; else pid=$git_pid; fi
+    if ! wait "$pid"; then
+        tail -n 40 "$WORK/$part.log" >&2
+        die "$part failed to build (its log's end is above)"
+    fi
+    grep '^==>' "$WORK/$part.log" >&2 || true
+done
 
 OUT=$STAGE$PREFIX
 [ -f "$OUT/lib/libcurl.a" ] || die "libcurl.a was not installed"

@@ -286,8 +286,7 @@ print(v if not isinstance(v,(dict,list)) else json.dumps(v))' "$1"
 
 # A hash of everything under a directory (names, modes, contents).
 tree_hash() {
-	(cd "$1" && find . -printf '%p %m %s\n' | LC_ALL=C sort &&
-		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum) | sha256sum
+	tar -C "$1" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - . | sha256sum
 }
 
 # tap OUT: another program's "ok - " and "not ok - " lines in OUT counted as

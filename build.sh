@@ -273,12 +273,13 @@ test)
 	elif [ -n "${2:-}" ]; then
 		die "unknown argument '$2' (./build.sh test [--load [N]])"
 	fi
-	# the static libraries are the longest step on a machine with nothing
-	# cached: they build while apt-get installs the test packages
-	need_pkgs $BUILD_PKGS
+	# the static libraries and the matrix's trees are the longest steps on
+	# a machine with nothing cached: they are made while apt-get installs
+	# the test packages
+	need_pkgs $BUILD_PKGS mmdebstrap
 	prefetch_static_deps
-	need_pkgs $TEST_PKGS
 	prefetch_trees
+	need_pkgs $TEST_PKGS
 	build_static
 	build_static_test
 	build_asan

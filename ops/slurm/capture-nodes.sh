@@ -71,6 +71,9 @@ bad=$(submit -J xloop-two-bad -N2 --comment 'xloop:s/bad#1:tok4' \
 wait_for 60 "jobs $two/$bad done" all_finished "$two" "$bad"
 capture scontrol_show_job_o_two_nodes scontrol show job -o "$two"
 capture scontrol_show_job_o_two_nodes_step_failed scontrol show job -o "$bad"
+# -d adds DerivedExitCode (3:0 here), which slurmctld keeps with accounting or
+# without (the _noacct capture beside it was made on a cluster without)
+capture scontrol_show_job_d_o_two_nodes_step_failed scontrol -d show job -o "$bad"
 sacct_capture sacct_P_n_two_nodes "$two"
 sacct_capture sacct_P_n_two_nodes_step_failed "$bad"
 

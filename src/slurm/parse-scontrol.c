@@ -56,6 +56,7 @@ static void job_init(struct slurm_job *j)
 	memset(j, 0, sizeof(*j));
 	j->id = -1;
 	j->exit_code = j->exit_signal = -1;
+	j->derived_exit_code = j->derived_exit_signal = -1;
 	j->batch_flag = j->requeue = j->restarts = -1;
 }
 
@@ -429,6 +430,12 @@ static int scontrol_fill(struct slurm_job *j, char **cause)
 			return -1;
 		j->exit_code = a;
 		j->exit_signal = b;
+	}
+	if ((v = slurm_job_get(j, "DerivedExitCode"))) {
+		if (slurm_parse_exit_code(v, &a, &b, cause))
+			return -1;
+		j->derived_exit_code = a;
+		j->derived_exit_signal = b;
 	}
 	set_str(&j->comment, slurm_job_get(j, "Comment"));
 	set_str(&j->partition, slurm_job_get(j, "Partition"));

@@ -165,6 +165,8 @@ struct slurm_job {
 	char *reason;
 	int exit_code;		/* ExitCode status, -1 when not given */
 	int exit_signal;	/* ExitCode signal, -1 when not given */
+	/* DerivedExitCode (scontrol -d): the worst of the job's srun steps; -1 when not given */
+	int derived_exit_code, derived_exit_signal;
 	char *comment;
 	char *partition;
 	char *nodes;

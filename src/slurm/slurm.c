@@ -219,7 +219,8 @@ int slurm_sbatch(struct slurm *s, const struct slurm_submit *req,
 int slurm_scontrol_job(struct slurm *s, const char *jobid,
 		       struct slurm_jobs *jobs, int *unknown, char **cause)
 {
-	const char *argv[] = { "scontrol", "show", "job", "-o", jobid, NULL };
+	/* -d: DerivedExitCode, an srun step's failure that the batch script's 0:0 hides */
+	const char *argv[] = { "scontrol", "-d", "show", "job", "-o", jobid, NULL };
 	struct proc p = PROC_INIT;
 	int rc = run(s, argv, NULL, &p, cause);
 

@@ -78,7 +78,7 @@ int slurm_sbatch(struct slurm *s, const struct slurm_submit *req,
 		 long long *jobid, int *ambiguous, char **cause);
 
 /*
- * `scontrol show job -o ID`. Returns 0 with the records (one per array
+ * `scontrol -d show job -o ID` (-d: DerivedExitCode). Returns 0 with the records (one per array
  * task), or with *unknown set and no records when Slurm no longer knows
  * the job; otherwise an exit code.
  */

@@ -69,6 +69,14 @@ void judge_attempt(const struct judge_input *in, struct verdict *out)
 					in->exit_code, in->exit_signal < 0 ? 0 : in->exit_signal);
 		return;
 	}
+	if (in->step_exit_code > 0 || in->step_exit_signal > 0) {
+		out->reason = xasprintf("COMPLETED 0:0 but an srun step ended %d:%d "
+					"(DerivedExitCode; without accounting Slurm does not "
+					"say on which node): a step failed",
+					in->step_exit_code < 0 ? 0 : in->step_exit_code,
+					in->step_exit_signal < 0 ? 0 : in->step_exit_signal);
+		return;
+	}
 	if (in->cv == CV_MISSING) {
 		out->reason = xstrdup("COMPLETED 0:0 but the job wrote no cv.json");
 		return;

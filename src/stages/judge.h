@@ -18,6 +18,8 @@ struct judge_input {
 	enum slurm_state state;	/* final state (sacct summary or scontrol) */
 	int exit_code;		/* ExitCode status; -1 unknown */
 	int exit_signal;
+	/* the worst srun step's, where only scontrol's DerivedExitCode tells; -1 unknown */
+	int step_exit_code, step_exit_signal;
 	enum cv_status cv;
 	const char *cv_error;	/* why CV_INVALID */
 	double score;		/* with CV_OK */

@@ -27,6 +27,7 @@ struct final {
 	int known;		/* a final state was read */
 	enum slurm_state state;
 	int exit_code, exit_signal;
+	int step_exit_code, step_exit_signal;	/* scontrol's DerivedExitCode; -1 unknown */
 	time_t start, end;
 	char *node;
 	char *raw;
@@ -122,6 +123,8 @@ static void final_from_job(const struct slurm_job *j, struct final *f)
 	f->state = j->state;
 	f->exit_code = j->exit_code;
 	f->exit_signal = j->exit_signal;
+	f->step_exit_code = j->derived_exit_code;
+	f->step_exit_signal = j->derived_exit_signal;
 	slurm_parse_time(j->start_time, &f->start, NULL);
 	slurm_parse_time(j->end_time, &f->end, NULL);
 	f->node = xstrdup(j->nodes);
@@ -141,6 +144,7 @@ static void final_from_acct(const struct slurm_acct *acct,
 	f->state = sum->state;
 	f->exit_code = sum->exit_code;
 	f->exit_signal = sum->exit_signal;
+	f->step_exit_code = f->step_exit_signal = -1;	/* the worst step is in the summary */
 	v = slurm_acct_get(acct, sum->alloc, "Start");
 	slurm_parse_time(v ? v : "", &f->start, NULL);
 	v = slurm_acct_get(acct, sum->alloc, "End");
@@ -418,6 +422,8 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 		in.state = f->state;
 		in.exit_code = f->exit_code;
 		in.exit_signal = f->exit_signal;
+		in.step_exit_code = f->step_exit_code;
+		in.step_exit_signal = f->step_exit_signal;
 		in.started_at = sv && sv->first_start ? sv->first_start :
 				f->start ? f->start : a->submitted_at;
 		dir = run_dir(ctx->root, ctx->cfg.study, r.tag);

@@ -85,6 +85,24 @@ static void test_program_failures(void **state)
 	expect(&in, 0, "program", "DEADLINE");
 }
 
+/* without accounting: scontrol's DerivedExitCode is all that shows an srun step failed */
+static void test_failed_srun_step(void **state)
+{
+	struct judge_input in = ok_input();
+
+	(void)state;
+	in.step_exit_code = 3;
+	in.step_exit_signal = 0;
+	expect(&in, 0, "program", "an srun step ended 3:0");
+	in.step_exit_code = 0;
+	in.step_exit_signal = 9;
+	expect(&in, 0, "program", "an srun step ended 0:9");
+	in.step_exit_code = in.step_exit_signal = -1;	/* not known */
+	expect(&in, 1, NULL, "COMPLETED 0:0");
+	in.step_exit_code = in.step_exit_signal = 0;
+	expect(&in, 1, NULL, "COMPLETED 0:0");
+}
+
 static void test_infra_failures(void **state)
 {
 	struct judge_input in = ok_input();
@@ -116,6 +134,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_success),
 		cmocka_unit_test(test_program_failures),
+		cmocka_unit_test(test_failed_srun_step),
 		cmocka_unit_test(test_infra_failures),
 		cmocka_unit_test(test_cv_ok_does_not_rescue_a_failed_job),
 	};

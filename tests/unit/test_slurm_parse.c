@@ -3332,6 +3332,7 @@ static void test_versions_scontrol(void **unused)
 		j = vjob(vers[i], "scontrol_show_job_o_running.txt", &jobs,
 			 SLURM_STATE_RUNNING, -1, 0);
 		assert_string_equal(j->nodes, slurm_job_get(j, "BatchHost"));
+		assert_int_equal(j->derived_exit_code, -1);	/* only -d prints it */
 		/* -d adds the node detail; multi-line and -o agree */
 		body = capture_at(vers[i], "scontrol_show_job_d_running.txt", &cmd, 0);
 		scontrol_both_forms(body, &multi);
@@ -3346,6 +3347,8 @@ static void test_versions_scontrol(void **unused)
 		vjob(vers[i], "scontrol_show_job_d_o_running.txt", &jobs,
 		     SLURM_STATE_RUNNING, -1, 0);
 		assert_non_null(slurm_job_get(&jobs.v[0], "Nodes"));
+		assert_int_equal(jobs.v[0].derived_exit_code, 0);
+		assert_int_equal(jobs.v[0].derived_exit_signal, 0);
 		slurm_jobs_release(&jobs);
 
 		j = vjob(vers[i], "scontrol_show_job_o_pending_resources.txt",
@@ -3636,6 +3639,15 @@ static void test_nodes_captures(void **unused)
 	nodes_job("scontrol_show_job_o_two_nodes_step_failed.txt", &j);
 	assert_int_equal(j.v[0].state, SLURM_STATE_COMPLETED);
 	assert_int_equal(j.v[0].exit_code, 0);
+	assert_int_equal(j.v[0].derived_exit_code, -1);	/* without -d: not shown */
+	slurm_jobs_release(&j);
+	/* with -d, on a cluster without accounting: the srun step's exit 3 */
+	nodes_job("scontrol_show_job_d_o_two_nodes_step_failed_noacct.txt", &j);
+	assert_int_equal(j.v[0].state, SLURM_STATE_COMPLETED);
+	assert_int_equal(j.v[0].exit_code, 0);
+	assert_int_equal(j.v[0].derived_exit_code, 3);
+	assert_int_equal(j.v[0].derived_exit_signal, 0);
+	assert_string_equal(j.v[0].nodes, "node[1-2]");
 	slurm_jobs_release(&j);
 }
 

@@ -280,9 +280,17 @@ int slurm_acct_summarize(const struct slurm_acct *acct, const char *job,
 			sum->alloc = row;
 			sum->worst_step = NULL;
 			sum->nr_steps = 0;
+			sum->nodes = slurm_acct_get(acct, row, "NodeList");
 			continue;
 		}
 		sum->nr_steps++;
+		if (strcmp(row->id.step, "batch") != 0 && strcmp(row->id.step, "extern") != 0) {
+			const char *n = slurm_acct_get(acct, row, "NodeList");
+
+			if (n && sum->alloc &&
+			    slurm_hostlist_count(n) > slurm_hostlist_count(sum->nodes))
+				sum->nodes = n;
+		}
 		/*
 		 * The extern step is Slurm's own (it holds the allocation for
 		 * adopted processes) and no part of the job's program: slurmd

@@ -107,6 +107,12 @@ int slurm_parse_sbatch(const char *out, long long *jobid, char **cluster,
  */
 int slurm_parse_test_only(const char *out, time_t *start, char **cause);
 
+/*
+ * How many hosts a NodeList names: "node1" 1, "node[1-2]" 2,
+ * "a[1-3,7],b2" 5; "" and "None assigned" 0. A range it cannot read counts 1.
+ */
+long slurm_hostlist_count(const char *list);
+
 /* ExitCode "status:signal" ("0:0", "127:0", "0:9") into its two numbers. */
 int slurm_parse_exit_code(const char *s, int *status, int *signo,
 			  char **cause);
@@ -346,6 +352,7 @@ struct slurm_acct_summary {
 	const struct slurm_acct_row *alloc;	/* the allocation row */
 	const struct slurm_acct_row *worst_step; /* NULL when no step failed */
 	size_t nr_steps;
+	const char *nodes;	/* the job's NodeList, see below; NULL without the field */
 };
 
 /*
@@ -357,7 +364,10 @@ struct slurm_acct_summary {
  * so COMPLETED with an OUT_OF_MEMORY step is OUT_OF_MEMORY. exit_code and
  * exit_signal are the allocation's, or the worst step's when the
  * allocation says 0:0. With sacct -D (requeued jobs print one allocation
- * per run), the last allocation row and the steps after it count. Returns
+ * per run), the last allocation row and the steps after it count. nodes is
+ * the allocation's NodeList, or a step's naming more hosts: just after the
+ * end the allocation row can still be the one slurmdbd wrote at the start
+ * (JobName "allocation", NodeList the batch host alone). Returns
  * -1 when no allocation row of job is present.
  */
 int slurm_acct_summarize(const struct slurm_acct *acct, const char *job,

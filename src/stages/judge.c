@@ -55,13 +55,15 @@ void judge_attempt(const struct judge_input *in, struct verdict *out)
 	if (in->state != SLURM_STATE_COMPLETED) {
 		out->failure_class = judge_class(in->state);
 		if (in->exit_code >= 0)
-			out->reason = xasprintf("%s (ExitCode %d:%d): %s",
+			out->reason = xasprintf("%s (ExitCode %d:%d): %s%s%s",
 						slurm_state_name(in->state), in->exit_code,
 						in->exit_signal < 0 ? 0 : in->exit_signal,
-						state_reason(in->state));
+						state_reason(in->state), in->step_note ? "; " : "",
+						in->step_note ? in->step_note : "");
 		else
-			out->reason = xasprintf("%s: %s", slurm_state_name(in->state),
-						state_reason(in->state));
+			out->reason = xasprintf("%s: %s%s%s", slurm_state_name(in->state),
+						state_reason(in->state), in->step_note ? "; " : "",
+						in->step_note ? in->step_note : "");
 		return;
 	}
 	if (in->exit_code != 0 || in->exit_signal > 0) {

@@ -20,6 +20,7 @@ struct judge_input {
 	int exit_signal;
 	/* the worst srun step's, where only scontrol's DerivedExitCode tells; -1 unknown */
 	int step_exit_code, step_exit_signal;
+	const char *step_note;	/* the failed step that set state (accounting), or NULL */
 	enum cv_status cv;
 	const char *cv_error;	/* why CV_INVALID */
 	double score;		/* with CV_OK */

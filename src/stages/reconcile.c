@@ -30,6 +30,7 @@ struct final {
 	int step_exit_code, step_exit_signal;	/* scontrol's DerivedExitCode; -1 unknown */
 	time_t start, end;
 	char *node;
+	char *step_note;	/* the failed step that set the state (sacct), or NULL */
 	char *raw;
 	int restarts;		/* scontrol's Restarts; -1 unknown (sacct) */
 };
@@ -37,6 +38,7 @@ struct final {
 static void final_release(struct final *f)
 {
 	free(f->node);
+	free(f->step_note);
 	free(f->raw);
 	memset(f, 0, sizeof(*f));
 }
@@ -149,12 +151,27 @@ static void final_from_acct(const struct slurm_acct *acct,
 	slurm_parse_time(v ? v : "", &f->start, NULL);
 	v = slurm_acct_get(acct, sum->alloc, "End");
 	slurm_parse_time(v ? v : "", &f->end, NULL);
-	v = slurm_acct_get(acct, sum->alloc, "NodeList");
-	f->node = xstrdup(v ? v : "");
+	f->node = xstrdup(sum->nodes ? sum->nodes : "");
 	f->restarts = -1;
+	if (sum->worst_step) {
+		const struct slurm_acct_row *w = sum->worst_step;
+		const char *wn = slurm_acct_get(acct, w, "NodeList"), *name =
+			slurm_acct_get(acct, w, "JobName");
+
+		f->step_note = xasprintf("step %s.%s%s%s%s on %s ended %s %d:%d, the batch "
+					 "script's allocation %s %d:%d", w->id.job, w->id.step,
+					 name ? " (" : "", name ? name : "", name ? ")" : "",
+					 wn && *wn ? wn : "?", slurm_state_name(w->state),
+					 w->exit_code < 0 ? 0 : w->exit_code,
+					 w->exit_signal < 0 ? 0 : w->exit_signal,
+					 slurm_state_name(sum->alloc_state),
+					 sum->alloc->exit_code < 0 ? 0 : sum->alloc->exit_code,
+					 sum->alloc->exit_signal < 0 ? 0 : sum->alloc->exit_signal);
+	}
 	for (i = 0; i < acct->nr; i++) {
 		if (strcmp(acct->rows[i].id.job, job) != 0)
 			continue;
+
 		for (k = 0; k < acct->nr_fields; k++)
 			buf_addf(&b, "%s%s", k ? "|" : "", acct->rows[i].values[k]);
 		buf_addc(&b, '\n');
@@ -424,6 +441,7 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 		in.exit_signal = f->exit_signal;
 		in.step_exit_code = f->step_exit_code;
 		in.step_exit_signal = f->step_exit_signal;
+		in.step_note = f->step_note;
 		in.started_at = sv && sv->first_start ? sv->first_start :
 				f->start ? f->start : a->submitted_at;
 		dir = run_dir(ctx->root, ctx->cfg.study, r.tag);

@@ -17,8 +17,9 @@ X=$XLOOP_BIN
 cat >"$T_TMP/job.sh" <<'JOB'
 #!/bin/bash
 #SBATCH --nodes=2
+X=0
 FAIL=0
-echo "START fail=$FAIL device=cpu"
+echo "START x=$X fail=$FAIL device=cpu"
 srun bash -c 'echo "on $SLURMD_NODENAME"; [ "$SLURM_NODEID" = 1 ] && [ '"$FAIL"' = 1 ] && exit 3; exit 0'
 echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
@@ -49,7 +50,7 @@ for s in acct noacct; do
 c["queue"]["depth"] = 0
 c["breaker"] = {"program": 0, "no_gpu": False}'
 	step "adopt a baseline ($s)" xl "$d" adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
-	step "a run on both nodes ($s)" xl "$d" new both --from base --set FAIL=0
+	step "a run on both nodes ($s)" xl "$d" new both --from base --set X=1
 	step "a run whose step fails on the second ($s)" xl "$d" new bad --from base --set FAIL=1
 	step "submit both ($s)" xl "$d" submit both --no-chain
 	step "submit bad ($s)" xl "$d" submit bad --no-chain
@@ -80,5 +81,6 @@ for s in acct noacct; do
 	log=$(att "$d" both log)
 	check "$s: its log has the srun step's line from each node" test "$(grep -c '^on node' "$log")" -eq 2
 done
+check "acct: the reason names the step and its nodes" grep -q 'step [0-9]*\.0 (bash) on node\[1-2\] ended FAILED 3:0' <<<"$(att "$acct" bad verdict_reason)"
 check "noacct: the reason says a step failed (DerivedExitCode)" grep -q 'DerivedExitCode' <<<"$(att "$noacct" bad verdict_reason)"
 finish

@@ -101,6 +101,12 @@ static void test_failed_srun_step(void **state)
 	expect(&in, 1, NULL, "COMPLETED 0:0");
 	in.step_exit_code = in.step_exit_signal = 0;
 	expect(&in, 1, NULL, "COMPLETED 0:0");
+	/* with accounting the failed step set the state; the reason names it */
+	in = ok_input();
+	in.state = SLURM_STATE_FAILED;
+	in.exit_code = 3;
+	in.step_note = "step 6.0 (bash) on node[1-2] ended FAILED 3:0";
+	expect(&in, 0, "program", "FAILED (ExitCode 3:0): the job exited non-zero; step 6.0 (bash) on node[1-2]");
 }
 
 static void test_infra_failures(void **state)

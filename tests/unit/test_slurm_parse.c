@@ -3604,6 +3604,20 @@ static void nodes_job(const char *name, struct slurm_jobs *jobs)
  * on two nodes names both, and its batch step hides a failed srun step on
  * the second (COMPLETED 0:0: only accounting sees the step).
  */
+static void test_hostlist_count(void **unused)
+{
+	(void)unused;
+	assert_int_equal(slurm_hostlist_count("node1"), 1);
+	assert_int_equal(slurm_hostlist_count("node[1-2]"), 2);
+	assert_int_equal(slurm_hostlist_count("a[1-3,7],b2"), 5);
+	assert_int_equal(slurm_hostlist_count("gpu[01-16]"), 16);
+	assert_int_equal(slurm_hostlist_count("n[1-2]-ib,x"), 3);
+	assert_int_equal(slurm_hostlist_count(""), 0);
+	assert_int_equal(slurm_hostlist_count(NULL), 0);
+	assert_int_equal(slurm_hostlist_count("None assigned"), 0);
+	assert_int_equal(slurm_hostlist_count("n[x]"), 1);
+}
+
 static void test_nodes_captures(void **unused)
 {
 	struct slurm_jobs j = SLURM_JOBS_INIT;
@@ -3633,6 +3647,36 @@ static void test_nodes_captures(void **unused)
 	assert_int_equal(j.v[0].state, SLURM_STATE_PENDING);
 	assert_int_equal(j.v[0].restarts, 1);
 	slurm_jobs_release(&j);
+	/* sacct of the 2-node job whose srun step exited 3 on one node: the
+	 * step fails it; read just after the end (as xloop stored it) the
+	 * allocation row still names the batch host alone */
+	{
+		static const char *const files[] = {
+			"sacct_P_n_two_nodes_step_failed.txt",
+			"sacct_P_n_two_nodes_step_failed_transient.txt",
+		};
+		struct slurm_acct acct = SLURM_ACCT_INIT;
+		struct slurm_acct_summary sum;
+		const char *const *fields;
+		size_t nr, f;
+
+		fields = slurm_sacct_fields(&nr);
+		for (f = 0; f < 2; f++) {
+			char *cmd, *body = capture_at("nodes", files[f], &cmd, 0);
+
+			sacct_ok(body, fields, nr, NULL, 0, &acct);
+			summary_ok(&acct, "6", &sum);
+			assert_int_equal(sum.alloc_state, SLURM_STATE_COMPLETED);
+			assert_int_equal(sum.state, SLURM_STATE_FAILED);
+			assert_int_equal(sum.exit_code, 3);
+			assert_non_null(sum.worst_step);
+			assert_string_equal(sum.worst_step->id.step, "0");
+			assert_string_equal(sum.nodes, "node[1-2]");
+			slurm_acct_release(&acct);
+			free(body);
+			free(cmd);
+		}
+	}
 	nodes_job("scontrol_show_job_o_two_nodes.txt", &j);
 	assert_string_equal(j.v[0].nodes, "node[1-2]");
 	slurm_jobs_release(&j);
@@ -3654,6 +3698,7 @@ static void test_nodes_captures(void **unused)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hostlist_count),
 		cmocka_unit_test(test_nodes_captures),
 		cmocka_unit_test(test_state_names_roundtrip),
 		cmocka_unit_test(test_state_forms),

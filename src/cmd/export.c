@@ -51,9 +51,9 @@ static double attempt_hours(const struct attempt *a, long long now)
 {
 	long long end = a->ended_at > 0 ? a->ended_at : now;
 
-	if (a->started_at <= 0 || end <= a->started_at)
+	if (a->started_at <= 0)
 		return 0;
-	return (double)(end - a->started_at) * (double)autopilot_gres_gpus(a->gres) / 3600.0;
+	return autopilot_gpu_hours(end - a->started_at, a->gres, a->node);
 }
 
 /* Unix seconds as ISO-8601 UTC, or JSON null when 0. */
@@ -398,7 +398,7 @@ const struct cmd_entry cmd_export_entry = {
 	"config_runs (its configuration's mean over proven runs), model_estimate\n"
 	"(always empty for now: the search does not publish an estimate per\n"
 	"configuration), proven, best (its configuration is the best: help best),\n"
-	"attempts, gpu_hours (elapsed x GPUs of --gres, CPU jobs 1, running ones\n"
+	"attempts, gpu_hours (elapsed x GPUs of --gres x nodes, CPU jobs 1, running ones\n"
 	"up to now), created, start (its first attempt's) and end (its latest\n"
 	"attempt's, once judged). --attempts: one row per attempt instead (tag,\n"
 	"run_id, attempt, job_id, state, exit_code, verdict, reason,\n"

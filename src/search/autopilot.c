@@ -11,6 +11,7 @@
 #include "notify.h"
 #include "search/propose.h"
 #include "runs.h"
+#include "slurm/parse.h"
 #include "search/space.h"
 #include "tags.h"
 #include "search/taken.h"
@@ -47,6 +48,16 @@ long long autopilot_gres_gpus(const char *gres)
 	return 1;
 }
 
+/* GPU-hours of a job. */
+double autopilot_gpu_hours(long long secs, const char *gres, const char *nodes)
+{
+	long n = slurm_hostlist_count(nodes);
+
+	if (secs <= 0)
+		return 0;
+	return (double)secs * (double)autopilot_gres_gpus(gres) * (double)(n > 1 ? n : 1) / 3600.0;
+}
+
 /* Spending since `auto on`. */
 int autopilot_status(struct xl_ctx *ctx, struct auto_status *st)
 {
@@ -65,17 +76,16 @@ int autopilot_status(struct xl_ctx *ctx, struct auto_status *st)
 		st->runs = db_col_int64(&q, 0);
 	db_finalize(&q);
 	if (db_prepare(&ctx->db, &q, "SELECT t.started_at, coalesce(t.ended_at, 0),"
-		       " coalesce(t.gres, '') FROM proposal p JOIN attempt t ON t.run_id = p.run_id"
+		       " coalesce(t.gres, ''), coalesce(t.node, '')"
+		       " FROM proposal p JOIN attempt t ON t.run_id = p.run_id"
 		       " WHERE p.study = :study AND p.at >= :since AND t.started_at > 0") < 0)
 		return -1;
 	db_bind_text(&q, ":study", c->study);
 	db_bind_int64(&q, ":since", c->autopilot.since);
 	while (db_step(&q) == SQLITE_ROW) {
 		long long end = db_col_int64(&q, 1) ? db_col_int64(&q, 1) : now;
-		long long secs = end - db_col_int64(&q, 0);
-
-		if (secs > 0)
-			st->hours += (double)secs * (double)autopilot_gres_gpus(db_col_text(&q, 2)) / 3600.0;
+		st->hours += autopilot_gpu_hours(end - db_col_int64(&q, 0), db_col_text(&q, 2),
+						 db_col_text(&q, 3));
 	}
 	db_finalize(&q);
 	if (!st->on)

@@ -50,4 +50,7 @@ int autopilot_failed(struct xl_ctx *ctx, const struct auto_pick *pick, const cha
 /* GPUs in a gres request ("gpu:2", "gpu:a100:2"), as the budget counts them; CPU-only jobs 1. */
 long long autopilot_gres_gpus(const char *gres);
 
+/* GPU-hours of secs on the nodes of NodeList nodes (gres is per node; "" counts one node). */
+double autopilot_gpu_hours(long long secs, const char *gres, const char *nodes);
+
 #endif

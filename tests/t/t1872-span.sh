@@ -20,6 +20,7 @@ cat >"$T_TMP/job.sh" <<'JOB'
 X=0
 FAIL=0
 echo "START x=$X fail=$FAIL device=cpu"
+[ "$X" = 1 ] && sleep 2
 srun bash -c 'echo "on $SLURMD_NODENAME"; [ "$SLURM_NODEID" = 1 ] && [ '"$FAIL"' = 1 ] && exit 3; exit 0'
 echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
@@ -81,6 +82,16 @@ for s in acct noacct; do
 	log=$(att "$d" both log)
 	check "$s: its log has the srun step's line from each node" test "$(grep -c '^on node' "$log")" -eq 2
 done
+# GPU-hours count every node: elapsed x 1 (a CPU job) x 2 nodes
+hours=$(xl "$acct" export --format jsonl --attempts | /usr/bin/python3 -c 'import json, sys
+from datetime import datetime
+for l in sys.stdin:
+    r = json.loads(l)
+    if r["tag"] == "both":
+        secs = (datetime.fromisoformat(r["end"].replace("Z", "+00:00")) -
+                datetime.fromisoformat(r["start"].replace("Z", "+00:00"))).total_seconds()
+        print("%.3f %g" % (r["gpu_hours"] * 3600 / secs, secs) if secs else "0 0")')
+check "export: the 2-node run's GPU-hours count both nodes ($hours)" test "${hours%% *}" = 2.000
 check "acct: the reason names the step and its nodes" grep -q 'step [0-9]*\.0 (bash) on node\[1-2\] ended FAILED 3:0' <<<"$(att "$acct" bad verdict_reason)"
 check "noacct: the reason says a step failed (DerivedExitCode)" grep -q 'DerivedExitCode' <<<"$(att "$noacct" bad verdict_reason)"
 finish

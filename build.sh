@@ -216,13 +216,16 @@ install_prefix() {
 # The version matrix's Slurm trees (ops/slurm/chroot-cluster.sh: mmdebstrap,
 # mostly downloads and unpacking) are made beside the compiles, one process
 # per suite, so the matrix lanes need not wait for them; tests/matrix.sh
-# waits for a tree still being made (its lock) or makes it itself.
+# waits for a tree still being made (its lock) or makes it itself. Not
+# niced here (XLOOP_TREE_NICE=0): a tree the builds starve is ready only
+# long after the lanes start, and the matrix lanes wait for it.
 prefetch_trees() {
 	[ "$(id -u)" -eq 0 ] && [ "${XLOOP_MATRIX:-1}" != 0 ] || return 0
 	local s
 	mkdir -p build/matrix
 	for s in bullseye trixie sid; do
-		ops/slurm/chroot-cluster.sh "$s" build >"build/matrix/tree-$s.log" 2>&1 &
+		XLOOP_TREE_NICE=0 ops/slurm/chroot-cluster.sh "$s" build \
+			>"build/matrix/tree-$s.log" 2>&1 &
 	done
 	say "the matrix's trees are made beside the builds (build/matrix/tree-*.log)"
 }

@@ -124,7 +124,7 @@ cmd_build() {
 	fi
 	tmp=$tree.tmp.$$
 	msg "building the $suite tree in $tree (mmdebstrap)"
-	if ! nice -n 10 mmdebstrap --quiet --variant=apt --components=main \
+	if ! nice -n "${XLOOP_TREE_NICE:-10}" mmdebstrap --quiet --variant=apt --components=main \
 		--include="$(suite_pkgs "$suite" | tr ' ' ,)" \
 		--aptopt='Acquire::Check-Valid-Until "false"' \
 		--dpkgopt='path-exclude=/usr/share/doc/*' \

@@ -9,7 +9,8 @@
  * [--budget N]: the same loop against an objective the caller computes
  * (the benchmark's real studies): for each run it prints one line
  * {"ask": {VAR: value, ..., "SEED": s}} and reads the score from a line
- * of stdin, then prints {"best": {VAR: value, ...}, "runs": n}.
+ * of stdin, then prints {"best": {VAR: value, ...}, "runs": n, "p": P(it beats
+ * the one before) or null, "n": its runs, "source": "model" or the fallback}.
  *
  * The objective has four integer variables X1..X4 in 1..9 and a ridge:
  * X1 and X2 must move together (0.02 (X1-X2)^2 is lost off the ridge),
@@ -206,6 +207,7 @@ static int simulate(int flat, long budget, long stream, double sd, double rho, l
 	long n = 0, i, best_prev = -1, promotions = 0, false_promotions = 0, nproven = 0;
 	int ever_proven = 0, ever_any = 0;
 	double pick_p = NAN;
+	const char *source = "none";
 	double best_true_prev = 0;
 	unsigned long turn = 0;
 	char *cause = NULL;
@@ -287,6 +289,7 @@ static int simulate(int flat, long budget, long stream, double sd, double rho, l
 				choose_best_at(&in, best_prev >= 0 ? j : 0, threshold, &ch);
 				best = ch.best;
 				pick_p = ch.p;
+				source = choose_source_name(ch.source);
 				choice_release(&ch);
 			}
 			in.best = best;
@@ -303,9 +306,11 @@ static int simulate(int flat, long budget, long stream, double sd, double rho, l
 			}
 			ever_any |= nproven > 0;
 			if (ext) {
-				emit_line(json_pack("{s:o, s:I}", "best",
+				emit_line(json_pack("{s:o, s:I, s:o, s:I, s:s}", "best",
 						    config_json(v[best].config, 1), "runs",
-						    (json_int_t)n));
+						    (json_int_t)n, "p",
+						    isnan(pick_p) ? json_null() : json_real(pick_p),
+						    "n", (json_int_t)v[best].st.n, "source", source));
 				best_prev = rep[best];
 			} else {
 				double t = true_score(flat, runs[rep[best]].x);

@@ -276,6 +276,22 @@ int choose_best_at(const struct prop_input *in, long prev, double threshold, str
 	return 0;
 }
 
+/*
+ * The degrees of freedom of the model's t: its noise is fitted on every run
+ * it saw, less one per hyperparameter (the lengthscales, signal, noise and
+ * seed), not only on the replicates the paired test counts; at least the
+ * replicates' (with 48 runs and one replicated pair, a t on 1 df asked a
+ * lead of 6.3 sd where the model knew its noise from all 48).
+ */
+static double model_df(const struct prop_input *in, const struct gp *g)
+{
+	double df = (double)(in->noise.df > 0 ? in->noise.df : 1);
+
+	if (g->n > g->d + 3 && (double)(g->n - g->d - 3) > df)
+		df = (double)(g->n - g->d - 3);
+	return df;
+}
+
 /* P(a better than b). */
 double choose_compare(const struct choice *c, const struct prop_input *in, long a, long b,
 		      double *lead, double *sd)
@@ -299,7 +315,7 @@ double choose_compare(const struct choice *c, const struct prop_input *in, long 
 		*sd = sqrt(var > 0 ? var : 0);
 		/* the model's probability, weighed against no signal at all */
 		return c->weight * (*sd == 0 ? mu > md :
-			noise_t_cdf((mu - md) / *sd, (double)(in->noise.df > 0 ? in->noise.df : 1)));
+			noise_t_cdf((mu - md) / *sd, model_df(in, &pm->g)));
 	} else {
 		if (!m->has[a] || !m->has[b])
 			return NAN;

@@ -163,6 +163,31 @@ static void test_pick_is_model_not_raw(void **state)
 	}
 }
 
+/*
+ * The model's P is a t on the degrees of freedom of its fit (every run less
+ * its hyperparameters: 10 runs, 1 lengthscale, signal, noise, seed: 6), not
+ * on the replicates' (the baseline's pair: 1), which asked a lead of 6.3 sd.
+ */
+static void test_p_on_the_models_df(void **state)
+{
+	struct fixture f;
+	struct choice c;
+	long lucky, top;
+
+	(void)state;
+	setup_fx(&f);
+	lucky_study(&f, 1, &lucky, &top);
+	fill(&f, 1);
+	assert_int_equal(f.in.noise.df, 1);
+	assert_int_equal(choose_best_at(&f.in, 0, 1.0, &c), 0);
+	assert_int_equal(c.source, CHOOSE_MODEL);
+	assert_true(c.sd > 0);
+	assert_float_equal(c.p, c.weight * noise_t_cdf(c.lead / c.sd, 6), 1e-12);
+	assert_true(c.p > c.weight * noise_t_cdf(c.lead / c.sd, 1) + 1e-6);
+	choice_release(&c);
+	teardown_fx(&f);
+}
+
 /* The best moves only at the threshold: just above the pick's P it stays, at it it moves. */
 static void test_sticky_at_threshold(void **state)
 {
@@ -329,6 +354,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pick_is_model_not_raw),
+		cmocka_unit_test(test_p_on_the_models_df),
 		cmocka_unit_test(test_sticky_at_threshold),
 		cmocka_unit_test(test_fallback_says_why),
 		cmocka_unit_test(test_kg_numeric),

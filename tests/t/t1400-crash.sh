@@ -29,10 +29,15 @@ cat >"$T_TMP/job.sh" <<'JOB'
 V=0
 SLEEP=2
 echo START
+#GATE
 sleep $SLEEP
 echo "{\"score\": $V}" >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
+# the first runs wait at a gate until section 4 opens it: whatever earlier
+# calls did, their attempts are still to judge there (on a busy machine they
+# had ended, and next had judged them, before the crash point could be hit)
+step "gate job.sh" gate_job "$T_TMP/job.sh"
 step "chmod 644 job.sh" chmod 644 "$T_TMP/job.sh"
 printf '{"score": 0}\n' >"$T_TMP/cv.json"
 step "adopt job.sh --tag base --cv" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
@@ -46,13 +51,8 @@ attempt_field() {	# tag field
 	as_user "$X" -C "$d" status "$1" --json |
 		/usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['runs'][0]['attempts'][-1][sys.argv[1]])" "$2"
 }
-wait_idle() {
-	local i
-	for i in $(seq 1 60); do
-		[ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] && return 0
-		sleep 1
-	done
-}
+idle() { [ -z "$(as_user squeue -h -u "$XLOOP_TEST_USER" -o %i)" ]; }
+wait_idle() { wait_for 300 idle; }
 
 # 0. killed inside the intent's transaction: SQLite rolls it back, nothing half-written
 expect_rc 137 "killed inside the DB transaction" crash submit-in-transaction submit v1
@@ -95,7 +95,8 @@ check "next adopted it instead of submitting again" test "$(all_jobs_named v3)" 
 check "the attempt knows its job" sh -c "[ \"\$(runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' status v3 --json | grep -c '\"phase\": \"submitted\"')\" -ge 1 ]"
 
 # 4. killed after the verdict was stored, before decisions.md: the entry is repaired
-wait_idle
+step "open the gate" open_gate all
+check "the first runs end" wait_idle
 expect_rc 137 "killed after storing a verdict" crash verdict-after-db judge
 n1=$(grep -c '^## .* attempt' "$d/ops/decisions.md")
 u judge >/dev/null 2>&1

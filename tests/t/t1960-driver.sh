@@ -28,6 +28,7 @@ cat >"$T_TMP/job.sh" <<'JOB'
 X=0
 SLEEP=6
 echo "START x=$X device=cpu"
+#GATE
 sleep "$SLEEP"
 printf '{"score": %s}\n' "$X" >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
@@ -39,12 +40,17 @@ cat >"$T_TMP/job2.sh" <<'JOB'
 X=0
 SLEEP=3
 echo "START x=$X device=cpu"
+#GATE
 sleep "$SLEEP"
 ck="$XLOOP_RUN_DIR/checkpoint"
 if [ "$X" = 3 ] && [ ! -e "$ck" ]; then echo 1 >"$ck"; echo "checkpointed"; exit 85; fi
 printf '{"score": %s}\n' "$X" >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
+# drive's first runs wait at a gate until the feeder was seen pending (on a
+# busy machine a 3 s run had ended and the feeder was running already)
+step "gate job.sh" gate_job "$T_TMP/job.sh"
+step "gate job2.sh" gate_job "$T_TMP/job2.sh"
 step "chmod 644 job.sh job2.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/job2.sh" "$T_TMP/cv.json"
 
 # feeders of the user in squeue (any state but completing): "ID STATE" lines
@@ -114,8 +120,10 @@ c["segments"] = {"max": 2, "signal": "USR2", "lead": 30, "checkpoint": "checkpoi
 	new_study "$d" "$name" "$py"
 	expect_rc 0 "$name: adopt" u adopt "$job" --tag base --cv "$T_TMP/cv.json"
 	expect_rc 0 "$name: plan add with 5 changes" u plan add X=1 X=2 X=3 X=4 X=5
+	rm -f "$T_GATES/all"
 	expect_rc 0 "$name: one next" u next
 	check "$name: one feeder pending behind the work" test "$(pending_feeders)" = 1
+	step "$name: open the gate" open_gate all
 	if [ "$mode" = restart ]; then
 		wait_verdicts "$d" 2 60	# in the middle: once the second run is judged
 		check "$name: slurmctld restarted with runs and a feeder queued" \

@@ -323,3 +323,24 @@ int slurm_acct_summarize(const struct slurm_acct *acct, const char *job,
 	}
 	return 0;
 }
+
+/* Say which step failed. */
+char *slurm_acct_step_note(const struct slurm_acct *acct,
+			   const struct slurm_acct_summary *sum)
+{
+	const struct slurm_acct_row *w = sum->worst_step;
+	const char *nodes, *name;
+
+	if (w == NULL || sum->alloc == NULL)
+		return NULL;
+	nodes = slurm_acct_get(acct, w, "NodeList");
+	name = slurm_acct_get(acct, w, "JobName");
+	return xasprintf("step %s.%s%s%s%s on %s ended %s %d:%d, the batch script's "
+			 "allocation %s %d:%d", w->id.job, w->id.step, name ? " (" : "",
+			 name ? name : "", name ? ")" : "", nodes && *nodes ? nodes : "?",
+			 slurm_state_name(w->state), w->exit_code < 0 ? 0 : w->exit_code,
+			 w->exit_signal < 0 ? 0 : w->exit_signal,
+			 slurm_state_name(sum->alloc_state),
+			 sum->alloc->exit_code < 0 ? 0 : sum->alloc->exit_code,
+			 sum->alloc->exit_signal < 0 ? 0 : sum->alloc->exit_signal);
+}

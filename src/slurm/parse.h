@@ -373,6 +373,14 @@ struct slurm_acct_summary {
 int slurm_acct_summarize(const struct slurm_acct *acct, const char *job,
 			 struct slurm_acct_summary *sum, char **cause);
 
+/*
+ * The failed step a summary's state came from, for a verdict: "step 6.0
+ * (bash) on node[1-2] ended FAILED 3:0, the batch script's allocation
+ * COMPLETED 0:0" (malloc'd), or NULL when no step failed.
+ */
+char *slurm_acct_step_note(const struct slurm_acct *acct,
+			   const struct slurm_acct_summary *sum);
+
 /* Free one record's pairs (a record not inside a struct slurm_records). */
 void slurm_record_release(struct slurm_record *rec);
 

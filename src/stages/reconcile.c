@@ -153,21 +153,7 @@ static void final_from_acct(const struct slurm_acct *acct,
 	slurm_parse_time(v ? v : "", &f->end, NULL);
 	f->node = xstrdup(sum->nodes ? sum->nodes : "");
 	f->restarts = -1;
-	if (sum->worst_step) {
-		const struct slurm_acct_row *w = sum->worst_step;
-		const char *wn = slurm_acct_get(acct, w, "NodeList"), *name =
-			slurm_acct_get(acct, w, "JobName");
-
-		f->step_note = xasprintf("step %s.%s%s%s%s on %s ended %s %d:%d, the batch "
-					 "script's allocation %s %d:%d", w->id.job, w->id.step,
-					 name ? " (" : "", name ? name : "", name ? ")" : "",
-					 wn && *wn ? wn : "?", slurm_state_name(w->state),
-					 w->exit_code < 0 ? 0 : w->exit_code,
-					 w->exit_signal < 0 ? 0 : w->exit_signal,
-					 slurm_state_name(sum->alloc_state),
-					 sum->alloc->exit_code < 0 ? 0 : sum->alloc->exit_code,
-					 sum->alloc->exit_signal < 0 ? 0 : sum->alloc->exit_signal);
-	}
+	f->step_note = slurm_acct_step_note(acct, sum);
 	for (i = 0; i < acct->nr; i++) {
 		if (strcmp(acct->rows[i].id.job, job) != 0)
 			continue;

@@ -131,7 +131,13 @@ expect_rc 0 "next" u next
 # the new summary, once submitted (on a busy machine a later next submits
 # it; the cancelled first one's Dependency reads "(null)")
 new_then() { jobs_in "$d" sp.then | grep -q 'JobState=PENDING' || { u next >/dev/null 2>&1; false; }; }
-step "the new summary is submitted" wait_for 120 new_then
+if ! wait_for 240 new_then; then
+	# what Slurm and xloop said instead (it failed once under load, not reproduced)
+	not_ok "setup: the new summary is submitted" "$(jobs_in "$d" sp.then | tr ' ' '\n' |
+		grep -E '^(JobId|JobState|Reason|Dependency)=' | paste -sd' ')
+$(jobs_in "$d" sp.eval | tr ' ' '\n' | grep -E '^(JobId|JobState)=' | paste -sd' ')
+$(u sweep show sp 2>&1 | tail -n 8)"
+fi
 dep=$(jobs_in "$d" sp.then | grep 'JobState=PENDING' | sort -t= -k2 -n | tail -n1 | field Dependency)
 sparr=$(jobs_in "$d" sp.eval | field ArrayJobId | sort -n | head -n1)
 check "the new summary waits for the slow evaluation's array too ($sparr: $dep)" sh -c "printf '%s' '$dep' | grep -q 'afterany:${sparr}[(_]'"

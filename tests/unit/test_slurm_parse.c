@@ -3672,6 +3672,13 @@ static void test_nodes_captures(void **unused)
 			assert_non_null(sum.worst_step);
 			assert_string_equal(sum.worst_step->id.step, "0");
 			assert_string_equal(sum.nodes, "node[1-2]");
+			{
+				char *note = slurm_acct_step_note(&acct, &sum);
+
+				assert_string_equal(note, "step 6.0 (bash) on node[1-2] ended FAILED "
+						    "3:0, the batch script's allocation COMPLETED 0:0");
+				free(note);
+			}
 			slurm_acct_release(&acct);
 			free(body);
 			free(cmd);

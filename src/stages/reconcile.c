@@ -157,7 +157,6 @@ static void final_from_acct(const struct slurm_acct *acct,
 	for (i = 0; i < acct->nr; i++) {
 		if (strcmp(acct->rows[i].id.job, job) != 0)
 			continue;
-
 		for (k = 0; k < acct->nr_fields; k++)
 			buf_addf(&b, "%s%s", k ? "|" : "", acct->rows[i].values[k]);
 		buf_addc(&b, '\n');

@@ -53,17 +53,17 @@ void judge_attempt(const struct judge_input *in, struct verdict *out)
 		return;
 	}
 	if (in->state != SLURM_STATE_COMPLETED) {
+		const char *sep = in->step_note ? "; " : "", *note = in->step_note ? in->step_note : "";
+
 		out->failure_class = judge_class(in->state);
 		if (in->exit_code >= 0)
 			out->reason = xasprintf("%s (ExitCode %d:%d): %s%s%s",
 						slurm_state_name(in->state), in->exit_code,
 						in->exit_signal < 0 ? 0 : in->exit_signal,
-						state_reason(in->state), in->step_note ? "; " : "",
-						in->step_note ? in->step_note : "");
+						state_reason(in->state), sep, note);
 		else
 			out->reason = xasprintf("%s: %s%s%s", slurm_state_name(in->state),
-						state_reason(in->state), in->step_note ? "; " : "",
-						in->step_note ? in->step_note : "");
+						state_reason(in->state), sep, note);
 		return;
 	}
 	if (in->exit_code != 0 || in->exit_signal > 0) {

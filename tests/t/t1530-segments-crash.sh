@@ -27,10 +27,14 @@ SLEEP=6
 ck="$XLOOP_RUN_DIR/checkpoint"
 echo "START segment=$XLOOP_SEGMENT device=cpu"
 if [ ! -e "$ck" ]; then sleep "$SLEEP"; echo 1 >"$ck"; exit 85; fi
+#GATE
 echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
 step "chmod 644 job.sh" chmod 644 "$T_TMP/job.sh"
+# the last segment waits at a gate: s9's until its tick has been killed
+step "gate job.sh" gate_job "$T_TMP/job.sh"
+for r in s5 s7 s8; do open_gate "$r"; done
 printf '{"score": 0}\n' >"$T_TMP/cv.json"
 step "adopt job.sh --tag base --cv" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
 for v in 5 7 8 9; do u new "s$v" --from base --set "SLEEP=$v" >/dev/null; done
@@ -83,14 +87,14 @@ done
 # at a continuation (alone in the queue): segment 2 becomes current in
 # tick, segment 3 is queued
 expect_rc 0 "a run for the continuation" u submit s9 --no-chain
-for i in $(seq 1 60); do
-	st=$(as_user squeue -h -j "$(db "SELECT s.job_id FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON r.id = t.run_id WHERE r.tag = 's9' AND s.k = 2")" -o %T 2>/dev/null)
-	[ "$st" = RUNNING ] || [ -z "$st" ] && break
-	sleep 1
-done
+seg_running() {
+	[ "$(as_user squeue -h -j "$(db "SELECT s.job_id FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON r.id = t.run_id WHERE r.tag = 's9' AND s.k = 2")" -o %T 2>/dev/null)" = RUNNING ]
+}
+check "  its segment 2 runs, held at the gate" wait_for 240 eval 'at_gate s9 && seg_running'
 crash segment-after-sbatch tick >/dev/null 2>&1
 rc=$?
 check "killed at a continuation's sbatch in tick" test "$rc" = 137
+open_gate s9
 u tick >/dev/null 2>&1
 check "  segment 3 has one job" test "$(seg_jobs s9 3)" -le 1
 check "  and one row" test "$(db "SELECT count(*) FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON r.id = t.run_id WHERE r.tag = 's9' AND s.k = 3")" = 1

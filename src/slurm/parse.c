@@ -323,59 +323,6 @@ int slurm_state_is_final(enum slurm_state st)
 
 /* ------------------------------------------------------- small values */
 
-/* Count the hosts of a hostlist expression. */
-long slurm_hostlist_count(const char *list)
-{
-	long n = 0;
-	const char *p = list;
-
-	if (!list || !*list || strchr(list, ' '))
-		return 0;
-	while (*p) {
-		const char *open = NULL, *end = p;
-
-		/* one host expression: up to a comma outside brackets */
-		while (*end && *end != ',') {
-			if (*end == '[') {
-				open = end;
-				end += strcspn(end, "]");
-				if (*end)
-					end++;
-				continue;
-			}
-			end++;
-		}
-		if (!open) {
-			n += end > p;
-		} else {
-			/* "1-3,7" between the brackets */
-			const char *q = open + 1;
-			long in = 0;
-
-			while (q < end && *q != ']') {
-				char *e;
-				long a = strtol(q, &e, 10), b = a;
-
-				if (e == q)
-					break;
-				if (*e == '-') {
-					q = e + 1;
-					b = strtol(q, &e, 10);
-					if (e == q || b < a)
-						b = a;
-				}
-				in += b - a + 1;
-				q = *e == ',' ? e + 1 : e;
-				if (*e != ',' && *e != ']')
-					break;
-			}
-			n += in > 0 ? in : 1;
-		}
-		p = *end ? end + 1 : end;
-	}
-	return n;
-}
-
 /* Parse "status:signal". */
 int slurm_parse_exit_code(const char *s, int *status, int *signo,
 			  char **cause)

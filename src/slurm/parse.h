@@ -113,6 +113,20 @@ int slurm_parse_test_only(const char *out, time_t *start, char **cause);
  */
 long slurm_hostlist_count(const char *list);
 
+/*
+ * The hosts a NodeList names, in its order (slurm/parse-hostlist.c):
+ * "node[1-2]" node1 node2; "node[1,3-4]" node1 node3 node4; "gpu[08-10]"
+ * gpu08 gpu09 gpu10 (the lower bound's width); "n[1-2]-ib" n1-ib n2-ib;
+ * "a1,b2" a1 b2. Returns how many, *hosts a malloc'd array of malloc'd
+ * names (slurm_hosts_free), or 0 and NULL for "", "None assigned" and
+ * "(null)". -1 with *cause for what is not a hostlist (an empty name, a
+ * space, a bracket not closed, a range that is not digits or runs
+ * backwards) and for one naming more than max hosts.
+ */
+long slurm_hostlist_expand(const char *list, long max, char ***hosts, char **cause);
+/* Free n hosts of slurm_hostlist_expand. */
+void slurm_hosts_free(char **hosts, long n);
+
 /* ExitCode "status:signal" ("0:0", "127:0", "0:9") into its two numbers. */
 int slurm_parse_exit_code(const char *s, int *status, int *signo,
 			  char **cause);

@@ -3618,6 +3618,91 @@ static void test_hostlist_count(void **unused)
 	assert_int_equal(slurm_hostlist_count("n[x]"), 1);
 }
 
+/* Expand list (at most max hosts) and join its hosts with spaces; "ERR: cause" when it cannot. */
+static char *expand(const char *list, long max)
+{
+	char **h = NULL, *cause = NULL;
+	long n = slurm_hostlist_expand(list, max, &h, &cause), i;
+	struct buf b = BUF_INIT;
+
+	if (n < 0) {
+		assert_null(h);
+		assert_non_null(cause);
+		buf_addf(&b, "ERR: %s", cause);
+		free(cause);
+		return buf_detach(&b, NULL);
+	}
+	assert_null(cause);
+	for (i = 0; i < n; i++)
+		buf_addf(&b, "%s%s", i ? " " : "", h[i]);
+	slurm_hosts_free(h, n);
+	return buf_detach(&b, NULL);
+}
+
+/* Check that list expands to want (or fails with a cause starting so). */
+static void expands(const char *list, const char *want)
+{
+	char *got = expand(list, 64);
+
+	if (strncmp(want, "ERR: ", 5) == 0)
+		assert_true(strncmp(got, want, strlen(want)) == 0);
+	else
+		assert_string_equal(got, want);
+	free(got);
+}
+
+/* A hostlist's hosts, in order; what is not a hostlist fails with a cause. */
+static void test_hostlist_expand(void **unused)
+{
+	char **h = (char **)1;
+
+	(void)unused;
+	expands("node1", "node1");
+	expands("node[1-2]", "node1 node2");
+	expands("node[1,3-4]", "node1 node3 node4");
+	expands("a1,b2", "a1 b2");
+	expands("a[1-3,7],b2", "a1 a2 a3 a7 b2");
+	expands("gpu[08-10]", "gpu08 gpu09 gpu10");
+	expands("gpu[8-10]", "gpu8 gpu9 gpu10");
+	expands("n[1-2]-ib,x", "n1-ib n2-ib x");
+	expands("r[1-2]n[1-2]", "r1n1 r1n2 r2n1 r2n2");
+	expands("[1-2]", "1 2");
+	expands("node-1.example.org", "node-1.example.org");
+	/* each agrees with slurm_hostlist_count */
+	assert_int_equal(slurm_hostlist_count("node[1,3-4]"), 3);
+	assert_int_equal(slurm_hostlist_expand("", 64, &h, NULL), 0);
+	assert_null(h);
+	assert_int_equal(slurm_hostlist_expand(NULL, 64, &h, NULL), 0);
+	assert_int_equal(slurm_hostlist_expand("None assigned", 64, &h, NULL), 0);
+	assert_int_equal(slurm_hostlist_expand("(null)", 64, &h, NULL), 0);
+	/* malformed */
+	expands("node[1-2", "ERR: 'node[1-2' is not a hostlist: a '[' without its ']'");
+	expands("node1-2]", "ERR: 'node1-2]' is not a hostlist: a ']' without its '['");
+	expands("node[2-1]", "ERR: 'node[2-1]' is not a hostlist: a range");
+	expands("node[x]", "ERR: 'node[x]' is not a hostlist: a range");
+	expands("node[]", "ERR: 'node[]' is not a hostlist: a range");
+	expands("node[1,]", "ERR: 'node[1,]' is not a hostlist: a range");
+	expands("node[1-]", "ERR: 'node[1-]' is not a hostlist: a range");
+	expands("node[1-2x]", "ERR: 'node[1-2x]' is not a hostlist: a range");
+	expands("node[[1]]", "ERR: 'node[[1]]' is not a hostlist");
+	expands("node[1234567890]", "ERR: 'node[1234567890]' is not a hostlist: a range");
+	expands("a,,b", "ERR: 'a,,b' is not a hostlist: an empty name");
+	expands(",a", "ERR: ',a' is not a hostlist: an empty name");
+	expands("a,", "ERR: 'a,' is not a hostlist: an empty name");
+	expands("a b", "ERR: 'a b' is not a hostlist: a space in a name");
+	/* more hosts than asked for: a cause, nothing allocated */
+	expands("gpu[1-999999999]", "ERR: hostlist 'gpu[1-999999999]' names more than 64 hosts");
+	expands("a[1-64],b", "ERR: hostlist 'a[1-64],b' names more than 64 hosts");
+	expands("r[1-8]n[1-9]", "ERR: hostlist 'r[1-8]n[1-9]' names more than 64 hosts");
+	{
+		char *got = expand("a[1-64]", 64);
+
+		assert_true(strncmp(got, "a1 a2 ", 6) == 0);
+		assert_non_null(strstr(got, " a64"));
+		free(got);
+	}
+}
+
 static void test_nodes_captures(void **unused)
 {
 	struct slurm_jobs j = SLURM_JOBS_INIT;
@@ -3706,6 +3791,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hostlist_count),
+		cmocka_unit_test(test_hostlist_expand),
 		cmocka_unit_test(test_nodes_captures),
 		cmocka_unit_test(test_state_names_roundtrip),
 		cmocka_unit_test(test_state_forms),

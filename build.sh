@@ -14,8 +14,10 @@
 #                       rewrites only their part of BENCHMARKS.md
 #   ./build.sh bench search   autopilot vs Optuna 3.1/4.1 (TPE, GPSampler) and random
 #                       search (bench/search.py; builds build/dev/xloop and a trixie tree)
-#   ./build.sh soak [MINUTES]   the chaos soak (tests/soak, default 30 min): faults on a
-#                       schedule, checked against sacct and git; figures to BENCHMARKS.md
+#   ./build.sh soak [--nodes [N]] [MINUTES]   the chaos soak (tests/soak, default 30 min):
+#                       faults on a schedule, checked against sacct and git; figures to
+#                       BENCHMARKS.md; --nodes: on N nodes (default 3; a node lost and
+#                       back, a drain, a preemption wave)
 #   ./build.sh fuzz [SECONDS]   libFuzzer targets (fuzz/README.md), SECONDS each
 #   ./build.sh valgrind the unit tests, built without sanitizers, under memcheck
 #   ./build.sh install PREFIX   the static xloop into PREFIX/bin, its manual pages
@@ -266,7 +268,8 @@ soak)
 	need_pkgs $BUILD_PKGS $TEST_PKGS
 	build_static
 	build_static_test
-	exec tests/soak/soak.sh --bench "${2:-30}"
+	shift
+	exec tests/soak/soak.sh --bench "$@"
 	;;
 fuzz) build_fuzz "${2:-60}" ;;
 valgrind) run_valgrind ;;

@@ -6,7 +6,12 @@
 Run as the study's user after tests/soak/soak.py. Prints one "ok - soak:"
 or "not ok - soak:" line per check with its count, then
 "N passed, N failed, N skipped"; writes the figures to FILE (JSON).
-Exit 0 when every check passed.
+Exit 0 when every check passed. A job Slurm requeued (a lost node, a
+preemption) has several records of one JobID in sacct -D; it is one job,
+and its last record is its end. On many nodes (soak.json's "nodes") three
+checks more: no attempt had two live jobs at once, every retry after a
+node loss ran away from the lost node, and the lost node ran runs again
+after it returned.
 """
 import argparse
 import collections
@@ -36,7 +41,7 @@ def sacct(user, since):
     """Every job record of the user since the soak began (-D: requeued and
     duplicated ids too), one dict each."""
     fields = ["JobID", "JobName", "State", "ExitCode", "Submit", "Start", "End",
-              "Comment", "WorkDir"]
+              "NodeList", "Comment", "WorkDir"]
     out = subprocess.run(["sacct", "-D", "-X", "-n", "-P", "-u", user, "-S", since,
                           "-E", "now", "-o", ",".join(fields)],
                          stdout=subprocess.PIPE, text=True, check=True).stdout
@@ -47,8 +52,36 @@ def sacct(user, since):
             continue
         j = dict(zip(fields, v[:len(fields) - 1] + ["|".join(v[len(fields) - 1:])]))
         j["State"] = j["State"].split()[0].rstrip("+")
+        j["seq"] = len(jobs)
         jobs.append(j)
     return jobs
+
+
+def rec_key(j):
+    """The order of one job's records in sacct -D: by start (a requeued
+    job's next record starts later), then as sacct lists them."""
+    return (ts(j["Start"]) or ts(j["End"]) or ts(j["Submit"]) or 0, j["seq"])
+
+
+def overlaps(recs):
+    """Pairs of records of different JobIDs whose Start..End overlap (a
+    record still running ends now)."""
+    iv = []
+    for j in recs:
+        s = ts(j["Start"])
+        if s is None:
+            continue
+        e = ts(j["End"]) or datetime.datetime.now().timestamp()
+        iv.append((s, e, j))
+    iv.sort(key=lambda x: x[0])
+    out = []
+    for i, (s1, e1, j1) in enumerate(iv):
+        for s2, e2, j2 in iv[i + 1:]:
+            if s2 >= e1:
+                break
+            if j1["JobID"] != j2["JobID"]:
+                out.append((j1, j2))
+    return out
 
 
 def main():
@@ -91,6 +124,14 @@ def main():
     by_tok = collections.defaultdict(list)
     for j in runs:
         by_tok[j["tok"]].append(j)
+    # a job's last record (Slurm's requeues make several of one JobID)
+    last_rec = {}
+    for j in runs:
+        if j["JobID"] not in last_rec or rec_key(j) >= rec_key(last_rec[j["JobID"]]):
+            last_rec[j["JobID"]] = j
+    requeued = {i for i in last_rec if sum(1 for j in runs if j["JobID"] == i) > 1}
+    nodes = soak.get("nodes") or 0
+    gpus = soak.get("gpus") or 2
 
     # --- what xloop recorded --------------------------------------------------
     db = sqlite3.connect("file:%s/.xloop/state.db?mode=ro" % a.study_dir, uri=True, timeout=30)
@@ -134,7 +175,8 @@ def main():
                 details["duplicate submissions"].append("%s#%d.%d ran as jobs %s" %
                                                         (key + (" ".join(sorted(ids)),)))
     report("duplicate submissions", dups, dups == 0,
-           " (%d run jobs, %d feeder jobs in sacct)" % (len(runs), feeders))
+           " (%d run jobs, %d requeued by Slurm, %d feeder jobs in sacct)" %
+           (len(last_rec), len(requeued), feeders))
 
     # 2. lost attempts: every run job Slurm has is an attempt (or a segment of
     # one) in the DB, and every attempt has its verdict
@@ -173,6 +215,7 @@ def main():
         last = None
         for tok in toks:
             for j in by_tok.get(tok, []):
+                j = last_rec[j["JobID"]]
                 if last is None or (ts(j["Start"]) or 0, j["k"]) >= (ts(last["Start"]) or 0, last["k"]):
                     last = j
         if last is not None and last["State"] not in FINAL:
@@ -283,7 +326,8 @@ def main():
     details["jobs left after the drain"] = q
     report("jobs left after the drain", len(q), not q)
 
-    # 8. GPU busy outside the fault windows: run jobs on 2 GPUs, from the
+    # 8. GPU busy outside the fault windows: run jobs on the GPUs (2, or
+    # one a node), from the
     # first run job's start to `auto off`, or to the autopilot's own stop
     # (converged: no untried neighbour left) when that came first, with
     # the runs it waited for: the study has no work after it
@@ -295,19 +339,20 @@ def main():
     windows = [(f["start"], f["end"] + GRACE) for f in soak["faults"]]
     t_from = min((s for s, _ in iv), default=soak["t0"])
     t_to = soak["auto_off"]
-    if stopped_at and stopped_at < t_to:
+    if stopped_at and stopped_at < t_to and not nodes:
+        # (on many nodes the keeper's plan entries go on after it)
         t_to = max(stopped_at, t_from)
         res["autopilot stopped"] = round(stopped_at - soak["t0"], 1)
         print("# the autopilot stopped by itself at %.0f s (of %.0f): GPU busy counted until then" %
               (stopped_at - soak["t0"], soak["auto_off"] - soak["t0"]))
-    # integrate busy GPUs (at most 2) and time outside windows per second
+    # integrate busy GPUs (at most all of them) and time outside windows per second
     def busy_in(t0, t1):
         busy = total = 0.0
         t = t0
         while t < t1:
             if not any(w0 <= t < w1 for w0, w1 in windows):
                 n = sum(1 for s, e in iv if s <= t < e)
-                busy += min(n, 2) / 2.0
+                busy += min(n, gpus) / float(gpus)
                 total += 1
             t += 1.0
         return busy, total
@@ -333,7 +378,12 @@ def main():
         print("%sok - soak: GPU busy outside fault windows: %.1f%% of %d s (goal 90%%)" %
               ("" if ok else "not ", 100 * frac, total))
 
-    res["run jobs"] = len(runs)
+    if nodes:
+        skipped += many_nodes(soak, runs, last_rec, report, details, res)
+
+    res["run jobs"] = len(last_rec)
+    res["requeued jobs"] = len(requeued)
+    res["nodes"], res["gpus"] = nodes, gpus
     res["feeder jobs"] = feeders
     res["attempts"] = len(att)
     res["runs"] = len({a_["tag"] for a_ in att.values()})
@@ -346,6 +396,80 @@ def main():
         json.dump(res, f, indent=1)
     print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
     return 0 if failed == 0 else 1
+
+
+def many_nodes(soak, runs, last_rec, report, details, res):
+    """The checks of many nodes: no two live jobs of one attempt, retries
+    away from a lost node, the lost node back at work. Returns the checks
+    skipped."""
+    skipped = 0
+    # 9. no attempt (and segment) ever had two live jobs at once: Start..End
+    # of its records of different JobIDs never overlap
+    per = collections.defaultdict(list)
+    for j in runs:
+        per[(j["tag"], j["n"], j["k"])].append(j)
+    bad = 0
+    for key, recs in per.items():
+        for j1, j2 in overlaps(recs):
+            bad += 1
+            details["attempts with two live jobs"].append(
+                "%s#%d.%d: job %s (%s..%s on %s) and job %s (%s..%s on %s)" %
+                (key + (j1["JobID"], j1["Start"], j1["End"], j1["NodeList"],
+                        j2["JobID"], j2["Start"], j2["End"], j2["NodeList"])))
+    report("attempts with two live jobs", bad, bad == 0,
+           " (%d attempts and segments with jobs)" % len(per))
+
+    # 10. every retry after a node loss ran away from the lost node: a job
+    # that ended NODE_FAIL (its last record), and the jobs of the run's next
+    # attempt
+    by_att = collections.defaultdict(list)
+    for j in runs:
+        by_att[(j["tag"], j["n"])].append(j)
+    bad = checked = 0
+    for jid, j in last_rec.items():
+        if j["State"] != "NODE_FAIL":
+            continue
+        nxt = by_att.get((j["tag"], j["n"] + 1), [])
+        for r in nxt:
+            if not ts(r["Start"]):
+                continue
+            checked += 1
+            if j["NodeList"] in r["NodeList"].split(","):
+                bad += 1
+                details["retries on the lost node"].append(
+                    "%s attempt %d: job %s ended NODE_FAIL on %s; attempt %d ran as job %s on %s" %
+                    (j["tag"], j["n"], jid, j["NodeList"], r["n"], r["JobID"], r["NodeList"]))
+    lost_jobs = sum(1 for j in last_rec.values() if j["State"] == "NODE_FAIL")
+    if checked == 0:
+        print("ok - soak: retries on the lost node: 0 # skip no retry after a NODE_FAIL "
+              "ran (%d jobs ended NODE_FAIL)" % lost_jobs)
+        res["retries on the lost node"] = None
+        skipped += 1
+    else:
+        report("retries on the lost node", bad, bad == 0,
+               " (%d jobs ended NODE_FAIL, %d retry records checked)" % (lost_jobs, checked))
+    res["retries after a node loss"] = checked
+
+    # 11. the lost node came back and ran runs again
+    bad = 0
+    again = []
+    for nl in soak.get("node_loss", []):
+        after = [j for j in runs if nl["node"] in j["NodeList"].split(",") and
+                 (ts(j["Start"]) or 0) >= int(nl["returned"])]
+        again.append(len(after))
+        if not nl["state"].startswith(("idle", "mixed", "allocated", "completing")) or not after:
+            bad += 1
+            details["lost nodes not back at work"].append(
+                "%s: %s after start-node, %d run jobs started on it after" %
+                (nl["node"], nl["state"], len(after)))
+    if not soak.get("node_loss"):
+        bad = 1
+        details["lost nodes not back at work"].append("no node was lost (the harness found no run to kill)")
+    report("lost nodes not back at work", bad, bad == 0,
+           " (%s)" % ", ".join("%s back %s, %d run jobs after" % (nl["node"], nl["state"], n)
+                               for nl, n in zip(soak.get("node_loss", []), again)))
+    res["lost node's run jobs after its return"] = sum(again)
+    return skipped
 
 
 def expected_score(study_dir, tag):

@@ -2,11 +2,18 @@
 """The chaos soak's harness (issue 21); tests/soak/soak.sh runs it as root.
 
     soak.py --minutes M --dir W --study-dir D --xloop BIN --user U
-            [--seed N] [--run-secs S]
+            [--seed N] [--run-secs S] [--nodes N]
 
 A study in D (its .xloop/ on a small loop-mounted filesystem, mounted by
 soak.sh), runs of about S seconds on 2 lanes and 2 GPUs, autopilot over a
-space of 60^4 configurations. The first third only the Slurm driver (the
+space of 60^4 configurations. With --nodes N (issue 34; the multi-node
+test cluster, one GPU a node): N lanes, the runs in the preemptible
+partition low, and the faults of many nodes in place of slurmd's outage:
+a node lost under a run (its job made unrequeueable first, so it ends
+NODE_FAIL and xloop retries it elsewhere) that returns after the timeout,
+a node drained and resumed, a preemption wave (root's jobs of partition
+gpu on every node; Slurm requeues the study's jobs). When the autopilot
+converges, plan entries keep the lanes busy (the keeper). The first third only the Slurm driver (the
 feeder jobs) runs xloop; then a cron-style tick every 5 s as well. Faults
 on a schedule drawn from the seed, each logged with its start and end in
 W/faults.jsonl. At the end: `auto off`, wait until no job of the user is
@@ -28,6 +35,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 TC = os.path.join(ROOT, "ops", "slurm", "testcluster.sh")
 SLURMD_DOWN = 100	# SlurmdTimeout is 60 in testcluster.sh: the node goes DOWN
 TICK_EVERY = 5
+NODE_DOWN_WAIT = 90	# kill-node: down* after SlurmdTimeout (10 s) and a ping, about 25 s
 
 # The job: four knobs, score A+B+C+D (the climb never runs out in a soak);
 # a hash of the configuration picks 10% failures, 5% over their memory
@@ -86,15 +94,28 @@ class Soak:
         self.tick_procs = []
         self.kills = []
         self.errors = []
+        self.node_loss = []
+        self.preempt = []
+        self.plan_added = 0
+        self.quiet = threading.Event()	# a node's outage: no controller restart now
         self.plan_schedule()
 
     def plan_schedule(self):
         """The faults' times (seconds from the start), drawn from the seed:
-        slurmd's outage first, the controller's restarts around it (a
-        restart would reset the node's timeout, and no NODE_FAIL comes)."""
+        slurmd's outage (on many nodes: a node's loss) first, the
+        controller's restarts around it (a restart would reset the node's
+        timeout, and no NODE_FAIL comes)."""
         T, rng = self.T, self.rng
         self.at_slurmd = T * rng.uniform(0.4, 0.55)
-        quiet = (self.at_slurmd - 10, self.at_slurmd + SLURMD_DOWN + 30)
+        if self.a.nodes:
+            # the node back before the preemption wave, the drain after it
+            self.at_slurmd -= T * 0.05
+            self.node_hold = max(60 * self.s, 20)
+            self.at_preempt = T * rng.uniform(0.62, 0.68)
+            self.preempt_hold = max(90 * self.s, 30)
+            quiet = (self.at_slurmd - 10, self.at_slurmd + NODE_DOWN_WAIT + self.node_hold + 60)
+        else:
+            quiet = (self.at_slurmd - 10, self.at_slurmd + SLURMD_DOWN + 30)
         period = max(300 * self.s, 30)
         self.at_ctld = []
         t = period * rng.uniform(0.5, 1.0)
@@ -105,6 +126,8 @@ class Soak:
             t += period * rng.uniform(0.8, 1.2)
         self.ctld_killed = rng.randrange(len(self.at_ctld)) if self.at_ctld else -1
         self.at_drain = T * rng.uniform(0.7, 0.8)
+        if self.a.nodes:
+            self.at_drain = max(self.at_drain, self.at_preempt + self.preempt_hold + 30)
         self.at_webhook = T * rng.uniform(0.1, 0.2)
         self.at_disk = T * rng.uniform(0.3, 0.4)
 
@@ -208,7 +231,10 @@ class Soak:
         p = os.path.join(d, "xloop.json")
         c = json.load(open(p))
         c["resources"].update(cpus=1, mem="100M", time="00:05:00")
-        c["queue"].update(lanes=2, depth=1)
+        c["queue"].update(lanes=self.a.nodes or 2, depth=1)
+        if self.a.nodes:
+            c["slurm"]["partition"] = "low"
+            c["resources"]["gres"] = "gpu:1"
         c["breaker"] = {"program": 0, "infra": 0, "no_gpu": False}
         c["retry"] = {"infra_max": 5, "auto_resources": False}
         c["segments"] = {"max": 2, "signal": "USR2", "lead": 30, "checkpoint": "checkpoint"}
@@ -243,6 +269,8 @@ class Soak:
             if not self.sleep_until(self.t0 + t):
                 return
             sig = "KILL" if i == self.ctld_killed else "TERM"
+            while self.quiet.is_set() and not self.stop.is_set():
+                time.sleep(1)	# a node's outage runs longer than planned
             start = time.time()
             r = self.tc("kill-daemon", "slurmctld", sig)
             if r.returncode != 0:
@@ -287,12 +315,163 @@ class Soak:
         if not self.sleep_until(self.t0 + self.at_drain):
             return
         node = os.uname()[1].split(".")[0]
+        detail = ""
+        if self.a.nodes:
+            # a node with a run on it (the run ends there; nothing new
+            # starts there), not the one lost earlier when another will do
+            lost = {n["node"] for n in self.node_loss}
+            busy = [n for _, n in self.run_jobs() if n not in lost] or \
+                ["node%d" % k for k in range(1, self.a.nodes + 1) if "node%d" % k not in lost]
+            node = self.rng.choice(sorted(busy))
+            detail = node
         start = time.time()
         self.retry_root(["scontrol", "update", "nodename=" + node, "state=drain",
                          "reason=soak"])
         time.sleep(max(120 * self.s, 15))
         self.retry_root(["scontrol", "update", "nodename=" + node, "state=resume"])
-        self.fault("drain", start, time.time())
+        if self.a.nodes:
+            detail += ", then " + self.node_state(node)
+        self.fault("drain", start, time.time(), detail)
+
+    def run_jobs(self):
+        """(job id, node) of the study's run jobs running now (not feeders)."""
+        r = subprocess.run(["squeue", "-h", "-u", self.a.user, "-t", "RUNNING", "-o", "%i|%N|%k"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        out = []
+        for line in r.stdout.splitlines():
+            v = line.split("|", 2)
+            if len(v) == 3 and v[2].startswith("xloop:") and v[1]:
+                out.append((v[0], v[1]))
+        return out
+
+    def node_state(self, node):
+        return subprocess.run(["sinfo", "-h", "-N", "-n", node, "-o", "%T"], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True).stdout.strip() or "unknown"
+
+    def f_node_lost(self):
+        """A node lost under a run (kill-node: its slurmd and every process
+        of its namespace), kept down past SlurmdTimeout, then started again:
+        it must come back in service and get work. The run's job is made
+        unrequeueable first (scontrol update requeue=0): it ends NODE_FAIL,
+        is judged infra and retried by xloop, away from the lost node (the
+        preemption wave shows Slurm's own requeues)."""
+        if not self.sleep_until(self.t0 + self.at_slurmd):
+            return
+        victims = []
+        end = time.time() + 120
+        while not victims and time.time() < end and not self.stop.is_set():
+            victims = self.run_jobs()
+            if not victims:
+                time.sleep(1)
+        if not victims:
+            self.errors.append("node loss: no run job ran within 120 s")
+            return
+        job, node = self.rng.choice(sorted(victims))
+        self.quiet.set()
+        try:
+            self.retry_root(["scontrol", "update", "jobid=" + job, "requeue=0"], secs=30)
+            start = time.time()
+            on = [j for j, n in self.run_jobs() if n == node]
+            r = self.tc("kill-node", node)
+            if r.returncode != 0:
+                self.errors.append("kill-node %s: %s" % (node, r.stdout))
+            down = None
+            until = time.time() + NODE_DOWN_WAIT
+            while time.time() < until:
+                st = self.node_state(node)
+                if st.startswith("down"):
+                    down = time.time()
+                    break
+                time.sleep(1)
+            time.sleep(self.node_hold)
+            r = self.tc("start-node", node)
+            if r.returncode != 0:
+                self.errors.append("start-node %s: %s" % (node, r.stdout))
+            back = time.time()
+            st = self.node_state(node)
+        finally:
+            self.quiet.clear()
+        self.node_loss.append({"node": node, "jobs": on, "unrequeued": job, "killed": start,
+                               "down": down, "returned": back, "state": st})
+        self.fault("node-lost", start, back, "%s with run job%s %s; down* after %s; back %s" %
+                   (node, "s" if len(on) > 1 else "", " ".join(on) or job,
+                    "%.0f s" % (down - start) if down else "(never seen down)", st))
+
+    def f_preempt(self):
+        """A preemption wave: root's jobs of partition gpu (PriorityTier 2)
+        take every node's GPU for a while; the study's jobs in low are
+        preempted and requeued by Slurm (same job id); then they leave."""
+        if not self.sleep_until(self.t0 + self.at_preempt):
+            return
+        start = time.time()
+        hit = self.run_jobs()
+        ids = []
+        for k in range(1, self.a.nodes + 1):
+            r = self.retry_root(["sbatch", "--parsable", "-p", "gpu", "-w", "node%d" % k,
+                                 "--gres=gpu:1", "-c", "1", "--mem=20M", "-J", "soak-preempt",
+                                 "-o", "/dev/null", "--wrap", "sleep 3600"], secs=60)
+            if r.returncode == 0:
+                ids.append(r.stdout.strip().split(";")[0])
+            else:
+                self.errors.append("preempt sbatch: " + r.stdout)
+        ran = 0
+        until = time.time() + 60
+        while time.time() < until and ids:
+            q = subprocess.run(["squeue", "-h", "-t", "RUNNING", "-j", ",".join(ids), "-o", "%i"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            ran = len(q.stdout.split())
+            if ran == len(ids):
+                break
+            time.sleep(1)
+        time.sleep(self.preempt_hold)
+        if ids:
+            self.retry_root(["scancel"] + ids, secs=60)
+        until = time.time() + 60
+        while time.time() < until and ids:
+            q = subprocess.run(["squeue", "-h", "-j", ",".join(ids), "-o", "%i"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            if q.returncode == 0 and not q.stdout.strip():
+                break
+            time.sleep(1)
+        self.preempt.append({"jobs": ids, "ran": ran, "hit": [j for j, _ in hit],
+                             "start": start, "end": time.time()})
+        self.fault("preempt-wave", start, time.time(),
+                   "%d jobs of partition gpu (%s), %d ran; run jobs running before: %s" %
+                   (len(ids), " ".join(ids), ran, " ".join(j for j, _ in hit) or "none"))
+
+    def autopilot_stopped(self):
+        """Whether the autopilot stopped by itself (converged), read as the user."""
+        r = self.as_user(["/usr/bin/python3", "-c", "import sqlite3,sys\n"
+                          "c=sqlite3.connect('file:'+sys.argv[1]+'?mode=ro',uri=True,timeout=10)\n"
+                          "print(c.execute(\"SELECT count(*) FROM event WHERE kind = 'autopilot'"
+                          " AND detail LIKE 'autopilot stopped%'\").fetchone()[0],"
+                          " c.execute(\"SELECT count(*) FROM plan WHERE state = 'queued'\").fetchone()[0])",
+                          os.path.join(self.a.study_dir, ".xloop", "state.db")], timeout=60)
+        try:
+            stopped, queued = (int(x) for x in r.stdout.split())
+        except ValueError:
+            return False, 0
+        return stopped > 0, queued
+
+    def keeper(self):
+        """Work for the lanes after the autopilot converged (on many nodes a
+        node's loss, the drain and the preemption wave need running runs):
+        one-variable changes of best as plan entries, a few ahead."""
+        while not self.stop.is_set():
+            self.stop.wait(10)
+            if self.stop.is_set() or self.now() > self.T * 0.97:
+                return
+            stopped, queued = self.autopilot_stopped()
+            if not stopped or queued >= self.a.nodes:
+                continue
+            for _ in range(40):
+                if queued >= self.a.nodes:
+                    break
+                var, val = self.rng.choice("ABCD"), self.rng.randint(1, 60)
+                r = self.x("plan", "add", "%s=%d" % (var, val), timeout=120)
+                if r.returncode == 0:
+                    queued += 1
+                    self.plan_added += 1
 
     def f_webhook(self):
         """The webhook down for 10 min (scaled), then 500, then 429, then fine."""
@@ -414,9 +593,13 @@ class Soak:
     # -- the run -------------------------------------------------------------
     def run(self):
         self.setup()
-        threads = [threading.Thread(target=f, daemon=True) for f in
-                   (self.f_ctld, self.f_slurmd, self.f_drain, self.f_webhook, self.f_disk,
-                    self.f_kills, self.ticker)]
+        if self.a.nodes:
+            faults = (self.f_ctld, self.f_node_lost, self.f_preempt, self.f_drain,
+                      self.f_webhook, self.f_disk, self.f_kills, self.ticker, self.keeper)
+        else:
+            faults = (self.f_ctld, self.f_slurmd, self.f_drain, self.f_webhook, self.f_disk,
+                      self.f_kills, self.ticker)
+        threads = [threading.Thread(target=f, daemon=True) for f in faults]
         for th in threads:
             th.start()
         self.sleep_until(self.t0 + self.T)
@@ -455,7 +638,10 @@ class Soak:
         self.hook_stop()
         res = {"seed": self.a.seed, "minutes": self.a.minutes, "run_secs": self.a.run_secs,
                "t0": self.t0, "phase2": self.phase2_at, "end": end_at, "auto_off": auto_off, "drained": drained,
-               "ticks": self.ticks["run"], "faults": self.faults, "errors": self.errors}
+               "ticks": self.ticks["run"], "faults": self.faults, "errors": self.errors,
+               "nodes": self.a.nodes, "gpus": self.a.nodes or 2, "lanes": self.a.nodes or 2,
+               "partition": "low" if self.a.nodes else None, "node_loss": self.node_loss,
+               "preempt": self.preempt, "plan_added": self.plan_added}
         with open(os.path.join(self.a.dir, "soak.json"), "w") as f:
             json.dump(res, f, indent=1)
         return res
@@ -470,6 +656,7 @@ def main():
     ap.add_argument("--user", required=True)
     ap.add_argument("--seed", type=int, default=21)
     ap.add_argument("--run-secs", type=int, default=15)
+    ap.add_argument("--nodes", type=int, default=0)
     a = ap.parse_args()
     s = Soak(a)
     res = s.run()

@@ -1,7 +1,8 @@
 /*
- * The report's GPU timeline as data (pure): one bar per attempt that ran,
- * and a segmented attempt's bar cut into one bar per segment, so the idle
- * seconds between two segments count as idle.
+ * The report's GPU timeline as data (pure): one bar per attempt that ran
+ * (one per node of a job across nodes), a segmented attempt's bar cut into
+ * one bar per segment, so the idle seconds between two segments count as
+ * idle, and the rows they are drawn on: one per GPU of a node.
  */
 #ifndef XLOOP_TIMELINE_H
 #define XLOOP_TIMELINE_H
@@ -26,6 +27,19 @@ struct bar {
 	long long step;		/* a run with steps (steps.c): 1 the attempt's job, k a later step; 0 none */
 	char step_name[33];	/* its step's name ("job" for job.sh) */
 	long long restarts;	/* Slurm restarted the attempt's job this often (lost node, preemption) */
+	char node[64];		/* the node it ran on, "" unknown */
+	int nodes;		/* the nodes its job ran on (a bar on each), 0 unknown */
+	int copy;		/* 0, or k: the same job's bar on its node k + 1 */
+};
+
+/* A job across more nodes than this is drawn once, on a row named by its whole NodeList. */
+#define TIMELINE_NODES 64
+
+/* One GPU row of the timeline: a node's GPU, and its seconds in the span. */
+struct gpu_row {
+	char node[64];		/* "" unknown */
+	long long gpu;
+	long long busy, idle;
 };
 
 /* One segment that ran and ended (segments_spans reads them). */
@@ -42,7 +56,10 @@ struct step_span {
 	char state[24];
 };
 
-/* Add attempt a of run x when it ran (or runs: until now). */
+/*
+ * Add attempt a of run x when it ran (or runs: until now): one bar on
+ * each node of its NodeList, all with the GPU index its job saw first.
+ */
 void timeline_add(struct bar **bars, size_t *nb, const struct rrun *x, const struct attempt *a,
 		  long long now);
 
@@ -59,5 +76,18 @@ void timeline_split(struct bar **bars, size_t *nb, const struct segment_span *sp
  * step 1 "job". A step of an attempt with no bar is left out.
  */
 void timeline_add_steps(struct bar **bars, size_t *nb, const struct step_span *sp, size_t ns);
+
+/*
+ * Put each bar (sorted by start) on its row, bar.lane: first one row per
+ * GPU the jobs saw, a (node, index) pair, sorted by node (node2 before
+ * node10) then index, at most max_rows of them, into rows and *nrows;
+ * then rows packed for the other bars (no GPU known, a later step, past
+ * max_rows), at most max_lanes in all. When the bars name one node at
+ * most, every row is that node's (or an unknown one's) and *named is 0:
+ * the rows need no node in their names. A row's busy seconds sum its
+ * bars', its idle seconds are the rest of the span. Returns the lanes.
+ */
+int timeline_lanes(struct bar *bars, size_t nb, struct gpu_row *rows, size_t *nrows,
+		   size_t max_rows, int max_lanes, int *named);
 
 #endif

@@ -38,7 +38,8 @@ static int cmd_report(struct xl_ctx *ctx, const struct cmd_entry *self,
 		json_t *per = json_array();
 
 		for (i = 0; i < sum.ngpus; i++)
-			json_array_append_new(per, json_pack("{s:I, s:I, s:I}", "gpu",
+			json_array_append_new(per, json_pack("{s:s?, s:I, s:I, s:I}", "node",
+				*sum.gpus[i].node ? sum.gpus[i].node : NULL, "gpu",
 				(json_int_t)sum.gpus[i].gpu, "busy_s", (json_int_t)sum.gpus[i].busy,
 				"idle_s", (json_int_t)sum.gpus[i].idle));
 		cmd_emit_json(json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:o}", "schema",
@@ -69,9 +70,10 @@ const struct cmd_entry cmd_report_entry = {
 	"leaderboard with the best run highlighted; the lineage as an indented\n"
 	"tree, one row per run with its change, boxes sized to their text, the\n"
 	"path to the best run in bold; the GPU timeline, one bar per attempt,\n"
-	"with the idle gaps between jobs shaded and summed (one row per GPU index\n"
-	"the jobs saw, recorded while they ran, with each GPU's idle time; --json\n"
-	"gpus); the score of proven\n"
+	"with the idle gaps between jobs shaded and summed (one row per GPU the\n"
+	"jobs saw, recorded while they ran: \"GPU 0\" on one node, \"node1 GPU 0\"\n"
+	"when the study ran on several, a job across nodes drawn on each of its\n"
+	"nodes' rows; with each GPU's idle time; --json gpus); the score of proven\n"
 	"runs over time with the best so far; each run's one-line diff,\n"
 	"attempts, and the log tail of failures. Reads the state DB and the logs\n"
 	"only: Slurm is not asked.\n",

@@ -68,7 +68,7 @@ void report_leaderboard(struct xl_ctx *ctx, struct page *pg, struct rrun *v, siz
 void report_configurations(struct xl_ctx *ctx, struct page *pg);
 void report_lineage(struct page *pg, struct rrun *v, size_t n, long long best_id);
 long long report_timeline(struct page *pg, struct bar *bars, size_t nb, long long *span_out,
-			  struct report_gpu *rows, size_t *nrows);
+			  struct gpu_row *rows, size_t *nrows);
 void report_score_chart(struct xl_ctx *ctx, struct page *pg, struct rrun *v, size_t n);
 int report_details(struct xl_ctx *ctx, struct page *pg, struct rrun *v, size_t n);
 

@@ -152,14 +152,6 @@ void report_lineage(struct page *pg, struct rrun *v, size_t n, long long best_id
 	buf_adds(b, "</svg>\n");
 }
 
-/* GPU rows by index. */
-static int by_gpu(const void *pa, const void *pb)
-{
-	const struct report_gpu *a = pa, *b = pb;
-
-	return (a->gpu > b->gpu) - (a->gpu < b->gpu);
-}
-
 /* Bars (or points) by their start. */
 static int by_start(const void *pa, const void *pb)
 {
@@ -168,55 +160,49 @@ static int by_start(const void *pa, const void *pb)
 	return a->start < b->start ? -1 : a->start > b->start;
 }
 
+/* A GPU row's name: "GPU 0", or "node1 GPU 0" when the rows are of several nodes. */
+static void add_row_name(struct buf *b, const struct gpu_row *r, int named)
+{
+	if (named) {
+		report_esc(b, *r->node ? r->node : "?");
+		buf_adds(b, " ");
+	}
+	buf_addf(b, "GPU %lld", r->gpu);
+}
+
 /* The GPU timeline; returns the idle seconds, *span the study's seconds. */
 long long report_timeline(struct page *pg, struct bar *bars, size_t nb, long long *span_out,
-			  struct report_gpu *rows, size_t *nrows)
+			  struct gpu_row *rows, size_t *nrows)
 {
 	struct buf *b = &pg->b;
-	long long lane_end[REPORT_ROWS], t0 = 0, t1 = 0, idle = 0, cover_end;
-	size_t i, g;
-	int lanes = 0;
+	long long t0 = 0, t1 = 0, idle = 0, cover_end;
+	size_t i, g, jobs = 0, name_w = 0;
+	int lanes = 0, named = 0, svg_w = 0;
 	double k;
 
 	if (nb)
 		qsort(bars, nb, sizeof(*bars), by_start);
-	/* one row per GPU a job saw (sorted by index), then rows packed for the rest */
-	*nrows = 0;
+	/* one row per GPU of a node a job saw, then rows packed for the rest */
+	lanes = timeline_lanes(bars, nb, rows, nrows, REPORT_ROWS / 2, REPORT_ROWS, &named);
 	for (i = 0; i < nb; i++) {
-		for (g = 0; bars[i].gpu >= 0 && g < *nrows && rows[g].gpu != bars[i].gpu; g++)
-			;
-		if (bars[i].gpu >= 0 && g == *nrows && *nrows < REPORT_ROWS / 2) {
-			rows[(*nrows)++] = (struct report_gpu){ bars[i].gpu, 0, 0 };
-		}
-	}
-	qsort(rows, *nrows, sizeof(*rows), by_gpu);
-	lanes = (int)*nrows;
-	for (i = 0; i < nb; i++) {
-		int l;
-
-		for (g = 0; bars[i].gpu >= 0 && g < *nrows && rows[g].gpu != bars[i].gpu; g++)
-			;
-		if (bars[i].gpu >= 0 && g < *nrows) {
-			l = (int)g;
-		} else {
-			for (l = (int)*nrows; l < lanes && lane_end[l] > bars[i].start; l++)
-				;
-			if (l == lanes && lanes < REPORT_ROWS)
-				lanes++;
-			if (l >= lanes)
-				l = lanes - 1;
-		}
-		bars[i].lane = l;
-		lane_end[l] = bars[i].end;
-		if (l < (int)*nrows)
-			rows[l].busy += bars[i].end - bars[i].start;
 		if (!i || bars[i].start < t0)
 			t0 = bars[i].start;
 		if (bars[i].end > t1)
 			t1 = bars[i].end;
+		jobs += !bars[i].copy;
 	}
-	for (g = 0; g < *nrows; g++)
-		rows[g].idle = t1 - t0 > rows[g].busy ? t1 - t0 - rows[g].busy : 0;
+	/* the rows' names right of the bars: "GPU 12", "node10 GPU 3" */
+	for (g = 0; g < *nrows; g++) {
+		char idx[32];
+		size_t w;
+
+		xsnprintf(idx, sizeof(idx), "GPU %lld", rows[g].gpu);
+		w = strlen(idx) + (named ? nchars(*rows[g].node ? rows[g].node : "?") + 1 : 0);
+		if (w > name_w)
+			name_w = w;
+	}
+	if (*nrows)
+		svg_w = (int)fmax(60.0, ceil((double)name_w * CHAR_BOX) + 4);
 	*span_out = t1 - t0;
 	buf_addf(b, "<h2 id=\"timeline\">GPU timeline</h2>\n");
 	if (nb == 0) {
@@ -226,15 +212,18 @@ long long report_timeline(struct page *pg, struct bar *bars, size_t nb, long lon
 	k = t1 > t0 ? (double)TL_WIDTH / (double)(t1 - t0) : 1;
 	buf_addf(b, "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" "
 		 "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
-		 "aria-label=\"GPU timeline\">\n", TL_WIDTH + (*nrows ? 80 : 20), lanes * LANE_H + 40,
-		 TL_WIDTH + (*nrows ? 80 : 20), lanes * LANE_H + 40);
-	/* idle gaps: stretches inside the span that no attempt covers */
-	/* idle gaps: the GPU's; a later step (a CPU evaluation) covers nothing */
-	for (i = 0; i < nb && bars[i].step > 1; i++)
+		 "aria-label=\"GPU timeline\">\n", TL_WIDTH + 20 + svg_w, lanes * LANE_H + 40,
+		 TL_WIDTH + 20 + svg_w, lanes * LANE_H + 40);
+	/*
+	 * idle gaps: stretches inside the span that no attempt covers (time,
+	 * not rows: a job on two nodes is one bar here); a later step (a CPU
+	 * evaluation) covers nothing
+	 */
+	for (i = 0; i < nb && (bars[i].step > 1 || bars[i].copy); i++)
 		;
 	cover_end = i < nb ? bars[i].end : 0;
 	for (i = i + 1; i < nb; i++) {
-		if (bars[i].step > 1)
+		if (bars[i].step > 1 || bars[i].copy)
 			continue;
 		if (bars[i].start > cover_end) {
 			idle += bars[i].start - cover_end;
@@ -266,6 +255,12 @@ long long report_timeline(struct page *pg, struct bar *bars, size_t nb, long lon
 		if (bars[i].restarts)
 			buf_addf(b, ", restarted %lld time%s by Slurm", bars[i].restarts,
 				 bars[i].restarts == 1 ? "" : "s");
+		if (*bars[i].node) {
+			buf_adds(b, ", on ");
+			report_esc(b, bars[i].node);
+			if (bars[i].nodes > 1)
+				buf_addf(b, " (one of %d nodes)", bars[i].nodes);
+		}
 		buf_adds(b, "</title></rect>\n");
 		/* a label only where it fits inside its bar */
 		if ((double)(bars[i].end - bars[i].start) * k >=
@@ -283,9 +278,12 @@ long long report_timeline(struct page *pg, struct bar *bars, size_t nb, long lon
 		}
 		report_flush(pg, 1 << 20);
 	}
-	for (g = 0; g < *nrows; g++)
-		buf_addf(b, "<text class=\"gpu\" x=\"%d\" y=\"%d\">GPU %lld</text>\n",
-			 TL_WIDTH + 12, (int)g * LANE_H + 18, rows[g].gpu);
+	for (g = 0; g < *nrows; g++) {
+		buf_addf(b, "<text class=\"gpu\" x=\"%d\" y=\"%d\">", TL_WIDTH + 12,
+			 (int)g * LANE_H + 18);
+		add_row_name(b, &rows[g], named);
+		buf_adds(b, "</text>\n");
+	}
 	buf_addf(b, "<text x=\"10\" y=\"%d\">0</text><text x=\"%d\" y=\"%d\" "
 		 "text-anchor=\"end\">", lanes * LANE_H + 28, TL_WIDTH + 10,
 		 lanes * LANE_H + 28);
@@ -294,13 +292,15 @@ long long report_timeline(struct page *pg, struct bar *bars, size_t nb, long lon
 	buf_addf(b, "<p class=\"idle\">GPU idle %.1f%% of the study: ",
 		 t1 > t0 ? 100.0 * (double)idle / (double)(t1 - t0) : 0.0);
 	report_add_duration(b, idle);
-	buf_addf(b, " (%zu attempts over ", nb);
+	buf_addf(b, " (%zu attempts over ", jobs);
 	report_add_duration(b, t1 - t0);
 	buf_adds(b, ").</p>\n");
 	if (*nrows) {
 		buf_adds(b, "<p class=\"gpuidle\">Idle per GPU:");
 		for (g = 0; g < *nrows; g++) {
-			buf_addf(b, "%s GPU %lld ", g ? "," : "", rows[g].gpu);
+			buf_adds(b, g ? ", " : " ");
+			add_row_name(b, &rows[g], named);
+			buf_adds(b, " ");
 			report_add_duration(b, rows[g].idle);
 		}
 		buf_adds(b, ".</p>\n");

@@ -11,20 +11,15 @@
 #include <stddef.h>
 
 #include "ctx.h"
+#include "timeline.h"
 
 #define REPORT_ROWS 64		/* rows of the GPU timeline (half for GPUs) */
 
-/* One GPU's row of the timeline: its busy and idle seconds in the span. */
-struct report_gpu {
-	long long gpu;
-	long long busy, idle;
-};
-
-/* What the page showed: runs, the study's span and idle seconds, per GPU. */
+/* What the page showed: runs, the study's span and idle seconds, per GPU of a node. */
 struct report_sum {
 	size_t runs;
 	long long span, idle;
-	struct report_gpu gpus[REPORT_ROWS];
+	struct gpu_row gpus[REPORT_ROWS];	/* timeline.h: node, index, busy, idle */
 	size_t ngpus;
 };
 

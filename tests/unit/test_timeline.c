@@ -1,4 +1,4 @@
-/* Unit tests for timeline.c: attempts' bars cut into their segments and steps. */
+/* Unit tests for timeline.c: attempts' bars on their nodes, cut into segments and steps, their rows. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -174,6 +174,203 @@ static void test_restarts(void **state)
 	free(v);
 }
 
+/* An attempt of id that ran from start to end on node with GPUs gpus. */
+static void ran(struct attempt *a, long long id, long long start, long long end,
+		const char *node, const char *gpus)
+{
+	memset(a, 0, sizeof(*a));
+	a->id = id;
+	a->n = 1;
+	a->started_at = start;
+	a->ended_at = end;
+	a->verdict = "success";
+	a->state = "COMPLETED";
+	a->phase = "submitted";
+	a->node = (char *)node;
+	a->gpus = (char *)gpus;
+}
+
+/* A job across nodes is a bar on each node; a NodeList it cannot read is one bar named so. */
+static void test_add_nodes(void **state)
+{
+	struct attempt a;
+	struct bar *v = NULL;
+	size_t n = 0;
+
+	(void)state;
+	ran(&a, 1, 10, 20, "node[1-2]", "0");
+	timeline_add(&v, &n, NULL, &a, 40);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].node, "node1");
+	assert_string_equal(v[1].node, "node2");
+	assert_int_equal(v[0].copy, 0);
+	assert_int_equal(v[1].copy, 1);
+	assert_int_equal(v[1].nodes, 2);
+	assert_int_equal(v[1].gpu, 0);
+	assert_int_equal(v[1].start, 10);
+	assert_int_equal(v[1].end, 20);
+	ran(&a, 2, 10, 20, "node3", "1");
+	timeline_add(&v, &n, NULL, &a, 40);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[2].node, "node3");
+	assert_int_equal(v[2].nodes, 1);
+	ran(&a, 3, 10, 20, "node[1-", "0");
+	timeline_add(&v, &n, NULL, &a, 40);
+	assert_int_equal(n, 4);
+	assert_string_equal(v[3].node, "node[1-");
+	ran(&a, 4, 10, 20, "", "0");
+	timeline_add(&v, &n, NULL, &a, 40);
+	assert_int_equal(n, 5);
+	assert_string_equal(v[4].node, "");
+	assert_int_equal(v[4].nodes, 0);
+	free(v);
+}
+
+/* A segmented job across nodes is cut into its segments on each node; its later step is one bar. */
+static void test_nodes_split_steps(void **state)
+{
+	static const struct segment_span seg[] = { { 5, 1, 10, 20 }, { 5, 2, 21, 30 } };
+	static const struct step_span st[] = { { 5, 2, 31, 40, "eval", "COMPLETED" } };
+	struct attempt a;
+	struct bar *v = NULL;
+	size_t n = 0, i, on1 = 0, on2 = 0, steps = 0;
+
+	(void)state;
+	ran(&a, 5, 10, 30, "n[1-2]", "0");
+	timeline_add(&v, &n, NULL, &a, 40);
+	timeline_split(&v, &n, seg, 2);
+	assert_int_equal(n, 4);
+	timeline_add_steps(&v, &n, st, 1);
+	assert_int_equal(n, 5);
+	for (i = 0; i < n; i++) {
+		if (v[i].step == 2) {
+			steps++;
+			assert_string_equal(v[i].node, "");	/* a later step's node is not known */
+			assert_int_equal(v[i].copy, 0);
+			continue;
+		}
+		assert_int_equal(v[i].step, 1);
+		assert_true(v[i].seg == 1 || v[i].seg == 2);
+		on1 += strcmp(v[i].node, "n1") == 0;
+		on2 += strcmp(v[i].node, "n2") == 0;
+	}
+	assert_int_equal(steps, 1);
+	assert_int_equal(on1, 2);
+	assert_int_equal(on2, 2);
+	free(v);
+}
+
+/* The row of the bar of attempt id on node, or -1. */
+static int lane(const struct bar *v, size_t n, long long id, const char *node)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].attempt_id == id && strcmp(v[i].node, node) == 0)
+			return v[i].lane;
+	return -1;
+}
+
+/* Rows of several nodes: a (node, GPU) pair each, node10 after node2, a 2-node job on both. */
+static void test_lanes_nodes(void **state)
+{
+	struct attempt a;
+	struct bar *v = NULL;
+	struct gpu_row rows[8];
+	size_t n = 0, nrows = 0;
+	int named = -1, lanes;
+
+	(void)state;
+	/* by start, as the report sorts them */
+	ran(&a, 1, 100, 110, "node10", "0");
+	timeline_add(&v, &n, NULL, &a, 200);
+	ran(&a, 2, 100, 120, "node[1-2]", "0");
+	timeline_add(&v, &n, NULL, &a, 200);
+	ran(&a, 3, 105, 115, "node2", "1");
+	timeline_add(&v, &n, NULL, &a, 200);
+	ran(&a, 4, 120, 140, "node1", "0");
+	timeline_add(&v, &n, NULL, &a, 200);
+	ran(&a, 5, 130, 140, "node2", "");	/* no GPU known: a packed row */
+	timeline_add(&v, &n, NULL, &a, 200);
+	lanes = timeline_lanes(v, n, rows, &nrows, 8, 16, &named);
+	assert_int_equal(named, 1);
+	assert_int_equal(nrows, 4);
+	assert_int_equal(lanes, 5);
+	assert_string_equal(rows[0].node, "node1");
+	assert_int_equal(rows[0].gpu, 0);
+	assert_string_equal(rows[1].node, "node2");
+	assert_int_equal(rows[1].gpu, 0);
+	assert_string_equal(rows[2].node, "node2");
+	assert_int_equal(rows[2].gpu, 1);
+	assert_string_equal(rows[3].node, "node10");
+	/* the 2-node job on node1's and node2's GPU 0, not on one row */
+	assert_int_equal(lane(v, n, 2, "node1"), 0);
+	assert_int_equal(lane(v, n, 2, "node2"), 1);
+	assert_int_equal(lane(v, n, 1, "node10"), 3);
+	assert_int_equal(lane(v, n, 4, "node1"), 0);
+	assert_int_equal(lane(v, n, 5, "node2"), 4);
+	/* busy per row, idle the rest of the span 100..140 */
+	assert_int_equal(rows[0].busy, 40);
+	assert_int_equal(rows[0].idle, 0);
+	assert_int_equal(rows[1].busy, 20);
+	assert_int_equal(rows[1].idle, 20);
+	assert_int_equal(rows[2].busy, 10);
+	assert_int_equal(rows[3].busy, 10);
+	assert_int_equal(rows[3].idle, 30);
+	free(v);
+}
+
+/* One node (or none known): rows by GPU index alone, as on a single-node cluster. */
+static void test_lanes_one_node(void **state)
+{
+	struct attempt a;
+	struct bar *v = NULL;
+	struct gpu_row rows[8];
+	size_t n = 0, nrows = 0;
+	int named = -1;
+
+	(void)state;
+	ran(&a, 1, 100, 110, "node1", "1");
+	timeline_add(&v, &n, NULL, &a, 200);
+	ran(&a, 2, 100, 110, "", "0");	/* an attempt whose node is not known */
+	timeline_add(&v, &n, NULL, &a, 200);
+	ran(&a, 3, 110, 130, "node1", "0");
+	timeline_add(&v, &n, NULL, &a, 200);
+	timeline_lanes(v, n, rows, &nrows, 8, 16, &named);
+	assert_int_equal(named, 0);
+	assert_int_equal(nrows, 2);
+	assert_int_equal(rows[0].gpu, 0);
+	assert_string_equal(rows[0].node, "node1");
+	assert_int_equal(rows[0].busy, 30);
+	assert_int_equal(rows[1].gpu, 1);
+	assert_int_equal(lane(v, n, 2, ""), 0);
+	assert_int_equal(lane(v, n, 3, "node1"), 0);
+	free(v);
+	/* no node at all: rows of unknown nodes */
+	v = NULL;
+	n = 0;
+	ran(&a, 1, 100, 110, "", "2");
+	timeline_add(&v, &n, NULL, &a, 200);
+	timeline_lanes(v, n, rows, &nrows, 8, 16, &named);
+	assert_int_equal(named, 0);
+	assert_int_equal(nrows, 1);
+	assert_string_equal(rows[0].node, "");
+	free(v);
+	/* more GPUs than rows: the rest are packed below */
+	v = NULL;
+	n = 0;
+	ran(&a, 1, 100, 110, "a", "0");
+	timeline_add(&v, &n, NULL, &a, 200);
+	ran(&a, 2, 100, 110, "b", "0");
+	timeline_add(&v, &n, NULL, &a, 200);
+	ran(&a, 3, 100, 110, "c", "0");
+	timeline_add(&v, &n, NULL, &a, 200);
+	assert_int_equal(timeline_lanes(v, n, rows, &nrows, 2, 16, &named), 3);
+	assert_int_equal(nrows, 2);
+	assert_int_equal(lane(v, n, 3, "c"), 2);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +379,10 @@ int main(void)
 		cmocka_unit_test(test_split_none),
 		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_restarts),
+		cmocka_unit_test(test_add_nodes),
+		cmocka_unit_test(test_nodes_split_steps),
+		cmocka_unit_test(test_lanes_nodes),
+		cmocka_unit_test(test_lanes_one_node),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

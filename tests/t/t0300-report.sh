@@ -58,6 +58,44 @@ expect_rc 0 "the default path" u report
 check "is report.html at the study root" test -s "$d/report.html"
 check "which git ignores" sh -c "runuser -u '$XLOOP_TEST_USER' -- git -C '$d' check-ignore -q report.html"
 
+# the same study on several nodes (issue 34): a GPU row is a node's GPU,
+# "node1 GPU 0"; lr-small ran across node[1-2] and is drawn on both rows;
+# the study's idle time counts time, not rows (12 s over 40 s, as above)
+dn=$(user_dir)
+new_study "$dn" rep 'c["metric"]["name"] = "acc"'
+step "its baseline" as_user "$X" -C "$dn" adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
+for r in lr-small:LR=0.01 depth-9:DEPTH=9 deeper:DEPTH=4 odd:LR=0.3; do
+	step "run ${r%%:*}" as_user "$X" -C "$dn" new "${r%%:*}" --from base --set "${r#*:}"
+done
+step "attempts on nodes in the DB" /usr/bin/python3 - "$dn" <<'PY'
+import sqlite3, sys
+d = sys.argv[1]
+c = sqlite3.connect(d + "/.xloop/state.db")
+ids = {t: i for i, t in c.execute("SELECT id, tag FROM run")}
+for tag, start, end, node, gpus in (("lr-small", 1000, 1010, "node[1-2]", "0"),
+                                    ("depth-9", 1012, 1020, "node2", "0"),
+                                    ("deeper", 1030, 1040, "node10", "1"),
+                                    ("odd", 1032, 1036, "node1", "0")):
+    c.execute("INSERT INTO attempt (run_id, n, token, phase, job_id, log_path, intent_at,"
+              " submitted_at, started_at, ended_at, state, verdict, verdict_reason, node, gpus)"
+              " VALUES (?, 1, ?, 'submitted', ?, ?, ?, ?, ?, ?, 'COMPLETED', 'success', 'ok', ?, ?)",
+              (ids[tag], "tok-" + tag, str(200 + ids[tag]), "%s/runs/rep/%s/slurm/attempt1.out"
+               % (d, tag), start - 5, start - 5, start, end, node, gpus))
+c.commit()
+PY
+step "report --json of the study on nodes" as_user "$X" -C "$dn" report --out "$dn/r.html" --json >"$T_TMP/rn.json"
+validates "report --json on nodes validates" report "$T_TMP/rn.json"
+check "report --json: a row per node's GPU, the 2-node run on node1's and node2's" /usr/bin/python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+g = [(x["node"], x["gpu"], x["busy_s"]) for x in r["gpus"]]
+print(g, r["idle_s"], r["span_s"])
+assert g == [("node1", 0, 14), ("node2", 0, 18), ("node10", 1, 10)], g
+assert (r["idle_s"], r["span_s"]) == (12, 40), "idle counts rows"' "$T_TMP/rn.json"
+check "the page names the rows by node" sh -c "grep -q '>node1 GPU 0</text>' '$dn/r.html' &&
+	grep -q '>node2 GPU 0</text>' '$dn/r.html' && grep -q '>node10 GPU 1</text>' '$dn/r.html'"
+check "the 2-node run is drawn on both nodes' rows" test "$(grep -c '<title>lr-small attempt 1: 10 s, COMPLETED, on node[12] (one of 2 nodes)</title>' "$dn/r.html")" = 2
+
 if ! command -v chromium >/dev/null; then
 	skip "the page in Chromium" "chromium is not installed"
 	finish
@@ -102,9 +140,10 @@ PY
 
 # a study of 60 runs, as one that ran for a day: a hill-climbing chain of
 # 45 (the best at its end, 45 deep), branches with failures, a 64-character
-# tag and a 200-character value. Measured in Chromium: nothing wider than
-# the page, no box cutting its name off, no label outside its chart or on
-# a box, the best path drawn apart.
+# tag and a 200-character value, on 8 nodes of 2 GPUs (and a ninth).
+# Measured in Chromium: nothing wider than the page, no box cutting its name
+# off, no label (a row's name among them) outside its chart or on a box,
+# the best path drawn apart.
 d6=$(user_dir)
 new_study "$d6" big '' 2>/dev/null
 step "60 runs in the DB" /usr/bin/python3 - "$d6" <<'PY'
@@ -116,12 +155,14 @@ def run(tag, parent, var=None, old=None, new=None):
               " VALUES ('big', ?, ?, ?, ?, ?, 1000)", (tag, parent, var, old, new))
     return c.execute("SELECT last_insert_rowid()").fetchone()[0]
 def att(rid, t, verdict, score, state):
+    # on 8 nodes of 2 GPUs, every 7th across two of them (node 9 too)
+    node = "gpu-node-%02d" % (rid % 8 + 1) if rid % 7 else "gpu-node-[%02d-%02d]" % (rid % 8 + 1, rid % 8 + 2)
     c.execute("INSERT INTO attempt (run_id, n, token, phase, job_id, log_path, intent_at,"
               " submitted_at, started_at, ended_at, state, verdict, failure_class,"
-              " verdict_reason, score) VALUES (?, 1, ?, 'submitted', ?, ?, ?, ?, ?, ?, ?, ?,"
-              " ?, ?, ?)", (rid, "tok-%d" % rid, str(5000 + rid), d + "/runs/big/x/slurm/attempt1.out",
-              t - 5, t - 5, t, t + 50, state, verdict, None if verdict == "success" else "program",
-              state, score))
+              " verdict_reason, score, node, gpus) VALUES (?, 1, ?, 'submitted', ?, ?, ?, ?, ?,"
+              " ?, ?, ?, ?, ?, ?, ?, ?)", (rid, "tok-%d" % rid, str(5000 + rid),
+              d + "/runs/big/x/slurm/attempt1.out", t - 5, t - 5, t, t + 50, state, verdict,
+              None if verdict == "success" else "program", state, score, node, str(rid // 8 % 2)))
 ids = [run("baseline", None)]
 att(ids[0], 1000, "success", 0.5, "COMPLETED")
 t = 1060
@@ -145,6 +186,7 @@ PY
 step "report of 60 runs" as_user "$X" -C "$d6" report --out "$d6/r60.html" >/dev/null 2>&1
 step "copy r60.html" cp "$d6/r60.html" "$T_TMP/r60.html"
 check "the 60-run report names the best path's end" grep -q 'class="node success bestpath" data-tag="hill-climb-step-44-lr-warmup-cosine"' "$T_TMP/r60.html"
+check "its timeline has a row per node's GPU, 16 and more" test "$(grep -c '<text class="gpu" x="[0-9]*" y="[0-9]*">gpu-node-[0-9]* GPU [01]</text>' "$T_TMP/r60.html")" -ge 16
 # a copy with a measuring script (the report itself has none)
 step "the measuring page" sed 's|</body>|<script>\
 const W = document.documentElement.clientWidth, out = [];\

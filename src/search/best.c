@@ -210,6 +210,7 @@ static void choose_into(struct best_state *bs, const struct space *space, const 
 		bs->pick = ch.pick;
 		bs->prev = ch.prev;
 		bs->p_pick = ch.p;
+		bs->pick_short = ch.short_runs;
 		bs->lead = ch.lead;
 		bs->lead_sd = ch.sd;
 		bs->source = ch.source;
@@ -726,7 +727,10 @@ json_t *best_outlook(const struct best_state *bs, const struct space *space, con
 	if (pick != b) {
 		buf_addf(&t, "; the %s's pick %s is ", source, bs->v[pick].rep_tag);
 		better_by(&t, bs->lead, bs->lead_sd);
-		if (!isnan(bs->p_pick))
+		if (bs->pick_short)
+			buf_addf(&t, " (P %.2f, but on %ld run: the best moves once it has %d)",
+				 bs->p_pick, bs->v[pick].st.n, PROP_PICK_RUNS);
+		else if (!isnan(bs->p_pick))
 			buf_addf(&t, " (P %.2f, under %.2f: the best stays)", bs->p_pick, CHOOSE_P);
 		state = "pick not sure";
 	}

@@ -271,7 +271,9 @@ int choose_best_at(const struct prop_input *in, long prev, double threshold, str
 		if (c->lead > md && c->lead > 1e-9 * (fabs(in->v[prev].st.mean) + 1))
 			c->best = c->pick;
 	} else if (c->p >= threshold) {
-		c->best = c->pick;
+		c->short_runs = prop_seed_varies(in) && in->v[c->pick].st.n < PROP_PICK_RUNS;
+		if (!c->short_runs)
+			c->best = c->pick;
 	}
 	return 0;
 }

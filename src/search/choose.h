@@ -19,6 +19,9 @@
  * calibrated on the flat harness (`xloop test-search --objective flat`,
  * tests/t/t0360): see its definition.
  *
+ * With a seed that varies, the pick must also have PROP_PICK_RUNS runs
+ * (propose.h): the proposer replicates it until it has.
+ *
  * "Proven" is a label beside it (noise.h's paired test on common seeds of
  * a configuration against the baseline): it never moves the best.
  */
@@ -28,18 +31,18 @@
 #include "search/propose.h"
 
 /*
- * The best moves when P(pick better than best) >= CHOOSE_P. Calibrated on
- * the flat harness (every configuration truly equal; 60-run streams of
- * `xloop test-search --objective flat`; the goal: at most 10% of streams
- * ever change their best). Streams 1..100 (2026-12-04): 0.99 changed the
- * best in 1, 0.98 in 4, 0.95 in 7, 0.9 in 11, 0.8 in 16; t0360 allows 7
- * of those 100, so it fails at 0.9. Looser moves earlier on the peak
- * objective (the best's true score after 15 / 30 / 60 runs, 20 streams, at
- * 0.95: 0.8616 / 0.8889 / 0.8978 with P's t on the model's degrees of
- * freedom, 2026-12-04; on the replicates' it was 0.8465 / 0.8817 / 0.8974,
- * and the flat streams moved the same 7). docs/search.md.
+ * The best moves when P(pick better than best) >= CHOOSE_P and the pick has
+ * PROP_PICK_RUNS runs. Calibrated on the flat harness (every configuration
+ * truly equal; 60-run streams of `xloop test-search --objective flat`; the
+ * goal: at most 10% of streams ever change their best). Streams 1..100
+ * (2026-12-05, with the two-run rule): 0.95 changed the best in 1, 0.9 in
+ * 2, 0.8 in 4, 0.7 in 8 (without the rule 0.95 changed it in 7, 0.9 in 11).
+ * t0360 allows 3 of those 100, so it fails at 0.8. The peak objective (the
+ * best's true score after 15 / 30 / 60 runs, 20 streams): 0.95 0.8623 /
+ * 0.8764 / 0.8962, 0.9 0.8623 / 0.8786 / 0.8972 (1 false promotion each),
+ * 0.8 0.8623 / 0.8799 / 0.8976 (5 false), 0.7 (8 false). docs/search.md.
  */
-#define CHOOSE_P 0.95
+#define CHOOSE_P 0.9
 /*
  * The model fits poorly when its leave-one-out mean squared error is more
  * than this many times the raw means' (each run predicted by its
@@ -70,6 +73,7 @@ struct choice {
 	double lead, sd;	/* the pick's lead over prev (goal-signed, the metric's units), its sd */
 	double loo_model, loo_means;	/* leave-one-out mean squared errors (0: not computed) */
 	double weight;		/* the model's posterior weight against no signal (1: not weighed) */
+	int short_runs;		/* P above the threshold, but the pick has < PROP_PICK_RUNS runs */
 	struct choose_model *m;
 };
 

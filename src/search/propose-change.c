@@ -437,6 +437,11 @@ int prop_model_choice(const struct prop_input *in, struct prop_out *out)
 		free(set);
 		return 0;
 	}
+	if (prop_value_pick(in, &m, out)) {
+		prop_model_release(&m);
+		free(set);
+		return 1;
+	}
 	gp_ref_init(&m.g, m.u + (size_t)m.top * m.d, &ref);
 	k = parents(in, &m, few, set);
 	score_moves(in, &m, &ref, set, k, &top);

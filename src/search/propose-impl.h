@@ -45,6 +45,8 @@ double prop_kg(const double *a, const double *b, size_t n);
 /* The knowledge gradient of a run at grid position u on seed (propose-value.c). */
 double prop_value_move(const struct prop_input *in, const struct prop_model *m, const double *u,
 		       const char *seed);
+/* A replicate of the model's pick while it is short of PROP_PICK_RUNS runs: 1 with *out. */
+int prop_value_pick(const struct prop_input *in, const struct prop_model *m, struct prop_out *out);
 /*
  * The replicate of one of the best few worth most to the choice of the
  * best, when it is worth more than explore: 1 with *out.

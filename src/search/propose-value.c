@@ -214,6 +214,30 @@ static const char *base_seed(const struct prop_input *in, long c)
 	return NULL;
 }
 
+/* The model's pick, while it has fewer than PROP_PICK_RUNS runs (the best cannot move to it yet). */
+int prop_value_pick(const struct prop_input *in, const struct prop_model *m, struct prop_out *out)
+{
+	const struct prop_cfg *c;
+	const char *seed;
+
+	if (m->top < 0 || m->top == in->best || !prop_seed_varies(in))
+		return 0;
+	c = &in->v[m->top];
+	if (c->st.n + c->open >= PROP_PICK_RUNS)
+		return 0;
+	seed = base_seed(in, m->top);
+	memset(out, 0, sizeof(*out));
+	out->kind = PROP_REPLICATE;
+	out->cfg = m->top;
+	out->var = in->seed;
+	out->value = seed ? xstrdup(seed) : NULL;
+	out->reason = xasprintf("replicate of %s (%g, n=%ld) on %s: the model's pick, and the "
+				"best moves only to a configuration with %d runs (one may be a "
+				"lucky seed)", c->rep_tag, c->st.mean, c->st.n,
+				seed ? "a seed the baseline has" : "a fresh seed", PROP_PICK_RUNS);
+	return 1;
+}
+
 /* The replicate worth most, when it is worth more than explore (the exploring run's value). */
 int prop_value_replicate(const struct prop_input *in, const struct prop_model *m, double explore,
 			 struct prop_out *out)
@@ -224,7 +248,7 @@ int prop_value_replicate(const struct prop_input *in, const struct prop_model *m
 	const char *top_seed = NULL;
 	size_t i;
 
-	if (!*in->seed || (in->noise.df > 0 && in->noise.sd == 0))
+	if (!prop_seed_varies(in))
 		return 0;	/* no seed to vary, or deterministic */
 	set_init(in, m, &s);
 	for (i = 0; i < s.n; i++) {

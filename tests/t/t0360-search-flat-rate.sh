@@ -3,10 +3,11 @@
 # objective (every configuration scores the same; a run's score is that
 # plus a per-seed offset shared by every configuration plus its own noise)
 # the best is the model's pick and moves only when the probability that
-# the pick is better reaches CHOOSE_P (src/search/choose.h). At most 7 of
-# streams 1..100 of 60 runs may ever change their best (measured at 0.95:
-# 7, streams 12 27 37 44 57 71 75; loosened to 0.9: 11, which fails here), and
-# at most 5 may label their best proven (the paired test on common seeds).
+# the pick is better reaches CHOOSE_P (src/search/choose.h) and the pick
+# has 2 runs. At most 3 of streams 1..100 of 60 runs may ever change their
+# best (measured at 0.9: 2, streams 46 75; loosened to 0.8: 4, which fails
+# here), and at most 5 may label their best proven (the paired test on
+# common seeds).
 # On the peak objective the best's true score must still rise from 15 to 60 runs.
 . "$(dirname "$0")/lib.sh"
 
@@ -17,7 +18,7 @@ seq 1 100 | xargs -P 2 -I{} sh -c "'$X' test-search --objective flat --budget 60
 for s in 1 2 3 4 5 6 7 8 9 10; do
 	"$X" test-search --objective peak --budget 60 --stream $s >"$T_TMP/peak-$s.json" 2>/dev/null
 done
-check "flat: at most 7 of 100 streams of 60 runs ever move their best, at most 5 label it proven" \
+check "flat: at most 3 of 100 streams of 60 runs ever move their best, at most 5 label it proven" \
 	$PY - "$T_TMP"/flat-*.json <<'PY'
 import json, sys
 docs = [json.load(open(p)) for p in sys.argv[1:]]
@@ -26,7 +27,7 @@ assert all(d["trace"][-1]["runs"] == 60 for d in docs)
 moved = sorted(d["stream"] for d in docs if d["trace"][-1]["promotions"] > 0)
 proven = sorted(d["stream"] for d in docs if d["trace"][-1]["ever_proven"])
 print(len(moved), "of 100 moved their best:", moved, "; proven:", proven)
-assert len(moved) <= 7, moved
+assert len(moved) <= 3, moved
 assert len(proven) <= 5, proven
 PY
 check "peak: the best's true score rises from 15 to 60 runs" $PY - "$T_TMP"/peak-*.json <<'PY'

@@ -201,6 +201,12 @@ static void test_sticky_at_threshold(void **state)
 	lucky_study(&f, 1, &lucky, &top);
 	fill(&f, 1);
 	assert_int_equal(choose_best_at(&f.in, 0, 1.0, &c), 0);
+	/* the pick's second run (PROP_PICK_RUNS), on its curve */
+	add_run(&f, (int)strtol(f.v[c.pick].rep_tag + 1, NULL, 10), "2", f.v[c.pick].st.mean);
+	choice_release(&c);
+	fill(&f, 1);
+	assert_int_equal(choose_best_at(&f.in, 0, 1.0, &c), 0);
+	assert_int_equal(f.v[c.pick].st.n, 2);
 	p = c.p;
 	assert_true(p > 0 && p < 1);
 	assert_int_equal(c.best, 0);	/* the baseline stays */
@@ -222,6 +228,67 @@ static void test_sticky_at_threshold(void **state)
 		assert_int_equal(c.best, pick);
 		choice_release(&c);
 	}
+	teardown_fx(&f);
+}
+
+/*
+ * A pick on one run does not move the best, however sure the model is (one
+ * run may be one lucky seed); autopilot replicates it, and with its second
+ * run the best moves. Without a seed variable one run is enough.
+ */
+static void test_pick_needs_two_runs(void **state)
+{
+	struct fixture f;
+	struct choice c;
+	struct prop_out out;
+	long lucky, top, pick;
+	int x;
+
+	(void)state;
+	setup_fx(&f);
+	lucky_study(&f, 1, &lucky, &top);
+	fill(&f, 1);
+	assert_int_equal(choose_best_at(&f.in, 0, 1e-9, &c), 0);
+	pick = c.pick;
+	assert_int_not_equal(pick, 0);
+	assert_int_equal(f.v[pick].st.n, 1);
+	assert_int_equal(c.best, 0);
+	assert_true(c.short_runs);
+	choice_release(&c);
+	/* the proposer's next run: the pick again, on a seed the baseline has */
+	propose_next(&f.in, &out);
+	assert_int_equal(out.kind, PROP_REPLICATE);
+	assert_int_equal(out.cfg, pick);
+	assert_string_equal(out.value, "2");
+	prop_out_release(&out);
+	/* one pair of replicates that tied does not make the seed irrelevant ... */
+	f.in.noise.sd = 0;
+	f.in.noise.df = 1;
+	assert_int_equal(choose_best_at(&f.in, 0, 1e-9, &c), 0);
+	assert_int_equal(c.best, 0);
+	assert_true(c.short_runs);
+	choice_release(&c);
+	/* ... PROP_SAME_DF of them do: one run is all there is */
+	f.in.noise.df = PROP_SAME_DF;
+	assert_int_equal(choose_best_at(&f.in, 0, 1e-9, &c), 0);
+	assert_int_equal(c.best, c.pick);
+	assert_false(c.short_runs);
+	choice_release(&c);
+	/* with no seed to vary, the same */
+	fill(&f, 1);
+	f.in.seed = "";
+	assert_int_equal(choose_best_at(&f.in, 0, 1e-9, &c), 0);
+	assert_int_equal(c.best, c.pick);
+	assert_false(c.short_runs);
+	choice_release(&c);
+	/* its second run: the best moves */
+	x = (int)strtol(f.v[pick].rep_tag + 1, NULL, 10);
+	add_run(&f, x, "2", f.v[pick].st.mean);
+	fill(&f, 1);
+	assert_int_equal(choose_best_at(&f.in, 0, 1e-9, &c), 0);
+	assert_int_equal(c.pick, pick);
+	assert_int_equal(c.best, pick);
+	choice_release(&c);
 	teardown_fx(&f);
 }
 
@@ -356,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_pick_is_model_not_raw),
 		cmocka_unit_test(test_p_on_the_models_df),
 		cmocka_unit_test(test_sticky_at_threshold),
+		cmocka_unit_test(test_pick_needs_two_runs),
 		cmocka_unit_test(test_fallback_says_why),
 		cmocka_unit_test(test_kg_numeric),
 		cmocka_unit_test(test_loo_closed_form),

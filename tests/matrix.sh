@@ -30,7 +30,10 @@ export XLOOP_TEST_USER=${XLOOP_TEST_USER:-xloopt}
 # (t1000) on the oldest and the newest; each other test on one or two
 # versions, where it changed most (the whole loop, t1200, and sweeps with
 # sid's accounting, the scrontab of trixie, segments on the oldest and the
-# newest). The whole plan stays ./build.sh matrix's.
+# newest). The whole plan stays ./build.sh matrix's; it also runs the
+# multi-node tests (issue 34: node loss t1870, preemption t1871, a job
+# across nodes t1872) on the newest version, on 3 nodes of 2 GPUs
+# (profile "accounting-nodes": testcluster.sh up --nodes 3 --gpus 2).
 CORE="t1000 t1100 t1200 t1300 t1400 t1412 t1500 t1700 t1960"
 plan() {
 	if [ "${XLOOP_MATRIX_PLAN:-full}" = ci ]; then
@@ -51,8 +54,22 @@ plan() {
 	sid)
 		echo "accounting t1000 t1100 t1200 t1300 t1400 t1500"
 		echo "plain t1300 t1412 t1700 t1960 t1975 t2005"
+		echo "accounting-nodes t1870 t1871 t1872"
 		;;
 	*) return 1 ;;
+	esac
+}
+
+# A profile's cluster: plain or accounting; "-nodes": 3 nodes of 2 GPUs.
+up_flags() {
+	case $1 in accounting*) echo --accounting ;; esac
+	case $1 in *-nodes) echo --nodes 3 --gpus 2 ;; esac
+}
+# What a test of the profile is told of its cluster (tests/t/lib.sh).
+profile_env() {
+	case $1 in
+	*-nodes) echo "XLOOP_PROFILE=${1%-nodes} XLOOP_NODES=3 XLOOP_GPUS=2" ;;
+	*) echo "XLOOP_PROFILE=$1" ;;
 	esac
 }
 
@@ -63,7 +80,8 @@ passed=0 failed=0 skipped=0
 run_in() {
 	local suite=$1 version=$2 profile=$3 t=$4 out rc t0=$SECONDS
 	echo "# [$version] $t ($profile)"
-	out=$(XLOOP_PROFILE=$profile "$CC" "$suite" exec bash "$t" 2>&1 6>&-)
+	# shellcheck disable=SC2046 # NAME=VALUE words
+	out=$(env $(profile_env "$profile") "$CC" "$suite" exec bash "$t" 2>&1 6>&-)
 	rc=$?
 	echo "# [$version] $t took $((SECONDS - t0)) s"
 	count_result "$t" "$rc" "$out" "[$version]"
@@ -85,14 +103,19 @@ run_suite() {
 	version=$("$CC" "$suite" version)
 	echo "# [$version] $suite tree ready after $((SECONDS - t0)) s"
 	while read -r profile tests; do
-		if ! out=$("$CC" "$suite" up $([ "$profile" = accounting ] && echo --accounting) 2>&1 6>&-); then
+		local want=
+		for t in $tests; do
+			case " ${XLOOP_MATRIX_TESTS:-$t} " in *" $t "*) want="$want $t" ;; esac
+		done
+		[ -n "$want" ] || continue
+		# shellcheck disable=SC2046 # one flag a word
+		if ! out=$("$CC" "$suite" up $(up_flags "$profile") 2>&1 6>&-); then
 			printf '%s\n' "$out" | tail -n 20 | sed 's/^/# /'
 			echo "not ok - [$version] the $profile cluster did not come up"
 			failed=$((failed + 1))
 			continue
 		fi
-		for t in $tests; do
-			case " ${XLOOP_MATRIX_TESTS:-$t} " in *" $t "*) ;; *) continue ;; esac
+		for t in $want; do
 			run_in "$suite" "$version" "$profile" tests/t/$t-*.sh
 		done
 	done < <(plan "$suite")

@@ -10,6 +10,10 @@
 # accounting storage is disabled (this cluster has accounting; a cluster
 # without it gives the same scontrol record:
 # ops/slurm/captures/nodes/scontrol_show_job_d_o_two_nodes_step_failed_noacct.txt).
+# The first study's jobs take a GPU on each node: the report draws the run
+# on both nodes on each node's row ("node1 GPU 0") and report --json names
+# the nodes of its GPU rows (the run waits at a gate until its GPUs are
+# recorded).
 . "$(dirname "$0")/lib.sh"
 need_nodes 3
 
@@ -21,6 +25,10 @@ X=0
 FAIL=0
 echo "START x=$X fail=$FAIL device=cpu"
 [ "$X" = 1 ] && sleep 2
+# the run on both nodes waits (at most a minute) until the test opens the gate
+if [ "$X" = 1 ]; then
+	for i in $(seq 300); do [ -e "$XLOOP_ROOT/gate" ] && break; sleep 0.2; done
+fi
 srun bash -c 'echo "on $SLURMD_NODENAME"; [ "$SLURM_NODEID" = 1 ] && [ '"$FAIL"' = 1 ] && exit 3; exit 0'
 echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
@@ -47,7 +55,9 @@ xl() {
 }
 for s in acct noacct; do
 	d=${!s}
-	new_study "$d" "sp$s" 'c["resources"].update(cpus=1, mem="100M", time="00:05:00", gres="")
+	gres=
+	[ "$s" = acct ] && gres=gpu:1
+	new_study "$d" "sp$s" 'c["resources"].update(cpus=1, mem="100M", time="00:05:00", gres="'"$gres"'")
 c["queue"]["depth"] = 0
 c["breaker"] = {"program": 0, "no_gpu": False}'
 	step "adopt a baseline ($s)" xl "$d" adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
@@ -63,11 +73,18 @@ r = [x for x in json.load(sys.stdin)["runs"] if x["tag"] == sys.argv[1]][0]
 a = [x for x in r["attempts"] if x["n"] == 1]
 print(a[0].get(sys.argv[2]) or "" if a else "none")' "$2" "$3"; }
 
+# GPUS TAG: the GPU indexes recorded for attempt 1 of TAG in study $d
+gpus() { db "SELECT a.gpus FROM attempt a JOIN run r ON r.id = a.run_id WHERE r.tag = ?1 AND a.n = 1" "$1"; }
 for s in acct noacct; do
 	d=${!s}
 	deadline=$((SECONDS + 90))
+	# the CPU study's run needs no gate; the GPU study's once its GPUs are known
+	[ "$s" = noacct ] && as_user touch "$d/gate"
 	while [ $SECONDS -lt $deadline ]; do
 		xl "$d" next >>"$T_TMP/brief-$s.txt" 2>&1
+		if [ ! -e "$d/gate" ] && { [ -n "$(gpus both)" ] || [ $SECONDS -ge $((deadline - 30)) ]; }; then
+			as_user touch "$d/gate"
+		fi
 		[ -n "$(att "$d" both verdict)" ] && [ -n "$(att "$d" bad verdict)" ] && break
 		sleep 0.5
 	done
@@ -82,7 +99,7 @@ for s in acct noacct; do
 	log=$(att "$d" both log)
 	check "$s: its log has the srun step's line from each node" test "$(grep -c '^on node' "$log")" -eq 2
 done
-# GPU-hours count every node: elapsed x 1 (a CPU job) x 2 nodes
+# GPU-hours count every node: elapsed x 1 (a GPU of --gres gpu:1) x 2 nodes
 hours=$(xl "$acct" export --format jsonl --attempts | /usr/bin/python3 -c 'import json, sys
 from datetime import datetime
 for l in sys.stdin:
@@ -94,4 +111,30 @@ for l in sys.stdin:
 check "export: the 2-node run's GPU-hours count both nodes ($hours)" test "${hours%% *}" = 2.000
 check "acct: the reason names the step and its nodes" grep -q 'step [0-9]*\.0 (bash) on node\[1-2\] ended FAILED 3:0' <<<"$(att "$acct" bad verdict_reason)"
 check "noacct: the reason says a step failed (DerivedExitCode)" grep -q 'DerivedExitCode' <<<"$(att "$noacct" bad verdict_reason)"
+
+# the report: a GPU row is a node's GPU; the run on both nodes is drawn on each node's row
+d=$acct
+check "the 2-node run's GPUs were recorded while it ran ($(gpus both))" test -n "$(gpus both)"
+step "report --json" xl "$acct" report --out "$acct/report.html" --json >"$T_TMP/report.json"
+validates "report --json validates" report "$T_TMP/report.json"
+nodes=$(as_user scontrol show hostnames "$(att "$acct" both node)" | tr '\n' ' ')
+check "report --json names the nodes of the GPU rows, both of the 2-node run's ($nodes)" /usr/bin/python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+rows = [(g["node"], g["gpu"]) for g in r["gpus"]]
+print(rows)
+assert all(n for n, _ in rows), "a row without its node"
+assert set(sys.argv[2].split()) <= {n for n, _ in rows}, "a node of the run has no row"' "$T_TMP/report.json" "$nodes"
+check "the page draws the 2-node run on each of its nodes' rows" /usr/bin/python3 -c '
+import re, sys
+page = open(sys.argv[1]).read()
+rows = {m.group(2): int(m.group(1)) for m in
+        re.finditer(r"<text class=\"gpu\" x=\"\d+\" y=\"(\d+)\">([^<]*)</text>", page)}
+print(rows)
+for node in sys.argv[2].split():
+    bars = [int(m.group(1)) for m in re.finditer(r"<rect class=\"bar \w+\" x=\"[\d.]+\" y=\"(\d+)\""
+            r"[^>]*><title>both attempt 1: [^<]*, on %s \(one of 2 nodes\)</title>" % re.escape(node), page)]
+    named = [y for name, y in rows.items() if name.startswith(node + " GPU ")]
+    assert len(bars) == 1, "%s: %d bars of the run" % (node, len(bars))
+    assert bars[0] + 15 in named, "%s: the bar at y %d is not on a row of the node (%s)" % (node, bars[0], named)' "$acct/report.html" "$nodes"
 finish

@@ -3771,6 +3771,13 @@ static void test_nodes_captures(void **unused)
 	}
 	nodes_job("scontrol_show_job_o_two_nodes.txt", &j);
 	assert_string_equal(j.v[0].nodes, "node[1-2]");
+	{
+		/* the report draws it on each node's row: its NodeList expanded */
+		char *hosts = expand(j.v[0].nodes, 64);
+
+		assert_string_equal(hosts, "node1 node2");
+		free(hosts);
+	}
 	slurm_jobs_release(&j);
 	nodes_job("scontrol_show_job_o_two_nodes_step_failed.txt", &j);
 	assert_int_equal(j.v[0].state, SLURM_STATE_COMPLETED);

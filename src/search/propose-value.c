@@ -214,6 +214,12 @@ static const char *base_seed(const struct prop_input *in, long c)
 	return NULL;
 }
 
+/* Whether a replicate can differ from its parent: a seed to vary, not seen to change nothing. */
+int prop_seed_varies(const struct prop_input *in)
+{
+	return *in->seed && !(in->noise.df >= PROP_SAME_DF && in->noise.sd == 0);
+}
+
 /* The model's pick, while it has fewer than PROP_PICK_RUNS runs (the best cannot move to it yet). */
 int prop_value_pick(const struct prop_input *in, const struct prop_model *m, struct prop_out *out)
 {

@@ -15,12 +15,6 @@ void prop_out_release(struct prop_out *out)
 	memset(out, 0, sizeof(*out));
 }
 
-/* Whether a replicate can differ from its parent: a seed to vary, not seen to change nothing. */
-int prop_seed_varies(const struct prop_input *in)
-{
-	return *in->seed && !(in->noise.df >= PROP_SAME_DF && in->noise.sd == 0);
-}
-
 /* Choose the next run. */
 void propose_next(const struct prop_input *in, struct prop_out *out)
 {

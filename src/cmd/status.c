@@ -199,6 +199,9 @@ static void run_json(struct xl_ctx *ctx, struct jsonw *w, const struct run *r,
 		jsonw_int(w, "lane", a->lane);
 		jsonw_str_or_null(w, "node", *a->node ? a->node : NULL);
 		jsonw_int(w, "restarts", a->restarts);
+		stp = segments_infra_note(ctx, a->id);
+		jsonw_str_or_null(w, "segments_redone", stp);
+		free(stp);
 		stp = *a->verdict ? NULL : steps_live_text(ctx, a->id, sq_ok ? q : NULL);
 		jsonw_str_or_null(w, "step", stp);
 		free(stp);
@@ -271,6 +274,10 @@ static void print_detail(struct xl_ctx *ctx, const struct run *r, const struct a
 			if (stp)
 				printf("    %s\n", stp);
 		}
+		free(stp);
+		stp = segments_infra_note(ctx, a->id);
+		if (stp)
+			printf("    %s\n", stp);
 		free(stp);
 		if (*a->verdict_reason)
 			printf("    %s\n", a->verdict_reason);

@@ -847,6 +847,27 @@ char *segments_step_after(struct xl_ctx *ctx, long long attempt_id)
 	return after;
 }
 
+/* The segments an infra failure ended, as status says them. */
+char *segments_infra_note(struct xl_ctx *ctx, long long attempt_id)
+{
+	struct buf b = BUF_INIT;
+	struct stmt st;
+
+	if (db_prepare(&ctx->db, &st, "SELECT k, outcome FROM segment WHERE attempt_id = :att"
+		       " AND state = 'continued' AND outcome IN ('NODE_FAIL', 'BOOT_FAIL',"
+		       " 'PREEMPTED') ORDER BY k, try") < 0)
+		return NULL;
+	db_bind_int64(&st, ":att", attempt_id);
+	while (db_step(&st) == SQLITE_ROW) {
+		long long k = db_col_int64(&st, 0);
+
+		buf_addf(&b, "%ssegment %lld ended %s: segment %lld did its work again from the "
+			 "checkpoint", b.len ? "; " : "", k, db_col_text(&st, 1), k + 1);
+	}
+	db_finalize(&st);
+	return b.len ? b.s : NULL;
+}
+
 /* The segment line of status and the briefing. */
 char *segments_progress(struct xl_ctx *ctx, long long attempt_id)
 {

@@ -112,6 +112,13 @@ int segments_spans(struct xl_ctx *ctx, struct segment_span **v, size_t *n);
  */
 char *segments_step_after(struct xl_ctx *ctx, long long attempt_id);
 
+/*
+ * "segment 1 ended PREEMPTED on node1: segment 2 went on from the
+ * checkpoint" for every segment an infra failure ended (the next segment
+ * did its work again), "; "-joined, malloc'd; NULL when none did.
+ */
+char *segments_infra_note(struct xl_ctx *ctx, long long attempt_id);
+
 /* "segment 3 (at most 20), 2 h 40 min so far" for a segmented open attempt, or NULL. */
 char *segments_progress(struct xl_ctx *ctx, long long attempt_id);
 

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# nodes: 3
+# A segmented run preempted on the multi-node test cluster (issue 34 item 4;
+# tests/one.sh --nodes 3 --gpus 2). Its first segment saves a checkpoint and
+# then waits at the test's gate; a job of partition gpu preempts it there.
+# In low (PreemptMode REQUEUE) Slurm starts the same job again: it goes on
+# from the checkpoint and the run succeeds as one attempt, its log keeping
+# both starts. In lowcancel (CANCEL) the job ends PREEMPTED: its queued
+# continuation (afternotok) does the segment's work again from the
+# checkpoint, as after a lost node: still one attempt, the preemption
+# counted against retry.infra_max and said by status. Neither run ever has
+# two live jobs. Barriers: the jobs wait for files the test writes.
+. "$(dirname "$0")/lib.sh"
+need_nodes 3
+if [ "${XLOOP_GPUS:-1}" -lt 2 ]; then
+	skip "preempted segments" "needs 2 GPUs a node (tests/one.sh --nodes 3 --gpus 2)"
+	finish
+	exit
+fi
+X=$XLOOP_BIN
+cat >"$T_TMP/job.sh" <<'JOB'
+#!/bin/bash
+X=0
+ck="$XLOOP_RUN_DIR/checkpoint"
+echo "START x=$X node=$SLURMD_NODENAME segment=$XLOOP_SEGMENT attempt=$XLOOP_ATTEMPT from=$(cat "$ck" 2>/dev/null || echo 0) device=cpu"
+if [ ! -e "$ck" ]; then
+	echo 1 >"$ck"
+	while [ ! -e "$XLOOP_ROOT/go" ]; do sleep 0.3; done
+	exit 85
+fi
+echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"
+echo FINISHED
+JOB
+echo '{"score": 0.4}' >"$T_TMP/cv.json"
+step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
+rq=$(user_dir) cn=$(user_dir)
+for s in rq cn; do
+	d=${!s} part=low
+	[ $s = cn ] && part=lowcancel
+	new_study "$d" "s$s" "c['slurm']['partition'] = '$part'
+c['resources'].update(cpus=1, mem='100M', time='00:05:00', gres='gpu:1')
+c['queue']['depth'] = 0
+c['retry'].update(infra_max=1)
+c['segments'] = {'max': 3, 'signal': 'USR2', 'lead': 30, 'checkpoint': 'checkpoint'}
+c['breaker'] = {'program': 0, 'no_gpu': False}"
+	step "adopt a baseline ($s)" as_user "$X" -C "$d" adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
+	step "a run ($s)" as_user "$X" -C "$d" new r1 --from base --set X=1
+	step "submit it ($s)" as_user "$X" -C "$d" submit r1 --no-chain
+done
+job_on() { squeue -h -t RUNNING -u "$XLOOP_TEST_USER" -o '%i %N %Z' | awk -v d="$1" '$3 == d { print $1, $2 }'; }
+att() { as_user "$X" -C "$1" status --json | /usr/bin/python3 -c 'import json, sys
+r = [x for x in json.load(sys.stdin)["runs"] if x["tag"] == "r1"][0]
+a = [x for x in r["attempts"] if x["n"] == int(sys.argv[1])]
+print(a[0].get(sys.argv[2]) if a else "none")' "$2" "$3"; }
+# the most live jobs either run had at once, seen at each poll (a file:
+# check runs its command in a subshell)
+echo 0 >"$T_TMP/most"
+watch_live() {
+	local s n
+	for s in rq cn; do
+		n=$(squeue -h -t RUNNING,COMPLETING -u "$XLOOP_TEST_USER" -o '%Z' | grep -cx "${!s}")
+		[ "$n" -gt "$(cat "$T_TMP/most")" ] && echo "$n" >"$T_TMP/most"
+	done
+	return 0
+}
+# both first segments hold their checkpoint
+ck_saved() { [ -s "$rq/runs/srq/r1/checkpoint" ] && [ -s "$cn/runs/scn/r1/checkpoint" ]; }
+check "both first segments run and saved a checkpoint" wait_for 120 eval '[ -n "$(job_on "$rq")" ] && [ -n "$(job_on "$cn")" ] && ck_saved'
+read -r jr nr <<<"$(job_on "$rq")"
+read -r jc nc <<<"$(job_on "$cn")"
+for s in rq cn; do as_user "$X" -C "${!s}" next >/dev/null 2>&1; done
+# a job of partition gpu wants every GPU of their nodes: it preempts them
+touch "$T_TMP/hold"
+for n in $(printf '%s\n' "$nr" "$nc" | sort -u); do
+	sbatch --parsable -p gpu -w "$n" --gres="gpu:$XLOOP_GPUS" -o /dev/null \
+		--wrap "while [ -e '$T_TMP/hold' ]; do sleep 0.3; done" >/dev/null
+done
+preempted() {
+	watch_live
+	for s in rq cn; do as_user "$X" -C "${!s}" next >>"$T_TMP/brief-$s.txt" 2>&1; done
+	[ "$(att "$cn" 1 segments_redone)" != None ] && scontrol show job -o "$jr" | grep -q 'Restarts=1'
+}
+check "both preempted: the REQUEUE job requeued, the CANCEL segment ended" wait_for 120 preempted
+check "the CANCEL run: status says the preempted segment is done again" \
+	test "$(att "$cn" 1 segments_redone)" = "segment 1 ended PREEMPTED: segment 2 did its work again from the checkpoint"
+check "both are one attempt, not judged" test "$(att "$rq" 2 n)/$(att "$rq" 1 verdict)/$(att "$cn" 2 n)/$(att "$cn" 1 verdict)" = none//none/
+# the preemptors end; the jobs go on from their checkpoint and end
+rm -f "$T_TMP/hold"
+touch "$rq/go" "$cn/go"
+settled() {
+	watch_live
+	for s in rq cn; do as_user "$X" -C "${!s}" next >>"$T_TMP/brief-$s.txt" 2>&1; done
+	[ -z "$(squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] &&
+		[ "$(att "$rq" 1 verdict)" = success ] && [ "$(att "$cn" 1 verdict)" = success ]
+}
+check "both runs end in success" wait_for 180 settled
+check "the REQUEUE run succeeded as attempt 1, its job the same" test "$(att "$rq" 1 verdict)/$(att "$rq" 2 n)/$(att "$rq" 1 job_id)" = "success/none/$jr"
+rlog=$(att "$rq" 1 log)
+check "  its log keeps both starts" test "$(grep -c '^START' "$rlog")" = 2
+check "  its second start went on from the checkpoint" sh -c "grep '^START' '$rlog' | tail -n 1 | grep -q 'segment=1 attempt=1 from=1'"
+check "the CANCEL run succeeded as attempt 1, in segment 2" test "$(att "$cn" 1 verdict)/$(att "$cn" 2 n)" = success/none
+clog=$(att "$cn" 1 log)
+check "  segment 2 went on from the checkpoint" grep -q '^START .*segment=2 attempt=1 from=1' "$clog"
+check "  the log says segment 1 was preempted" grep -q 'DUE TO PREEMPTION' "$clog"
+check "  status says it" sh -c "runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='$SLURM_CONF' '$X' -C '$cn' status r1 | grep -q 'segment 1 ended PREEMPTED: segment 2 did its work again'"
+as_user "$X" -C "$cn" status --json | validates "status --json validates" status
+most=$(cat "$T_TMP/most")
+check "never two live jobs of one run (at most $most seen)" test "$most" -ge 1 -a "$most" -le 1
+finish

@@ -225,12 +225,16 @@ int prop_value_pick(const struct prop_input *in, const struct prop_model *m, str
 {
 	const struct prop_cfg *c;
 	const char *seed;
+	size_t i;
 
 	if (m->top < 0 || m->top == in->best || !prop_seed_varies(in))
 		return 0;
 	c = &in->v[m->top];
 	if (c->st.n + c->open >= PROP_PICK_RUNS)
 		return 0;
+	for (i = 0; i < in->nruns; i++)
+		if (in->runs[i].cfg == m->top && !in->runs[i].proven && !in->runs[i].open)
+			return 0;	/* a run of it failed: not asked again and again */
 	seed = base_seed(in, m->top);
 	memset(out, 0, sizeof(*out));
 	out->kind = PROP_REPLICATE;

@@ -261,6 +261,13 @@ static void test_pick_needs_two_runs(void **state)
 	assert_int_equal(out.cfg, pick);
 	assert_string_equal(out.value, "2");
 	prop_out_release(&out);
+	/* a run of the pick that failed: it is not asked for again and again */
+	f.runs[f.nruns] = (struct prop_run){ pick, "2", 0, 0, 0 };
+	f.in.nruns = f.nruns + 1;
+	propose_next(&f.in, &out);
+	assert_false(out.kind == PROP_REPLICATE && out.cfg == pick);
+	prop_out_release(&out);
+	f.in.nruns = f.nruns;
 	/* one pair of replicates that tied does not make the seed irrelevant ... */
 	f.in.noise.sd = 0;
 	f.in.noise.df = 1;

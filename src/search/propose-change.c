@@ -527,8 +527,8 @@ static size_t branch_set(const struct prop_input *in, long branch, long *set)
 		set[k++] = pick;
 	}
 	if (in->best >= 0 && !has_best) {
-		if ((long)k >= branch)
-			k--;
+		if ((long)k >= branch && k > 0)
+			k--;	/* the best takes the last place (branch 0: the only one) */
 		set[k++] = in->best;
 	}
 	return k;

@@ -754,8 +754,9 @@ enum segment_next segments_on_end(struct xl_ctx *ctx, struct slurm *s,
 		close_seg(ctx, &cur, "continued", e, how);
 		db_exec_row(&ctx->db, "UPDATE segment SET state = 'current', max = :num"
 			    " WHERE id = :id", nx.id, NULL, cur.max);
-		db_exec_row(&ctx->db, "UPDATE attempt SET job_id = :text, missing_since = NULL"
-			    " WHERE id = :id", a->id, nx.job_id, 0);
+		/* run_start was the old job's start: the next one is no requeue */
+		db_exec_row(&ctx->db, "UPDATE attempt SET job_id = :text, missing_since = NULL,"
+			    " run_start = NULL WHERE id = :id", a->id, nx.job_id, 0);
 		d = xasprintf("segment %lld ended (%s); segment %lld continues as job %s",
 			      cur.k, how, nx.k, nx.job_id);
 		loop_event(ctx, "segment", a->run_id, a->id, d);

@@ -145,6 +145,10 @@ log=$d/runs/seg/three/slurm/attempt1.out
 check "one log, a marked header per segment" test "$(grep -c '^==== xloop segment' "$log")" = 3
 check "the job saw XLOOP_SEGMENT 1, 2, 3 in one directory" test "$(grep -o 'segment=[0-9]*' "$log" | tr '\n' ' ')" = "segment=1 segment=2 segment=3 "
 check "one verdict for the attempt" test "$(db "SELECT count(*) FROM event e JOIN run r ON r.id = e.run_id WHERE r.tag = 'three' AND e.kind = 'verdict'")" = 1
+# a continuation is the attempt's next job, not a requeue (the soak on many
+# nodes, issue 34: "started again ... Slurm requeued it" in 11 of 18 logs)
+check "no restart counted for its continuations" test "$(db "SELECT t.restarts FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = 'three' AND t.n = 1")" = 0
+check "  and none marked in its log" test "$(grep -c '^xloop: job .* started again' "$log")" = 0
 check "exit 85 without a new checkpoint stops at the guard" grep -q '^failure:no progress between segments' <<<"$(verdict nocheck)"
 check "  after one segment" test "$(segs nocheck)" = "1:last 2:unneeded"
 # a continuation starts only once a checkpoint was made (issue 27): the one
@@ -202,6 +206,7 @@ s2() { d_save=$d; d=$d2; segs "$1"; d=$d_save; }
 check "the signalled job continued after TIMEOUT and succeeded once" grep -q '^success:' <<<"$(v2 keep)"
 check "  over several segments" grep -q '^1:continued 2:' <<<"$(s2 keep)"
 check "  the signal reached the program" grep -q 'saved [0-9]* at the signal' "$d2/runs/sig/keep/slurm/attempt1.out"
+check "  no restart counted for its segments" sh -c '! grep -q "^xloop: job .* started again" "$1"' _ "$d2/runs/sig/keep/slurm/attempt1.out"
 check "status shows the segment and the time so far" grep -Eq '^    segment 2 \(at most 4\), [0-9]+ min so far$' "$T_TMP/status2.txt"
 check "the briefing too" grep -Eq '^  keep attempt 1: job [0-9]+ [A-Z]+, segment 2 \(at most 4\), [0-9]+ min so far' "$T_TMP/next2.txt"
 check "the attempt spans its segments (one bar in the report)" test "$(d_save=$d; d=$d2; db "SELECT t.started_at = (SELECT min(started_at) FROM segment WHERE attempt_id = t.id) FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = 'keep' AND t.n = 1"; d=$d_save)" = 1

@@ -44,7 +44,7 @@
 	"after its first on seeds the baseline has give d_s = C(s) - B(s) (B - C\n" \
 	"for goal min); the first 4 are tested, their sd pooled with twice the\n" \
 	"seed-adjusted noise, and it passes when the mean exceeds max(min_delta,\n" \
-	"t(1 - alpha/16, df) se) (alpha = search.alpha, default 0.05). status\n" \
+	"t(1 - alpha/32, df) se) (alpha = search.alpha, default 0.05). status\n" \
 	"says \"proven on 4 common seeds\" or \"not proven yet: 1 of 4 runs on\n" \
 	"base's seeds\". Autopilot spends a run on a replicate (on the\n" \
 	"baseline's seeds first) only when it is worth more to the choice of the\n" \

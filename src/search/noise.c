@@ -336,7 +336,7 @@ static double bound_of(const struct noise_rule *r, long k, double s2, long *df, 
 	*se = sqrt(v / (double)k);
 	if (*df <= 0)
 		return INFINITY;
-	level = r->p.alpha / (double)(NOISE_LOOKS * NOISE_CHALLENGERS);
+	level = r->p.alpha / (double)(NOISE_LOOKS * NOISE_LABELLED);
 	return noise_t_quantile(1 - level, (double)*df) * *se;
 }
 

@@ -237,8 +237,8 @@ static void test_looks(void **state)
 	noise_compare(&r, 1, 0, &c);
 	assert_int_equal(c.pairs, NOISE_LOOKS);
 	assert_int_equal(c.wants_replicate, 0);	/* no look left */
-	/* the bound: alpha shared by looks and challengers */
-	assert_true(fabs(c.need - noise_t_quantile(1 - 0.05 / (NOISE_LOOKS * NOISE_CHALLENGERS),
+	/* the bound: alpha shared by looks and the configurations labelled */
+	assert_true(fabs(c.need - noise_t_quantile(1 - 0.05 / (NOISE_LOOKS * NOISE_LABELLED),
 						   (double)c.df) * c.se) < 1e-9);
 	noise_rule_release(&r);
 }

@@ -100,7 +100,7 @@ def nodes_column(c, s):
         ("-" if c.get("retries on the lost node") is None else c["retries on the lost node"],
          c.get("retries after a node loss", 0)),
         "lost node back at work (its run jobs after)": "%s, %s (%d)" %
-        (nl[0].get("node", "-"), nl[0].get("state", "-"),
+        (nl[0].get("node", "-"), nl[0].get("state", "-").split("\n")[0],
          c.get("lost node's run jobs after its return", 0)),
         "plan entries after the autopilot converged": str(s.get("plan_added", 0)),
         "drained after auto off": "%.0f s" % (s["drained"] - s["auto_off"]) if s.get("drained")
@@ -145,14 +145,16 @@ def nodes_subsection(c, s, old):
         "test cluster (`testcluster.sh up --accounting --nodes N --gpus 1`), N nodes of one GPU "
         "each, N lanes, the runs in the preemptible partition `low`. The faults: slurmctld "
         "restarts, a node lost under a run (kill-node; its job made unrequeueable first, so it "
-        "ends NODE_FAIL and xloop retries it with --exclude) kept down past SlurmdTimeout and "
+        "ends NODE_FAIL and xloop retries it: as its next segment, queued held beforehand, or as a "
+        "new attempt with --exclude) kept down past SlurmdTimeout and "
         "started again, a node drained and resumed, a preemption wave (root's jobs of partition "
         "`gpu` on every node's GPU: Slurm requeues the study's jobs under their ids), the webhook "
         "down then 500 and 429, `.xloop/` full, SIGKILLs and crash points; no slurmd-down (the "
         "node loss replaces it). Once the autopilot converges, one-variable plan entries keep "
         "the lanes busy. Three checks more than on one node: no attempt had two live jobs at "
-        "once (Start..End of different JobIDs of one attempt and segment), every retry after "
-        "a NODE_FAIL ran away from the lost node (sacct NodeList), and the lost node was back in "
+        "once (Start..End of different JobIDs of one attempt and segment), every job after "
+        "a NODE_FAIL (the attempt's next segments, its next attempt) ran away from the lost "
+        "node (sacct NodeList), and the lost node was back in "
         "service and ran runs again. A job Slurm requeued has several records of one JobID in "
         "`sacct -D`: one job, judged by its last record. GPU busy counts min(running run jobs, "
         "N) / N, to `auto off`.")

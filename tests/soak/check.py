@@ -9,8 +9,9 @@ or "not ok - soak:" line per check with its count, then
 Exit 0 when every check passed. A job Slurm requeued (a lost node, a
 preemption) has several records of one JobID in sacct -D; it is one job,
 and its last record is its end. On many nodes (soak.json's "nodes") three
-checks more: no attempt had two live jobs at once, every retry after a
-node loss ran away from the lost node, and the lost node ran runs again
+checks more: no attempt had two live jobs at once, every job after a
+NODE_FAIL (the attempt's next segments, the run's next attempt) ran away
+from the lost node, and the lost node ran runs again
 after it returned.
 """
 import argparse
@@ -37,7 +38,7 @@ def ts(s):
     return datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S").timestamp()
 
 
-def sacct(user, since):
+def sacct(user, since, out_path):
     """Every job record of the user since the soak began (-D: requeued and
     duplicated ids too), one dict each."""
     fields = ["JobID", "JobName", "State", "ExitCode", "Submit", "Start", "End",
@@ -45,6 +46,11 @@ def sacct(user, since):
     out = subprocess.run(["sacct", "-D", "-X", "-n", "-P", "-u", user, "-S", since,
                           "-E", "now", "-o", ",".join(fields)],
                          stdout=subprocess.PIPE, text=True, check=True).stdout
+    try:	# for a post-mortem (the cluster is gone by then)
+        with open(os.path.join(os.path.dirname(os.path.abspath(out_path)), "sacct.txt"), "w") as f:
+            f.write(out)
+    except OSError:
+        pass
     jobs = []
     for line in out.splitlines():
         v = line.split("|")
@@ -110,7 +116,7 @@ def main():
                 print("    " + d)
 
     # --- what Slurm knows ---------------------------------------------------
-    jobs = sacct(a.user, a.since)
+    jobs = sacct(a.user, a.since, a.out)
     runs = []	# run jobs with their comment parsed
     feeders = 0
     for j in jobs:
@@ -420,8 +426,9 @@ def many_nodes(soak, runs, last_rec, report, details, res):
            " (%d attempts and segments with jobs)" % len(per))
 
     # 10. every retry after a node loss ran away from the lost node: a job
-    # that ended NODE_FAIL (its last record), and the jobs of the run's next
-    # attempt
+    # that ended NODE_FAIL (its last record), and the jobs after it: the
+    # attempt's later segments (an infra failure of a segment goes on as
+    # the next segment) and the run's next attempt
     by_att = collections.defaultdict(list)
     for j in runs:
         by_att[(j["tag"], j["n"])].append(j)
@@ -429,7 +436,8 @@ def many_nodes(soak, runs, last_rec, report, details, res):
     for jid, j in last_rec.items():
         if j["State"] != "NODE_FAIL":
             continue
-        nxt = by_att.get((j["tag"], j["n"] + 1), [])
+        nxt = [r for r in by_att.get((j["tag"], j["n"]), []) if r["k"] > j["k"]] + \
+            by_att.get((j["tag"], j["n"] + 1), [])
         for r in nxt:
             if not ts(r["Start"]):
                 continue
@@ -437,8 +445,9 @@ def many_nodes(soak, runs, last_rec, report, details, res):
             if j["NodeList"] in r["NodeList"].split(","):
                 bad += 1
                 details["retries on the lost node"].append(
-                    "%s attempt %d: job %s ended NODE_FAIL on %s; attempt %d ran as job %s on %s" %
-                    (j["tag"], j["n"], jid, j["NodeList"], r["n"], r["JobID"], r["NodeList"]))
+                    "%s attempt %d.%d: job %s ended NODE_FAIL on %s; %d.%d ran as job %s on %s" %
+                    (j["tag"], j["n"], j["k"], jid, j["NodeList"], r["n"], r["k"], r["JobID"],
+                     r["NodeList"]))
     lost_jobs = sum(1 for j in last_rec.values() if j["State"] == "NODE_FAIL")
     if checked == 0:
         print("ok - soak: retries on the lost node: 0 # skip no retry after a NODE_FAIL "
@@ -454,6 +463,7 @@ def many_nodes(soak, runs, last_rec, report, details, res):
     bad = 0
     again = []
     for nl in soak.get("node_loss", []):
+        nl["state"] = nl["state"].split("\n")[0]	# sinfo's line of each partition
         after = [j for j in runs if nl["node"] in j["NodeList"].split(",") and
                  (ts(j["Start"]) or 0) >= int(nl["returned"])]
         again.append(len(after))

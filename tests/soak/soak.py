@@ -10,7 +10,7 @@ space of 60^4 configurations. With --nodes N (issue 34; the multi-node
 test cluster, one GPU a node): N lanes, the runs in the preemptible
 partition low, and the faults of many nodes in place of slurmd's outage:
 a node lost under a run (its job made unrequeueable first, so it ends
-NODE_FAIL and xloop retries it elsewhere) that returns after the timeout,
+NODE_FAIL and xloop retries it) that returns after the timeout,
 a node drained and resumed, a preemption wave (root's jobs of partition
 gpu on every node; Slurm requeues the study's jobs). When the autopilot
 converges, plan entries keep the lanes busy (the keeper). The first third only the Slurm driver (the
@@ -346,7 +346,7 @@ class Soak:
 
     def node_state(self, node):
         return subprocess.run(["sinfo", "-h", "-N", "-n", node, "-o", "%T"], stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, text=True).stdout.strip() or "unknown"
+                              stderr=subprocess.DEVNULL, text=True).stdout.split("\n")[0].strip() or "unknown"
 
     def f_node_lost(self):
         """A node lost under a run (kill-node: its slurmd and every process

@@ -392,5 +392,15 @@ need_nodes() {
 	fi
 }
 kill_node() { "$XLOOP_ROOT_DIR/ops/slurm/testcluster.sh" kill-node "$1"; }
+# job_on DIR: "JOBID NODE" of the running job whose WorkDir is DIR, if one runs
+job_on() { squeue -h -t RUNNING -u "$XLOOP_TEST_USER" -o '%i %N %Z' | awk -v d="$1" '$3 == d { print $1, $2 }'; }
+# attempt_of DIR N FIELD: FIELD of attempt N of run r1 in study DIR, as
+# status --json says it ("none": no attempt N)
+attempt_of() {
+	as_user "$XLOOP_BIN" -C "$1" status --json | /usr/bin/python3 -c 'import json, sys
+r = [x for x in json.load(sys.stdin)["runs"] if x["tag"] == "r1"][0]
+a = [x for x in r["attempts"] if x["n"] == int(sys.argv[1])]
+print(a[0].get(sys.argv[2]) if a else "none")' "$2" "$3"
+}
 start_node() { "$XLOOP_ROOT_DIR/ops/slurm/testcluster.sh" start-node "$1"; }
 node_state() { sinfo -h -N -n "$1" -o %T 2>/dev/null | head -n 1; }

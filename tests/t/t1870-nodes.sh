@@ -50,13 +50,6 @@ c["breaker"] = {"program": 0, "no_gpu": False}'
 	step "submit it ($s)" as_user "$X" -C "$d" submit r1 --no-chain
 done
 
-# JOBID NODE of the study in $1's running job, if one runs
-job_on() { squeue -h -t RUNNING -u "$XLOOP_TEST_USER" -o '%i %N %Z' | awk -v d="$1" '$3 == d { print $1, $2 }'; }
-# a field of attempt N of r1 in study dir $1: att DIR N FIELD
-att() { as_user "$X" -C "$1" status --json | /usr/bin/python3 -c 'import json, sys
-r = [x for x in json.load(sys.stdin)["runs"] if x["tag"] == "r1"][0]
-a = [x for x in r["attempts"] if x["n"] == int(sys.argv[1])]
-print(a[0].get(sys.argv[2]) if a else "none")' "$2" "$3"; }
 
 deadline=$((SECONDS + 30))
 until [ -n "$(job_on "$a")" ] && [ -n "$(job_on "$b")" ]; do
@@ -74,20 +67,20 @@ for n in $killed; do step "kill node $n" kill_node "$n"; done
 deadline=$((SECONDS + 90)) t_retry= t_requeue=
 while [ $SECONDS -lt $deadline ]; do
 	for s in a b; do as_user "$X" -C "${!s}" next >>"$T_TMP/brief-$s.txt" 2>&1; done
-	[ -z "$t_retry" ] && [ "$(att "$a" 2 state)" = RUNNING ] && t_retry=$((SECONDS - t0))
+	[ -z "$t_retry" ] && [ "$(attempt_of "$a" 2 state)" = RUNNING ] && t_retry=$((SECONDS - t0))
 	# xloop saw b's job running again (a later start, same id)
-	[ -z "$t_requeue" ] && [ "$(att "$b" 1 restarts)" = 1 ] && t_requeue=$((SECONDS - t0))
+	[ -z "$t_requeue" ] && [ "$(attempt_of "$b" 1 restarts)" = 1 ] && t_requeue=$((SECONDS - t0))
 	[ -n "$t_retry" ] && [ -n "$t_requeue" ] && break
 	sleep 1
 done
 ok "node(s) $killed lost: a's retry ran ${t_retry:-never} s and b's requeued job ${t_requeue:-never} s after the loss"
-check "a's job ended NODE_FAIL, judged infra" test "$(att "$a" 1 class)/$(att "$a" 1 last_seen)" = infra/NODE_FAIL
-check "a's attempt 1 names the node it was lost on" test "$(att "$a" 1 node)" = "$na"
+check "a's job ended NODE_FAIL, judged infra" test "$(attempt_of "$a" 1 class)/$(attempt_of "$a" 1 last_seen)" = infra/NODE_FAIL
+check "a's attempt 1 names the node it was lost on" test "$(attempt_of "$a" 1 node)" = "$na"
 check "a's retry runs" test -n "$t_retry"
-check "a's retry was submitted away from the lost node" grep -q -- "--exclude=$na" <<<"$(att "$a" 2 resources)"
-check "Slurm excludes the node for a's retry" grep -q "ExcNodeList=$na " <<<"$(scontrol show job -o "$(att "$a" 2 job_id)")"
-check "b's job runs again under its id, seen by xloop" test -n "$t_requeue" -a "$(att "$b" 1 job_id)" = "$jb"
-check "b is still one attempt, not judged" test "$(att "$b" 2 n)/$(att "$b" 1 verdict)" = none/
+check "a's retry was submitted away from the lost node" grep -q -- "--exclude=$na" <<<"$(attempt_of "$a" 2 resources)"
+check "Slurm excludes the node for a's retry" grep -q "ExcNodeList=$na " <<<"$(scontrol show job -o "$(attempt_of "$a" 2 job_id)")"
+check "b's job runs again under its id, seen by xloop" test -n "$t_requeue" -a "$(attempt_of "$b" 1 job_id)" = "$jb"
+check "b is still one attempt, not judged" test "$(attempt_of "$b" 2 n)/$(attempt_of "$b" 1 verdict)" = none/
 
 # the nodes come back; the jobs may end
 for n in $killed; do step "start node $n" start_node "$n"; done
@@ -96,11 +89,11 @@ touch "$a/go" "$b/go"
 deadline=$((SECONDS + 40))
 while [ $SECONDS -lt $deadline ] && [ -n "$(squeue -h -u "$XLOOP_TEST_USER" -o %i)" ]; do sleep 0.5; done
 for s in a b; do as_user "$X" -C "${!s}" next >>"$T_TMP/brief-$s.txt" 2>&1; done
-check "a's retry succeeded on another node" test "$(att "$a" 2 verdict)" = success -a "$(att "$a" 2 node)" != "$na"
-check "b succeeded as one attempt" test "$(att "$b" 1 verdict)/$(att "$b" 2 n)" = success/none
-check "b's status counts the restart" test "$(att "$b" 1 restarts)" = 1
-check "b's verdict says Slurm started its job twice" grep -q "started its job 2 times" <<<"$(att "$b" 1 verdict_reason)"
-blog=$(att "$b" 1 log)
+check "a's retry succeeded on another node" test "$(attempt_of "$a" 2 verdict)" = success -a "$(attempt_of "$a" 2 node)" != "$na"
+check "b succeeded as one attempt" test "$(attempt_of "$b" 1 verdict)/$(attempt_of "$b" 2 n)" = success/none
+check "b's status counts the restart" test "$(attempt_of "$b" 1 restarts)" = 1
+check "b's verdict says Slurm started its job twice" grep -q "started its job 2 times" <<<"$(attempt_of "$b" 1 verdict_reason)"
+blog=$(attempt_of "$b" 1 log)
 check "b's log keeps both starts" test "$(grep -c '^START' "$blog")" = 2
 check "b's log marks the restart" grep -q "^xloop: job $jb started again" "$blog"
 check "b's first start's lines come before the mark" test "$(grep -n -m1 '^START' "$blog" | cut -d: -f1)" -lt "$(grep -n '^xloop: job' "$blog" | cut -d: -f1)"

@@ -38,11 +38,6 @@ c['breaker'] = {'program': 0, 'no_gpu': False}"
 	step "a run ($s)" as_user "$X" -C "$d" new r1 --from base --set X=1
 	step "submit it ($s)" as_user "$X" -C "$d" submit r1 --no-chain
 done
-job_on() { squeue -h -t RUNNING -u "$XLOOP_TEST_USER" -o '%i %N %Z' | awk -v d="$1" '$3 == d { print $1, $2 }'; }
-att() { as_user "$X" -C "$1" status --json | /usr/bin/python3 -c 'import json, sys
-r = [x for x in json.load(sys.stdin)["runs"] if x["tag"] == "r1"][0]
-a = [x for x in r["attempts"] if x["n"] == int(sys.argv[1])]
-print(a[0].get(sys.argv[2]) if a else "none")' "$2" "$3"; }
 deadline=$((SECONDS + 30))
 until [ -n "$(job_on "$rq")" ] && [ -n "$(job_on "$cn")" ]; do
 	[ $SECONDS -lt $deadline ] || { not_ok "both runs start" "$(squeue -u "$XLOOP_TEST_USER")"; finish; exit 1; }
@@ -61,35 +56,35 @@ done
 deadline=$((SECONDS + 60)) seen_rq= seen_cn=
 while [ $SECONDS -lt $deadline ]; do
 	for s in rq cn; do as_user "$X" -C "${!s}" next >>"$T_TMP/brief-$s.txt" 2>&1; done
-	[ -z "$seen_cn" ] && [ "$(att "$cn" 1 last_seen)" = PREEMPTED ] && seen_cn=1
+	[ -z "$seen_cn" ] && [ "$(attempt_of "$cn" 1 last_seen)" = PREEMPTED ] && seen_cn=1
 	[ -z "$seen_rq" ] && scontrol show job -o "$jr" | grep -q 'Restarts=1' && seen_rq=1
 	[ -n "$seen_rq" ] && [ -n "$seen_cn" ] && break
 	sleep 1
 done
-check "the CANCEL run ended PREEMPTED, infra" test "$(att "$cn" 1 last_seen)/$(att "$cn" 1 class)" = PREEMPTED/infra
-check "it was retried as attempt 2" test "$(att "$cn" 2 auto_retry)" = infra
+check "the CANCEL run ended PREEMPTED, infra" test "$(attempt_of "$cn" 1 last_seen)/$(attempt_of "$cn" 1 class)" = PREEMPTED/infra
+check "it was retried as attempt 2" test "$(attempt_of "$cn" 2 auto_retry)" = infra
 check "the REQUEUE run was requeued by Slurm (same job)" test -n "$seen_rq"
-check "it is one attempt, not judged" test "$(att "$rq" 2 n)/$(att "$rq" 1 verdict)" = none/
+check "it is one attempt, not judged" test "$(attempt_of "$rq" 2 n)/$(attempt_of "$rq" 1 verdict)" = none/
 # the preemptors end; the requeued job runs again, then every job may end
 rm -f "$T_TMP/hold"
 deadline=$((SECONDS + 60))
-until [ "$(att "$rq" 1 restarts)" = 1 ]; do
+until [ "$(attempt_of "$rq" 1 restarts)" = 1 ]; do
 	[ $SECONDS -lt $deadline ] || break
 	as_user "$X" -C "$rq" next >>"$T_TMP/brief-rq.txt" 2>&1
 	sleep 1
 done
-check "xloop saw the requeued job start again" test "$(att "$rq" 1 restarts)" = 1
+check "xloop saw the requeued job start again" test "$(attempt_of "$rq" 1 restarts)" = 1
 touch "$rq/go" "$cn/go"
 deadline=$((SECONDS + 40))
 while [ $SECONDS -lt $deadline ] && [ -n "$(squeue -h -u "$XLOOP_TEST_USER" -o %i)" ]; do sleep 0.5; done
 for s in rq cn; do as_user "$X" -C "${!s}" next >>"$T_TMP/brief-$s.txt" 2>&1; done
-check "the requeued run succeeded once, as attempt 1" test "$(att "$rq" 1 verdict)/$(att "$rq" 2 n)/$(att "$rq" 1 job_id)" = "success/none/$jr"
-rlog=$(att "$rq" 1 log)
+check "the requeued run succeeded once, as attempt 1" test "$(attempt_of "$rq" 1 verdict)/$(attempt_of "$rq" 2 n)/$(attempt_of "$rq" 1 job_id)" = "success/none/$jr"
+rlog=$(attempt_of "$rq" 1 log)
 check "its log keeps both starts" test "$(grep -c '^START' "$rlog")" = 2
 check "its log marks the restart" grep -q "^xloop: job $jr started again" "$rlog"
 check "show says Slurm restarted it" sh -c "runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='$SLURM_CONF' '$X' -C '$rq' show r1 | grep -q 'r1 .*\[.*\] (restarted 1 time by Slurm)'"
 check "show --json counts the restart, and validates" sh -c "runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='$SLURM_CONF' '$X' -C '$rq' show r1 --json >'$T_TMP/show.json' &&
 	/usr/bin/python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))[\"lineage\"][0][\"restarts\"] == 1 else 1)' '$T_TMP/show.json' &&
 	/usr/bin/python3 '$XLOOP_ROOT_DIR/tests/t/validate.py' '$XLOOP_ROOT_DIR/schemas/show.schema.json' <'$T_TMP/show.json'"
-check "the cancelled run's retry succeeded" test "$(att "$cn" 2 verdict)" = success
+check "the cancelled run's retry succeeded" test "$(attempt_of "$cn" 2 verdict)" = success
 finish

@@ -47,11 +47,6 @@ c['breaker'] = {'program': 0, 'no_gpu': False}"
 	step "a run ($s)" as_user "$X" -C "$d" new r1 --from base --set X=1
 	step "submit it ($s)" as_user "$X" -C "$d" submit r1 --no-chain
 done
-job_on() { squeue -h -t RUNNING -u "$XLOOP_TEST_USER" -o '%i %N %Z' | awk -v d="$1" '$3 == d { print $1, $2 }'; }
-att() { as_user "$X" -C "$1" status --json | /usr/bin/python3 -c 'import json, sys
-r = [x for x in json.load(sys.stdin)["runs"] if x["tag"] == "r1"][0]
-a = [x for x in r["attempts"] if x["n"] == int(sys.argv[1])]
-print(a[0].get(sys.argv[2]) if a else "none")' "$2" "$3"; }
 # the most live jobs either run had at once, seen at each poll (a file:
 # check runs its command in a subshell)
 echo 0 >"$T_TMP/most"
@@ -78,12 +73,12 @@ done
 preempted() {
 	watch_live
 	for s in rq cn; do as_user "$X" -C "${!s}" next >>"$T_TMP/brief-$s.txt" 2>&1; done
-	[ "$(att "$cn" 1 segments_redone)" != None ] && scontrol show job -o "$jr" | grep -q 'Restarts=1'
+	[ "$(attempt_of "$cn" 1 segments_redone)" != None ] && scontrol show job -o "$jr" | grep -q 'Restarts=1'
 }
 check "both preempted: the REQUEUE job requeued, the CANCEL segment ended" wait_for 120 preempted
 check "the CANCEL run: status says the preempted segment is done again" \
-	test "$(att "$cn" 1 segments_redone)" = "segment 1 ended PREEMPTED: segment 2 did its work again from the checkpoint"
-check "both are one attempt, not judged" test "$(att "$rq" 2 n)/$(att "$rq" 1 verdict)/$(att "$cn" 2 n)/$(att "$cn" 1 verdict)" = none//none/
+	test "$(attempt_of "$cn" 1 segments_redone)" = "segment 1 ended PREEMPTED: segment 2 did its work again from the checkpoint"
+check "both are one attempt, not judged" test "$(attempt_of "$rq" 2 n)/$(attempt_of "$rq" 1 verdict)/$(attempt_of "$cn" 2 n)/$(attempt_of "$cn" 1 verdict)" = none//none/
 # the preemptors end; the jobs go on from their checkpoint and end
 rm -f "$T_TMP/hold"
 touch "$rq/go" "$cn/go"
@@ -91,15 +86,15 @@ settled() {
 	watch_live
 	for s in rq cn; do as_user "$X" -C "${!s}" next >>"$T_TMP/brief-$s.txt" 2>&1; done
 	[ -z "$(squeue -h -u "$XLOOP_TEST_USER" -o %i)" ] &&
-		[ "$(att "$rq" 1 verdict)" = success ] && [ "$(att "$cn" 1 verdict)" = success ]
+		[ "$(attempt_of "$rq" 1 verdict)" = success ] && [ "$(attempt_of "$cn" 1 verdict)" = success ]
 }
 check "both runs end in success" wait_for 180 settled
-check "the REQUEUE run succeeded as attempt 1, its job the same" test "$(att "$rq" 1 verdict)/$(att "$rq" 2 n)/$(att "$rq" 1 job_id)" = "success/none/$jr"
-rlog=$(att "$rq" 1 log)
+check "the REQUEUE run succeeded as attempt 1, its job the same" test "$(attempt_of "$rq" 1 verdict)/$(attempt_of "$rq" 2 n)/$(attempt_of "$rq" 1 job_id)" = "success/none/$jr"
+rlog=$(attempt_of "$rq" 1 log)
 check "  its log keeps both starts" test "$(grep -c '^START' "$rlog")" = 2
 check "  its second start went on from the checkpoint" sh -c "grep '^START' '$rlog' | tail -n 1 | grep -q 'segment=1 attempt=1 from=1'"
-check "the CANCEL run succeeded as attempt 1, in segment 2" test "$(att "$cn" 1 verdict)/$(att "$cn" 2 n)" = success/none
-clog=$(att "$cn" 1 log)
+check "the CANCEL run succeeded as attempt 1, in segment 2" test "$(attempt_of "$cn" 1 verdict)/$(attempt_of "$cn" 2 n)" = success/none
+clog=$(attempt_of "$cn" 1 log)
 check "  segment 2 went on from the checkpoint" grep -q '^START .*segment=2 attempt=1 from=1' "$clog"
 check "  the log says segment 1 was preempted" grep -q 'DUE TO PREEMPTION' "$clog"
 check "  status says it" sh -c "runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='$SLURM_CONF' '$X' -C '$cn' status r1 | grep -q 'segment 1 ended PREEMPTED: segment 2 did its work again'"

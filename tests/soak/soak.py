@@ -10,11 +10,11 @@ space of 60^4 configurations. With --nodes N (issue 34; the multi-node
 test cluster, one GPU a node): N lanes, the runs in the preemptible
 partition low, and the faults of many nodes in place of slurmd's outage:
 a node lost under a run (its job made unrequeueable first, so it ends
-NODE_FAIL and xloop retries it) that returns after the timeout,
-a node drained and resumed, a preemption wave (root's jobs of partition
-gpu on every node; Slurm requeues the study's jobs). When the autopilot
-converges, plan entries keep the lanes busy (the keeper). The first third only the Slurm driver (the
-feeder jobs) runs xloop; then a cron-style tick every 5 s as well. Faults
+NODE_FAIL and xloop retries it) that returns after the timeout, a node
+drained and resumed, a preemption wave (root's jobs of partition gpu on
+every node; Slurm requeues the study's jobs). When the autopilot
+converges, plan entries keep the lanes busy (the keeper). The first
+third only the Slurm driver (the feeder jobs) runs xloop; then a cron-style tick every 5 s as well. Faults
 on a schedule drawn from the seed, each logged with its start and end in
 W/faults.jsonl. At the end: `auto off`, wait until no job of the user is
 left, then tests/soak/check.py (as the user) checks everything against

@@ -649,12 +649,14 @@ static void close_seg(struct xl_ctx *ctx, const struct seg *g, const char *state
 	db_finalize(&st);
 }
 
+/* A segment's outcome when an infra failure ended it (SQL). */
+#define INFRA_OUTCOMES "('NODE_FAIL', 'BOOT_FAIL', 'PREEMPTED')"
+
 /* How many segments of the attempt ended in an infra failure and were continued. */
 static long long infra_retries(struct xl_ctx *ctx, long long attempt_id)
 {
 	return att_number(ctx, "SELECT count(*) FROM segment WHERE attempt_id = :att"
-			  " AND state = 'continued' AND outcome IN ('NODE_FAIL', 'BOOT_FAIL',"
-			  " 'PREEMPTED')", attempt_id);
+			  " AND state = 'continued' AND outcome IN " INFRA_OUTCOMES, attempt_id);
 }
 
 /*
@@ -855,8 +857,8 @@ char *segments_infra_note(struct xl_ctx *ctx, long long attempt_id)
 	struct stmt st;
 
 	if (db_prepare(&ctx->db, &st, "SELECT k, outcome FROM segment WHERE attempt_id = :att"
-		       " AND state = 'continued' AND outcome IN ('NODE_FAIL', 'BOOT_FAIL',"
-		       " 'PREEMPTED') ORDER BY k, try") < 0)
+		       " AND state = 'continued' AND outcome IN " INFRA_OUTCOMES
+		       " ORDER BY k, try") < 0)
 		return NULL;
 	db_bind_int64(&st, ":att", attempt_id);
 	while (db_step(&st) == SQLITE_ROW) {

@@ -394,6 +394,38 @@ need_nodes() {
 kill_node() { "$XLOOP_ROOT_DIR/ops/slurm/testcluster.sh" kill-node "$1"; }
 # job_on DIR: "JOBID NODE" of the running job whose WorkDir is DIR, if one runs
 job_on() { squeue -h -t RUNNING -u "$XLOOP_TEST_USER" -o '%i %N %Z' | awk -v d="$1" '$3 == d { print $1, $2 }'; }
+# preempt_pair PREFIX [PY]: the preemption tests' two studies (t1871,
+# t1873), each with run r1 of $T_TMP/job.sh (baseline $T_TMP/cv.json)
+# submitted: $rq in partition low (PreemptMode REQUEUE), $cn in lowcancel
+# (CANCEL), named PREFIXrq and PREFIXcn; PY: more lines for xloop.json
+preempt_pair() {
+	local s d part
+	# shellcheck disable=SC2034 # the caller's
+	rq=$(user_dir) cn=$(user_dir)
+	for s in rq cn; do
+		d=${!s} part=low
+		[ $s = cn ] && part=lowcancel
+		new_study "$d" "$1$s" "c['slurm']['partition'] = '$part'
+c['resources'].update(cpus=1, mem='100M', time='00:05:00', gres='gpu:1')
+c['queue']['depth'] = 0
+c['retry'].update(infra_max=1)
+c['breaker'] = {'program': 0, 'no_gpu': False}
+${2:-}"
+		step "adopt a baseline ($s)" as_user "$XLOOP_BIN" -C "$d" adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
+		step "a run ($s)" as_user "$XLOOP_BIN" -C "$d" new r1 --from base --set X=1
+		step "submit it ($s)" as_user "$XLOOP_BIN" -C "$d" submit r1 --no-chain
+	done
+}
+# preempt_nodes NODE...: a job of partition gpu on each node, every GPU of
+# it, until $T_TMP/hold goes: it preempts what runs there; their ids
+preempt_nodes() {
+	local n
+	touch "$T_TMP/hold"
+	for n in $(printf '%s\n' "$@" | sort -u); do
+		sbatch --parsable -p gpu -w "$n" --gres="gpu:$XLOOP_GPUS" -o /dev/null \
+			--wrap "while [ -e '$T_TMP/hold' ]; do sleep 0.3; done"
+	done
+}
 # attempt_of DIR N FIELD: FIELD of attempt N of run r1 in study DIR, as
 # status --json says it ("none": no attempt N)
 attempt_of() {

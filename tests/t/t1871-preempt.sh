@@ -25,19 +25,7 @@ echo FINISHED
 JOB
 echo '{"score": 0.4}' >"$T_TMP/cv.json"
 step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
-rq=$(user_dir) cn=$(user_dir)
-for s in rq cn; do
-	d=${!s} part=low
-	[ $s = cn ] && part=lowcancel
-	new_study "$d" "p$s" "c['slurm']['partition'] = '$part'
-c['resources'].update(cpus=1, mem='100M', time='00:05:00', gres='gpu:1')
-c['queue']['depth'] = 0
-c['retry'].update(infra_max=1)
-c['breaker'] = {'program': 0, 'no_gpu': False}"
-	step "adopt a baseline ($s)" as_user "$X" -C "$d" adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
-	step "a run ($s)" as_user "$X" -C "$d" new r1 --from base --set X=1
-	step "submit it ($s)" as_user "$X" -C "$d" submit r1 --no-chain
-done
+preempt_pair p
 deadline=$((SECONDS + 30))
 until [ -n "$(job_on "$rq")" ] && [ -n "$(job_on "$cn")" ]; do
 	[ $SECONDS -lt $deadline ] || { not_ok "both runs start" "$(squeue -u "$XLOOP_TEST_USER")"; finish; exit 1; }
@@ -47,12 +35,7 @@ read -r jr nr <<<"$(job_on "$rq")"
 read -r jc nc <<<"$(job_on "$cn")"
 for s in rq cn; do as_user "$X" -C "${!s}" next >/dev/null 2>&1; done
 # a job of partition gpu wants every GPU of their nodes: it preempts them
-touch "$T_TMP/hold"
-hi=
-for n in $(printf '%s\n' "$nr" "$nc" | sort -u); do
-	hi="$hi $(sbatch --parsable -p gpu -w "$n" --gres="gpu:$XLOOP_GPUS" -o /dev/null \
-		--wrap "while [ -e '$T_TMP/hold' ]; do sleep 0.3; done")"
-done
+preempt_nodes "$nr" "$nc" >/dev/null
 deadline=$((SECONDS + 60)) seen_rq= seen_cn=
 while [ $SECONDS -lt $deadline ]; do
 	for s in rq cn; do as_user "$X" -C "${!s}" next >>"$T_TMP/brief-$s.txt" 2>&1; done

@@ -94,8 +94,9 @@ check "  its segment 2 runs, held at the gate" wait_for 240 eval 'at_gate s9 && 
 crash segment-after-sbatch tick >/dev/null 2>&1
 rc=$?
 check "killed at a continuation's sbatch in tick" test "$rc" = 137
-open_gate s9
+# the recovery tick while segment 2 still runs (held at its gate)
 u tick >/dev/null 2>&1
+open_gate s9
 check "  segment 3 has one job" test "$(seg_jobs s9 3)" -le 1
 check "  and one row" test "$(db "SELECT count(*) FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON r.id = t.run_id WHERE r.tag = 's9' AND s.k = 3")" = 1
 

@@ -29,7 +29,7 @@ static const char *const run_head[] = {
 };
 static const char *const run_tail[] = {
 	"seed", "verdict", "reason", "failure_class", "score", "config_mean", "config_runs",
-	"model_estimate", "proven", "best", "attempts", "gpu_hours", "created", "start", "end",
+	"model_estimate", "model_sd", "proven", "best", "attempts", "gpu_hours", "created", "start", "end",
 };
 static const char *const attempt_cols[] = {
 	"tag", "run_id", "attempt", "job_id", "state", "exit_code", "verdict", "reason",
@@ -131,6 +131,20 @@ static void csv_field(struct buf *b, const char *s)
 	buf_addc(b, '"');
 }
 
+/* The shortest of %.15g..%.17g that reads back as x (0.6, not 0.59999999999999998). */
+static void real_value(struct buf *b, double x)
+{
+	char t[32];
+	int prec;
+
+	for (prec = 15; prec < 17; prec++) {
+		xsnprintf(t, sizeof(t), "%.*g", prec, x);
+		if (strtod(t, NULL) == x)
+			break;
+	}
+	buf_addf(b, "%.*g", prec, x);
+}
+
 /* One JSON scalar as CSV text: null empty, true/false, numbers round-trip. */
 static void csv_value(struct buf *b, const json_t *v)
 {
@@ -145,7 +159,7 @@ static void csv_value(struct buf *b, const json_t *v)
 	else if (json_is_integer(v))
 		buf_addf(b, "%lld", (long long)json_integer_value(v));
 	else if (json_is_real(v))
-		buf_addf(b, "%.17g", json_real_value(v));
+		real_value(b, json_real_value(v));
 	else
 		BUG("a nested value in an export row");
 }
@@ -276,8 +290,13 @@ static json_t *run_row(struct export *e, const struct best_state *bs, const stru
 		json_object_set_new(row, "config_mean", json_null());
 		json_object_set_new(row, "config_runs", json_integer(0));
 	}
-	/* the model's estimate per configuration is not published by search/ */
-	json_object_set_new(row, "model_estimate", json_null());
+	if (cfg >= 0 && bs->v[cfg].has_est) {
+		json_object_set_new(row, "model_estimate", json_real(bs->v[cfg].est));
+		json_object_set_new(row, "model_sd", json_real(bs->v[cfg].est_sd));
+	} else {
+		json_object_set_new(row, "model_estimate", json_null());
+		json_object_set_new(row, "model_sd", json_null());
+	}
 	judged(bs, r->id, &proven, &best);
 	json_object_set_new(row, "proven", json_boolean(proven));
 	json_object_set_new(row, "best", json_boolean(best));
@@ -396,8 +415,9 @@ const struct cmd_entry cmd_export_entry = {
 	"configuration holds them, text), seed, verdict, reason and failure_class\n"
 	"(of its latest attempt), score (its latest attempt's), config_mean and\n"
 	"config_runs (its configuration's mean over proven runs), model_estimate\n"
-	"(always empty for now: the search does not publish an estimate per\n"
-	"configuration), proven, best (its configuration is the best: help best),\n"
+	"and model_sd (the estimate of its configuration's true score that chooses\n"
+	"the best, as status names it: the model's, or the shrunken means'; empty\n"
+	"when there is none), proven, best (its configuration is the best: help best),\n"
 	"attempts, gpu_hours (elapsed x GPUs of --gres x nodes, CPU jobs 1, running ones\n"
 	"up to now), created, start (its first attempt's) and end (its latest\n"
 	"attempt's, once judged). --attempts: one row per attempt instead (tag,\n"
@@ -406,7 +426,8 @@ const struct cmd_entry cmd_export_entry = {
 	"start, end, log). Column names are stable: schemas/export.schema.json\n"
 	"documents each and its type. CSV: RFC 4180, a header line, null as an\n"
 	"empty field, booleans true/false, times ISO-8601 UTC. Reads only.\n"
-	"In pandas: pd.read_csv(\"runs.csv\", parse_dates=[\"created\", \"start\", \"end\"])\n"
+	"In pandas: pd.read_csv(\"runs.csv\", parse_dates=[\"created\", \"start\", \"end\"],\n"
+	"float_precision=\"round_trip\") (numbers exactly as written)\n"
 	"or pd.read_json(\"runs.jsonl\", lines=True).\n",
 	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_export,
 };

@@ -206,6 +206,12 @@ static void choose_into(struct best_state *bs, const struct space *space, const 
 
 	input_of(bs, space, seed, &in, &v, &runs);
 	if (choose_best(&in, start, &ch) == 0) {
+		size_t i;
+
+		/* every configuration's estimate, as the outlook shows the best's */
+		for (i = 0; ch.source != CHOOSE_PLAIN && i < bs->n; i++)
+			bs->v[i].has_est = choose_estimate(&ch, &in, (long)i, &bs->v[i].est,
+							   &bs->v[i].est_sd) == 0;
 		bs->best = ch.best;
 		bs->pick = ch.pick;
 		bs->prev = ch.prev;
@@ -217,7 +223,10 @@ static void choose_into(struct best_state *bs, const struct space *space, const 
 		bs->why = ch.why ? xstrdup(ch.why) : NULL;
 		bs->promotions = ch.best != ch.prev;
 		/* the best's own estimate and its lead over the baseline */
-		choose_estimate(&ch, &in, bs->best, &bs->est, &bs->est_sd);
+		if (bs->best >= 0 && bs->v[bs->best].has_est) {
+			bs->est = bs->v[bs->best].est;
+			bs->est_sd = bs->v[bs->best].est_sd;
+		}
 		bs->p_base = bs->best != bs->baseline && bs->baseline >= 0 ?
 			     choose_compare(&ch, &in, bs->best, bs->baseline, &bs->base_lead,
 					    &bs->base_sd) : NAN;

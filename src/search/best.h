@@ -65,6 +65,8 @@ struct best_cfg {
 	long open;		/* runs with no verdict yet (queued, running) */
 	long failed;		/* runs whose latest attempt failed */
 	int rep_is_replicate;	/* rep_id is a replicate (no other run proven yet) */
+	int has_est;		/* est and est_sd hold the choice's estimate of it */
+	double est, est_sd;	/* its estimated true score (the metric's units) and sd */
 };
 
 /* One run's place (best_state.runs, in id order). */

@@ -82,7 +82,7 @@ for c in cols:
     else:
         dtypes[c] = t
 df = pd.read_csv(csv, dtype=dtypes, parse_dates=dates, keep_default_na=False,
-                 na_values={c: [""] for c in cols})
+                 na_values={c: [""] for c in cols}, float_precision="round_trip")
 assert len(df) == len(lines), (len(df), len(lines))
 flat = pd.json_normalize(lines)
 for c in cols:
@@ -111,5 +111,30 @@ check "base: proven, its configuration the best, its score and seed" \
 check "lr2: its one change, not proven, no attempt" \
 	test "$(field lr2 '[r["parent"], r["var"], r["old_value"], r["new_value"], r["proven"], r["attempts"], r["verdict"]]')" = '["base", "LR", "0.1", "0.2", false, 0, null]'
 check "the run id is the one its jobs get (32 hex digits)" grep -Eq '^\["[0-9a-f]{32}"\]$' <<<"$(field base '[r["run_id"]]')"
-check "the model's estimate is the documented null" test "$(field base 'r["model_estimate"]')" = null
+check "one proven run: no estimate yet (null)" test "$(field base '[r["model_estimate"], r["model_sd"]]')" = '[null, null]'
+
+# four more proven runs on the grid: the choice estimates each configuration,
+# the best's estimate is the one status shows, and pandas reads it back
+for i in 2 3 4 5; do
+	mk m$i "0.$((i % 3 + 1))" $i plain
+	cv s$i "0.$((i + 3))"
+	step "adopt m$i" u adopt "$T_TMP/m$i.sh" --tag m$i --cv "$T_TMP/s$i.json"
+done
+u export --format jsonl >"$T_TMP/runs.jsonl" 2>"$T_TMP/err"
+u export >"$T_TMP/runs.csv" 2>>"$T_TMP/err"
+check "nothing on stderr (8 runs)" test ! -s "$T_TMP/err"
+check "every run line validates (8 runs)" valid_lines "$T_TMP/runs.jsonl"
+check "pandas reads the estimates back" roundtrip "$T_TMP/runs.csv" "$T_TMP/runs.jsonl" run
+outlook=$(u status --json | $PY -c 'import json, sys; print(json.load(sys.stdin)["outlook"]["text"])')
+best_est() { $PY -c "import json, re, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+b = [r for r in rows if r['best']]
+m = re.search(r'(model|shrunken mean) ([-0-9.e]+) ± ([-0-9.e]+)', sys.argv[2])
+assert b and m, (b, sys.argv[2])
+e, sd = b[0]['model_estimate'], b[0]['model_sd']
+assert isinstance(e, float) and sd > 0, (e, sd)
+assert '%.4g' % e == m.group(2) and '%.2g' % sd == m.group(3), (e, sd, m.groups())
+same = [r['model_estimate'] for r in rows if r['space'] == b[0]['space']]
+assert len(set(same)) == 1, same" "$T_TMP/runs.jsonl" "$outlook"; }
+check "the best's estimate in export is the one status shows" best_est
 finish

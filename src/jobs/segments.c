@@ -384,6 +384,26 @@ out:
 }
 
 /*
+ * The job carrying token in scontrol's answer (*sc, release it), which
+ * also shows jobs that ended: 0 with *j (NULL when Slurm has none), -1
+ * when scontrol failed (nothing is known then).
+ */
+static int scontrol_by_token(struct slurm *s, const char *token, struct slurm_jobs *sc,
+			     const struct slurm_job **j)
+{
+	char *cause = NULL;
+	int unknown = 0;
+
+	*j = NULL;
+	if (slurm_scontrol_job(s, NULL, sc, &unknown, &cause) != 0) {
+		free(cause);
+		return -1;
+	}
+	*j = slurm_jobs_find_token(sc, token);
+	return 0;
+}
+
+/*
  * Make sure segment cur->k + 1 is queued (or adopted after a crash) while
  * cur runs: at most one job per (attempt, segment, try).
  */
@@ -412,22 +432,29 @@ static void keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jo
 		return;
 	}
 	if (strcmp(nx.state, "submitting") == 0) {
+		struct slurm_jobs sc = { 0 };
 		const struct slurm_job *j = slurm_jobs_find_token(q, nx.token);
+		int gone = 0;
 
+		/* squeue shows no job that ended: scontrol still does (MinJobAge) */
+		if (!j && q && time(NULL) - nx.intent_at >= attempts_orphan_secs())
+			gone = !scontrol_by_token(s, nx.token, &sc, &j);
 		if (j) {
 			/* sbatch answered but the answer was never recorded: adopt it */
 			db_exec_row(&ctx->db, "UPDATE segment SET job_id = :text, state = 'queued'"
 				    " WHERE id = :id", nx.id, j->job_id, 0);
 			loop_event(ctx, "repaired", 0, attempt_id, "a segment left in "
 				   "'submitting' was found by its token");
-			rechain(ctx, s, q, attempt_id, cur_job, j->job_id);
-		} else if (q && time(NULL) - nx.intent_at >= attempts_orphan_secs()) {
+			if (!slurm_state_is_final(j->state))
+				rechain(ctx, s, q, attempt_id, cur_job, j->job_id);
+		} else if (gone) {
 			db_exec_row(&ctx->db, "UPDATE segment SET state = 'submit_failed', outcome ="
 				    " 'sbatch never answered and no job carries its token'"
 				    " WHERE id = :id", nx.id, NULL, 0);
 			queue_segment(ctx, s, q, attempt_id, nx.k, nx.try_ + 1, cur->max,
 				      cur_job, NULL);
 		}
+		slurm_jobs_release(&sc);
 	} else if (strcmp(nx.state, "submit_failed") == 0 && nx.try_ < 3) {
 		queue_segment(ctx, s, q, attempt_id, nx.k, nx.try_ + 1, cur->max, cur_job, NULL);
 	}

@@ -37,7 +37,7 @@ step "gate job.sh" gate_job "$T_TMP/job.sh"
 for r in s5 s7 s8; do open_gate "$r"; done
 printf '{"score": 0}\n' >"$T_TMP/cv.json"
 step "adopt job.sh --tag base --cv" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json" >/dev/null
-for v in 5 7 8 9; do u new "s$v" --from base --set "SLEEP=$v" >/dev/null; done
+for v in 4 5 7 8 9; do u new "s$v" --from base --set "SLEEP=$v" >/dev/null; done
 
 # jobs Slurm has (live or finished) for segment K of a run's attempt 1
 seg_jobs() { as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$d " | grep -c "Comment=xloop:cr/$1#1\.$2:"; }
@@ -85,23 +85,39 @@ for r in s5 s7 s8; do
 done
 
 # at a continuation (alone in the queue): segment 2 becomes current in
-# tick, segment 3 is queued
-expect_rc 0 "a run for the continuation" u submit s9 --no-chain
-seg_running() {
-	[ "$(as_user squeue -h -j "$(db "SELECT s.job_id FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON r.id = t.run_id WHERE r.tag = 's9' AND s.k = 2")" -o %T 2>/dev/null)" = RUNNING ]
+# tick, segment 3 is queued (held) and the tick killed before recording it
+seg_running() {	# TAG: segment 2 of its attempt 1 runs
+	[ "$(as_user squeue -h -j "$(db "SELECT s.job_id FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON r.id = t.run_id WHERE r.tag = ? AND s.k = 2" "$1")" -o %T 2>/dev/null)" = RUNNING ]
 }
-check "  its segment 2 runs, held at the gate" wait_for 240 eval 'at_gate s9 && seg_running'
-crash segment-after-sbatch tick >/dev/null 2>&1
-rc=$?
-check "killed at a continuation's sbatch in tick" test "$rc" = 137
+seg3_rows() { db "SELECT count(*) FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON r.id = t.run_id WHERE r.tag = ? AND s.k = 3" "$1"; }
+crash_at_continuation() {	# TAG
+	expect_rc 0 "$1: a run for the continuation" u submit "$1" --no-chain
+	check "  its segment 2 runs, held at the gate" wait_for 240 eval "at_gate $1 && seg_running $1"
+	crash segment-after-sbatch tick >/dev/null 2>&1
+	rc=$?
+	check "  killed at a continuation's sbatch in tick" test "$rc" = 137
+}
+crash_at_continuation s9
 # the recovery tick while segment 2 still runs (held at its gate)
 u tick >/dev/null 2>&1
 open_gate s9
 check "  segment 3 has one job" test "$(seg_jobs s9 3)" -le 1
-check "  and one row" test "$(db "SELECT count(*) FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON r.id = t.run_id WHERE r.tag = 's9' AND s.k = 3")" = 1
+check "  and one row" test "$(seg3_rows s9)" = 1
+
+# the same, but segment 3's job ends before the recovery tick (as when
+# segment 2's wrapper cancels it): squeue no longer shows it, scontrol
+# does; no second segment 3 is queued
+crash_at_continuation s4
+j3=$(as_user scontrol show job -o 2>/dev/null | grep -F "WorkDir=$d " | grep "Comment=xloop:cr/s4#1\.3:" | sed -n 's/^JobId=\([0-9]*\) .*/\1/p')
+step "  its segment 3 job ($j3) cancelled before the recovery tick" as_user scancel "$j3"
+check "  and out of squeue" wait_for 60 eval "[ -z \"\$(as_user squeue -h -j $j3 -o %i 2>/dev/null)\" ]"
+u tick >/dev/null 2>&1
+open_gate s4
+check "  segment 3 has one job" test "$(seg_jobs s4 3)" = 1
+check "  and one row, adopted with that job" test "$(db "SELECT count(*) || ':' || group_concat(coalesce(s.job_id, '')) FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON r.id = t.run_id WHERE r.tag = 's4' AND s.k = 3")" = "1:$j3"
 
 drive
-for r in s9; do
+for r in s9 s4; do
 	one_success "$r"
 	check "$r: one job per segment" test "$(seg_jobs "$r" 2)" = 1
 done

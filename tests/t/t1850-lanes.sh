@@ -5,11 +5,11 @@
 # more than 4 running, the wall time within 1.15 x the ideal (4 rounds of
 # a run plus its start cost, measured on one lane), a median per-GPU idle
 # gap of at most 1.5 s, and 4 lanes at least 3.6 x the throughput of one.
-# Needs the 4-GPU profile: tests/one.sh --gpus 4 tests/t/t1850-lanes.sh.
+# Needs 4 GPUs: tests/one.sh --gpus 4 (one node) or --nodes 4 --gpus 1.
 . "$(dirname "$0")/lib.sh"
 
-if [ "${XLOOP_GPUS:-1}" -lt 4 ]; then
-	skip "lanes on 4 GPUs" "needs the 4-GPU test cluster (tests/one.sh --gpus 4)"
+if [ $(( ${XLOOP_GPUS:-1} * ${XLOOP_NODES:-1} )) -ne 4 ]; then
+	skip "lanes on 4 GPUs" "needs 4 GPUs (tests/one.sh --gpus 4, or --nodes 4 --gpus 1)"
 	finish
 	exit
 fi
@@ -22,7 +22,7 @@ s=$(date +%s.%N)
 echo "START x=$X device=gpu:${SLURM_JOB_GPUS:-none}"
 sleep "$SLEEP"
 printf '{"score": %s}\n' "$X" >"$XLOOP_RUN_DIR/cv.json"
-printf '%s %s %s %s\n' "${SLURM_JOB_GPUS:-none}" "$s" "$(date +%s.%N)" "$XLOOP_TAG" >>"$XLOOP_ROOT/times"
+printf '%s %s %s %s\n' "${SLURMD_NODENAME:-?}:${SLURM_JOB_GPUS:-none}" "$s" "$(date +%s.%N)" "$XLOOP_TAG" >>"$XLOOP_ROOT/times"
 echo FINISHED
 JOB
 echo '{"score": 0}' >"$T_TMP/cv.json"
@@ -93,15 +93,18 @@ if len(by) != 4 or not gaps:
 m = statistics.median(gaps)
 print("median gap %.2f s over %d GPUs" % (m, len(by)))
 sys.exit(0 if m <= 1.5 else "median gap %.2f s" % m)' "$d4/times"
-# the report: one timeline row per GPU, from the index each job saw
+# the report: one timeline row per (node, GPU), from what each job saw
+# (4 GPUs of one node, or one GPU of each of 4 nodes: --nodes 4)
 rep=$(as_user "$X" -C "$d4" report --out "$d4/report.html" --json)
-check "report: one row per GPU, GPUs 0-3, idle summed per GPU" python3 -c 'import json, sys
+check "report: one row per GPU, the 4 the jobs saw, idle summed per GPU" python3 -c 'import json, sys
 r = json.loads(sys.argv[1])
 g = r["gpus"]
 print(g)
-if [x["gpu"] for x in g] != [0, 1, 2, 3]:
-    sys.exit("rows %s" % g)
+saw = sorted({tuple(l.split()[0].split(":")) for l in open(sys.argv[2])})
+rows = sorted((x["node"], str(x["gpu"])) for x in g)
+if len(rows) != 4 or rows != saw:
+    sys.exit("rows %s, the jobs saw %s" % (rows, saw))
 if any(x["busy_s"] < 25 or x["idle_s"] > 0.3 * r["span_s"] for x in g):
-    sys.exit("busy/idle per GPU %s of span %s" % (g, r["span_s"]))' "$rep"
-check "report: the page labels the GPU rows" grep -q '>GPU 3</text>' "$d4/report.html"
+    sys.exit("busy/idle per GPU %s of span %s" % (g, r["span_s"]))' "$rep" "$d4/times"
+check "report: the page labels the GPU rows" grep -Eq '>([a-z0-9]+ )?GPU [0-3]</text>' "$d4/report.html"
 finish

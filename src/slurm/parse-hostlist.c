@@ -2,6 +2,7 @@
  * Slurm's hostlist expressions ("node[1-2]", "gpu[01-16]", "a[1-3,7],b2"):
  * how many hosts one names, and the hosts themselves. See slurm/parse.h.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,82 +10,40 @@
 #include "slurm/parse-impl.h"
 #include "lib/util.h"
 
-/* Count the hosts of a hostlist expression. */
-long slurm_hostlist_count(const char *list)
-{
-	long n = 0;
-	const char *p = list;
-
-	if (!list || !*list || strchr(list, ' '))
-		return 0;
-	while (*p) {
-		const char *open = NULL, *end = p;
-
-		/* one host expression: up to a comma outside brackets */
-		while (*end && *end != ',') {
-			if (*end == '[') {
-				open = end;
-				end += strcspn(end, "]");
-				if (*end)
-					end++;
-				continue;
-			}
-			end++;
-		}
-		if (!open) {
-			n += end > p;
-		} else {
-			/* "1-3,7" between the brackets */
-			const char *q = open + 1;
-			long in = 0;
-
-			while (q < end && *q != ']') {
-				char *e;
-				long a = strtol(q, &e, 10), b = a;
-
-				if (e == q)
-					break;
-				if (*e == '-') {
-					q = e + 1;
-					b = strtol(q, &e, 10);
-					if (e == q || b < a)
-						b = a;
-				}
-				in += b - a + 1;
-				q = *e == ',' ? e + 1 : e;
-				if (*e != ',' && *e != ']')
-					break;
-			}
-			n += in > 0 ? in : 1;
-		}
-		p = *end ? end + 1 : end;
-	}
-	return n;
-}
-
-/* The hosts found so far, and at most how many may be. */
+/*
+ * The hosts found so far and at most how many may be; with keep, their
+ * names too (expanding), else only their number (counting, which never
+ * makes a name: "gpu[1-100000]" costs what "gpu[1-2]" does).
+ */
 struct hosts {
 	char **v;
 	long n, max;
+	int keep;
 };
 
-/* Add prefix + s[0..n) to h; -1 once there would be more than h->max. */
-static int add_host(struct hosts *h, const char *prefix, const char *s, size_t n)
+/* Add mult hosts (keep: the one named prefix + s[0..n)); -1 past h->max. */
+static int add_hosts(struct hosts *h, long mult, const char *prefix, const char *s, size_t n)
 {
-	if (h->n >= h->max)
+	if (mult > h->max - h->n)
 		return -1;
-	h->v = xreallocarray(h->v, (size_t)h->n + 1, sizeof(*h->v));
-	h->v[h->n++] = xasprintf("%s%.*s", prefix, (int)n, s);
+	if (h->keep) {
+		h->v = xreallocarray(h->v, (size_t)h->n + 1, sizeof(*h->v));
+		h->v[h->n] = xasprintf("%s%.*s", prefix, (int)n, s);
+	}
+	h->n += mult;
 	return 0;
 }
 
 /*
- * Expand one host expression s[0..n) (no comma outside brackets) after
+ * Walk one host expression s[0..n) (no comma outside brackets) after
  * prefix: each bracket group in turn, numbers padded to their lower
- * bound's digits ("01-10": 01 .. 10). -1 with *why when it cannot.
+ * bound's digits ("01-10": 01 .. 10); each host it names counts mult
+ * times. Expanding, each number of a range is walked on its own (mult
+ * 1); counting, the rest is walked once per range, mult times its size.
+ * -1 with *why when it cannot.
  */
-static int expand_one(struct hosts *h, const char *prefix, const char *s, size_t n,
-		      const char **why)
+static int walk_one(struct hosts *h, const char *prefix, long mult, const char *s, size_t n,
+		    const char **why)
 {
 	const char *open = memchr(s, '[', n), *close, *q;
 
@@ -93,13 +52,14 @@ static int expand_one(struct hosts *h, const char *prefix, const char *s, size_t
 		*why = "a ']' without its '['";
 		return -1;
 	}
-	if (!open && add_host(h, prefix, s, n) < 0)
+	if (!open && add_hosts(h, mult, prefix, s, n) < 0)
 		*why = "too many hosts";
 	if (!open)
 		return *why ? -1 : 0;
 	close = memchr(open, ']', n - (size_t)(open - s));
 	for (q = open + 1; close && q < close; q++) {
 		size_t da = strspn(q, "0123456789"), db = 0;
+		size_t rest = n - (size_t)(close + 1 - s);
 		long a, b, v;
 
 		if (da == 0 || da > 9)
@@ -114,13 +74,15 @@ static int expand_one(struct hosts *h, const char *prefix, const char *s, size_t
 		}
 		if (b < a || (q[da + db] != ',' && q[da + db] != ']'))
 			break;
-		if (b - a >= h->max - h->n) {
+		if (b - a + 1 > (h->max - h->n) / mult) {
 			*why = "too many hosts";
 			return -1;
 		}
-		for (v = a; v <= b; v++) {
+		if (!h->keep && walk_one(h, NULL, mult * (b - a + 1), close + 1, rest, why) < 0)
+			return -1;
+		for (v = a; h->keep && v <= b; v++) {
 			char *pre = xasprintf("%s%.*s%0*ld", prefix, (int)(open - s), s, (int)da, v);
-			int rc = expand_one(h, pre, close + 1, n - (size_t)(close + 1 - s), why);
+			int rc = walk_one(h, pre, 1, close + 1, rest, why);
 
 			free(pre);
 			if (rc < 0)
@@ -138,17 +100,18 @@ static int expand_one(struct hosts *h, const char *prefix, const char *s, size_t
 	return 0;
 }
 
-/* The hosts of a hostlist expression, in order. */
-long slurm_hostlist_expand(const char *list, long max, char ***hosts, char **cause)
+/*
+ * Walk a hostlist, its expressions in order, into h: NULL, or why it is
+ * not one. Lenient (counting only): an expression it cannot read is one
+ * host, an empty one none, and the walk goes on.
+ */
+static const char *walk_list(struct hosts *h, const char *list, int lenient)
 {
-	struct hosts h = { NULL, 0, max };
 	const char *p = list, *why = NULL;
 
-	*hosts = NULL;
-	if (!list || !*list || strcmp(list, "None assigned") == 0 || strcmp(list, "(null)") == 0)
-		return 0;
 	while (*p && !why) {
 		size_t n = 0;
+		long before = h->n;
 		int depth = 0;
 
 		/* one host expression: up to a comma outside brackets */
@@ -158,12 +121,40 @@ long slurm_hostlist_expand(const char *list, long max, char ***hosts, char **cau
 			why = "an empty name";
 		else if (strcspn(p, " \t\n") < n)
 			why = "a space in a name";
-		else if (expand_one(&h, "", p, n, &why) == 0)
+		else if (walk_one(h, "", 1, p, n, &why) == 0)
 			why = NULL;
+		if (why && lenient) {
+			h->n = before + (n > 0);
+			why = NULL;
+		}
 		p += n;
-		if (!why && *p == ',' && !*++p)
+		if (!why && *p == ',' && !*++p && !lenient)
 			why = "an empty name";
 	}
+	return why;
+}
+
+/* Count the hosts of a hostlist expression. */
+long slurm_hostlist_count(const char *list)
+{
+	struct hosts h = { NULL, 0, LONG_MAX, 0 };
+
+	if (!list || !*list || strchr(list, ' '))
+		return 0;
+	walk_list(&h, list, 1);
+	return h.n;
+}
+
+/* The hosts of a hostlist expression, in order. */
+long slurm_hostlist_expand(const char *list, long max, char ***hosts, char **cause)
+{
+	struct hosts h = { NULL, 0, max, 1 };
+	const char *why;
+
+	*hosts = NULL;
+	if (!list || !*list || strcmp(list, "None assigned") == 0 || strcmp(list, "(null)") == 0)
+		return 0;
+	why = walk_list(&h, list, 0);
 	if (why) {
 		slurm_hosts_free(h.v, h.n);
 		if (strcmp(why, "too many hosts") == 0)

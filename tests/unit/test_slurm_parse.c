@@ -3616,6 +3616,13 @@ static void test_hostlist_count(void **unused)
 	assert_int_equal(slurm_hostlist_count(NULL), 0);
 	assert_int_equal(slurm_hostlist_count("None assigned"), 0);
 	assert_int_equal(slurm_hostlist_count("n[x]"), 1);
+	/* what it cannot read: an expression is one host, an empty one none */
+	assert_int_equal(slurm_hostlist_count("n[x],a[1-2]"), 3);
+	assert_int_equal(slurm_hostlist_count("a,,b,"), 2);
+	assert_int_equal(slurm_hostlist_count("node[1-2"), 1);
+	/* counted, never made: no limit, no cost per host */
+	assert_int_equal(slurm_hostlist_count("gpu[1-999999999]"), 999999999);
+	assert_int_equal(slurm_hostlist_count("r[1-1000]n[1-1000]"), 1000000);
 }
 
 /* Expand list (at most max hosts) and join its hosts with spaces; "ERR: cause" when it cannot. */
@@ -3668,8 +3675,21 @@ static void test_hostlist_expand(void **unused)
 	expands("r[1-2]n[1-2]", "r1n1 r1n2 r2n1 r2n2");
 	expands("[1-2]", "1 2");
 	expands("node-1.example.org", "node-1.example.org");
-	/* each agrees with slurm_hostlist_count */
-	assert_int_equal(slurm_hostlist_count("node[1,3-4]"), 3);
+	/* each agrees with slurm_hostlist_count (one walk of the grammar) */
+	{
+		static const char *const lists[] = { "node1", "node[1-2]", "node[1,3-4]",
+			"a1,b2", "a[1-3,7],b2", "gpu[08-10]", "n[1-2]-ib,x", "r[1-2]n[1-2]",
+			"[1-2]", "r[1-3,5]n[01-02,7]x,y[9]" };
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(lists); i++) {
+			long n = slurm_hostlist_expand(lists[i], 64, &h, NULL);
+
+			assert_true(n > 0);
+			assert_int_equal(slurm_hostlist_count(lists[i]), n);
+			slurm_hosts_free(h, n);
+		}
+	}
 	assert_int_equal(slurm_hostlist_expand("", 64, &h, NULL), 0);
 	assert_null(h);
 	assert_int_equal(slurm_hostlist_expand(NULL, 64, &h, NULL), 0);

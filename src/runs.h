@@ -49,7 +49,8 @@ struct attempt {
 	double score;
 	char *auto_retry;	/* "", "infra", "resources": why xloop retried on its own */
 	long long lane;		/* the chain it was put in (queue.lanes), from 0 */
-	char *gpus;		/* the GPU indexes it ran on ("0", "1,3"), "" unknown */
+	char *gpus;		/* its GPUs ("0", "1,3"; "node2=1;node3=0" when each node's
+				 * differ: slurm_job_gpu_map), "" unknown, "?" none named */
 	long long restarts;	/* Slurm requeued its job this often (same job id) */
 	long long run_start;	/* the start of the job's current run; 0 unknown */
 };
@@ -125,7 +126,7 @@ int attempts_set_submit_failed(struct db *db, long long id, const char *err);
  * builds: XLOOP_TEST_ORPHAN_SECS).
  */
 long long attempts_orphan_secs(void);
-/* The GPUs a running job was given (scontrol -d's IDX). */
+/* The GPUs a running job was given (slurm_job_gpu_map: each node's IDX). */
 int attempts_set_gpus(struct db *db, long long id, const char *gpus);
 
 /* A limit held sbatch back: the intent goes, its attempt number is free again. */

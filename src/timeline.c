@@ -18,37 +18,64 @@ static void set_node(char node[64], const char *s)
 	node[n] = '\0';
 }
 
-/* An attempt that ran (or runs) becomes a bar of the timeline on each of its nodes. */
+/*
+ * The GPUs attempt a ran on on host (NULL: a NodeList it cannot read, one
+ * row named as Slurm wrote it) into idx: how many, 0 when none is known.
+ */
+static long gpus_on(const struct attempt *a, const char *host, long long idx[TIMELINE_GPUS])
+{
+	const char *list;
+	size_t n;
+	long k;
+
+	if (!host && strchr(a->gpus, '='))
+		return 0;	/* each node's GPUs, and not which node this is */
+	/* "" (not asked yet) and "?" (none named) are no list */
+	list = slurm_gpu_map_find(a->gpus, host ? host : "", &n);
+	k = list ? slurm_idx_list(list, n, idx, TIMELINE_GPUS) : 0;
+	return k > 0 ? k : 0;
+}
+
+/*
+ * An attempt that ran (or runs) becomes a bar of the timeline on each GPU
+ * it was given on each of its nodes (one bar a node where no GPU is known).
+ */
 void timeline_add(struct bar **bars, size_t *nb, const struct rrun *x, const struct attempt *a,
 		  long long now)
 {
 	long long end = a->ended_at ? a->ended_at : strcmp(a->state, "RUNNING") == 0 ? now : 0;
+	long long idx[TIMELINE_GPUS];
 	char **hosts = NULL;
-	long nh, k;
+	long nh, k, g, ng;
+	int copies = 0;
 
 	if (!a->started_at || !end || end < a->started_at)
 		return;
 	/* a NodeList it cannot read (or too long) is one row, named as Slurm wrote it */
 	nh = slurm_hostlist_expand(a->node, TIMELINE_NODES, &hosts, NULL);
 	for (k = 0; k < (nh > 0 ? nh : 1); k++) {
-		struct bar *r;
+		ng = gpus_on(a, nh > 0 ? hosts[k] : NULL, idx);
+		for (g = 0; g < (ng > 0 ? ng : 1); g++) {
+			struct bar *r;
 
-		*bars = xreallocarray(*bars, *nb + 1, sizeof(**bars));
-		r = &(*bars)[(*nb)++];
-		memset(r, 0, sizeof(*r));
-		r->start = a->started_at;
-		r->end = end;
-		r->run = x;
-		r->n = a->n;
-		r->attempt_id = a->id;
-		r->cls = strcmp(a->verdict, "success") == 0 ? "success" :
-			 strcmp(a->verdict, "failure") == 0 ? "failure" : "live";
-		xsnprintf(r->label, sizeof(r->label), "%s", *a->state ? a->state : a->phase);
-		r->gpu = a->gpus[0] >= '0' && a->gpus[0] <= '9' ? strtoll(a->gpus, NULL, 10) : -1;
-		r->restarts = a->restarts;
-		set_node(r->node, nh > 0 ? hosts[k] : a->node);
-		r->nodes = nh > 0 ? (int)nh : (int)slurm_hostlist_count(a->node);
-		r->copy = (int)k;
+			*bars = xreallocarray(*bars, *nb + 1, sizeof(**bars));
+			r = &(*bars)[(*nb)++];
+			memset(r, 0, sizeof(*r));
+			r->start = a->started_at;
+			r->end = end;
+			r->run = x;
+			r->n = a->n;
+			r->attempt_id = a->id;
+			r->cls = strcmp(a->verdict, "success") == 0 ? "success" :
+				 strcmp(a->verdict, "failure") == 0 ? "failure" : "live";
+			xsnprintf(r->label, sizeof(r->label), "%s", *a->state ? a->state : a->phase);
+			r->gpu = ng > 0 ? idx[g] : -1;
+			r->gpus = (int)ng;
+			r->restarts = a->restarts;
+			set_node(r->node, nh > 0 ? hosts[k] : a->node);
+			r->nodes = nh > 0 ? (int)nh : (int)slurm_hostlist_count(a->node);
+			r->copy = copies++;
+		}
 	}
 	slurm_hosts_free(hosts, nh > 0 ? nh : 0);
 }
@@ -137,6 +164,7 @@ void timeline_add_steps(struct bar **bars, size_t *nb, const struct step_span *s
 		r->seg = 0;
 		r->covered = 0;
 		r->gpu = -1;		/* a later step's GPU and node are not recorded */
+		r->gpus = 0;
 		r->node[0] = '\0';
 		r->nodes = 0;
 		r->copy = 0;

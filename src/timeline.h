@@ -1,6 +1,7 @@
 /*
  * The report's GPU timeline as data (pure): one bar per attempt that ran
- * (one per node of a job across nodes), a segmented attempt's bar cut into
+ * on each GPU it was given (a job of 2 GPUs is a bar on each; a job across
+ * nodes is bars on each node's), a segmented attempt's bar cut into
  * one bar per segment, so the idle seconds between two segments count as
  * idle, and the rows they are drawn on: one per GPU of a node.
  */
@@ -20,7 +21,8 @@ struct bar {
 	const char *cls;	/* "success", "failure", "live" */
 	char label[24];		/* its state, or its phase ("continued": a segment that went on) */
 	int lane;		/* its row */
-	long long gpu;		/* the first GPU index the job saw, -1 unknown */
+	long long gpu;		/* the GPU index it is drawn for on its node, -1 unknown */
+	int gpus;		/* the GPUs the job had on that node (a bar each), 0 unknown */
 	long long attempt_id;
 	long long seg;		/* its segment (segments.c), 0: the whole attempt */
 	long long covered;	/* a whole attempt's bar: its ended segments end here */
@@ -29,11 +31,13 @@ struct bar {
 	long long restarts;	/* Slurm restarted the attempt's job this often (lost node, preemption) */
 	char node[64];		/* the node it ran on, "" unknown */
 	int nodes;		/* the nodes its job ran on (a bar on each), 0 unknown */
-	int copy;		/* 0, or k: the same job's bar on its node k + 1 */
+	int copy;		/* 0, or k: the same job's bar k + 1 (another GPU or node) */
 };
 
 /* A job across more nodes than this is drawn once, on a row named by its whole NodeList. */
 #define TIMELINE_NODES 64
+/* A node's GPUs past this many of one job get no bar of their own. */
+#define TIMELINE_GPUS 16
 
 /* One GPU row of the timeline: a node's GPU, and its seconds in the span. */
 struct gpu_row {
@@ -58,7 +62,9 @@ struct step_span {
 
 /*
  * Add attempt a of run x when it ran (or runs: until now): one bar on
- * each node of its NodeList, all with the GPU index its job saw first.
+ * each GPU it had on each node of its NodeList (a->gpus: one IDX list
+ * for every node, or each node's: slurm_job_gpu_map), one bar on a node
+ * whose GPUs are not known.
  */
 void timeline_add(struct bar **bars, size_t *nb, const struct rrun *x, const struct attempt *a,
 		  long long now);

@@ -20,7 +20,7 @@ import sys
 
 PURE = {"lib/util", "lib/buf", "lib/jsonw", "tags", "stages/judge", "slurm/reasons", "memsample",
         "jobsh/secrets", "lib/sha256", "slurm/parse", "slurm/parse-sacct", "slurm/parse-sacctmgr",
-        "slurm/parse-hostlist", "slurm/parse-sbatch", "slurm/parse-scontrol", "slurm/parse-sinfo",
+        "slurm/parse-hostlist", "slurm/parse-gres", "slurm/parse-sbatch", "slurm/parse-scontrol", "slurm/parse-sinfo",
         "slurm/parse-squeue", "slurm/parse-impl", "jobsh/jobsh", "jobsh/lex",
         "jobsh/jobsh-impl",
         "jobsh/parse", "jobsh/directives", "search/noise", "search/gp", "search/choose", "search/propose-value", "search/propose-change", "search/propose-impl",

@@ -5,6 +5,13 @@
 # CANCEL) and a job across two nodes, saved as fixtures (issue 34):
 #
 #   ops/slurm/capture-nodes.sh [OUTDIR]   (default: ops/slurm/captures/nodes)
+#   ops/slurm/capture-nodes.sh --gpus [OUTDIR]   only the GPU indexes (5.)
+#
+# 5. (also alone, with --gpus) a job across node2 and node3 whose GPUs have
+# other indexes on each node (node2's GPU 0 held by another job: IDX 1
+# there, 0 on node3) and one with the same index on both, from `scontrol -d
+# show job` (-o and multi-line); node2 and node3 need 2 GPUs (--gpus 2, or
+# --gpus 1,2,2).
 #
 # Not a version directory (captures/MAJOR.MINOR/ holds every capture of a
 # version): the outputs of Debian 12's Slurm 22.05 on the multi-node profile.
@@ -16,6 +23,8 @@ set -euo pipefail
 readonly PROG=${0##*/}
 HERE=$(cd "$(dirname "$0")" && pwd)
 readonly HERE
+only_gpus=
+[[ ${1:-} != --gpus ]] || { only_gpus=1; shift; }
 readonly OUT=${1:-$HERE/captures/nodes}
 readonly RUN_AS=${XLOOP_CAPTURE_USER:-xloopt}
 readonly SACCT_FIELDS=JobID,JobIDRaw,JobName,State,ExitCode,Start,End,Elapsed,MaxRSS,ReqMem,Comment,NodeList,Partition,Submit
@@ -34,6 +43,28 @@ all_running() {
 }
 requeued() { [[ $(job_field "$1" Restarts) -ge 1 ]]; }
 restarted() { [[ $(job_field "$1" Restarts) -ge 1 && $(job_field "$1" JobState) == RUNNING ]]; }
+# --- 5. across two nodes: another GPU index on each -----------------------
+capture_gpu_indexes() {
+    local hold same diff
+    hold=$(submit -J xloop-hold -w node2 --gres=gpu:1 --wrap 'sleep 300')
+    wait_for 30 "job $hold running" all_running "$hold"
+    diff=$(submit -J xloop-two-gpus -N2 -w node2,node3 --gres=gpu:1 --wrap 'srun sleep 300')
+    wait_for 30 "job $diff running" all_running "$diff"
+    capture scontrol_show_job_d_o_two_nodes_gpu_idx scontrol -d show job -o "$diff"
+    capture scontrol_show_job_d_two_nodes_gpu_idx scontrol -d show job "$diff"
+    scancel "$hold" "$diff"
+    wait_for 30 "jobs $hold/$diff done" all_finished "$hold" "$diff"
+    same=$(submit -J xloop-two-gpus -N2 -w node2,node3 --gres=gpu:1 --wrap 'srun sleep 300')
+    wait_for 30 "job $same running" all_running "$same"
+    capture scontrol_show_job_d_o_two_nodes_gpu_same scontrol -d show job -o "$same"
+    scancel "$same"
+}
+if [[ -n $only_gpus ]]; then
+    capture_gpu_indexes
+    msg "done: $OUT"
+    exit 0
+fi
+
 sacct_capture() {
     # sacct_capture NAME ID [sacct flags]: once its rows have end times
     [[ -n $acct ]] || return 0
@@ -91,4 +122,5 @@ capture scontrol_show_job_o_preempted_requeue scontrol show job -o "$lo"
 capture squeue_h_o_preempted_requeue squeue -h -r -o "$SQUEUE_FMT" -j "$lo"
 scancel "$lo" "$hi1" "$hi2" 2>/dev/null || true
 sacct_capture sacct_P_n_preempted_cancel "$lc"
+capture_gpu_indexes
 msg "done: $OUT"

@@ -824,31 +824,3 @@ int slurm_parse_ping(const char *out, struct slurm_ping *ping, char **cause)
 	*ping = res;
 	return 0;
 }
-
-/* The IDX list of the gpu entry of a GRES allocation. */
-char *slurm_gres_gpu_idx(const char *gres)
-{
-	const char *p = gres;
-
-	while (p && *p) {
-		const char *idx = strstr(p, "(IDX:"), *end;
-
-		if (!idx)
-			return NULL;
-		/* the entry this IDX belongs to starts after the last ',' before "(" */
-		end = idx;
-		while (end > p && end[-1] != ',')
-			end--;
-		if (strncmp(end, "gpu", 3) == 0 && (end[3] == ':' || end[3] == '(')) {
-			size_t n = strcspn(idx + 5, ")");
-
-			if (n && idx[5 + n] == ')' && strspn(idx + 5, "0123456789,-") == n)
-				return xstrndup(idx + 5, n);
-			return NULL;
-		}
-		p = strchr(idx, ')');
-		if (p)
-			p++;
-	}
-	return NULL;
-}

@@ -499,6 +499,34 @@ const char *slurm_limit_refusal(const char *sbatch_stderr);
  */
 char *slurm_gres_gpu_idx(const char *gres);
 
+/*
+ * The GPUs each node of a job was given, from one record of `scontrol -d
+ * show job` (its "Nodes=node[1-2] ... GRES=gpu:1(IDX:0)" lines, one per
+ * group of nodes alike; GRES_IDX= before 21.08), as attempt.gpus keeps
+ * them: the IDX list alone when every node got the same ("0", "1,3"; one
+ * node always), else "HOSTLIST=IDX" for each node line, joined by ';'
+ * ("node2=1;node3=0": another index on each node). NULL when it names no
+ * GPU. Malloc'd.
+ */
+char *slurm_job_gpu_map(const struct slurm_record *rec);
+
+/* A job across more nodes than this has no node's GPUs found in its map. */
+#define SLURM_GPU_MAP_HOSTS 1024
+
+/*
+ * The IDX list of node in a map of slurm_job_gpu_map (or one xloop kept
+ * before maps: an IDX list): the whole map when it is one list, else the
+ * list of the first entry whose hostlist names node. Points into map,
+ * *len its length; NULL (and 0) when the map names no GPU of node.
+ */
+const char *slurm_gpu_map_find(const char *map, const char *node, size_t *len);
+
+/*
+ * The GPU indexes of an IDX list s[0..n) ("0,2-3,5": 0 2 3 5) into out, at
+ * most max of them; how many, or -1 for what is not such a list.
+ */
+long slurm_idx_list(const char *s, size_t n, long long *out, long max);
+
 /* The sinfo format for the partition's GPUs: nodes, then their GRES. */
 #define SINFO_GPUS_FORMAT "%D|%G"
 

@@ -494,17 +494,14 @@ int slurm_job_gpus(struct slurm *s, const char *jobid, char **idx, char **cause)
 	const char *argv[] = { "scontrol", "-d", "show", "job", "-o", jobid, NULL };
 	struct slurm_records recs = SLURM_RECORDS_INIT;
 	struct proc p = PROC_INIT;
-	size_t i, k;
+	size_t i;
 	int rc = run(s, argv, NULL, &p, cause);
 
 	*idx = NULL;
 	if (rc == 0 && slurm_parse_records(p.out.s, &recs, cause) < 0)
 		rc = XL_ERR;
 	for (i = 0; rc == 0 && i < recs.nr && !*idx; i++)
-		for (k = 0; k < recs.v[i].nr_kv && !*idx; k++)
-			if (strcmp(recs.v[i].kv[k].key, "GRES") == 0 ||
-			    strcmp(recs.v[i].kv[k].key, "GRES_IDX") == 0)
-				*idx = slurm_gres_gpu_idx(recs.v[i].kv[k].value);
+		*idx = slurm_job_gpu_map(&recs.v[i]);	/* each node's */
 	slurm_records_release(&recs);
 	proc_release(&p);
 	return rc;

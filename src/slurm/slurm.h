@@ -149,9 +149,10 @@ int slurm_sacctmgr_limits(struct slurm *s, const char *account, const char *part
 			  const char *qos, struct slurm_limits *l, char **cause);
 
 /*
- * The GPU indexes job jobid runs on, from `scontrol -d show job -o`
- * ("0", "1,3"; malloc'd in *idx, NULL when Slurm names none). 0 or an
- * exit code with *cause.
+ * The GPU indexes job jobid runs on, node by node, from `scontrol -d show
+ * job -o`: slurm_job_gpu_map's map ("0", "1,3", "node2=1;node3=0";
+ * malloc'd in *idx, NULL when Slurm names none). 0 or an exit code with
+ * *cause.
  */
 int slurm_job_gpus(struct slurm *s, const char *jobid, char **idx, char **cause);
 

@@ -3723,6 +3723,141 @@ static void test_hostlist_expand(void **unused)
 	}
 }
 
+/* The GPU map of the one job of scontrol -d output text (NULL: none); "ERR" when it does not parse. */
+static char *gpu_map_of(const char *text, size_t rec)
+{
+	struct slurm_records recs = SLURM_RECORDS_INIT;
+	char *cause = NULL, *map;
+
+	if (slurm_parse_records(text, &recs, &cause) < 0) {
+		free(cause);
+		return xstrdup("ERR");
+	}
+	assert_true(rec < recs.nr);
+	map = slurm_job_gpu_map(&recs.v[rec]);
+	slurm_records_release(&recs);
+	return map;
+}
+
+/* Check the map of a capture (sub/name; both forms when multi), record rec: want, or NULL. */
+static void gpu_map_is(const char *sub, const char *name, size_t rec, const char *want)
+{
+	char *cmd, *body = capture_at(sub, name, &cmd, 0), *map = gpu_map_of(body, rec);
+
+	if (want == NULL && map != NULL)
+		fail_msg("%s/%s: map '%s', want none", sub ? sub : ".", name, map);
+	if (want != NULL && (map == NULL || strcmp(map, want) != 0))
+		fail_msg("%s/%s: map '%s', want '%s'", sub ? sub : ".", name, map ? map : "(none)",
+			 want);
+	free(map);
+	if (!strstr(name, "_o_")) {
+		/* the multi-line form joined as -o prints it: the same map */
+		char *one = to_oneliner(body);
+
+		map = gpu_map_of(one, rec);
+		assert_true(want ? map && strcmp(map, want) == 0 : map == NULL);
+		free(map);
+		free(one);
+	}
+	free(body);
+	free(cmd);
+}
+
+/* The IDX list of node in map, as a string ("" none). */
+static char *map_find(const char *map, const char *node)
+{
+	size_t n;
+	const char *idx = slurm_gpu_map_find(map, node, &n);
+
+	return idx ? xstrndup(idx, n) : xstrdup("");
+}
+
+/*
+ * The GPUs each node of a job was given (issue 34): every version's
+ * scontrol -d of a running 1-GPU job, both forms, is "0"; on 22.05's
+ * multi-node cluster a job across node2 and node3 whose GPU index differs
+ * by node (node2's GPU 0 held by another job) is "node2=1;node3=0", one
+ * with the same index on both (Slurm prints one "Nodes=node[2-3]" line)
+ * "0", and one without GPUs none; the samples' GRES_IDX= lines (before
+ * 21.08) and typed GRES. Then the map's lookups and IDX lists.
+ */
+static void test_gpu_map(void **unused)
+{
+	char **vers, *t, *body, *got;
+	size_t nr, i;
+	long long idx[8];
+
+	(void)unused;
+	vers = capture_versions(&nr);
+	for (i = 0; i < nr; i++) {
+		gpu_map_is(vers[i], "scontrol_show_job_d_o_running.txt", 0, "0");
+		gpu_map_is(vers[i], "scontrol_show_job_d_running.txt", 0, "0");
+		free(vers[i]);
+	}
+	free(vers);
+	/* 22.05, the multi-node profile (capture-nodes.sh --gpus) */
+	gpu_map_is("nodes", "scontrol_show_job_d_o_two_nodes_gpu_idx.txt", 0, "node2=1;node3=0");
+	gpu_map_is("nodes", "scontrol_show_job_d_two_nodes_gpu_idx.txt", 0, "node2=1;node3=0");
+	gpu_map_is("nodes", "scontrol_show_job_d_o_two_nodes_gpu_same.txt", 0, "0");
+	gpu_map_is("nodes", "scontrol_show_job_d_o_two_nodes_step_failed_noacct.txt", 0, NULL);
+	/* the samples: GRES_IDX= (none, and "gpu(IDX:0,2-3,5)"), typed GRES among others */
+	t = sample("03_");
+	body = strip_comments(t);
+	got = gpu_map_of(body, 0);
+	assert_null(got);
+	got = gpu_map_of(body, 2);
+	assert_string_equal(got, "0,2-3,5");
+	free(got);
+	got = gpu_map_of(body, 4);
+	assert_string_equal(got, "5");
+	free(got);
+	got = gpu_map_of(body, 7);
+	assert_string_equal(got, "3");	/* "gg:g0(CNT:1),gpu:1(IDX:3)" */
+	free(got);
+	got = gpu_map_of(body, 8);
+	assert_string_equal(got, "1");	/* "gpu:rtx2080:1(IDX:1),gg:g0(CNT:1)" */
+	free(got);
+	free(body);
+	free(t);
+	/* node lines of their own, grouped or not, with a node of no GPU */
+	got = gpu_map_of("JobId=7 NodeList=n[1-4] Nodes=n[1-2] CPU_IDs=0 Mem=1 GRES=gpu:2(IDX:0-1)"
+			 " Nodes=n3 CPU_IDs=0 Mem=1 GRES=gpu:2(IDX:2-3) Nodes=n4 CPU_IDs=0 Mem=1"
+			 " GRES= MinCPUsNode=1\n", 0);
+	assert_string_equal(got, "n[1-2]=0-1;n3=2-3");
+	free(got);
+
+	/* lookups: an IDX list is every node's; a map's entries by hostlist */
+#define FIND(map, node, want) do { char *f_ = map_find(map, node); \
+		assert_string_equal(f_, want); free(f_); } while (0)
+	FIND("0", "node7", "0");
+	FIND("1,3", "", "1,3");
+	FIND("node2=1;node3=0", "node3", "0");
+	FIND("node2=1;node3=0", "node2", "1");
+	FIND("node2=1;node3=0", "node4", "");
+	FIND("node2=1;node3=0", "node", "");
+	FIND("n[1-2]=0-1;n3=2-3", "n2", "0-1");
+	FIND("n[1-2]=0-1;n3=2-3", "n3", "2-3");
+	FIND("n[1-2]=0-1;n3=2-3", "n4", "");
+	FIND("", "n1", "");
+#undef FIND
+	/* IDX lists */
+	assert_int_equal(slurm_idx_list("0,2-3,5", 7, idx, 8), 4);
+	assert_int_equal(idx[0], 0);
+	assert_int_equal(idx[1], 2);
+	assert_int_equal(idx[2], 3);
+	assert_int_equal(idx[3], 5);
+	assert_int_equal(slurm_idx_list("1;node3=0", 1, idx, 8), 1);	/* within its length */
+	assert_int_equal(idx[0], 1);
+	assert_int_equal(slurm_idx_list("0-15", 4, idx, 8), 8);	/* at most max */
+	assert_int_equal(idx[7], 7);
+	assert_int_equal(slurm_idx_list("?", 1, idx, 8), -1);
+	assert_int_equal(slurm_idx_list("", 0, idx, 8), -1);
+	assert_int_equal(slurm_idx_list("3-1", 3, idx, 8), -1);
+	assert_int_equal(slurm_idx_list("1,", 2, idx, 8), -1);
+	assert_int_equal(slurm_idx_list("-1", 2, idx, 8), -1);
+	assert_int_equal(slurm_idx_list("1--2", 4, idx, 8), -1);
+}
+
 static void test_nodes_captures(void **unused)
 {
 	struct slurm_jobs j = SLURM_JOBS_INIT;
@@ -3820,6 +3955,7 @@ int main(void)
 		cmocka_unit_test(test_hostlist_count),
 		cmocka_unit_test(test_hostlist_expand),
 		cmocka_unit_test(test_nodes_captures),
+		cmocka_unit_test(test_gpu_map),
 		cmocka_unit_test(test_state_names_roundtrip),
 		cmocka_unit_test(test_state_forms),
 		cmocka_unit_test(test_state_final),

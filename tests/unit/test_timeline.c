@@ -371,6 +371,77 @@ static void test_lanes_one_node(void **state)
 	free(v);
 }
 
+/* The row of the bar of attempt id on node's GPU gpu, or -1. */
+static int lane_gpu(const struct bar *v, size_t n, long long id, const char *node, long long gpu)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].attempt_id == id && strcmp(v[i].node, node) == 0 && v[i].gpu == gpu)
+			return v[i].lane;
+	return -1;
+}
+
+/*
+ * Each GPU a job had is a bar on that GPU's row (issue 34): a job of 2
+ * GPUs busies both of its node's rows; a job across nodes whose index
+ * differs by node ("node2=1;node3=0", slurm_job_gpu_map) is on node2's
+ * GPU 1 and node3's GPU 0; a node the map does not name has no GPU known.
+ */
+static void test_add_gpus(void **state)
+{
+	struct attempt a;
+	struct bar *v = NULL;
+	struct gpu_row rows[8];
+	size_t n = 0, nrows = 0, i, copies = 0;
+	int named = -1;
+
+	(void)state;
+	ran(&a, 1, 100, 110, "node2", "0-1");
+	timeline_add(&v, &n, NULL, &a, 200);
+	assert_int_equal(n, 2);
+	assert_int_equal(v[0].gpu, 0);
+	assert_int_equal(v[1].gpu, 1);
+	assert_int_equal(v[0].gpus, 2);
+	assert_int_equal(v[0].copy, 0);
+	assert_int_equal(v[1].copy, 1);
+	ran(&a, 2, 105, 120, "node[2-3]", "node2=1;node3=0");
+	timeline_add(&v, &n, NULL, &a, 200);
+	assert_int_equal(n, 4);
+	ran(&a, 3, 120, 130, "node[3-4]", "node3=0-1");
+	timeline_add(&v, &n, NULL, &a, 200);
+	assert_int_equal(n, 7);
+	ran(&a, 4, 130, 140, "node[5-", "node5=0");	/* no hosts: no node's GPU */
+	timeline_add(&v, &n, NULL, &a, 200);
+	assert_int_equal(n, 8);
+	assert_int_equal(v[7].gpu, -1);
+	for (i = 0; i < n; i++)
+		copies += v[i].attempt_id == 3 && v[i].copy > 0;
+	assert_int_equal(copies, 2);
+	timeline_lanes(v, n, rows, &nrows, 8, 16, &named);
+	assert_int_equal(named, 1);
+	assert_int_equal(nrows, 4);
+	assert_string_equal(rows[0].node, "node2");
+	assert_int_equal(rows[0].gpu, 0);
+	assert_string_equal(rows[1].node, "node2");
+	assert_int_equal(rows[1].gpu, 1);
+	assert_string_equal(rows[2].node, "node3");
+	assert_int_equal(rows[2].gpu, 0);
+	assert_string_equal(rows[3].node, "node3");
+	assert_int_equal(rows[3].gpu, 1);
+	assert_int_equal(lane_gpu(v, n, 1, "node2", 1), 1);
+	assert_int_equal(lane_gpu(v, n, 2, "node2", 1), 1);
+	assert_int_equal(lane_gpu(v, n, 2, "node3", 0), 2);
+	assert_int_equal(lane_gpu(v, n, 2, "node2", 0), -1);
+	assert_int_equal(lane_gpu(v, n, 3, "node4", -1), 4);	/* packed below */
+	/* busy per GPU: node2's GPU 1 ran both jobs, 10 + 15 s */
+	assert_int_equal(rows[0].busy, 10);
+	assert_int_equal(rows[1].busy, 25);
+	assert_int_equal(rows[2].busy, 25);
+	assert_int_equal(rows[3].busy, 10);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -383,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_nodes_split_steps),
 		cmocka_unit_test(test_lanes_nodes),
 		cmocka_unit_test(test_lanes_one_node),
+		cmocka_unit_test(test_add_gpus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

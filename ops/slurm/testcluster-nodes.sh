@@ -17,6 +17,10 @@
 
 # Nodes of the cluster (up --nodes N); 1 is the single-node profile.
 NODES=1
+# Fake GPUs of each node when they differ (up --nodes 3 --gpus 1,2,2: node1
+# has 1, node2 and node3 2), one count a node; "" when each has GPUS.
+NODE_GPUS=""
+NODE_GPUS_ASKED=0
 
 # The name of node K.
 node_name() { printf 'node%d' "$1"; }
@@ -42,6 +46,39 @@ nodes_daemons_running() {
     done
 }
 
+# Parse "--gpus N" or "--gpus A,B,..." (a count a node) for up: sets GPUS
+# (the most a node has) and NODE_GPUS (the list, "" when all are equal).
+gpus_option() {
+    local -a g
+    local k
+    [[ ${1:-} =~ ^[1-9][0-9]?(,[1-9][0-9]?)*$ ]] ||
+        die "--gpus wants a number from 1 to 99, or one such number a node (--gpus 1,2,2)"
+    IFS=, read -ra g <<<"$1"
+    GPUS=${g[0]} NODE_GPUS=""
+    for k in "${g[@]}"; do
+        ((k <= GPUS)) || GPUS=$k
+        [[ $k == "${g[0]}" ]] || NODE_GPUS=$1
+    done
+    if ((${#g[@]} > 1)); then NODE_GPUS_ASKED=${#g[@]}; else NODE_GPUS_ASKED=0; fi
+}
+
+# After up's options: a GPU count a node wants as many counts as nodes.
+gpus_check() {
+    ((${NODE_GPUS_ASKED:-0} == 0 || NODE_GPUS_ASKED == NODES)) ||
+        die "--gpus with $NODE_GPUS_ASKED counts wants --nodes $NODE_GPUS_ASKED (one count a node)"
+}
+
+# The fake GPUs of node K.
+node_gpus() {
+    local -a g
+    if [[ -z $NODE_GPUS ]]; then
+        printf '%d' "$GPUS"
+        return
+    fi
+    IFS=, read -ra g <<<"$NODE_GPUS"
+    printf '%d' "${g[$1 - 1]}"
+}
+
 # Parse "--nodes N" for up: sets NODES.
 nodes_option() {
     [[ ${1:-} =~ ^[1-9]$ ]] || die "--nodes wants a number from 1 to 9"
@@ -53,7 +90,7 @@ nodes_prepare() {
     local i k dev
     for ((i = 1; i <= NODES; i++)); do
         mkdir -p "$SPOOL_DIR/$(node_name "$i")"
-        for ((k = 0; k < GPUS; k++)); do
+        for ((k = 0; k < $(node_gpus "$i"); k++)); do
             dev=$GPU_DEV_DIR/$(node_name "$i")-gpu$k
             if [[ ! -c $dev ]]; then
                 rm -f "$dev"
@@ -78,7 +115,7 @@ SrunPortRange=$((40000 + PORT_OFFSET * 10))-$((40000 + PORT_OFFSET * 10 + 99))"
     comm_params="CommunicationParameters=NoCtldInAddrAny"
     node_lines=""
     for ((i = 1; i <= NODES; i++)); do
-        node_lines+="NodeName=$(node_name "$i") NodeAddr=127.0.0.1 Port=$(node_port "$i") CPUs=$cpus RealMemory=$mem Gres=gpu:$GPUS State=UNKNOWN
+        node_lines+="NodeName=$(node_name "$i") NodeAddr=127.0.0.1 Port=$(node_port "$i") CPUs=$cpus RealMemory=$mem Gres=gpu:$(node_gpus "$i") State=UNKNOWN
 "
         names+=${names:+,}$(node_name "$i")
     done
@@ -90,12 +127,13 @@ PartitionName=low Nodes=$names MaxTime=04:00:00 PriorityTier=1 PreemptMode=REQUE
 PartitionName=lowcancel Nodes=$names MaxTime=04:00:00 PriorityTier=1 PreemptMode=CANCEL State=UP"
 }
 
-# gres.conf lines of every node.
+# gres.conf lines of every node (each with its own count: node_gpus).
 nodes_gres_lines() {
-    local i f
+    local i f g
     for ((i = 1; i <= NODES; i++)); do
         f=$GPU_DEV_DIR/$(node_name "$i")-gpu
-        if ((GPUS > 1)); then f+="[0-$((GPUS - 1))]"; else f+=0; fi
+        g=$(node_gpus "$i")
+        if ((g > 1)); then f+="[0-$((g - 1))]"; else f+=0; fi
         printf 'NodeName=%s Name=gpu File=%s\n' "$(node_name "$i")" "$f"
     done
 }

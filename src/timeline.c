@@ -51,8 +51,15 @@ void timeline_add(struct bar **bars, size_t *nb, const struct rrun *x, const str
 
 	if (!a->started_at || !end || end < a->started_at)
 		return;
-	/* a NodeList it cannot read (or too long) is one row, named as Slurm wrote it */
+	/*
+	 * a NodeList it cannot read (or too long) is one row, named as Slurm
+	 * wrote it; a node whose GPUs were seen while the job ran is one of
+	 * its nodes, though the NodeList kept at its end may not say so (sacct
+	 * read just after the end can name the batch host alone)
+	 */
 	nh = slurm_hostlist_expand(a->node, TIMELINE_NODES, &hosts, NULL);
+	if (nh >= 0)
+		nh = slurm_gpu_map_hosts(a->gpus, TIMELINE_NODES, &hosts, nh);
 	for (k = 0; k < (nh > 0 ? nh : 1); k++) {
 		ng = gpus_on(a, nh > 0 ? hosts[k] : NULL, idx);
 		for (g = 0; g < (ng > 0 ? ng : 1); g++) {

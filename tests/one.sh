@@ -2,7 +2,10 @@
 # Run some integration tests against the shared local test cluster:
 #   tests/one.sh [--accounting] [--gpus N] [--nodes N] tests/t/t1200-loop.sh [more tests...]
 # --nodes N: the multi-node profile (testcluster.sh up --nodes N, nodes
-# node1..nodeN); a test marked "# nodes: N" skips itself on fewer.
+# node1..nodeN); a test marked "# nodes: N" skips itself on fewer. A test
+# marked "# gpus: A,B,.." (one count a node, as many as --nodes) runs on
+# nodes of those GPUs: the cluster comes up so for it (XLOOP_GPUS=A,B,..),
+# and as asked again for the next test that is not so marked.
 # XLOOP_SLOTS="4" takes only slot 4 (a session's side work beside a full suite).
 # Holds a cluster slot's lock for the whole run (clusters are shared by
 # everything on the machine; see the slots below), brings the cluster up with
@@ -18,7 +21,7 @@ profile=plain up= gpus=1 nodes=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--accounting) profile=accounting up="$up --accounting"; shift ;;
-	--gpus) gpus=${2:-}; up="$up --gpus $gpus"; shift 2 || shift ;;
+	--gpus) gpus=${2:-}; shift 2 || shift ;;
 	--nodes) nodes=${2:-}; up="$up --nodes $nodes"; shift 2 || shift ;;
 	*) break ;;
 	esac
@@ -39,15 +42,37 @@ open_path_for_user "$ROOT"
 needs_cluster=
 for t in "$@"; do case ${t##*/} in t0*) ;; *) needs_cluster=1 ;; esac; done
 
-body() {
-	if [ -n "$needs_cluster" ]; then
-		ops/slurm/testcluster.sh up $up >/dev/null 8>&- || { echo "not ok - test cluster did not come up"; exit 1; }
-		eval "$(ops/slurm/testcluster.sh env)"
-		ops/slurm/testcluster.sh adduser "$XLOOP_TEST_USER" >/dev/null 8>&-
+# up_cluster GPUS: the cluster of the options asked, with GPUS (N or A,B,..)
+up_cluster() {
+	# shellcheck disable=SC2086 # one option per word
+	ops/slurm/testcluster.sh up $up --gpus "$1" >/dev/null 8>&- || { echo "not ok - test cluster did not come up"; exit 1; }
+	eval "$(ops/slurm/testcluster.sh env)"
+	ops/slurm/testcluster.sh adduser "$XLOOP_TEST_USER" >/dev/null 8>&-
+	export XLOOP_GPUS=$1
+}
+
+# test_gpus TEST: its "# gpus: A,B,.." when it names a count for each of the
+# --nodes nodes, else the GPUs asked
+test_gpus() {
+	local w
+	w=$(sed -n 's/^# gpus: \([1-9][0-9]*\(,[1-9][0-9]*\)\{1,\}\)$/\1/p' "$1" | head -n 1)
+	if [ -n "$w" ] && [ "$(tr -cd , <<<"$w" | wc -c)" -eq $((nodes - 1)) ]; then
+		echo "$w"
+	else
+		echo "$gpus"
 	fi
+}
+
+body() {
+	local layout=$gpus
+	[ -z "$needs_cluster" ] || up_cluster "$gpus"
 	local passed=0 failed=0 skipped=0 t out rc t0
 	for t in "$@"; do
 		case ${t##*/} in t0*) XLOOP_PROFILE=none ;; *) XLOOP_PROFILE=$profile ;; esac
+		if [ "$XLOOP_PROFILE" != none ] && [ "$(test_gpus "$t")" != "$layout" ]; then
+			layout=$(test_gpus "$t")
+			up_cluster "$layout"
+		fi
 		export XLOOP_PROFILE
 		t0=$SECONDS
 		out=$(cpu_cg_enter "${t##*/}" && bash "$t" 2>&1 8>&-)

@@ -96,6 +96,36 @@ static int names_host(const char *hl, size_t n, const char *host)
 	return found;
 }
 
+/* The hosts a map of slurm_job_gpu_map names, added to hosts unless there (at most max). */
+long slurm_gpu_map_hosts(const char *map, long max, char ***hosts, long n)
+{
+	const char *p = map;
+
+	if (!map || !strchr(map, '='))
+		return n;	/* one list for every node: it names none */
+	while (*p) {
+		size_t len = strcspn(p, ";");
+		const char *eq = memchr(p, '=', len);
+		char *list = eq ? xstrndup(p, (size_t)(eq - p)) : NULL, **more = NULL;
+		long nm = list ? slurm_hostlist_expand(list, max, &more, NULL) : 0, k, i;
+
+		for (k = 0; k < nm; k++) {
+			for (i = 0; i < n && strcmp((*hosts)[i], more[k]) != 0; i++)
+				;
+			if (i < n || n >= max)
+				continue;
+			*hosts = xreallocarray(*hosts, (size_t)n + 1, sizeof(**hosts));
+			(*hosts)[n++] = xstrdup(more[k]);
+		}
+		slurm_hosts_free(more, nm > 0 ? nm : 0);
+		free(list);
+		p += len;
+		if (*p)
+			p++;
+	}
+	return n;
+}
+
 /* The GPU index list of node in a map of slurm_job_gpu_map. */
 const char *slurm_gpu_map_find(const char *map, const char *node, size_t *len)
 {

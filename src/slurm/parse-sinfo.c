@@ -226,8 +226,8 @@ static long long node_gpus(const char *gres)
 	return total;
 }
 
-/* The partition's GPUs from sinfo. */
-long long slurm_sinfo_gpus(const char *text)
+/* Jobs of per_job GPUs the partition's nodes hold at once, from sinfo. */
+long long slurm_sinfo_gpus(const char *text, long long per_job)
 {
 	const char *p = text, *errstr;
 	long long total = 0;
@@ -249,10 +249,42 @@ long long slurm_sinfo_gpus(const char *text)
 		if (parse_ll(num, 0, 1 << 20, &nodes, &errstr) < 0)
 			return -1;
 		gres = xstrndup(bar + 1, len - (size_t)(bar + 1 - p));
-		total += nodes * node_gpus(gres);
+		total += nodes * (node_gpus(gres) / (per_job > 0 ? per_job : 1));
 		free(gres);
 		p += len;
 		if (*p)
+			p++;
+	}
+	return total;
+}
+
+/* GPUs a node of a job asks for in a --gres request. */
+long long slurm_gres_request_gpus(const char *gres)
+{
+	const char *p = gres, *errstr;
+	long long total = 0, v;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (strncmp(p, "gpu", 3) == 0 && (len == 3 || p[3] == ':')) {
+			/* "gpu[:type][:count]": a last field that is no number is a type */
+			const char *c = p + len;
+			char num[24];
+
+			while (c > p && c[-1] != ':')
+				c--;
+			v = 1;
+			if (c > p && (size_t)(p + len - c) < sizeof(num)) {
+				memcpy(num, c, (size_t)(p + len - c));
+				num[p + len - c] = '\0';
+				if (parse_ll(num, 0, LLONG_MAX / 1024, &v, &errstr) < 0)
+					v = 1;
+			}
+			total += v;
+		}
+		p += len;
+		if (*p == ',')
 			p++;
 	}
 	return total;

@@ -522,6 +522,14 @@ char *slurm_job_gpu_map(const struct slurm_record *rec);
 const char *slurm_gpu_map_find(const char *map, const char *node, size_t *len);
 
 /*
+ * Add to the n hosts in *hosts (malloc'd, as slurm_hostlist_expand makes
+ * them) each host a map of slurm_job_gpu_map names that is not there yet,
+ * up to max hosts in all; returns how many there are then. A map that is
+ * one IDX list names no host.
+ */
+long slurm_gpu_map_hosts(const char *map, long max, char ***hosts, long n);
+
+/*
  * The GPU indexes of an IDX list s[0..n) ("0,2-3,5": 0 2 3 5) into out, at
  * most max of them; how many, or -1 for what is not such a list.
  */
@@ -531,10 +539,19 @@ long slurm_idx_list(const char *s, size_t n, long long *out, long max);
 #define SINFO_GPUS_FORMAT "%D|%G"
 
 /*
- * The GPUs of a partition from `sinfo -h -p P -o SINFO_GPUS_FORMAT` (lines
- * "4|gpu:8(S:0-1)", "2|gpu:a100:4,mps:400"): nodes times GPUs, summed; 0
- * when it has none, -1 for lines that are not sinfo's.
+ * How many jobs of per_job GPUs a node (>= 1) fit at once on a partition,
+ * from `sinfo -h -p P -o SINFO_GPUS_FORMAT` (lines "4|gpu:8(S:0-1)",
+ * "2|gpu:a100:4,mps:400"): each line's nodes times the jobs one of its
+ * nodes holds (its GPUs / per_job, rounded down: a node of 1 GPU holds no
+ * job of 2), summed; per_job 1: the partition's GPUs. 0 when it has none,
+ * -1 for lines that are not sinfo's.
  */
-long long slurm_sinfo_gpus(const char *text);
+long long slurm_sinfo_gpus(const char *text, long long per_job);
+
+/*
+ * The GPUs a node of a job asks for in a --gres request ("gpu:2",
+ * "gpu:a100:2", "gpu" (1), "gpu:1,mps:100"); 0 when it asks none.
+ */
+long long slurm_gres_request_gpus(const char *gres);
 
 #endif

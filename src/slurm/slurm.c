@@ -507,16 +507,16 @@ int slurm_job_gpus(struct slurm *s, const char *jobid, char **idx, char **cause)
 	return rc;
 }
 
-/* The partition's GPUs. */
-int slurm_partition_gpus(struct slurm *s, const char *partition, long long *gpus,
-			 char **cause)
+/* How many jobs of per_job GPUs the partition's nodes hold at once. */
+int slurm_partition_gpus(struct slurm *s, const char *partition, long long per_job,
+			 long long *gpus, char **cause)
 {
 	const char *argv[] = { "sinfo", "-h", "-p", partition, "-o", SINFO_GPUS_FORMAT, NULL };
 	struct proc p = PROC_INIT;
 	int rc = run(s, argv, NULL, &p, cause);
 
 	*gpus = 0;
-	if (rc == 0 && (*gpus = slurm_sinfo_gpus(p.out.s)) < 0) {
+	if (rc == 0 && (*gpus = slurm_sinfo_gpus(p.out.s, per_job)) < 0) {
 		*cause = xasprintf("sinfo printed what is not '%s': '%.60s'", SINFO_GPUS_FORMAT,
 				   p.out.s);
 		rc = XL_ERR;

@@ -156,9 +156,12 @@ int slurm_sacctmgr_limits(struct slurm *s, const char *account, const char *part
  */
 int slurm_job_gpus(struct slurm *s, const char *jobid, char **idx, char **cause);
 
-/* The GPUs in partition (sinfo, one call): 0 or an exit code with *cause. */
-int slurm_partition_gpus(struct slurm *s, const char *partition, long long *gpus,
-			 char **cause);
+/*
+ * How many jobs of per_job GPUs a node the nodes of partition hold at once
+ * (sinfo, one call; slurm_sinfo_gpus): 0 or an exit code with *cause.
+ */
+int slurm_partition_gpus(struct slurm *s, const char *partition, long long per_job,
+			 long long *gpus, char **cause);
 
 /*
  * `scrontab -l` into *out ("" when the user has none). 0 or an exit code

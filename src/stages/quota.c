@@ -19,11 +19,20 @@ static long long get(struct xl_ctx *ctx, const char *key)
 	return db_kv_get(&ctx->db, key) - 1;
 }
 
-/* Reread the limits when they are old or a refusal came since. */
+/* The GPUs a job of the study asks for on a node, at least 1 (a CPU job holds a lane too). */
+static long long job_gpus(struct xl_ctx *ctx)
+{
+	long long n = slurm_gres_request_gpus(ctx->cfg.res.gres);
+
+	return n > 0 ? n : 1;
+}
+
+/* Reread the limits when they are old, a refusal came since or the study's GPUs a job changed. */
 void quota_refresh(struct xl_ctx *ctx, struct slurm *s)
 {
 	long long at = db_kv_get(&ctx->db, "quota.at");
 	long long stale = db_kv_get(&ctx->db, "quota.stale");
+	long long per = job_gpus(ctx);
 	struct slurm_limits l;
 	long long gpus = -1;
 	char *cause = NULL;
@@ -31,14 +40,18 @@ void quota_refresh(struct xl_ctx *ctx, struct slurm *s)
 
 	if (ctx->cfg.lanes == 1 && !stale)
 		return;		/* one lane: as before lanes, no sacctmgr */
-	if (!stale && now - at < QUOTA_TTL_SECS && now >= at)
+	if (!stale && now - at < QUOTA_TTL_SECS && now >= at &&
+	    get(ctx, "quota.job_gpus") == per)
 		return;
 	if (slurm_sacctmgr_limits(s, ctx->cfg.account, ctx->cfg.partition, ctx->cfg.qos,
 				  &l, &cause) != 0) {
 		slurm_limits_none(&l);	/* no accounting: the config's lanes hold */
 		FREE_AND_NULL(cause);
 	}
-	if (ctx->cfg.lanes == 0 && slurm_partition_gpus(s, ctx->cfg.partition, &gpus, &cause)) {
+	/* the jobs of this study's GPUs that its partition's nodes hold at once:
+	 * a node of 1 GPU holds no job of 2, so it is no lane of the study */
+	if (ctx->cfg.lanes == 0 &&
+	    slurm_partition_gpus(s, ctx->cfg.partition, per, &gpus, &cause)) {
 		gpus = -1;	/* "auto" lanes without the partition's count: the limits alone */
 		FREE_AND_NULL(cause);
 	}
@@ -47,7 +60,8 @@ void quota_refresh(struct xl_ctx *ctx, struct slurm *s)
 	put(ctx, "quota.submit", l.max_submit);
 	put(ctx, "quota.jobs", l.max_jobs);
 	put(ctx, "quota.gpus", l.max_gpus);
-	put(ctx, "quota.partition_gpus", gpus > 0 ? gpus : -1);
+	put(ctx, "quota.partition_jobs", gpus > 0 ? gpus : -1);
+	put(ctx, "quota.job_gpus", per);
 	db_kv_set(&ctx->db, "quota.at", now);
 	db_kv_set(&ctx->db, "quota.stale", 0);
 	if (db_commit(&ctx->db) < 0)
@@ -61,12 +75,19 @@ void quota_refused(struct xl_ctx *ctx, const char *limit)
 	db_kv_set(&ctx->db, "quota.stale", 1);
 }
 
-/* What "auto" lanes are: the fewest of the GPUs (or running jobs) the user may hold and the partition's GPUs. */
+/*
+ * What "auto" lanes are: the fewest of the study's jobs the user's GPUs
+ * hold, the running jobs they may have, and the study's jobs the
+ * partition's nodes hold at once.
+ */
 long long quota_auto_lanes(struct xl_ctx *ctx)
 {
-	long long v[] = { get(ctx, "quota.gpus"), get(ctx, "quota.jobs"),
-			  get(ctx, "quota.partition_gpus") }, n = -1;
+	long long per = get(ctx, "quota.job_gpus"), gpus = get(ctx, "quota.gpus");
+	long long v[] = { gpus, get(ctx, "quota.jobs"), get(ctx, "quota.partition_jobs") }, n = -1;
 	size_t i;
+
+	if (gpus > 0 && per > 1)
+		v[0] = gpus / per > 0 ? gpus / per : 1;	/* a limit under one job: one lane */
 
 	for (i = 0; i < ARRAY_SIZE(v); i++)
 		if (v[i] > 0 && (n < 0 || v[i] < n))

@@ -15,8 +15,8 @@ struct slurm;
 #define QUOTA_TTL_SECS 300
 
 /*
- * Read the limits again when the cache is older than QUOTA_TTL_SECS or a
- * refusal came since; only for studies with more than one lane or after
+ * Read the limits again when the cache is older than QUOTA_TTL_SECS, a
+ * refusal came since or the GPUs of the study's jobs changed; only for studies with more than one lane or after
  * a refusal (one lane never asks sacctmgr). Failing to read is no error:
  * the cache then says "no limit known" until the next refresh.
  */
@@ -25,7 +25,12 @@ void quota_refresh(struct xl_ctx *ctx, struct slurm *s);
 /* sbatch was refused by limit: the next feeding rereads the limits. */
 void quota_refused(struct xl_ctx *ctx, const char *limit);
 
-/* How many lanes "auto" means: the GPUs the user may hold at once, else 1. */
+/*
+ * How many lanes "auto" means: the fewest of the study's jobs (of the GPUs
+ * its gres asks a node) the user's GPU limit holds, the jobs they may run
+ * and the partition's nodes hold at once (a node with fewer GPUs than a
+ * job asks holds none), else 1.
+ */
 long long quota_auto_lanes(struct xl_ctx *ctx);
 
 /* How many jobs the user may have queued or running at once, -1 for no limit. */

@@ -167,8 +167,18 @@ static void test_submit_limit_shortens_lanes(void **state)
 	assert_int_equal(lanes_count(&f->ctx), 1);
 	assert_int_equal(db_kv_set(&f->ctx.db, "quota.gpus", 4 + 1), 0);
 	assert_int_equal(lanes_count(&f->ctx), 4);
-	assert_int_equal(db_kv_set(&f->ctx.db, "quota.partition_gpus", 2 + 1), 0);
-	assert_int_equal(lanes_count(&f->ctx), 2);	/* the partition has only 2 */
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.partition_jobs", 2 + 1), 0);
+	assert_int_equal(lanes_count(&f->ctx), 2);	/* the partition holds only 2 */
+	/* jobs of 2 GPUs: a limit of 4 GPUs holds 2 of them, of 3 one, of 1 one */
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.partition_jobs", 0), 0);
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.job_gpus", 2 + 1), 0);
+	assert_int_equal(lanes_count(&f->ctx), 2);
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.gpus", 3 + 1), 0);
+	assert_int_equal(lanes_count(&f->ctx), 1);
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.gpus", 1 + 1), 0);
+	assert_int_equal(lanes_count(&f->ctx), 1);
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.gpus", 8 + 1), 0);
+	assert_int_equal(lanes_count(&f->ctx), 4);
 	assert_int_equal(db_kv_set(&f->ctx.db, "quota.jobs", 1 + 1), 0);
 	assert_int_equal(lanes_count(&f->ctx), 1);	/* MaxJobs 1 */
 }

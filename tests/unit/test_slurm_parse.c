@@ -3840,6 +3840,20 @@ static void test_gpu_map(void **unused)
 	FIND("n[1-2]=0-1;n3=2-3", "n4", "");
 	FIND("", "n1", "");
 #undef FIND
+	/* the hosts a map names, beside those known */
+	{
+		char **h = xcalloc(1, sizeof(*h));
+		long n;
+
+		h[0] = xstrdup("n3");
+		n = slurm_gpu_map_hosts("n[1-2]=0-1;n3=2-3", 64, &h, 1);
+		assert_int_equal(n, 3);
+		assert_string_equal(h[1], "n1");
+		assert_string_equal(h[2], "n2");
+		assert_int_equal(slurm_gpu_map_hosts("0-1", 64, &h, n), 3);
+		assert_int_equal(slurm_gpu_map_hosts("a=0;b=1;c=2", 4, &h, n), 4);
+		slurm_hosts_free(h, 4);
+	}
 	/* IDX lists */
 	assert_int_equal(slurm_idx_list("0,2-3,5", 7, idx, 8), 4);
 	assert_int_equal(idx[0], 0);

@@ -164,16 +164,40 @@ static void test_gres_gpu_idx(void **state)
 	}
 }
 
-/* A partition's GPUs from sinfo: nodes times GPUs, summed. */
+/*
+ * A partition's GPUs from sinfo: nodes times GPUs, summed; and the jobs of
+ * 2 GPUs it holds at once (issue 34): a node of 1 GPU holds none, one of 3
+ * holds one.
+ */
 static void test_sinfo_gpus(void **state)
 {
 	(void)state;
-	assert_int_equal(slurm_sinfo_gpus("1|gpu:4\n"), 4);
-	assert_int_equal(slurm_sinfo_gpus("4|gpu:8(S:0-1)\n2|gpu:a100:4,mps:400\n"), 40);
-	assert_int_equal(slurm_sinfo_gpus("3|gpu:2(S:0,1),mps:100\n"), 6);
-	assert_int_equal(slurm_sinfo_gpus("8|(null)\n"), 0);
-	assert_int_equal(slurm_sinfo_gpus(""), 0);
-	assert_int_equal(slurm_sinfo_gpus("PARTITION AVAIL\n"), -1);
+	assert_int_equal(slurm_sinfo_gpus("1|gpu:4\n", 1), 4);
+	assert_int_equal(slurm_sinfo_gpus("4|gpu:8(S:0-1)\n2|gpu:a100:4,mps:400\n", 1), 40);
+	assert_int_equal(slurm_sinfo_gpus("3|gpu:2(S:0,1),mps:100\n", 1), 6);
+	assert_int_equal(slurm_sinfo_gpus("8|(null)\n", 1), 0);
+	assert_int_equal(slurm_sinfo_gpus("", 1), 0);
+	assert_int_equal(slurm_sinfo_gpus("PARTITION AVAIL\n", 1), -1);
+	/* the test cluster's --nodes 3 --gpus 1,2,2, as its sinfo prints it */
+	assert_int_equal(slurm_sinfo_gpus("1|gpu:1\n2|gpu:2\n", 1), 5);
+	assert_int_equal(slurm_sinfo_gpus("1|gpu:1\n2|gpu:2\n", 2), 2);
+	assert_int_equal(slurm_sinfo_gpus("1|gpu:1\n2|gpu:2\n", 3), 0);
+	assert_int_equal(slurm_sinfo_gpus("2|gpu:3\n1|gpu:4\n", 2), 4);
+	assert_int_equal(slurm_sinfo_gpus("1|gpu:4\n", 0), 4);
+}
+
+/* The GPUs a --gres request asks a node for. */
+static void test_gres_request_gpus(void **state)
+{
+	(void)state;
+	assert_int_equal(slurm_gres_request_gpus("gpu:2"), 2);
+	assert_int_equal(slurm_gres_request_gpus("gpu:a100:2"), 2);
+	assert_int_equal(slurm_gres_request_gpus("gpu"), 1);
+	assert_int_equal(slurm_gres_request_gpus("gpu:a100"), 1);
+	assert_int_equal(slurm_gres_request_gpus("gpu:1,mps:100"), 1);
+	assert_int_equal(slurm_gres_request_gpus("mps:100,gpu:4"), 4);
+	assert_int_equal(slurm_gres_request_gpus("gpus:2"), 0);
+	assert_int_equal(slurm_gres_request_gpus(""), 0);
 }
 
 /* Real 22.05 output from the test cluster (ops/slurm/captures). */
@@ -206,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_qos_rows),
 		cmocka_unit_test(test_limit_refusal),
 		cmocka_unit_test(test_gres_gpu_idx),
+		cmocka_unit_test(test_gres_request_gpus),
 		cmocka_unit_test(test_sinfo_gpus),
 		cmocka_unit_test(test_captures),
 	};

@@ -415,6 +415,17 @@ static void test_add_gpus(void **state)
 	timeline_add(&v, &n, NULL, &a, 200);
 	assert_int_equal(n, 8);
 	assert_int_equal(v[7].gpu, -1);
+	/* a NodeList that names the batch host alone (sacct just after the
+	 * end): the nodes whose GPUs were seen are its nodes too */
+	ran(&a, 5, 140, 150, "node2", "node2=1;node3=0");
+	timeline_add(&v, &n, NULL, &a, 200);
+	assert_int_equal(n, 10);
+	assert_string_equal(v[8].node, "node2");
+	assert_int_equal(v[8].gpu, 1);
+	assert_string_equal(v[9].node, "node3");
+	assert_int_equal(v[9].gpu, 0);
+	assert_int_equal(v[9].nodes, 2);
+	assert_int_equal(v[9].copy, 1);
 	for (i = 0; i < n; i++)
 		copies += v[i].attempt_id == 3 && v[i].copy > 0;
 	assert_int_equal(copies, 2);
@@ -434,10 +445,10 @@ static void test_add_gpus(void **state)
 	assert_int_equal(lane_gpu(v, n, 2, "node3", 0), 2);
 	assert_int_equal(lane_gpu(v, n, 2, "node2", 0), -1);
 	assert_int_equal(lane_gpu(v, n, 3, "node4", -1), 4);	/* packed below */
-	/* busy per GPU: node2's GPU 1 ran both jobs, 10 + 15 s */
+	/* busy per GPU: node2's GPU 1 ran three jobs, 10 + 15 + 10 s */
 	assert_int_equal(rows[0].busy, 10);
-	assert_int_equal(rows[1].busy, 25);
-	assert_int_equal(rows[2].busy, 25);
+	assert_int_equal(rows[1].busy, 35);
+	assert_int_equal(rows[2].busy, 35);
 	assert_int_equal(rows[3].busy, 10);
 	free(v);
 }

@@ -528,6 +528,12 @@ if lanes:
     w("The regression test is `tests/t/t1850-lanes.sh` (16 runs of 10 s on 4 lanes: within "
       "1.15 × the ideal, median idle gap per GPU at most 1.5 s, at least 3.6 × one lane).")
     w("")
+    # what other runs measured (on many nodes: issue 34, bench/lanes-nodes.sh) is kept
+    sec4 = old_part("## 4. Lanes")
+    k = next((i for i, ln in enumerate(sec4) if ln.startswith("The regression test is")), None)
+    for ln in sec4[k + 1:] if k is not None else []:
+        if ln or out[-1]:
+            w(ln)
 
 # the search section (./build.sh bench search, bench/search.py) and the
 # driver's (measured on its own; issue 27): kept as they are

@@ -255,6 +255,8 @@ long long report_timeline(struct page *pg, struct bar *bars, size_t nb, long lon
 		if (bars[i].restarts)
 			buf_addf(b, ", restarted %lld time%s by Slurm", bars[i].restarts,
 				 bars[i].restarts == 1 ? "" : "s");
+		if (bars[i].gpus > 1)
+			buf_addf(b, ", GPU %lld of its %d", bars[i].gpu, bars[i].gpus);
 		if (*bars[i].node) {
 			buf_adds(b, ", on ");
 			report_esc(b, bars[i].node);

@@ -72,9 +72,9 @@ const struct cmd_entry cmd_report_entry = {
 	"path to the best run in bold; the GPU timeline, one bar per attempt,\n"
 	"with the idle gaps between jobs shaded and summed (one row per GPU the\n"
 	"jobs saw, recorded while they ran: \"GPU 0\" on one node, \"node1 GPU 0\"\n"
-	"when the study ran on several, a job across nodes drawn on each of its\n"
-	"nodes' rows; with each GPU's idle time; --json gpus); the score of proven\n"
-	"runs over time with the best so far; each run's one-line diff,\n"
+	"when the study ran on several, a job drawn on the row of each GPU it had\n"
+	"on each of its nodes; with each GPU's idle time; --json gpus); the\n"
+	"score of proven runs over time with the best so far; each run's one-line diff,\n"
 	"attempts, and the log tail of failures. Reads the state DB and the logs\n"
 	"only: Slurm is not asked.\n",
 	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_report,

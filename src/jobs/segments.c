@@ -11,6 +11,7 @@
 #include "loop.h"
 #include "jobs/segments.h"
 #include "jobs/steps.h"
+#include "stages/nodes.h"
 #include "study.h"
 
 /* Record segment 1 with the attempt's token. */
@@ -83,7 +84,7 @@ static int seg_get(struct xl_ctx *ctx, long long attempt_id, long long k, struct
 
 /* The attempt row's fields segment k+1's sbatch needs. */
 struct seg_att {
-	char *tag, *token, *log, *partition, *gres, *mem, *time_;
+	char *tag, *token, *log, *partition, *gres, *mem, *time_, *over;
 	long long n, cpus;
 };
 
@@ -96,6 +97,7 @@ static void seg_att_release(struct seg_att *t)
 	free(t->gres);
 	free(t->mem);
 	free(t->time_);
+	free(t->over);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -107,8 +109,8 @@ static int seg_att_get(struct xl_ctx *ctx, long long attempt_id, struct seg_att 
 	memset(t, 0, sizeof(*t));
 	if (db_prepare(&ctx->db, &q, "SELECT r.tag, t.token, t.log_path, coalesce(t.partition,"
 		       " ''), coalesce(t.gres, ''), coalesce(t.mem, ''), coalesce(t.time_limit,"
-		       " ''), t.n, coalesce(t.cpus, 0) FROM attempt t JOIN run r ON"
-		       " r.id = t.run_id WHERE t.id = :id") < 0)
+		       " ''), t.n, coalesce(t.cpus, 0), coalesce(t.overrides, '') FROM attempt t"
+		       " JOIN run r ON r.id = t.run_id WHERE t.id = :id") < 0)
 		return -1;
 	db_bind_int64(&q, ":id", attempt_id);
 	rc = db_step(&q);
@@ -122,9 +124,35 @@ static int seg_att_get(struct xl_ctx *ctx, long long attempt_id, struct seg_att 
 		t->time_ = db_col_dup(&q, 6);
 		t->n = db_col_int64(&q, 7);
 		t->cpus = db_col_int64(&q, 8);
+		t->over = db_col_dup(&q, 9);
 	}
 	db_finalize(&q);
 	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/*
+ * The nodes a next segment of attempt t must not run on (malloc'd, or NULL):
+ * lost, those that failed the segment before it (NODE_FAIL, BOOT_FAIL, on a
+ * partition of more nodes), the attempt's own --exclude and the avoided ones.
+ */
+static char *seg_exclude(struct xl_ctx *ctx, const struct seg_att *t, const char *lost)
+{
+	long long nodes = runs_partition_nodes(&ctx->db, *t->partition ? t->partition :
+					       ctx->cfg.partition);
+	const char *own = t->over ? strstr(t->over, "--exclude=") : NULL;
+	struct buf extra = BUF_INIT;
+	char *x;
+
+	if (lost && *lost && nodes > 1)
+		buf_adds(&extra, lost);
+	if (own) {
+		own += strlen("--exclude=");
+		buf_addf(&extra, "%s%.*s", extra.len ? "," : "", (int)strcspn(own, " "), own);
+	}
+	x = runs_exclude_nodes(&ctx->db, ctx->cfg.study, extra.len ? extra.s : NULL, time(NULL),
+			       nodes);
+	buf_release(&extra);
+	return x;
 }
 
 /*
@@ -264,14 +292,15 @@ static void rechain(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs
 
 /*
  * Queue segment k of the attempt behind job `after` (intent, sbatch,
- * record), try `try_`. 0, or -1 (the intent stays for the next tick).
- * While `after` runs, k is held: it starts only once the job behind it
- * made a checkpoint (its wrapper releases it then; reconcile when the
- * wrapper could not), so a segment that saved nothing starts nothing.
+ * record), try `try_`, away from seg_exclude's nodes (lost: `after`'s).
+ * 0, or -1 (the intent stays for the next tick). While `after` runs, k is
+ * held: it starts only once the job behind it made a checkpoint (its
+ * wrapper releases it then; reconcile when the wrapper could not), so a
+ * segment that saved nothing starts nothing.
  */
 static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
 			 long long attempt_id, long long k, long long try_, long long max,
-			 const char *after, char **job_out)
+			 const char *after, const char *lost)
 {
 	const struct config *c = &ctx->cfg;
 	struct seg_att t;
@@ -279,7 +308,7 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 	struct jobenv env;
 	struct jobenv_job jj = { NULL, NULL, 0, STEP_FIRST, k };
 	char rid[RUN_IDENT_LEN + 1];
-	char token[27], *cause = NULL, *comment = NULL, *dep = NULL, *script;
+	char token[27], *cause = NULL, *comment = NULL, *dep = NULL, *script, *excl = NULL;
 	long long segid = 0, id;
 	int ambiguous = 0, rc = -1, i;
 	struct stmt st;
@@ -339,6 +368,8 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 	req.env = jobenv_vec(&env);
 	req.append = 1;
 	req.kill_invalid_dep = 1;
+	excl = seg_exclude(ctx, &t, lost);
+	req.exclude = excl;
 	{
 		const struct slurm_job *aj = q ? slurm_jobs_find(q, after) : NULL;
 
@@ -360,10 +391,7 @@ static int queue_segment(struct xl_ctx *ctx, struct slurm *s, const struct slurm
 			    " WHERE id = :id", segid, jid, 0);
 		crash_point("segment-after-record");
 		rechain(ctx, s, q, attempt_id, after, jid);
-		if (job_out)
-			*job_out = jid;
-		else
-			free(jid);
+		free(jid);
 	} else {
 		if (!ambiguous)
 			db_exec_row(&ctx->db, "UPDATE segment SET state = 'submit_failed',"
@@ -378,6 +406,7 @@ out:
 	free(cause);
 	free(comment);
 	free(dep);
+	free(excl);
 	free(script);
 	seg_att_release(&t);
 	return rc;
@@ -405,10 +434,12 @@ static int scontrol_by_token(struct slurm *s, const char *token, struct slurm_jo
 
 /*
  * Make sure segment cur->k + 1 is queued (or adopted after a crash) while
- * cur runs: at most one job per (attempt, segment, try).
+ * cur runs: at most one job per (attempt, segment, try); a new one away
+ * from the nodes `lost` (cur's, when they failed it; NULL).
  */
 static void keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
-		      long long attempt_id, const struct seg *cur, const char *cur_job)
+		      long long attempt_id, const struct seg *cur, const char *cur_job,
+		      const char *lost)
 {
 	struct seg nx;
 	int rc;
@@ -428,7 +459,7 @@ static void keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jo
 	if (rc < 0)
 		return;
 	if (rc == 1) {
-		queue_segment(ctx, s, q, attempt_id, cur->k + 1, 1, cur->max, cur_job, NULL);
+		queue_segment(ctx, s, q, attempt_id, cur->k + 1, 1, cur->max, cur_job, lost);
 		return;
 	}
 	if (strcmp(nx.state, "submitting") == 0) {
@@ -452,11 +483,11 @@ static void keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jo
 				    " 'sbatch never answered and no job carries its token'"
 				    " WHERE id = :id", nx.id, NULL, 0);
 			queue_segment(ctx, s, q, attempt_id, nx.k, nx.try_ + 1, cur->max,
-				      cur_job, NULL);
+				      cur_job, lost);
 		}
 		slurm_jobs_release(&sc);
 	} else if (strcmp(nx.state, "submit_failed") == 0 && nx.try_ < 3) {
-		queue_segment(ctx, s, q, attempt_id, nx.k, nx.try_ + 1, cur->max, cur_job, NULL);
+		queue_segment(ctx, s, q, attempt_id, nx.k, nx.try_ + 1, cur->max, cur_job, lost);
 	}
 	seg_release(&nx);
 }
@@ -472,7 +503,7 @@ void segments_started(struct xl_ctx *ctx, struct slurm *s, long long attempt_id,
 		return;
 	db_exec_row(&ctx->db, "UPDATE segment SET job_id = :text WHERE id = :id", cur.id,
 		    job_id, 0);
-	keep_next(ctx, s, NULL, attempt_id, &cur, job_id);
+	keep_next(ctx, s, NULL, attempt_id, &cur, job_id, NULL);
 	if (seg_get(ctx, attempt_id, 2, &nx) == 0) {
 		if (*nx.job_id && tail) {
 			free(*tail);
@@ -494,7 +525,7 @@ void segments_keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_
 	if (!*cur.job_id && *a->job_id)
 		db_exec_row(&ctx->db, "UPDATE segment SET job_id = :text WHERE id = :id",
 			    cur.id, a->job_id, 0);
-	keep_next(ctx, s, q, a->id, &cur, a->job_id);
+	keep_next(ctx, s, q, a->id, &cur, a->job_id, NULL);
 	seg_release(&cur);
 }
 
@@ -676,38 +707,51 @@ static void close_seg(struct xl_ctx *ctx, const struct seg *g, const char *state
 	db_finalize(&st);
 }
 
-/* A segment's outcome when an infra failure ended it (SQL). */
-#define INFRA_OUTCOMES "('NODE_FAIL', 'BOOT_FAIL', 'PREEMPTED')"
-
 /* How many segments of the attempt ended in an infra failure and were continued. */
 static long long infra_retries(struct xl_ctx *ctx, long long attempt_id)
 {
 	return att_number(ctx, "SELECT count(*) FROM segment WHERE attempt_id = :att"
-			  " AND state = 'continued' AND outcome IN " INFRA_OUTCOMES, attempt_id);
+			  " AND state = 'continued' AND outcome IN " SEGMENT_INFRA_OUTCOMES, attempt_id);
 }
 
 /*
  * The continuation j of a segment that ended asking to go on (how), still
  * held because its wrapper did not release it (killed first, or no
- * scontrol on the node): released now.
+ * scontrol on the node): released now, first told to keep away from the
+ * nodes `lost` (the segment's, when they failed it; NULL) and
+ * seg_exclude's others: queued before they failed, it may not know them.
  */
 static void release_held(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a,
-			 const struct slurm_job *j, const char *how)
+			 const struct slurm_job *j, const char *how, const char *lost)
 {
-	char *cause = NULL, *d;
+	char *cause = NULL, *d, *excl = NULL;
+	struct seg_att t;
 
 	if (j->state != SLURM_STATE_PENDING || !j->reason || strcmp(j->reason, "JobHeldUser") != 0)
 		return;
+	if (lost && seg_att_get(ctx, a->id, &t) == 0) {
+		excl = seg_exclude(ctx, &t, lost);
+		seg_att_release(&t);
+	}
+	/* the whole list: an update replaces the one sbatch gave */
+	if (excl && slurm_scontrol_update(s, j->job_id, "ExcNodeList", excl, &cause) != 0) {
+		warning("the continuation job %s is released without excluding %s: %s",
+			j->job_id, excl, cause ? cause : "scontrol update failed");
+		FREE_AND_NULL(cause);
+		FREE_AND_NULL(excl);
+	}
 	if (slurm_scontrol_hold(s, j->job_id, 0, &cause) != 0) {
 		warning("the continuation job %s stays held: %s", j->job_id,
 			cause ? cause : "scontrol release failed");
 		free(cause);
+		free(excl);
 		return;
 	}
-	d = xasprintf("the segment ended (%s); its continuation, job %s, released", how,
-		      j->job_id);
+	d = xasprintf("the segment ended (%s); its continuation, job %s, released%s%s", how,
+		      j->job_id, excl ? ", excluding " : "", excl ? excl : "");
 	loop_event(ctx, "segment", a->run_id, a->id, d);
 	free(d);
+	free(excl);
 }
 
 /* Decide what the end of the attempt's current segment means. */
@@ -721,6 +765,7 @@ enum segment_next segments_on_end(struct xl_ctx *ctx, struct slurm *s,
 	const char *how;
 	enum segment_next next = SEGMENT_VERDICT;
 	int err, cont, has_next, infra, noprog;
+	const char *lost;
 
 	memset(sv, 0, sizeof(*sv));
 	memset(&nx, 0, sizeof(nx));
@@ -740,6 +785,8 @@ enum segment_next segments_on_end(struct xl_ctx *ctx, struct slurm *s,
 	infra = e->state == SLURM_STATE_NODE_FAIL || e->state == SLURM_STATE_BOOT_FAIL ||
 		e->state == SLURM_STATE_PREEMPTED;
 	infra = infra && infra_retries(ctx, a->id) < ctx->cfg.retry_infra_max;
+	/* the node that failed it is not the next segment's (issue 34) */
+	lost = infra && e->state != SLURM_STATE_PREEMPTED ? e->node : NULL;
 	cont = (e->state == SLURM_STATE_FAILED && e->exit_code == XLOOP_CONTINUE) ||
 	       (e->state == SLURM_STATE_TIMEOUT && seg_line(st.s, cur.k, "signal", NULL)) ||
 	       infra;
@@ -802,12 +849,12 @@ enum segment_next segments_on_end(struct xl_ctx *ctx, struct slurm *s,
 	} else if (has_next && slurm_jobs_find(q, nx.job_id) &&
 		   !slurm_state_is_final(slurm_jobs_find(q, nx.job_id)->state)) {
 		next = SEGMENT_PENDING;	/* the continuation is about to start: decide then */
-		release_held(ctx, s, a, slurm_jobs_find(q, nx.job_id), how);
+		release_held(ctx, s, a, slurm_jobs_find(q, nx.job_id), how, lost);
 	} else if (!has_next && (!nx.state || strcmp(nx.state, "submitting") == 0)) {
 		/* k ended before k+1 was queued (or its intent needs repair):
 		 * queued now, afternotok:k is met and it starts at once */
 		next = SEGMENT_PENDING;
-		keep_next(ctx, s, q, a->id, &cur, a->job_id);
+		keep_next(ctx, s, q, a->id, &cur, a->job_id, lost);
 	} else {
 		close_seg(ctx, &cur, "last", e, how);
 		sv->reason = xasprintf("segment %lld ended asking to continue (%s), but its "
@@ -824,35 +871,6 @@ enum segment_next segments_on_end(struct xl_ctx *ctx, struct slurm *s,
 	buf_release(&st);
 	free(path);
 	return next;
-}
-
-/* The segments that ran, for the timeline. */
-int segments_spans(struct xl_ctx *ctx, struct segment_span **v, size_t *n)
-{
-	struct stmt st;
-	int rc;
-
-	*v = NULL;
-	*n = 0;
-	if (db_prepare(&ctx->db, &st, "SELECT s.attempt_id, s.k, s.started_at, s.ended_at"
-		       " FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON"
-		       " r.id = t.run_id WHERE r.study = :study AND s.state IN ('continued',"
-		       " 'last') AND s.started_at > 0 AND s.ended_at >= s.started_at"
-		       " ORDER BY s.attempt_id, s.k, s.try") < 0)
-		return -1;
-	db_bind_text(&st, ":study", ctx->cfg.study);
-	while ((rc = db_step(&st)) == SQLITE_ROW) {
-		struct segment_span *g;
-
-		*v = xreallocarray(*v, *n + 1, sizeof(**v));
-		g = &(*v)[(*n)++];
-		g->attempt_id = db_col_int64(&st, 0);
-		g->k = db_col_int64(&st, 1);
-		g->start = db_col_int64(&st, 2);
-		g->end = db_col_int64(&st, 3);
-	}
-	db_finalize(&st);
-	return rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* The current segment's job and its queued continuation's, "CUR?NEXT". */
@@ -875,27 +893,6 @@ char *segments_step_after(struct xl_ctx *ctx, long long attempt_id)
 	seg_release(&nx);
 	seg_release(&cur);
 	return after;
-}
-
-/* The segments an infra failure ended, as status says them. */
-char *segments_infra_note(struct xl_ctx *ctx, long long attempt_id)
-{
-	struct buf b = BUF_INIT;
-	struct stmt st;
-
-	if (db_prepare(&ctx->db, &st, "SELECT k, outcome FROM segment WHERE attempt_id = :att"
-		       " AND state = 'continued' AND outcome IN " INFRA_OUTCOMES
-		       " ORDER BY k, try") < 0)
-		return NULL;
-	db_bind_int64(&st, ":att", attempt_id);
-	while (db_step(&st) == SQLITE_ROW) {
-		long long k = db_col_int64(&st, 0);
-
-		buf_addf(&b, "%ssegment %lld ended %s: segment %lld did its work again from the "
-			 "checkpoint", b.len ? "; " : "", k, db_col_text(&st, 1), k + 1);
-	}
-	db_finalize(&st);
-	return b.len ? b.s : NULL;
 }
 
 /* The segment line of status and the briefing. */

@@ -74,7 +74,11 @@ struct segment_end {
 	enum slurm_state state;
 	int exit_code;
 	time_t start, end;
+	const char *node;	/* the nodes it ran on (NodeList), or NULL */
 };
+
+/* A segment's outcome when an infra failure ended it and the next went on (SQL). */
+#define SEGMENT_INFRA_OUTCOMES "('NODE_FAIL', 'BOOT_FAIL', 'PREEMPTED')"
 
 /* What the verdict of the last segment takes from the segments. */
 struct segment_verdict {

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "lib/fsutil.h"
+#include "jobs/gone.h"
 #include "stages/quota.h"
 #include "jobs/segments.h"
 #include "jobs/steps.h"
@@ -88,6 +89,7 @@ int submit_last_live_job(struct xl_ctx *ctx, struct slurm *s, char **job_id,
 		attempts_free(v, n);
 		return rc;
 	}
+	gone_cancel(ctx, s, &q);	/* never the end of the line */
 	if (ctx->cfg.chain_any_user) {
 		/* studies share the GPU in turn: behind the newest job of the user */
 		free(*job_id);
@@ -256,11 +258,8 @@ int submit_preflight(struct xl_ctx *ctx, struct slurm *s, const struct submit_op
 		db_kv_set(&ctx->db, k, lim.real_mb);
 		free(k);
 	}
-	if (lim.nodes > 0) {
-		k = limit_key("nodes", c->partition);
-		db_kv_set(&ctx->db, k, lim.nodes);
-		free(k);
-	}
+	if (lim.nodes > 0)
+		runs_remember_partition_nodes(&ctx->db, c->partition, lim.nodes);
 	return rc;
 }
 
@@ -283,11 +282,7 @@ void submit_known_limits(struct xl_ctx *ctx, struct part_limits *lim)
 	k = limit_key("realmem", ctx->cfg.partition);
 	lim->real_mb = db_kv_get(&ctx->db, k);
 	free(k);
-	k = limit_key("nodes", ctx->cfg.partition);
-	lim->nodes = db_kv_get(&ctx->db, k);
-	free(k);
-	if (lim->nodes <= 0)
-		lim->nodes = -1;
+	lim->nodes = runs_partition_nodes(&ctx->db, ctx->cfg.partition);
 	if (lim->max_secs <= 0)
 		lim->max_secs = -1;
 	if (lim->real_mb <= 0)

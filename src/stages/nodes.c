@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "lib/buf.h"
+#include "slurm/parse.h"
 #include "stages/nodes.h"
 #include "lib/util.h"
 
@@ -46,30 +47,72 @@ void avoided_nodes_free(struct avoided_node *v, size_t n)
 	free(v);
 }
 
-/* extra and the avoided nodes as one --exclude list, or NULL. */
+/* Add host to the list (n names in b) unless it is there already. */
+static void add_host(struct buf *b, long long *n, const char *host)
+{
+	const char *p;
+	size_t len = strlen(host);
+
+	for (p = b->s; p && *p; p += strcspn(p, ","), p += *p == ',')
+		if (strncmp(p, host, len) == 0 && (p[len] == ',' || !p[len]))
+			return;
+	buf_addf(b, "%s%s", b->len ? "," : "", host);
+	(*n)++;
+}
+
+/* extra's hosts and the avoided nodes as one --exclude list, or NULL. */
 char *runs_exclude_nodes(struct db *db, const char *study, const char *extra, time_t now,
 			 long long nodes)
 {
 	struct avoided_node *v;
 	struct buf b = BUF_INIT;
+	char **hosts = NULL, *cause = NULL;
 	long long k = 0;
-	size_t n, i;
+	long nh = 0, i;
+	size_t n, j;
 
-	if (extra && *extra) {
-		buf_adds(&b, extra);
+	if (extra && *extra && (nh = slurm_hostlist_expand(extra, 4096, &hosts, &cause)) < 0) {
+		buf_adds(&b, extra);	/* not a list we can read: as it is */
 		k++;
 	}
+	/* first named, first kept: never every node of the partition */
+	for (i = 0; i < nh && (nodes <= 1 || k + 1 < nodes); i++)
+		add_host(&b, &k, hosts[i]);
 	if (nodes > 1 && runs_avoided_nodes(db, study, now, &v, &n) == 0) {
-		for (i = 0; i < n && k + 1 < nodes; i++)
-			if (!extra || strcmp(v[i].node, extra) != 0) {
-				buf_addf(&b, "%s%s", b.len ? "," : "", v[i].node);
-				k++;
-			}
+		for (j = 0; j < n && k + 1 < nodes; j++)
+			add_host(&b, &k, v[j].node);
 		avoided_nodes_free(v, n);
 	}
+	slurm_hosts_free(hosts, nh > 0 ? nh : 0);
+	free(cause);
 	if (!b.len) {
 		buf_release(&b);
 		return NULL;
 	}
 	return buf_detach(&b, NULL);
+}
+
+/* The kv key of a partition's TotalNodes. */
+static char *nodes_key(const char *partition)
+{
+	return xasprintf("limit.nodes.%s", partition);
+}
+
+/* The partition's TotalNodes as the last preflight saw it (-1: unknown). */
+long long runs_partition_nodes(struct db *db, const char *partition)
+{
+	char *k = nodes_key(partition);
+	long long n = db_kv_get(db, k);
+
+	free(k);
+	return n > 0 ? n : -1;
+}
+
+/* Remember the partition's TotalNodes (a preflight read it). */
+void runs_remember_partition_nodes(struct db *db, const char *partition, long long n)
+{
+	char *k = nodes_key(partition);
+
+	db_kv_set(db, k, n);
+	free(k);
 }

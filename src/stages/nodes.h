@@ -24,12 +24,18 @@ int runs_avoided_nodes(struct db *db, const char *study, time_t now,
 		       struct avoided_node **v, size_t *n);
 void avoided_nodes_free(struct avoided_node *v, size_t n);
 /*
- * What a submission excludes: extra (a retry's failed node, or NULL) and
- * the avoided nodes, comma-separated (malloc'd), or NULL for none; never
- * all of the partition's nodes (nodes: its TotalNodes, -1 unknown: then
- * only extra).
+ * What a submission excludes: extra's hosts (a NodeList or several, comma-
+ * separated: the node a retry's attempt failed on, a segment's lost node
+ * and its attempt's own --exclude; NULL none) and the avoided nodes, each
+ * once, comma-separated (malloc'd), or NULL for none; never all of the
+ * partition's nodes, extra's first kept first (nodes: its TotalNodes, -1
+ * unknown: then only extra).
  */
 char *runs_exclude_nodes(struct db *db, const char *study, const char *extra, time_t now,
 			 long long nodes);
+/* The partition's TotalNodes as the last preflight saw it (-1: unknown). */
+long long runs_partition_nodes(struct db *db, const char *partition);
+/* Remember the partition's TotalNodes, read by a preflight. */
+void runs_remember_partition_nodes(struct db *db, const char *partition, long long n);
 
 #endif

@@ -11,6 +11,7 @@
 #include "search/best.h"
 #include "jobs/chain.h"
 #include "lib/fsutil.h"
+#include "jobs/gone.h"
 #include "stages/judge.h"
 #include "loop.h"
 #include "stages/reconcile.h"
@@ -817,7 +818,7 @@ static void judge_ended(struct xl_ctx *ctx, struct slurm *s, struct reading *r,
 		memset(&f, 0, sizeof(f));
 		read_final(ctx, r, a, &f);
 		if (f.known) {
-			struct segment_end se = { f.state, f.exit_code, f.start, f.end };
+			struct segment_end se = { f.state, f.exit_code, f.start, f.end, f.node };
 			struct segment_verdict sv;
 			enum segment_next next = segments_on_end(ctx, s, &r->q, a, &se, &sv);
 
@@ -869,6 +870,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	rc = slurm_squeue_mine(s, &r.q, cause);
 	if (rc)
 		goto out;
+	gone_cancel(ctx, s, &r.q);	/* first: no line, lane or count sees them */
 	out->user_live = lanes_user_live(&r.q);
 	r.ids = xcalloc(r.n, sizeof(*r.ids));
 	see_live(ctx, &r, out);

@@ -123,6 +123,19 @@ static void test_avoided_after_two_failures(void **state)
 	free(x);
 	assert_null(runs_exclude_nodes(&f->ctx.db, "s", NULL, now, 1));
 	assert_null(runs_exclude_nodes(&f->ctx.db, "s", NULL, now, -1));
+	/* a segment's lost nodes and its attempt's own: each host once, first kept first */
+	x = runs_exclude_nodes(&f->ctx.db, "s", "node2,node1", now, 4);
+	assert_string_equal(x, "node2,node1");
+	free(x);
+	x = runs_exclude_nodes(&f->ctx.db, "s", "node[2-3],node2", now, 4);
+	assert_string_equal(x, "node2,node3,node1");
+	free(x);
+	x = runs_exclude_nodes(&f->ctx.db, "s", "node[2-3],node1", now, 3);
+	assert_string_equal(x, "node2,node3");
+	free(x);
+	x = runs_exclude_nodes(&f->ctx.db, "s", "node[2-3", now, 3);	/* unreadable: as it is */
+	assert_string_equal(x, "node[2-3,node1");
+	free(x);
 	/* an hour after its last failure it is used again */
 	assert_null(runs_exclude_nodes(&f->ctx.db, "s", NULL, now - 30 + NODE_AVOID_SECS + 1, 3));
 }

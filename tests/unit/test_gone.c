@@ -1,0 +1,195 @@
+/* Unit tests for the jobs xloop is done with that Slurm shows again (gone.c, issue 34). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "config.h"
+#include "ctx.h"
+#include "jobs/gone.h"
+#include "runs.h"
+
+struct fx {
+	char dir[64];
+	struct xl_ctx ctx;
+};
+
+/* The ids the fake scancel was given, space-separated. */
+static char cancelled[512];
+
+/* Slurm's stand-in: every command succeeds; scancel's job is noted. */
+static int fake_run(struct proc *p)
+{
+	if (strcmp(p->argv[0], "scancel") == 0) {
+		size_t n = strlen(cancelled);
+
+		snprintf(cancelled + n, sizeof(cancelled) - n, "%s%s", n ? " " : "", p->argv[1]);
+	}
+	p->status = 0;
+	return 0;
+}
+
+static int setup(void **state)
+{
+	struct fx *f = xcalloc(1, sizeof(*f));
+	char *path, *cause = NULL;
+
+	xsnprintf(f->dir, sizeof(f->dir), "/tmp/xloop-test-gone-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	path = xasprintf("%s/state.db", f->dir);
+	if (db_open(&f->ctx.db, path, &cause) < 0)
+		return -1;
+	free(path);
+	config_defaults(&f->ctx.cfg, "s", "gpu");
+	cancelled[0] = '\0';
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char *cmd = xasprintf("rm -rf '%s'", f->dir);
+	int rc = system(cmd);
+
+	free(cmd);
+	config_release(&f->ctx.cfg);
+	db_close(&f->ctx.db);
+	free(f);
+	return rc == 0 ? 0 : -1;
+}
+
+/* Run tag of study s with attempt 1 (token tok, verdict or NULL); its id. */
+static long long attempt(struct fx *f, const char *tag, const char *tok, const char *verdict)
+{
+	struct run r;
+	struct attempt a;
+	char *sql;
+
+	memset(&r, 0, sizeof(r));
+	r.study = "s";
+	r.tag = (char *)tag;
+	r.var = r.old_value = r.new_value = "";
+	r.created_at = 1;
+	assert_int_equal(runs_insert(&f->ctx.db, &r), 0);
+	memset(&a, 0, sizeof(a));
+	a.run_id = r.id;
+	a.n = 1;
+	a.token = (char *)tok;
+	a.phase = "submitted";
+	a.log_path = "l";
+	a.job_sha256 = "x";
+	a.partition = "gpu";
+	a.gres = "";
+	a.mem = "1G";
+	a.time_limit = "1:00";
+	a.intent_at = 1;
+	assert_int_equal(attempts_insert(&f->ctx.db, &a), 0);
+	if (verdict) {
+		sql = xasprintf("UPDATE attempt SET verdict = '%s' WHERE id = %lld", verdict, a.id);
+		assert_int_equal(db_exec(&f->ctx.db, sql), 0);
+		free(sql);
+	}
+	return a.id;
+}
+
+/* Segment k of attempt att, its token and state. */
+static void segment(struct fx *f, long long att, long long k, const char *tok, const char *state)
+{
+	char *sql = xasprintf("INSERT INTO segment (attempt_id, k, max, token, state, intent_at)"
+			      " VALUES (%lld, %lld, 3, '%s', '%s', 1)", att, k, tok, state);
+
+	assert_int_equal(db_exec(&f->ctx.db, sql), 0);
+	free(sql);
+}
+
+/*
+ * What a controller back from an older state shows: only the live jobs
+ * whose token names something done are cancelled, and marked so in q.
+ */
+static void test_cancel_done(void **state)
+{
+	struct fx *f = *state;
+	struct slurm s;
+	struct slurm_jobs q = SLURM_JOBS_INIT;
+	char *cause = NULL, *n;
+	long long a, b, c;
+	size_t i;
+	/* squeue -r -o SLURM_SQUEUE_FORMAT */
+	const char *out =
+		"11|a|RUNNING|None|N/A|N/A|xloop:s/a#1:toka|gpu|0:10|5:00|11\n"
+		"12|a|PENDING|JobHeldUser|N/A|N/A|xloop:s/a#1.2:toka2|gpu|0:00|5:00|12\n"
+		"21|b|RUNNING|None|N/A|N/A|xloop:s/b#1:tokb|gpu|0:10|5:00|21\n"
+		"22|b|PENDING|JobHeldUser|N/A|N/A|xloop:s/b#1.2:tokb2|gpu|0:00|5:00|22\n"
+		"31|c|RUNNING|None|N/A|N/A|xloop:s/c#1.2:tokc2|gpu|0:10|5:00|31\n"
+		"32|c|PENDING|Dependency|N/A|N/A|xloop:s/c#1.3:tokc3|gpu|0:00|5:00|32\n"
+		"40_3|sw|PENDING|Priority|N/A|N/A|xloop:s/sweep:sw:toks|gpu|0:00|5:00|40\n"
+		"40_4|sw|PENDING|Priority|N/A|N/A|xloop:s/sweep:sw:toks|gpu|0:00|5:00|40\n"
+		"50|x|PENDING|JobHeldUser|N/A|N/A|xloop:t/a#1.2:toka2|gpu|0:00|5:00|50\n"
+		"51|y|PENDING|None|N/A|N/A|someone-else|gpu|0:00|5:00|51\n";
+
+	a = attempt(f, "a", "toka", "success");		/* judged: both its jobs are done */
+	segment(f, a, 1, "toka", "last");
+	segment(f, a, 2, "toka2", "unneeded");
+	b = attempt(f, "b", "tokb", NULL);		/* live: its segment 2 is queued */
+	segment(f, b, 1, "tokb", "current");
+	segment(f, b, 2, "tokb2", "queued");
+	c = attempt(f, "c", "tokc", NULL);		/* segment 1 continued as 2; 3 queued */
+	segment(f, c, 1, "tokc", "continued");
+	segment(f, c, 2, "tokc2", "current");
+	segment(f, c, 3, "tokc3", "queued");
+	attempt(f, "sw--x-1", "toks_3", "failure");	/* a sweep's task 3 judged, 4 not */
+	attempt(f, "sw--x-2", "toks_4", NULL);
+	assert_int_equal(slurm_parse_squeue(out, SLURM_SQUEUE_FORMAT, &q, &cause), 0);
+	slurm_init(&s);
+	s.run = fake_run;
+
+	assert_int_equal(gone_cancel(&f->ctx, &s, &q), 3);
+	/* not another study's (t), not one without a token of ours, not a live attempt's */
+	assert_string_equal(cancelled, "11 12 40_3");
+	for (i = 0; i < q.nr; i++) {
+		n = xasprintf(" %s ", q.v[i].job_id);
+		assert_int_equal(q.v[i].state == SLURM_STATE_CANCELLED,
+				 strstr(" 11 12 40_3 ", n) != NULL);
+		free(n);
+	}
+	{
+		struct stmt st;
+
+		assert_int_equal(db_prepare(&f->ctx.db, &st, "SELECT group_concat(detail, '|')"
+					    " FROM event WHERE kind = 'repaired'"), 0);
+		assert_int_equal(db_step(&st), SQLITE_ROW);
+		assert_non_null(strstr(db_col_text(&st, 0), "job 12 (segment 2 of a attempt 1, "
+				       "unneeded) was PENDING again"));
+		assert_non_null(strstr(db_col_text(&st, 0), "job 11 (attempt 1 of a, judged "
+				       "success) was RUNNING again"));
+		db_finalize(&st);
+	}
+	/* c's segment 1, continued, comes back too: its job goes */
+	slurm_jobs_release(&q);
+	cancelled[0] = '\0';
+	out = "30|c|PENDING|BeginTime|N/A|N/A|xloop:s/c#1:tokc|gpu|0:00|5:00|30\n";
+	assert_int_equal(slurm_parse_squeue(out, SLURM_SQUEUE_FORMAT, &q, &cause), 0);
+	assert_int_equal(gone_cancel(&f->ctx, &s, &q), 1);
+	assert_string_equal(cancelled, "30");
+	/* a second look cancels nothing more: what it cancelled is final in q */
+	cancelled[0] = '\0';
+	assert_int_equal(gone_cancel(&f->ctx, &s, &q), 0);
+	assert_string_equal(cancelled, "");
+	slurm_jobs_release(&q);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_cancel_done, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -711,7 +711,8 @@ static void close_seg(struct xl_ctx *ctx, const struct seg *g, const char *state
 static long long infra_retries(struct xl_ctx *ctx, long long attempt_id)
 {
 	return att_number(ctx, "SELECT count(*) FROM segment WHERE attempt_id = :att"
-			  " AND state = 'continued' AND outcome IN " SEGMENT_INFRA_OUTCOMES, attempt_id);
+			  " AND state = 'continued' AND outcome IN " SEGMENT_INFRA_OUTCOMES,
+			  attempt_id);
 }
 
 /*

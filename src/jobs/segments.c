@@ -10,6 +10,7 @@
 #include "jobs/jobenv.h"
 #include "loop.h"
 #include "jobs/segments.h"
+#include "jobs/segments-impl.h"
 #include "jobs/steps.h"
 #include "stages/nodes.h"
 #include "study.h"
@@ -30,13 +31,7 @@ int segments_insert_first(struct xl_ctx *ctx, long long attempt_id, const char *
 	return db_run(&q);
 }
 
-/* One segment row. */
-struct seg {
-	long long id, k, try_, max, intent_at, started_at;
-	char *token, *job_id, *state;
-};
-
-static void seg_release(struct seg *g)
+void seg_release(struct seg *g)
 {
 	free(g->token);
 	free(g->job_id);
@@ -61,7 +56,7 @@ static void seg_read(struct stmt *q, struct seg *g)
 }
 
 /* The newest try of segment k of an attempt (k 0: the current one). 0, 1 none, -1. */
-static int seg_get(struct xl_ctx *ctx, long long attempt_id, long long k, struct seg *g)
+int seg_get(struct xl_ctx *ctx, long long attempt_id, long long k, struct seg *g)
 {
 	struct stmt q;
 	int rc;
@@ -82,13 +77,7 @@ static int seg_get(struct xl_ctx *ctx, long long attempt_id, long long k, struct
 	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
 }
 
-/* The attempt row's fields segment k+1's sbatch needs. */
-struct seg_att {
-	char *tag, *token, *log, *partition, *gres, *mem, *time_, *over;
-	long long n, cpus;
-};
-
-static void seg_att_release(struct seg_att *t)
+void seg_att_release(struct seg_att *t)
 {
 	free(t->tag);
 	free(t->token);
@@ -101,7 +90,7 @@ static void seg_att_release(struct seg_att *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static int seg_att_get(struct xl_ctx *ctx, long long attempt_id, struct seg_att *t)
+int seg_att_get(struct xl_ctx *ctx, long long attempt_id, struct seg_att *t)
 {
 	struct stmt q;
 	int rc;
@@ -135,7 +124,7 @@ static int seg_att_get(struct xl_ctx *ctx, long long attempt_id, struct seg_att 
  * lost, those that failed the segment before it (NODE_FAIL, BOOT_FAIL, on a
  * partition of more nodes), the attempt's own --exclude and the avoided ones.
  */
-static char *seg_exclude(struct xl_ctx *ctx, const struct seg_att *t, const char *lost)
+char *seg_exclude(struct xl_ctx *ctx, const struct seg_att *t, const char *lost)
 {
 	long long nodes = runs_partition_nodes(&ctx->db, *t->partition ? t->partition :
 					       ctx->cfg.partition);
@@ -437,9 +426,9 @@ static int scontrol_by_token(struct slurm *s, const char *token, struct slurm_jo
  * cur runs: at most one job per (attempt, segment, try); a new one away
  * from the nodes `lost` (cur's, when they failed it; NULL).
  */
-static void keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
-		      long long attempt_id, const struct seg *cur, const char *cur_job,
-		      const char *lost)
+void seg_keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
+		   long long attempt_id, const struct seg *cur, const char *cur_job,
+		   const char *lost)
 {
 	struct seg nx;
 	int rc;
@@ -503,7 +492,7 @@ void segments_started(struct xl_ctx *ctx, struct slurm *s, long long attempt_id,
 		return;
 	db_exec_row(&ctx->db, "UPDATE segment SET job_id = :text WHERE id = :id", cur.id,
 		    job_id, 0);
-	keep_next(ctx, s, NULL, attempt_id, &cur, job_id, NULL);
+	seg_keep_next(ctx, s, NULL, attempt_id, &cur, job_id, NULL);
 	if (seg_get(ctx, attempt_id, 2, &nx) == 0) {
 		if (*nx.job_id && tail) {
 			free(*tail);
@@ -525,7 +514,7 @@ void segments_keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_
 	if (!*cur.job_id && *a->job_id)
 		db_exec_row(&ctx->db, "UPDATE segment SET job_id = :text WHERE id = :id",
 			    cur.id, a->job_id, 0);
-	keep_next(ctx, s, q, a->id, &cur, a->job_id, NULL);
+	seg_keep_next(ctx, s, q, a->id, &cur, a->job_id, NULL);
 	seg_release(&cur);
 }
 
@@ -565,33 +554,14 @@ void segments_line_tail(struct xl_ctx *ctx, const struct slurm_jobs *q,
 		}
 }
 
-/* What slurm/attemptN.seg says: whether "K WHAT" is there; its value (malloc'd). */
-static int seg_line(const char *text, long long k, const char *what, char **value)
-{
-	char *pre = xasprintf("%lld %s", k, what);
-	size_t n = strlen(pre);
-	const char *p, *found = NULL;
-
-	for (p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (strncmp(p, pre, n) == 0 && (p[n] == ' ' || p[n] == '\n' || !p[n]))
-			found = p;
-	free(pre);
-	if (found && value) {
-		const char *v = found + n + (found[n] == ' ');
-
-		*value = xstrndup(v, strcspn(v, "\n"));
-	}
-	return found != NULL;
-}
-
 /*
  * Mark the rows after segment k as not needed (outcome why), cancelling
  * each one Slurm shows live (q, or a fresh squeue when q is NULL). A row
  * still 'submitting' (a crash cut off its sbatch's answer) is looked up by
  * its token first: its job is recorded, then cancelled like the others.
  */
-static void drop_after(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
-		       long long attempt_id, long long k, const char *why)
+void seg_drop_after(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
+		    long long attempt_id, long long k, const char *why)
 {
 	struct slurm_jobs own = SLURM_JOBS_INIT;
 	struct stmt st;
@@ -663,215 +633,7 @@ static void drop_after(struct xl_ctx *ctx, struct slurm *s, const struct slurm_j
 void segments_cancel_queued(struct xl_ctx *ctx, struct slurm *s, long long attempt_id,
 			    const char *why)
 {
-	drop_after(ctx, s, NULL, attempt_id, 0, why);
-}
-
-/* The one number a query over attempt :att's segments answers (0 on error). */
-static long long att_number(struct xl_ctx *ctx, const char *sql, long long attempt_id)
-{
-	struct stmt st;
-	long long n = 0;
-
-	if (db_prepare(&ctx->db, &st, sql) < 0)
-		return 0;
-	db_bind_int64(&st, ":att", attempt_id);
-	if (db_step(&st) == SQLITE_ROW)
-		n = db_col_int64(&st, 0);
-	db_finalize(&st);
-	return n;
-}
-
-/* When segment 1 of the attempt started (0: unknown). */
-static time_t first_start(struct xl_ctx *ctx, long long attempt_id)
-{
-	return (time_t)att_number(ctx, "SELECT coalesce(min(started_at), 0) FROM segment"
-				  " WHERE attempt_id = :att AND started_at > 0", attempt_id);
-}
-
-/* Close segment g: its state, times and what ended it. */
-static void close_seg(struct xl_ctx *ctx, const struct seg *g, const char *state,
-		      const struct segment_end *e, const char *outcome)
-{
-	struct stmt st;
-
-	if (db_prepare(&ctx->db, &st, "UPDATE segment SET state = :state, outcome = :out,"
-		       " started_at = CASE WHEN :start > 0 THEN :start ELSE started_at END,"
-		       " ended_at = :end WHERE id = :id") < 0)
-		return;
-	db_bind_text(&st, ":state", state);
-	db_bind_text(&st, ":out", outcome);
-	db_bind_int64(&st, ":start", e->start);
-	db_bind_int64(&st, ":end", e->end ? e->end : time(NULL));
-	db_bind_int64(&st, ":id", g->id);
-	db_step(&st);
-	db_finalize(&st);
-}
-
-/* How many segments of the attempt ended in an infra failure and were continued. */
-static long long infra_retries(struct xl_ctx *ctx, long long attempt_id)
-{
-	return att_number(ctx, "SELECT count(*) FROM segment WHERE attempt_id = :att"
-			  " AND state = 'continued' AND outcome IN " SEGMENT_INFRA_OUTCOMES,
-			  attempt_id);
-}
-
-/*
- * The continuation j of a segment that ended asking to go on (how), still
- * held because its wrapper did not release it (killed first, or no
- * scontrol on the node): released now, first told to keep away from the
- * nodes `lost` (the segment's, when they failed it; NULL) and
- * seg_exclude's others: queued before they failed, it may not know them.
- */
-static void release_held(struct xl_ctx *ctx, struct slurm *s, const struct attempt *a,
-			 const struct slurm_job *j, const char *how, const char *lost)
-{
-	char *cause = NULL, *d, *excl = NULL;
-	struct seg_att t;
-
-	if (j->state != SLURM_STATE_PENDING || !j->reason || strcmp(j->reason, "JobHeldUser") != 0)
-		return;
-	if (lost && seg_att_get(ctx, a->id, &t) == 0) {
-		excl = seg_exclude(ctx, &t, lost);
-		seg_att_release(&t);
-	}
-	/* the whole list: an update replaces the one sbatch gave */
-	if (excl && slurm_scontrol_update(s, j->job_id, "ExcNodeList", excl, &cause) != 0) {
-		warning("the continuation job %s is released without excluding %s: %s",
-			j->job_id, excl, cause ? cause : "scontrol update failed");
-		FREE_AND_NULL(cause);
-		FREE_AND_NULL(excl);
-	}
-	if (slurm_scontrol_hold(s, j->job_id, 0, &cause) != 0) {
-		warning("the continuation job %s stays held: %s", j->job_id,
-			cause ? cause : "scontrol release failed");
-		free(cause);
-		free(excl);
-		return;
-	}
-	d = xasprintf("the segment ended (%s); its continuation, job %s, released%s%s", how,
-		      j->job_id, excl ? ", excluding " : "", excl ? excl : "");
-	loop_event(ctx, "segment", a->run_id, a->id, d);
-	free(d);
-	free(excl);
-}
-
-/* Decide what the end of the attempt's current segment means. */
-enum segment_next segments_on_end(struct xl_ctx *ctx, struct slurm *s,
-				  const struct slurm_jobs *q, const struct attempt *a,
-				  const struct segment_end *e, struct segment_verdict *sv)
-{
-	struct seg cur, nx;
-	struct buf st = BUF_INIT;
-	char *path, *cause = NULL, *outcome;
-	const char *how;
-	enum segment_next next = SEGMENT_VERDICT;
-	int err, cont, has_next, infra, noprog;
-	const char *lost;
-
-	memset(sv, 0, sizeof(*sv));
-	memset(&nx, 0, sizeof(nx));
-	if (seg_get(ctx, a->id, 0, &cur) != 0)
-		return SEGMENT_VERDICT;	/* not segmented */
-	path = xasprintf("%s.seg", a->log_path);
-	{
-		/* slurm/attemptN.out -> slurm/attemptN.seg */
-		char *dot = strrchr(path, '.');
-
-		if (dot && dot > path + 4 && strcmp(dot - 4, ".out.seg") == 0)
-			memcpy(dot - 4, ".seg", 5);
-	}
-	if (read_file(path, 1 << 20, &st, &err, &cause) < 0)
-		buf_adds(&st, "");
-	FREE_AND_NULL(cause);
-	infra = e->state == SLURM_STATE_NODE_FAIL || e->state == SLURM_STATE_BOOT_FAIL ||
-		e->state == SLURM_STATE_PREEMPTED;
-	infra = infra && infra_retries(ctx, a->id) < ctx->cfg.retry_infra_max;
-	/* the node that failed it is not the next segment's (issue 34) */
-	lost = infra && e->state != SLURM_STATE_PREEMPTED ? e->node : NULL;
-	cont = (e->state == SLURM_STATE_FAILED && e->exit_code == XLOOP_CONTINUE) ||
-	       (e->state == SLURM_STATE_TIMEOUT && seg_line(st.s, cur.k, "signal", NULL)) ||
-	       infra;
-	/*
-	 * An infra failure is retried as that segment: the next job (queued
-	 * behind it with afternotok, or now) does its work again from the last
-	 * checkpoint. Its wrapper skips the no-progress guard (the segment did
-	 * not end by itself), and it does not count toward segments.max (the
-	 * attempt's max grows by one) but toward retry.infra_max.
-	 */
-	if (infra)
-		cur.max++;
-	how = infra ? slurm_state_name(e->state) : e->state == SLURM_STATE_TIMEOUT ?
-	      "TIMEOUT after the signal" : "exit 85";
-	has_next = seg_get(ctx, a->id, cur.k + 1, &nx) == 0 && *nx.job_id;
-	/* written by k's wrapper when its program asked to go on unsaved, or by k+1's */
-	noprog = seg_line(st.s, cur.k + 1, "noprogress", NULL);
-	sv->first_start = e->start;
-	if (!cont) {
-		outcome = xasprintf("%s %d", slurm_state_name(e->state), e->exit_code);
-		close_seg(ctx, &cur, "last", e, outcome);
-		free(outcome);
-		drop_after(ctx, s, q, a->id, cur.k, "not needed");
-	} else if (cur.k >= cur.max) {
-		close_seg(ctx, &cur, "last", e, how);
-		sv->reason = xasprintf("segment %lld ended asking to continue (%s), but "
-				       "segments.max is %lld: the run needs more segments "
-				       "(--segments N) or a shorter program", cur.k, how, cur.max);
-	} else if (noprog && !infra) {
-		close_seg(ctx, &cur, "last", e, how);
-		/* the held continuation never starts: cancelled, unneeded */
-		drop_after(ctx, s, q, a->id, cur.k, "no progress");
-		if (e->state != SLURM_STATE_TIMEOUT)
-			sv->reason = xasprintf("no progress between segments: %s did not change "
-					       "during segment %lld (%s)", ctx->cfg.seg.checkpoint,
-					       cur.k, how);
-	} else if (has_next && seg_line(st.s, nx.k, "start", NULL)) {
-		char *d;
-
-		/* continued: the next segment is the attempt's job from now on */
-		close_seg(ctx, &cur, "continued", e, how);
-		db_exec_row(&ctx->db, "UPDATE segment SET state = 'current', max = :num"
-			    " WHERE id = :id", nx.id, NULL, cur.max);
-		/* run_start was the old job's start: the next one is no requeue */
-		db_exec_row(&ctx->db, "UPDATE attempt SET job_id = :text, missing_since = NULL,"
-			    " run_start = NULL WHERE id = :id", a->id, nx.job_id, 0);
-		d = xasprintf("segment %lld ended (%s); segment %lld continues as job %s",
-			      cur.k, how, nx.k, nx.job_id);
-		loop_event(ctx, "segment", a->run_id, a->id, d);
-		free(d);
-		/* live until judged, also when the continuation ended already
-		 * (then its own continuation starts at once or is dropped) */
-		next = SEGMENT_RUNNING;
-		{
-			struct attempt b = *a;
-
-			b.job_id = nx.job_id;
-			segments_keep_next(ctx, s, q, &b);
-		}
-	} else if (has_next && slurm_jobs_find(q, nx.job_id) &&
-		   !slurm_state_is_final(slurm_jobs_find(q, nx.job_id)->state)) {
-		next = SEGMENT_PENDING;	/* the continuation is about to start: decide then */
-		release_held(ctx, s, a, slurm_jobs_find(q, nx.job_id), how, lost);
-	} else if (!has_next && (!nx.state || strcmp(nx.state, "submitting") == 0)) {
-		/* k ended before k+1 was queued (or its intent needs repair):
-		 * queued now, afternotok:k is met and it starts at once */
-		next = SEGMENT_PENDING;
-		keep_next(ctx, s, q, a->id, &cur, a->job_id, lost);
-	} else {
-		close_seg(ctx, &cur, "last", e, how);
-		sv->reason = xasprintf("segment %lld ended asking to continue (%s), but its "
-				       "continuation never started", cur.k, how);
-	}
-	if (next == SEGMENT_VERDICT) {
-		time_t t = first_start(ctx, a->id);
-
-		if (t > 0)
-			sv->first_start = t;
-	}
-	seg_release(&nx);
-	seg_release(&cur);
-	buf_release(&st);
-	free(path);
-	return next;
+	seg_drop_after(ctx, s, NULL, attempt_id, 0, why);
 }
 
 /* The current segment's job and its queued continuation's, "CUR?NEXT". */
@@ -896,6 +658,28 @@ char *segments_step_after(struct xl_ctx *ctx, long long attempt_id)
 	return after;
 }
 
+/* The one number a query over attempt :att's segments answers (0 on error). */
+long long seg_att_number(struct xl_ctx *ctx, const char *sql, long long attempt_id)
+{
+	struct stmt st;
+	long long n = 0;
+
+	if (db_prepare(&ctx->db, &st, sql) < 0)
+		return 0;
+	db_bind_int64(&st, ":att", attempt_id);
+	if (db_step(&st) == SQLITE_ROW)
+		n = db_col_int64(&st, 0);
+	db_finalize(&st);
+	return n;
+}
+
+/* When segment 1 of the attempt started (0: unknown). */
+time_t seg_first_start(struct xl_ctx *ctx, long long attempt_id)
+{
+	return (time_t)seg_att_number(ctx, "SELECT coalesce(min(started_at), 0) FROM segment"
+				  " WHERE attempt_id = :att AND started_at > 0", attempt_id);
+}
+
 /* The segment line of status and the briefing. */
 char *segments_progress(struct xl_ctx *ctx, long long attempt_id)
 {
@@ -905,7 +689,7 @@ char *segments_progress(struct xl_ctx *ctx, long long attempt_id)
 
 	if (seg_get(ctx, attempt_id, 0, &cur) != 0)
 		return NULL;
-	t = first_start(ctx, attempt_id);
+	t = seg_first_start(ctx, attempt_id);
 	if (t <= 0 || cur.k == 1)
 		s = xasprintf("segment %lld (at most %lld)", cur.k, cur.max);
 	else {

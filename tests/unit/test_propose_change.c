@@ -349,9 +349,19 @@ static double ms_now(void)
 }
 
 /*
+ * What a proposal at 200 runs may cost in CPU ms: about 11 in the plain
+ * build, 55 under ASan on an idle machine and twice that beside a loaded
+ * suite (a regression in the model's algebra costs ten times more).
+ */
+#ifdef __SANITIZE_ADDRESS__
+#define COST_200_MS 300
+#else
+#define COST_200_MS 100
+#endif
+
+/*
  * A proposal at 200 runs (4 variables of 9 values, 70 configurations on
- * 6 seeds, 3 pending) costs under 100 ms, even in the sanitizer build;
- * printed.
+ * 6 seeds, 3 pending) costs under COST_200_MS; printed.
  */
 static void test_cost_200_runs(void **state)
 {
@@ -396,7 +406,7 @@ static void test_cost_200_runs(void **state)
 	print_message("least: %.1f ms (%s)\n", ms, out.reason);
 	assert_int_equal(out.kind, PROP_CHANGE);
 	assert_non_null(strstr(out.reason, "Gaussian process over 197 runs"));
-	assert_true(ms < 100);
+	assert_true(ms < COST_200_MS);
 	prop_out_release(&out);
 	teardown_fx(&f);
 }

@@ -32,7 +32,8 @@ export XLOOP_TEST_USER=${XLOOP_TEST_USER:-xloopt}
 # sid's accounting, the scrontab of trixie, segments on the oldest and the
 # newest). The whole plan stays ./build.sh matrix's; it also runs the
 # multi-node tests (issue 34: node loss t1870, preemption t1871, a job
-# across nodes t1872, a preempted segmented run t1873) on the newest
+# across nodes t1872, a preempted segmented run t1873, a lost segment's
+# continuation kept off the node t1875) on the newest
 # version, on 3 nodes of 2 GPUs
 # (profile "accounting-nodes": testcluster.sh up --nodes 3 --gpus 2).
 CORE="t1000 t1100 t1200 t1300 t1400 t1412 t1500 t1700 t1960"
@@ -55,7 +56,7 @@ plan() {
 	sid)
 		echo "accounting t1000 t1100 t1200 t1300 t1400 t1500"
 		echo "plain t1300 t1412 t1700 t1960 t1975 t2005"
-		echo "accounting-nodes t1870 t1871 t1872 t1873"
+		echo "accounting-nodes t1870 t1871 t1872 t1873 t1875"
 		;;
 	*) return 1 ;;
 	esac

@@ -300,25 +300,44 @@ check "drv4: one decision entry per run" test \
 	"$(grep -c '^## .* · X-[12] attempt' "$d4/ops/decisions.md")" = 2
 
 # a successor that vanishes right after its sbatch (a slurmctld that dies
-# without saving its state forgets the jobs of its last second; here it is
-# cancelled within that window, widened to 6 s) is replaced by the feeder
-# that submitted it, so the study goes on
-expect_rc 0 "drv4: two more changes, the second a longer run" u4 plan add X=5 SLEEP=12
-expect_rc 0 "drv4: next" as_user env XLOOP_DRIVER_SAVED_SECS=6 "$X" -C "$d4" next
-f1=$(as_user squeue -h -u "$U" -n xloop-feed -t PD -o %i)
-f2=
-for i in $(seq 1 150); do
-	f2=$(as_user squeue -h -u "$U" -n xloop-feed -t PD -o %i | grep -vx "$f1" | head -n1)
-	[ -n "$f2" ] && break
-	sleep 0.2
-done
-check "drv4: the first feeder ($f1) left a successor ($f2)" test -n "$f2"
-as_user scancel "$f2"
-wait_verdicts "$d4" 4 60
+# without saving its state forgets the jobs of its last second) is replaced
+# by the feeder that submitted it once XLOOP_DRIVER_SAVED_SECS have passed,
+# so the study goes on. The job vanishes for real (scancel), inside that
+# window by a barrier: the sbatch first on the feeders' PATH returns the
+# first feeder a feeder submits only once the test has cancelled it.
+check "drv4: no feeder left from before" wait_for 120 eval \
+	'[ -z "$(as_user squeue -h -u "$U" -n xloop-feed -o %i)" ]'
+fb=$(user_dir)
+cat >"$fb/sbatch" <<'SB'
+#!/bin/sh
+dir=$(dirname "$0")
+real=$(PATH=${PATH#*:} command -v sbatch)	# (the job gets this PATH)
+out=$("$real" "$@") || exit
+echo "$out"
+case "$*" in *--job-name=xloop-feed\ *) ;; *) exit 0 ;; esac
+# only in a job (slurmd sets SLURMD_NODENAME; a feeder's tick drops SLURM_*)
+[ -n "${SLURMD_NODENAME:-}" ] && mkdir "$dir/held" 2>/dev/null || exit 0
+echo "${out%%;*}" >"$dir/held/job"
+i=0
+while [ ! -e "$dir/held/cancelled" ] && [ "$i" -lt 1800 ]; do sleep 0.1; i=$((i + 1)); done
+SB
+step "drv4: the feeders' sbatch" chmod 755 "$fb/sbatch"
+u4f() { as_user env PATH="$fb:$PATH" XLOOP_DRIVER_SAVED_SECS=6 "$X" -C "$d4" "$@"; }
+expect_rc 0 "drv4: two more changes, the second a longer run" u4f plan add X=5 SLEEP=12
+expect_rc 0 "drv4: next" u4f next
+check "drv4: the first feeder left a successor, held in its sbatch" wait_for 120 test -s "$fb/held/job"
+f2=$(cat "$fb/held/job" 2>/dev/null)
+step "drv4: that successor ($f2) vanishes" as_user scancel "$f2"
+step "drv4: then its sbatch returns" as_user touch "$fb/held/cancelled"
+wait_verdicts "$d4" 4 180
 check "drv4: that feeder replaced its vanished successor: both runs judged" \
 	test "$(verdicts "$d4")" -ge 4
-check "drv4: the vanished one is recorded as gone" test \
-	"$(sq "$d4" "SELECT phase FROM feeder WHERE job_id = '$f2'")" = gone
+gone_row() {
+	[ "$(sq "$d4" "SELECT phase FROM feeder WHERE job_id = '$f2'")" = gone ] && return
+	sq "$d4" "SELECT id, job_id, phase, result FROM feeder ORDER BY id" >&2
+	return 1
+}
+check "drv4: the vanished one ($f2) is recorded as gone" gone_row
 
 # two lanes with a segmented run among them
 d5=$(user_dir)

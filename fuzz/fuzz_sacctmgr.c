@@ -30,7 +30,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(!idx || (*idx && strspn(idx, "0123456789,-") == strlen(idx)),
 		   "IDX '%s' is not a list of indexes", idx);
 	free(idx);
-	FUZZ_CHECK(slurm_sinfo_gpus(in) >= -1, "sinfo: GPUs below -1");
+	{
+		long long all = slurm_sinfo_gpus(in, 1), pairs = slurm_sinfo_gpus(in, 2);
+
+		FUZZ_CHECK(all >= -1, "sinfo: GPUs below -1");
+		/* a node holds no more jobs of 2 GPUs than it has GPUs */
+		FUZZ_CHECK(pairs <= all, "sinfo: %lld jobs of 2 GPUs on %lld GPUs", pairs, all);
+	}
 	free(in);
 	return 0;
 }

@@ -14,6 +14,8 @@
 #include "jobs/gone.h"
 #include "runs.h"
 
+#include "fixture-run.h"
+
 struct fx {
 	char dir[64];
 	struct xl_ctx ctx;
@@ -72,24 +74,9 @@ static long long attempt(struct fx *f, const char *tag, const char *tok, const c
 	struct attempt a;
 	char *sql;
 
-	memset(&r, 0, sizeof(r));
-	r.study = "s";
-	r.tag = (char *)tag;
-	r.var = r.old_value = r.new_value = "";
-	r.created_at = 1;
+	fixture_run(&r, "s", tag);
 	assert_int_equal(runs_insert(&f->ctx.db, &r), 0);
-	memset(&a, 0, sizeof(a));
-	a.run_id = r.id;
-	a.n = 1;
-	a.token = (char *)tok;
-	a.phase = "submitted";
-	a.log_path = "l";
-	a.job_sha256 = "x";
-	a.partition = "gpu";
-	a.gres = "";
-	a.mem = "1G";
-	a.time_limit = "1:00";
-	a.intent_at = 1;
+	fixture_attempt(&a, r.id, tok, "");
 	assert_int_equal(attempts_insert(&f->ctx.db, &a), 0);
 	if (verdict) {
 		sql = xasprintf("UPDATE attempt SET verdict = '%s' WHERE id = %lld", verdict, a.id);

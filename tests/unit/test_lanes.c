@@ -16,6 +16,8 @@
 #include "stages/reconcile.h"
 #include "runs.h"
 
+#include "fixture-run.h"
+
 struct fx {
 	char dir[64];
 	struct xl_ctx ctx;
@@ -190,27 +192,13 @@ static long long add_run(struct fx *f, const char *tag, long long parent, const 
 	struct run r;
 	struct attempt a;
 
-	memset(&r, 0, sizeof(r));
-	r.study = "s";
-	r.tag = (char *)tag;
+	fixture_run(&r, "s", tag);
 	r.parent_id = parent;
 	r.var = parent ? "X" : "";
 	r.old_value = parent ? "0" : "";
 	r.new_value = (char *)value;
-	r.created_at = 1;
 	assert_int_equal(runs_insert(&f->ctx.db, &r), 0);
-	memset(&a, 0, sizeof(a));
-	a.run_id = r.id;
-	a.n = 1;
-	a.token = (char *)tag;
-	a.phase = "submitted";
-	a.log_path = "l";
-	a.job_sha256 = "x";
-	a.partition = "gpu";
-	a.gres = "gpu:1";
-	a.mem = "1G";
-	a.time_limit = "1:00";
-	a.intent_at = 1;
+	fixture_attempt(&a, r.id, tag, "gpu:1");
 	a.verdict = (char *)verdict;
 	a.has_score = verdict != NULL;
 	assert_int_equal(attempts_insert(&f->ctx.db, &a), 0);

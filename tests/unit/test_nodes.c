@@ -14,6 +14,8 @@
 #include "stages/nodes.h"
 #include "runs.h"
 
+#include "fixture-run.h"
+
 struct fx {
 	char dir[64];
 	struct xl_ctx ctx;
@@ -55,24 +57,9 @@ static void ended(struct fx *f, const char *study, const char *tag, const char *
 	struct attempt a;
 	char *sql;
 
-	memset(&r, 0, sizeof(r));
-	r.study = (char *)study;
-	r.tag = (char *)tag;
-	r.var = r.old_value = r.new_value = "";
-	r.created_at = 1;
+	fixture_run(&r, study, tag);
 	assert_int_equal(runs_insert(&f->ctx.db, &r), 0);
-	memset(&a, 0, sizeof(a));
-	a.run_id = r.id;
-	a.n = 1;
-	a.token = (char *)tag;
-	a.phase = "submitted";
-	a.log_path = "l";
-	a.job_sha256 = "x";
-	a.partition = "gpu";
-	a.gres = "gpu:1";
-	a.mem = "1G";
-	a.time_limit = "1:00";
-	a.intent_at = 1;
+	fixture_attempt(&a, r.id, tag, "gpu:1");
 	assert_int_equal(attempts_insert(&f->ctx.db, &a), 0);
 	sql = xasprintf("UPDATE attempt SET state = '%s', node = '%s', ended_at = %lld,"
 			" verdict = 'failure' WHERE id = %lld", state, node, end, a.id);

@@ -18,7 +18,7 @@ import re
 import subprocess
 import sys
 
-PURE = {"lib/util", "lib/buf", "lib/jsonw", "tags", "stages/judge", "slurm/reasons", "memsample",
+PURE = {"lib/util", "lib/buf", "lib/jsonw", "tags", "glossary", "stages/judge", "slurm/reasons", "memsample",
         "jobsh/secrets", "lib/sha256", "slurm/parse", "slurm/parse-sacct", "slurm/parse-sacctmgr",
         "slurm/parse-hostlist", "slurm/parse-gres", "slurm/parse-sbatch", "slurm/parse-scontrol", "slurm/parse-sinfo",
         "slurm/parse-squeue", "slurm/parse-impl", "jobsh/jobsh", "jobsh/lex",

@@ -105,11 +105,19 @@ void briefing_print(const json_t *b)
 			printf(", %s %g", jstr(b, "metric"), json_number_value(sc));
 		l = json_object_get(o, "configuration");
 		if (json_is_object(l) && json_integer_value(json_object_get(l, "n")) > 1) {
-			printf(" (its configuration: mean %g",
-			       json_number_value(json_object_get(l, "mean")));
-			if (json_is_number(json_object_get(l, "interval")))
-				printf(" ± %.2g", json_number_value(json_object_get(l, "interval")));
-			printf(", n=%lld%s)", (long long)json_integer_value(json_object_get(l, "n")),
+			struct best_info ci;
+			char cs[128];
+
+			memset(&ci, 0, sizeof(ci));
+			ci.mean = json_number_value(json_object_get(l, "mean"));
+			ci.n = (long)json_integer_value(json_object_get(l, "n"));
+			ci.checked = json_is_number(json_object_get(l, "interval"));
+			ci.est_kind = jstr(l, "estimate_kind");
+			ci.est = json_number_value(json_object_get(l, "estimate"));
+			ci.est_sd = json_number_value(json_object_get(l, "estimate_sd"));
+			ci.sd = ci.est_sd;	/* 0 with the noise measured: noise 0 */
+			best_format(&ci, cs, sizeof(cs));
+			printf(" (its configuration: %s%s)", cs,
 			       json_is_true(json_object_get(l, "best")) ? ", the best" : "");
 		}
 		if (json_is_string(json_object_get(o, "change")))
@@ -159,6 +167,9 @@ void briefing_print(const json_t *b)
 		bi.checked = json_is_true(json_object_get(o, "checked"));
 		bi.half = json_number_value(json_object_get(o, "interval"));
 		bi.sd = json_number_value(json_object_get(o, "noise_sd"));
+		bi.est_kind = jstr(o, "estimate_kind");
+		bi.est = json_number_value(json_object_get(o, "estimate"));
+		bi.est_sd = json_number_value(json_object_get(o, "estimate_sd"));
 		best_format(&bi, shown, sizeof(shown));
 		printf("\nbest so far: %s, %s %s\n", jstr(o, "tag"), jstr(b, "metric"), shown);
 		if (!bi.checked && *jstr(o, "check"))
@@ -170,6 +181,7 @@ void briefing_print(const json_t *b)
 				printf("  interval moved since the last briefing by: %s\n",
 				       jstr(l, "interval_change"));
 			printf("  choice: %s\n", jstr(l, "text"));
+			printf("  %s\n", BEST_PM);
 		}
 	}
 	else

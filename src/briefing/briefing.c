@@ -30,9 +30,11 @@ static json_t *config_json(const struct best_state *bs, long long run_id)
 	if (c < 0 || bs->v[c].st.n == 0)
 		return json_null();
 	best_info_of(bs, c, &bi);
-	return json_pack("{s:f, s:o, s:I, s:b}", "mean", bi.mean, "interval",
+	return json_pack("{s:f, s:o, s:I, s:b, s:f, s:o, s:s}", "mean", bi.mean, "interval",
 			 bi.checked ? json_real(bi.half) : json_null(), "n", (json_int_t)bi.n,
-			 "best", c == bs->best);
+			 "best", c == bs->best, "estimate", bi.est,
+			 "estimate_sd", bi.est_sd > 0 ? json_real(bi.est_sd) : json_null(),
+			 "estimate_kind", bi.est_kind);
 }
 
 /* The verdicts since event seen, each with its log tail or configuration. */
@@ -365,7 +367,7 @@ json_t *briefing_build(struct xl_ctx *ctx, const struct refresh *ref,
 		}
 	}
 	b = json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:I, s:I}",
-		      "schema", "xloop.next/2", "study", ctx->cfg.study, "metric", ctx->cfg.metric,
+		      "schema", "xloop.next/3", "study", ctx->cfg.study, "metric", ctx->cfg.metric,
 		      "generated_at", (json_int_t)time(NULL),
 		      "finished", finished, "repaired", repaired, "live", live,
 		      "best", has_best ? best_with_check(ctx, best.tag, &bi, ap.on && !ap.stopped) : json_null(),
@@ -452,8 +454,8 @@ static json_t *interval_change(struct xl_ctx *ctx, const struct best_state *bs)
 	if (pn != n)
 		return json_sprintf("its own runs (n %lld -> %lld)", pn, n);
 	if (pdf != df)
-		return json_sprintf("the noise estimate (df %lld -> %lld, sd now %.3g)", pdf, df,
-				    bs->noise.sd);
+		return json_sprintf("the noise estimate (noise re-measured: df %lld -> %lld, sd "
+				    "now %.3g; no new run of it)", pdf, df, bs->noise.sd);
 	return json_string("nothing: the same runs and the same noise estimate");
 }
 

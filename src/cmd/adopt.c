@@ -22,7 +22,7 @@
 static const struct opt adopt_opts[] = {
 	{ "tag", OPT_STRING, "T", "the run's tag: 1-64 of [A-Za-z0-9._-], not starting with . _ -",
 	  OPT_REQUIRED },
-	{ "cv", OPT_STRING, "FILE", "mark the run proven with FILE's score" },
+	{ "cv", OPT_STRING, "FILE", "make the run a proven run with FILE's score" },
 	{ "step", OPT_LIST, "NAME=SCRIPT", "a step after PATH, its own Slurm job afterok on the "
 	  "one before (repeatable, in order)" },
 	{ "take-sbatch", OPT_FLAG, NULL, "take PATH's own #SBATCH requests (CPUs, memory, time, "

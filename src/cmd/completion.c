@@ -99,7 +99,7 @@ static void offer(struct buf *b, enum word_kind kind, const char *spec)
 		}
 		break;
 	case WORD_COMMANDS:
-		buf_adds(b, "echo tags best");
+		buf_adds(b, "echo tags best logs glossary");
 		for (c = cmd_table; *c; c++)
 			if (!((*c)->flags & CMD_HIDDEN))
 				buf_addf(b, " %s", (*c)->name);

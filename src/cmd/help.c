@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include "cmd/cmd.h"
+#include "glossary.h"
 #include "lib/fsutil.h"
 #include "search/best.h"
 #include "tags.h"
@@ -113,6 +114,25 @@ static const char logs_help[] =
 	"stale (the node may have frozen). The last lines of a failed attempt's\n"
 	"log are its evidence in the briefing.\n";
 
+/* `xloop help glossary`: each term, its text indented under it. */
+static void print_glossary(void)
+{
+	size_t i;
+
+	printf("The words xloop's output uses, each in one sense (as git's gitglossary):\n");
+	for (i = 0; i < glossary_n; i++) {
+		const char *p = glossary[i].text, *nl;
+
+		printf("\n%s\n", glossary[i].term);
+		for (; *p; p = nl + 1) {
+			nl = strchr(p, '\n');
+			if (nl == NULL)
+				nl = p + strlen(p) - 1;
+			printf("    %.*s\n", (int)(nl - p), p);
+		}
+	}
+}
+
 /* List the commands, or show one command's help. */
 static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 		    struct cmd_args *args)
@@ -137,6 +157,10 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 	}
 	if (args->npos == 1 && strcmp(pos[0], "logs") == 0) {
 		fputs(logs_help, stdout);
+		return XL_OK;
+	}
+	if (args->npos == 1 && strcmp(pos[0], "glossary") == 0) {
+		print_glossary();
 		return XL_OK;
 	}
 	if (args->npos == 1 && strcmp(pos[0], "best") == 0) {
@@ -166,7 +190,8 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 	       "\n'xloop help COMMAND' or 'xloop COMMAND --help' shows one command;\n"
 	       "topics: 'xloop help tags' the names xloop gives the runs it makes;\n"
 	       "'xloop help best' what \"best\" means (configurations, noise, the rule);\n"
-	       "'xloop help logs' the job's log: its START line, progress, last line.\n"
+	       "'xloop help logs' the job's log: its START line, progress, last line;\n"
+	       "'xloop help glossary' the words xloop uses (proven, confirmed, ±, ...).\n"
 	       "'xloop help --man COMMAND | man -l -' the manual page; 'xloop completion\n"
 	       "bash' the shell completion; ./build.sh install PREFIX installs both.\n"
 	       "exit codes: 0 ok, 2 usage, 65 bad input data, 66 unknown tag or missing\n"
@@ -176,13 +201,15 @@ static int cmd_help(struct xl_ctx *ctx, const struct cmd_entry *self,
 }
 
 const struct cmd_entry cmd_help_entry = {
-	.name = "help", .opts = help_opts, .args = "[COMMAND [SUBCOMMAND] | tags | best | logs]", .min = 0, .max = 2,
+	.name = "help", .opts = help_opts, .args = "[COMMAND [SUBCOMMAND] | tags | best | logs | glossary]", .min = 0, .max = 2,
 	.group = CMD_GROUP_ABOUT,
 	.target = CMD_TARGET_NONE,
 	.summary = "show the commands, or one command's help",
 	.help = "`xloop help tags` shows the grammar of the tags xloop gives runs;\n"
 	"`xloop help best` what \"best\" means and the rule that makes a run it;\n"
-	"`xloop help logs` the job's log: what its START line is and why it matters.\n"
+	"`xloop help logs` the job's log: what its START line is and why it matters;\n"
+	"`xloop help glossary` each word xloop's output uses, in its one sense\n"
+	"(also the GLOSSARY section of xloop(1)).\n"
 	"With --man, the manual page in roff (`xloop help --man next | man -l -`):\n"
 	"xloop(1) without COMMAND; --man-dir DIR writes every page into DIR.\n",
 	.flags = CMD_LOCAL, .exec = cmd_help,

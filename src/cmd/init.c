@@ -81,7 +81,7 @@ static const char agents_section[] =
 	"  machine (NODE_FAIL, PREEMPTED) are retried by xloop itself; for TIMEOUT and\n"
 	"  OUT_OF_MEMORY the briefing gives the retry command with the raised limit.\n"
 	"- `--json` on next, resume, status, doctor and report gives a versioned\n"
-	"  document (\"schema\": \"xloop.next/2\", ...; see schemas/ in xloop); the\n"
+	"  document (\"schema\": \"xloop.next/3\", ...; see schemas/ in xloop); the\n"
 	"  briefing's next_action.argv is the command to run next.\n"
 	"- Never: scancel or `scontrol update` any job (least of all other users'),\n"
 	"  edit or delete a job.sh that was submitted, reorder or renumber a sweep,\n"

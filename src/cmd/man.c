@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "glossary.h"
 
 #ifndef XLOOP_VERSION
 #define XLOOP_VERSION "0.1.0-dev"
@@ -169,6 +170,7 @@ void cmd_man_index(struct buf *b)
 {
 	const struct cmd_entry *const *c;
 	const struct opt *o;
+	const char *t, *nl;
 	struct buf n;
 	int g;
 
@@ -220,7 +222,21 @@ void cmd_man_index(struct buf *b)
 	buf_adds(b, ".SH TOPICS\n"
 		 "\\fBxloop help tags\\fR: the names xloop gives the runs it makes.\n"
 		 "\\fBxloop help best\\fR: what \"best\" means (configurations, noise, the rule).\n"
-		 ".SH EXIT STATUS\n"
+		 "\\fBxloop help glossary\\fR: the words xloop uses, each in one sense (below).\n");
+	/* the glossary, each term once (help glossary) */
+	buf_adds(b, ".SH GLOSSARY\n");
+	for (g = 0; g < (int)glossary_n; g++) {
+		buf_adds(b, ".TP\n\\fB");
+		roff_text(b, glossary[g].term, strlen(glossary[g].term));
+		buf_adds(b, "\\fR\n");
+		for (t = glossary[g].text; *t; t = nl + 1) {
+			nl = strchr(t, '\n');
+			if (nl == NULL)
+				nl = t + strlen(t) - 1;
+			roff_line(b, t, (size_t)(nl - t));
+		}
+	}
+	buf_adds(b, ".SH EXIT STATUS\n"
 		 "0 ok, 2 usage, 65 bad input data, 66 unknown tag or missing file,\n"
 		 "69 Slurm not found, 70 a bug in xloop, 75 try later, 77 refused (root),\n"
 		 "78 bad config, 1 any other error.\n"

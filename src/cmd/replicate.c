@@ -2,7 +2,7 @@
  * xloop replicate T [-n K]: queue K replicates of T's configuration (runs
  * whose one change is the seed variable) in the plan: each on the next seed
  * the baseline has and T's configuration lacks (common seeds: the paired
- * test that labels a configuration proven compares on them), else on a
+ * test that labels a configuration confirmed compares on them), else on a
  * fresh seed.
  */
 #include <stdio.h>
@@ -125,7 +125,7 @@ static int cmd_replicate(struct xl_ctx *ctx, const struct cmd_entry *self,
 			       (long long)json_integer_value(json_object_get(o, "plan_id")), seed,
 			       json_string_value(json_object_get(o, "seed")), bs.v[c].rep_tag,
 			       strcmp(json_string_value(json_object_get(o, "seed_from")), "baseline") == 0 ?
-			       "a seed the baseline has: the proof compares on common seeds" :
+			       "a seed the baseline has: the paired test compares on common seeds" :
 			       "a fresh seed");
 	}
 	{
@@ -152,7 +152,7 @@ const struct cmd_entry cmd_replicate_entry = {
 	.help = "Adds K plan entries SEED=<s> from the run that stands for T's\n"
 	"configuration (T itself unless T is a replicate): s is the next seed the\n"
 	"baseline has and T's configuration lacks, in the baseline's order (common\n"
-	"seeds: the paired test that labels proven compares on them, `help best`),\n"
+	"seeds: the paired test that labels confirmed compares on them, `help best`),\n"
 	"else a fresh seed; the output\n"
 	"says which. next and tick submit\n"
 	"them as tags B--r2, B--r3, ... Each replicate's score joins its\n"

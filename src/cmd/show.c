@@ -23,7 +23,7 @@
 /*
  * A run's word: "best" when its configuration is the best (the model's
  * pick: `help best`), else what its latest attempt did: "succeeded",
- * "failed", "pending" (no verdict yet). Only the paired test proves, and
+ * "failed", "pending" (no verdict yet). Only the paired test confirms, and
  * status says it. *restarts: how often Slurm restarted that attempt's job.
  */
 static const char *run_status(struct xl_ctx *ctx, const struct best_state *bs,

@@ -428,7 +428,7 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	} else if (ctx->json) {
 		/* streamed: a study of 10,000 runs is tens of MB of JSON */
 		json_t *head = json_pack("{s:s, s:s, s:s, s:o, s:b, s:o}",
-					 "schema", "xloop.status/2",
+					 "schema", "xloop.status/3",
 					 "study", ctx->cfg.study,
 					 "metric", ctx->cfg.metric,
 					 "best", have_best ? json_string(best.tag) : json_null(),
@@ -449,6 +449,8 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 		if (json_is_object(outlook))
 			printf("\nchoice: %s",
 			       json_string_value(json_object_get(outlook, "text")));
+		if (have_best)
+			printf("\n%s", BEST_PM);
 		printf("\n  %-*s %-*s %-*s %-13s %3s %-10s %-10s %s\n", wd.tag, "TAG",
 		       wd.parent, "PARENT", wd.change, "CHANGE", "STATE", "ATT", "JOB",
 		       "ELAPSED", "SCORE");
@@ -542,7 +544,9 @@ const struct cmd_entry cmd_status_entry = {
 	.help = "One row per run: tag, parent, change (VAR old->new), state, attempt, job\n"
 	"id, elapsed time (live from squeue, then from the recorded start and end),\n"
 	"score; '*' marks the run that stands for the best configuration (help best).\n"
-	"Beside it, \"choice:\" the best (the model's pick, help best), proven or not. With\n"
+	"Beside it, \"choice:\" the best (the model's pick, help best), confirmed or not; the\n"
+	"best's score is the estimate the choice uses, the raw mean and n beside it,\n"
+	"and a legend line says what ± is (one posterior sd; help glossary). With\n"
 	"T, the run's lineage and all its attempts. Live states come from a single squeue call. status only reads:\n"
 	"a job that has left the queue shows as 'judging' (ended, waiting for its\n"
 	"verdict; --json: state \"ended\") until `xloop judge`, `next` or `tick`\n"

@@ -29,7 +29,7 @@
 static const struct opt sweep_opts[] = {
 	{ "set", OPT_STRING, "VAR=V1,V2,...", "the values, one run each (\\, in a value is a comma)",
 	  OPT_REQUIRED },
-	{ "from", OPT_STRING, "P|best", "the parent (default: best); proven unless --force" },
+	{ "from", OPT_STRING, "P|best", "the parent (default: best), a proven run unless --force" },
 	{ "name", OPT_STRING, "N", "the sweep's name (default: <VAR>-sweep); its runs: N--VAR-VALUE" },
 	{ "max-parallel", OPT_STRING, "K", "at most K tasks at once (the array's %K)" },
 	{ "force", OPT_FLAG, NULL, "allow a parent that is not proven" },

@@ -38,14 +38,17 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Whether tag is the study's best proven run now. */
-static int is_best(struct xl_ctx *ctx, const char *tag)
+/* Whether tag stands for the study's best now; its score into shown when it does. */
+static int is_best(struct xl_ctx *ctx, const char *tag, char *shown, size_t size)
 {
+	struct best_info bi;
 	struct run r;
 	int yes = 0;
 
-	if (best_get(ctx, &r, NULL) == 0) {
+	if (best_get(ctx, &r, &bi) == 0) {
 		yes = strcmp(r.tag, tag) == 0;
+		if (yes)
+			best_format(&bi, shown, size);
 		run_release(&r);
 	}
 	return yes;
@@ -82,12 +85,19 @@ static void collect_news(struct xl_ctx *ctx, struct buf *news, int *changes)
 		(*changes)++;
 		if (verdict) {
 			int ok = strcmp(db_col_text(&q, 4), "success") == 0;
+			char shown[128];
+			char *full = NULL;
 
-			ev.kind = !ok ? "failure" : is_best(ctx, tag) ? "new_best" : "job_ended";
+			ev.kind = !ok ? "failure" : is_best(ctx, tag, shown, sizeof(shown)) ?
+				  "new_best" : "job_ended";
+			/* the best's one score (help glossary), not only this run's */
+			if (strcmp(ev.kind, "new_best") == 0)
+				full = xasprintf("%s; the best: %s %s", text, ctx->cfg.metric, shown);
 			ev.study = ctx->cfg.study;
 			ev.tag = tag;
-			ev.text = text;
+			ev.text = full ? full : text;
 			notify_queue(&ctx->db, &ev);
+			free(full);
 		}
 		free(text);
 	}

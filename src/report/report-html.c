@@ -163,6 +163,7 @@ void report_configurations(struct xl_ctx *ctx, struct page *pg)
 	struct buf *b = &pg->b;
 	struct best_state bs;
 	struct keyed *sorted;
+	struct best_info bi;
 	long *o, k, i;
 
 	if (best_load(ctx, &bs) < 0 || bs.n == 0) {
@@ -177,7 +178,7 @@ void report_configurations(struct xl_ctx *ctx, struct page *pg)
 		buf_adds(b, "no replicates yet: scores are unchecked against noise; ");
 	buf_adds(b, "best: the model's pick, <code>xloop help best</code></p>\n");
 	{
-		/* the best (the model's pick), proven or not */
+		/* the best (the model's pick), confirmed or not */
 		json_t *ol = best_outlook(&bs, &ctx->cfg.search.space, ctx->cfg.search.seed);
 
 		if (json_is_object(ol)) {
@@ -187,14 +188,18 @@ void report_configurations(struct xl_ctx *ctx, struct page *pg)
 		}
 		json_decref(ol);
 	}
-	buf_adds(b, "<table class=\"board\">\n<tr><th>run</th><th>mean</th><th>&#177; 95%</th>"
-		 "<th>n</th><th>runs</th></tr>\n");
+	buf_adds(b, "<p class=\"sub\">estimate: what the choice uses (the model's, the shrunken "
+		 "mean, or the mean); &#177; one posterior sd; raw mean: the plain mean of its "
+		 "runs (<code>xloop help glossary</code>)</p>\n");
+	buf_adds(b, "<table class=\"board\">\n<tr><th>run</th><th>estimate</th><th>&#177; sd</th>"
+		 "<th>raw mean</th><th>n</th><th>runs</th></tr>\n");
 	o = xcalloc(bs.n, sizeof(*o));
 	sorted = xcalloc(bs.n, sizeof(*sorted));
 	for (i = k = 0; i < (long)bs.n; i++)
 		if (bs.v[i].st.n > 0) {
-			/* best first: sort by the goal-signed mean, ascending */
-			sorted[k].key = ctx->cfg.goal_max ? -bs.v[i].st.mean : bs.v[i].st.mean;
+			/* best first: sort by the goal-signed estimate, ascending */
+			best_info_of(&bs, i, &bi);
+			sorted[k].key = ctx->cfg.goal_max ? -bi.est : bi.est;
 			sorted[k++].i = i;
 		}
 	qsort(sorted, (size_t)k, sizeof(*sorted), by_key);
@@ -208,13 +213,16 @@ void report_configurations(struct xl_ctx *ctx, struct page *pg)
 		report_esc(b, c->rep_tag);
 		if (o[i] == bs.best)
 			buf_adds(b, " <span class=\"tagbest\">best</span>");
-		buf_addf(b, "</td><td class=\"num\">%.6g</td><td class=\"num\">", c->st.mean);
-		if (bs.noise.df > 0)
-			buf_addf(b, "%.2g", noise_halfwidth(&bs.noise, c->st.n));
+		best_info_of(&bs, o[i], &bi);
+		buf_addf(b, "</td><td class=\"num\">%.6g%s</td><td class=\"num\">", bi.est,
+			 strcmp(bi.est_kind, "mean") == 0 ? "" : strcmp(bi.est_kind, "model") == 0 ?
+			 " (model)" : " (shrunken)");
+		if (bi.checked)
+			buf_addf(b, "%.2g", bi.est_sd);
 		else
 			buf_adds(b, "unchecked");
-		buf_addf(b, "</td><td class=\"num\">%ld</td><td class=\"num\">%ld</td></tr>\n",
-			 c->st.n, c->runs);
+		buf_addf(b, "</td><td class=\"num\">%.6g</td><td class=\"num\">%ld</td>"
+			 "<td class=\"num\">%ld</td></tr>\n", c->st.mean, c->st.n, c->runs);
 	}
 	buf_adds(b, "</table>\n");
 	free(o);

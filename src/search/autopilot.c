@@ -283,7 +283,7 @@ static int baseline_pick(struct xl_ctx *ctx, const struct best_state *bs,
 		pick->parent = xstrdup(tag);
 		pick->var = xstrdup("");
 		pick->value = xstrdup("");
-		pick->reason = xasprintf("the baseline %s has not run and no configuration is "
+		pick->reason = xasprintf("the baseline %s has not run and no run is "
 					 "proven yet: autopilot runs it first (it counts in the "
 					 "budget)", tag);
 		free(open);
@@ -302,10 +302,10 @@ static int baseline_pick(struct xl_ctx *ctx, const struct best_state *bs,
 		return 1;
 	}
 	if (open)
-		*wait = xasprintf("waits for the verdict of the baseline %s (no configuration "
+		*wait = xasprintf("waits for the verdict of the baseline %s (no run "
 				  "is proven yet)", open);
 	else if (failed)
-		*wait = xasprintf("waits for a person: no configuration is proven, and the "
+		*wait = xasprintf("waits for a person: no run is proven, and the "
 				  "baseline %s failed (`xloop show %s`); fix its job.sh and run "
 				  "`xloop retry %s`", failed, failed, failed);
 	else

@@ -403,6 +403,17 @@ void best_info_of(const struct best_state *bs, long i, struct best_info *info)
 	info->df = bs->noise.df;
 	info->checked = bs->noise.df > 0;
 	info->half = noise_halfwidth(&bs->noise, c->st.n);
+	if (c->has_est && (bs->source == CHOOSE_MODEL || bs->source == CHOOSE_MEANS)) {
+		info->est_kind = bs->source == CHOOSE_MODEL ? "model" : "shrunken mean";
+		info->est = c->est;
+		info->est_sd = c->est_sd;
+	} else {
+		/* plain means: the mean, its sd the noise's over sqrt(n) */
+		info->est_kind = "mean";
+		info->est = c->st.mean;
+		info->est_sd = info->checked && c->st.n > 0 ?
+			       bs->noise.sd / sqrt((double)c->st.n) : 0;
+	}
 }
 
 /* The best run. */
@@ -424,64 +435,80 @@ int best_get(struct xl_ctx *ctx, struct run *r, struct best_info *info)
 	return rc;
 }
 
-/* Mean ± interval and n. */
+/* The headline estimate ± its sd, the raw mean and n beside it. */
 void best_format(const struct best_info *info, char *buf, size_t size)
 {
-	if (!info->checked)
-		xsnprintf(buf, size, "%g (n=%ld, unchecked)", info->mean, info->n);
+	const char *kind = info->est_kind && *info->est_kind ? info->est_kind : "mean";
+
+	if (strcmp(kind, "mean") != 0)
+		xsnprintf(buf, size, "%s %.4g ± %.2g (raw mean %g, n=%ld%s)", kind, info->est,
+			  info->est_sd, info->mean, info->n,
+			  !info->checked ? ", noise not measured" : "");
+	else if (!info->checked)
+		xsnprintf(buf, size, "mean %g (n=%ld, unchecked)", info->mean, info->n);
 	else if (info->sd == 0)
-		xsnprintf(buf, size, "%g (n=%ld, noise 0)", info->mean, info->n);
+		xsnprintf(buf, size, "mean %g (n=%ld, noise 0)", info->mean, info->n);
 	else
-		xsnprintf(buf, size, "%g ± %.2g (n=%ld)", info->mean, info->half, info->n);
+		xsnprintf(buf, size, "mean %g ± %.2g (n=%ld)", info->mean, info->est_sd, info->n);
 }
 
 /* The best as JSON. */
 json_t *best_json(const char *tag, const struct best_info *info)
 {
-	return json_pack("{s:s, s:f, s:I, s:o, s:b, s:o}", "tag", tag, "score", info->mean,
-			 "n", (json_int_t)info->n,
+	const char *kind = info->est_kind && *info->est_kind ? info->est_kind : "mean";
+
+	return json_pack("{s:s, s:f, s:I, s:o, s:b, s:o, s:f, s:o, s:s}", "tag", tag,
+			 "score", info->mean, "n", (json_int_t)info->n,
 			 "interval", info->checked && info->sd > 0 ? json_real(info->half) :
 			 info->checked ? json_real(0) : json_null(),
 			 "checked", info->checked,
-			 "noise_sd", info->checked ? json_real(info->sd) : json_null());
+			 "noise_sd", info->checked ? json_real(info->sd) : json_null(),
+			 "estimate", info->est_kind ? info->est : info->mean,
+			 "estimate_sd", info->est_sd > 0 ? json_real(info->est_sd) : json_null(),
+			 "estimate_kind", kind);
 }
 
-/* The paired test's numbers: "paired on 3 common seeds: better by 0.004 (se 0.0011, df 14; the test asks more than 0.006)". */
-static void test_text(const struct best_state *bs, const struct noise_cmp *cmp, struct buf *e)
+/*
+ * The paired test's numbers: "paired on 3 common seeds (its first run, which
+ * chose it, is not counted; at most 4): better by 0.004 (se 0.0011, df 14;
+ * the test asks more than 0.006 score)", in the metric's units.
+ */
+static void test_text(const struct noise_cmp *cmp, const char *metric, struct buf *e)
 {
-	(void)bs;
 	if (!cmp->checked)
-		buf_addf(e, "means: %s by %g, noise unknown (unchecked)",
-			 cmp->diff >= 0 ? "better" : "worse", fabs(cmp->diff));
+		buf_addf(e, "means: %s by %g %s, noise unknown (unchecked)",
+			 cmp->diff >= 0 ? "better" : "worse", fabs(cmp->diff), metric);
 	else if (!cmp->paired)
-		buf_addf(e, "means: %s by %g, noise 0 (exact)", cmp->diff >= 0 ? "better" : "worse",
-			 fabs(cmp->diff));
+		buf_addf(e, "means: %s by %g %s, noise 0 (exact)",
+			 cmp->diff >= 0 ? "better" : "worse", fabs(cmp->diff), metric);
 	else if (cmp->pairs == 0)
-		buf_addf(e, "%s by %.3g on the first run's seed (not tested: no confirming run on "
-			 "a common seed yet; one would need more than %.3g)",
-			 cmp->diff >= 0 ? "better" : "worse", fabs(cmp->diff), cmp->need);
+		buf_addf(e, "%s by %.3g %s on the first run's seed (not tested: no confirming run "
+			 "on a common seed yet; one would need more than %.3g %s)",
+			 cmp->diff >= 0 ? "better" : "worse", fabs(cmp->diff), metric, cmp->need,
+			 metric);
 	else
-		buf_addf(e, "paired on %ld common seed%s (of at most %d): %s by %.3g (se %.3g, df "
-			 "%ld; the test asks more than %.3g)", cmp->pairs, cmp->pairs == 1 ? "" : "s",
-			 NOISE_LOOKS, cmp->diff >= 0 ? "better" : "worse", fabs(cmp->diff), cmp->se,
-			 cmp->df, cmp->need);
+		buf_addf(e, "paired on %ld common seed%s (its first run, which chose it, is not "
+			 "counted; at most %d): %s by %.3g %s (se %.3g, df %ld; the test asks more "
+			 "than %.3g %s)", cmp->pairs, cmp->pairs == 1 ? "" : "s", NOISE_LOOKS,
+			 cmp->diff >= 0 ? "better" : "worse", fabs(cmp->diff), metric, cmp->se,
+			 cmp->df, cmp->need, metric);
 }
 
 /* One comparison line: "- vs parent T (0.95, n=3): paired on ...: not better". */
 static void compare_line(const struct best_state *bs, long c, long o, const char *what,
-			 struct buf *e)
+			 const char *metric, struct buf *e)
 {
 	struct noise_cmp cmp;
 
 	noise_compare(&bs->rule, c, o, &cmp);
-	buf_addf(e, "- vs %s %s (%g, n=%ld): ", what, bs->v[o].rep_tag, bs->v[o].st.mean,
+	buf_addf(e, "- vs %s %s (mean %g, n=%ld): ", what, bs->v[o].rep_tag, bs->v[o].st.mean,
 		 bs->v[o].st.n);
-	test_text(bs, &cmp, e);
-	buf_addf(e, ": %s\n", cmp.beats && !cmp.checked ? "better, not proven (noise not measured)" :
-		 cmp.beats ? "proven better" :
-		 cmp.wants_replicate ? "ahead, not proven yet" :
+	test_text(&cmp, metric, e);
+	buf_addf(e, ": %s\n", cmp.beats && !cmp.checked ? "better, not confirmed (noise not measured)" :
+		 cmp.beats ? "confirmed better" :
+		 cmp.wants_replicate ? "ahead, not confirmed yet" :
 		 cmp.paired && cmp.pairs >= NOISE_LOOKS && cmp.diff > 0 ?
-		 "ahead, not proven after every look" : "not proven better");
+		 "ahead, not confirmed after every look" : "not confirmed better");
 }
 
 /* Compare a verdict's configuration with its parent and the best before. */
@@ -513,11 +540,11 @@ void best_verdict_lines(struct xl_ctx *ctx, long long attempt_id, const char *be
 		buf_addf(e, "- configuration: mean %g over n=%ld\n", bs.v[c].st.mean,
 			 bs.v[c].st.n);
 		if (p >= 0 && p != c && bs.v[p].st.n)
-			compare_line(&bs, c, p, "parent", e);
+			compare_line(&bs, c, p, "parent", ctx->cfg.metric, e);
 		else if (p == c)
 			buf_adds(e, "- a replicate: its score joins its configuration's mean\n");
 		if (b >= 0 && b != c && b != p)
-			compare_line(&bs, c, b, "best", e);
+			compare_line(&bs, c, b, "best", ctx->cfg.metric, e);
 	}
 	if (bs.best >= 0 && b >= 0 && b != bs.best)
 		buf_addf(e, "- best now %s (was %s)%s\n", bs.v[bs.best].rep_tag, bs.v[b].rep_tag,
@@ -580,8 +607,8 @@ int best_remember(struct xl_ctx *ctx)
 	return rc;
 }
 
-/* The proof label of configuration c against the baseline (noise.h's paired test). */
-static const char *proof_text(const struct best_state *bs, long c, struct buf *t)
+/* The confirmation label of configuration c against the baseline (noise.h's paired test). */
+static const char *confirm_text(const struct best_state *bs, long c, struct buf *t)
 {
 	struct noise_cmp cmp;
 
@@ -591,21 +618,21 @@ static const char *proof_text(const struct best_state *bs, long c, struct buf *t
 	}
 	noise_compare(&bs->rule, c, bs->baseline, &cmp);
 	if (!cmp.checked) {
-		buf_adds(t, "not proven: the noise is not measured yet (no replicates)");
-		return "not proven yet";
+		buf_adds(t, "not confirmed yet: the noise is not measured (no replicates)");
+		return "not confirmed yet";
 	}
 	if (cmp.beats && cmp.paired) {
-		buf_addf(t, "proven better than %s on %ld common seed%s (paired test, help best)",
+		buf_addf(t, "confirmed better than %s on %ld common seed%s (paired test, help best)",
 			 bs->v[bs->baseline].rep_tag, cmp.pairs, cmp.pairs == 1 ? "" : "s");
-		return "proven";
+		return "confirmed";
 	}
 	if (cmp.beats) {
-		buf_addf(t, "proven better than %s (noise 0: exact)", bs->v[bs->baseline].rep_tag);
-		return "proven";
+		buf_addf(t, "confirmed better than %s (noise 0: exact)", bs->v[bs->baseline].rep_tag);
+		return "confirmed";
 	}
-	buf_addf(t, "not proven yet: %ld of %d runs on %s's seeds", cmp.pairs, NOISE_LOOKS,
+	buf_addf(t, "not confirmed yet: %ld of %d runs on %s's seeds", cmp.pairs, NOISE_LOOKS,
 		 bs->v[bs->baseline].rep_tag);
-	return cmp.pairs >= NOISE_LOOKS ? "not proven" : "not proven yet";
+	return cmp.pairs >= NOISE_LOOKS ? "not confirmed" : "not confirmed yet";
 }
 
 /* A promotion since the best was remembered: its entry. */
@@ -631,7 +658,7 @@ int best_promotion(struct xl_ctx *ctx, char **entry, char **once, char **summary
 	/* the kind: the model's (P) and the paired test's label against the baseline */
 	noise_compare(&bs.rule, bs.best, last, &cmp);
 	if (bs.best != bs.baseline)
-		proof_text(&bs, bs.best, &t);
+		confirm_text(&bs, bs.best, &t);
 	else
 		buf_adds(&t, "the baseline again");
 	localtime_r(&now, &tm);
@@ -649,7 +676,7 @@ int best_promotion(struct xl_ctx *ctx, char **entry, char **once, char **summary
 	else
 		buf_addf(&e, "- plain means: better by %.3g than %s (the noise is not measured yet)\n",
 			 bs.lead, bs.v[last].rep_tag);
-	buf_addf(&e, "- proof: %s%s\n", t.s, cmp.beats && cmp.checked ? "" :
+	buf_addf(&e, "- paired test: %s%s\n", t.s, cmp.beats && cmp.checked ? "" :
 		 " (a label; it does not hold the best back)");
 	*entry = xstrdup(e.s);
 	*once = xasprintf(" · best now %s (was %s), after %zu proven runs\n",
@@ -732,7 +759,7 @@ json_t *best_outlook(const struct best_state *bs, const struct space *space, con
 			 bs->v[bs->baseline].rep_tag, bs->v[bs->baseline].st.mean);
 	}
 	buf_adds(&t, "; ");
-	state = proof_text(bs, b, &t);
+	state = confirm_text(bs, b, &t);
 	if (pick != b) {
 		buf_addf(&t, "; the %s's pick %s is ", source, bs->v[pick].rep_tag);
 		better_by(&t, bs->lead, bs->lead_sd);
@@ -749,15 +776,18 @@ json_t *best_outlook(const struct best_state *bs, const struct space *space, con
 	{
 		struct noise_cmp cmp;
 
+		int confirmed;
+
 		noise_compare(&bs->rule, b, bs->baseline, &cmp);
-		o = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:i, s:b, s:s, s:s, s:s, s:o}",
+		confirmed = b != bs->baseline && cmp.beats && cmp.checked;
+		/* "proven": the old name of "confirmed", kept for scripts (the schema says so) */
+		o = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:i, s:b, s:b, s:s, s:s, s:s, s:o}",
 			      "pick", bs->v[pick].rep_tag, "source", source, "change", change,
 			      "lead", pick != b ? json_real(bs->lead) : json_real(0),
 			      "se", pick != b && bs->lead_sd > 0 ? json_real(bs->lead_sd) : json_null(),
 			      "p", isnan(bs->p_pick) || pick == b ? json_null() : json_real(bs->p_pick),
 			      "pairs", (json_int_t)(b == bs->baseline ? 0 : cmp.pairs),
-			      "looks", NOISE_LOOKS, "proven", b != bs->baseline && cmp.beats &&
-			      cmp.checked,
+			      "looks", NOISE_LOOKS, "confirmed", confirmed, "proven", confirmed,
 			      "state", state, "text", t.s, "interval", interval,
 			      "why", bs->why ? json_string(bs->why) : json_null());
 	}

@@ -39,18 +39,27 @@
 	"Each move is an ops/decisions.md entry (\"best now X (was Y)\", which\n" \
 	"kind, P) and a \"promotion\" event. \"Better\" follows metric.goal:\n" \
 	"for goal min, better by 0.5 means 0.5 lower.\n" \
-	"Proven is a label, never a condition: a configuration is proven better\n" \
-	"than the baseline when a paired test on common seeds passes: its runs\n" \
-	"after its first on seeds the baseline has give d_s = C(s) - B(s) (B - C\n" \
-	"for goal min); the first 4 are tested, their sd pooled with twice the\n" \
-	"seed-adjusted noise, and it passes when the mean exceeds max(min_delta,\n" \
-	"t(1 - alpha/32, df) se) (alpha = search.alpha, default 0.05). status\n" \
-	"says \"proven on 4 common seeds\" or \"not proven yet: 1 of 4 runs on\n" \
-	"base's seeds\". Autopilot spends a run on a replicate (on the\n" \
+	"Confirmed is a label, never a condition: a configuration is confirmed\n" \
+	"better than the baseline when a paired test on common seeds passes: its\n" \
+	"confirming runs (its runs after its first, which chose it, on seeds the\n" \
+	"baseline has) give d_s = C(s) - B(s) (B - C for goal min); the first 4\n" \
+	"are tested, their sd pooled with twice the seed-adjusted noise, and it\n" \
+	"passes when the mean exceeds max(min_delta, t(1 - alpha/32, df) se), in\n" \
+	"the metric's units (alpha = search.alpha, default 0.05). status says\n" \
+	"\"confirmed better than base on 2 common seeds\" or \"not confirmed yet: 1\n" \
+	"of 4 runs on base's seeds\". (A proven run is another thing: one that\n" \
+	"succeeded; help glossary.) Autopilot spends a run on a replicate (on the\n" \
 	"baseline's seeds first) only when it is worth more to the choice of the\n" \
 	"best than the exploring run (its knowledge gradient); no share of the\n" \
-	"budget is set aside. Means are shown as mean ± the 95% half-width\n" \
-	"(n=N), or \"(n=1, unchecked)\"; the model's estimate as value ± sd.\n"
+	"budget is set aside. The best's score is the estimate the choice uses\n" \
+	"(\"model 0.9781 ± 0.007\", or the shrunken mean, or the mean under plain\n" \
+	"means), the raw mean and n beside it (\"raw mean 0.97691, n=2\"). Every ±\n" \
+	"is one posterior sd of the figure before it (for a mean: the noise sd\n" \
+	"over sqrt(n)); \"(n=1, unchecked)\" while the noise is not measured.\n"
+
+/* The legend of every ±, where status and the briefing show the best. */
+#define BEST_PM "(± is one posterior sd of the figure before it; raw mean: the plain " \
+	"mean of its runs; help glossary)"
 
 /* One configuration. */
 struct best_cfg {
@@ -109,12 +118,15 @@ struct best_state {
 
 /* What callers show about the best. */
 struct best_info {
-	double mean;		/* the configuration's mean */
+	double mean;		/* the configuration's mean (the raw mean) */
 	double half;		/* 95% half-width; 0 when unknown */
 	long n;			/* proven runs in it */
 	int checked;		/* 1: noise measured (or exactly 0) */
 	double sd;		/* the pooled noise */
 	long df;
+	/* the headline: the estimate the choice uses (choose_estimate) */
+	const char *est_kind;	/* "model", "shrunken mean" or "mean" */
+	double est, est_sd;	/* it and its sd (for "mean": the mean and sd/sqrt(n); 0 unknown) */
 };
 
 /*
@@ -174,10 +186,17 @@ void best_info_of(const struct best_state *bs, long i, struct best_info *info);
  */
 int best_get(struct xl_ctx *ctx, struct run *r, struct best_info *info);
 
-/* "0.953 ± 0.004 (n=3)", "0.953 (n=1, unchecked)" into buf. */
+/*
+ * The headline figure with the raw mean beside it: "model 0.9781 ± 0.007
+ * (raw mean 0.97691, n=2)", "mean 0.953 ± 0.002 (n=3)", "mean 0.953 (n=1,
+ * unchecked)" into buf. Every ± is one posterior sd (BEST_PM).
+ */
 void best_format(const struct best_info *info, char *buf, size_t size);
 
-/* {"tag", "score" (the mean), "n", "interval" (half-width or null), "checked"}. */
+/*
+ * {"tag", "score" (the mean), "n", "interval" (half-width or null),
+ * "checked", "noise_sd", "estimate", "estimate_sd", "estimate_kind"}.
+ */
 struct json_t;
 struct json_t *best_json(const char *tag, const struct best_info *info);
 

@@ -2,7 +2,7 @@
  * Autopilot's replicates (pure): the runs the paired rule (noise.h) needs,
  * on common seeds. In this order: the baseline until it has 2 runs (the
  * noise is measured there first), the best likewise; then the challenger
- * with the largest lead over the best that is not proven better and could
+ * with the largest lead over the best that is not confirmed better and could
  * be (its lead beats what the rule would ask after NOISE_LOOKS confirming
  * pairs), at most NOISE_CHALLENGERS of them alive at once: it runs on the
  * next seed the best has and it lacks, in the best's order; when it has
@@ -91,7 +91,7 @@ static int pick(const struct prop_input *in, long c, const char *seed, char *why
 	return 1;
 }
 
-/* The challengers the rule could prove: the one with the largest lead, -1. */
+/* The challengers the rule could confirm: the one with the largest lead, -1. */
 static long choose_challenger(const struct prop_input *in, const struct noise_rule *r,
 			      struct noise_cmp *best_cmp)
 {
@@ -112,7 +112,7 @@ static long choose_challenger(const struct prop_input *in, const struct noise_ru
 			continue;
 		noise_compare(r, i, in->best, &c);
 		if (!c.wants_replicate || c.diff <= all)
-			continue;	/* no lead the rule could ever prove */
+			continue;	/* no lead the rule could ever confirm */
 		if (alive >= NOISE_CHALLENGERS && c.pairs == 0)
 			continue;	/* a few at once */
 		if (top < 0 || c.diff > best_cmp->diff) {
@@ -168,20 +168,22 @@ int propose_confirm(const struct prop_input *in, struct prop_out *out)
 	c = choose_challenger(in, &r, &cmp);
 	if (c >= 0) {
 		char *lead = cmp.pairs ?
-			     xasprintf("%+g on %ld common seed%s", cmp.diff, cmp.pairs,
+			     xasprintf("%+g on %ld common seed%s (its first run, which chose it, "
+				       "is not counted)", cmp.diff, cmp.pairs,
 				       cmp.pairs == 1 ? "" : "s") :
 			     xasprintf("%+g on its first run", cmp.diff);
 
 		seed = next_common_seed(in, c);
 		if (seed)
 			rc = pick(in, c, seed, xasprintf(
-				"confirming: ahead of the best %s by %s, not proven (needs > %.3g); "
+				"confirming: ahead of the best %s by %s, not confirmed (the test "
+				"asks more than %.3g, in the metric's units); "
 				"confirming run %ld of at most %d on the best's seeds",
 				in->v[in->best].rep_tag, lead, cmp.need, cmp.pairs + 1,
 				NOISE_LOOKS), out);
 		else if (in->v[in->best].open == 0)
 			rc = pick(in, in->best, NULL, xasprintf(
-				"%s is ahead of it by %s, not proven, and has every seed the best "
+				"%s is ahead of it by %s, not confirmed, and has every seed the best "
 				"has: the best gets a fresh seed for the comparison",
 				in->v[c].rep_tag, lead), out);
 		free(lead);

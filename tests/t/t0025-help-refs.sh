@@ -2,7 +2,8 @@
 # Every `xloop help X` (and `help X`) that a help text, a message in src/,
 # README.md, AGENTS.md or docs/ points to resolves: `xloop help X` exits 0 (issue 27: `help
 # new` pointed to `xloop help best`, which did not exist); the help index
-# lists the topics. Needs no Slurm.
+# lists the topics; no user-facing text says "proven" of anything but a run
+# (issue 44, help glossary). Needs no Slurm.
 . "$(dirname "$0")/lib.sh"
 
 X=$XLOOP_BIN
@@ -43,4 +44,73 @@ check "help best says what best means" sh -c "'$X' help best | grep -q 'A config
 check "the help index lists help best" sh -c "'$X' help | grep -q \"'xloop help best'\""
 check "and help tags" sh -c "'$X' help | grep -q \"'xloop help tags'\""
 check "help space still ends with the rule" sh -c "'$X' help space | grep -q 'What \"best\" means'"
+# issue 44: "proven" has one sense, a run that succeeded (help glossary);
+# the paired test's label is "confirmed". Read every user-facing text (the
+# manual pages, made from every command's help, the help topics, README.md,
+# docs/*.md, the schemas' descriptions) for the word family outside it.
+step "mkdir voc" mkdir -p "$T_TMP/voc"
+step "the manual pages" "$X" help --man-dir "$T_TMP/voc/man"
+for t in best tags logs glossary; do
+	step "xloop help $t" sh -c "'$X' help $t >'$T_TMP/voc/help-$t.txt'"
+done
+check "help glossary says what proven and confirmed mean, and what ± is" sh -c \
+	"grep -qx proven '$T_TMP/voc/help-glossary.txt' && grep -qx confirmed '$T_TMP/voc/help-glossary.txt' && grep -qx '±' '$T_TMP/voc/help-glossary.txt'"
+check "the manual's xloop(1) has the glossary" grep -q '^.SH GLOSSARY' "$T_TMP/voc/man/xloop.1"
+check "the help index lists help glossary" sh -c "'$X' help | grep -q \"'xloop help glossary'\""
+vocabulary() {
+	/usr/bin/python3 - "$R" "$T_TMP/voc" <<'PY'
+import glob, json, re, sys
+root, gen = sys.argv[1], sys.argv[2]
+texts = []
+def add(name, s):
+    texts.append((name, s))
+for p in sorted(glob.glob(gen + "/man/*.1")):
+    s = open(p, encoding="utf-8").read()
+    s = "\n".join(l for l in s.split("\n") if not l.startswith((".", "'")) or l.startswith("\\&"))
+    add(p, re.sub(r"\\f[BIRP]|\\&", "", s).replace("\\-", "-").replace("\\e", "\\"))
+for p in sorted(glob.glob(gen + "/help-*.txt")):
+    add(p, open(p, encoding="utf-8").read())
+for p in [root + "/README.md"] + sorted(glob.glob(root + "/docs/*.md")):
+    add(p, open(p, encoding="utf-8").read())
+def descr(o, out):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k == "description" and isinstance(v, str):
+                out.append(v)
+            else:
+                descr(v, out)
+    elif isinstance(o, list):
+        for v in o:
+            descr(v, out)
+for p in sorted(glob.glob(root + "/schemas/*.json")):
+    out = []
+    descr(json.load(open(p, encoding="utf-8")), out)
+    add(p, "\n".join(out))
+word = re.compile(r"\b(un)?(prove|proves|proved|proving|proven|proof|proofs)\b", re.I)
+# the sense help glossary allows: a run that succeeded
+noun = re.compile(r"proven\s+`?(runs?|job\.sh|job\s+scripts?|baselines?|root(\s+runs?)?|parents?)\b", re.I)
+pred = re.compile(r"\b(runs?|baseline|parent|job\.sh|'%s'|'[^']*')[^.;:()]{0,30}?\b(is|are|was|were|be|been|makes?\s+[\w ]{1,30}?|mark\s+the\s+run)\s+(not\s+)?(yet\s+)?$", re.I)
+obj = re.compile(r"\b(runs?|baselines?|parents?|job\.sh)\s+(not\s+)?(yet\s+)?$", re.I)
+bad = []
+for name, s in texts:
+    for m in word.finditer(s):
+        after, before = s[m.start():], s[max(0, m.start() - 70):m.start()]
+        line = s[s.rfind("\n", 0, m.start()) + 1:s.find("\n", m.end()) if s.find("\n", m.end()) >= 0 else len(s)]
+        if m.group(0).lower() == "proven" and line.strip() in ("proven", "`proven`"):
+            continue	# the glossary's own term
+        if re.match(r"proven\b", after) and re.search(r"[.`\"]$", before):
+            continue	# a field's name: outlook.proven, `proven`, "proven"
+        if noun.match(after):
+            continue
+        if m.group(0).lower() == "proven" and (pred.search(before.replace("\n", " ")) or
+                                               obj.search(before.replace("\n", " "))) and \
+                not re.match(r"proven\s+(better|on|than)\b", after.replace("\n", " ")):
+            continue
+        bad.append("%s: ...%s[%s]%s..." % (name.replace(root, "").replace(gen, ""),
+                   before[-50:].replace("\n", " "), m.group(0), after[len(m.group(0)):50].replace("\n", " ")))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+}
+check "no user-facing text says proven of anything but a run that succeeded" vocabulary
 finish

@@ -136,11 +136,17 @@ static void test_common_seeds(void **state)
 	assert_string_equal(out.value, "2");
 	assert_non_null(strstr(out.reason, "a seed the best has"));
 	prop_out_release(&out);
-	add_run(&f, a, 2, 0.535);	/* +0.015: ahead, not proven yet */
+	add_run(&f, a, 2, 0.535);	/* +0.015: ahead, not confirmed yet */
 	fill(&f, 0);
 	assert_int_equal(propose_confirm(&f.in, &out), 1);
 	assert_int_equal(out.cfg, a);
 	assert_string_equal(out.value, "3");
+	/* what the comparison counted, and the unit of what the test asks (issue 44) */
+	assert_non_null(strstr(out.reason, "on 1 common seed (its first run, which chose it, "
+			       "is not counted)"));
+	assert_non_null(strstr(out.reason, "not confirmed (the test asks more than "));
+	assert_non_null(strstr(out.reason, ", in the metric's units)"));
+	assert_null(strstr(out.reason, "proven"));
 	prop_out_release(&out);
 	add_run(&f, a, 3, 0.50);	/* +0.01: ahead by 0.0125 on 2 pairs, needs 0.019 */
 	fill(&f, 0);

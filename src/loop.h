@@ -44,7 +44,9 @@ int loop_check_new_tag(struct xl_ctx *ctx, const char *tag, char **cause);
 
 /*
  * Every tag xloop makes: the first candidate of tag_compose (tags.h) that
- * is free in the study (loop_check_new_tag), malloc'd.
+ * is free in the study (loop_check_new_tag), malloc'd. var is written as
+ * the study writes it: whole, or its abbreviation when the study's tags
+ * abbreviate (decided once per study: tag_study_abbreviates).
  */
 char *loop_make_tag(struct xl_ctx *ctx, enum tag_kind kind, const char *base_or_prefix,
 		    const char *var, const char *value);
@@ -55,7 +57,7 @@ char *loop_make_tag(struct xl_ctx *ctx, enum tag_kind kind, const char *base_or_
  * (malloc'd); NULL when it is the same or either is not pinned.
  */
 char *loop_code_note(struct xl_ctx *ctx, long long attempt_id);
-/* The same for a configuration's tag (tag_config): NULL when it has none. */
+/* The same for a configuration's tag (tag_config_as, the study's names): NULL when it has none. */
 char *loop_make_config_tag(struct xl_ctx *ctx, const struct tag_part *v, size_t n);
 
 /*

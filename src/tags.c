@@ -22,12 +22,14 @@ const char tag_help[] =
 	"  autopilot's run   VAR-V_VAR2-V2      its configuration: each variable of the\n"
 	"                                       space whose value is not the baseline's,\n"
 	"                                       the value as short as its grid allows\n"
-	"                                       (LEARNING_RATE-0.013_MAX_DEPTH-4; the\n"
-	"                                       initials, LR-0.013_MD-4, when too long;\n"
-	"                                       never one abbreviation for two variables\n"
-	"                                       of a study: LEARNING_RATE and L2_REG are\n"
-	"                                       LERA and L2RE, and an abbreviation once\n"
-	"                                       used keeps its variable)\n"
+	"                                       (LEARNING_RATE-0.013_MAX_DEPTH-4)\n"
+	"\n"
+	"A variable has one name in every tag of a study. The study abbreviates\n"
+	"(the initials: LR-0.013_MD-4, and LR-0.05 for a change) when its space's\n"
+	"longest configuration tag would not fit with whole names; that is decided\n"
+	"once, at the first tag xloop makes with a space set, and kept. Never one\n"
+	"abbreviation for two variables of a study: LEARNING_RATE and L2_REG are\n"
+	"LERA and L2RE, and an abbreviation once used keeps its variable.\n"
 	"\n"
 	"At most 64 characters of letters, digits, '.', '_' and '-', starting with\n"
 	"a letter or a digit. Parts are joined by \"--\", which a value never gives:\n"
@@ -325,6 +327,50 @@ char *tag_config_abbr(const struct tag_part *v, size_t n, int k, int *abbreviate
 	}
 	buf_release(&b);
 	return NULL;
+}
+
+/* Candidate k of a configuration's tag with the names asked for: see tags.h. */
+char *tag_config_as(const struct tag_part *v, size_t n, int k, int abbreviate)
+{
+	struct buf b = BUF_INIT;
+
+	if (n == 0)
+		return NULL;
+	config_tag(&b, v, n, abbreviate != 0);
+	if (b.len && isalnum((unsigned char)b.s[0]) && b.len + 8 <= TAG_MAX) {
+		if (k >= 2)
+			buf_addf(&b, "--n%d", k);
+		return buf_detach(&b, NULL);
+	}
+	buf_release(&b);
+	return NULL;
+}
+
+/* Whether a study of these variables abbreviates: see tags.h. */
+int tag_study_abbreviates(const struct tag_part *all, size_t n)
+{
+	struct buf b = BUF_INIT;
+	size_t i, j, total = 0;
+
+	for (i = 0; i < n; i++) {
+		size_t longest = 0;
+
+		buf_reset(&b);
+		add_sanitized(&b, all[i].var);
+		total += b.len + 1 + (i > 0);	/* VAR, '-', the '_' before it */
+		for (j = 0; j < all[i].ngrid; j++) {
+			char *val = short_value(all[i].grid[j], all[i].grid, all[i].ngrid);
+
+			buf_reset(&b);
+			add_sanitized(&b, val);
+			if (b.len > longest)
+				longest = b.len;
+			free(val);
+		}
+		total += longest;
+	}
+	buf_release(&b);
+	return total + 8 > TAG_MAX;
 }
 
 /* Candidate k of a configuration's tag: see tags.h. */

@@ -14,6 +14,9 @@
  *   config     VAR-V_VAR2-V2         (autopilot: the space's values that are
  *                                    not the baseline's, short; tag_config)
  *
+ * A study writes each variable's name whole or abbreviated in every tag,
+ * decided once (tag_study_abbreviates; loop.c keeps it).
+ *
  * VALUE is sanitized: characters outside the set become '-', runs of '-'
  * fold to one, a leading '-' and trailing '-' or '.' are dropped; the sign
  * of a negative number is written "neg" (LR=-1 is LR-neg1, not LR-1). Too long:
@@ -84,6 +87,24 @@ void tag_abbrevs(const char *const *vars, size_t n, const char *const *rec_abbr,
 char *tag_config(const struct tag_part *v, size_t n, int k);
 /* The same; *abbreviated (when not NULL): 1 when the names are abbreviated. */
 char *tag_config_abbr(const struct tag_part *v, size_t n, int k, int *abbreviated);
+
+/*
+ * Candidate k of a configuration's tag (malloc'd, pure) with whole names
+ * (abbreviate 0) or v[i].abbr (1; tag_abbrevs over the tag's own variables
+ * where NULL): NULL when it leaves no room for a --rK suffix, or n is 0.
+ */
+char *tag_config_as(const struct tag_part *v, size_t n, int k, int abbreviate);
+
+/*
+ * Whether a study whose space is all[0, n) (each variable with its grid)
+ * writes variable names abbreviated in its tags (pure): 1 when the longest
+ * configuration tag the space can give (every variable, each at the
+ * longest short value of its grid) does not fit with whole names. The
+ * caller decides it once per study and keeps it (issue 44: a variable has
+ * one name in every tag of a study, not whole in one and initials in the
+ * next because one tag was longer).
+ */
+int tag_study_abbreviates(const struct tag_part *all, size_t n);
 
 /*
  * The canonical form of a value (malloc'd, pure): a decimal number is

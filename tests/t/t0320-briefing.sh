@@ -6,7 +6,8 @@
 # (nothing, then cron once `xloop tick` ran); resume tells the study so far
 # (the best lineage with scores, every failure with its reason, the latest
 # decisions); next_action carries an argv and why; every document
-# validates against its schema and no field says "None".
+# validates against its schema and no field says "None"; the best's score
+# is labelled by what chose it, with a legend of ± (issue 44).
 . "$(dirname "$0")/lib.sh"
 
 X=$XLOOP_BIN
@@ -74,6 +75,13 @@ step "status --json" u status --json >"$T_TMP/st.json" 2>/dev/null
 validates "status --json validates" status "$T_TMP/st.json"
 check "status --json: elapsed of a finished attempt" test "$(jget .runs.1.attempts.0.elapsed <"$T_TMP/st.json")" = 0:10
 check "status says nothing feeds after this session" grep -q '^after this session: nothing' "$T_TMP/st.txt"
+# issue 44: the best's one score, labelled (the estimate the choice uses:
+# plain means here), n beside it, and what ± means said where it is read
+check "status: the best's score is labelled by what chose it, with n" \
+	grep -Eq '^study br: [0-9]+ runs, best deeper: score mean 0\.9 \(n=1, unchecked\)$' "$T_TMP/st.txt"
+check "status: a legend says what ± is" grep -qx '(± is one posterior sd of the figure before it; raw mean: the plain mean of its runs; help glossary)' "$T_TMP/st.txt"
+check "status --json: the estimate, its kind and the raw mean" \
+	test "$(jget .best_score.estimate_kind <"$T_TMP/st.json"):$(jget .best_score.estimate <"$T_TMP/st.json"):$(jget .best_score.score <"$T_TMP/st.json")" = 'mean:0.9:0.9'
 
 # next: why nothing was fed, who feeds next
 step "next" u next >"$T_TMP/next.txt" 2>&1
@@ -103,6 +111,8 @@ step "resume --json" u resume --json >"$T_TMP/resume.json" 2>/dev/null
 validates "resume --json validates" next "$T_TMP/resume.json"
 check "resume --json: the lineage ends at the best run" test "$(jget .history.best_lineage.2.tag <"$T_TMP/resume.json")" = deeper
 check "resume --json: one failure" test "$(jget .history.failures.0.tag <"$T_TMP/resume.json")" = depth-9
+check "resume: the best's score as status says it, and the legend of ±" sh -c \
+	"grep -qx 'best so far: deeper, score mean 0.9 (n=1, unchecked)' '$T_TMP/resume.txt' && grep -q '^  (± is one posterior sd' '$T_TMP/resume.txt'"
 check "no document says \"None\"" sh -c "! grep -l '\"None\"' '$T_TMP'/*.json"
 
 # status --sort score: the best scores first, unscored runs last (issue 27)

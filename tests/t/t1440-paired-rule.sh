@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Issues 26 and 33 on the real cluster: the best is the model's pick,
-# proven is the paired test's label. A seed moves every configuration's
+# confirmed is the paired test's label (issue 44: proven is only a run that
+# succeeded). A seed moves every configuration's
 # score alike (by up to +-0.025); LR=0.2 is 0.03 better on every seed.
 # `replicate` of the baseline takes fresh seeds; `replicate` of the
 # candidate takes the baseline's seeds it lacks, in the baseline's order,
 # and says so (then a fresh one). The verdict that moves the best says
 # "best now X (was Y)"; the move is an ops/decisions.md entry of its own
-# (which kind: the model's P; the proof label) and an event; `show` calls
-# the replaced baseline "succeeded", never "proven"; status and the
-# briefing say the best, its lead over the baseline and whether it is proven.
+# (which kind: the model's P; the paired test's label) and an event; `show`
+# calls the replaced baseline "succeeded", never "proven" or "confirmed";
+# status and the briefing say the best, its lead over the baseline and
+# whether it is confirmed; the best's score is the model's estimate with the
+# raw mean and n beside it; a comparison says what it counted, in which unit.
 . "$(dirname "$0")/lib.sh"
 
 X=$XLOOP_BIN
@@ -76,19 +79,34 @@ check "the verdict that promotes says best now LR-0.2 (was base)" grep -q '^- be
 check "the promotion is an entry of its own" grep -qE '^## .* · best now LR-0.2 \(was base\), after [0-9]+ proven runs$' "$d/ops/decisions.md"
 check "with the model's probability" grep -qE '^- the model: better by 0\.0[0-9]+ ± [0-9.e-]+ than base, P (0\.9[0-9]|1\.00) >= 0\.90' "$d/ops/decisions.md"
 check "and what replaced what, by which kind" grep -q "^- promotion by the model: LR-0.2's configuration (mean .*) replaces base's" "$d/ops/decisions.md"
-check "and the proof label" grep -qE '^- proof: (proven better than base on [0-9] common seeds?|not proven yet: [0-9] of 4 runs on base.s seeds)' "$d/ops/decisions.md"
+check "and the paired test's label" grep -qE '^- paired test: (confirmed better than base on [0-9] common seeds?|not confirmed yet: [0-9] of 4 runs on base.s seeds)' "$d/ops/decisions.md"
+check "a verdict's comparison says the first run is not counted, and the unit" \
+	grep -qE '^- vs best base \(mean [0-9.]+, n=[0-9]+\): paired on [0-9] common seeds? \(its first run, which chose it, is not counted; at most 4\): (better|worse) by [0-9.e-]+ score \(se [0-9.e-]+, df [0-9]+; the test asks more than [0-9.e-]+ score\)' "$d/ops/decisions.md"
 check "exactly one promotion entry" test "$(grep -c ' · best now ' "$d/ops/decisions.md")" = 1
 check "the promotion is an event" test "$(db "SELECT count(*) FROM event WHERE kind = 'promotion'")" = 1
 check "no verdict says (unchanged) across the change" sh -c "! grep -q 'best now LR-0.2 (unchanged)' '$d/ops/decisions.md' || grep -q 'best now LR-0.2 (was base)' '$d/ops/decisions.md'"
 out=$(u show LR-0.2--r2)
 check "show: the best's runs are [best]" grep -q 'LR-0.2.*\[best\]' <<<"$out"
 check "show: the replaced baseline merely succeeded" grep -q 'base .*\[succeeded\]' <<<"$out"
-check "show: nothing there is called proven" sh -c "! grep -q proven" <<<"$out"
+check "show: nothing there is called proven or confirmed" sh -c "! grep -qE 'proven|confirmed'" <<<"$out"
 u --json show LR-0.2 >"$T_TMP/show.json"
 check "show --json validates" sh -c "$PY '$(dirname "$0")/validate.py' '${XLOOP_ROOT_DIR:?}/schemas/show.schema.json' <'$T_TMP/show.json'"
 out=$(u status)
-check "status says the best, better than the baseline (P), and proven on common seeds" \
-	grep -qE 'choice: best: LR-0.2, model [0-9.]+ ± [0-9.e-]+, better by 0\.0[0-9]+ ± [0-9.e-]+ than base \(P [01]\.[0-9]+\); proven better than base on [0-9] common seeds' <<<"$out"
+check "status says the best, better than the baseline (P), and confirmed on common seeds" \
+	grep -qE 'choice: best: LR-0.2, model [0-9.]+ ± [0-9.e-]+, better by 0\.0[0-9]+ ± [0-9.e-]+ than base \(P [01]\.[0-9]+\); confirmed better than base on [0-9] common seeds' <<<"$out"
+check "status: the best's score is the model's estimate, the raw mean and n beside it" \
+	grep -qE '^study pr: [0-9]+ runs, best LR-0.2: score model [0-9.]+ ± [0-9.e-]+ \(raw mean [0-9.]+, n=[0-9]+\)$' <<<"$out"
+same_est() {	# the headline's estimate is the choice line's
+	local h c
+	h=$(grep -oE 'best LR-0.2: score model [0-9.]+ ± [0-9.e-]+' <<<"$out" | cut -d' ' -f5-7)
+	c=$(grep -oE 'choice: best: LR-0.2, model [0-9.]+ ± [0-9.e-]+' <<<"$out" | cut -d' ' -f5-7)
+	[ -n "$h" ] && [ "$h" = "$c" ]
+}
+check "status: the same estimate as the choice's line" same_est
+u --json status >"$T_TMP/st2.json"
+check "status --json validates" sh -c "$PY '$(dirname "$0")/validate.py' '${XLOOP_ROOT_DIR:?}/schemas/status.schema.json' <'$T_TMP/st2.json'"
+check "status --json: the outlook is confirmed (and its old name proven alike), the estimate the model's" \
+	test "$(jget .outlook.confirmed <"$T_TMP/st2.json"):$(jget .outlook.proven <"$T_TMP/st2.json"):$(jget .best_score.estimate_kind <"$T_TMP/st2.json")" = True:True:model
 echo "# status: $(grep 'choice: ' <<<"$out")"
 u --json next >"$T_TMP/next.json" 2>/dev/null
 check "the briefing's outlook validates" sh -c "$PY '$(dirname "$0")/validate.py' '${XLOOP_ROOT_DIR:?}/schemas/next.schema.json' <'$T_TMP/next.json'"

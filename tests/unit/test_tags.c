@@ -343,6 +343,68 @@ static void test_config(void **state)
 	expect_config(v, 0, 1, NULL);
 }
 
+/*
+ * One name per variable in every tag of a study (issue 44): a study of
+ * five variables had WEIGHT_DECAY-0.00001_HIDDEN-512_BATCH_SIZE-32_EPOCHS-100
+ * beside WD-0.00001_HIDDEN-512_BS-256_..., because each tag chose whole
+ * names or initials by its own length (tag_config). The study decides once
+ * from its space (tag_study_abbreviates) and every tag follows.
+ */
+static void test_study_names(void **state)
+{
+	static const char *const wd[] = { "0.00001", "0.0001", "0.001" };
+	static const char *const hidden[] = { "128", "256", "512" };
+	static const char *const bs[] = { "32", "64", "128", "256" };
+	static const char *const epochs[] = { "10", "50", "100" };
+	static const char *const lr[] = { "0.0001", "0.0003", "0.001", "0.003" };
+	struct tag_part space[5] = {
+		{ "WEIGHT_DECAY", NULL, wd, 3, NULL },
+		{ "HIDDEN", NULL, hidden, 3, NULL },
+		{ "BATCH_SIZE", NULL, bs, 4, NULL },
+		{ "EPOCHS", NULL, epochs, 3, NULL },
+		{ "LEARNING_RATE", NULL, lr, 4, NULL },
+	};
+	struct tag_part small[2] = {
+		{ "WEIGHT_DECAY", "0.00001", wd, 3, "WD" },
+		{ "HIDDEN", "512", hidden, 3, "HIDDEN" },
+	};
+	struct tag_part big[4] = {
+		{ "WEIGHT_DECAY", "0.00001", wd, 3, "WD" },
+		{ "HIDDEN", "512", hidden, 3, "HIDDEN" },
+		{ "BATCH_SIZE", "256", bs, 4, "BS" },
+		{ "LEARNING_RATE", "0.0003", lr, 4, "LR" },
+	};
+	char *a, *b;
+
+	(void)state;
+	/* the old rule, tag by tag: two names for WEIGHT_DECAY in one study */
+	a = tag_config(small, 2, 1);
+	b = tag_config(big, 4, 1);
+	assert_string_equal(a, "WEIGHT_DECAY-0.00001_HIDDEN-512");
+	assert_string_equal(b, "WD-0.00001_HIDDEN-512_BS-256_LR-0.0003");
+	free(a);
+	free(b);
+	/* the study's rule: its longest tag does not fit whole, so every tag abbreviates */
+	assert_int_equal(tag_study_abbreviates(space, 5), 1);
+	a = tag_config_as(small, 2, 1, 1);
+	b = tag_config_as(big, 4, 1, 1);
+	assert_string_equal(a, "WD-0.00001_HIDDEN-512");
+	assert_string_equal(b, "WD-0.00001_HIDDEN-512_BS-256_LR-0.0003");
+	free(a);
+	free(b);
+	a = tag_config_as(big, 4, 3, 1);
+	assert_string_equal(a, "WD-0.00001_HIDDEN-512_BS-256_LR-0.0003--n3");
+	free(a);
+	/* a study whose longest tag fits keeps whole names, in every tag */
+	assert_int_equal(tag_study_abbreviates(space + 1, 2), 0);
+	a = tag_config_as(small + 1, 1, 1, 0);
+	assert_string_equal(a, "HIDDEN-512");
+	free(a);
+	/* whole names that do not fit give no tag (the caller names it VAR-VALUE) */
+	assert_null(tag_config_as(big, 4, 1, 0));
+	assert_null(tag_config_as(big, 0, 1, 1));
+}
+
 /* The abbreviations of one variable, and of a study's (issue 35). */
 static void test_abbrev(void **state)
 {
@@ -414,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_value_canon),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_abbrev),
+		cmocka_unit_test(test_study_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -472,7 +472,7 @@ def table(obj, key, label, res, budget, secs, goal=True, flat=False):
                      f"goal ≤ 10%)"))
         k, n = means["xloop-proven"]
         GOAL.append(("(a) flat", f"{budget} runs", k <= 0.05 * n,
-                     f"{k} of {n} xloop streams label their best proven "
+                     f"{k} of {n} xloop streams label their best confirmed "
                      f"({100 * k / n:.1f}%, goal ≤ 5%)"))
     return means
 

@@ -293,7 +293,7 @@ static int simulate(int flat, long budget, long stream, double sd, double rho, l
 				choice_release(&ch);
 			}
 			in.best = best;
-			/* proven: the paired test's label of the best against the baseline
+			/* proven: the paired test's "confirmed" label of the best against the baseline
 			 * (what status shows); any_proven: configurations it would label */
 			nproven = 0;
 			for (j = 1; j < (long)nc; j++) {
@@ -479,8 +479,8 @@ const struct cmd_entry cmd_test_search_entry = {
 	"promotions, false_promotions, proven, ever_proven, ever_any_proven, p}]}: after each\n"
 	"number of runs, the noise-free score of what xloop calls best (and of the highest\n"
 	"mean), how often the best moved, how many configurations the paired test\n"
-	"labels better than the baseline (ever_proven: the best was labelled;\n"
-	"ever_any_proven: any was) and p, the probability that the model's pick beats\n"
+	"labels confirmed better than the baseline (the keys keep their old name,\n"
+	"proven; ever_proven: the best was labelled; ever_any_proven: any was) and p, the probability that the model's pick beats\n"
 	"the best (the calibration reads it). bench/search.py compares it with Optuna's TPE and random\n"
 	"search on the same objective and noise. With --external, the caller scores\n"
 	"each run: a line {\"ask\": {VAR: value, ...}} out, the score back on stdin,\n"

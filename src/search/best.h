@@ -101,7 +101,7 @@ struct best_state {
 	struct noise_params p;
 	struct noise_obs *obs;	/* the proven runs, for the rule */
 	size_t nobs;
-	struct noise_rule rule;	/* the paired rule over obs (noise.h): the "proven" label */
+	struct noise_rule rule;	/* the paired rule over obs (noise.h): the "confirmed" label */
 	int promotions;		/* 1: the best moved in this load (P >= CHOOSE_P) */
 	/* the choice (choose.h) */
 	long pick;		/* the model's pick (may differ from best: P below CHOOSE_P) */
@@ -162,8 +162,8 @@ int best_promotion(struct xl_ctx *ctx, char **entry, char **once, char **summary
 struct space;
 
 /*
- * The best and its proof, for the briefing, status and the report: {pick,
- * source, change, lead, se, p, pairs, looks, proven, state, text,
+ * The best and its label, for the briefing, status and the report: {pick,
+ * source, change, lead, se, p, pairs, looks, confirmed, proven (its old name), state, text,
  * interval, why} (schemas/next.schema.json "outlook"); JSON null when
  * nothing succeeded. seed: the seed variable.
  */

@@ -28,7 +28,7 @@
  * configurations, not over every run of the study. The label never moves
  * the best (choose.h). Calibrated on `xloop test-search --objective flat
  * --budget 60` (a per-seed offset shared by every configuration, as on
- * real studies): 9 of streams 1..300 label some configuration proven (3%),
+ * real studies): 9 of streams 1..300 label some configuration confirmed (3%),
  * 1 the best (2026-12-05). A tie never passes (d = 0, or within
  * min_delta, or within rounding). The best is sticky: the search starts
  * from the last best (best.c remembers it at each verdict).
@@ -84,11 +84,11 @@ struct noise_obs {
 #define NOISE_LOOKS 4
 #define NOISE_CHALLENGERS 4
 /*
- * The configurations the "proven" label is shared by: alpha / (NOISE_LOOKS
+ * The configurations the "confirmed" label is shared by: alpha / (NOISE_LOOKS
  * * NOISE_LABELLED) a look. Since best is the model's pick, autopilot gives
  * every pick a second run on a seed the baseline has, so more than
  * NOISE_CHALLENGERS configurations get pairs: at 4, 18 of flat streams
- * 1..300 labelled some configuration proven (6%; the goal is 5%), at 8, 9
+ * 1..300 labelled some configuration confirmed (6%; the goal is 5%), at 8, 9
  * (3%; 2026-12-05).
  */
 #define NOISE_LABELLED 8
@@ -132,7 +132,7 @@ struct noise_cmp {
 	int beats;		/* the rule promotes cand */
 	int checked;		/* noise was known */
 	int paired;		/* the paired test ran (else plain or exact) */
-	int wants_replicate;	/* ahead of inc, not proven, looks left: more runs would tell */
+	int wants_replicate;	/* ahead of inc, not confirmed, looks left: more runs would tell */
 };
 
 /* The mean of c's runs after its first (its mean when n < 2). */

@@ -23,9 +23,9 @@ check "the peak table has xloop over 2 streams" \
 check "random search ran the same 2 streams" grep -qE '^\| random \| 2 \|' "$out"
 check "the flat table has xloop over 3 streams" grep -qE '^\| xloop \| 3 \| 0\.9000, 0\.9000' "$out"
 check "the goal is stated per cell" grep -qE '^\| \(a\) peak \| 30 runs \| (met|not met) \| xloop 0' "$out"
-check "the flat cells count xloop's streams that move their best, and that label it proven" \
+check "the flat cells count xloop's streams that move their best, and that label it confirmed" \
 	sh -c "grep -qE '^\| \(a\) flat \| 60 runs \| (met|not met) \| [0-3] of 3 xloop streams move their best' '$out' &&
-	grep -qE '^\| \(a\) flat \| 60 runs \| (met|not met) \| [0-3] of 3 xloop streams label their best proven' '$out'"
+	grep -qE '^\| \(a\) flat \| 60 runs \| (met|not met) \| [0-3] of 3 xloop streams label their best confirmed' '$out'"
 check "xloop's lead over each rival per stream (mean, min, standard error)" \
 	grep -qE '^\| random \| [-+][0-9.]+, [-+][0-9.]+, [0-9.]+ \|' "$out"
 check "a partial run leaves BENCHMARKS.md alone" test "$(cksum <"$R/BENCHMARKS.md")" = "$sum"

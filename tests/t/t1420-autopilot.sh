@@ -132,7 +132,7 @@ out=$(u auto status)
 check "auto status says the budget is spent" grep -q 'stopped: budget spent: 8 of 8 runs' <<<"$out"
 check "the next tick makes nothing more" sh -c "runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' tick >/dev/null; ls '$d/runs/s' | wc -l | grep -qx 9"
 out=$(u status)
-check "status shows the best with its n" grep -qE 'best .*\(n=[0-9]+' <<<"$out"
+check "status shows the best with its n" grep -qE 'best .*[(,] ?n=[0-9]+' <<<"$out"
 u next --json >"$T_TMP/next.json" 2>/dev/null
 check "next's best carries n and checked" $PY -c "
 import json; b = json.load(open('$T_TMP/next.json'))['best']; assert b['n'] >= 1 and b['checked'] is True"

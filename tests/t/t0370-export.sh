@@ -137,4 +137,10 @@ assert '%.4g' % e == m.group(2) and '%.2g' % sd == m.group(3), (e, sd, m.groups(
 same = [r['model_estimate'] for r in rows if r['space'] == b[0]['space']]
 assert len(set(same)) == 1, same" "$T_TMP/runs.jsonl" "$outlook"; }
 check "the best's estimate in export is the one status shows" best_est
+# issue 44: status's headline is that estimate, labelled, the raw mean and n beside it
+head_est() { $PY -c "import re, sys
+h = re.search(r'best (\\S+): score (model|shrunken mean) ([-0-9.e]+) ± ([-0-9.e]+) \\(raw mean ([-0-9.e]+), n=([0-9]+)\\)$', sys.argv[1].splitlines()[0])
+o = re.search(r'(model|shrunken mean) ([-0-9.e]+) ± ([-0-9.e]+)', sys.argv[2])
+assert h and o and h.group(2, 3, 4) == o.group(1, 2, 3), (sys.argv[1].splitlines()[0], sys.argv[2])" "$(u status)" "$outlook"; }
+check "status's headline is the choice's estimate, the raw mean and n beside it" head_est
 finish

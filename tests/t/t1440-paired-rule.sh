@@ -96,13 +96,13 @@ check "status says the best, better than the baseline (P), and confirmed on comm
 	grep -qE 'choice: best: LR-0.2, model [0-9.]+ ± [0-9.e-]+, better by 0\.0[0-9]+ ± [0-9.e-]+ than base \(P [01]\.[0-9]+\); confirmed better than base on [0-9] common seeds' <<<"$out"
 check "status: the best's score is the model's estimate, the raw mean and n beside it" \
 	grep -qE '^study pr: [0-9]+ runs, best LR-0.2: score model [0-9.]+ ± [0-9.e-]+ \(raw mean [0-9.]+, n=[0-9]+\)$' <<<"$out"
-same_est() {	# the headline's estimate is the choice line's
+same_est() {	# STATUS: the headline's estimate is the choice line's
 	local h c
-	h=$(grep -oE 'best LR-0.2: score model [0-9.]+ ± [0-9.e-]+' <<<"$out" | cut -d' ' -f5-7)
-	c=$(grep -oE 'choice: best: LR-0.2, model [0-9.]+ ± [0-9.e-]+' <<<"$out" | cut -d' ' -f5-7)
+	h=$(grep -oE 'best LR-0.2: score model [0-9.]+ ± [0-9.e-]+' <<<"$1" | cut -d' ' -f5-7)
+	c=$(grep -oE 'choice: best: LR-0.2, model [0-9.]+ ± [0-9.e-]+' <<<"$1" | cut -d' ' -f5-7)
 	[ -n "$h" ] && [ "$h" = "$c" ]
 }
-check "status: the same estimate as the choice's line" same_est
+check "status: the same estimate as the choice's line" same_est "$out"
 u --json status >"$T_TMP/st2.json"
 check "status --json validates" sh -c "$PY '$(dirname "$0")/validate.py' '${XLOOP_ROOT_DIR:?}/schemas/status.schema.json' <'$T_TMP/st2.json'"
 check "status --json: the outlook is confirmed (and its old name proven alike), the estimate the model's" \

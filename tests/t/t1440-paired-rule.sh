@@ -103,6 +103,7 @@ same_est() {	# STATUS: the headline's estimate is the choice line's
 	[ -n "$h" ] && [ "$h" = "$c" ]
 }
 check "status: the same estimate as the choice's line" same_est "$out"
+check "status says proven of nothing (the label is confirmed: help glossary)" sh -c "! grep -q proven" <<<"$out"
 u --json status >"$T_TMP/st2.json"
 check "status --json validates" sh -c "$PY '$(dirname "$0")/validate.py' '${XLOOP_ROOT_DIR:?}/schemas/status.schema.json' <'$T_TMP/st2.json'"
 check "status --json: the outlook is confirmed (and its old name proven alike), the estimate the model's" \
@@ -112,6 +113,8 @@ u --json next >"$T_TMP/next.json" 2>/dev/null
 check "the briefing's outlook validates" sh -c "$PY '$(dirname "$0")/validate.py' '${XLOOP_ROOT_DIR:?}/schemas/next.schema.json' <'$T_TMP/next.json'"
 out=$(u next 2>&1)
 check "the briefing says what the interval is made of" grep -q 'interval: from its own n=' <<<"$out"
+no_proven_pm() { ! grep -q proven <<<"$1" && grep -q '(± is one posterior sd' <<<"$1"; }
+check "the briefing says proven of nothing, and what ± is" no_proven_pm "$out"
 out=$(u next 2>&1)
 check "a briefing right after says the interval did not move" \
 	grep -q 'interval moved since the last briefing by: nothing: the same runs' <<<"$out"

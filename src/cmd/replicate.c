@@ -81,7 +81,7 @@ static int cmd_replicate(struct xl_ctx *ctx, const struct cmd_entry *self,
 	}
 	c = best_find_run(&bs, r.id);
 	if (c < 0 || bs.v[c].rep_id == 0) {
-		error("run '%s' is not proven: a replicate copies a proven configuration", r.tag);
+		error("run '%s' is not proven: a replicate copies the configuration of a proven run", r.tag);
 		rc = XL_DATAERR;
 		goto out_bs;
 	}

@@ -53,6 +53,7 @@ step "the manual pages" "$X" help --man-dir "$T_TMP/voc/man"
 for t in best tags logs glossary; do
 	step "xloop help $t" sh -c "'$X' help $t >'$T_TMP/voc/help-$t.txt'"
 done
+step "xloop help" sh -c "'$X' help >'$T_TMP/voc/help-index.txt'"
 check "help glossary says what proven and confirmed mean, and what ± is" sh -c \
 	"grep -qx proven '$T_TMP/voc/help-glossary.txt' && grep -qx confirmed '$T_TMP/voc/help-glossary.txt' && grep -qx '±' '$T_TMP/voc/help-glossary.txt'"
 check "the manual's xloop(1) has the glossary" grep -q '^.SH GLOSSARY' "$T_TMP/voc/man/xloop.1"

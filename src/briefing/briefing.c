@@ -33,7 +33,7 @@ static json_t *config_json(const struct best_state *bs, long long run_id)
 	return json_pack("{s:f, s:o, s:I, s:b, s:f, s:o, s:s}", "mean", bi.mean, "interval",
 			 bi.checked ? json_real(bi.half) : json_null(), "n", (json_int_t)bi.n,
 			 "best", c == bs->best, "estimate", bi.est,
-			 "estimate_sd", bi.est_sd > 0 ? json_real(bi.est_sd) : json_null(),
+			 "estimate_sd", bi.est_sd > 0 || bi.checked ? json_real(bi.est_sd) : json_null(),
 			 "estimate_kind", bi.est_kind);
 }
 

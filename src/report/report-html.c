@@ -157,7 +157,7 @@ static int by_key(const void *pa, const void *pb)
 	return a->key < b->key ? -1 : a->key > b->key ? 1 : (a->i > b->i) - (a->i < b->i);
 }
 
-/* Configurations: replicates folded under their configuration, mean ± interval. */
+/* Configurations: replicates folded under their configuration, estimate ± sd, raw mean. */
 void report_configurations(struct xl_ctx *ctx, struct page *pg)
 {
 	struct buf *b = &pg->b;

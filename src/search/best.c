@@ -464,7 +464,8 @@ json_t *best_json(const char *tag, const struct best_info *info)
 			 "checked", info->checked,
 			 "noise_sd", info->checked ? json_real(info->sd) : json_null(),
 			 "estimate", info->est_kind ? info->est : info->mean,
-			 "estimate_sd", info->est_sd > 0 ? json_real(info->est_sd) : json_null(),
+			 "estimate_sd", info->est_sd > 0 || info->checked ? json_real(info->est_sd) :
+			 json_null(),
 			 "estimate_kind", kind);
 }
 

@@ -7,7 +7,8 @@
 # invalid is skipped with a line in the briefing, not an error; the same
 # change from two parents is VAR-VALUE and VAR-VALUE--n2 (never a bare -2);
 # `sweep --name N` tags its runs N--VAR-VALUE; without a best, an entry from
-# best waits.
+# best waits; a study whose space's longest tag would not fit with whole
+# names abbreviates a variable in every tag (issue 44).
 . "$(dirname "$0")/lib.sh"
 
 # run once, in the plain profile: tags and the plan live in the DB, the same with accounting
@@ -116,6 +117,35 @@ expect_rc 0 "a study whose baseline is not proven yet" as_user "$X" -C "$e" adop
 expect_rc 0 "plan a change from best" as_user "$X" -C "$e" plan add LR=0.2
 as_user "$X" -C "$e" next >/dev/null 2>&1
 check "next leaves it queued until there is a best" sh -c "runuser -u '$XLOOP_TEST_USER' -- '$X' -C '$e' plan ls | grep -q 'LR=0.2  from best'"
+
+# --- issue 44: a variable has one name in every tag of a study. Its space's
+# longest configuration tag does not fit with whole names, so the study
+# abbreviates, in a plan entry's VAR-VALUE tag as in autopilot's, and keeps it
+f=$(user_dir)
+w() { as_user "$X" -C "$f" "$@"; }
+new_study "$f" ab 'c["resources"].update(cpus=1, mem="200M", time="00:02:00")'
+cat >"$T_TMP/long.sh" <<'JOB'
+#!/bin/bash
+WEIGHT_DECAY=0.0001
+HIDDEN=256
+BATCH_SIZE=64
+EPOCHS=50
+LEARNING_RATE=0.001
+echo "START device=cpu"
+python3 -c "import json; json.dump({'score': 0.5}, open('$XLOOP_RUN_DIR/cv.json', 'w'))"
+JOB
+step "chmod 644 long.sh" chmod 644 "$T_TMP/long.sh"
+step "adopt the five-variable baseline" w adopt "$T_TMP/long.sh" --tag base --cv "$T_TMP/cv.json"
+for sp in WEIGHT_DECAY=0.00001,0.0001,0.001 HIDDEN=128,256,512 BATCH_SIZE=32,64,128,256 \
+	EPOCHS=10,50,100 LEARNING_RATE=0.0001,0.0003,0.001,0.003; do
+	step "space set ${sp%%=*}" w space set "$sp"
+done
+step "plan WEIGHT_DECAY=0.00001 from base" w plan add WEIGHT_DECAY=0.00001 --from base
+w next >/dev/null 2>&1
+check "the plan's change is tagged with the study's name of the variable (WD)" \
+	test "$(sql "$f/.xloop/state.db" "SELECT group_concat(tag, ' ') FROM run WHERE tag <> 'base'")" = WD-0.00001
+check "the study decided once to abbreviate, and kept it" \
+	test "$(sql "$f/.xloop/state.db" "SELECT value FROM kv WHERE key = 'tag_names:ab'")" = 2
 
 out=$("$X" help tags 2>&1)
 check "help tags documents the change again" grep -q 'VAR-VALUE--n2' <<<"$out"

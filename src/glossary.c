@@ -86,10 +86,10 @@ const struct glossary_term glossary[] = {
 	  "A label of the best against the baseline, never a condition: the\n"
 	  "paired test on common seeds passed over its confirming runs\n"
 	  "(\"confirmed better than base on 2 common seeds\"; else \"not\n"
-	  "confirmed yet: 1 of 4 runs on base's seeds\", or \"not confirmed\" once\n"
-	  "every look is used). The test asks a lead in the metric's units. It\n"
-	  "never moves the best. --json: outlook.confirmed (outlook.proven is its\n"
-	  "deprecated old name).\n" },
+	  "confirmed yet: 1 of 4 confirming runs on base's seeds\", or \"not\n"
+	  "confirmed\" once every look is used). The test asks a lead in the\n"
+	  "metric's units. It never moves the best. --json: outlook.confirmed\n"
+	  "(outlook.proven is its deprecated old name).\n" },
 	{ "confirming run",
 	  "A run of a configuration after its first (the first chose it and is\n"
 	  "not counted) on a seed the baseline has: the pairs the paired test\n"

@@ -623,7 +623,8 @@ static const char *confirm_text(const struct best_state *bs, long c, struct buf 
 		return "not confirmed yet";
 	}
 	if (cmp.beats && cmp.paired) {
-		buf_addf(t, "confirmed better than %s on %ld common seed%s (paired test, help best)",
+		buf_addf(t, "confirmed better than %s on %ld common seed%s (its confirming runs: "
+			 "the first run, which chose it, is not counted; paired test, help best)",
 			 bs->v[bs->baseline].rep_tag, cmp.pairs, cmp.pairs == 1 ? "" : "s");
 		return "confirmed";
 	}
@@ -631,7 +632,8 @@ static const char *confirm_text(const struct best_state *bs, long c, struct buf 
 		buf_addf(t, "confirmed better than %s (noise 0: exact)", bs->v[bs->baseline].rep_tag);
 		return "confirmed";
 	}
-	buf_addf(t, "not confirmed yet: %ld of %d runs on %s's seeds", cmp.pairs, NOISE_LOOKS,
+	buf_addf(t, "not confirmed yet: %ld of %d confirming runs on %s's seeds (the first run, "
+		 "which chose it, is not counted)", cmp.pairs, NOISE_LOOKS,
 		 bs->v[bs->baseline].rep_tag);
 	return cmp.pairs >= NOISE_LOOKS ? "not confirmed" : "not confirmed yet";
 }

@@ -47,7 +47,8 @@
 	"passes when the mean exceeds max(min_delta, t(1 - alpha/32, df) se), in\n" \
 	"the metric's units (alpha = search.alpha, default 0.05). status says\n" \
 	"\"confirmed better than base on 2 common seeds\" or \"not confirmed yet: 1\n" \
-	"of 4 runs on base's seeds\". (A proven run is another thing: one that\n" \
+	"of 4 confirming runs on base's seeds\" (the first run, which chose the\n" \
+	"configuration, is never counted). (A proven run is another thing: one that\n" \
 	"succeeded; help glossary.) Autopilot spends a run on a replicate (on the\n" \
 	"baseline's seeds first) only when it is worth more to the choice of the\n" \
 	"best than the exploring run (its knowledge gradient); no share of the\n" \

@@ -79,7 +79,7 @@ check "the verdict that promotes says best now LR-0.2 (was base)" grep -q '^- be
 check "the promotion is an entry of its own" grep -qE '^## .* · best now LR-0.2 \(was base\), after [0-9]+ proven runs$' "$d/ops/decisions.md"
 check "with the model's probability" grep -qE '^- the model: better by 0\.0[0-9]+ ± [0-9.e-]+ than base, P (0\.9[0-9]|1\.00) >= 0\.90' "$d/ops/decisions.md"
 check "and what replaced what, by which kind" grep -q "^- promotion by the model: LR-0.2's configuration (mean .*) replaces base's" "$d/ops/decisions.md"
-check "and the paired test's label" grep -qE '^- paired test: (confirmed better than base on [0-9] common seeds?|not confirmed yet: [0-9] of 4 runs on base.s seeds)' "$d/ops/decisions.md"
+check "and the paired test's label" grep -qE '^- paired test: (confirmed better than base on [0-9] common seeds?|not confirmed yet: [0-9] of 4 confirming runs on base.s seeds \(the first run, which chose it, is not counted\))' "$d/ops/decisions.md"
 check "a verdict's comparison says the first run is not counted, and the unit" \
 	grep -qE '^- vs best base \(mean [0-9.]+, n=[0-9]+\): paired on [0-9] common seeds? \(its first run, which chose it, is not counted; at most 4\): (better|worse) by [0-9.e-]+ score \(se [0-9.e-]+, df [0-9]+; the test asks more than [0-9.e-]+ score\)' "$d/ops/decisions.md"
 check "exactly one promotion entry" test "$(grep -c ' · best now ' "$d/ops/decisions.md")" = 1

@@ -400,17 +400,22 @@ static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why,
 	pick->var = xstrdup(out.var);
 	pick->reason = xstrdup(out.reason);
 	if (out.kind == PROP_REPLICATE) {
-		size_t nused;
+		size_t nused, k;
 		char **used = best_seeds_used(ctx, &bs, out.cfg, &nused);
+		int has = 0;
 
-		size_t k;
-		int fresh = out.value == NULL;
-
-		/* a seed the best has (common random numbers), unless taken meanwhile */
-		for (k = 0; k < nused && !fresh; k++)
-			fresh = strcmp(used[k], out.value) == 0;
-		pick->value = fresh ? space_fresh_seed((const char *const *)used, nused) :
-			      xstrdup(out.value);
+		/*
+		 * a seed the best has (common random numbers); when this
+		 * configuration has it waiting already, the best's next one it
+		 * lacks (replicate's rule, best.h), else a fresh one
+		 */
+		for (k = 0; k < nused && out.value && !has; k++)
+			has = strcmp(used[k], out.value) == 0;
+		pick->value = !out.value ? NULL : !has ? xstrdup(out.value) :
+			      best_next_seed(ctx, &bs, bs.best == out.cfg ? -1 : bs.best,
+					     used, nused);
+		if (!pick->value)
+			pick->value = space_fresh_seed((const char *const *)used, nused);
 		strv_free(used, nused);
 		pick->tag = loop_make_tag(ctx, TAG_REPLICATE, pick->parent, pick->var, pick->value);
 		xsnprintf(key, sizeof(key), "%s", bs.v[out.cfg].key);

@@ -64,4 +64,13 @@ expect_rc 0 "adopt --take-sbatch" u adopt "$T_TMP/sb.sh" --tag sb2 --take-sbatch
 check "xloop.json has the job's 1 CPU, 1G, 20 min" test "$($PY -c "import json; r=json.load(open('$d/xloop.json'))['resources']; print(r['cpus'], r['mem'], r['time'])")" = "1 1G 00:20:00"
 u adopt "$T_TMP/sb.sh" --tag sb3 >"$T_TMP/a3.txt" 2>&1
 check "then adopt warns no more" sh -c "! grep -q warning '$T_TMP/a3.txt'"
+# issue 44: a line --take-sbatch does not take is warned of, without advising the flag given
+printf '#!/bin/bash\n#SBATCH -c 1\n#SBATCH --job-name=mine\nX=4\necho START\n' >"$T_TMP/sb4.sh"
+step "chmod 644 sb4.sh" chmod 644 "$T_TMP/sb4.sh"
+u adopt "$T_TMP/sb4.sh" --tag sb4 --take-sbatch >"$T_TMP/a4.txt" 2>&1
+check "adopt --take-sbatch warns of the line it does not take" grep -q "'#SBATCH --job-name=mine' differs" "$T_TMP/a4.txt"
+check "and does not advise --take-sbatch, given already" sh -c "! grep -q 'adopt it with --take-sbatch' '$T_TMP/a4.txt'"
+check "it says what --take-sbatch takes" grep -q 'take-sbatch takes only the CPUs' "$T_TMP/a4.txt"
+u adopt "$T_TMP/sb4.sh" --tag sb5 >"$T_TMP/a5.txt" 2>&1
+check "nor is it advised when it would take nothing" sh -c "grep -q 'job-name=mine' '$T_TMP/a5.txt' && ! grep -q 'take-sbatch' '$T_TMP/a5.txt'"
 finish

@@ -9,6 +9,7 @@
 #include "search/confkey.h"
 #include "loop.h"
 #include "notify.h"
+#include "plan.h"
 #include "search/propose.h"
 #include "runs.h"
 #include "slurm/parse.h"
@@ -445,6 +446,67 @@ out:
 	free(v);
 	best_release(&bs);
 	return rc;
+}
+
+/* What feeding submits first now, in words: read only. */
+char *autopilot_first(struct xl_ctx *ctx)
+{
+	struct auto_pick pick;
+	struct auto_status st;
+	struct plan_entry *plan = NULL;
+	struct run best;
+	struct stmt q;
+	size_t nplan = 0;
+	char *text = NULL, *tag = NULL;
+	int has_best, ran = 0;
+
+	memset(&pick, 0, sizeof(pick));
+	if (unfinished(ctx, &pick) == 1) {
+		text = xasprintf("autopilot's proposal %s, made already (%s)", pick.tag, pick.reason);
+		auto_pick_release(&pick);
+		return text;
+	}
+	if (plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan) == 0 && nplan) {
+		text = xasprintf("the plan's entry %lld (%s=%s from %s): the plan goes before "
+				 "autopilot", plan[0].id, plan[0].var, plan[0].value, plan[0].parent);
+		plan_entries_free(plan, nplan);
+		return text;
+	}
+	plan_entries_free(plan, nplan);
+	if (autopilot_status(ctx, &st) == 0 && st.stopped)
+		text = xasprintf("nothing: autopilot stops (%s)", st.stopped);
+	auto_status_release(&st);
+	if (text)
+		return text;
+	has_best = best_get(ctx, &best, NULL) == 0;
+	if (has_best) {
+		run_release(&best);
+		return xstrdup("autopilot's first proposal, chosen when it is fed (its reason "
+			       "goes to ops/decisions.md)");
+	}
+	/* nothing proven: the oldest root run that never ran is the first */
+	if (db_prepare(&ctx->db, &q, "SELECT r.tag, EXISTS (SELECT 1 FROM attempt WHERE"
+		       " run_id = r.id) FROM run r WHERE +r.study = :study AND r.parent_id IS NULL"
+		       " ORDER BY r.id") == 0) {
+		db_bind_text(&q, ":study", ctx->cfg.study);
+		while (!tag && db_step(&q) == SQLITE_ROW) {
+			if (db_col_int64(&q, 1))
+				ran = 1;
+			else
+				tag = db_col_dup(&q, 0);
+		}
+		db_finalize(&q);
+	}
+	if (tag)
+		text = xasprintf("the baseline %s, which has not run (no configuration is proven "
+				 "yet)", tag);
+	else
+		text = xstrdup(ran ? "nothing until a configuration is proven: autopilot waits "
+			       "for the baseline's verdict, or for you when it failed (`xloop "
+			       "status`)" : "nothing: the study has no baseline (`xloop adopt "
+			       "PATH --tag T`)");
+	free(tag);
+	return text;
 }
 
 /* The next autopilot run. */

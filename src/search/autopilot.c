@@ -592,6 +592,26 @@ static int created_baseline(struct xl_ctx *ctx, const struct auto_pick *pick, co
 	return set_status(ctx, pick->id, "decided", 0, NULL);
 }
 
+/* A proposal's decision entry, its once mark and its commit message. */
+void autopilot_entry(struct xl_ctx *ctx, const struct auto_pick *pick, char **entry,
+		     char **once, char **msg)
+{
+	char when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+	*entry = xasprintf("## %s · autopilot proposes %s\n- change: %s=%s from %s\n"
+			   "- reason: %s\n", when, pick->tag, pick->var, pick->value,
+			   pick->parent, pick->reason);
+	*msg = xasprintf("xloop: autopilot proposes %s/%s: %s=%s from %s\n\n%s\n",
+			 ctx->cfg.study, pick->tag, pick->var, pick->value, pick->parent,
+			 pick->reason);
+	/* a crash after the entry was written, before "decided": not twice */
+	*once = xasprintf(" · autopilot proposes %s\n", pick->tag);
+}
+
 /* Link the run, then write the decision entry. */
 int autopilot_created(struct xl_ctx *ctx, const struct auto_pick *pick, long long run_id)
 {
@@ -606,14 +626,8 @@ int autopilot_created(struct xl_ctx *ctx, const struct auto_pick *pick, long lon
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
 	if (!*pick->var)	/* the baseline, which had not run */
 		return created_baseline(ctx, pick, when);
-	entry = xasprintf("## %s · autopilot proposes %s\n- change: %s=%s from %s\n"
-			  "- reason: %s\n", when, pick->tag, pick->var, pick->value,
-			  pick->parent, pick->reason);
-	msg = xasprintf("xloop: autopilot proposes %s/%s: %s=%s from %s\n\n%s\n",
-			ctx->cfg.study, pick->tag, pick->var, pick->value, pick->parent,
-			pick->reason);
-	/* a crash after the entry was written, before "decided": not twice */
-	once = xasprintf(" · autopilot proposes %s\n", pick->tag);
+	/* written and committed with the run already (feed): then nothing is left */
+	autopilot_entry(ctx, pick, &entry, &once, &msg);
 	if (loop_decide_once(ctx, entry, once, NULL, msg, &cause) < 0) {
 		warning("proposal %s recorded, but ops/decisions.md was not updated: %s",
 			pick->tag, cause);

@@ -78,6 +78,9 @@ check "with the model's probability" grep -qE '^- the model: better by 0\.0[0-9]
 check "and what replaced what, by which kind" grep -q "^- promotion by the model: LR-0.2's configuration (mean .*) replaces base's" "$d/ops/decisions.md"
 check "and the proof label" grep -qE '^- proof: (proven better than base on [0-9] common seeds?|not proven yet: [0-9] of 4 runs on base.s seeds)' "$d/ops/decisions.md"
 check "exactly one promotion entry" test "$(grep -c ' · best now ' "$d/ops/decisions.md")" = 1
+pc=$(as_user git -C "$d" log --format=%H --grep 'best now LR-0.2 (was base)' | tr '\n' ' ')
+check "the promotion is in its verdict's commit, not one of its own (issue 44): $pc" sh -c \
+	"[ \$(echo $pc | wc -w) = 1 ] && runuser -u '$XLOOP_TEST_USER' -- git -C '$d' log -n 1 --format=%s $pc | grep -q '^xloop: verdict '"
 check "the promotion is an event" test "$(db "SELECT count(*) FROM event WHERE kind = 'promotion'")" = 1
 check "no verdict says (unchanged) across the change" sh -c "! grep -q 'best now LR-0.2 (unchanged)' '$d/ops/decisions.md' || grep -q 'best now LR-0.2 (was base)' '$d/ops/decisions.md'"
 out=$(u show LR-0.2--r2)

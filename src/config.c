@@ -1,4 +1,8 @@
-/* Loading, validating and writing xloop.json. */
+/*
+ * Loading, validating and writing xloop.json. Over 900 lines: the table of
+ * its keys (types, checks, defaults) is static here, and the parser, the
+ * writer, the editor and config get's reader all walk it.
+ */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>

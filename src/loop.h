@@ -82,6 +82,14 @@ int loop_run_proven(struct xl_ctx *ctx, const struct run *r);
 int loop_decide(struct xl_ctx *ctx, const char *entry, const char *evidence,
 		const char *msg, char **cause);
 /*
+ * Append entries[i] to ops/decisions.md, each unless a heading holds
+ * onces[i] already (onces or onces[i] NULL: always), in one atomic write,
+ * without a commit (the caller commits the file). 0 or -1 with *cause.
+ */
+int loop_decisions_append(struct xl_ctx *ctx, const char *const *entries,
+			  const char *const *onces, size_t n, char **cause);
+
+/*
  * Entries appended in one write (each unless a heading holds its once;
  * onces may be NULL) and committed once with msg and evidence: a verdict
  * and the promotion it made are one commit.

@@ -1,4 +1,8 @@
-/* Loading, validating and writing xloop.json. */
+/*
+ * Loading, validating and writing xloop.json. Over 900 lines: the table of
+ * its keys (types, checks, defaults) is static here, and the parser, the
+ * writer, the editor and config get's reader all walk it.
+ */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -624,6 +628,75 @@ int config_load(struct config *c, const char *root, char **cause)
 	return rc;
 }
 
+/* The value of field f in c as JSON (a new reference). */
+static json_t *field_json(const struct config *c, const struct field *f)
+{
+	const char *base = (const char *)c + f->off;
+	json_t *v = NULL;
+	size_t k;
+
+	switch (f->kind) {
+	case F_NUM:
+		v = json_real(*(const double *)base);
+		break;
+	case F_SPACE: {
+		const struct space *sp = (const struct space *)(const void *)base;
+
+		v = json_object();
+		for (k = 0; k < sp->n; k++) {
+			const struct space_var *sv = &sp->v[k];
+			json_t *vals;
+			size_t j;
+
+			if (sv->range) {
+				json_object_set_new(v, sv->name, json_string(sv->range));
+				continue;
+			}
+			vals = json_array();
+			for (j = 0; j < sv->n; j++)
+				json_array_append_new(vals, json_string(sv->values[j]));
+			json_object_set_new(v, sv->name, vals);
+		}
+		break;
+	}
+	case F_IDVARS:
+		v = json_array();
+		for (k = 0; k < c->tracker.nid; k++)
+			json_array_append_new(v, json_string(c->tracker.id_vars[k]));
+		break;
+	case F_ENV:
+		v = json_object();
+		for (k = 0; k < c->tracker.nenv; k++) {
+			const char *eq = strchr(c->tracker.env[k], '=');
+			char *name = xstrndup(c->tracker.env[k], (size_t)(eq - c->tracker.env[k]));
+
+			json_object_set_new(v, name, json_string(eq + 1));
+			free(name);
+		}
+		break;
+	case F_STR:
+		v = json_string(*(char *const *)base);
+		break;
+	case F_INT:
+		v = json_integer(*(const long long *)base);
+		break;
+	case F_BOOL:
+		v = json_boolean(*(const int *)base);
+		break;
+	case F_GOAL:
+		v = json_string(*(const int *)base ? "max" : "min");
+		break;
+	case F_CHAIN:
+		v = json_string(*(const int *)base ? "any-user" : "study");
+		break;
+	case F_LANES:
+		v = *(const long long *)base ? json_integer(*(const long long *)base) :
+		    json_string("auto");
+		break;
+	}
+	return v;
+}
+
 /* The configuration as pretty-printed JSON. */
 char *config_to_json(const struct config *c)
 {
@@ -634,57 +707,11 @@ char *config_to_json(const struct config *c)
 
 	for (i = 0; i < ARRAY_SIZE(fields); i++) {
 		const struct field *f = &fields[i];
-		const char *base = (const char *)c + f->off;
-		json_t *v = NULL;
+		json_t *v;
 
-		if (f->quiet)
+		if (f->quiet || f->kind == F_NUM || f->kind == F_SPACE)
 			continue;
-		switch (f->kind) {
-		case F_NUM:
-		case F_SPACE:
-			continue;
-		case F_IDVARS: {
-			size_t k;
-
-			v = json_array();
-			for (k = 0; k < c->tracker.nid; k++)
-				json_array_append_new(v, json_string(c->tracker.id_vars[k]));
-			break;
-		}
-		case F_ENV: {
-			size_t k;
-
-			v = json_object();
-			for (k = 0; k < c->tracker.nenv; k++) {
-				const char *eq = strchr(c->tracker.env[k], '=');
-				char *name = xstrndup(c->tracker.env[k],
-						      (size_t)(eq - c->tracker.env[k]));
-
-				json_object_set_new(v, name, json_string(eq + 1));
-				free(name);
-			}
-			break;
-		}
-		case F_STR:
-			v = json_string(*(char *const *)base);
-			break;
-		case F_INT:
-			v = json_integer(*(const long long *)base);
-			break;
-		case F_BOOL:
-			v = json_boolean(*(const int *)base);
-			break;
-		case F_GOAL:
-			v = json_string(*(const int *)base ? "max" : "min");
-			break;
-		case F_CHAIN:
-			v = json_string(*(const int *)base ? "any-user" : "study");
-			break;
-		case F_LANES:
-			v = *(const long long *)base ? json_integer(*(const long long *)base) :
-			    json_string("auto");
-			break;
-		}
+		v = field_json(c, f);
 		if (f->section == NULL) {
 			json_object_set_new(root, f->key, v);
 			continue;
@@ -724,6 +751,57 @@ static int doc_load(const char *path, json_t **doc, char **cause)
 		return -1;
 	}
 	return 0;
+}
+
+/* The key's value in force: the file's, else the field's default. */
+json_t *config_value(const struct config *c, const char *root, const char *const *path,
+		     size_t depth, int *is_default, char **cause)
+{
+	const struct field *f = depth == 1 ? find_field(NULL, path[0]) :
+				depth >= 2 ? find_field(path[0], path[1]) : NULL;
+	char *file;
+	json_t *doc = NULL, *v;
+	size_t i;
+
+	*is_default = 0;
+	*cause = NULL;
+	if (!f || (depth > 2 && f->kind != F_SPACE && f->kind != F_ENV))
+		return NULL;
+	file = path_join(root, CONFIG_FILE);
+	if (doc_load(file, &doc, cause) < 0) {
+		free(file);
+		return NULL;
+	}
+	free(file);
+	for (v = doc, i = 0; v && i < depth; i++)
+		v = json_is_object(v) ? json_object_get(v, path[i]) : NULL;
+	if (v) {
+		json_incref(v);
+	} else if (depth <= 2) {
+		v = field_json(c, f);
+		*is_default = 1;
+	} else {
+		*cause = xasprintf("%s.%s has no member '%s'", path[0], path[1], path[2]);
+	}
+	json_decref(doc);
+	return v;
+}
+
+/* The table's keys as SECTION.KEY joined by sep. */
+char *config_keys(const char *section, const char *sep)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fields); i++) {
+		const struct field *f = &fields[i];
+
+		if (section && (!f->section || strcmp(f->section, section) != 0))
+			continue;
+		buf_addf(&b, "%s%s%s%s", b.len ? sep : "", f->section ? f->section : "",
+			 f->section ? "." : "", f->key);
+	}
+	return buf_detach(&b, NULL);
 }
 
 /* Write doc to xloop.json atomically if it is a valid configuration (not when dry). */

@@ -115,6 +115,22 @@ int config_patch_file(const char *root, const struct json_t *changes, char **cau
 /* The config as pretty JSON text, ending in a newline. Caller frees. */
 char *config_to_json(const struct config *c);
 
+/*
+ * The value in force of the key at path (depth 1 to 4: "study",
+ * "metric.min_delta", "search.space.LR"), as JSON (a new reference): the
+ * file's when <root>/xloop.json sets it, else the default c holds
+ * (*is_default 1). NULL when the table has no such key (*cause NULL) or
+ * the file cannot be read (*cause says why).
+ */
+struct json_t *config_value(const struct config *c, const char *root, const char *const *path,
+			    size_t depth, int *is_default, char **cause);
+
+/*
+ * The configuration table's keys as SECTION.KEY ("study" alone), those of
+ * section only unless it is NULL, joined by sep; malloc'd ("" when none).
+ */
+char *config_keys(const char *section, const char *sep);
+
 void config_release(struct config *c);
 
 /*

@@ -303,13 +303,18 @@ static void set_commit(struct xl_ctx *ctx, long long run_id, const char *oid)
 	}
 }
 
+static int new_run(struct xl_ctx *ctx, const char *tag, const char *from,
+		   const char *var, const char *value, const char *note, int force,
+		   const char *segments, const struct loop_decision *dec, struct new_run *out,
+		   char **cause);
+
 /* Create a run: files, DB row, commit. */
 int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 		    size_t len, const char *cv_src, double cv_score, char **cause)
 {
 	const char *study = ctx->cfg.study;
 	char *dir = run_dir(ctx->root, study, r->tag);
-	char *job = path_join(dir, "job.sh"), *rel[STEPS_MAX + 1], *msg = NULL;
+	char *job = path_join(dir, "job.sh"), *rel[STEPS_MAX + 2], *msg = NULL;
 	size_t i, nrel = 0;
 	struct buf cv = BUF_INIT;
 	char oid[41], token[27];
@@ -442,6 +447,19 @@ int loop_create_run(struct xl_ctx *ctx, struct run *r, const char *text,
 		free(msg);
 		msg = m;
 	}
+	/* the decision that made it goes into the same commit (one commit a run) */
+	if (r->decision && loop_decisions_append(ctx, &r->decision->entry, &r->decision->once, 1,
+					    cause) == 0) {
+		char *m = xasprintf("%s\n%s", r->decision->msg, msg);
+
+		free(msg);
+		msg = m;
+		rel[nrel++] = xstrdup("ops/decisions.md");
+	} else if (r->decision) {
+		warning("run '%s' was created, but ops/decisions.md was not updated: %s",
+			r->tag, *cause);
+		FREE_AND_NULL(*cause);
+	}
 	if (loop_commit(ctx, (const char *const *)rel, nrel, msg, oid, cause) < 0) {
 		warning("run '%s' was created but not committed: %s (committed "
 			"by a later call once git lets it)", r->tag, *cause);
@@ -466,76 +484,6 @@ out:
 	free(msg);
 	free(job);
 	free(dir);
-	return rc;
-}
-
-/* Append to the decision log and commit it. */
-int loop_decide(struct xl_ctx *ctx, const char *entry, const char *evidence,
-		const char *msg, char **cause)
-{
-	return loop_decide_once(ctx, entry, NULL, evidence, msg, cause);
-}
-
-/* Whether a heading line ("## ...") of text contains mark (which has no newline but last). */
-static int heading_has(const char *text, const char *mark)
-{
-	const char *hit, *line;
-
-	for (hit = strstr(text, mark); hit; hit = strstr(hit + 1, mark)) {
-		for (line = hit; line > text && line[-1] != '\n'; line--)
-			;
-		if (strncmp(line, "## ", 3) == 0)
-			return 1;
-	}
-	return 0;
-}
-
-/* loop_decide, unless a heading of the file holds once already (then only the commit). */
-int loop_decide_once(struct xl_ctx *ctx, const char *entry, const char *once,
-		     const char *evidence, const char *msg, char **cause)
-{
-	char *path = path_join(ctx->root, "ops/decisions.md"), *dir, oid[41], *ev;
-	size_t n = 1;
-	struct buf b = BUF_INIT;
-	const char *rel[2] = { "ops/decisions.md", evidence };
-	int err, rc = -1;
-
-	dir = path_join(ctx->root, "ops");
-	if (make_dir(dir, 0755, cause) < 0)
-		goto out;
-	if (read_file(path, 64 << 20, &b, &err, cause) < 0) {
-		if (err != ENOENT)
-			goto out;
-		FREE_AND_NULL(*cause);
-		buf_adds(&b, "# Decisions\n");
-	}
-	if (once && heading_has(b.s, once))
-		goto commit;	/* written before a crash: committing is what is left */
-	if (b.len && b.s[b.len - 1] != '\n')
-		buf_addc(&b, '\n');
-	buf_addf(&b, "\n%s", entry);
-	if (b.s[b.len - 1] != '\n')
-		buf_addc(&b, '\n');
-	if (write_file_atomic(path, b.s, b.len, 0644, cause) < 0)
-		goto out;
-	crash_point("decide-after-write");
-commit:
-	ev = evidence ? path_join(ctx->root, evidence) : NULL;
-	if (ev && path_exists(ev))
-		n = 2;	/* a missing cv.json is left alone, not deleted from git */
-	free(ev);
-	/* a crash in the commit leaves the entry to loop_commit_repair */
-	db_kv_set(&ctx->db, "git.uncommitted", 1);
-	if (loop_commit(ctx, rel, n, msg, oid, cause) < 0) {
-		/* the DB is the truth; the entry stays in the file for the next commit */
-		warning("decision recorded in ops/decisions.md but not committed: %s", *cause);
-		FREE_AND_NULL(*cause);
-	}
-	rc = 0;
-out:
-	free(dir);
-	free(path);
-	buf_release(&b);
 	return rc;
 }
 
@@ -600,6 +548,23 @@ int loop_new_run_with(struct xl_ctx *ctx, const char *tag, const char *from,
 		      const char *var, const char *value, const char *note, int force,
 		      const char *segments, struct new_run *out, char **cause)
 {
+	return new_run(ctx, tag, from, var, value, note, force, segments, NULL, out, cause);
+}
+
+/* Make a one-change run whose decision entry goes into its commit. */
+int loop_new_run_decided(struct xl_ctx *ctx, const char *tag, const char *from,
+			 const char *var, const char *value, const char *note,
+			 const struct loop_decision *dec, struct new_run *out, char **cause)
+{
+	return new_run(ctx, tag, from, var, value, note, 0, NULL, dec, out, cause);
+}
+
+/* loop_new_run_with, and the decision (NULL: none) committed with the run. */
+static int new_run(struct xl_ctx *ctx, const char *tag, const char *from,
+		   const char *var, const char *value, const char *note, int force,
+		   const char *segments, const struct loop_decision *dec, struct new_run *out,
+		   char **cause)
+{
 	struct buf nt = BUF_INIT;
 	struct jobsh_change ch = JOBSH_CHANGE_INIT;
 	struct step_set set;
@@ -653,9 +618,11 @@ int loop_new_run_with(struct xl_ctx *ctx, const char *tag, const char *from,
 	out->run.note = xstrdup(note ? note : "");
 	out->run.segments = segments;
 	out->run.steps = set.nr > 1 ? &set : NULL;
+	out->run.decision = dec;
 	rc = loop_create_run(ctx, &out->run, set.texts[0].s, set.texts[0].len, NULL, 0, cause);
 	out->run.segments = NULL;	/* borrowed */
 	out->run.steps = NULL;
+	out->run.decision = NULL;
 	if (rc) {
 		run_release(&out->run);
 		goto out;

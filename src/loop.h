@@ -84,6 +84,22 @@ int loop_run_proven(struct xl_ctx *ctx, const struct run *r);
 int loop_decide(struct xl_ctx *ctx, const char *entry, const char *evidence,
 		const char *msg, char **cause);
 /*
+ * Append entries[i] to ops/decisions.md, each unless a heading holds
+ * onces[i] already (onces or onces[i] NULL: always), in one atomic write,
+ * without a commit (the caller commits the file). 0 or -1 with *cause.
+ */
+int loop_decisions_append(struct xl_ctx *ctx, const char *const *entries,
+			  const char *const *onces, size_t n, char **cause);
+
+/*
+ * Entries appended in one write (each unless a heading holds its once;
+ * onces may be NULL) and committed once with msg and evidence: a verdict
+ * and the promotion it made are one commit.
+ */
+int loop_decide_entries(struct xl_ctx *ctx, const char *const *entries, const char *const *onces,
+			size_t n, const char *evidence, const char *msg, char **cause);
+
+/*
  * The same for an entry that a crash may have written already (after the
  * file, before the DB knew): when a heading line of the file contains once
  * (" · autopilot proposes T"), the entry is not appended again, only
@@ -137,6 +153,20 @@ void new_run_release(struct new_run *nr);
 int loop_new_run(struct xl_ctx *ctx, const char *tag, const char *from,
 		 const char *var, const char *value, const char *note, int force,
 		 struct new_run *out, char **cause);
+
+/*
+ * A decision a run's creation writes to ops/decisions.md and commits with
+ * its job.sh, one commit (autopilot's proposal): entry (not appended when
+ * a heading holds once already, after a crash), msg heads the commit's.
+ */
+struct loop_decision {
+	const char *entry, *once, *msg;
+};
+
+/* loop_new_run (never forced) whose decision entry goes into the run's commit. */
+int loop_new_run_decided(struct xl_ctx *ctx, const char *tag, const char *from,
+			 const char *var, const char *value, const char *note,
+			 const struct loop_decision *dec, struct new_run *out, char **cause);
 
 /*
  * loop_new_run, the run recording its own segment count (`new --segments

@@ -9,6 +9,8 @@
 
 struct step_set;
 
+struct loop_decision;
+
 struct run {
 	long long id;
 	char *study;
@@ -26,6 +28,9 @@ struct run {
 	const struct step_set *steps;	/* its scripts, job.sh first (borrowed), or
 					 * NULL: job.sh only; only loop_create_run
 					 * reads it (read: steps_read) */
+	const struct loop_decision *decision;	/* committed with its job.sh (borrowed,
+						 * loop.h), or NULL; only loop_create_run
+						 * reads it */
 };
 
 struct attempt {

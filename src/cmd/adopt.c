@@ -100,13 +100,14 @@ static char *other_directive(const struct sbatch_directive *d, const struct conf
  * naming the value Slurm gets. Adds one object per warning to list.
  */
 static void check_directives(struct xl_ctx *ctx, const char *tag, const char *text,
-			     json_t *list)
+			     int took, json_t *list)
 {
 	struct sbatch_directives d;
 	struct slurm_submit req;
 	struct buf scratch = BUF_INIT;
 	char **argv, *out, *dir;
 	size_t i, j, k, n = 0;
+	int takeable = 0;	/* a warned line --take-sbatch would take */
 
 	sbatch_directives_parse(text, &d);
 	if (d.nr == 0) {
@@ -147,18 +148,24 @@ static void check_directives(struct xl_ctx *ctx, const char *tag, const char *te
 		} else if ((why = other_directive(e, &ctx->cfg)) == NULL) {
 			continue;
 		}
+		for (k = 0; k < ARRAY_SIZE(takes); k++)
+			takeable |= strcmp(takes[k].option, e->option) == 0;
 		warning("job.sh line %d: '#SBATCH %s' %s", e->line, e->text, why);
 		json_array_append_new(list, json_pack("{s:i, s:s, s:s, s:s}", "line", e->line,
 			"directive", e->text, "slurm_gets", gets ? gets : "", "why", why));
 		free(why);
 		n++;
 	}
+	/* --take-sbatch is offered only when not given and it would take a line above */
 	if (n)
 		warning("the rule: xloop gives sbatch the options from xloop.json (and the job "
 			"name, log, comment, chdir) on its command line, and sbatch's command "
 			"line wins over #SBATCH lines; other #SBATCH lines still apply (xloop "
-			"help submit). To run with the job's own CPUs, memory, time, GRES and "
-			"partition instead, adopt it with --take-sbatch (they go into xloop.json)");
+			"help submit).%s", took ? " --take-sbatch takes only the CPUs, memory, "
+			"time, GRES and partition: set the others in xloop.json or remove them "
+			"from job.sh" : takeable ? " To run with the job's own CPUs, memory, "
+			"time, GRES and partition instead, adopt it with --take-sbatch (they go "
+			"into xloop.json)" : "");
 	free(argv);
 	buf_release(&scratch);
 	free(out);
@@ -308,7 +315,8 @@ static int cmd_adopt(struct xl_ctx *ctx, const struct cmd_entry *self,
 		if (rc)
 			goto fail;
 	}
-	check_directives(ctx, tag, r.steps ? set.texts[0].s : text.s, sbatch_lines);
+	check_directives(ctx, tag, r.steps ? set.texts[0].s : text.s,
+			 args_flag(args, "take-sbatch"), sbatch_lines);
 	if (ctx->json) {
 		json_t *sl = json_array();
 

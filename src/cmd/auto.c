@@ -1,6 +1,7 @@
 /*
  * xloop auto on [--budget-runs N] [--budget-hours H] [--until ISO-8601] |
- * auto off | auto status: autopilot, the loop choosing its next runs.
+ * auto off | auto status: autopilot, the loop choosing its next runs. A
+ * limit auto on does not name is kept from xloop.json.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +17,11 @@
 #include "loop.h"
 
 static const struct opt auto_on_opts[] = {
-	{ "budget-runs", OPT_STRING, "N", "stop after N runs autopilot created" },
-	{ "budget-hours", OPT_STRING, "H", "stop after H GPU-hours of its runs" },
-	{ "until", OPT_STRING, "ISO-8601", "stop at this UTC time" },
+	{ "budget-runs", OPT_STRING, "N", "stop after N runs autopilot created (0: no limit; "
+	  "left out: the limit xloop.json has, none the first time)" },
+	{ "budget-hours", OPT_STRING, "H", "stop after H GPU-hours of its runs (0: no limit; "
+	  "left out: kept)" },
+	{ "until", OPT_STRING, "ISO-8601", "stop at this UTC time (none: no end; left out: kept)" },
 	OPT_END,
 };
 
@@ -62,60 +65,147 @@ static const char *said_key(struct xl_ctx *ctx, char *key, size_t size)
 	return key;
 }
 
-/* auto on: a new budget; switched on already, what was spent stays spent. */
+/* A budget value in words for a change line: "none" when it is no limit. */
+static char *limit_words(long long runs, double hours, const char *until, int which)
+{
+	if (which == 0)
+		return runs ? xasprintf("%lld", runs) : xstrdup("none");
+	if (which == 1)
+		return hours > 0 ? xasprintf("%g", hours) : xstrdup("none");
+	return *until ? xstrdup(until) : xstrdup("none");
+}
+
+/* Who submits what auto on set going, after the edit: a line for people. */
+static char *who_submits(struct xl_ctx *ctx, char **job_id)
+{
+	const char *mode = ctx->cfg.driver.mode;
+	struct driver_status ds;
+
+	*job_id = NULL;
+	if (strcmp(mode, "slurm") == 0) {
+		char *t = NULL;
+
+		if (driver_status_read(ctx, &ds) == 0 && ds.job_id && *ds.job_id) {
+			t = xasprintf("the feeder job %s submits it (driver.mode slurm: at once "
+				      "when nothing runs, else as a run ends; `xloop driver "
+				      "status`)", ds.job_id);
+			*job_id = xstrdup(ds.job_id);
+		}
+		driver_status_release(&ds);
+		return t ? t : xstrdup("no feeder job waits (nothing to feed now, or Slurm did "
+				       "not answer: see above); `xloop next` submits it");
+	}
+	if (strcmp(mode, "scrontab") == 0 || strcmp(mode, "cron") == 0)
+		return xasprintf("the next `xloop tick` of %s submits it, or `xloop next` now",
+				 strcmp(mode, "cron") == 0 ? "cron" : "the scrontab entry");
+	return xstrdup("`xloop next` or `xloop tick` submits it (driver.mode none: nothing "
+		       "runs on its own)");
+}
+
+/*
+ * auto on: switch on with a budget. What an option does not name is kept
+ * from xloop.json (a limit set before stays); switched on already, what
+ * was spent stays spent. Each change is printed, then what is submitted
+ * first and who submits it.
+ */
 static int auto_on(struct xl_ctx *ctx, const struct cmd_entry *self, const char *runs,
 		   const char *hours, const char *until)
 {
-	long long n = 0;
-	double h = 0;
-	const char *errstr;
-	char *end = NULL, *what, *budget, *spent = NULL, key[128];
+	const struct config *c = &ctx->cfg;
+	long long n = c->autopilot.budget_runs;
+	double h = c->autopilot.budget_hours;
+	const char *errstr, *keys[3] = { "budget_runs", "budget_hours", "until" };
+	char *end = NULL, *what, *budget, *spent = NULL, key[128], *u;
+	char *first = NULL, *who = NULL, *job_id = NULL;
 	struct auto_status st;
+	struct buf lines = BUF_INIT;
+	json_t *changes = json_array();
 	long long since;
-	int rc, again;
+	int rc, again, k, was_on = c->autopilot.on;
 
-	if (runs && parse_ll(runs, 1, 1000000, &n, &errstr) < 0) {
+	if (runs && parse_ll(runs, 0, 1000000, &n, &errstr) < 0) {
 		cmd_usage_error(self, "--budget-runs: '%s' is %s", runs, errstr);
+		json_decref(changes);
 		return XL_USAGE;
 	}
-	if (hours && ((h = strtod(hours, &end)), end == hours || *end || !(h > 0) || h > 1e9)) {
-		cmd_usage_error(self, "--budget-hours: '%s' is not a positive number", hours);
+	if (hours && ((h = strtod(hours, &end)), end == hours || *end || !(h >= 0) || h > 1e9)) {
+		cmd_usage_error(self, "--budget-hours: '%s' is not a number >= 0", hours);
+		json_decref(changes);
 		return XL_USAGE;
 	}
-	if (until && config_parse_iso(until) < 0) {
+	if (until && *until && strcmp(until, "none") != 0 && config_parse_iso(until) < 0) {
 		cmd_usage_error(self, "--until: '%s' is not an ISO-8601 UTC time like "
-				"2026-12-02T06:00:00Z", until);
+				"2026-12-02T06:00:00Z (or none)", until);
+		json_decref(changes);
 		return XL_USAGE;
 	}
-	if (ctx->cfg.search.space.n == 0)
+	u = xstrdup(!until ? c->autopilot.until : strcmp(until, "none") == 0 ? "" : until);
+	if (c->search.space.n == 0)
 		warning("the search space is empty: autopilot proposes nothing until "
 			"`xloop space set VAR=...`");
-	if (!*ctx->cfg.search.seed)
+	if (!*c->search.seed)
 		warning("no seed variable: gains are not checked against noise "
 			"(`xloop space seed VAR`)");
-	/* on already: a new budget, the spending goes on (since stays) */
-	again = ctx->cfg.autopilot.on && ctx->cfg.autopilot.since > 0;
-	since = again ? ctx->cfg.autopilot.since : (long long)time(NULL);
+	/* on already: the spending goes on (since stays) */
+	again = c->autopilot.on && c->autopilot.since > 0;
+	since = again ? c->autopilot.since : (long long)time(NULL);
 	if (again && autopilot_status(ctx, &st) == 0) {
 		spent = xasprintf("; spent so far: %lld run%s, %.2f GPU-hours", st.runs,
 				  st.runs == 1 ? "" : "s", st.hours);
 		auto_status_release(&st);
 	}
-	budget = budget_words(n, h, until ? until : "");
+	/* each change, before -> after; a limit kept is said too */
+	if (!was_on) {
+		buf_adds(&lines, "  autopilot.on: false -> true\n");
+		json_array_append_new(changes, json_pack("{s:s, s:s, s:s}", "key", "autopilot.on",
+							 "from", "false", "to", "true"));
+	}
+	for (k = 0; k < 3; k++) {
+		char *from = limit_words(c->autopilot.budget_runs, c->autopilot.budget_hours,
+					 c->autopilot.until, k);
+		char *to = limit_words(n, h, u, k);
+		const char *opt = k == 0 ? runs : k == 1 ? hours : until;
+
+		if (strcmp(from, to) != 0) {
+			buf_addf(&lines, "  autopilot.%s: %s -> %s\n", keys[k], from, to);
+			json_array_append_new(changes, json_pack("{s:s+, s:s, s:s}", "key",
+				"autopilot.", keys[k], "from", from, "to", to));
+		} else if (!opt && strcmp(to, "none") != 0) {
+			buf_addf(&lines, "  autopilot.%s: %s, kept (--%s not given)\n", keys[k], to,
+				 k == 0 ? "budget-runs" : k == 1 ? "budget-hours" : "until");
+		}
+		free(from);
+		free(to);
+	}
+	budget = budget_words(n, h, u);
 	what = xasprintf("autopilot on (budget: %s%s)", budget, spent ? spent : "");
-	rc = loop_decide_config(ctx, auto_path, 1, auto_json(1, n, h, until ? until : "",
-							      since), what);
+	rc = loop_decide_config(ctx, auto_path, 1, auto_json(1, n, h, u, since), what);
 	if (rc == 0 && again)	/* a new budget: its end is said again */
 		db_kv_set(&ctx->db, said_key(ctx, key, sizeof(key)), 0);
-	if (rc == 0 && ctx->json)
-		cmd_emit_json(json_pack("{s:b, s:s}", "on", 1, "budget", budget));
-	else if (rc == 0)
-		printf("%s: next and tick propose runs when the plan is empty\n", what);
-	free(spent);
-	if (rc == 0)	/* driver.mode slurm: a feeder proposes them once the session ends */
+	if (rc == 0) {
+		/* driver.mode slurm: a feeder proposes them once the session ends */
 		driver_after_edit(ctx);
+		first = autopilot_first(ctx);
+		who = who_submits(ctx, &job_id);
+	}
+	if (rc == 0 && ctx->json) {
+		cmd_emit_json(json_pack("{s:b, s:s, s:O, s:s, s:o}", "on", 1, "budget", budget,
+					"changes", changes, "first", first, "feeder",
+					job_id ? json_string(job_id) : json_null()));
+	} else if (rc == 0) {
+		printf("%s: next and tick propose runs when the plan is empty\n", what);
+		fputs(lines.s, stdout);
+		printf("first: %s\n%s\n", first, who);
+	}
+	free(first);
+	free(who);
+	free(job_id);
+	free(spent);
 	free(what);
 	free(budget);
+	free(u);
+	buf_release(&lines);
+	json_decref(changes);
 	return rc;
 }
 
@@ -205,9 +295,14 @@ const struct cmd_entry cmd_auto_entry = {
 	"        a run), --budget-hours their GPU-hours (elapsed x GPUs a node x\n"
 	"        nodes, every attempt; a CPU-only job counts 1 a node), --until a\n"
 	"        UTC time. At the limit nothing new is submitted; what is in Slurm\n"
-	"        finishes. auto on again while on (to raise the budget) sets the\n"
-	"        budget anew from its options and keeps what was spent; after auto\n"
-	"        off it counts from zero.\n"
+	"        finishes. A limit not named is kept from xloop.json: the first\n"
+	"        auto on without --budget-runs has no run limit, a later one keeps\n"
+	"        the limit set before (--budget-runs 0, --budget-hours 0, --until\n"
+	"        none remove one). It prints each change (before -> after) and each\n"
+	"        limit kept, what is submitted first, and who submits it (the\n"
+	"        feeder job's id with driver.mode slurm). auto on again while on\n"
+	"        (to raise the budget) keeps what was spent; after auto off it\n"
+	"        counts from zero.\n"
 	"off     only the plan feeds the queue\n"
 	"status  the switch, the budget, what is spent, why it stopped\n"
 	"When on and the plan is empty, next and tick propose one run at a time:\n"

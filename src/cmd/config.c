@@ -1,6 +1,7 @@
 /*
  * xloop config get KEY | config set KEY VALUE: read or set one key of
- * xloop.json ("metric.name", "resources.cpus"), checked as xloop checks the
+ * xloop.json ("metric.name", "resources.cpus"; get: any key of config.c's
+ * table, its default when the file does not set it), checked as xloop checks the
  * file when it loads it; a set is a decision (an ops/decisions.md entry
  * committed with xloop.json), as `space` and `auto` make theirs.
  */
@@ -37,48 +38,42 @@ static size_t split_key(const char *key, char **buf, const char *path[KEY_DEPTH]
 	return 0;
 }
 
-/* The value of path in xloop.json (borrowed from doc), or NULL. */
-static json_t *lookup(json_t *doc, const char *const *path, size_t depth)
-{
-	size_t i;
-
-	for (i = 0; doc && i < depth; i++)
-		doc = json_is_object(doc) ? json_object_get(doc, path[i]) : NULL;
-	return doc;
-}
-
-/* xloop.json as it is now, with its defaults filled in (config_to_json). */
-static json_t *current(struct xl_ctx *ctx)
-{
-	char *text = config_to_json(&ctx->cfg);
-	json_t *doc = json_loads(text, 0, NULL);
-
-	free(text);
-	return doc;
-}
-
-/* config get KEY: the value as JSON. */
+/* config get KEY: the value in force as JSON, "(default)" after it when the file does not set it. */
 static int config_get(struct xl_ctx *ctx, const char *key)
 {
 	const char *path[KEY_DEPTH];
-	char *buf, *s;
+	char *buf, *s, *cause = NULL, *keys;
 	size_t depth = split_key(key, &buf, path);
-	json_t *doc = current(ctx), *v = depth ? lookup(doc, path, depth) : NULL;
-	int rc = XL_OK;
+	int is_default = 0;
+	json_t *v = depth ? config_value(&ctx->cfg, ctx->root, path, depth, &is_default,
+					 &cause) : NULL;
 
-	if (!v) {
-		error("%s has no key '%s' (`xloop help config` lists the sections)",
-		      CONFIG_FILE, key);
-		rc = XL_DATAERR;
-	} else {
-		/* the value is JSON already: --json prints the same */
-		s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-		printf("%s\n", s ? s : "null");
-		free(s);
+	if (!v && cause) {
+		error("%s", cause);
+		free(cause);
+		free(buf);
+		return XL_DATAERR;
 	}
-	json_decref(doc);
+	if (!v) {
+		/* the section's keys when it is one, else every key */
+		keys = depth > 1 ? config_keys(path[0], ", ") : xstrdup("");
+		if (!*keys) {
+			free(keys);
+			keys = config_keys(NULL, ", ");
+		}
+		error("%s has no key '%s' (the keys: %s; `xloop help config`)", CONFIG_FILE,
+		      key, keys);
+		free(keys);
+		free(buf);
+		return XL_DATAERR;
+	}
 	free(buf);
-	return rc;
+	/* the value is JSON already: --json prints the same, without the note */
+	s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15));
+	printf("%s%s\n", s ? s : "null", is_default && !ctx->json ? " (default)" : "");
+	free(s);
+	json_decref(v);
+	return XL_OK;
 }
 
 /*
@@ -164,7 +159,7 @@ static int cmd_config(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 static const struct cmd_entry config_subs[] = {
 	{ .name = "config get", .args = "KEY", .min = 1, .max = 1, .exec = cmd_config,
-	  .summary = "print one key of xloop.json (defaults filled in) as JSON" },
+	  .summary = "print one key of xloop.json as JSON, its default when the file has none" },
 	{ .name = "config set", .args = "KEY VALUE", .min = 2, .max = 2, .exec = cmd_config,
 	  .summary = "set one key of xloop.json, checked, committed as a decision" },
 	{ NULL },
@@ -175,7 +170,9 @@ const struct cmd_entry cmd_config_entry = {
 	.group = CMD_GROUP_LOOP,
 	.target = CMD_TARGET_NONE,
 	.summary = "read or set one key of xloop.json (metric.name, resources.cpus, ...)",
-	.help = "get KEY          the value (defaults filled in), as JSON\n"
+	.help = "get KEY          the value in force, as JSON: the file's, else the default\n"
+	"                 followed by \"(default)\" (every key of the table: an\n"
+	"                 unknown one is refused with the keys it could be)\n"
 	"set KEY VALUE    set it: VALUE is taken as JSON when it parses as what the\n"
 	"                 key takes (2, true, \"text\"), else as a string (accuracy)\n"
 	"KEY is SECTION.NAME as in xloop.json: slurm.*, resources.*, metric.*\n"
@@ -188,6 +185,7 @@ const struct cmd_entry cmd_config_entry = {
 	"entry committed with xloop.json. search.* and autopilot.* are set by\n"
 	"`xloop space` and `xloop auto`, which check them against the baseline;\n"
 	"the study's name is fixed (its runs live under it).\n"
-	"With --json both print the value as JSON, as get does without it.\n",
+	"With --json both print the value as JSON, as get does without it (and\n"
+	"without \"(default)\").\n",
 	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .subs = config_subs,
 };

@@ -207,14 +207,14 @@ static void emit(struct export *e, json_t *row, const char *const *names, size_t
 		if (i)
 			buf_addc(&b, ',');
 		csv_value(&b, json_object_get(row, names[i]));
-		if (strcmp(names[i], "new_value") == 0 && json_object_get(row, "space")) {
-			json_t *sp = json_object_get(row, "space");
-
+		if (strcmp(names[i], "new_value") == 0)
 			for (k = 0; k < e->nspace; k++) {
+				char *col = xasprintf("space.%s", e->space[k]);
+
 				buf_addc(&b, ',');
-				csv_value(&b, json_object_get(sp, e->space[k]));
+				csv_value(&b, json_object_get(row, col));
+				free(col);
 			}
-		}
 	}
 	printf("%s\n", b.s);
 	buf_release(&b);
@@ -250,7 +250,7 @@ static void pick_space(struct export *e, const struct run *runs, size_t n)
 static json_t *run_row(struct export *e, const struct best_state *bs, const struct run *r,
 		       const struct attempt *v, size_t n)
 {
-	json_t *row = json_object(), *sp = json_object();
+	json_t *row = json_object();
 	const struct attempt *last = n ? &v[n - 1] : NULL;
 	long cfg = best_find_run(bs, r->id);
 	const char *config = cfg >= 0 ? bs->v[cfg].config : NULL;
@@ -267,13 +267,15 @@ static json_t *run_row(struct export *e, const struct best_state *bs, const stru
 	json_object_set_new(row, "var", str_or_null(r->var));
 	json_object_set_new(row, "old_value", r->parent_id ? json_string(r->old_value) : json_null());
 	json_object_set_new(row, "new_value", r->parent_id ? json_string(r->new_value) : json_null());
+	/* flat, as CSV's columns: pd.read_json and pd.read_csv give the same frame */
 	for (i = 0; i < e->nspace; i++) {
 		char *val = config ? confkey_value(config, e->space[i]) : NULL;
+		char *col = xasprintf("space.%s", e->space[i]);
 
-		json_object_set_new(sp, e->space[i], str_or_null(val));
+		json_object_set_new(row, col, str_or_null(val));
+		free(col);
 		free(val);
 	}
-	json_object_set_new(row, "space", sp);
 	json_object_set_new(row, "seed", str_or_null(seed_of(bs, r->id)));
 	json_object_set_new(row, "verdict", str_or_null(last ? last->verdict : NULL));
 	json_object_set_new(row, "reason", str_or_null(last ? last->verdict_reason : NULL));
@@ -412,7 +414,7 @@ const struct cmd_entry cmd_export_entry = {
 	"XLOOP_RUN_ID its jobs saw), parent, var, old_value and new_value (its one\n"
 	"change), one space.NAME column per variable of the search space (every\n"
 	"variable a run changed when there is no space; values as the run's\n"
-	"configuration holds them, text), seed, verdict, reason and failure_class\n"
+	"configuration holds them, text; a JSON line has the same flat keys), seed, verdict, reason and failure_class\n"
 	"(of its latest attempt), score (its latest attempt's), config_mean and\n"
 	"config_runs (its configuration's mean over proven runs), model_estimate\n"
 	"and model_sd (the estimate of its configuration's true score that chooses\n"
@@ -427,8 +429,9 @@ const struct cmd_entry cmd_export_entry = {
 	"start, end, log). Column names are stable: schemas/export.schema.json\n"
 	"documents each and its type. CSV: RFC 4180, a header line, null as an\n"
 	"empty field, booleans true/false, times ISO-8601 UTC. Reads only.\n"
-	"In pandas: pd.read_csv(\"runs.csv\", parse_dates=[\"created\", \"start\", \"end\"],\n"
-	"float_precision=\"round_trip\") (numbers exactly as written)\n"
-	"or pd.read_json(\"runs.jsonl\", lines=True).\n",
+	"In pandas: pd.read_csv(\"runs.csv\") and pd.read_json(\"runs.jsonl\", lines=True)\n"
+	"give the same columns and dtypes; pd.read_csv(\"runs.csv\", parse_dates=[\"created\",\n"
+	"\"start\", \"end\"], float_precision=\"round_trip\") reads times as times and\n"
+	"numbers exactly as written.\n",
 	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_export,
 };

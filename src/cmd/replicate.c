@@ -1,9 +1,10 @@
 /*
  * xloop replicate T [-n K]: queue K replicates of T's configuration (runs
  * whose one change is the seed variable) in the plan: each on the next seed
- * the baseline has and T's configuration lacks (common seeds: the paired
- * test that labels a configuration confirmed compares on them), else on a
- * fresh seed.
+ * the baseline has and T's configuration lacks, its own runs, plan entries
+ * and proposals counted (common seeds: the paired test that labels a
+ * configuration confirmed compares on them), else on a fresh seed (best.h's
+ * best_next_seed: another configuration's seeds are no concern).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,27 +23,6 @@ static const struct opt replicate_opts[] = {
 	{ "n", OPT_STRING, "K", "how many replicates (1 to 100, default 1)" },
 	OPT_END,
 };
-
-/* The next seed of the baseline's (in its run order) that is not in used, or NULL. */
-static const char *common_seed(const struct best_state *bs, long c, char **used, size_t n)
-{
-	size_t i, k;
-
-	if (bs->baseline < 0 || bs->baseline == c)
-		return NULL;
-	for (i = 0; i < bs->nruns; i++) {
-		const struct best_run *r = &bs->runs[i];
-		int taken = 0;
-
-		if (r->cfg != bs->baseline || !r->seed || !(r->proven || r->open))
-			continue;
-		for (k = 0; k < n && !taken; k++)
-			taken = strcmp(used[k], r->seed) == 0;
-		if (!taken)
-			return r->seed;
-	}
-	return NULL;
-}
 
 /* Queue replicates. */
 static int cmd_replicate(struct xl_ctx *ctx, const struct cmd_entry *self,
@@ -91,9 +71,9 @@ static int cmd_replicate(struct xl_ctx *ctx, const struct cmd_entry *self,
 		goto out_bs;
 	}
 	for (i = 0; i < k; i++) {
-		const char *common = common_seed(&bs, c, used, nused);
-		char *val = common ? xstrdup(common) :
-			    space_fresh_seed((const char *const *)used, nused);
+		char *common = best_next_seed(ctx, &bs, bs.baseline == c ? -1 : bs.baseline,
+					      used, nused);
+		char *val = common ? common : space_fresh_seed((const char *const *)used, nused);
 
 		if (plan_add(&ctx->db, ctx->cfg.study, bs.v[c].rep_tag, seed, val, &id) < 0) {
 			free(val);
@@ -153,8 +133,10 @@ const struct cmd_entry cmd_replicate_entry = {
 	"configuration (T itself unless T is a replicate): s is the next seed the\n"
 	"baseline has and T's configuration lacks, in the baseline's order (common\n"
 	"seeds: the paired test that labels confirmed compares on them, `help best`),\n"
-	"else a fresh seed; the output\n"
-	"says which. next and tick submit\n"
+	"else a fresh seed; the output says which. What the configuration lacks\n"
+	"counts its own runs, plan entries and autopilot's proposals, never another\n"
+	"configuration's: replicates of two configurations share seeds, which pairs\n"
+	"them too. next and tick submit\n"
 	"them as tags B--r2, B--r3, ... Each replicate's score joins its\n"
 	"configuration's mean, and together they measure the noise (help best).\n"
 	"Needs a seed variable: `xloop space seed VAR`. T may be \"best\".\n"

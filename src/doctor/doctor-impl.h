@@ -38,7 +38,8 @@ void doctor_check_partition(struct doctor_checks *c, const struct doctor_facts *
 			    const char *partition);
 void doctor_check_nodes(struct doctor_checks *c, const struct doctor_facts *f,
 			const struct node *v, size_t nr, const char *partition);
-void doctor_check_accounting(struct doctor_checks *c, const struct doctor_facts *f);
+void doctor_check_accounting(struct doctor_checks *c, const struct doctor_facts *f,
+			     const struct config *cfg);
 
 /* The study's resources against the partition (doctor-fit.c). */
 void doctor_check_time(struct doctor_checks *c, const struct doctor_facts *f,

@@ -7,6 +7,7 @@
 
 #include "lib/buf.h"
 #include "doctor/doctor-impl.h"
+#include "driver/driver.h"
 #include "lib/util.h"
 
 #define DOCTOR_SLURM_TIMEOUT_MS 15000	/* per Slurm call: doctor must be quick */
@@ -352,11 +353,51 @@ static long long conf_secs(const char *v)
 	return digits ? x : -1;
 }
 
-/* Accounting on or off, and what a verdict relies on then. */
-void doctor_check_accounting(struct doctor_checks *c, const struct doctor_facts *f)
+/*
+ * How often at the latest the study's driver ticks on its own, in seconds:
+ * driver.mode slurm, a feeder as each run ends and its watchdog every
+ * DRIVER_WATCH_SECS; scrontab, its entry every 5 minutes; 0 for cron
+ * (the user's crontab says) and none.
+ */
+static long long driver_period(const struct config *cfg)
+{
+	if (strcmp(cfg->driver.mode, "slurm") == 0)
+		return DRIVER_WATCH_SECS;
+	if (strcmp(cfg->driver.mode, "scrontab") == 0)
+		return 300;
+	return 0;
+}
+
+/* The fix for verdicts that rely on scontrol: only what the driver mode needs. */
+static char *scontrol_fix(const struct config *cfg, long long secs)
+{
+	const char *mode = cfg->driver.mode;
+	long long every = driver_period(cfg), min = secs >= 120 ? secs / 120 : 1;
+
+	if (every)
+		return xasprintf("have the admin set up slurmdbd (AccountingStorageType="
+				 "accounting_storage/slurmdbd) or raise MinJobAge above %lld s "
+				 "(driver.mode %s ticks at least so often)", every, mode);
+	if (strcmp(mode, "cron") == 0)
+		return secs > 0 ? xasprintf("run `xloop tick` from cron at least every %lld min "
+					    "(`xloop cron-line`), or have the admin set up slurmdbd "
+					    "(AccountingStorageType=accounting_storage/slurmdbd)", min) :
+		       xstrdup("run `xloop tick` from cron every minute or two, or have the "
+			       "admin set up slurmdbd");
+	return secs > 0 ? xasprintf("run `xloop tick` from cron at least every %lld min, or "
+				    "set driver.mode to \"slurm\" (a feeder ticks as each run ends), "
+				    "or have the admin set up slurmdbd "
+				    "(AccountingStorageType=accounting_storage/slurmdbd)", min) :
+	       xstrdup("run `xloop tick` from cron every minute or two, or set driver.mode "
+		       "to \"slurm\", or have the admin set up slurmdbd");
+}
+
+/* Accounting on or off, and what a verdict relies on then (and the driver mode). */
+void doctor_check_accounting(struct doctor_checks *c, const struct doctor_facts *f,
+			     const struct config *cfg)
 {
 	const char *type, *age;
-	long long secs;
+	long long secs, every = driver_period(cfg);
 
 	if (f->conf_rc) {
 		doctor_add(c, "accounting", DOCTOR_FAIL, xasprintf("cannot read Slurm's configuration: "
@@ -374,17 +415,27 @@ void doctor_check_accounting(struct doctor_checks *c, const struct doctor_facts 
 	} else if (secs == 0) {
 		doctor_add(c, "accounting", DOCTOR_OK, xstrdup("no accounting, but scontrol keeps "
 		    "finished jobs for ever (MinJobAge=0): verdicts rely on scontrol"), NULL);
+	} else if (secs > every && every) {
+		/* the driver reads each end long before scontrol forgets it: nothing to do */
+		doctor_add(c, "accounting", DOCTOR_OK, xasprintf("no accounting: verdicts rely on "
+		    "scontrol, which keeps finished jobs MinJobAge=%lld s; driver.mode %s ticks %s"
+		    "every %lld s at the latest, well within it", secs, cfg->driver.mode,
+		    strcmp(cfg->driver.mode, "slurm") == 0 ? "as each run ends (a feeder) and " : "",
+		    every), NULL);
+	} else if (secs > 0 && strcmp(cfg->driver.mode, "slurm") == 0) {
+		doctor_add(c, "accounting", DOCTOR_WARN, xasprintf("no accounting: verdicts rely on "
+		    "scontrol, which forgets jobs after MinJobAge=%lld s; driver.mode slurm ticks "
+		    "as each run ends, but a feeder kept waiting in the queue longer than that (its "
+		    "watchdog comes after %lld s) finds the job forgotten", secs, every),
+		    scontrol_fix(cfg, secs));
 	} else if (secs > 0) {
 		doctor_add(c, "accounting", DOCTOR_WARN, xasprintf("no accounting: verdicts rely on "
-		    "scontrol, which forgets jobs after MinJobAge=%lld s; run xloop "
-		    "next/tick more often than that", secs), xasprintf("run `xloop tick` "
-		    "from cron at least every %lld min, or have the admin set up slurmdbd "
-		    "(AccountingStorageType=accounting_storage/slurmdbd)",
-		    secs >= 120 ? secs / 120 : 1));
+		    "scontrol, which forgets jobs after MinJobAge=%lld s; %s", secs, every ?
+		    "driver.mode scrontab ticks less often than that" : "run xloop next/tick more "
+		    "often than that"), scontrol_fix(cfg, secs));
 	} else {
 		doctor_add(c, "accounting", DOCTOR_WARN, xasprintf("no accounting: verdicts rely on "
 		    "scontrol, which forgets jobs after MinJobAge (unreadable: '%s')",
-		    age ? age : "missing"), xstrdup("run `xloop tick` from cron every "
-		    "minute or two, or have the admin set up slurmdbd"));
+		    age ? age : "missing"), scontrol_fix(cfg, -1));
 	}
 }

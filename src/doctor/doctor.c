@@ -37,7 +37,7 @@ void doctor_check_all(const struct doctor_facts *f, const struct config *cfg,
 			doctor_check_gres(c, cfg, nodes, nr);
 			doctor_check_resources(c, cfg, nodes, nr);
 		}
-		doctor_check_accounting(c, f);
+		doctor_check_accounting(c, f, cfg);
 	}
 	doctor_check_disk(c, root);
 	doctor_check_gpu_procs(c);

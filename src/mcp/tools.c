@@ -95,12 +95,15 @@ static const struct tool tools[] = {
 	  "Autopilot's switch, budget, what is spent and why it stopped. Reads only.", 0,
 	  { { NULL } } },
 	{ "auto_on", "Switch autopilot on", "auto on", "auto",
-	  "Switch autopilot on with a budget: an empty plan no longer stops the loop.", 0,
-	  { { "budget_runs", P_INT, "--budget-runs", 0, "stop after N runs autopilot created",
-	      NULL, 1, 1000000 },
-	    { "budget_hours", P_NUM, "--budget-hours", 0, "stop after H GPU-hours of its runs",
-	      NULL, 0, 0 },
-	    { "until", P_STR, "--until", 0, "stop at this UTC time (ISO-8601)", NULL, 0, 0 } } },
+	  "Switch autopilot on with a budget: an empty plan no longer stops the loop. A limit "
+	  "not given is kept from xloop.json; the result lists each change, what is submitted "
+	  "first and the feeder job's id.", 0,
+	  { { "budget_runs", P_INT, "--budget-runs", 0, "stop after N runs autopilot created "
+	      "(0: no limit; not given: kept)", NULL, 0, 1000000 },
+	    { "budget_hours", P_NUM, "--budget-hours", 0, "stop after H GPU-hours of its runs "
+	      "(0: no limit; not given: kept)", NULL, 0, 0 },
+	    { "until", P_STR, "--until", 0, "stop at this UTC time (ISO-8601; none: no end; not "
+	      "given: kept)", NULL, 0, 0 } } },
 	{ "auto_off", "Switch autopilot off", "auto off", "auto",
 	  "Switch autopilot off: only the plan feeds the queue.", 0, { { NULL } } },
 	{ "replicate", "Queue replicates", "replicate", "replicate",

@@ -9,6 +9,7 @@
 #include "search/confkey.h"
 #include "loop.h"
 #include "notify.h"
+#include "plan.h"
 #include "search/propose.h"
 #include "runs.h"
 #include "slurm/parse.h"
@@ -400,17 +401,22 @@ static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why,
 	pick->var = xstrdup(out.var);
 	pick->reason = xstrdup(out.reason);
 	if (out.kind == PROP_REPLICATE) {
-		size_t nused;
+		size_t nused, k;
 		char **used = best_seeds_used(ctx, &bs, out.cfg, &nused);
+		int has = 0;
 
-		size_t k;
-		int fresh = out.value == NULL;
-
-		/* a seed the best has (common random numbers), unless taken meanwhile */
-		for (k = 0; k < nused && !fresh; k++)
-			fresh = strcmp(used[k], out.value) == 0;
-		pick->value = fresh ? space_fresh_seed((const char *const *)used, nused) :
-			      xstrdup(out.value);
+		/*
+		 * a seed the best has (common random numbers); when this
+		 * configuration has it waiting already, the best's next one it
+		 * lacks (replicate's rule, best.h), else a fresh one
+		 */
+		for (k = 0; k < nused && out.value && !has; k++)
+			has = strcmp(used[k], out.value) == 0;
+		pick->value = !out.value ? NULL : !has ? xstrdup(out.value) :
+			      best_next_seed(ctx, &bs, bs.best == out.cfg ? -1 : bs.best,
+					     used, nused);
+		if (!pick->value)
+			pick->value = space_fresh_seed((const char *const *)used, nused);
 		strv_free(used, nused);
 		pick->tag = loop_make_tag(ctx, TAG_REPLICATE, pick->parent, pick->var, pick->value);
 		xsnprintf(key, sizeof(key), "%s", bs.v[out.cfg].key);
@@ -440,6 +446,67 @@ out:
 	free(v);
 	best_release(&bs);
 	return rc;
+}
+
+/* What feeding submits first now, in words: read only. */
+char *autopilot_first(struct xl_ctx *ctx)
+{
+	struct auto_pick pick;
+	struct auto_status st;
+	struct plan_entry *plan = NULL;
+	struct run best;
+	struct stmt q;
+	size_t nplan = 0;
+	char *text = NULL, *tag = NULL;
+	int has_best, ran = 0;
+
+	memset(&pick, 0, sizeof(pick));
+	if (unfinished(ctx, &pick) == 1) {
+		text = xasprintf("autopilot's proposal %s, made already (%s)", pick.tag, pick.reason);
+		auto_pick_release(&pick);
+		return text;
+	}
+	if (plan_list(&ctx->db, ctx->cfg.study, 1, &plan, &nplan) == 0 && nplan) {
+		text = xasprintf("the plan's entry %lld (%s=%s from %s): the plan goes before "
+				 "autopilot", plan[0].id, plan[0].var, plan[0].value, plan[0].parent);
+		plan_entries_free(plan, nplan);
+		return text;
+	}
+	plan_entries_free(plan, nplan);
+	if (autopilot_status(ctx, &st) == 0 && st.stopped)
+		text = xasprintf("nothing: autopilot stops (%s)", st.stopped);
+	auto_status_release(&st);
+	if (text)
+		return text;
+	has_best = best_get(ctx, &best, NULL) == 0;
+	if (has_best) {
+		run_release(&best);
+		return xstrdup("autopilot's first proposal, chosen when it is fed (its reason "
+			       "goes to ops/decisions.md)");
+	}
+	/* nothing proven: the oldest root run that never ran is the first */
+	if (db_prepare(&ctx->db, &q, "SELECT r.tag, EXISTS (SELECT 1 FROM attempt WHERE"
+		       " run_id = r.id) FROM run r WHERE +r.study = :study AND r.parent_id IS NULL"
+		       " ORDER BY r.id") == 0) {
+		db_bind_text(&q, ":study", ctx->cfg.study);
+		while (!tag && db_step(&q) == SQLITE_ROW) {
+			if (db_col_int64(&q, 1))
+				ran = 1;
+			else
+				tag = db_col_dup(&q, 0);
+		}
+		db_finalize(&q);
+	}
+	if (tag)
+		text = xasprintf("the baseline %s, which has not run (no configuration is proven "
+				 "yet)", tag);
+	else
+		text = xstrdup(ran ? "nothing until a configuration is proven: autopilot waits "
+			       "for the baseline's verdict, or for you when it failed (`xloop "
+			       "status`)" : "nothing: the study has no baseline (`xloop adopt "
+			       "PATH --tag T`)");
+	free(tag);
+	return text;
 }
 
 /* The next autopilot run. */
@@ -525,6 +592,26 @@ static int created_baseline(struct xl_ctx *ctx, const struct auto_pick *pick, co
 	return set_status(ctx, pick->id, "decided", 0, NULL);
 }
 
+/* A proposal's decision entry, its once mark and its commit message. */
+void autopilot_entry(struct xl_ctx *ctx, const struct auto_pick *pick, char **entry,
+		     char **once, char **msg)
+{
+	char when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+	*entry = xasprintf("## %s · autopilot proposes %s\n- change: %s=%s from %s\n"
+			   "- reason: %s\n", when, pick->tag, pick->var, pick->value,
+			   pick->parent, pick->reason);
+	*msg = xasprintf("xloop: autopilot proposes %s/%s: %s=%s from %s\n\n%s\n",
+			 ctx->cfg.study, pick->tag, pick->var, pick->value, pick->parent,
+			 pick->reason);
+	/* a crash after the entry was written, before "decided": not twice */
+	*once = xasprintf(" · autopilot proposes %s\n", pick->tag);
+}
+
 /* Link the run, then write the decision entry. */
 int autopilot_created(struct xl_ctx *ctx, const struct auto_pick *pick, long long run_id)
 {
@@ -539,14 +626,8 @@ int autopilot_created(struct xl_ctx *ctx, const struct auto_pick *pick, long lon
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
 	if (!*pick->var)	/* the baseline, which had not run */
 		return created_baseline(ctx, pick, when);
-	entry = xasprintf("## %s · autopilot proposes %s\n- change: %s=%s from %s\n"
-			  "- reason: %s\n", when, pick->tag, pick->var, pick->value,
-			  pick->parent, pick->reason);
-	msg = xasprintf("xloop: autopilot proposes %s/%s: %s=%s from %s\n\n%s\n",
-			ctx->cfg.study, pick->tag, pick->var, pick->value, pick->parent,
-			pick->reason);
-	/* a crash after the entry was written, before "decided": not twice */
-	once = xasprintf(" · autopilot proposes %s\n", pick->tag);
+	/* written and committed with the run already (feed): then nothing is left */
+	autopilot_entry(ctx, pick, &entry, &once, &msg);
 	if (loop_decide_once(ctx, entry, once, NULL, msg, &cause) < 0) {
 		warning("proposal %s recorded, but ops/decisions.md was not updated: %s",
 			pick->tag, cause);

@@ -41,6 +41,21 @@ void auto_pick_release(struct auto_pick *p);
  */
 int autopilot_next(struct xl_ctx *ctx, struct auto_pick *pick, char **idle, char **cause);
 
+/*
+ * What feeding will submit first now, in words (malloc'd), without a
+ * change: a proposal made already, else the plan's first entry, else
+ * nothing when autopilot stops, else the baseline when nothing is proven
+ * and it never ran, else autopilot's first proposal (chosen when fed).
+ */
+char *autopilot_first(struct xl_ctx *ctx);
+
+/*
+ * The decision entry of a proposal of a change (markdown), the mark that
+ * finds it written (loop.h's once) and its commit message; malloc'd.
+ */
+void autopilot_entry(struct xl_ctx *ctx, const struct auto_pick *pick, char **entry,
+		     char **once, char **msg);
+
 /* The proposal's run was created: link it and write its decision entry. */
 int autopilot_created(struct xl_ctx *ctx, const struct auto_pick *pick, long long run_id);
 

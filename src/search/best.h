@@ -211,12 +211,23 @@ void best_verdict_lines(struct xl_ctx *ctx, long long attempt_id, const char *be
 			struct buf *e);
 
 /*
- * The seed values already used by configuration key's runs, or waiting in
- * the plan or in autopilot's proposals (malloc'd strings; free with
- * strv_free).
+ * The seed values configuration cfg has: its runs', and those waiting for
+ * it in the plan (entries from one of its runs, or from "best" when it is
+ * the best) or in autopilot's proposals (malloc'd strings; free with
+ * strv_free). Another configuration's seeds are not counted: replicates
+ * of two configurations share seeds, which pairs them.
  */
 char **best_seeds_used(struct xl_ctx *ctx, const struct best_state *bs, long cfg,
 			size_t *n);
+
+/*
+ * The first seed configuration ref has (its runs that succeeded or are
+ * open, in run order, then its waiting plan entries and proposals) that is
+ * not in used, malloc'd; NULL when none (or ref is -1). The rule of every
+ * replicate: a reference's seeds a configuration lacks first, then fresh.
+ */
+char *best_next_seed(struct xl_ctx *ctx, const struct best_state *bs, long ref,
+		     char **used, size_t nused);
 
 
 

@@ -213,13 +213,23 @@ static int feed_auto(struct xl_ctx *ctx, struct slurm *s, struct refresh *ref,
 		return XL_ERR;
 	}
 	if (got == 1) {
-		char *note = xasprintf("autopilot: %s", pk.reason);
+		char *note = xasprintf("autopilot: %s", pk.reason), *entry, *once, *msg;
+		struct loop_decision dec;
 
 		/* its tag was free when it was proposed: a directory there now is
 		 * what a crash in the creation left */
 		loop_clear_leftover(ctx, pk.tag);
-		rc = loop_new_run(ctx, pk.tag, pk.parent, pk.var, pk.value, note, 0, &nr, cause);
+		/* one commit: the job.sh and the proposal's entry with its reason */
+		autopilot_entry(ctx, &pk, &entry, &once, &msg);
+		dec.entry = entry;
+		dec.once = once;
+		dec.msg = msg;
+		rc = loop_new_run_decided(ctx, pk.tag, pk.parent, pk.var, pk.value, note, &dec,
+					  &nr, cause);
 		free(note);
+		free(entry);
+		free(once);
+		free(msg);
 		if (rc == XL_DATAERR || rc == XL_NOINPUT || rc == XL_USAGE) {
 			/* the value cannot be written: information, not a broken study */
 			autopilot_failed(ctx, &pk, *cause);

@@ -270,7 +270,9 @@ static void write_decision(struct xl_ctx *ctx, long long attempt_id, const char 
 	struct stmt q;
 	struct buf e = BUF_INIT;
 	char *cause = NULL, *msg = NULL, *cv, *once, when[32];
-	const char *log;
+	char *pentry = NULL, *ponce = NULL, *summary = NULL;
+	const char *log, *entries[2], *onces[2];
+	int prc;
 	time_t now = time(NULL);
 	struct tm tm;
 	int ok;
@@ -316,44 +318,41 @@ static void write_decision(struct xl_ctx *ctx, long long attempt_id, const char 
 	once = repair ? xasprintf(" · %s attempt %lld: ", db_col_text(&q, 0),
 				  db_col_int64(&q, 1)) : NULL;
 	db_finalize(&q);
-	if (loop_decide_once(ctx, e.s, once, cv, msg, &cause) < 0) {
+	/*
+	 * a promotion since the best was remembered: an entry of its own in the
+	 * verdict's commit, and an event; then the new best is remembered (a
+	 * crash before that writes it at the next verdict, once: its mark)
+	 */
+	prc = best_promotion(ctx, &pentry, &ponce, &summary);
+	if (prc == 1) {
+		char *m = xasprintf("%s\n%s\n", msg, summary);
+
+		free(msg);
+		msg = m;
+	}
+	entries[0] = e.s;
+	entries[1] = prc == 1 ? pentry : NULL;
+	onces[0] = once;
+	onces[1] = ponce;
+	if (loop_decide_entries(ctx, entries, onces, 2, cv, msg, &cause) < 0) {
 		warning("verdict stored, but ops/decisions.md was not updated: %s", cause);
 	} else {
 		crash_point("verdict-after-commit");
 		db_exec_row(&ctx->db, "UPDATE attempt SET decided = 1 WHERE id = :id",
 			    attempt_id, NULL, 0);
 	}
+	if (prc == 1)
+		loop_event(ctx, "promotion", 0, 0, summary);
+	if (prc >= 0 && best_remember(ctx) < 0)
+		warning("unable to remember the best in the state DB");
+	free(pentry);
+	free(ponce);
+	free(summary);
 	free(cause);
 	free(cv);
 	free(once);
 	free(msg);
 	buf_release(&e);
-}
-
-/*
- * A promotion since the best was remembered: an ops/decisions.md entry and
- * an event of its own, then the new best is remembered (a crash before
- * that writes it at the next verdict or reconcile, once).
- */
-static void note_promotion(struct xl_ctx *ctx)
-{
-	char *entry, *once, *summary, *cause = NULL, *msg;
-	int rc = best_promotion(ctx, &entry, &once, &summary);
-
-	if (rc == 1) {
-		msg = xasprintf("xloop: %s: %s\n", ctx->cfg.study, summary);
-		if (loop_decide_once(ctx, entry, once, NULL, msg, &cause) < 0) {
-			warning("promotion not written to ops/decisions.md: %s", cause);
-			free(cause);
-		}
-		loop_event(ctx, "promotion", 0, 0, summary);
-		free(msg);
-	}
-	if (rc >= 0 && best_remember(ctx) < 0)
-		warning("unable to remember the best in the state DB");
-	free(entry);
-	free(once);
-	free(summary);
 }
 
 /* Write the decision entries that a crash left unwritten. */
@@ -373,10 +372,8 @@ static void repair_decisions(struct xl_ctx *ctx)
 		ids[n++] = db_col_int64(&q, 0);
 	}
 	db_finalize(&q);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++)	/* a promotion goes with the first */
 		write_decision(ctx, ids[i], "unknown (entry written after a crash)", NULL, 1);
-	if (n)
-		note_promotion(ctx);
 	free(ids);
 }
 
@@ -542,8 +539,7 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 	if (db_commit(&ctx->db) < 0)
 		goto out;
 	crash_point("verdict-after-db");
-	write_decision(ctx, a->id, best, best_key, 0);
-	note_promotion(ctx);
+	write_decision(ctx, a->id, best, best_key, 0);	/* and a promotion it made */
 	rc = 0;
 out:
 	free(best_key);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # First-hour frictions a new user met (issue 35), each checked without
-# Slurm: `auto on` again keeps what was spent; `space set` on a range holds
+# Slurm: `auto on` again keeps what was spent and the limits it does not
+# name, printing each change (issue 44); `space set` on a range holds
 # the baseline's value and rounds the rest; a briefing can be read twice
 # (`resume --again`) and is not marked seen when it was not written.
 . "$(dirname "$0")/lib.sh"
@@ -28,6 +29,18 @@ u auto on --budget-runs 800 >"$T_TMP/on.txt" 2>&1
 check "auto on --budget-runs 800 says what was spent" grep -q 'spent so far: 1 run' "$T_TMP/on.txt"
 check "and the 1 run stays spent" test "$(u auto status --json | jget .spent_runs)" = 1
 check "since is kept" test "$($PY -c "import json; print(json.load(open('$d/xloop.json'))['autopilot']['since'])")" = "$since"
+# issue 44: auto on again keeps the limits it does not name, and prints each change
+u auto on --budget-hours 5 >"$T_TMP/on2.txt" 2>&1
+check "auto on --budget-hours 5 prints the change" grep -q '^  autopilot.budget_hours: none -> 5$' "$T_TMP/on2.txt"
+check "and keeps the 800 runs it did not name" sh -c "grep -q '^  autopilot.budget_runs: 800, kept (--budget-runs not given)$' '$T_TMP/on2.txt' && grep -q '\"budget_runs\": 800' '$d/xloop.json'"
+check "it says what is submitted first (here x2, a proposal this test made)" grep -q "^first: autopilot's proposal x2, made already" "$T_TMP/on2.txt"
+check "and who submits it" grep -q '^`xloop next` or `xloop tick` submits it (driver.mode none' "$T_TMP/on2.txt"
+u --json auto on --budget-runs 0 >"$T_TMP/on3.json" 2>/dev/null
+validates "auto on --json validates" auto "$T_TMP/on3.json"
+check "--budget-runs 0 removes the limit, a change in --json" sh -c "tr -d ' \n' <'$T_TMP/on3.json' | grep -q '\"changes\":\[{\"key\":\"autopilot.budget_runs\",\"from\":\"800\",\"to\":\"none\"}\].*\"feeder\":null'"
+step "auto off" u auto off
+u auto on >"$T_TMP/on4.txt" 2>&1
+check "auto on after off: on, and the 5 GPU-hours kept" sh -c "grep -q '^  autopilot.on: false -> true$' '$T_TMP/on4.txt' && grep -q '^  autopilot.budget_hours: 5, kept' '$T_TMP/on4.txt'"
 step "auto off" u auto off
 
 # d. a log range holds the baseline's 0.1; its other values are rounded
@@ -64,4 +77,13 @@ expect_rc 0 "adopt --take-sbatch" u adopt "$T_TMP/sb.sh" --tag sb2 --take-sbatch
 check "xloop.json has the job's 1 CPU, 1G, 20 min" test "$($PY -c "import json; r=json.load(open('$d/xloop.json'))['resources']; print(r['cpus'], r['mem'], r['time'])")" = "1 1G 00:20:00"
 u adopt "$T_TMP/sb.sh" --tag sb3 >"$T_TMP/a3.txt" 2>&1
 check "then adopt warns no more" sh -c "! grep -q warning '$T_TMP/a3.txt'"
+# issue 44: a line --take-sbatch does not take is warned of, without advising the flag given
+printf '#!/bin/bash\n#SBATCH -c 1\n#SBATCH --job-name=mine\nX=4\necho START\n' >"$T_TMP/sb4.sh"
+step "chmod 644 sb4.sh" chmod 644 "$T_TMP/sb4.sh"
+u adopt "$T_TMP/sb4.sh" --tag sb4 --take-sbatch >"$T_TMP/a4.txt" 2>&1
+check "adopt --take-sbatch warns of the line it does not take" grep -q "'#SBATCH --job-name=mine' differs" "$T_TMP/a4.txt"
+check "and does not advise --take-sbatch, given already" sh -c "! grep -q 'adopt it with --take-sbatch' '$T_TMP/a4.txt'"
+check "it says what --take-sbatch takes" grep -q 'take-sbatch takes only the CPUs' "$T_TMP/a4.txt"
+u adopt "$T_TMP/sb4.sh" --tag sb5 >"$T_TMP/a5.txt" 2>&1
+check "nor is it advised when it would take nothing" sh -c "grep -q 'job-name=mine' '$T_TMP/a5.txt' && ! grep -q 'take-sbatch' '$T_TMP/a5.txt'"
 finish

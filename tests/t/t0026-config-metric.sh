@@ -3,7 +3,8 @@
 # --metric NAME --goal min` writes metric.name and metric.goal; `config
 # set KEY VALUE` sets one key, checked as xloop.json is when it loads (a
 # bad key or value exits 65 and changes nothing), committed with an
-# ops/decisions.md entry; `config get KEY` prints it. Needs no Slurm.
+# ops/decisions.md entry; `config get KEY` prints it, and the default in
+# force of a key the file does not set, said so (issue 44). Needs no Slurm.
 . "$(dirname "$0")/lib.sh"
 
 X=$XLOOP_BIN
@@ -42,6 +43,12 @@ expect_rc 65 "a key without a section is refused" u config set cpus 2
 expect_rc 65 "search.* is space's" u config set search.seed SEED
 expect_rc 65 "the study's name is fixed" u config set study other
 expect_rc 65 "config get of an unknown key" u config get nope.x
+# issue 44: every key of the table, with the default in force when the file has none
+check "config get metric.min_delta: the default, said so" test "$(u config get metric.min_delta)" = '0.0 (default)'
+check "config get search.alpha: the default, said so" test "$(u config get search.alpha)" = '0.05 (default)'
+check "--json: the value only" test "$(u --json config get search.alpha)" = '0.05'
+check "a key the file sets has no note" test "$(u config get resources.cpus)" = 2
+check "an unknown key of a section: its keys named" sh -c "runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='$T_TMP/no-slurm.conf' '$X' -C '$d' config get metric.delta 2>&1 | grep -q 'the keys: metric.name, metric.goal, metric.min_delta'"
 check "xloop.json, decisions and HEAD unchanged" sh -c "[ \"\$(sha256sum '$d/xloop.json' '$d/ops/decisions.md')\" = '$sum' ] && [ \"\$(runuser -u '$XLOOP_TEST_USER' -- git -C '$d' rev-parse HEAD 2>/dev/null || git -C '$d' rev-parse HEAD)\" = '$head' ]"
 check "the error names the key and what it takes" sh -c "runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='$T_TMP/no-slurm.conf' '$X' -C '$d' config set resources.cpus zero 2>&1 | grep -q \"'resources.cpus' must be an integer\""
 check "help lists config" sh -c "'$X' help | grep -q '^  config '"

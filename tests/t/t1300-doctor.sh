@@ -76,6 +76,16 @@ else
 	check "plain profile: shows MinJobAge" grep -qE '^warn +accounting .*MinJobAge=[0-9]+ s' "$OUT"
 	check "plain profile: the fix says how often to tick" sh -c \
 		"grep -A1 -E '^warn +accounting' '$OUT' | grep -qE 'fix: run .xloop tick. from cron at least every [0-9]+ min'"
+	# issue 44: a feeder ticks as each run ends; cron is no advice for driver.mode slurm
+	step "driver.mode slurm" set_config 'driver.mode="slurm"'
+	doc --no-probe
+	check "driver.mode slurm: the accounting check advises no cron" sh -c \
+		"grep -A1 -E '^(ok|warn) +accounting' '$OUT' | grep -q . && ! grep -A1 -E '^(ok|warn) +accounting' '$OUT' | grep -q cron"
+	check "driver.mode slurm: it says the feeder ticks as each run ends" \
+		grep -qE '^(ok|warn) +accounting .*driver.mode slurm ticks as each run ends' "$OUT"
+	check "driver.mode slurm: the fix is the admin's (MinJobAge=300 here)" sh -c \
+		"grep -A1 -E '^warn +accounting' '$OUT' | grep -qE 'fix: have the admin set up slurmdbd .* raise MinJobAge above 600 s'"
+	healthy
 fi
 
 doc --json

@@ -83,6 +83,9 @@ check "and the paired test's label" grep -qE '^- paired test: (confirmed better 
 check "a verdict's comparison says the first run is not counted, and the unit" \
 	grep -qE '^- vs best base \(mean [0-9.]+, n=[0-9]+\): paired on [0-9] common seeds? \(its first run, which chose it, is not counted; at most 4\): (better|worse) by [0-9.e-]+ score \(se [0-9.e-]+, df [0-9]+; the test asks more than [0-9.e-]+ score\)' "$d/ops/decisions.md"
 check "exactly one promotion entry" test "$(grep -c ' · best now ' "$d/ops/decisions.md")" = 1
+pc=$(as_user git -C "$d" log --format=%H --grep 'best now LR-0.2 (was base)' | tr '\n' ' ')
+check "the promotion is in its verdict's commit, not one of its own (issue 44): $pc" sh -c \
+	"[ \$(echo $pc | wc -w) = 1 ] && runuser -u '$XLOOP_TEST_USER' -- git -C '$d' log -n 1 --format=%s $pc | grep -q '^xloop: verdict '"
 check "the promotion is an event" test "$(db "SELECT count(*) FROM event WHERE kind = 'promotion'")" = 1
 check "no verdict says (unchanged) across the change" sh -c "! grep -q 'best now LR-0.2 (unchanged)' '$d/ops/decisions.md' || grep -q 'best now LR-0.2 (was base)' '$d/ops/decisions.md'"
 out=$(u show LR-0.2--r2)

@@ -121,7 +121,9 @@ u2() { as_user "$X" -C "$d2" "$@"; }
 new_study "$d2" ap "$conf"
 expect_rc 0 "adopt without --cv" u2 adopt "$T_TMP/job.sh" --tag base
 expect_rc 0 "space set X" u2 space set X=1..6:int
-expect_rc 0 "auto on --budget-runs 3" u2 auto on --budget-runs 3
+u2 auto on --budget-runs 3 >"$T_TMP/on.txt" 2>&1
+check "auto on says what it set going: the baseline first, by the feeder job it left (issue 44)" sh -c \
+	"grep -q '^first: the baseline base, which has not run' '$T_TMP/on.txt' && grep -qE '^the feeder job [0-9]+ submits it' '$T_TMP/on.txt' || { cat '$T_TMP/on.txt'; exit 1; }"
 u2 next >"$T_TMP/next.txt" 2>&1
 # on a busy machine the feeder \`auto on\` left may tick first: then its log
 # says it, once that tick has ended (a deadline, not a duration)

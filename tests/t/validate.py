@@ -46,6 +46,10 @@ def undescribed(node, path, out):
             if not isinstance(v, dict) or not v.get("description"):
                 out.append("%s.%s: no description" % (path, k))
             undescribed(v, "%s.%s" % (path, k), out)
+    for k, v in node.get("patternProperties", {}).items():
+        if not isinstance(v, dict) or not v.get("description"):
+            out.append("%s./%s/: no description" % (path, k))
+        undescribed(v, "%s./%s/" % (path, k), out)
     for k in DECLARING:
         v = node.get(k)
         if isinstance(v, dict):

@@ -554,4 +554,11 @@ long long slurm_sinfo_gpus(const char *text, long long per_job);
  */
 long long slurm_gres_request_gpus(const char *gres);
 
+/*
+ * The GPUs a node of a job counts as, for GPU-hours, the autopilot's
+ * budget, export and lanes: slurm_gres_request_gpus, and 1 for a job that
+ * asks no GPU ("", "mps:100"): a CPU job holds its node's place as 1 GPU.
+ */
+long long slurm_gres_charged_gpus(const char *gres);
+
 #endif

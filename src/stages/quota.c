@@ -19,12 +19,10 @@ static long long get(struct xl_ctx *ctx, const char *key)
 	return db_kv_get(&ctx->db, key) - 1;
 }
 
-/* The GPUs a job of the study asks for on a node, at least 1 (a CPU job holds a lane too). */
+/* The GPUs a job of the study holds on a node, at least 1 (a CPU job holds a lane too). */
 static long long job_gpus(struct xl_ctx *ctx)
 {
-	long long n = slurm_gres_request_gpus(ctx->cfg.res.gres);
-
-	return n > 0 ? n : 1;
+	return slurm_gres_charged_gpus(ctx->cfg.res.gres);
 }
 
 /* Reread the limits when they are old, a refusal came since or the study's GPUs a job changed. */

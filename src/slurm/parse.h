@@ -209,8 +209,9 @@ struct slurm_job {
 struct slurm_jobs {
 	struct slurm_job *v;
 	size_t nr;
+	long long read_at;	/* squeue's: the time (s) just before it ran; 0 unknown */
 };
-#define SLURM_JOBS_INIT { NULL, 0 }
+#define SLURM_JOBS_INIT { NULL, 0, 0 }
 
 /* The first value printed for key (exact match), or NULL. */
 const char *slurm_job_get(const struct slurm_job *job, const char *key);

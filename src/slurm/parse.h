@@ -114,6 +114,12 @@ int slurm_parse_test_only(const char *out, time_t *start, char **cause);
 long slurm_hostlist_count(const char *list);
 
 /*
+ * Of two NodeLists of one job (sacct's and scontrol's), the one naming
+ * more hosts: a, unless b names more.
+ */
+const char *slurm_wider_nodes(const char *a, const char *b);
+
+/*
  * The hosts a NodeList names, in its order (slurm/parse-hostlist.c):
  * "node[1-2]" node1 node2; "node[1,3-4]" node1 node3 node4; "gpu[08-10]"
  * gpu08 gpu09 gpu10 (the lower bound's width); "n[1-2]-ib" n1-ib n2-ib;
@@ -368,6 +374,7 @@ struct slurm_acct_summary {
 	const struct slurm_acct_row *worst_step; /* NULL when no step failed */
 	size_t nr_steps;
 	const char *nodes;	/* the job's NodeList, see below; NULL without the field */
+	int partial;		/* the allocation row is slurmdbd's first one, see below */
 };
 
 /*
@@ -384,6 +391,10 @@ struct slurm_acct_summary {
  * end the allocation row can still be the one slurmdbd wrote at the start
  * (JobName "allocation", NodeList the batch host alone). Returns
  * -1 when no allocation row of job is present.
+ * partial: the allocation row is that first one (JobName "allocation" or
+ * no Partition): its state may be final, but without an srun step its
+ * NodeList is the batch host alone; ask scontrol for the job's nodes
+ * (slurm_wider_nodes).
  */
 int slurm_acct_summarize(const struct slurm_acct *acct, const char *job,
 			 struct slurm_acct_summary *sum, char **cause);

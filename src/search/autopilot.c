@@ -41,7 +41,8 @@ double autopilot_gpu_hours(long long secs, const char *gres, const char *nodes)
 
 	if (secs <= 0)
 		return 0;
-	return (double)secs * (double)slurm_gres_charged_gpus(gres) * (double)(n > 1 ? n : 1) / 3600.0;
+	return (double)secs * (double)slurm_gres_charged_gpus(gres) * (double)(n > 1 ? n : 1) /
+	       3600.0;
 }
 
 /* Spending since `auto on`. */

@@ -60,7 +60,10 @@ static long long job_nodes(struct xl_ctx *ctx)
 	return n;
 }
 
-/* Reread the limits when they are old, a refusal came since or the study's job size changed. */
+/*
+ * Reread the limits (and the nodes a job spans) when they are old, a
+ * refusal came since or the study's GPUs a job changed.
+ */
 void quota_refresh(struct xl_ctx *ctx, struct slurm *s)
 {
 	long long at = db_kv_get(&ctx->db, "quota.at");
@@ -73,10 +76,11 @@ void quota_refresh(struct xl_ctx *ctx, struct slurm *s)
 
 	if (ctx->cfg.lanes == 1 && !stale)
 		return;		/* one lane: as before lanes, no sacctmgr */
-	nodes = ctx->cfg.lanes == 0 ? job_nodes(ctx) : 1;	/* only "auto" counts them */
 	if (!stale && now - at < QUOTA_TTL_SECS && now >= at &&
-	    get(ctx, "quota.job_gpus") == per && get(ctx, "quota.job_nodes") == nodes)
+	    get(ctx, "quota.job_gpus") == per)
 		return;
+	/* only "auto" counts them; read with the limits, not on every tick */
+	nodes = ctx->cfg.lanes == 0 ? job_nodes(ctx) : 1;
 	if (slurm_sacctmgr_limits(s, ctx->cfg.account, ctx->cfg.partition, ctx->cfg.qos,
 				  &l, &cause) != 0) {
 		slurm_limits_none(&l);	/* no accounting: the config's lanes hold */
@@ -125,8 +129,9 @@ long long quota_auto_lanes(struct xl_ctx *ctx)
 
 	per = per > 1 ? per : 1;
 	nodes = nodes > 1 ? nodes : 1;
+	/* a limit under one job: one lane */
 	if (gpus > 0 && per * nodes > 1)
-		v[0] = gpus / (per * nodes) > 0 ? gpus / (per * nodes) : 1;	/* under one job: one lane */
+		v[0] = gpus / (per * nodes) > 0 ? gpus / (per * nodes) : 1;
 	if (v[2] > 0 && nodes > 1)
 		v[2] = v[2] / nodes > 0 ? v[2] / nodes : 1;
 

@@ -15,9 +15,11 @@ struct slurm;
 #define QUOTA_TTL_SECS 300
 
 /*
- * Read the limits again when the cache is older than QUOTA_TTL_SECS, a
- * refusal came since or the GPUs or nodes of the study's jobs changed; only for studies with more than one lane or after
- * a refusal (one lane never asks sacctmgr). Failing to read is no error:
+ * Read the limits (and, for "auto" lanes, the nodes the newest run's
+ * job.sh asks) again when the cache is older than QUOTA_TTL_SECS, a
+ * refusal came since or the GPUs of the study's jobs changed; only for
+ * studies with more than one lane or after a refusal (one lane never asks
+ * sacctmgr). Failing to read is no error:
  * the cache then says "no limit known" until the next refresh.
  */
 void quota_refresh(struct xl_ctx *ctx, struct slurm *s);

@@ -13,7 +13,9 @@
 # The first study's jobs take a GPU on each node: the report draws the run
 # on both nodes on each node's row ("node1 GPU 0") and report --json names
 # the nodes of its GPU rows (the run waits at a gate until its GPUs are
-# recorded).
+# recorded). A third run of the first study runs no srun step (issue 47):
+# sacct's first allocation row names its batch host alone, and its attempt
+# must still name both nodes.
 . "$(dirname "$0")/lib.sh"
 need_nodes 3
 
@@ -23,13 +25,16 @@ cat >"$T_TMP/job.sh" <<'JOB'
 #SBATCH --nodes=2
 X=0
 FAIL=0
+STEP=1
 echo "START x=$X fail=$FAIL device=cpu"
 [ "$X" = 1 ] && sleep 2
 # the run on both nodes waits (at most a minute) until the test opens the gate
 if [ "$X" = 1 ]; then
 	for i in $(seq 300); do [ -e "$XLOOP_ROOT/gate" ] && break; sleep 0.2; done
 fi
-srun bash -c 'echo "on $SLURMD_NODENAME"; [ "$SLURM_NODEID" = 1 ] && [ '"$FAIL"' = 1 ] && exit 3; exit 0'
+if [ "$STEP" = 1 ]; then
+	srun bash -c 'echo "on $SLURMD_NODENAME"; [ "$SLURM_NODEID" = 1 ] && [ '"$FAIL"' = 1 ] && exit 3; exit 0'
+fi
 echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 exit 0
@@ -66,6 +71,8 @@ c["breaker"] = {"program": 0, "no_gpu": False}'
 	step "submit both ($s)" xl "$d" submit both --no-chain
 	step "submit bad ($s)" xl "$d" submit bad --no-chain
 done
+step "a 2-node run with no srun step (acct)" xl "$acct" new nostep --from base --set STEP=0
+step "submit nostep (acct)" xl "$acct" submit nostep --no-chain
 
 # FIELD of attempt 1 of TAG in study DIR: att DIR TAG FIELD
 att() { xl "$1" status --json | /usr/bin/python3 -c 'import json, sys
@@ -85,7 +92,8 @@ for s in acct noacct; do
 		if [ ! -e "$d/gate" ] && { [ -n "$(gpus both)" ] || [ $SECONDS -ge $((deadline - 30)) ]; }; then
 			as_user touch "$d/gate"
 		fi
-		[ -n "$(att "$d" both verdict)" ] && [ -n "$(att "$d" bad verdict)" ] && break
+		[ -n "$(att "$d" both verdict)" ] && [ -n "$(att "$d" bad verdict)" ] &&
+			{ [ "$s" = noacct ] || [ -n "$(att "$d" nostep verdict)" ]; } && break
 		sleep 0.5
 	done
 	check "$s: both runs judged" test -n "$(att "$d" bad verdict)"
@@ -110,6 +118,9 @@ for l in sys.stdin:
         print("%.3f %g" % (r["gpu_hours"] * 3600 / secs, secs) if secs else "0 0")')
 check "export: the 2-node run's GPU-hours count both nodes ($hours)" test "${hours%% *}" = 2.000
 check "acct: the reason names the step and its nodes" grep -q 'step [0-9]*\.0 (bash) on node\[1-2\] ended FAILED 3:0' <<<"$(att "$acct" bad verdict_reason)"
+node=$(att "$acct" nostep node)
+check "acct: a 2-node run with no srun step names both nodes ($node)" \
+	test "$(as_user scontrol show hostnames "$node" | wc -l)" -eq 2
 check "noacct: the reason says a step failed (DerivedExitCode)" grep -q 'DerivedExitCode' <<<"$(att "$noacct" bad verdict_reason)"
 
 # the report: a GPU row is a node's GPU; the run on both nodes is drawn on each node's row

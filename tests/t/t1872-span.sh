@@ -14,8 +14,11 @@
 # on both nodes on each node's row ("node1 GPU 0") and report --json names
 # the nodes of its GPU rows (the run waits at a gate until its GPUs are
 # recorded). A third run of the first study runs no srun step (issue 47):
-# sacct's first allocation row names its batch host alone, and its attempt
-# must still name both nodes.
+# its PATH's sacct answers for it as slurmdbd does before the job's start
+# record (seen on this cluster: ops/slurm/captures/nodes/
+# sacct_P_n_two_nodes_step_failed_transient.txt): a final allocation row
+# named "allocation", no Partition, the batch host alone; its attempt must
+# still name both nodes.
 . "$(dirname "$0")/lib.sh"
 need_nodes 3
 
@@ -46,6 +49,15 @@ step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 step "a PATH whose sacct has no accounting" mkdir "$T_TMP/noacct"
 printf '#!/bin/sh\necho "Slurm accounting storage is disabled" >&2\nexit 1\n' >"$T_TMP/noacct/sacct"
 step "chmod it" chmod 755 "$T_TMP/noacct" "$T_TMP/noacct/sacct"
+# sacct whose allocation row of the run nostep is slurmdbd's first one
+step "a PATH whose sacct is slurmdbd's before the start record" mkdir "$T_TMP/transient"
+cat >"$T_TMP/transient/sacct" <<EOF
+#!/bin/sh
+# JobID|JobIDRaw|JobName|State|ExitCode|...|Comment (11)|NodeList (12)|Partition (13)|...
+$(command -v sacct) "\$@" | awk -F'|' -v OFS='|' '\$1 !~ /\./ && \$11 ~ /\/nostep#/ {
+	\$3 = "allocation"; sub(/\[/, "", \$12); sub(/[-,].*/, "", \$12); \$13 = "" } { print }'
+EOF
+step "chmod it" chmod 755 "$T_TMP/transient" "$T_TMP/transient/sacct"
 
 acct=$(user_dir) noacct=$(user_dir)
 # xl STUDY ARGS: xloop as the user, the no-accounting study with its PATH
@@ -54,6 +66,8 @@ xl() {
 	shift
 	if [ "$d" = "$noacct" ]; then
 		as_user env PATH="$T_TMP/noacct:$PATH" "$X" -C "$d" "$@"
+	elif [ "$d" = "$acct" ]; then
+		as_user env PATH="$T_TMP/transient:$PATH" "$X" -C "$d" "$@"
 	else
 		as_user "$X" -C "$d" "$@"
 	fi

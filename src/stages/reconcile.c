@@ -717,7 +717,6 @@ static int read_finals(struct xl_ctx *ctx, struct slurm *s, struct reading *r, c
 
 		if (!*r->v[i].job_id || find_attempts_job(ctx, &r->q, &r->v[i]))
 			continue;
-		/* a partial allocation row may name the batch host alone: scontrol the nodes */
 		if (r->noacct || slurm_acct_summarize(&r->acct, r->v[i].job_id, &sum, NULL) < 0 ||
 		    !slurm_state_is_final(sum.state) || sum.partial)
 			r->need_scontrol = 1;
@@ -752,9 +751,8 @@ static int find_intent(struct xl_ctx *ctx, struct reading *r, struct attempt *a)
 }
 
 /*
- * What Slurm finally said of a's job: sacct first (its nodes the wider of
- * its and scontrol's: sacct's first allocation row names the batch host
- * alone), then scontrol, then squeue.
+ * What Slurm finally said of a's job: sacct first (its nodes the wider of its and
+ * scontrol's: a partial allocation row names the batch host alone), then scontrol, squeue.
  */
 static void read_final(struct xl_ctx *ctx, const struct reading *r, const struct attempt *a,
 		       struct final *f)

@@ -38,6 +38,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(i == 0 || d.v[i].line >= d.v[i - 1].line, "lines out of order");
 	}
 	FUZZ_CHECK(d.nr == 0 || strstr(lines.s, "#SBATCH"), "header lines lost");
+	{
+		long long n = sbatch_directives_nodes(&d);
+
+		FUZZ_CHECK(n >= 1 && n <= 999999999, "nodes %lld", n);
+	}
 	sbatch_directives_release(&d);
 	buf_release(&lines);
 	free(in);

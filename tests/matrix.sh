@@ -32,10 +32,13 @@ export XLOOP_TEST_USER=${XLOOP_TEST_USER:-xloopt}
 # sid's accounting, the scrontab of trixie, segments on the oldest and the
 # newest). The whole plan stays ./build.sh matrix's; it also runs the
 # multi-node tests (issue 34: node loss t1870, preemption t1871, a job
-# across nodes t1872, a preempted segmented run t1873, a lost segment's
-# continuation kept off the node t1875) on the newest
-# version, on 3 nodes of 2 GPUs
-# (profile "accounting-nodes": testcluster.sh up --nodes 3 --gpus 2).
+# across nodes t1872, a preempted segmented run t1873) on the newest
+# version, on 3 nodes of 2 GPUs (profile "accounting-nodes": testcluster.sh
+# up --nodes 3 --gpus 2), and on every version (issue 47) a controller back
+# from older saved state (t1560: gone.c cancels what xloop is done with)
+# and a lost segment's continuation kept off the node (t1875: scontrol
+# update ExcNodeList), the latter on bullseye's plain tree ("plain-nodes":
+# it has no accounting packages) and with accounting on trixie and sid.
 CORE="t1000 t1100 t1200 t1300 t1400 t1412 t1500 t1700 t1960"
 plan() {
 	if [ "${XLOOP_MATRIX_PLAN:-full}" = ci ]; then
@@ -51,11 +54,17 @@ plan() {
 		return
 	fi
 	case $1 in
-	bullseye) echo "plain $CORE t2005" ;;
-	trixie) echo "plain $CORE t1975" ;;
+	bullseye)
+		echo "plain $CORE t1560 t2005"
+		echo "plain-nodes t1875"
+		;;
+	trixie)
+		echo "plain $CORE t1560 t1975"
+		echo "accounting-nodes t1875"
+		;;
 	sid)
 		echo "accounting t1000 t1100 t1200 t1300 t1400 t1500"
-		echo "plain t1300 t1412 t1700 t1960 t1975 t2005"
+		echo "plain t1300 t1412 t1560 t1700 t1960 t1975 t2005"
 		echo "accounting-nodes t1870 t1871 t1872 t1873 t1875"
 		;;
 	*) return 1 ;;

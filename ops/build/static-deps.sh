@@ -3,10 +3,17 @@
 # one cached install prefix, for a fully static (-static) xloop link.
 #
 # Usage: ops/build/static-deps.sh CACHE_DIR
+#        ops/build/static-deps.sh --mirror SUITE
 #
 #   stdout, last line : absolute path of the install prefix
 #                       (include/, lib/libcurl.a, lib/libgit2.a, link-flags.txt)
 #   stderr            : progress ("==> ..." lines) and tool output
+#
+# The sources come from the Debian mirror the host's own apt sources name for
+# SUITE and SUITE-security (/etc/apt/sources.list, sources.list.d/*.list and
+# *.sources); no host is written here. --mirror SUITE prints that mirror (exit
+# 1 when the host's sources name none); XLOOP_APT_ETC reads another directory
+# than /etc/apt (t0006's fake hosts).
 #
 # A complete prefix carries a stamp file. When one for the pinned upstream
 # versions (and this RECIPE_REV) already exists, it is reused without touching
@@ -45,6 +52,65 @@ log()  { printf '==> %s\n' "$*" >&2; }
 warn() { printf '==> WARNING: %s\n' "$*" >&2; }
 die()  { printf '==> ERROR: %s\n' "$*" >&2; exit 1; }
 
+# The URI of the first enabled deb or deb-src entry of the host's apt sources
+# that serves suite $1: sources.list and sources.list.d/*.list in the one-line
+# format ("deb [OPTIONS] URI SUITE COMPONENT..."), sources.list.d/*.sources
+# in deb822 (Types, URIs, Suites, Enabled). Nothing when none does.
+apt_mirror() {
+    local etc=${XLOOP_APT_ETC:-/etc/apt} f uri
+    for f in "$etc/sources.list" "$etc"/sources.list.d/*; do
+        [ -f "$f" ] && [ -r "$f" ] || continue
+        uri=$(case $f in
+        */sources.list | *.list)
+            awk -v s="$1" '
+                { sub(/#.*/, "") }
+                $1 == "deb" || $1 == "deb-src" {
+                    i = 2
+                    if ($2 ~ /^\[/) {	# [ options ], one word or more
+                        while (i < NF && $i !~ /\]$/) i++
+                        i++
+                    }
+                    if ($(i + 1) == s) { print $i; exit }
+                }' "$f" ;;
+        *.sources)
+            awk -v s="$1" '
+                function has(list, w,    a, n, k) {
+                    n = split(list, a, /[ \t]+/)
+                    for (k = 1; k <= n; k++) if (a[k] == w) return 1
+                    return 0
+                }
+                function stanza(    a, n, k) {
+                    if (!done && (has(val["types"], "deb") || has(val["types"], "deb-src")) &&
+                        !has(tolower(val["enabled"]), "no") && has(val["suites"], s)) {
+                        n = split(val["uris"], a, /[ \t]+/)
+                        for (k = 1; k <= n && a[k] == ""; k++) ;
+                        if (k <= n) { print a[k]; done = 1 }
+                    }
+                    split("", val); key = ""
+                }
+                /^[ \t]*#/ { next }
+                /^[ \t]*$/ { stanza(); next }
+                /^[ \t]/ { if (key != "") val[key] = val[key] " " $0; next }
+                {
+                    c = index($0, ":")
+                    key = tolower(substr($0, 1, c - 1)); val[key] = substr($0, c + 1)
+                }
+                END { stanza() }' "$f" ;;
+        esac)
+        if [ -n "$uri" ]; then
+            printf '%s\n' "${uri%%/}"
+            return 0
+        fi
+    done
+}
+
+if [ "${1:-}" = --mirror ]; then
+    [ $# -eq 2 ] || die "usage: $0 --mirror SUITE"
+    m=$(apt_mirror "$2")
+    [ -n "$m" ] || exit 1
+    printf '%s\n' "$m" >&3
+    exit 0
+fi
 [ $# -eq 1 ] || die "usage: $0 CACHE_DIR"
 mkdir -p "$1"
 CACHE_DIR=$(cd "$1" && pwd -P)
@@ -125,14 +191,10 @@ for t in apt-get apt-cache dpkg-source dpkg autoreconf libtoolize cmake make gcc
     command -v "$t" >/dev/null || die "missing tool: $t (needs: autoconf automake libtool cmake make gcc pkg-config dpkg-dev patch)"
 done
 
-# Same mirrors as the system uses (read-only query of its apt config).
-sys_uri() {  # $1 = suite
-    # shellcheck disable=SC2016  # $(...) is apt's format syntax, not the shell's
-    apt-get indextargets --format '$(RELEASE) $(REPO_URI)' 2>/dev/null \
-        | awk -v s="$1" '$1 == s { print $2; exit }' | sed 's:/*$::'
-}
-MAIN_URI=$(sys_uri "$SUITE");             MAIN_URI=${MAIN_URI:-http://deb.debian.org/debian}
-SEC_URI=$(sys_uri "$SUITE-security");     SEC_URI=${SEC_URI:-http://deb.debian.org/debian-security}
+# The mirrors the host's own apt sources name (read only); none is written here.
+MAIN_URI=$(apt_mirror "$SUITE")
+[ -n "$MAIN_URI" ] || die "the host's apt sources (${XLOOP_APT_ETC:-/etc/apt}/sources.list, sources.list.d/) name no mirror for $SUITE: add its Debian mirror there (a deb or deb-src line for $SUITE)"
+SEC_URI=$(apt_mirror "$SUITE-security")
 
 mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/cache/archives/partial"
 cat >"$APT_DIR/sources.sources.new" <<EOF
@@ -141,13 +203,13 @@ URIs: $MAIN_URI
 Suites: $SUITE $SUITE-updates
 Components: main
 Signed-By: $KEYRING
-
-Types: deb-src
-URIs: $SEC_URI
-Suites: $SUITE-security
-Components: main
-Signed-By: $KEYRING
 EOF
+if [ -n "$SEC_URI" ]; then
+    printf '\nTypes: deb-src\nURIs: %s\nSuites: %s-security\nComponents: main\nSigned-By: %s\n' \
+        "$SEC_URI" "$SUITE" "$KEYRING" >>"$APT_DIR/sources.sources.new"
+else
+    warn "the host's apt sources name no mirror for $SUITE-security: building from $SUITE and $SUITE-updates only"
+fi
 mv "$APT_DIR/sources.sources.new" "$APT_DIR/sources.sources"
 
 APT_OPTS=(

@@ -15,6 +15,7 @@
 #include "search/autopilot.h"
 #include "search/best.h"
 #include "search/confkey.h"
+#include "slurm/parse.h"
 
 static const struct opt export_opts[] = {
 	{ "format", OPT_STRING, "csv|jsonl", "csv (the default: a header line, then one line a "
@@ -335,7 +336,7 @@ static json_t *attempt_row(struct export *e, const struct run *r, const struct a
 	json_object_set_new(row, "node", str_or_null(a->node));
 	json_object_set_new(row, "partition", str_or_null(a->partition));
 	json_object_set_new(row, "gres", str_or_null(a->gres));
-	json_object_set_new(row, "gpus", json_integer(autopilot_gres_gpus(a->gres)));
+	json_object_set_new(row, "gpus", json_integer(slurm_gres_charged_gpus(a->gres)));
 	json_object_set_new(row, "gpu_hours", json_real(attempt_hours(a, e->now)));
 	json_object_set_new(row, "submitted", when(a->submitted_at));
 	json_object_set_new(row, "start", when(a->started_at));
@@ -421,14 +422,15 @@ const struct cmd_entry cmd_export_entry = {
 	"the best, as status names it: the model's, or the shrunken means'; empty\n"
 	"when there is none), `proven` (a proven run: its latest attempt succeeded\n"
 	"with a score), best (its configuration is the best: help best),\n"
-	"attempts, gpu_hours (elapsed x GPUs of --gres x nodes, CPU jobs 1, running ones\n"
-	"up to now), created, start (its first attempt's) and end (its latest\n"
-	"attempt's, once judged). --attempts: one row per attempt instead (tag,\n"
-	"run_id, attempt, job_id, state, exit_code, verdict, reason,\n"
-	"failure_class, score, node, partition, gres, gpus, gpu_hours, submitted,\n"
-	"start, end, log). Column names are stable: schemas/export.schema.json\n"
-	"documents each and its type. CSV: RFC 4180, a header line, null as an\n"
-	"empty field, booleans true/false, times ISO-8601 UTC. Reads only.\n"
+	"attempts, gpu_hours (elapsed x the GPUs of --gres's gpu entry x nodes, a job\n"
+	"that asks no gpu 1, running ones up to now), created, start (its first\n"
+	"attempt's) and end (its latest attempt's, once judged). --attempts: one row\n"
+	"per attempt instead (tag, run_id, attempt, job_id, state, exit_code,\n"
+	"verdict, reason, failure_class, score, node, partition, gres, gpus,\n"
+	"gpu_hours, submitted, start, end, log). Column names are stable:\n"
+	"schemas/export.schema.json documents each and its type. CSV: RFC 4180, a\n"
+	"header line, null as an empty field, booleans true/false, times ISO-8601\n"
+	"UTC. Reads only.\n"
 	"In pandas: pd.read_csv(\"runs.csv\") and pd.read_json(\"runs.jsonl\", lines=True)\n"
 	"give the same columns and dtypes; pd.read_csv(\"runs.csv\", parse_dates=[\"created\",\n"
 	"\"start\", \"end\"], float_precision=\"round_trip\") reads times as times and\n"

@@ -30,6 +30,15 @@
 	" WHERE h.token = :tok AND h.phase IN ('ended', 'superseded')" \
 	" LIMIT 1"
 
+/*
+ * A feeder of the driver (driver.c) xloop is done with: its row ended
+ * (done, failed) or was given up (gone: cancelled, or left the queue).
+ */
+#define GONE_FEEDER_SQL \
+	"SELECT 'feeder ' || coalesce('job ' || job_id, 'intent ' || id) || ', ' || phase" \
+	" FROM feeder WHERE study = :study AND token = :tok" \
+	" AND phase IN ('done', 'failed', 'gone')"
+
 /* Whether s is a whole number (an array task's index, not a range). */
 static int is_index(const char *s)
 {
@@ -53,6 +62,38 @@ static char *job_token(const struct slurm_job *j, const char *pre)
 	if (j->array_task_id && is_index(j->array_task_id))
 		return xasprintf("%s_%s", last + 1, j->array_task_id);
 	return xstrdup(last + 1);
+}
+
+/*
+ * The token of pending job j when it is a feeder of the study (pre:
+ * SLURM_FEEDER_COMMENT "STUDY:"): its comment's last ":" field; malloc'd,
+ * or NULL. Only a pending one: a feeder's row is done before its job ends.
+ */
+static char *feeder_token(const struct slurm_job *j, const char *pre)
+{
+	const char *last;
+
+	if (!j->comment || !starts_with(j->comment, pre) || j->state != SLURM_STATE_PENDING)
+		return NULL;
+	last = strrchr(j->comment, ':');
+	return last && last[1] ? xstrdup(last + 1) : NULL;
+}
+
+/* Whether xloop is done with the feeder of token tok: its words (*what malloc'd). */
+static int feeder_done(struct xl_ctx *ctx, const char *tok, char **what)
+{
+	struct stmt st;
+	int found;
+
+	if (db_prepare_cached(&ctx->db, &st, GONE_FEEDER_SQL) < 0)
+		return 0;
+	db_bind_text(&st, ":study", ctx->cfg.study);
+	db_bind_text(&st, ":tok", tok);
+	found = db_step(&st) == SQLITE_ROW;
+	if (found)
+		*what = db_col_dup(&st, 0);
+	db_finalize(&st);
+	return found;
 }
 
 /* Whether xloop is done with what tok names: its run, attempt and words (*what malloc'd). */
@@ -79,15 +120,19 @@ static int done_with(struct xl_ctx *ctx, const char *tok, long long *run_id,
 size_t gone_cancel(struct xl_ctx *ctx, struct slurm *s, struct slurm_jobs *q)
 {
 	char *pre = xasprintf("xloop:%s/", ctx->cfg.study);
+	char *fpre = xasprintf("%s%s:", SLURM_FEEDER_COMMENT, ctx->cfg.study);
 	size_t i, n = 0;
 
 	for (i = 0; i < q->nr; i++) {
 		struct slurm_job *j = &q->v[i];
-		char *tok = job_token(j, pre), *what = NULL, *cause = NULL, *d;
+		char *tok = job_token(j, pre), *ftok = tok ? NULL : feeder_token(j, fpre);
+		char *what = NULL, *cause = NULL, *d;
 		long long run_id = 0, attempt_id = 0;
 
-		if (!tok || !done_with(ctx, tok, &run_id, &attempt_id, &what)) {
+		if (tok ? !done_with(ctx, tok, &run_id, &attempt_id, &what) :
+		    !ftok || !feeder_done(ctx, ftok, &what)) {
 			free(tok);
+			free(ftok);
 			continue;
 		}
 		if (slurm_scancel(s, j->job_id, &cause) != 0) {
@@ -105,7 +150,9 @@ size_t gone_cancel(struct xl_ctx *ctx, struct slurm *s, struct slurm_jobs *q)
 		free(cause);
 		free(what);
 		free(tok);
+		free(ftok);
 	}
+	free(fpre);
 	free(pre);
 	return n;
 }

@@ -8,7 +8,10 @@
  * already judged, a segment not needed, continued or last, a step that
  * ended, was dropped or retried, a superseded or ended --then step, or an
  * intent given up (submit_failed, a new try made) is cancelled, whatever
- * its id (a controller that lost state gives ids again).
+ * its id (a controller that lost state gives ids again). So is a pending
+ * feeder of the driver (driver.c) whose row ended or was given up: it
+ * would be kept as the study's feeder, waiting on jobs long gone. A
+ * running feeder is left alone: its row is done before its job ends.
  */
 #ifndef XLOOP_GONE_H
 #define XLOOP_GONE_H

@@ -518,21 +518,26 @@ void segments_keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_
 	seg_release(&cur);
 }
 
-/* The newest live queued segment of the attempt, as the chain's tail. */
+/*
+ * The newest live queued segment of the attempt, as the chain's tail: one
+ * q shows live, or one queued since q was read (its intent not older than
+ * q). One q does not show though it was read after the segment was queued
+ * is gone (a controller back from an older state lost it): no tail.
+ */
 void segments_tail(struct xl_ctx *ctx, const struct slurm_jobs *q, long long attempt_id,
 		   char **job_id)
 {
 	struct stmt st;
 
-	if (db_prepare(&ctx->db, &st, "SELECT job_id FROM segment WHERE attempt_id = :att"
-		       " AND state = 'queued' AND job_id IS NOT NULL ORDER BY k DESC") < 0)
+	if (db_prepare(&ctx->db, &st, "SELECT job_id, intent_at FROM segment WHERE"
+		       " attempt_id = :att AND state = 'queued' AND job_id IS NOT NULL"
+		       " ORDER BY k DESC") < 0)
 		return;
 	db_bind_int64(&st, ":att", attempt_id);
 	while (db_step(&st) == SQLITE_ROW) {
 		const struct slurm_job *j = slurm_jobs_find(q, db_col_text(&st, 0));
 
-		/* not in q at all: queued after q was read */
-		if (!j || !slurm_state_is_final(j->state)) {
+		if (j ? !slurm_state_is_final(j->state) : db_col_int64(&st, 1) >= q->read_at) {
 			free(*job_id);
 			*job_id = xstrdup(db_col_text(&st, 0));
 			break;

@@ -53,7 +53,11 @@ void segments_started(struct xl_ctx *ctx, struct slurm *s, long long attempt_id,
 void segments_keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
 			const struct attempt *a);
 
-/* The job a next run chains onto when job_id is attempt_id's segment. */
+/*
+ * The job a next run chains onto when job_id is attempt_id's segment: its
+ * newest queued segment that q shows live or that was queued after q was
+ * read (q->read_at); one q no longer shows is no tail.
+ */
 void segments_tail(struct xl_ctx *ctx, const struct slurm_jobs *q, long long attempt_id,
 		   char **job_id);
 

@@ -201,3 +201,32 @@ void sbatch_directives_release(struct sbatch_directives *d)
 	free(d->v);
 	memset(d, 0, sizeof(*d));
 }
+
+/*
+ * The fewest nodes the last --nodes (-N) asks: "2" 2, "2-4" 2, "4,2" 2;
+ * 1 when none is given or it names no count.
+ */
+long long sbatch_directives_nodes(const struct sbatch_directives *d)
+{
+	const char *v = NULL, *p;
+	long long least = 0;
+	size_t i;
+
+	for (i = 0; i < d->nr; i++)
+		if (strcmp(d->v[i].option, "nodes") == 0)
+			v = d->v[i].value;
+	for (p = v; p && *p; ) {
+		long long n = 0;
+		size_t k = strspn(p, "0123456789");
+
+		if (k == 0 || k > 9) {
+			p += k ? k : 1;
+			continue;
+		}
+		for (; k; k--, p++)
+			n = n * 10 + (*p - '0');
+		if (n > 0 && (least == 0 || n < least))
+			least = n;
+	}
+	return least > 0 ? least : 1;
+}

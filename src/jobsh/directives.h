@@ -26,6 +26,9 @@ void sbatch_directives_parse(const char *text, struct sbatch_directives *out);
 
 void sbatch_directives_release(struct sbatch_directives *d);
 
+/* The fewest nodes the directives' --nodes asks ("2-4": 2), 1 when none. */
+long long sbatch_directives_nodes(const struct sbatch_directives *d);
+
 /* Append the #SBATCH lines of text's head to out, each with its '\n'. */
 struct buf;
 void sbatch_header_lines(const char *text, struct buf *out);

@@ -35,28 +35,15 @@ void auto_pick_release(struct auto_pick *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* GPUs in a gres request ("gpu:2", "gpu:a100:2"); CPU-only jobs count 1. */
-long long autopilot_gres_gpus(const char *gres)
-{
-	const char *last = strrchr(gres, ':');
-	long long n;
-	const char *err;
-
-	if (!*gres)
-		return 1;
-	if (last && parse_ll(last + 1, 1, 1 << 20, &n, &err) == 0)
-		return n;
-	return 1;
-}
-
-/* GPU-hours of a job. */
+/* GPU-hours of a job: elapsed x GPUs a node (slurm_gres_charged_gpus) x nodes. */
 double autopilot_gpu_hours(long long secs, const char *gres, const char *nodes)
 {
 	long n = slurm_hostlist_count(nodes);
 
 	if (secs <= 0)
 		return 0;
-	return (double)secs * (double)autopilot_gres_gpus(gres) * (double)(n > 1 ? n : 1) / 3600.0;
+	return (double)secs * (double)slurm_gres_charged_gpus(gres) * (double)(n > 1 ? n : 1) /
+	       3600.0;
 }
 
 /* Spending since `auto on`. */

@@ -62,10 +62,11 @@ int autopilot_created(struct xl_ctx *ctx, const struct auto_pick *pick, long lon
 /* The proposal could not become a run (why): it is marked failed, not retried. */
 int autopilot_failed(struct xl_ctx *ctx, const struct auto_pick *pick, const char *why);
 
-/* GPUs in a gres request ("gpu:2", "gpu:a100:2"), as the budget counts them; CPU-only jobs 1. */
-long long autopilot_gres_gpus(const char *gres);
-
-/* GPU-hours of secs on the nodes of NodeList nodes (gres is per node; "" counts one node). */
+/*
+ * GPU-hours of secs on the nodes of NodeList nodes: gres is per node and
+ * counts slurm_gres_charged_gpus (a job that asks no GPU 1); nodes ""
+ * counts one node.
+ */
 double autopilot_gpu_hours(long long secs, const char *gres, const char *nodes);
 
 #endif

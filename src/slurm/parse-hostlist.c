@@ -145,6 +145,14 @@ long slurm_hostlist_count(const char *list)
 	return h.n;
 }
 
+/* Of two NodeLists of one job, the one naming more hosts (a unless b names more). */
+const char *slurm_wider_nodes(const char *a, const char *b)
+{
+	if (!b || strcmp(b, "(null)") == 0)
+		return a;
+	return slurm_hostlist_count(b) > slurm_hostlist_count(a) ? b : a;
+}
+
 /* The hosts of a hostlist expression, in order. */
 long slurm_hostlist_expand(const char *list, long max, char ***hosts, char **cause)
 {

@@ -310,6 +310,12 @@ int slurm_acct_summarize(const struct slurm_acct *acct, const char *job,
 	if (sum->alloc == NULL)
 		return fail(cause, "sacct has no allocation row for job '%s'",
 			    job);
+	{
+		const char *name = slurm_acct_get(acct, sum->alloc, "JobName");
+		const char *part = slurm_acct_get(acct, sum->alloc, "Partition");
+
+		sum->partial = (name && strcmp(name, "allocation") == 0) || (part && !*part);
+	}
 	sum->alloc_state = sum->state = sum->alloc->state;
 	sum->exit_code = sum->alloc->exit_code;
 	sum->exit_signal = sum->alloc->exit_signal;

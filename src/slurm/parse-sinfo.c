@@ -289,3 +289,11 @@ long long slurm_gres_request_gpus(const char *gres)
 	}
 	return total;
 }
+
+/* The GPUs a node of a job is charged for: its --gres request's, at least 1. */
+long long slurm_gres_charged_gpus(const char *gres)
+{
+	long long n = slurm_gres_request_gpus(gres);
+
+	return n > 0 ? n : 1;
+}

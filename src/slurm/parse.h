@@ -114,6 +114,12 @@ int slurm_parse_test_only(const char *out, time_t *start, char **cause);
 long slurm_hostlist_count(const char *list);
 
 /*
+ * Of two NodeLists of one job (sacct's and scontrol's), the one naming
+ * more hosts: a, unless b names more.
+ */
+const char *slurm_wider_nodes(const char *a, const char *b);
+
+/*
  * The hosts a NodeList names, in its order (slurm/parse-hostlist.c):
  * "node[1-2]" node1 node2; "node[1,3-4]" node1 node3 node4; "gpu[08-10]"
  * gpu08 gpu09 gpu10 (the lower bound's width); "n[1-2]-ib" n1-ib n2-ib;
@@ -209,8 +215,9 @@ struct slurm_job {
 struct slurm_jobs {
 	struct slurm_job *v;
 	size_t nr;
+	long long read_at;	/* squeue's: the time (s) just before it ran; 0 unknown */
 };
-#define SLURM_JOBS_INIT { NULL, 0 }
+#define SLURM_JOBS_INIT { NULL, 0, 0 }
 
 /* The first value printed for key (exact match), or NULL. */
 const char *slurm_job_get(const struct slurm_job *job, const char *key);
@@ -367,6 +374,7 @@ struct slurm_acct_summary {
 	const struct slurm_acct_row *worst_step; /* NULL when no step failed */
 	size_t nr_steps;
 	const char *nodes;	/* the job's NodeList, see below; NULL without the field */
+	int partial;		/* the allocation row is slurmdbd's first one, see below */
 };
 
 /*
@@ -383,6 +391,10 @@ struct slurm_acct_summary {
  * end the allocation row can still be the one slurmdbd wrote at the start
  * (JobName "allocation", NodeList the batch host alone). Returns
  * -1 when no allocation row of job is present.
+ * partial: the allocation row is that first one (JobName "allocation" or
+ * no Partition): its state may be final, but without an srun step its
+ * NodeList is the batch host alone; ask scontrol for the job's nodes
+ * (slurm_wider_nodes).
  */
 int slurm_acct_summarize(const struct slurm_acct *acct, const char *job,
 			 struct slurm_acct_summary *sum, char **cause);
@@ -553,5 +565,12 @@ long long slurm_sinfo_gpus(const char *text, long long per_job);
  * "gpu:a100:2", "gpu" (1), "gpu:1,mps:100"); 0 when it asks none.
  */
 long long slurm_gres_request_gpus(const char *gres);
+
+/*
+ * The GPUs a node of a job counts as, for GPU-hours, the autopilot's
+ * budget, export and lanes: slurm_gres_request_gpus, and 1 for a job that
+ * asks no GPU ("", "mps:100"): a CPU job holds its node's place as 1 GPU.
+ */
+long long slurm_gres_charged_gpus(const char *gres);
 
 #endif

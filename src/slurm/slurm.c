@@ -3,6 +3,7 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -255,12 +256,15 @@ static int squeue_user(struct slurm *s, const char *format, struct slurm_jobs *j
 	 * -u takes a uid as well as a name: no passwd lookup needed */
 	const char *argv[] = { "squeue", "-h", "-r", "-o", format, "-u", uid, NULL };
 	struct proc p = PROC_INIT;
+	long long at = (long long)time(NULL);
 	int rc;
 
 	xsnprintf(uid, sizeof(uid), "%u", (unsigned)getuid());
 	rc = run(s, argv, NULL, &p, cause);
 	if (rc == 0 && slurm_parse_squeue(p.out.s, format, jobs, cause) != 0)
 		rc = XL_ERR;
+	if (rc == 0)
+		jobs->read_at = at;	/* a job queued since is not in it */
 	proc_release(&p);
 	return rc;
 }

@@ -223,8 +223,8 @@ void lanes_record_gpus(struct xl_ctx *ctx, struct slurm *s, struct attempt *v, s
 {
 	size_t i, asked = 0;
 
-	if (!strstr(ctx->cfg.res.gres, "gpu"))
-		return;
+	if (slurm_gres_request_gpus(ctx->cfg.res.gres) == 0)
+		return;		/* a CPU job has no GPU to ask about */
 	for (i = 0; i < n && asked < LANES_GPU_LOOKUPS; i++) {
 		const struct slurm_job *j = *v[i].job_id ? slurm_jobs_find(q, v[i].job_id) : NULL;
 		char *idx = NULL, *cause = NULL;

@@ -15,9 +15,11 @@ struct slurm;
 #define QUOTA_TTL_SECS 300
 
 /*
- * Read the limits again when the cache is older than QUOTA_TTL_SECS, a
- * refusal came since or the GPUs of the study's jobs changed; only for studies with more than one lane or after
- * a refusal (one lane never asks sacctmgr). Failing to read is no error:
+ * Read the limits (and, for "auto" lanes, the nodes the newest run's
+ * job.sh asks) again when the cache is older than QUOTA_TTL_SECS, a
+ * refusal came since or the GPUs of the study's jobs changed; only for
+ * studies with more than one lane or after a refusal (one lane never asks
+ * sacctmgr). Failing to read is no error:
  * the cache then says "no limit known" until the next refresh.
  */
 void quota_refresh(struct xl_ctx *ctx, struct slurm *s);
@@ -27,9 +29,10 @@ void quota_refused(struct xl_ctx *ctx, const char *limit);
 
 /*
  * How many lanes "auto" means: the fewest of the study's jobs (of the GPUs
- * its gres asks a node) the user's GPU limit holds, the jobs they may run
- * and the partition's nodes hold at once (a node with fewer GPUs than a
- * job asks holds none), else 1.
+ * its gres asks a node, on the nodes its newest job.sh's --nodes asks) the
+ * user's GPU limit holds, the jobs they may run and the partition's nodes
+ * hold at once (a node with fewer GPUs than a job asks holds none; a job of
+ * N nodes takes N node places), else 1.
  */
 long long quota_auto_lanes(struct xl_ctx *ctx);
 

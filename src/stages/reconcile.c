@@ -714,7 +714,7 @@ static int read_finals(struct xl_ctx *ctx, struct slurm *s, struct reading *r, c
 		if (!*r->v[i].job_id || find_attempts_job(ctx, &r->q, &r->v[i]))
 			continue;
 		if (r->noacct || slurm_acct_summarize(&r->acct, r->v[i].job_id, &sum, NULL) < 0 ||
-		    !slurm_state_is_final(sum.state))
+		    !slurm_state_is_final(sum.state) || sum.partial)
 			r->need_scontrol = 1;
 	}
 	if (!r->need_scontrol)
@@ -746,7 +746,10 @@ static int find_intent(struct xl_ctx *ctx, struct reading *r, struct attempt *a)
 	return 0;
 }
 
-/* What Slurm finally said of a's job: sacct first, then scontrol, then squeue. */
+/*
+ * What Slurm finally said of a's job: sacct first (its nodes the wider of its and
+ * scontrol's: a partial allocation row names the batch host alone), then scontrol, squeue.
+ */
 static void read_final(struct xl_ctx *ctx, const struct reading *r, const struct attempt *a,
 		       struct final *f)
 {
@@ -755,9 +758,14 @@ static void read_final(struct xl_ctx *ctx, const struct reading *r, const struct
 
 	if (!r->noacct && slurm_acct_summarize(&r->acct, a->job_id, &sum, NULL) == 0 &&
 	    slurm_state_is_final(sum.state) &&
-	    job_is_attempts(ctx, a, slurm_acct_get(&r->acct, sum.alloc, "Comment")))
+	    job_is_attempts(ctx, a, slurm_acct_get(&r->acct, sum.alloc, "Comment"))) {
 		final_from_acct(&r->acct, &sum, a->job_id, f);
-	else if (r->have_scontrol && (j = find_attempts_job(ctx, &r->sc, a)) != NULL)
+		if (r->have_scontrol && (j = find_attempts_job(ctx, &r->sc, a)) != NULL &&
+		    slurm_wider_nodes(f->node, j->nodes) != f->node) {
+			free(f->node);
+			f->node = xstrdup(j->nodes);
+		}
+	} else if (r->have_scontrol && (j = find_attempts_job(ctx, &r->sc, a)) != NULL)
 		final_from_job(j, f);
 	else if ((j = find_attempts_job(ctx, &r->q, a)) != NULL)
 		final_from_job(j, f);

@@ -13,7 +13,12 @@
 # The first study's jobs take a GPU on each node: the report draws the run
 # on both nodes on each node's row ("node1 GPU 0") and report --json names
 # the nodes of its GPU rows (the run waits at a gate until its GPUs are
-# recorded).
+# recorded). A third run of the first study runs no srun step (issue 47):
+# its PATH's sacct answers for it as slurmdbd does before the job's start
+# record (seen on this cluster: ops/slurm/captures/nodes/
+# sacct_P_n_two_nodes_step_failed_transient.txt): a final allocation row
+# named "allocation", no Partition, the batch host alone; its attempt must
+# still name both nodes.
 . "$(dirname "$0")/lib.sh"
 need_nodes 3
 
@@ -23,13 +28,16 @@ cat >"$T_TMP/job.sh" <<'JOB'
 #SBATCH --nodes=2
 X=0
 FAIL=0
+STEP=1
 echo "START x=$X fail=$FAIL device=cpu"
 [ "$X" = 1 ] && sleep 2
 # the run on both nodes waits (at most a minute) until the test opens the gate
 if [ "$X" = 1 ]; then
 	for i in $(seq 300); do [ -e "$XLOOP_ROOT/gate" ] && break; sleep 0.2; done
 fi
-srun bash -c 'echo "on $SLURMD_NODENAME"; [ "$SLURM_NODEID" = 1 ] && [ '"$FAIL"' = 1 ] && exit 3; exit 0'
+if [ "$STEP" = 1 ]; then
+	srun bash -c 'echo "on $SLURMD_NODENAME"; [ "$SLURM_NODEID" = 1 ] && [ '"$FAIL"' = 1 ] && exit 3; exit 0'
+fi
 echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 exit 0
@@ -41,6 +49,15 @@ step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 step "a PATH whose sacct has no accounting" mkdir "$T_TMP/noacct"
 printf '#!/bin/sh\necho "Slurm accounting storage is disabled" >&2\nexit 1\n' >"$T_TMP/noacct/sacct"
 step "chmod it" chmod 755 "$T_TMP/noacct" "$T_TMP/noacct/sacct"
+# sacct whose allocation row of the run nostep is slurmdbd's first one
+step "a PATH whose sacct is slurmdbd's before the start record" mkdir "$T_TMP/transient"
+cat >"$T_TMP/transient/sacct" <<EOF
+#!/bin/sh
+# JobID|JobIDRaw|JobName|State|ExitCode|...|Comment (11)|NodeList (12)|Partition (13)|...
+$(command -v sacct) "\$@" | awk -F'|' -v OFS='|' '\$1 !~ /\./ && \$11 ~ /\/nostep#/ {
+	\$3 = "allocation"; sub(/\[/, "", \$12); sub(/[-,].*/, "", \$12); \$13 = "" } { print }'
+EOF
+step "chmod it" chmod 755 "$T_TMP/transient" "$T_TMP/transient/sacct"
 
 acct=$(user_dir) noacct=$(user_dir)
 # xl STUDY ARGS: xloop as the user, the no-accounting study with its PATH
@@ -49,6 +66,8 @@ xl() {
 	shift
 	if [ "$d" = "$noacct" ]; then
 		as_user env PATH="$T_TMP/noacct:$PATH" "$X" -C "$d" "$@"
+	elif [ "$d" = "$acct" ]; then
+		as_user env PATH="$T_TMP/transient:$PATH" "$X" -C "$d" "$@"
 	else
 		as_user "$X" -C "$d" "$@"
 	fi
@@ -66,6 +85,8 @@ c["breaker"] = {"program": 0, "no_gpu": False}'
 	step "submit both ($s)" xl "$d" submit both --no-chain
 	step "submit bad ($s)" xl "$d" submit bad --no-chain
 done
+step "a 2-node run with no srun step (acct)" xl "$acct" new nostep --from base --set STEP=0
+step "submit nostep (acct)" xl "$acct" submit nostep --no-chain
 
 # FIELD of attempt 1 of TAG in study DIR: att DIR TAG FIELD
 att() { xl "$1" status --json | /usr/bin/python3 -c 'import json, sys
@@ -85,7 +106,8 @@ for s in acct noacct; do
 		if [ ! -e "$d/gate" ] && { [ -n "$(gpus both)" ] || [ $SECONDS -ge $((deadline - 30)) ]; }; then
 			as_user touch "$d/gate"
 		fi
-		[ -n "$(att "$d" both verdict)" ] && [ -n "$(att "$d" bad verdict)" ] && break
+		[ -n "$(att "$d" both verdict)" ] && [ -n "$(att "$d" bad verdict)" ] &&
+			{ [ "$s" = noacct ] || [ -n "$(att "$d" nostep verdict)" ]; } && break
 		sleep 0.5
 	done
 	check "$s: both runs judged" test -n "$(att "$d" bad verdict)"
@@ -110,6 +132,9 @@ for l in sys.stdin:
         print("%.3f %g" % (r["gpu_hours"] * 3600 / secs, secs) if secs else "0 0")')
 check "export: the 2-node run's GPU-hours count both nodes ($hours)" test "${hours%% *}" = 2.000
 check "acct: the reason names the step and its nodes" grep -q 'step [0-9]*\.0 (bash) on node\[1-2\] ended FAILED 3:0' <<<"$(att "$acct" bad verdict_reason)"
+node=$(att "$acct" nostep node)
+check "acct: a 2-node run with no srun step names both nodes ($node)" \
+	test "$(as_user scontrol show hostnames "$node" | wc -l)" -eq 2
 check "noacct: the reason says a step failed (DerivedExitCode)" grep -q 'DerivedExitCode' <<<"$(att "$noacct" bad verdict_reason)"
 
 # the report: a GPU row is a node's GPU; the run on both nodes is drawn on each node's row

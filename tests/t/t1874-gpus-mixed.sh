@@ -14,6 +14,9 @@
 # Study b's run spans node2 and node3 with a GPU on each while another job
 # holds node2's GPU 0: its GPUs differ by node (node2's 1, node3's 0), and
 # the report's rows are exactly those two (not node3's GPU 1).
+# Study c's runs span 2 nodes of a GPU each (#SBATCH --nodes=2) with lanes
+# "auto": each takes 2 of the 5 places of 1 GPU, so 2 lanes, not 5 (issue
+# 47): one next queues 2 of its 4 planned runs.
 # Order comes from barriers: the jobs wait for a gate the test opens once
 # it has seen what it checks; states are polled with deadlines.
 . "$(dirname "$0")/lib.sh"
@@ -40,8 +43,11 @@ echo FINISHED
 JOB
 # study b's: one task on each of node2 and node3
 sed 's|^X=0$|#SBATCH --nodes=2\n#SBATCH --nodelist=node[2-3]\nX=0|' "$T_TMP/job.sh" >"$T_TMP/job2.sh"
+# study c's: any 2 nodes
+sed 's|^X=0$|#SBATCH --nodes=2\nX=0|' "$T_TMP/job.sh" >"$T_TMP/job3.sh"
 echo '{"score": 0}' >"$T_TMP/cv.json"
-step "chmod 644 job.sh job2.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/job2.sh" "$T_TMP/cv.json"
+step "chmod 644 job.sh job2.sh job3.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/job2.sh" \
+	"$T_TMP/job3.sh" "$T_TMP/cv.json"
 
 # jobs DIR: "STATE NODES" of each queued or running job of the study in DIR
 jobs() {
@@ -128,4 +134,16 @@ check "a: each job seen running had both GPUs of its node ($both of them)" test 
 r=$(rows "$a")
 check "a: the report's rows are node2's and node3's two GPUs, none of node1 ($r)" test "$r" = "node2:0 node2:1 node3:0 node3:1"
 validates "a: report --json validates" report "$T_TMP/report.json" "$T_TMP/report.json"
+
+# --- c: runs of 2 nodes, lanes "auto"
+c=$(user_dir)
+new_study "$c" mixedc 'c["resources"].update(cpus=1, mem="100M", time="00:05:00", gres="gpu:1")
+c["queue"]["depth"] = 0
+c["queue"]["lanes"] = "auto"'
+step "adopt a baseline (c)" as_user "$X" -C "$c" adopt "$T_TMP/job3.sh" --tag base --cv "$T_TMP/cv.json"
+step "plan four runs (c)" as_user "$X" -C "$c" plan add X=1 X=2 X=3 X=4 --from base
+step "one next (c)" as_user "$X" -C "$c" next
+n=$(jobs "$c" | grep -c .)
+check "c: runs of 2 nodes get 2 lanes of the 5 places: 2 jobs queued, not 4 ($n)" test "$n" -eq 2
+as_user touch "$c/gate"
 finish

@@ -68,11 +68,44 @@ static void test_stops_at_first_command(void **state)
 	sbatch_directives_release(&d);
 }
 
+/* The nodes a job asks: the last --nodes or -N, its fewest; 1 without one. */
+static void test_nodes(void **state)
+{
+	static const struct {
+		const char *text;
+		long long nodes;
+	} cases[] = {
+		{ "#SBATCH --nodes=2\n", 2 },
+		{ "#SBATCH -N 3 --time=1\n", 3 },
+		{ "#SBATCH -N2\n", 2 },
+		{ "#SBATCH --nodes 2-4\n", 2 },
+		{ "#SBATCH --nodes=4,2\n", 2 },
+		{ "#SBATCH --nodes=1\n#SBATCH --nodes=2\n", 2 },	/* the last one counts */
+		{ "#SBATCH --time=1\n", 1 },
+		{ "#SBATCH --nodes\n", 1 },
+		{ "#SBATCH --nodes=0\n", 1 },
+		{ "#SBATCH --nodes=x\n", 1 },
+		{ "echo\n#SBATCH --nodes=2\n", 1 },	/* after a command sbatch reads none */
+	};
+	struct sbatch_directives d;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		sbatch_directives_parse(cases[i].text, &d);
+		if (sbatch_directives_nodes(&d) != cases[i].nodes)
+			fail_msg("%s: %lld, want %lld", cases[i].text, sbatch_directives_nodes(&d),
+				 cases[i].nodes);
+		sbatch_directives_release(&d);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_forms),
 		cmocka_unit_test(test_stops_at_first_command),
+		cmocka_unit_test(test_nodes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "ctx.h"
 #include "jobs/gone.h"
+#include "jobs/segments.h"
 #include "runs.h"
 
 #include "fixture-run.h"
@@ -172,10 +173,107 @@ static void test_cancel_done(void **state)
 	slurm_jobs_release(&q);
 }
 
+/* Insert a feeder row of study st: its token, phase and job. */
+static void feeder(struct fx *f, const char *st, const char *tok, const char *phase,
+		   const char *job)
+{
+	char *sql = xasprintf("INSERT INTO feeder (study, token, phase, job_id, intent_at)"
+			      " VALUES ('%s', '%s', '%s', '%s', 1)", st, tok, phase, job);
+
+	assert_int_equal(db_exec(&f->ctx.db, sql), 0);
+	free(sql);
+}
+
+/*
+ * Feeders a controller brings back: a pending one whose row is done,
+ * failed or gone is cancelled; the live one, a running one (its row is
+ * done before its job ends) and another study's are not.
+ */
+static void test_cancel_feeders(void **state)
+{
+	struct fx *f = *state;
+	struct slurm s;
+	struct slurm_jobs q = SLURM_JOBS_INIT;
+	char *cause = NULL;
+	const char *out =
+		"60|xloop-feed|PENDING|Dependency|N/A|N/A|xloop-feed:s:0123456789ab:fa|gpu|0:00|5:00|60\n"
+		"61|xloop-feed|PENDING|Dependency|N/A|N/A|xloop-feed:s:0123456789ab:fb|gpu|0:00|5:00|61\n"
+		"62|xloop-feed|PENDING|BeginTime|N/A|N/A|xloop-feed:s:0123456789ab:fc|gpu|0:00|5:00|62\n"
+		"63|xloop-feed|RUNNING|None|N/A|N/A|xloop-feed:s:0123456789ab:fd|gpu|0:01|5:00|63\n"
+		"64|xloop-feed|PENDING|JobHeldUser|N/A|N/A|xloop-feed:s:0123456789ab:ff|gpu|0:00|5:00|64\n"
+		"65|xloop-feed|PENDING|Dependency|N/A|N/A|xloop-feed:t:ba9876543210:fe|gpu|0:00|5:00|65\n"
+		"66|xloop-feed|PENDING|Dependency|N/A|N/A|xloop-feed:s:0123456789ab:watch-fa|gpu|0:00|5:00|66\n";
+
+	feeder(f, "s", "fa", "done", "50");	/* restored: ran before */
+	feeder(f, "s", "fb", "queued", "61");	/* the study's feeder now */
+	feeder(f, "s", "fc", "gone", "52");	/* cancelled before the rollback */
+	feeder(f, "s", "fd", "done", "63");	/* running its last seconds */
+	feeder(f, "s", "ff", "failed", "54");
+	feeder(f, "t", "fe", "done", "65");
+	assert_int_equal(slurm_parse_squeue(out, SLURM_SQUEUE_FORMAT, &q, &cause), 0);
+	slurm_init(&s);
+	s.run = fake_run;
+	assert_int_equal(gone_cancel(&f->ctx, &s, &q), 3);
+	assert_string_equal(cancelled, "60 62 64");
+	assert_int_equal(q.v[0].state, SLURM_STATE_CANCELLED);
+	assert_int_equal(q.v[1].state, SLURM_STATE_PENDING);
+	{
+		struct stmt st;
+
+		assert_int_equal(db_prepare(&f->ctx.db, &st, "SELECT group_concat(detail, '|')"
+					    " FROM event WHERE kind = 'repaired'"), 0);
+		assert_int_equal(db_step(&st), SQLITE_ROW);
+		assert_non_null(strstr(db_col_text(&st, 0), "job 60 (feeder job 50, done) was "
+				       "PENDING again"));
+		db_finalize(&st);
+	}
+	slurm_jobs_release(&q);
+}
+
+/*
+ * A chain's tail is a queued continuation that squeue shows live or that
+ * was queued after squeue was read; one squeue does not show though it was
+ * read later is gone, and the attempt's own job stays the tail.
+ */
+static void test_tail_skips_gone_continuation(void **state)
+{
+	struct fx *f = *state;
+	struct slurm_jobs q = SLURM_JOBS_INIT;
+	char *cause = NULL, *tail;
+	long long a = attempt(f, "a", "toka", NULL);
+
+	assert_int_equal(db_exec(&f->ctx.db, "INSERT INTO segment (attempt_id, k, max, token,"
+				 " job_id, state, intent_at) VALUES (1, 1, 3, 'toka', '71',"
+				 " 'continued', 90), (1, 2, 3, 'toka2', '72', 'queued', 100)"), 0);
+	assert_int_equal(a, 1);
+	assert_int_equal(slurm_parse_squeue("71|a|RUNNING|None|N/A|N/A|xloop:s/a#1:toka|gpu|"
+					    "0:10|5:00|71\n", SLURM_SQUEUE_FORMAT, &q, &cause), 0);
+	q.read_at = 200;	/* read after segment 2 was queued: it is gone */
+	tail = xstrdup("71");
+	segments_tail(&f->ctx, &q, a, &tail);
+	assert_string_equal(tail, "71");
+	q.read_at = 100;	/* queued while (or after) squeue ran */
+	segments_tail(&f->ctx, &q, a, &tail);
+	assert_string_equal(tail, "72");
+	free(tail);
+	slurm_jobs_release(&q);
+	/* shown pending: the tail, whenever squeue ran */
+	assert_int_equal(slurm_parse_squeue("72|a|PENDING|Dependency|N/A|N/A|xloop:s/a#1.2:toka2|"
+					    "gpu|0:00|5:00|72\n", SLURM_SQUEUE_FORMAT, &q, &cause), 0);
+	q.read_at = 200;
+	tail = xstrdup("71");
+	segments_tail(&f->ctx, &q, a, &tail);
+	assert_string_equal(tail, "72");
+	free(tail);
+	slurm_jobs_release(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_cancel_done, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cancel_feeders, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tail_skips_gone_continuation, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

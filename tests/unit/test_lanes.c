@@ -13,6 +13,11 @@
 #include "stages/lanes.h"
 #include "loop.h"
 #include "jobs/submit.h"
+#include "lib/buf.h"
+#include "lib/fsutil.h"
+#include "lib/proc.h"
+#include "stages/quota.h"
+#include "slurm/slurm.h"
 #include "stages/reconcile.h"
 #include "runs.h"
 
@@ -185,6 +190,76 @@ static void test_submit_limit_shortens_lanes(void **state)
 	assert_int_equal(lanes_count(&f->ctx), 1);	/* MaxJobs 1 */
 }
 
+/* Auto lanes for runs across nodes: a run of N nodes takes N node places and N x its GPUs. */
+static void test_auto_lanes_runs_across_nodes(void **state)
+{
+	struct fx *f = *state;
+
+	f->ctx.cfg.lanes = 0;
+	/* 3 nodes of 2 GPUs, runs of 1 GPU a node: 6 places */
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.partition_jobs", 6 + 1), 0);
+	assert_int_equal(lanes_count(&f->ctx), 6);
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.job_nodes", 1 + 1), 0);
+	assert_int_equal(lanes_count(&f->ctx), 6);
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.job_nodes", 2 + 1), 0);
+	assert_int_equal(lanes_count(&f->ctx), 3);	/* runs of 2 nodes: 3 at once */
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.job_nodes", 3 + 1), 0);
+	assert_int_equal(lanes_count(&f->ctx), 2);
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.job_nodes", 8 + 1), 0);
+	assert_int_equal(lanes_count(&f->ctx), 1);	/* fewer nodes than a run asks: one lane */
+	/* the user's GPU limit: 8 GPUs hold 2 runs of 2 nodes x 2 GPUs */
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.partition_jobs", 0), 0);
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.gpus", 8 + 1), 0);
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.job_gpus", 2 + 1), 0);
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.job_nodes", 2 + 1), 0);
+	assert_int_equal(lanes_count(&f->ctx), 2);
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.job_gpus", 1 + 1), 0);
+	assert_int_equal(lanes_count(&f->ctx), 4);
+	assert_int_equal(db_kv_set(&f->ctx.db, "quota.gpus", 1 + 1), 0);
+	assert_int_equal(lanes_count(&f->ctx), 1);	/* a limit under one run: one lane */
+}
+
+/* Slurm for quota_refresh: sinfo says 3 nodes of 2 GPUs; sacctmgr knows no limit. */
+static int fake_slurm(struct proc *p)
+{
+	if (strcmp(p->argv[0], "sinfo") == 0) {
+		buf_adds(&p->out, "3|gpu:2\n");
+		p->status = 0;
+	} else {
+		p->status = 1;
+	}
+	return 0;
+}
+
+/* The nodes a run spans come from the newest run's job.sh (#SBATCH --nodes). */
+static void test_auto_lanes_read_job_nodes(void **state)
+{
+	struct fx *f = *state;
+	struct slurm s;
+	struct run r;
+	char *dir, *job, *cmd, *cause = NULL;
+	const char *text = "#!/bin/bash\n#SBATCH --nodes=2\necho\n";
+
+	f->ctx.cfg.lanes = 0;
+	f->ctx.root = f->dir;
+	slurm_init(&s);
+	s.run = fake_slurm;
+	fixture_run(&r, "s", "a");
+	assert_int_equal(runs_insert(&f->ctx.db, &r), 0);
+	dir = xasprintf("%s/runs/s/a", f->dir);
+	cmd = xasprintf("mkdir -p '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	job = xasprintf("%s/job.sh", dir);
+	assert_int_equal(write_file_atomic(job, text, strlen(text), 0755, &cause), 0);
+	quota_refresh(&f->ctx, &s);
+	assert_int_equal(db_kv_get(&f->ctx.db, "quota.job_nodes"), 2 + 1);
+	assert_int_equal(lanes_count(&f->ctx), 3);	/* 6 GPUs, runs of 2 nodes x 1 */
+	f->ctx.root = NULL;
+	free(cmd);
+	free(job);
+	free(dir);
+}
+
 /* Insert a run (parent 0: a root) with one attempt, unfinished unless verdict. */
 static long long add_run(struct fx *f, const char *tag, long long parent, const char *value,
 			 const char *verdict)
@@ -230,6 +305,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_arrays_hold_lanes_and_one_lane_is_the_line,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_submit_limit_shortens_lanes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_auto_lanes_runs_across_nodes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_auto_lanes_read_job_nodes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_configuration_waits, setup, teardown),
 	};
 

@@ -3926,6 +3926,7 @@ static void test_nodes_captures(void **unused)
 			assert_non_null(sum.worst_step);
 			assert_string_equal(sum.worst_step->id.step, "0");
 			assert_string_equal(sum.nodes, "node[1-2]");
+			assert_int_equal(sum.partial, f == 1);	/* the transient row: "allocation" */
 			{
 				char *note = slurm_acct_step_note(&acct, &sum);
 
@@ -3940,6 +3941,40 @@ static void test_nodes_captures(void **unused)
 	}
 	nodes_job("scontrol_show_job_o_two_nodes.txt", &j);
 	assert_string_equal(j.v[0].nodes, "node[1-2]");
+	/*
+	 * A 2-node job with no srun step, read while sacct's allocation row is
+	 * still the first one (the transient capture without its step 6.0): it
+	 * is final but names the batch host alone; partial sends reconcile to
+	 * scontrol, whose NodeList is the wider one kept.
+	 */
+	{
+		struct slurm_acct acct = SLURM_ACCT_INIT;
+		struct slurm_acct_summary sum;
+		const char *const *fields;
+		char *cmd, *body = capture_at("nodes", "sacct_P_n_two_nodes_step_failed_transient.txt",
+					      &cmd, 0), *step;
+		size_t nr;
+
+		step = strstr(body, "\n6.0|");
+		assert_non_null(step);
+		step[1] = '\0';
+		fields = slurm_sacct_fields(&nr);
+		sacct_ok(body, fields, nr, NULL, 0, &acct);
+		summary_ok(&acct, "6", &sum);
+		assert_true(slurm_state_is_final(sum.state));
+		assert_int_equal(sum.nr_steps, 1);	/* the batch step alone */
+		assert_string_equal(sum.nodes, "node1");
+		assert_true(sum.partial);
+		assert_string_equal(slurm_wider_nodes(sum.nodes, j.v[0].nodes), "node[1-2]");
+		slurm_acct_release(&acct);
+		free(body);
+		free(cmd);
+	}
+	assert_string_equal(slurm_wider_nodes("node[1-2]", "node1"), "node[1-2]");
+	assert_string_equal(slurm_wider_nodes("node1", "node2"), "node1");	/* a tie: sacct's */
+	assert_string_equal(slurm_wider_nodes("node1", "(null)"), "node1");
+	assert_string_equal(slurm_wider_nodes("", "node[1-3]"), "node[1-3]");
+	assert_null(slurm_wider_nodes(NULL, NULL));
 	{
 		/* the report draws it on each node's row: its NodeList expanded */
 		char *hosts = expand(j.v[0].nodes, 64);

@@ -10,6 +10,7 @@
 
 #include "lib/buf.h"
 #include "lib/fsutil.h"
+#include "search/autopilot.h"
 #include "slurm/parse.h"
 #include "lib/util.h"
 
@@ -198,6 +199,27 @@ static void test_gres_request_gpus(void **state)
 	assert_int_equal(slurm_gres_request_gpus("mps:100,gpu:4"), 4);
 	assert_int_equal(slurm_gres_request_gpus("gpus:2"), 0);
 	assert_int_equal(slurm_gres_request_gpus(""), 0);
+	/* a count that is some other gres's is none of the GPUs' */
+	assert_int_equal(slurm_gres_request_gpus("gpu:2,mps:400"), 2);
+	assert_int_equal(slurm_gres_request_gpus("mps:400"), 0);
+}
+
+/* GPU-hours, the budget, export and lanes: a job that asks no GPU counts 1 a node. */
+static void test_gres_charged_gpus(void **state)
+{
+	(void)state;
+	assert_int_equal(slurm_gres_charged_gpus("gpu:2,mps:400"), 2);
+	assert_int_equal(slurm_gres_charged_gpus("mps:400,gpu:a100:3"), 3);
+	assert_int_equal(slurm_gres_charged_gpus("gpu:a100"), 1);
+	assert_int_equal(slurm_gres_charged_gpus(""), 1);
+	assert_int_equal(slurm_gres_charged_gpus("mps:400"), 1);
+	assert_int_equal(slurm_gres_charged_gpus("gpu:8"), 8);
+	/* GPU-hours: elapsed x GPUs a node x nodes; "" is one node */
+	assert_true(autopilot_gpu_hours(3600, "gpu:2,mps:400", "node[1-2]") == 4.0);
+	assert_true(autopilot_gpu_hours(1800, "gpu:a100:4", "") == 2.0);
+	assert_true(autopilot_gpu_hours(7200, "", "node1,node2,node3") == 6.0);
+	assert_true(autopilot_gpu_hours(3600, "mps:100", "node1") == 1.0);
+	assert_true(autopilot_gpu_hours(0, "gpu:2", "node1") == 0.0);
 }
 
 /* Real 22.05 output from the test cluster (ops/slurm/captures). */
@@ -231,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_limit_refusal),
 		cmocka_unit_test(test_gres_gpu_idx),
 		cmocka_unit_test(test_gres_request_gpus),
+		cmocka_unit_test(test_gres_charged_gpus),
 		cmocka_unit_test(test_sinfo_gpus),
 		cmocka_unit_test(test_captures),
 	};

@@ -477,6 +477,69 @@ def table(obj, key, label, res, budget, secs, goal=True, flat=False):
     return means
 
 
+def early_one(argv):
+    """One in-process stream of `xloop test-search` (the early-study harnesses)."""
+    out = subprocess.run([XLOOP, "test-search"] + argv, check=True, capture_output=True,
+                         text=True).stdout
+    return json.loads(out)["trace"]
+
+
+def early(a):
+    """
+    The first hours of a study (issue 43), xloop alone, in process: the flat
+    harness and the plain-lead harness in 2, 5 and 8 variables. A seed-sd is
+    the sd of one run's score about its configuration's true score (--noise);
+    same-seed runs correlate 0.5.
+    """
+    pool = multiprocessing.Pool(a.jobs)
+    w("## (f) the first hours of a study: flat and plain-lead harnesses in 2, 5 and 8 "
+      "variables (xloop alone, in process)\n")
+    w(f"Flat: every configuration truly scores 0.9; {a.flat_streams} streams of "
+      f"{a.budget} runs; a stream moves when its best ever changes, labels when the "
+      "paired test ever labels a configuration. Plain lead: every configuration scores "
+      "0.9 but one, 3 seed-sds better, the first new configuration from run 4 (or 10) on; "
+      f"{a.lead_streams} streams of 30 runs; \"paired\": the first point at which it has "
+      "2 runs on seeds the baseline has (streams that never got there count as misses).\n")
+    w("| harness | variables | streams | measured | goal | met |")
+    w("|---|---|---|---|---|---|")
+    for d in (2, 5, 8):
+        t0 = time.time()
+        traces = pool.map(early_one, [["--objective", "flat", "--vars", str(d), "--budget",
+                                       str(a.budget), "--stream", str(s), "--noise",
+                                       str(a.noise)] for s in range(1, a.flat_streams + 1)])
+        n = len(traces)
+        moved = sum(t[-1]["promotions"] > 0 for t in traces)
+        lab = sum(t[-1]["ever_any_proven"] for t in traces)
+        for what, k, goal in (("move their best", moved, 0.10), ("label anything", lab, 0.05)):
+            met = k <= goal * n
+            w(f"| flat | {d} | {n} | {k} {what} ({100 * k / n:.1f}%; {time.time() - t0:.0f} s) "
+              f"| ≤ {100 * goal:.0f}% | {'met' if met else 'not met'} |")
+            GOAL.append((f"(f) flat, {d} variables", f"{a.budget} runs", met,
+                         f"{k} of {n} streams {what}"))
+    for at in (4, 10):
+        for d in (2, 5, 8):
+            traces = pool.map(early_one, [["--objective", "lead", "--vars", str(d), "--lead-at",
+                                           str(at), "--budget", "30", "--stream", str(s),
+                                           "--noise", str(a.noise)]
+                                          for s in range(1, a.lead_streams + 1)])
+            n = len(traces)
+            paired = sum(next((e["best_is_lead"] for e in t if e["lead_common"] >= 2), False)
+                         for t in traces)
+            at15 = sum(t[min(14, len(t) - 1)]["best_is_lead"] for t in traces)
+            at30 = sum(t[-1]["best_is_lead"] for t in traces)
+            for what, k, goal in (("after its 2nd paired run", paired, 0.80),
+                                  ("at run 15", at15, 0.95), ("at run 30", at30, None)):
+                met = goal is None or k >= goal * n
+                w(f"| lead from run {at} | {d} | {n} | the best {what} in {k} "
+                  f"({100 * k / n:.0f}%) | {'≥ %.0f%%' % (100 * goal) if goal else '-'} | "
+                  f"{'met' if met else 'not met'} |")
+                if goal:
+                    GOAL.append((f"(f) lead from run {at}, {d} variables", what, met,
+                                 f"{k} of {n} streams"))
+    pool.close()
+    w("")
+
+
 def main():
     global XLOOP, TRIXIE
     t0 = time.time()
@@ -493,7 +556,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-slurm", action="store_true")
     ap.add_argument("--methods", default=",".join(METHODS))
-    ap.add_argument("--only", default="peak,flat,digits,gb,wine,diabetes")
+    ap.add_argument("--lead-streams", type=int, default=100)
+    ap.add_argument("--only", default="peak,flat,early,digits,gb,wine,diabetes")
     a = ap.parse_args()
     XLOOP = os.path.abspath(a.xloop)
     only = a.only.split(",")
@@ -528,6 +592,8 @@ def main():
         table(obj, "(a) flat", f"(a) flat: nothing to find (true score 0.9 everywhere), noise sd "
               f"{a.noise}; every promotion is noise", res, a.budget, secs, goal=False,
               flat="xloop" in methods)
+    if "early" in only:
+        early(a)
     studies = {"digits": (search_real.digits_study, a.digits_budget,
                           "(b) the demo's digits study (logistic regression, 3 variables), "
                           "in process"),

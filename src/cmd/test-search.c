@@ -39,7 +39,10 @@
 #include "search/space.h"
 
 static const struct opt test_search_opts[] = {
-	{ "objective", OPT_STRING, "peak|flat", "the synthetic objective (default peak)" },
+	{ "objective", OPT_STRING, "peak|flat|lead", "the synthetic objective (default peak)" },
+	{ "vars", OPT_STRING, "D", "variables of flat and lead (1 to 8, default 4)" },
+	{ "lead-at", OPT_STRING, "K", "lead: the better configuration is the first new one "
+	  "from run K on (2 to 1000, default 4)" },
 	{ "budget", OPT_STRING, "N", "runs (1 to 10000, default 60)" },
 	{ "stream", OPT_STRING, "S", "the random stream (default 1)" },
 	{ "noise", OPT_STRING, "SD", "the noise's standard deviation (default 0.01)" },
@@ -54,7 +57,18 @@ static const struct opt test_search_opts[] = {
 	OPT_END,
 };
 
+/* Variables of the peak objective; flat and lead take 1 to MAXVARS. */
 #define NVARS 4
+#define MAXVARS 8
+
+/* The synthetic objective. */
+struct sim_obj {
+	enum { OBJ_PEAK, OBJ_FLAT, OBJ_LEAD } kind;
+	int nvars;
+	long lead_at;		/* lead: the better configuration's first run, 1-based */
+	double lead;		/* lead: how much better (3 seed-sds) */
+	char lead_key[65];	/* lead: its configuration key ("": not run yet) */
+};
 
 static uint64_t splitmix64(uint64_t x)
 {
@@ -77,25 +91,33 @@ static int search_debug(void)
 #endif
 }
 
-/* The noise-free score. */
-static double true_score(int flat, const long *x)
+/* The noise-free score of configuration key at x. */
+static double true_score(const struct sim_obj *o, const long *x, const char *key)
 {
 	double mid = (double)(x[0] + x[1]) / 2;
 
-	if (flat)
+	if (o->kind == OBJ_LEAD)
+		return 0.9 + (o->lead_key[0] && strcmp(key, o->lead_key) == 0 ? o->lead : 0);
+	if (o->kind == OBJ_FLAT)
 		return 0.9;
 	return 0.9 - 0.02 * (double)((x[0] - x[1]) * (x[0] - x[1])) -
 	       0.004 * (mid - 7) * (mid - 7) - 0.003 * (double)((x[2] - 2) * (x[2] - 2)) -
 	       0.002 * (double)((x[3] - 5) * (x[3] - 5));
 }
 
-/* A normal deviate for (stream, seed, x). */
+/* A normal deviate for (stream, seed, x); x has MAXVARS values, 0 past the study's. */
 static double noise_of(long stream, long seed, const long *x)
 {
 	uint64_t h = splitmix64(((uint64_t)stream << 40) ^ ((uint64_t)seed << 32) ^
 				((uint64_t)x[0] << 24) ^ ((uint64_t)x[1] << 16) ^
-				((uint64_t)x[2] << 8) ^ (uint64_t)x[3]);
-	uint64_t h2 = splitmix64(h);
+				((uint64_t)x[2] << 8) ^ (uint64_t)x[3]), h2;
+	int i;
+
+	/* variables past the fourth (none on the peak objective: its draws stay) */
+	for (i = NVARS; i < MAXVARS; i++)
+		if (x[i])
+			h = splitmix64(h ^ ((uint64_t)x[i] << (8 * (i - NVARS))));
+	h2 = splitmix64(h);
 	double u1 = ((double)(h >> 11) + 1) / 9007199254740993.0;
 	double u2 = (double)(h2 >> 11) / 9007199254740992.0;
 
@@ -108,7 +130,7 @@ static double noise_of(long stream, long seed, const long *x)
 /* The offset of a seed, shared by every configuration (a normal deviate). */
 static double seed_offset(long stream, long seed)
 {
-	long zero[NVARS] = { SEED_TAG, SEED_TAG, SEED_TAG, SEED_TAG };
+	long zero[MAXVARS] = { SEED_TAG, SEED_TAG, SEED_TAG, SEED_TAG };
 
 	return noise_of(stream, seed, zero);
 }
@@ -116,17 +138,18 @@ static double seed_offset(long stream, long seed)
 struct sim_run {
 	char *config;
 	char key[65];
-	long x[NVARS], seed;
+	long x[MAXVARS], seed;
 	double score;
 };
 
-/* X1..X4 and SEED of a configuration text. */
-static void values_of(const char *config, long *x, long *seed)
+/* X1..Xn and SEED of a configuration text (x: MAXVARS values, 0 past n). */
+static void values_of(const char *config, int n, long *x, long *seed)
 {
 	char name[8], *v;
 	int i;
 
-	for (i = 0; i < NVARS; i++) {
+	memset(x, 0, MAXVARS * sizeof(*x));
+	for (i = 0; i < n; i++) {
 		xsnprintf(name, sizeof(name), "X%d", i + 1);
 		v = confkey_value(config, name);
 		x[i] = v ? strtol(v, NULL, 10) : 0;
@@ -189,7 +212,7 @@ static double ask(const char *config)
 }
 
 /* Run the search; prints one JSON document (external: a line per run). */
-static int simulate(int flat, long budget, long stream, double sd, double rho, long branch,
+static int simulate(struct sim_obj *o, long budget, long stream, double sd, double rho, long branch,
 		    const struct space *ext_space, const char *ext_base, double threshold,
 		    int goal_max)
 {
@@ -212,15 +235,26 @@ static int simulate(int flat, long budget, long stream, double sd, double rho, l
 	unsigned long turn = 0;
 	char *cause = NULL;
 
-	sp.v = xcalloc(NVARS, sizeof(*sp.v));
-	for (i = 0; i < NVARS && !ext; i++) {
+	sp.v = xcalloc(MAXVARS, sizeof(*sp.v));
+	for (i = 0; i < o->nvars && !ext; i++) {
 		char arg[32];
 
 		xsnprintf(arg, sizeof(arg), "X%ld=1..9:int", i + 1);
 		if (space_parse_arg(arg, &sp.v[sp.n++], &cause) < 0)
 			die("%s", cause);
 	}
-	runs[0].config = xstrdup(ext ? ext_base : "SEED=1\nX1=3\nX2=3\nX3=7\nX4=2\n");
+	if (ext) {
+		runs[0].config = xstrdup(ext_base);
+	} else if (o->nvars == NVARS) {
+		runs[0].config = xstrdup("SEED=1\nX1=3\nX2=3\nX3=7\nX4=2\n");
+	} else {
+		struct buf b = BUF_INIT;
+
+		buf_adds(&b, "SEED=1\n");
+		for (i = 0; i < o->nvars; i++)
+			buf_addf(&b, "X%ld=5\n", i + 1);
+		runs[0].config = buf_detach(&b, NULL);
+	}
 	for (;;) {
 		struct prop_input in;
 		struct noise_rule rule;
@@ -313,7 +347,8 @@ static int simulate(int flat, long budget, long stream, double sd, double rho, l
 						    "n", (json_int_t)v[best].st.n, "source", source));
 				best_prev = rep[best];
 			} else {
-				double t = true_score(flat, runs[rep[best]].x);
+				double t = true_score(o, runs[rep[best]].x, v[best].key);
+				long lead_cfg = -1, lead_common = 0;
 
 				if (best_prev >= 0 && strcmp(v[best].key, runs[best_prev].key) != 0) {
 					promotions++;
@@ -333,14 +368,30 @@ static int simulate(int flat, long budget, long stream, double sd, double rho, l
 				for (j = 1; j < (long)nc; j++)
 					if (v[j].st.mean > v[lead].st.mean)
 						lead = j;
-				json_array_append_new(trace, json_pack("{s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:b, s:o}",
+				/* lead: the better configuration's runs on seeds the baseline has */
+				for (j = 0; j < (long)nc && o->lead_key[0]; j++)
+					if (strcmp(v[j].key, o->lead_key) == 0)
+						lead_cfg = j;
+				for (i = 0; i < n && lead_cfg > 0; i++) {
+					long k;
+
+					if (pr[i].cfg != lead_cfg)
+						continue;
+					for (k = 0; k < n; k++)
+						if (pr[k].cfg == 0 && runs[k].seed == runs[i].seed)
+							break;
+					lead_common += k < n;
+				}
+				json_array_append_new(trace, json_pack("{s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:b, s:o, s:b, s:I}",
 					"runs", (json_int_t)n, "best_true", t,
-					"leader_true", true_score(flat, runs[rep[lead]].x),
+					"leader_true", true_score(o, runs[rep[lead]].x, v[lead].key),
 					"best_n", (json_int_t)v[best].st.n,
 					"promotions", (json_int_t)promotions,
 					"false_promotions", (json_int_t)false_promotions,
 					"proven", (json_int_t)nproven, "ever_proven", ever_proven, "ever_any_proven", ever_any,
-					"p", isnan(pick_p) ? json_null() : json_real(pick_p)));
+					"p", isnan(pick_p) ? json_null() : json_real(pick_p),
+					"best_is_lead", lead_cfg >= 0 && best == lead_cfg,
+					"lead_common", (json_int_t)lead_common));
 			}
 			noise_rule_release(&rule);
 			if (n >= budget)
@@ -375,11 +426,18 @@ static int simulate(int flat, long budget, long stream, double sd, double rho, l
 			prop_out_release(&out);
 		}
 		confkey_key(runs[n].config, "SEED", runs[n].key);
-		values_of(runs[n].config, runs[n].x, &runs[n].seed);
+		values_of(runs[n].config, ext ? 0 : o->nvars, runs[n].x, &runs[n].seed);
+		if (!ext && o->kind == OBJ_LEAD && !o->lead_key[0] && n + 1 >= o->lead_at) {
+			/* the first new configuration from run lead_at on is the better one */
+			for (i = 0; i < n && strcmp(runs[i].key, runs[n].key) != 0; i++)
+				;
+			if (i == n)
+				memcpy(o->lead_key, runs[n].key, sizeof(o->lead_key));
+		}
 		if (ext)
 			runs[n].score = ask(runs[n].config);
 		else
-			runs[n].score = true_score(flat, runs[n].x) +
+			runs[n].score = true_score(o, runs[n].x, runs[n].key) +
 					sd * sqrt(rho) * seed_offset(stream, runs[n].seed) +
 					sd * sqrt(1 - rho) * noise_of(stream, runs[n].seed, runs[n].x);
 		n++;
@@ -387,8 +445,9 @@ static int simulate(int flat, long budget, long stream, double sd, double rho, l
 	if (ext)
 		json_decref(trace);
 	else
-		cmd_emit_json(json_pack("{s:s, s:I, s:I, s:o}", "objective", flat ? "flat" :
-					"peak", "stream", (json_int_t)stream, "runs",
+		cmd_emit_json(json_pack("{s:s, s:i, s:I, s:I, s:o}", "objective",
+					o->kind == OBJ_FLAT ? "flat" : o->kind == OBJ_LEAD ? "lead" :
+					"peak", "vars", o->nvars, "stream", (json_int_t)stream, "runs",
 					(json_int_t)n, "trace", trace));
 	for (i = 0; i < n; i++)
 		free(runs[i].config);
@@ -409,6 +468,9 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 			   struct cmd_args *args)
 {
 	const char *obj = "peak", *bud = "60", *str = "1", *noise = "0.01", *br = "3", *err;
+	const char *vars = args_get(args, "vars"), *lead_at = args_get(args, "lead-at");
+	long long nvars = NVARS, at = 4;
+	struct sim_obj o;
 	const char *base = args_get(args, "baseline");
 	const struct opt_list spaces = *args_list(args, "space");
 	int external = args_flag(args, "external");
@@ -449,13 +511,18 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 				die("%s", cause);
 		if (confkey_config(base, strlen(base), &config, &cause) < 0)
 			die("%s", cause);
-		rc = simulate(0, (long)budget, 0, 0, 0, (long)branch, &sp, config, threshold,
+		memset(&o, 0, sizeof(o));
+		rc = simulate(&o, (long)budget, 0, 0, 0, (long)branch, &sp, config, threshold,
 			      !args_get(args, "goal") || strcmp(args_get(args, "goal"), "min") != 0);
 		free(config);
 		space_release(&sp);
 		return rc;
 	}
-	if (npos || (strcmp(obj, "peak") != 0 && strcmp(obj, "flat") != 0) ||
+	memset(&o, 0, sizeof(o));
+	o.kind = strcmp(obj, "flat") == 0 ? OBJ_FLAT : strcmp(obj, "lead") == 0 ? OBJ_LEAD : OBJ_PEAK;
+	if (npos || (o.kind == OBJ_PEAK && strcmp(obj, "peak") != 0) ||
+	    (vars && (o.kind == OBJ_PEAK || parse_ll(vars, 1, MAXVARS, &nvars, &err) < 0)) ||
+	    (lead_at && (o.kind != OBJ_LEAD || parse_ll(lead_at, 2, 1000, &at, &err) < 0)) ||
 	    parse_ll(bud, 1, 10000, &budget, &err) < 0 ||
 	    parse_ll(str, 0, 1 << 20, &stream, &err) < 0 ||
 	    parse_ll(br, 1, 20, &branch, &err) < 0) {
@@ -467,7 +534,10 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 		cmd_usage_error(self, "--seed-corr: a number from 0 to 1");
 		return XL_USAGE;
 	}
-	return simulate(strcmp(obj, "flat") == 0, (long)budget, (long)stream,
+	o.nvars = (int)nvars;
+	o.lead_at = (long)at;
+	o.lead = 3 * strtod(noise, NULL);
+	return simulate(&o, (long)budget, (long)stream,
 			strtod(noise, NULL), rho, (long)branch, NULL, NULL, threshold, 1);
 }
 
@@ -475,14 +545,18 @@ const struct cmd_entry cmd_test_search_entry = {
 	.name = "test-search", .opts = test_search_opts, .args = "", .min = 0, .max = -1,
 	.target = CMD_TARGET_NONE,
 	.summary = "autopilot's proposer and promotion rule on a synthetic objective (benchmark)",
-	.help = "Prints {objective, stream, runs, trace: [{runs, best_true, leader_true, best_n,\n"
-	"promotions, false_promotions, proven, ever_proven, ever_any_proven, p}]}: after each\n"
+	.help = "Prints {objective, vars, stream, runs, trace: [{runs, best_true, leader_true, best_n,\n"
+	"promotions, false_promotions, proven, ever_proven, ever_any_proven, p, best_is_lead,\n"
+	"lead_common}]}: after each\n"
 	"number of runs, the noise-free score of what xloop calls best (and of the highest\n"
 	"mean), how often the best moved, how many configurations the paired test\n"
 	"labels confirmed better than the baseline (the keys keep their old name,\n"
 	"proven; ever_proven: the best was labelled; ever_any_proven: any was) and p, the probability that the model's pick beats\n"
 	"the best (the calibration reads it). bench/search.py compares it with Optuna's TPE and random\n"
-	"search on the same objective and noise. With --external, the caller scores\n"
+	"search on the same objective and noise. --objective lead: every configuration\n"
+	"scores 0.9 but one, 3 noise sds better, the first new one from run --lead-at\n"
+	"on (best_is_lead: it is the best; lead_common: its runs on seeds the baseline\n"
+	"has); flat and lead take --vars D (X1..XD). With --external, the caller scores\n"
 	"each run: a line {\"ask\": {VAR: value, ...}} out, the score back on stdin,\n"
 	"then {\"best\": {...}, \"runs\": n} (the seed variable is SEED; --goal min: lower\n"
 	"scores are better).\n",

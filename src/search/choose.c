@@ -11,6 +11,7 @@
 struct choose_model {
 	struct prop_model pm;
 	int have_pm;
+	double lpd;		/* pm's held-out fit (gp_loo_lpd) */
 	double *mean, *var;	/* per configuration, goal-signed (shrunken means) */
 	int *has;
 };
@@ -142,27 +143,83 @@ static double null_lml(const struct gp *g, double a, double b)
 }
 
 /*
- * The weight of the model against "every configuration scores the same"
- * (a seed offset and noise alone): the posterior odds from the two log
- * marginal likelihoods, the model charged one nat per hyperparameter it
- * adds (its lengthscales and signal: fitted, they explain some noise
- * anyway). The null's seed and noise sds are the best of a grid.
+ * The held-out fit of y (standardised) under "a seed offset (variance b)
+ * and noise (variance a) alone": the sum of each run's log density
+ * predicted from the others. The covariance is block diagonal by seed,
+ * each block a I + b 1 1' of m runs, whose inverse is
+ * (I - c 1 1') / a with c = b / (a + m b): left out, run i is predicted
+ * with variance a / (1 - c) and mean y_i - (y_i - c S) / (1 - c), S its
+ * block's sum.
  */
-static double signal_weight(const struct prop_model *pm)
+static double null_loo(const struct gp *g, double a, double b)
 {
-	const struct gp *g = &pm->g;
+	double lpd = 0;
+	size_t i, j;
+	char *done = xcalloc(g->n + 1, 1);
+	size_t *blk = xcalloc(g->n + 1, sizeof(*blk));
+
+	for (i = 0; i < g->n; i++) {
+		double sum = 0, m = 0, c, var;
+		size_t nb = 0, k;
+
+		if (done[i])
+			continue;
+		for (j = i; j < g->n; j++)
+			if (j == i || (g->seed[i] >= 0 && g->seed[j] == g->seed[i])) {
+				done[j] = 1;
+				blk[nb++] = j;
+				sum += g->y[j];
+				m++;
+			}
+		c = g->seed[i] >= 0 ? b / (a + m * b) : 0;
+		var = a / (1 - c);
+		for (k = 0; k < nb; k++) {
+			double r = (g->y[blk[k]] - c * sum) / (1 - c);
+
+			lpd -= 0.5 * (log(2 * M_PI * var) + r * r / var);
+		}
+	}
+	free(done);
+	free(blk);
+	return lpd;
+}
+
+/*
+ * The weight of the model against "every configuration scores the same"
+ * (a seed offset and noise alone), as the logistic of a log Bayes factor
+ * estimate; the null's seed and noise sds the best of a grid.
+ *
+ * The smooth model: the two log marginal likelihoods, the model charged
+ * one nat per hyperparameter it adds (d lengthscales and its signal:
+ * fitted, they explain some noise anyway).
+ *
+ * The model with configurations apart (one hyperparameter beyond the null,
+ * its signal): the two held-out fits, each run's log density predicted
+ * from the others summed (lpd, gp_loo_lpd; null_loo), less
+ * CHOOSE_LOOK_CHARGE nats per e-fold of runs beyond CHOOSE_LOOK_FROM: the
+ * choice is asked again after every run, and more looks at noise find more
+ * that looks like a lead. In-sample, its marginal likelihood hardly tells
+ * six runs of a plain lead from noise (issue 43); held out, the
+ * baseline's runs are predicted by each other, not by the rest.
+ */
+static double signal_weight(const struct gp *g, double lpd, int apart)
+{
 	double best = -INFINITY, lbf, sn, ss;
 
 	if (g->w || g->n < 2)
 		return 1;
 	for (sn = 0.1; sn <= 1.5; sn *= 1.1)
 		for (ss = 0.005; ss <= 1.5; ss *= 1.25) {
-			double l = null_lml(g, sn * sn, ss * ss);
+			double l = apart ? null_loo(g, sn * sn, ss * ss) : null_lml(g, sn * sn, ss * ss);
 
 			if (l > best)
 				best = l;
 		}
-	lbf = g->lml - best - (double)(g->d + 1);
+	if (apart)
+		lbf = lpd - best - CHOOSE_LOOK_CHARGE *
+			fmax(0, log((double)g->n / CHOOSE_LOOK_FROM));
+	else
+		lbf = g->lml - best - (double)(g->d + 1);
 	return lbf > 40 ? 1 : 1 / (1 + exp(-lbf));
 }
 
@@ -181,18 +238,34 @@ static long runs_on_grid(const struct prop_input *in, const struct prop_model *p
 static char *try_model(const struct prop_input *in, long prev, struct choice *c)
 {
 	struct choose_model *m = c->m;
+	struct prop_model apart;
 
 	if (in->space == NULL || in->space->n == 0)
 		return xstrdup("no search space (`xloop space set`)");
 	if (prop_model_fit(in, 0, &m->pm) < 0)
 		return xstrdup("no model could be fitted");
 	m->have_pm = 1;
+	m->lpd = gp_loo_lpd(&m->pm.g);
+	/* the smooth model, or the one with configurations apart when it
+	 * predicts left-out runs plainly better */
+	if (prop_model_fit(in, PROP_FIT_APART, &apart) == 0) {
+		double lpd = gp_loo_lpd(&apart.g);
+
+		if (lpd > m->lpd + CHOOSE_APART_MARGIN) {
+			prop_model_release(&m->pm);
+			m->pm = apart;
+			m->lpd = lpd;
+			c->apart = 1;
+		} else {
+			prop_model_release(&apart);
+		}
+	}
 	if (!m->pm.on[prev])
 		return xasprintf("the best so far (%s) is off the search space's grid",
 				 in->v[prev].rep_tag);
 	if (runs_on_grid(in, &m->pm) < CHOOSE_MIN_RUNS)
 		return xasprintf("fewer than %d runs on the grid", CHOOSE_MIN_RUNS);
-	if (m->pm.npts == m->pm.nobs) {
+	if (m->pm.g.w == NULL) {
 		c->loo_model = gp_loo_mse(&m->pm.g);
 		c->loo_means = loo_means(in, &m->pm);
 		if (c->loo_model > CHOOSE_LOO_WORSE * c->loo_means)
@@ -232,7 +305,7 @@ int choose_best_at(const struct prop_input *in, long prev, double threshold, str
 	if (c->why == NULL) {
 		c->source = CHOOSE_MODEL;
 		c->pick = c->m->pm.top;
-		c->weight = signal_weight(&c->m->pm);
+		c->weight = signal_weight(&c->m->pm.g, c->m->lpd, c->apart);
 	} else {
 		if (c->m->have_pm) {
 			/* the noise the model fitted over every run bounds the replicates' from below */
@@ -294,12 +367,28 @@ static double model_df(const struct prop_input *in, const struct gp *g)
 	return df;
 }
 
+/* The variance of every succeeded run's score about their mean (all configurations alike). */
+static double spread_var(const struct prop_input *in)
+{
+	double sum = 0, sq = 0;
+	long k = 0;
+	size_t i;
+
+	for (i = 0; i < in->nruns; i++)
+		if (in->runs[i].proven && isfinite(in->runs[i].score)) {
+			sum += in->runs[i].score;
+			sq += in->runs[i].score * in->runs[i].score;
+			k++;
+		}
+	return k > 1 ? (sq - sum * sum / (double)k) / (double)(k - 1) : 0;
+}
+
 /* P(a better than b). */
 double choose_compare(const struct choice *c, const struct prop_input *in, long a, long b,
 		      double *lead, double *sd)
 {
 	const struct choose_model *m = c->m;
-	double md = in->p.min_delta > 0 ? in->p.min_delta : 0, mu, var;
+	double md = in->p.min_delta > 0 ? in->p.min_delta : 0, mu, var, df;
 
 	*lead = *sd = 0;
 	if (m == NULL || a < 0 || b < 0)
@@ -315,9 +404,33 @@ double choose_compare(const struct choice *c, const struct prop_input *in, long 
 				&var);
 		*lead = mu;
 		*sd = sqrt(var > 0 ? var : 0);
+		/*
+		 * the t's degrees of freedom: with configurations apart the
+		 * noise is known from the replicates alone
+		 */
+		df = c->apart ? (double)(in->noise.df > 0 ? in->noise.df : 1) : model_df(in, &pm->g);
+		if (c->apart && in->noise.df > 0) {
+			/*
+			 * the lead's sd at least the moderated noise's: the
+			 * replicates' variance pooled with CHOOSE_PRIOR_DF degrees
+			 * of freedom of the spread of every run (as if all
+			 * configurations scored the same), so one or two pairs
+			 * that agreed by chance do not make the noise nil
+			 */
+			double s2 = (CHOOSE_PRIOR_DF * spread_var(in) +
+				     (double)in->noise.df * in->noise.sd * in->noise.sd) /
+				    (CHOOSE_PRIOR_DF + (double)in->noise.df);
+			double f = sqrt(s2 * (1.0 / (double)in->v[a].st.n +
+					      1.0 / (double)in->v[b].st.n));
+
+			if (f > *sd) {
+				*sd = f;
+				if (df < (double)in->noise.df + CHOOSE_PRIOR_DF)
+					df = (double)in->noise.df + CHOOSE_PRIOR_DF;
+			}
+		}
 		/* the model's probability, weighed against no signal at all */
-		return c->weight * (*sd == 0 ? mu > md :
-			noise_t_cdf((mu - md) / *sd, model_df(in, &pm->g)));
+		return c->weight * (*sd == 0 ? mu > md : noise_t_cdf((mu - md) / *sd, df));
 	} else {
 		if (!m->has[a] || !m->has[b])
 			return NAN;

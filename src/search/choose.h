@@ -1,6 +1,6 @@
 /*
  * The choice of the best (pure): what xloop calls best is the
- * configuration the model believes best, not the one a test has proven.
+ * configuration the model believes best, not the one a test has confirmed.
  *
  * Among the configurations that succeeded, the pick is the one with the
  * highest posterior mean of its true score (the Gaussian process of gp.h
@@ -22,7 +22,7 @@
  * With a seed that varies, the pick must also have PROP_PICK_RUNS runs
  * (propose.h): the proposer replicates it until it has.
  *
- * "Proven" is a label beside it (noise.h's paired test on common seeds of
+ * "Confirmed" is a label beside it (noise.h's paired test on common seeds of
  * a configuration against the baseline): it never moves the best.
  */
 #ifndef XLOOP_CHOOSE_H
@@ -51,6 +51,38 @@
  * enough to drop the model.
  */
 #define CHOOSE_LOO_WORSE 1.5
+/*
+ * The weight of the model with configurations apart against "every
+ * configuration scores the same" is the logistic of its held-out log
+ * density less the null's, less CHOOSE_LOOK_CHARGE nats per e-fold of runs
+ * beyond CHOOSE_LOOK_FROM (choose.c's signal_weight). Calibrated on the
+ * flat and plain-lead harnesses in 2, 5 and 8 variables (`xloop
+ * test-search --objective flat|lead --vars D`, 50 streams each,
+ * 2026-12-06): every model weighed by its held-out fit, no charge,
+ * moved 20% of flat streams of 2 variables; 1 nat per e-fold from 4 runs,
+ * 12% (2 and 5 variables); the smooth model weighed in-sample as before
+ * and 2 nats from 6 runs on the apart one, 8% / 4% / 6% (2, 5, 8
+ * variables), the plain lead the best at run 15 in 64% (5 variables) and
+ * 70% (2) of streams (the rule before: 36% at 5), the peak objective as
+ * before (0.8623 / 0.8786 / 0.8972 at 15 / 30 / 60 runs, 20 streams).
+ * docs/search.md has the table.
+ */
+#define CHOOSE_LOOK_CHARGE 2.0
+#define CHOOSE_LOOK_FROM 6.0
+/*
+ * Degrees of freedom the spread of every run lends the replicates' noise
+ * when the apart model's lead's sd is bounded from below (a moderated
+ * variance).
+ */
+#define CHOOSE_PRIOR_DF 2.0
+/*
+ * The model is the smooth one (lengthscales fitted; the benchmark's
+ * studies chose its prior) unless the one with configurations apart
+ * (gp_opts.apart: each configuration its own, as early in a study of many
+ * variables where one change moved the score far) predicts the left-out
+ * runs better by more than this many nats (gp_loo_lpd).
+ */
+#define CHOOSE_APART_MARGIN 1.0
 /* Below this many runs on the grid the model is not used. */
 #define CHOOSE_MIN_RUNS 4
 
@@ -73,6 +105,7 @@ struct choice {
 	double lead, sd;	/* the pick's lead over prev (goal-signed, the metric's units), its sd */
 	double loo_model, loo_means;	/* leave-one-out mean squared errors (0: not computed) */
 	double weight;		/* the model's posterior weight against no signal (1: not weighed) */
+	int apart;		/* the model has configurations apart (gp_opts), not smooth */
 	int short_runs;		/* P above the threshold, but the pick has < PROP_PICK_RUNS runs */
 	struct choose_model *m;
 };

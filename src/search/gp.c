@@ -9,7 +9,7 @@
 #define SQRT5 2.2360679774997896964
 
 /* Bounds of theta (logs of standardised sds and of lengthscales on [0, 1]). */
-#define LEN_LO -3.0		/* 0.05 */
+#define LEN_LO -2.995732273553991	/* log(GP_LEN_MIN) */
 #define LEN_HI 2.3		/* 10 */
 #define SIG_LO -3.0
 #define SIG_HI 2.3
@@ -29,6 +29,7 @@ struct fit_data {
 	const long *seed;
 	const double *w;	/* runs each point stands for, NULL: 1 each */
 	double (*prior)[2];	/* GP_NTHETA(d) centres and sds */
+	int apart;		/* the lengthscales stay where they start */
 };
 
 /* L-BFGS: iterations and memory. */
@@ -295,7 +296,7 @@ static double objective(const double *theta, const struct fit_data *fd, double *
 		double z = (theta[i] - fd->prior[i][0]) / fd->prior[i][1];
 
 		f -= 0.5 * z * z;
-		grad[i] = -(grad[i] - z / fd->prior[i][1]);
+		grad[i] = fd->apart && i < fd->d ? 0 : -(grad[i] - z / fd->prior[i][1]);
 	}
 	return -f;
 }
@@ -501,7 +502,7 @@ int gp_fit(struct gp *g, size_t d, size_t n, const double *x, const long *seed,
 		{ 0.4, 1.0, 0.1, 0.3 }, { 0.15, 1.0, 0.05, 0.05 }, { 1.5, 0.7, 0.3, 0.7 },
 	};
 	size_t nf = n < GP_FIT_MAX ? n : GP_FIT_MAX, nt = GP_NTHETA(d), i, r;
-	size_t nstarts = nf > GP_FIT_MAX / 2 ? 2 : 3;
+	size_t nstarts = nf > GP_FIT_MAX / 2 || o->apart ? 2 : 3;
 	double *fx, *fy, *fw, *th, *best, fbest = INFINITY;
 	struct fit_data fd;
 	struct gp tmp;
@@ -550,6 +551,7 @@ int gp_fit(struct gp *g, size_t d, size_t n, const double *x, const long *seed,
 		fd.prior[d + 2][0] = log(sn > exp(SD_LO) ? sn : exp(SD_LO));
 		fd.prior[d + 2][1] = 0.2 + 1 / sqrt((double)o->noise_df);
 	}
+	fd.apart = o->apart;
 	fd.d = d;
 	fd.n = nf;
 	fd.x = fx;
@@ -562,7 +564,7 @@ int gp_fit(struct gp *g, size_t d, size_t n, const double *x, const long *seed,
 		double f;
 
 		for (i = 0; i < d; i++)
-			th[i] = log(starts[r][0]);
+			th[i] = o->apart ? LEN_LO : log(starts[r][0]);
 		th[d] = log(starts[r][1]);
 		th[d + 1] = log(starts[r][2]);
 		th[d + 2] = r == 0 ? fd.prior[d + 2][0] : log(starts[r][3]);
@@ -772,12 +774,12 @@ void gp_obs_cov(const struct gp *g, const double *a, long sa, const struct gp_re
 }
 
 /* Leave-one-out residuals in closed form (K^-1 y)_i / (K^-1)_ii: their mean square. */
-double gp_loo_mse(const struct gp *g)
+/* (K^-1)_ii for every run: the squared norm of column i of l^-1. */
+static double *kinv_diag(const struct gp *g)
 {
 	size_t n = g->n, i, j;
-	double *z = xcalloc(n + 1, sizeof(*z)), *diag = xcalloc(n + 1, sizeof(*diag)), ss = 0;
+	double *z = xcalloc(n + 1, sizeof(*z)), *diag = xcalloc(n + 1, sizeof(*diag));
 
-	/* (K^-1)_ii = the squared norm of column i of l^-1 */
 	for (i = 0; i < n; i++) {
 		memset(z, 0, n * sizeof(*z));
 		z[i] = 1;
@@ -791,14 +793,39 @@ double gp_loo_mse(const struct gp *g)
 			diag[i] += z[j] * z[j];
 		}
 	}
-	for (i = 0; i < n; i++) {
+	free(z);
+	return diag;
+}
+
+double gp_loo_mse(const struct gp *g)
+{
+	double *diag = kinv_diag(g), ss = 0;
+	size_t i;
+
+	for (i = 0; i < g->n; i++) {
 		double r = diag[i] > 0 ? g->alpha[i] / diag[i] * g->yscale : 0;
 
 		ss += r * r;
 	}
-	free(z);
 	free(diag);
-	return n ? ss / (double)n : 0;
+	return g->n ? ss / (double)g->n : 0;
+}
+
+/*
+ * Run i left out: its predictive mean is y_i - alpha_i / (K^-1)_ii and its
+ * variance 1 / (K^-1)_ii, so its log density is
+ * -(log(2 pi / (K^-1)_ii) + alpha_i^2 / (K^-1)_ii) / 2.
+ */
+double gp_loo_lpd(const struct gp *g)
+{
+	double *diag = kinv_diag(g), lpd = 0;
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		if (diag[i] > 0)
+			lpd -= 0.5 * (log(2 * M_PI / diag[i]) + g->alpha[i] * g->alpha[i] / diag[i]);
+	free(diag);
+	return lpd;
 }
 
 void gp_ref_release(struct gp_ref *r)

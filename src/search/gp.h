@@ -63,7 +63,13 @@ struct gp_opts {
 	long noise_df;		/* its degrees of freedom (0: not measured) */
 	const double *w;	/* each point the mean of w[i] runs (its noise
 				 * variance noise^2 / w[i]), NULL: 1 each */
+	int apart;		/* 1: the lengthscales held at their lower bound,
+				 * so configurations a grid step apart barely
+				 * correlate (each its own; the rest fitted) */
 };
+
+/* The lower bound of a lengthscale (the positions are on [0, 1]). */
+#define GP_LEN_MIN 0.05
 
 /*
  * Fit theta by maximising the log marginal likelihood plus weak priors
@@ -121,6 +127,14 @@ void gp_obs_cov(const struct gp *g, const double *a, long sa, const struct gp_re
  * units squared. Costs n^3 / 3.
  */
 double gp_loo_mse(const struct gp *g);
+
+/*
+ * The sum over runs of the log density of each run's standardised score
+ * when predicted from the others (seed offsets and noise included; closed
+ * form, n^3 / 3): the model's held-out fit, comparable with another
+ * model's over the same standardised scores.
+ */
+double gp_loo_lpd(const struct gp *g);
 
 void gp_release(struct gp *g);
 

@@ -192,10 +192,11 @@ static void seed_adjusted(const struct prop_input *in, struct noise_est *out)
  * pending runs at their posterior mean (kriging believer: the proposals
  * made while they run spread out); -1 when nothing can be fitted.
  */
-int prop_model_fit(const struct prop_input *in, int fantasize, struct prop_model *m)
+int prop_model_fit(const struct prop_input *in, int flags, struct prop_model *m)
 {
-	size_t d = in->space->n, i, k = 0, nr = in->nruns ? in->nruns : in->n, nseen = 0;
+	size_t d = in->space->n, i, k = 0, nr = in->nruns ? in->nruns : in->n, nseen = 0, nobs = 0;
 	double *x, *y, *w, sum = 0;
+	long *pcfg, *pcnt;
 	struct gp_opts o;
 	const char **seen;
 	long *seed;
@@ -216,6 +217,8 @@ int prop_model_fit(const struct prop_input *in, int fantasize, struct prop_model
 	seed = xcalloc(nr + 1, sizeof(*seed));
 	seen = xcalloc(nr + 1, sizeof(*seen));
 	w = xcalloc(nr + 1, sizeof(*w));
+	pcfg = xcalloc(nr + 1, sizeof(*pcfg));
+	pcnt = xcalloc(nr + 1, sizeof(*pcnt));
 	memset(&o, 0, sizeof(o));
 	for (i = 0; i < nr; i++) {
 		/* without runs (an old caller): each configuration's mean, no seed */
@@ -223,15 +226,40 @@ int prop_model_fit(const struct prop_input *in, int fantasize, struct prop_model
 		double score = in->nruns ? in->runs[i].score : in->v[i].st.mean;
 		int proven = in->nruns ? in->runs[i].proven : in->v[i].st.n > 0;
 
+		long sid, j = (long)k;
+
 		if (!proven || c < 0 || (size_t)c >= in->n || !m->on[c] || !isfinite(score))
 			continue;
+		nobs++;
+		sid = in->nruns ? seed_id(seen, &nseen, in->runs[i].seed) : -1;
+		/*
+		 * a configuration run again on a seed it had is one point (their
+		 * mean): the same seed gives the same run, not a replicate, and
+		 * two such runs would tell the model there is no noise
+		 */
+		if (sid >= 0 && k <= PROP_RUNS_MAX)
+			for (j = 0; j < (long)k && !(pcfg[j] == c && seed[j] == sid); j++)
+				;
+		if (j < (long)k) {
+			sum -= y[j];
+			y[j] = (y[j] * (double)pcnt[j] + (in->p.goal_max ? score : -score)) /
+			       (double)(pcnt[j] + 1);
+			pcnt[j]++;
+			sum += y[j];
+			continue;
+		}
 		memcpy(x + k * d, m->u + (size_t)c * d, d * sizeof(*x));
-		seed[k] = in->nruns ? seed_id(seen, &nseen, in->runs[i].seed) : -1;
+		seed[k] = sid;
+		pcfg[k] = c;
+		pcnt[k] = 1;
 		y[k] = in->p.goal_max ? score : -score;
 		sum += y[k];
 		k++;
 	}
-	m->nobs = m->npts = k;
+	free(pcfg);
+	free(pcnt);
+	m->nobs = nobs;
+	m->npts = k;
 	if (k > PROP_RUNS_MAX) {
 		sum = 0;
 		k = m->npts = aggregate(in, m, x, y, seed, w);
@@ -243,6 +271,7 @@ int prop_model_fit(const struct prop_input *in, int fantasize, struct prop_model
 	o.scale_hint = in->noise.df > 0 && in->noise.sd > 0 ? in->noise.sd :
 		       k ? 0.01 * (fabs(sum / (double)k) > 0 ? fabs(sum / (double)k) : 1) : 1;
 	o.noise_sd = in->noise.sd;
+	o.apart = (flags & PROP_FIT_APART) != 0;
 	o.noise_df = in->nruns ? in->noise.df : 0;
 	{
 		/* the noise a run has beside its seed's offset (the model has a
@@ -256,7 +285,7 @@ int prop_model_fit(const struct prop_input *in, int fantasize, struct prop_model
 		}
 	}
 	rc = k == 0 ? -1 : gp_fit(&m->g, d, k, x, seed, y, &o);
-	if (rc == 0 && fantasize && in->nruns) {
+	if (rc == 0 && (flags & PROP_FIT_FANTASIZE) && in->nruns) {
 		size_t p = 0;
 
 		for (i = 0; i < in->nruns; i++) {
@@ -433,7 +462,7 @@ int prop_model_choice(const struct prop_input *in, struct prop_out *out)
 	struct prop_model m;
 	size_t k;
 
-	if (prop_model_fit(in, 1, &m) < 0) {
+	if (prop_model_fit(in, PROP_FIT_FANTASIZE, &m) < 0) {
 		free(set);
 		return 0;
 	}
@@ -489,7 +518,7 @@ int prop_model_choice(const struct prop_input *in, struct prop_out *out)
 					cur ? cur : "?", sv->values[top.t], c->rep_tag,
 					goal_units(in, top.mean), top.sd, in->v[m.top].rep_tag,
 					goal_units(in, m.mean[m.top]), top.acq, m.nobs,
-					m.npts < m.nobs ? " (by configuration)" : "", pend);
+					m.g.w ? " (by configuration)" : "", pend);
 		free(pend);
 		free(cur);
 	}

@@ -13,18 +13,23 @@ struct prop_model {
 	int *on;		/* 1: u is set (every variable on the grid) */
 	double *mean;		/* the posterior mean of f at each configuration on (goal-signed) */
 	size_t nobs, nopen;	/* proven runs, pending runs fantasized */
-	size_t npts;		/* points the model saw: nobs, or configurations beyond PROP_RUNS_MAX */
+	size_t npts;		/* points the model saw: nobs less runs again on a seed their
+				 * configuration had, or configurations beyond PROP_RUNS_MAX */
 	long top;		/* the model's best among proven configurations, -1 */
 	const char **seeds;	/* the seed values, by the model's index */
 	size_t nseeds;
 };
 
+/* prop_model_fit's flags: condition on the pending runs too; configurations apart (gp_opts). */
+#define PROP_FIT_FANTASIZE 1
+#define PROP_FIT_APART 2
 /*
  * Fit the model to every proven run on the grid (scores turned round for
- * goal min: the model maximises) and, with fantasize, condition on the
- * pending runs at their posterior mean; -1 when nothing can be fitted.
+ * goal min: the model maximises) and, with PROP_FIT_FANTASIZE, condition
+ * on the pending runs at their posterior mean; -1 when nothing can be
+ * fitted.
  */
-int prop_model_fit(const struct prop_input *in, int fantasize, struct prop_model *m);
+int prop_model_fit(const struct prop_input *in, int flags, struct prop_model *m);
 void prop_model_release(struct prop_model *m);
 /* A seed value's index in m (GP_SEED_FRESH: no run has it; -1: no seed). */
 long prop_model_seed(const struct prop_model *m, const char *seed);

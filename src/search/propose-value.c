@@ -84,7 +84,7 @@ long prop_model_seed(const struct prop_model *m, const char *seed)
 		return -1;
 	for (i = 0; i < m->nseeds; i++)
 		if (strcmp(m->seeds[i], seed) == 0)
-			return m->npts < m->nobs ? GP_SEED_FRESH : (long)i;
+			return m->g.w ? GP_SEED_FRESH : (long)i;
 	return GP_SEED_FRESH;
 }
 

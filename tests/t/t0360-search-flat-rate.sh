@@ -4,10 +4,11 @@
 # plus a per-seed offset shared by every configuration plus its own noise)
 # the best is the model's pick and moves only when the probability that
 # the pick is better reaches CHOOSE_P (src/search/choose.h) and the pick
-# has 2 runs. At most 3 of streams 1..100 of 60 runs may ever change their
-# best (measured at 0.9: 2, streams 46 75; loosened to 0.8: 4, which fails
-# here), and at most 5 may label their best proven (the paired test on
-# common seeds).
+# has 2 runs. At most 10 of streams 1..100 of 60 runs may ever change their
+# best (issue 43's goal; measured 2026-12-06: 7, streams 27 37 46 65 75 85
+# 90; weighing every model by its held-out fit with no charge for the
+# looks moved 20 of 100 at 2 variables: choose.h), and at most 5
+# may label their best confirmed (the paired test on common seeds).
 # On the peak objective the best's true score must still rise from 15 to 60 runs.
 . "$(dirname "$0")/lib.sh"
 
@@ -18,7 +19,7 @@ seq 1 100 | xargs -P 2 -I{} sh -c "'$X' test-search --objective flat --budget 60
 for s in 1 2 3 4 5 6 7 8 9 10; do
 	"$X" test-search --objective peak --budget 60 --stream $s >"$T_TMP/peak-$s.json" 2>/dev/null
 done
-check "flat: at most 3 of 100 streams of 60 runs ever move their best, at most 5 label it proven" \
+check "flat: at most 10 of 100 streams of 60 runs ever move their best, at most 5 label it confirmed" \
 	$PY - "$T_TMP"/flat-*.json <<'PY'
 import json, sys
 docs = [json.load(open(p)) for p in sys.argv[1:]]
@@ -26,8 +27,8 @@ assert len(docs) == 100, len(docs)
 assert all(d["trace"][-1]["runs"] == 60 for d in docs)
 moved = sorted(d["stream"] for d in docs if d["trace"][-1]["promotions"] > 0)
 proven = sorted(d["stream"] for d in docs if d["trace"][-1]["ever_proven"])
-print(len(moved), "of 100 moved their best:", moved, "; proven:", proven)
-assert len(moved) <= 3, moved
+print(len(moved), "of 100 moved their best:", moved, "; confirmed:", proven)
+assert len(moved) <= 10, moved
 assert len(proven) <= 5, proven
 PY
 check "peak: the best's true score rises from 15 to 60 runs" $PY - "$T_TMP"/peak-*.json <<'PY'

@@ -19,85 +19,6 @@
 #include "tags.h"
 #include "search/taken.h"
 
-/* The work tree root above root (the nearest directory holding .git), or NULL. */
-static char *worktree_prefix(const char *root)
-{
-	char *cur = xstrdup(root);
-
-	for (;;) {
-		char *git = path_join(cur, ".git"), *slash;
-		int found = path_exists(git);
-
-		free(git);
-		if (found) {
-			size_t n = strlen(cur);
-			char *prefix;
-
-			if (strcmp(cur, "/") == 0)
-				n = 0;
-			prefix = xstrdup(root[n] == '/' ? root + n + 1 : root + n);
-			free(cur);
-			return prefix;
-		}
-		slash = strrchr(cur, '/');
-		if (slash == NULL || slash == cur) {
-			free(cur);
-			return NULL;
-		}
-		*slash = '\0';
-	}
-}
-
-/* Commit some study files. */
-int loop_commit(struct xl_ctx *ctx, const char *const *paths, size_t n,
-		const char *msg, char oid[41], char **cause)
-{
-	char *prefix = worktree_prefix(ctx->root);
-	const char **rel = xcalloc(n + 1, sizeof(*rel));
-	struct gitops_result res;
-	size_t i;
-	int rc;
-
-	oid[0] = '\0';
-	if (prefix == NULL) {
-		warning("'%s' is not in a git repository: nothing committed "
-			"(the state DB still records everything)", ctx->root);
-		free(rel);
-		return 0;
-	}
-	for (i = 0; i < n; i++)
-		rel[i] = *prefix ? xasprintf("%s/%s", prefix, paths[i]) : xstrdup(paths[i]);
-	memset(&res, 0, sizeof(res));
-	rc = gitops_commit_paths(ctx->root, rel, n, msg, &res, cause);
-	if (rc == 0)
-		memcpy(oid, res.oid, sizeof(res.oid));
-	for (i = 0; i < n; i++)
-		free((char *)rel[i]);
-	free(rel);
-	free(prefix);
-	return rc;
-}
-
-/* Whether committing rel takes no edit of the user's along. */
-int loop_matches_head(struct xl_ctx *ctx, const char *rel, const char *text,
-		      size_t len, char **cause)
-{
-	char *prefix = worktree_prefix(ctx->root), *path;
-	struct buf b = BUF_INIT;
-	int found = 0, rc;
-
-	if (prefix == NULL)
-		return 1;	/* no repository: no edit of the user's to keep */
-	path = *prefix ? xasprintf("%s/%s", prefix, rel) : xstrdup(rel);
-	rc = gitops_file_at_head(ctx->root, path, &b, &found, cause);
-	if (rc == 0)
-		rc = found && b.len == len && memcmp(b.s, text, len) == 0;
-	buf_release(&b);
-	free(path);
-	free(prefix);
-	return rc;
-}
-
 /* Check a tag for a new run. */
 int loop_check_new_tag(struct xl_ctx *ctx, const char *tag, char **cause)
 {
@@ -487,29 +408,6 @@ out:
 	return rc;
 }
 
-/* Append to the event journal. */
-int loop_event(struct xl_ctx *ctx, const char *kind, long long run_id,
-	       long long attempt_id, const char *detail)
-{
-	struct stmt q;
-
-	if (db_prepare(&ctx->db, &q, "INSERT INTO event (at, kind, run_id, attempt_id,"
-		       " detail) VALUES (:at, :kind, :run, :att, :detail)") < 0)
-		return -1;
-	db_bind_int64(&q, ":at", time(NULL));
-	db_bind_text(&q, ":kind", kind);
-	if (run_id)
-		db_bind_int64(&q, ":run", run_id);
-	else
-		db_bind_null(&q, ":run");
-	if (attempt_id)
-		db_bind_int64(&q, ":att", attempt_id);
-	else
-		db_bind_null(&q, ":att");
-	db_bind_text(&q, ":detail", detail);
-	return db_run(&q);
-}
-
 /* Free what loop_new_run made. */
 void new_run_release(struct new_run *nr)
 {
@@ -719,7 +617,7 @@ void loop_commit_repair(struct xl_ctx *ctx)
 
 	if (db_kv_get(&ctx->db, "git.uncommitted") == 0)
 		return;
-	prefix = worktree_prefix(ctx->root);
+	prefix = loop_worktree_prefix(ctx->root);
 	if (prefix && db_prepare(&ctx->db, &q, "SELECT id, tag FROM run WHERE study = :study"
 				 " AND coalesce(commit_id, '') = '' ORDER BY id") == 0) {
 		db_bind_text(&q, ":study", ctx->cfg.study);

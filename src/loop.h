@@ -16,6 +16,8 @@
  * else the user staged. Without a repository: 0 and *oid = "" (a warning is
  * printed once). -1 with *cause on failure.
  */
+/* The path of root inside its git work tree ("" at the top, malloc'd), NULL: none. */
+char *loop_worktree_prefix(const char *root);
 int loop_commit(struct xl_ctx *ctx, const char *const *paths, size_t n,
 		const char *msg, char oid[41], char **cause);
 

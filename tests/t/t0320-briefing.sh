@@ -50,7 +50,7 @@ PY
 
 # status: columns fit, finished attempts show how long they ran
 step "status" u status >"$T_TMP/st.txt" 2>"$T_TMP/st.err"
-col() { /usr/bin/python3 - "$1" "$T_TMP/st.txt" <<'PY'
+colpos() { /usr/bin/python3 - "$1" "$T_TMP/st.txt" <<'PY'
 import sys
 word, path = sys.argv[1], sys.argv[2]
 lines = open(path).read().splitlines()
@@ -66,7 +66,7 @@ sys.exit(1 if bad or len(rows) != 5 else 0)
 PY
 }
 for c in PARENT CHANGE STATE ATT JOB ELAPSED SCORE; do
-	check "status: column $c lines up under a 64-character tag" col $c
+	check "status: column $c lines up under a 64-character tag" colpos $c
 done
 check "status: the long change is shown whole" grep -q 'PATH_TO_DATA /data/a->/a/long/path/to/the/training/data/of/this/study/v2 ' "$T_TMP/st.txt"
 check "status: a finished attempt shows its elapsed time" grep -Eq '^  lr-small .* 0:10 +0\.7$' "$T_TMP/st.txt"

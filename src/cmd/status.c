@@ -136,10 +136,31 @@ static int changed_since_submit(struct xl_ctx *ctx, const struct run *r,
 	return changed;
 }
 
-/* One run of status --json, written straight out (schemas/status.json). */
+/* Whether id is in the sorted ids. */
+static int has_id(const long long *ids, size_t n, long long id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ids[mid] == id)
+			return 1;
+		if (ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/*
+ * One run of status --json, written straight out (schemas/status.json);
+ * infra: the attempts with segments an infra failure ended (sorted).
+ */
 static void run_json(struct xl_ctx *ctx, struct jsonw *w, const struct run *r,
 		     const struct attempt *v, size_t n, const struct slurm_jobs *q, int sq_ok,
-		     int best)
+		     int best, const long long *infra, size_t ninfra)
 {
 	const struct attempt *last = n ? &v[n - 1] : NULL;
 	size_t k;
@@ -199,7 +220,7 @@ static void run_json(struct xl_ctx *ctx, struct jsonw *w, const struct run *r,
 		jsonw_int(w, "lane", a->lane);
 		jsonw_str_or_null(w, "node", *a->node ? a->node : NULL);
 		jsonw_int(w, "restarts", a->restarts);
-		stp = segments_infra_note(ctx, a->id);
+		stp = has_id(infra, ninfra, a->id) ? segments_infra_note(ctx, a->id) : NULL;
 		jsonw_str_or_null(w, "segments_redone", stp);
 		free(stp);
 		stp = *a->verdict ? NULL : steps_live_text(ctx, a->id, sq_ok ? q : NULL);
@@ -378,6 +399,8 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	int npos = args->npos, rc, sq, have_best, by_score = 0;
 	const char *sort = args_get(args, "sort");
 	struct row *rows = NULL;
+	long long *infra = NULL;
+	size_t ninfra = 0;
 	json_t *outlook;
 
 	if (sort && strcmp(sort, "score") != 0 && strcmp(sort, "created") != 0)
@@ -408,12 +431,22 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 		FREE_AND_NULL(cause);
 	}
 	rc = XL_OK;
-	have_best = best_get(ctx, &best, &bi) == 0;
 	{
+		/* one load of the runs' configurations for the best and the choice */
 		struct best_state bs;
 
-		outlook = best_load(ctx, &bs) == 0 ? best_outlook(&bs, &ctx->cfg.search.space, ctx->cfg.search.seed) :
-			  json_null();
+		have_best = 0;
+		outlook = NULL;
+		if (best_load(ctx, &bs) == 0) {
+			if (bs.best >= 0) {
+				memset(&best, 0, sizeof(best));
+				best.id = bs.v[bs.best].rep_id;
+				best.tag = xstrdup(bs.v[bs.best].rep_tag);
+				best_info_of(&bs, bs.best, &bi);
+				have_best = 1;
+			}
+			outlook = best_outlook(&bs, &ctx->cfg.search.space, ctx->cfg.search.seed);
+		}
 		if (outlook == NULL || json_is_null(outlook))
 			outlook = json_null();
 		best_release(&bs);
@@ -423,7 +456,10 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	if (by_score)
 		rows = xcalloc(nruns ? nruns : 1, sizeof(*rows));
 
-	if (attempt_walk_open(&ctx->db, ctx->cfg.study, npos ? runs[0].id : 0, &walk) < 0) {
+	if (ctx->json && segments_infra_attempts(ctx, &infra, &ninfra) < 0) {
+		rc = XL_ERR;
+	} else if (attempt_walk_open(&ctx->db, ctx->cfg.study, npos ? runs[0].id : 0,
+				     &walk) < 0) {
 		rc = XL_ERR;
 	} else if (ctx->json) {
 		/* streamed: a study of 10,000 runs is tens of MB of JSON */
@@ -475,7 +511,8 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 		ended += strcmp(st, "ended") == 0;
 		unknown += strcmp(st, "unknown") == 0;
 		if (ctx->json) {
-			run_json(ctx, &js.w, r, v, n, &q, sq == 0, have_best && best.id == r->id);
+			run_json(ctx, &js.w, r, v, n, &q, sq == 0, have_best && best.id == r->id,
+				 infra, ninfra);
 			if (js.out.len >= 1 << 16)
 				cmd_json_flush(&js);
 		} else if (npos == 1) {
@@ -526,8 +563,9 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	else if (!ctx->json && npos == 0 && rc == XL_OK)
 		print_footer(ctx, ended, unknown);
 	attempt_walk_close(&walk);
+	free(infra);
 	if (have_best)
-		run_release(&best);
+		free(best.tag);
 	json_decref(outlook);
 	runs_free(runs, nruns);
 	slurm_jobs_release(&q);

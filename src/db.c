@@ -288,6 +288,11 @@ static const char *const migrations[] = {
 	 * job's current run while it is live */
 	"ALTER TABLE attempt ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE attempt ADD COLUMN run_start INTEGER;",
+	/* 15: the recent node failures every next and tick counts (nodes.c:
+	 * runs_avoided_nodes) read from their own few rows, not by a walk over
+	 * every attempt of a long study (issue 47) */
+	"CREATE INDEX attempt_node_fail ON attempt(ended_at)"
+	"  WHERE state IN ('NODE_FAIL', 'BOOT_FAIL');",
 };
 
 /* The schema version this binary migrates to. */

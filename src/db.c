@@ -393,6 +393,8 @@ void db_close(struct db *db)
 
 		for (i = 0; i < DB_CACHED; i++)
 			sqlite3_finalize(db->cached[i].st);
+		for (i = 0; i < db->nparked; i++)
+			sqlite3_finalize(db->parked[i]);
 		if (db->txn_depth)
 			db_exec(db, "ROLLBACK");
 		if (sqlite3_close(db->h) != SQLITE_OK)
@@ -481,9 +483,18 @@ int db_exec_row(struct db *db, const char *sql, long long id, const char *text,
 /* Prepare a statement. */
 int db_prepare(struct db *db, struct stmt *q, const char *sql)
 {
+	int i;
+
 	q->db = db;
 	q->st = NULL;
 	q->slot = 0;
+	for (i = db->nparked - 1; i >= 0; i--) {
+		if (strcmp(sqlite3_sql(db->parked[i]), sql) != 0)
+			continue;
+		q->st = db->parked[i];
+		db->parked[i] = db->parked[--db->nparked];
+		return 0;
+	}
 	if (sqlite3_prepare_v2(db->h, sql, -1, &q->st, NULL) != SQLITE_OK)
 		return error("sqlite: %s in '%s'", sqlite3_errmsg(db->h), sql);
 	return 0;
@@ -625,8 +636,17 @@ void db_finalize(struct stmt *q)
 		sqlite3_clear_bindings(q->st);
 		q->db->cached[q->slot - 1].in_use = 0;
 		q->slot = 0;
-	} else {
-		sqlite3_finalize(q->st);
+	} else if (q->st) {
+		/* parked for a prepare of the same text; the oldest goes */
+		sqlite3_reset(q->st);
+		sqlite3_clear_bindings(q->st);
+		if (q->db->nparked == DB_PARKED) {
+			sqlite3_finalize(q->db->parked[0]);
+			memmove(q->db->parked, q->db->parked + 1,
+				(DB_PARKED - 1) * sizeof(*q->db->parked));
+			q->db->nparked--;
+		}
+		q->db->parked[q->db->nparked++] = q->st;
 	}
 	q->st = NULL;
 }

@@ -12,6 +12,7 @@
 #define XLOOP_APPLICATION_ID 0x786c6f70	/* "xlop" */
 
 #define DB_CACHED 8
+#define DB_PARKED 8
 
 struct db {
 	sqlite3 *h;
@@ -23,6 +24,10 @@ struct db {
 		sqlite3_stmt *st;
 		int in_use;
 	} cached[DB_CACHED];
+	/* db_finalize keeps the last statements it ended, reset, for a
+	 * db_prepare of the same text: a tick prepares some several times */
+	sqlite3_stmt *parked[DB_PARKED];
+	int nparked;
 };
 
 struct stmt {

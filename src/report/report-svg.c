@@ -516,8 +516,8 @@ void report_score_chart(struct xl_ctx *ctx, struct page *pg, struct rrun *v, siz
 	struct bar *pts = NULL;
 	size_t np = 0, i;
 	long long t0, t1;
-	double lo = 0, hi = 0, best = 0, px, py = 0, kx, ky;
-	char *seen;
+	double lo = 0, hi = 0, best = 0, px, py = 0, kx, ky, last_py = 0;
+	int long_study = n > REPORT_FULL_RUNS;
 
 	for (i = 0; i < n; i++)
 		if (v[i].has_score) {
@@ -556,35 +556,27 @@ void report_score_chart(struct xl_ctx *ctx, struct page *pg, struct rrun *v, siz
 		if (!i || (ctx->cfg.goal_max ? s > best : s < best))
 			best = s;
 		py = 20 + (hi - best) * ky;
-		/* the best so far as steps: along at the old level, then up or down */
+		/* the best so far as steps: along at the old level, then up or down
+		 * (a long study's: only where it moves, and to its end) */
 		if (i == 0)
 			buf_addf(b, "M%.1f %.1f", px, py);
-		else
+		else if (!long_study || py != last_py || i + 1 == np)
 			buf_addf(b, " H%.1f V%.1f", px, py);
+		last_py = py;
+		report_flush(pg, 1 << 20);
 	}
 	buf_adds(b, "\"/>\n");
-	/* a long study's points: one per pixel, untitled (the leaderboard names them) */
-	seen = np > REPORT_FULL_RUNS ? xcalloc(960 * 250, 1) : NULL;
 	for (i = 0; i < np; i++) {
+		/* a long study's points: the leaderboard's runs and the best path */
+		if (long_study && !pts[i].run->shown && !pts[i].run->on_best)
+			continue;
 		px = 50 + (double)(pts[i].start - t0) * kx;
 		py = 20 + (hi - pts[i].run->score) * ky;
-		if (seen) {
-			size_t at = (size_t)fmin(959, fmax(0, px)) * 250 +
-				    (size_t)fmin(249, fmax(0, py));
-
-			if (!seen[at])
-				buf_addf(b, "<circle class=\"pt\" cx=\"%.0f\" cy=\"%.0f\" "
-					 "r=\"3\"/>\n", px, py);
-			seen[at] = 1;
-			report_flush(pg, 1 << 20);
-			continue;
-		}
 		buf_addf(b, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\"><title>", px, py);
 		report_esc(b, pts[i].run->r.tag);
 		buf_addf(b, ": %.6g</title></circle>\n", pts[i].run->score);
 		report_flush(pg, 1 << 20);
 	}
 	buf_adds(b, "</svg>\n");
-	free(seen);
 	free(pts);
 }

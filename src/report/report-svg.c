@@ -193,6 +193,10 @@ static void add_row_name(struct buf *b, const struct gpu_row *r, int named)
 	buf_addf(b, "GPU %lld", r->gpu);
 }
 
+#define PACK_BARS 2000	/* more bars than this: the narrow ones packed */
+#define MIN_BAR_PX 2.0
+#define MANY_PX 4.0		/* the widest rect of many bars */
+
 /* Idle stretches drawn as one rect: from, to, their idle seconds, how many. */
 struct gap {
 	long long from, to, idle;
@@ -327,13 +331,11 @@ static void draw_many(struct buf *b, const struct bar *bars, const struct drawn 
 /*
  * The bars, as few rects as show them: a job's GPUs on consecutive rows of
  * a node are one rect over those rows (a job of 8 GPUs is one bar, not 8),
- * and on a row, bars narrower than MIN_BAR_PX that lie within a pixel of
- * each other are one rect of at most MANY_PX that says how many, in the
- * colour of most of them; so the page grows with its width and rows, not
- * with the attempts (a study of 50,000).
+ * and, past PACK_BARS bars, on a row, bars narrower than MIN_BAR_PX that
+ * lie within a pixel of each other are one rect of at most MANY_PX that
+ * says how many, in the colour of most of them; so the page grows with
+ * its width and rows, not with the attempts (a study of 50,000).
  */
-#define MIN_BAR_PX 2.0
-#define MANY_PX 4.0		/* the widest rect of many bars */
 static void draw_bars(struct page *pg, const struct bar *bars, size_t nb, long long t0,
 		      double k, int nrows)
 {
@@ -373,7 +375,7 @@ static void draw_bars(struct page *pg, const struct bar *bars, size_t nb, long l
 	qsort(d, nd, sizeof(*d), by_row_start);
 	for (i = 0; i <= nd; i++) {
 		const struct drawn *x = i < nd ? &d[i] : NULL;
-		int narrow = x && (double)(x->end - x->start) * k < MIN_BAR_PX;
+		int narrow = x && nb > PACK_BARS && (double)(x->end - x->start) * k < MIN_BAR_PX;
 
 		if (have && (!narrow || x->lane != cur.lane || x->rows != cur.rows ||
 			     (double)(x->start - cur.end) * k > 1.0 ||
@@ -463,8 +465,8 @@ long long report_timeline(struct page *pg, struct bar *bars, size_t nb, long lon
 			continue;
 		if (bars[i].start > cover_end) {
 			idle += bars[i].start - cover_end;
-			/* gaps within a few pixels are one rect, as wide as their idle time */
-			if (gap.n && ((double)(cover_end - gap.to) * k >= 1.0 ||
+			/* packed: gaps within a few pixels are one rect, as wide as their idle time */
+			if (gap.n && (nb <= PACK_BARS || (double)(cover_end - gap.to) * k >= 1.0 ||
 				      (double)(bars[i].start - gap.from) * k > MANY_PX))
 				draw_gap(pg, &gap, t0, k, lanes);
 			if (!gap.n)

@@ -327,6 +327,9 @@ static int trace_sql(unsigned type, void *arg, void *p, void *x)
 	return 0;
 }
 
+/* Connections opened so far (db.serial). */
+static unsigned long opened;
+
 /* Open and migrate the database at path. */
 int db_open(struct db *db, const char *path, char **cause)
 {
@@ -356,6 +359,7 @@ int db_open(struct db *db, const char *path, char **cause)
 		return -1;
 	}
 	db->path = xstrdup(path);
+	db->serial = ++opened;
 	sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
 	if (getenv("XLOOP_TRACE_SQL"))
 		sqlite3_trace_v2(db->h, SQLITE_TRACE_PROFILE, trace_sql, NULL);

@@ -16,6 +16,7 @@
 
 struct db {
 	sqlite3 *h;
+	unsigned long serial;	/* this process's count of db_open: tells connections apart */
 	char *path;
 	int txn_depth;
 	const char *txn_where;	/* file:line that opened the transaction */

@@ -55,7 +55,7 @@ static char *config_from_file(struct xl_ctx *ctx, const char *tag)
  */
 static struct {
 	int valid;
-	sqlite3 *h;
+	unsigned long serial;	/* the connection (db_open's count) */
 	long long changes, version;
 	char *study, *seed;
 	int goal_max;
@@ -93,7 +93,7 @@ static int db_marks(struct db *db, long long *changes, long long *version)
 /* Whether the kept load is the one ctx would make now. */
 static int kept_fits(const struct xl_ctx *ctx, long long changes, long long version)
 {
-	return kept.valid && kept.h == ctx->db.h && kept.changes == changes &&
+	return kept.valid && kept.serial == ctx->db.serial && kept.changes == changes &&
 	       kept.version == version && strcmp(kept.study, ctx->cfg.study) == 0 &&
 	       strcmp(kept.seed, ctx->cfg.search.seed) == 0 &&
 	       kept.goal_max == ctx->cfg.goal_max && kept.min_delta == ctx->cfg.min_delta &&
@@ -352,7 +352,7 @@ int best_load(struct xl_ctx *ctx, struct best_state *bs)
 		return -1;
 	kept_drop();
 	if (marked) {
-		kept.h = ctx->db.h;
+		kept.serial = ctx->db.serial;
 		kept.changes = changes;
 		kept.version = version;
 		kept.study = xstrdup(ctx->cfg.study);

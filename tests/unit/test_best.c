@@ -119,6 +119,15 @@ static void test_kept_load_follows_the_db(void **state)
 	f->ctx.cfg.search.seed = "SEED";
 	sees(f, 3, 3);
 	f->ctx.cfg.search.seed = "";
+
+	/* another DB opened in the same process (its handle may reuse the address) */
+	db_close(&f->ctx.db);
+	free(f->path);
+	f->path = xasprintf("%s/other.db", f->dir);
+	assert_int_equal(db_open(&f->ctx.db, f->path, &cause), 0);
+	sees(f, 0, 0);
+	scored(&f->ctx.db, "z", "9", 0.1);
+	sees(f, 1, 1);
 }
 
 int main(void)

@@ -539,6 +539,8 @@ if lanes:
 # driver's (measured on its own; issue 27): kept as they are
 out.extend(old_part("## 5. Search"))
 out.extend(old_part("## 6. The Slurm driver"))
+# a long study's cost, measured by hand (issue 47): kept as it is
+out.extend(old_part("## 7. A long study"))
 
 w("## Method")
 w("")

@@ -288,6 +288,11 @@ static const char *const migrations[] = {
 	 * job's current run while it is live */
 	"ALTER TABLE attempt ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE attempt ADD COLUMN run_start INTEGER;",
+	/* 15: the recent node failures every next and tick counts (nodes.c:
+	 * runs_avoided_nodes) read from their own few rows, not by a walk over
+	 * every attempt of a long study (issue 47) */
+	"CREATE INDEX attempt_node_fail ON attempt(ended_at)"
+	"  WHERE state IN ('NODE_FAIL', 'BOOT_FAIL');",
 };
 
 /* The schema version this binary migrates to. */
@@ -322,6 +327,9 @@ static int trace_sql(unsigned type, void *arg, void *p, void *x)
 	return 0;
 }
 
+/* Connections opened so far (db.serial). */
+static unsigned long opened;
+
 /* Open and migrate the database at path. */
 int db_open(struct db *db, const char *path, char **cause)
 {
@@ -351,6 +359,7 @@ int db_open(struct db *db, const char *path, char **cause)
 		return -1;
 	}
 	db->path = xstrdup(path);
+	db->serial = ++opened;
 	sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
 	if (getenv("XLOOP_TRACE_SQL"))
 		sqlite3_trace_v2(db->h, SQLITE_TRACE_PROFILE, trace_sql, NULL);
@@ -388,6 +397,8 @@ void db_close(struct db *db)
 
 		for (i = 0; i < DB_CACHED; i++)
 			sqlite3_finalize(db->cached[i].st);
+		for (i = 0; i < db->nparked; i++)
+			sqlite3_finalize(db->parked[i]);
 		if (db->txn_depth)
 			db_exec(db, "ROLLBACK");
 		if (sqlite3_close(db->h) != SQLITE_OK)
@@ -476,9 +487,18 @@ int db_exec_row(struct db *db, const char *sql, long long id, const char *text,
 /* Prepare a statement. */
 int db_prepare(struct db *db, struct stmt *q, const char *sql)
 {
+	int i;
+
 	q->db = db;
 	q->st = NULL;
 	q->slot = 0;
+	for (i = db->nparked - 1; i >= 0; i--) {
+		if (strcmp(sqlite3_sql(db->parked[i]), sql) != 0)
+			continue;
+		q->st = db->parked[i];
+		db->parked[i] = db->parked[--db->nparked];
+		return 0;
+	}
 	if (sqlite3_prepare_v2(db->h, sql, -1, &q->st, NULL) != SQLITE_OK)
 		return error("sqlite: %s in '%s'", sqlite3_errmsg(db->h), sql);
 	return 0;
@@ -620,8 +640,17 @@ void db_finalize(struct stmt *q)
 		sqlite3_clear_bindings(q->st);
 		q->db->cached[q->slot - 1].in_use = 0;
 		q->slot = 0;
-	} else {
-		sqlite3_finalize(q->st);
+	} else if (q->st) {
+		/* parked for a prepare of the same text; the oldest goes */
+		sqlite3_reset(q->st);
+		sqlite3_clear_bindings(q->st);
+		if (q->db->nparked == DB_PARKED) {
+			sqlite3_finalize(q->db->parked[0]);
+			memmove(q->db->parked, q->db->parked + 1,
+				(DB_PARKED - 1) * sizeof(*q->db->parked));
+			q->db->nparked--;
+		}
+		q->db->parked[q->db->nparked++] = q->st;
 	}
 	q->st = NULL;
 }

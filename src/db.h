@@ -12,9 +12,11 @@
 #define XLOOP_APPLICATION_ID 0x786c6f70	/* "xlop" */
 
 #define DB_CACHED 8
+#define DB_PARKED 8
 
 struct db {
 	sqlite3 *h;
+	unsigned long serial;	/* this process's count of db_open: tells connections apart */
 	char *path;
 	int txn_depth;
 	const char *txn_where;	/* file:line that opened the transaction */
@@ -23,6 +25,10 @@ struct db {
 		sqlite3_stmt *st;
 		int in_use;
 	} cached[DB_CACHED];
+	/* db_finalize keeps the last statements it ended, reset, for a
+	 * db_prepare of the same text: a tick prepares some several times */
+	sqlite3_stmt *parked[DB_PARKED];
+	int nparked;
 };
 
 struct stmt {

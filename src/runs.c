@@ -311,6 +311,42 @@ static void attempt_from(struct stmt *q, struct attempt *a)
 	a->run_start = db_col_int64(q, 32);
 }
 
+/* The row's attempt, its strings borrowed from the statement (attempt_walk_next). */
+static void attempt_borrow(struct stmt *q, struct attempt *a)
+{
+	char **s[] = { &a->token, &a->phase, &a->job_id, &a->log_path, &a->job_sha256,
+		       &a->partition, &a->gres, &a->mem, &a->time_limit, &a->overrides,
+		       &a->after_job };
+	size_t i;
+
+	memset(a, 0, sizeof(*a));
+	a->id = db_col_int64(q, 0);
+	a->run_id = db_col_int64(q, 1);
+	a->n = db_col_int64(q, 2);
+	for (i = 0; i < ARRAY_SIZE(s); i++)
+		*s[i] = (char *)db_col_text(q, 3 + (int)i);
+	a->cpus = db_col_int64(q, 14);
+	a->submit_error = (char *)db_col_text(q, 15);
+	a->intent_at = db_col_int64(q, 16);
+	a->submitted_at = db_col_int64(q, 17);
+	a->started_at = db_col_int64(q, 18);
+	a->ended_at = db_col_int64(q, 19);
+	a->state = (char *)db_col_text(q, 20);
+	a->exit_code = (char *)db_col_text(q, 21);
+	a->node = (char *)db_col_text(q, 22);
+	a->slurm_reason = (char *)db_col_text(q, 23);
+	a->verdict = (char *)db_col_text(q, 24);
+	a->failure_class = (char *)db_col_text(q, 25);
+	a->verdict_reason = (char *)db_col_text(q, 26);
+	a->has_score = !db_col_is_null(q, 27);
+	a->score = a->has_score ? sqlite3_column_double(q->st, 27) : 0;
+	a->auto_retry = (char *)db_col_text(q, 28);
+	a->lane = db_col_int64(q, 29);
+	a->gpus = (char *)db_col_text(q, 30);
+	a->restarts = db_col_int64(q, 31);
+	a->run_start = db_col_int64(q, 32);
+}
+
 /* Free an attempt's strings. */
 void attempt_release(struct attempt *a)
 {
@@ -420,6 +456,35 @@ int attempt_walk_run(struct attempt_walk *w, long long run_id, struct attempt **
 	}
 }
 
+/* The next attempt of run_id, borrowed from the statement's row. */
+int attempt_walk_next(struct attempt_walk *w, long long run_id, struct attempt *a)
+{
+	long long rid;
+	int rc;
+
+	for (;;) {
+		if (!w->row) {
+			if (w->done)
+				return 0;
+			rc = db_step(&w->q);
+			if (rc != SQLITE_ROW) {
+				w->done = 1;
+				return rc == SQLITE_DONE ? 0 : -1;
+			}
+			w->row = 1;
+		}
+		rid = db_col_int64(&w->q, 1);
+		if (rid > run_id)
+			return 0;	/* a later run's: kept for its call */
+		w->row = 0;
+		if (rid == run_id) {
+			attempt_borrow(&w->q, a);
+			return 1;
+		}
+	}
+}
+
+/* End a walk (either kind). */
 void attempt_walk_close(struct attempt_walk *w)
 {
 	if (w->have)

@@ -107,11 +107,19 @@ struct attempt_walk {
 	struct stmt q;
 	struct attempt next;	/* read ahead: the first row of a later run */
 	int have, done;
+	int row;		/* attempt_walk_next: the statement is on a row not handed out */
 };
 int attempt_walk_open(struct db *db, const char *study, long long run_id,
 		      struct attempt_walk *w);
 /* The attempts of run_id into *v (malloc'd, attempts_free); 0 or -1. */
 int attempt_walk_run(struct attempt_walk *w, long long run_id, struct attempt **v, size_t *n);
+/*
+ * Or one attempt at a time, without a copy: the next attempt of run_id
+ * into *a, its strings the DB's own, valid until the next call or close
+ * (read them, never free or change them). 1, 0 when run_id has no more,
+ * -1. A walk uses either this or attempt_walk_run, not both.
+ */
+int attempt_walk_next(struct attempt_walk *w, long long run_id, struct attempt *a);
 void attempt_walk_close(struct attempt_walk *w);
 /* Attempts with a job id and no final state yet (live as far as we know). */
 int attempts_unfinished(struct db *db, const char *study, struct attempt **v, size_t *n);

@@ -61,6 +61,12 @@ struct step_span {
 };
 
 /*
+ * The bars (*bars, *nb) are an array that grows from NULL by these
+ * functions, doubled at each power of two: one of any other capacity
+ * must have room for the next power of two of its length.
+ */
+
+/*
  * Add attempt a of run x when it ran (or runs: until now): one bar on
  * each GPU it had on each node of its NodeList (a->gpus: one IDX list
  * for every node, or each node's: slurm_job_gpu_map), one bar on a node

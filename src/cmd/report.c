@@ -73,9 +73,13 @@ const struct cmd_entry cmd_report_entry = {
 	"with the idle gaps between jobs shaded and summed (one row per GPU the\n"
 	"jobs saw, recorded while they ran: \"GPU 0\" on one node, \"node1 GPU 0\"\n"
 	"when the study ran on several, a job drawn on the row of each GPU it had\n"
-	"on each of its nodes; with each GPU's idle time; --json gpus); the\n"
+	"on each of its nodes, one bar over the rows of its GPUs there; with each\n"
+	"GPU's idle time; --json gpus; bars too narrow to see are drawn a few\n"
+	"pixels at a time, titled with how many attempts they hold); the\n"
 	"score of proven runs over time with the best so far; each run's one-line diff,\n"
-	"attempts, and the log tail of failures. Reads the state DB and the logs\n"
-	"only: Slurm is not asked.\n",
+	"attempts, and the log tail of failures. Past 1,000 runs, the leaderboard\n"
+	"and the details show the best 200 runs and the path to the best, the\n"
+	"lineage that path only (`xloop status` lists every run). Reads the state\n"
+	"DB and the logs only: Slurm is not asked.\n",
 	.flags = CMD_DB | CMD_NOROOT, .exec = cmd_report,
 };

@@ -136,14 +136,100 @@ static int changed_since_submit(struct xl_ctx *ctx, const struct run *r,
 	return changed;
 }
 
-/* One run of status --json, written straight out (schemas/status.json). */
-static void run_json(struct xl_ctx *ctx, struct jsonw *w, const struct run *r,
-		     const struct attempt *v, size_t n, const struct slurm_jobs *q, int sq_ok,
-		     int best)
+/* Whether id is in the sorted ids. */
+static int has_id(const long long *ids, size_t n, long long id)
 {
-	const struct attempt *last = n ? &v[n - 1] : NULL;
-	size_t k;
+	size_t lo = 0, hi = n;
 
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ids[mid] == id)
+			return 1;
+		if (ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* One attempt of status --json (schemas/status.json). */
+static void attempt_json(struct xl_ctx *ctx, struct jsonw *w, const struct attempt *a,
+			 const struct slurm_jobs *q, int sq_ok, const long long *infra,
+			 size_t ninfra)
+{
+	const struct slurm_job *j = slurm_jobs_find(q, a->job_id);
+	char el[32], *stp;
+
+	jsonw_open(w, NULL, '{');
+	jsonw_int(w, "n", a->n);
+	jsonw_str(w, "phase", a->phase);
+	jsonw_str(w, "state", state_word(a, j, sq_ok));
+	jsonw_str_or_null(w, "last_seen", a->state);
+	jsonw_str(w, "job_id", a->job_id);
+	jsonw_str(w, "log", a->log_path);
+	jsonw_str_or_null(w, "reason", reason_of(a, j));
+	jsonw_str_or_null(w, "elapsed", elapsed(a, j, el, sizeof(el)));
+	if (a->started_at)
+		jsonw_int(w, "started_at", a->started_at);
+	else
+		jsonw_null(w, "started_at");
+	if (a->ended_at)
+		jsonw_int(w, "ended_at", a->ended_at);
+	else
+		jsonw_null(w, "ended_at");
+	jsonw_str(w, "verdict", a->verdict);
+	jsonw_str(w, "verdict_reason", a->verdict_reason);
+	if (a->has_score)
+		jsonw_real(w, "score", a->score);
+	else
+		jsonw_null(w, "score");
+	jsonw_str(w, "resources", a->overrides);
+	if (a->submitted_at)
+		jsonw_int(w, "submitted_at", a->submitted_at);
+	else
+		jsonw_null(w, "submitted_at");
+	jsonw_str_or_null(w, "class", a->failure_class);
+	jsonw_str_or_null(w, "auto_retry", a->auto_retry);
+	jsonw_int(w, "lane", a->lane);
+	jsonw_str_or_null(w, "node", *a->node ? a->node : NULL);
+	jsonw_int(w, "restarts", a->restarts);
+	stp = has_id(infra, ninfra, a->id) ? segments_infra_note(ctx, a->id) : NULL;
+	jsonw_str_or_null(w, "segments_redone", stp);
+	free(stp);
+	stp = *a->verdict ? NULL : steps_live_text(ctx, a->id, sq_ok ? q : NULL);
+	jsonw_str_or_null(w, "step", stp);
+	free(stp);
+	jsonw_close(w, '}');
+}
+
+/*
+ * One run of status --json, written straight out (schemas/status.json).
+ * Its attempts come from the walk one row at a time, uncopied, into side
+ * (the run's state, the last attempt's, comes before them); infra: the
+ * attempts with segments an infra failure ended (sorted). 0 or -1.
+ */
+static int run_json(struct xl_ctx *ctx, struct jsonw *w, struct buf *side, const struct run *r,
+		    struct attempt_walk *walk, const struct slurm_jobs *q, int sq_ok, int best,
+		    const long long *infra, size_t ninfra)
+{
+	struct jsonw aw;
+	struct attempt a;
+	char state[64] = "new";
+	size_t n = 0;
+	int rc;
+
+	buf_reset(side);
+	jsonw_init(&aw, side, w->depth + 2);	/* the items of the run's "attempts" */
+	while ((rc = attempt_walk_next(walk, r->id, &a)) == 1) {
+		attempt_json(ctx, &aw, &a, q, sq_ok, infra, ninfra);
+		xsnprintf(state, sizeof(state), "%s",
+			  state_word(&a, slurm_jobs_find(q, a.job_id), sq_ok));
+		n++;
+	}
+	if (rc < 0)
+		return -1;
 	jsonw_open(w, NULL, '{');
 	jsonw_str(w, "tag", r->tag);
 	if (r->parent_id) {
@@ -157,58 +243,13 @@ static void run_json(struct xl_ctx *ctx, struct jsonw *w, const struct run *r,
 		jsonw_null(w, "parent");
 		jsonw_null(w, "change");
 	}
-	jsonw_str(w, "state", last ? state_word(last, slurm_jobs_find(q, last->job_id), sq_ok) :
-		  "new");
+	jsonw_str(w, "state", state);
 	jsonw_bool(w, "best", best);
 	jsonw_open(w, "attempts", '[');
-	for (k = 0; k < n; k++) {
-		const struct attempt *a = &v[k];
-		const struct slurm_job *j = slurm_jobs_find(q, a->job_id);
-		char el[32], *stp;
-
-		jsonw_open(w, NULL, '{');
-		jsonw_int(w, "n", a->n);
-		jsonw_str(w, "phase", a->phase);
-		jsonw_str(w, "state", state_word(a, j, sq_ok));
-		jsonw_str_or_null(w, "last_seen", a->state);
-		jsonw_str(w, "job_id", a->job_id);
-		jsonw_str(w, "log", a->log_path);
-		jsonw_str_or_null(w, "reason", reason_of(a, j));
-		jsonw_str_or_null(w, "elapsed", elapsed(a, j, el, sizeof(el)));
-		if (a->started_at)
-			jsonw_int(w, "started_at", a->started_at);
-		else
-			jsonw_null(w, "started_at");
-		if (a->ended_at)
-			jsonw_int(w, "ended_at", a->ended_at);
-		else
-			jsonw_null(w, "ended_at");
-		jsonw_str(w, "verdict", a->verdict);
-		jsonw_str(w, "verdict_reason", a->verdict_reason);
-		if (a->has_score)
-			jsonw_real(w, "score", a->score);
-		else
-			jsonw_null(w, "score");
-		jsonw_str(w, "resources", a->overrides);
-		if (a->submitted_at)
-			jsonw_int(w, "submitted_at", a->submitted_at);
-		else
-			jsonw_null(w, "submitted_at");
-		jsonw_str_or_null(w, "class", a->failure_class);
-		jsonw_str_or_null(w, "auto_retry", a->auto_retry);
-		jsonw_int(w, "lane", a->lane);
-		jsonw_str_or_null(w, "node", *a->node ? a->node : NULL);
-		jsonw_int(w, "restarts", a->restarts);
-		stp = segments_infra_note(ctx, a->id);
-		jsonw_str_or_null(w, "segments_redone", stp);
-		free(stp);
-		stp = *a->verdict ? NULL : steps_live_text(ctx, a->id, sq_ok ? q : NULL);
-		jsonw_str_or_null(w, "step", stp);
-		free(stp);
-		jsonw_close(w, '}');
-	}
+	jsonw_items(w, side->s, side->len, n);
 	jsonw_close(w, ']');
 	jsonw_close(w, '}');
+	return 0;
 }
 
 /* One run and all its attempts. */
@@ -378,6 +419,9 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	int npos = args->npos, rc, sq, have_best, by_score = 0;
 	const char *sort = args_get(args, "sort");
 	struct row *rows = NULL;
+	long long *infra = NULL;
+	size_t ninfra = 0;
+	struct buf side = BUF_INIT;
 	json_t *outlook;
 
 	if (sort && strcmp(sort, "score") != 0 && strcmp(sort, "created") != 0)
@@ -408,12 +452,22 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 		FREE_AND_NULL(cause);
 	}
 	rc = XL_OK;
-	have_best = best_get(ctx, &best, &bi) == 0;
 	{
+		/* one load of the runs' configurations for the best and the choice */
 		struct best_state bs;
 
-		outlook = best_load(ctx, &bs) == 0 ? best_outlook(&bs, &ctx->cfg.search.space, ctx->cfg.search.seed) :
-			  json_null();
+		have_best = 0;
+		outlook = NULL;
+		if (best_load(ctx, &bs) == 0) {
+			if (bs.best >= 0) {
+				memset(&best, 0, sizeof(best));
+				best.id = bs.v[bs.best].rep_id;
+				best.tag = xstrdup(bs.v[bs.best].rep_tag);
+				best_info_of(&bs, bs.best, &bi);
+				have_best = 1;
+			}
+			outlook = best_outlook(&bs, &ctx->cfg.search.space, ctx->cfg.search.seed);
+		}
 		if (outlook == NULL || json_is_null(outlook))
 			outlook = json_null();
 		best_release(&bs);
@@ -423,7 +477,10 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	if (by_score)
 		rows = xcalloc(nruns ? nruns : 1, sizeof(*rows));
 
-	if (attempt_walk_open(&ctx->db, ctx->cfg.study, npos ? runs[0].id : 0, &walk) < 0) {
+	if (ctx->json && segments_infra_attempts(ctx, &infra, &ninfra) < 0) {
+		rc = XL_ERR;
+	} else if (attempt_walk_open(&ctx->db, ctx->cfg.study, npos ? runs[0].id : 0,
+				     &walk) < 0) {
 		rc = XL_ERR;
 	} else if (ctx->json) {
 		/* streamed: a study of 10,000 runs is tens of MB of JSON */
@@ -463,24 +520,30 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 		size_t n = 0;
 		char change[CHANGE_WIDTH + 1], score[32], buf[32], *stp = NULL;
 
+		if (ctx->json) {
+			if (run_json(ctx, &js.w, &side, r, &walk, &q, sq == 0,
+				     have_best && best.id == r->id, infra, ninfra) < 0) {
+				rc = XL_ERR;	/* a broken document and exit 70 */
+				break;
+			}
+			if (js.out.len >= 1 << 16)
+				cmd_json_flush(&js);
+			continue;
+		}
 		if (attempt_walk_run(&walk, r->id, &v, &n) < 0) {
-			rc = XL_ERR;	/* a broken document and exit 70 */
+			rc = XL_ERR;
 			break;
 		}
 		a = n ? &v[n - 1] : NULL;
 		j = a ? slurm_jobs_find(&q, a->job_id) : NULL;
 		st = a ? state_word(a, j, sq == 0) : "new";
 		/* job.sh's job ended and a later step goes on: "eval:RUNNING" */
-		if (a && strcmp(st, "ended") == 0 && !ctx->json && npos == 0 &&
+		if (a && strcmp(st, "ended") == 0 && npos == 0 &&
 		    (stp = steps_live_word(ctx, a->id, &q)) != NULL)
 			st = stp;
 		ended += strcmp(st, "ended") == 0;
 		unknown += strcmp(st, "unknown") == 0;
-		if (ctx->json) {
-			run_json(ctx, &js.w, r, v, n, &q, sq == 0, have_best && best.id == r->id);
-			if (js.out.len >= 1 << 16)
-				cmd_json_flush(&js);
-		} else if (npos == 1) {
+		if (npos == 1) {
 			print_detail(ctx, r, v, n, &q, sq == 0);
 		} else {
 			struct buf line = BUF_INIT;
@@ -528,8 +591,10 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	else if (!ctx->json && npos == 0 && rc == XL_OK)
 		print_footer(ctx, ended, unknown);
 	attempt_walk_close(&walk);
+	free(infra);
+	buf_release(&side);
 	if (have_best)
-		run_release(&best);
+		free(best.tag);
 	json_decref(outlook);
 	runs_free(runs, nruns);
 	slurm_jobs_release(&q);

@@ -32,6 +32,29 @@ int segments_spans(struct xl_ctx *ctx, struct segment_span **v, size_t *n)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* The study's attempts with a segment an infra failure ended, by id (segments first: few). */
+int segments_infra_attempts(struct xl_ctx *ctx, long long **ids, size_t *n)
+{
+	struct stmt st;
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	if (db_prepare(&ctx->db, &st, "SELECT DISTINCT s.attempt_id FROM segment s"
+		       " CROSS JOIN attempt t ON t.id = s.attempt_id CROSS JOIN run r"
+		       " ON r.id = t.run_id"
+		       " WHERE r.study = :study AND s.state = 'continued' AND s.outcome IN "
+		       SEGMENT_INFRA_OUTCOMES " ORDER BY s.attempt_id") < 0)
+		return -1;
+	db_bind_text(&st, ":study", ctx->cfg.study);
+	while ((rc = db_step(&st)) == SQLITE_ROW) {
+		*ids = xreallocarray(*ids, *n + 1, sizeof(**ids));
+		(*ids)[(*n)++] = db_col_int64(&st, 0);
+	}
+	db_finalize(&st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* The segments an infra failure ended, as status says them. */
 char *segments_infra_note(struct xl_ctx *ctx, long long attempt_id)
 {

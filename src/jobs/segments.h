@@ -127,6 +127,13 @@ char *segments_step_after(struct xl_ctx *ctx, long long attempt_id);
  */
 char *segments_infra_note(struct xl_ctx *ctx, long long attempt_id);
 
+/*
+ * The attempts of the study that segments_infra_note has something to say
+ * about, in increasing id order, into *ids (malloc'd): one query for a
+ * whole study, so that status asks per attempt only for these. 0 or -1.
+ */
+int segments_infra_attempts(struct xl_ctx *ctx, long long **ids, size_t *n);
+
 /* "segment 3 (at most 20), 2 h 40 min so far" for a segmented open attempt, or NULL. */
 char *segments_progress(struct xl_ctx *ctx, long long attempt_id);
 

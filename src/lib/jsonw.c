@@ -128,6 +128,15 @@ void jsonw_open(struct jsonw *w, const char *key, char bracket)
 		w->count[w->depth] = 0;
 }
 
+/* Items another jsonw wrote at this depth, appended as they are. */
+void jsonw_items(struct jsonw *w, const char *text, size_t len, size_t n)
+{
+	int d = w->depth < JSONW_MAX_DEPTH ? w->depth : JSONW_MAX_DEPTH - 1;
+
+	buf_add(w->out, text, len);
+	w->count[d] += n;
+}
+
 /* The closing bracket, on its own line unless the container is empty. */
 void jsonw_close(struct jsonw *w, char bracket)
 {

@@ -42,6 +42,11 @@ void jsonw_int(struct jsonw *w, const char *key, long long v);
 void jsonw_real(struct jsonw *w, const char *key, double v);	/* null if not finite */
 void jsonw_bool(struct jsonw *w, const char *key, int v);
 void jsonw_null(struct jsonw *w, const char *key);
+/*
+ * n items written elsewhere, by a jsonw started (jsonw_init) at the depth
+ * of the container w has open: text is appended as it is.
+ */
+void jsonw_items(struct jsonw *w, const char *text, size_t len, size_t n);
 
 /*
  * A document too large to build: head's members (dumped by jansson), then

@@ -106,7 +106,9 @@ void report_leaderboard(struct xl_ctx *ctx, struct page *pg, struct rrun *v, siz
 		 "<tr><th>#</th><th>tag</th><th>change</th><th>");
 	report_esc(b, ctx->cfg.metric);
 	buf_adds(b, "</th><th>verdict</th><th>attempts</th><th>duration</th></tr>\n");
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
+		o[i]->shown = n <= REPORT_FULL_RUNS || i < REPORT_TOP;
+	for (i = 0; i < n && o[i]->shown; i++) {
 		const struct rrun *x = o[i];
 		const struct attempt *l = x->last;
 
@@ -140,6 +142,9 @@ void report_leaderboard(struct xl_ctx *ctx, struct page *pg, struct rrun *v, siz
 		report_flush(pg, 1 << 20);
 	}
 	buf_adds(b, "</table>\n");
+	if (i < n)
+		buf_addf(b, "<p class=\"sub\">The best %zu of %zu runs; <code>xloop status "
+			 "--sort score</code> lists them all.</p>\n", i, n);
 	free(o);
 }
 
@@ -247,11 +252,16 @@ int report_details(struct xl_ctx *ctx, struct page *pg, struct rrun *v, size_t n
 	if (attempt_walk_open(&ctx->db, ctx->cfg.study, 0, &w) < 0)
 		return -1;
 	buf_adds(b, "<h2 id=\"runs\">Runs</h2>\n");
+	if (n > REPORT_FULL_RUNS)
+		buf_addf(b, "<p class=\"sub\">The leaderboard's %d runs and the path to the "
+			 "best; <code>xloop status T</code> shows any run.</p>\n", REPORT_TOP);
 	for (i = 0; i < n; i++) {
 		const struct rrun *x = &v[i];
 		struct attempt *att;
 		size_t na;
 
+		if (!x->shown && !x->on_best)
+			continue;	/* a long study's: the walk skips its attempts */
 		if (attempt_walk_run(&w, x->r.id, &att, &na) < 0) {
 			attempt_walk_close(&w);
 			return -1;

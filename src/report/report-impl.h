@@ -33,7 +33,18 @@ struct rrun {
 	int on_best;		/* on the path from a root to the best run */
 	size_t size;		/* runs in its subtree, itself included */
 	size_t child, sibling;	/* first child, next sibling: index + 1, 0 none */
+	int shown;		/* on the leaderboard (a long study's shows its best only) */
 };
+
+/*
+ * A study of more runs than this is too long to show whole: the
+ * leaderboard and the run details show the best REPORT_TOP runs (and the
+ * path to the best), the lineage only that path; the GPU timeline draws
+ * them all, in as many rects as its pixels need (issue 47: a page of
+ * 10,000 runs and 50,000 attempts was 35 MB, of 8 GPUs each 88 MB).
+ */
+#define REPORT_FULL_RUNS 1000
+#define REPORT_TOP 200
 
 /* The page, written out to a temporary file each time a megabyte is ready. */
 struct page {

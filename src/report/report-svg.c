@@ -78,9 +78,28 @@ void report_lineage(struct page *pg, struct rrun *v, size_t n, long long best_id
 	size_t i;
 	struct rrun *best;
 
-	rows = report_lay_out(v, n);
+	/* the best path: the best run and its ancestors */
+	for (i = 0; i < n; i++)
+		v[i].on_best = 0;
+	for (best = best_id ? report_find_run(v, n, best_id) : NULL; best;
+	     best = best->r.parent_id ? report_find_run(v, n, best->r.parent_id) : NULL) {
+		best->on_best = 1;
+		rows++;
+	}
+	if (n > REPORT_FULL_RUNS) {
+		/* a long study: the path alone, one generation a row */
+		int r = rows;
+
+		for (best = best_id ? report_find_run(v, n, best_id) : NULL; best;
+		     best = best->r.parent_id ? report_find_run(v, n, best->r.parent_id) : NULL)
+			best->row = best->depth = --r;
+	} else {
+		rows = report_lay_out(v, n);
+	}
 	/* the indent that lets every row fit, with its change whole if it can */
 	for (i = 0; i < n; i++) {
+		if (n > REPORT_FULL_RUNS && !v[i].on_best)
+			continue;
 		if (v[i].depth > maxd)
 			maxd = v[i].depth;
 		need = 10 + (double)box_chars(&v[i], score, sizeof(score)) * CHAR_BOX + 12 + 8 +
@@ -90,15 +109,14 @@ void report_lineage(struct page *pg, struct rrun *v, size_t n, long long best_id
 	}
 	if (indent < 4)
 		indent = 4;	/* then the longest changes are shortened */
-	/* the best path: the best run and its ancestors */
-	for (i = 0; i < n; i++)
-		v[i].on_best = 0;
-	for (best = best_id ? report_find_run(v, n, best_id) : NULL; best;
-	     best = best->r.parent_id ? report_find_run(v, n, best->r.parent_id) : NULL)
-		best->on_best = 1;
-	buf_addf(b, "<h2 id=\"lineage\">Lineage</h2>\n<p class=\"legend\">one row per run, "
-		 "indented under its parent, with its one change; <span class=\"bp\">bold: "
-		 "the path to the best run</span></p>\n<svg class=\"tree\" "
+	buf_adds(b, "<h2 id=\"lineage\">Lineage</h2>\n<p class=\"legend\">");
+	if (n > REPORT_FULL_RUNS)
+		buf_addf(b, "the path from the root to the best run, one generation a row "
+			 "(the %zu runs are too many to draw)", n);
+	else
+		buf_adds(b, "one row per run, indented under its parent, with its one change");
+	buf_addf(b, "; <span class=\"bp\">bold: the path to the best run</span></p>\n"
+		 "<svg class=\"tree\" "
 		 "xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		 "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"lineage of the runs\">\n",
 		 PAGE_W, rows * ROW_H + 8, PAGE_W, rows * ROW_H + 8);
@@ -106,6 +124,8 @@ void report_lineage(struct page *pg, struct rrun *v, size_t n, long long best_id
 		const struct rrun *c = &v[i];
 		const struct rrun *p = c->r.parent_id ? report_find_run(v, n, c->r.parent_id) : NULL;
 
+		if (n > REPORT_FULL_RUNS && !c->on_best)
+			continue;
 		report_flush(pg, 1 << 20);
 		if (p)
 			buf_addf(b, "<path class=\"edge %s%s\" d=\"M%.1f %d V%d H%.1f\"/>\n",
@@ -116,6 +136,9 @@ void report_lineage(struct page *pg, struct rrun *v, size_t n, long long best_id
 	for (i = 0; i < n; i++) {
 		const struct rrun *c = &v[i];
 		double x = 10 + c->depth * indent;
+
+		if (n > REPORT_FULL_RUNS && !c->on_best)
+			continue;
 		double w = (double)box_chars(c, score, sizeof(score)) * CHAR_BOX + 12;
 		double lx = x + w + 8;
 		long long room = (long long)((PAGE_W - 10 - lx) / CHAR_LABEL);
@@ -170,6 +193,220 @@ static void add_row_name(struct buf *b, const struct gpu_row *r, int named)
 	buf_addf(b, "GPU %lld", r->gpu);
 }
 
+#define PACK_BARS 2000	/* more bars than this: the narrow ones packed */
+#define MIN_BAR_PX 2.0
+#define MANY_PX 4.0		/* the widest rect of many bars */
+
+/* Idle stretches drawn as one rect: from, to, their idle seconds, how many. */
+struct gap {
+	long long from, to, idle;
+	size_t n;
+};
+
+/* Draw the gaps gathered in g, and start over. */
+static void draw_gap(struct page *pg, struct gap *g, long long t0, double k, int lanes)
+{
+	buf_addf(&pg->b, "<rect class=\"gap\" x=\"%.1f\" y=\"0\" width=\"%.1f\" "
+		 "height=\"%d\"><title>idle %lld s", 10 + (double)(g->from - t0) * k,
+		 fmax(1.0, (double)g->idle * k), lanes * LANE_H + 6, g->idle);
+	if (g->n > 1)
+		buf_addf(&pg->b, " in %zu gaps", g->n);
+	buf_adds(&pg->b, "</title></rect>\n");
+	report_flush(pg, 1 << 20);
+	memset(g, 0, sizeof(*g));
+}
+
+/*
+ * What the timeline draws: a bar, or the bars of one job's GPUs on
+ * consecutive rows of a node as one (rows of them), or the bars of a row
+ * too narrow to see, closer than a pixel to each other, as one (n of them).
+ */
+struct drawn {
+	size_t i;		/* its (first) bar */
+	int lane, rows;		/* the first row and how many */
+	long long last_gpu;	/* the GPU of its last row */
+	long long start, end;
+	size_t n, ok, failed;	/* bars, of them successes and failures */
+	size_t last;		/* the last bar of n */
+};
+
+/* Bars by attempt, segment, step, node, then row: one job's GPUs side by side. */
+static int by_job(const void *pa, const void *pb)
+{
+	const struct bar *a = *(const struct bar *const *)pa, *b = *(const struct bar *const *)pb;
+	int c;
+
+	if (a->attempt_id != b->attempt_id)
+		return a->attempt_id < b->attempt_id ? -1 : 1;
+	if (a->seg != b->seg)
+		return a->seg < b->seg ? -1 : 1;
+	if (a->step != b->step)
+		return a->step < b->step ? -1 : 1;
+	c = strcmp(a->node, b->node);
+	if (c)
+		return c;
+	return (a->lane > b->lane) - (a->lane < b->lane);
+}
+
+/* Drawn items by row, height, then start. */
+static int by_row_start(const void *pa, const void *pb)
+{
+	const struct drawn *a = pa, *b = pb;
+
+	if (a->lane != b->lane)
+		return a->lane < b->lane ? -1 : 1;
+	if (a->rows != b->rows)
+		return a->rows < b->rows ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+/* One bar (or one job on several rows) with its title and, where it fits, its label. */
+static void draw_one(struct buf *b, const struct bar *x, const struct drawn *d, long long t0,
+		     double k)
+{
+	buf_addf(b, "<rect class=\"bar %s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+		 "height=\"%d\"><title>", x->cls, 10 + (double)(x->start - t0) * k,
+		 d->lane * LANE_H + 3, fmax(1.0, (double)(x->end - x->start) * k),
+		 d->rows * LANE_H - 6);
+	report_esc(b, x->run->r.tag);
+	buf_addf(b, " attempt %lld", x->n);
+	if (x->seg)
+		buf_addf(b, ", segment %lld", x->seg);
+	if (x->step) {
+		buf_addf(b, ", step %lld '", x->step);
+		report_esc(b, x->step_name);
+		buf_adds(b, "'");
+	}
+	buf_addf(b, ": %lld s, %s", x->end - x->start, x->label);
+	if (x->restarts)
+		buf_addf(b, ", restarted %lld time%s by Slurm", x->restarts,
+			 x->restarts == 1 ? "" : "s");
+	if (d->rows > 1)
+		buf_addf(b, ", GPUs %lld-%lld of its %d", x->gpu, d->last_gpu, x->gpus);
+	else if (x->gpus > 1)
+		buf_addf(b, ", GPU %lld of its %d", x->gpu, x->gpus);
+	if (*x->node) {
+		buf_adds(b, ", on ");
+		report_esc(b, x->node);
+		if (x->nodes > 1)
+			buf_addf(b, " (one of %d nodes)", x->nodes);
+	}
+	buf_adds(b, "</title></rect>\n");
+	/* a label only where it fits inside its bar */
+	if ((double)(x->end - x->start) * k >=
+	    (double)(nchars(x->run->r.tag) + (x->step ? 1 + nchars(x->step_name) : 0)) *
+	    CHAR_LABEL + 8) {
+		buf_addf(b, "<text class=\"blabel\" x=\"%.1f\" y=\"%d\">",
+			 14 + (double)(x->start - t0) * k, d->lane * LANE_H + 18);
+		report_esc(b, x->run->r.tag);
+		if (x->step) {
+			buf_adds(b, " ");
+			report_esc(b, x->step_name);
+		}
+		buf_adds(b, "</text>\n");
+	}
+}
+
+/* Bars too narrow to see, close together on a row, as one rect. */
+static void draw_many(struct buf *b, const struct bar *bars, const struct drawn *d,
+		      long long t0, double k)
+{
+	const char *cls = d->failed * 2 > d->n ? "failure" : d->ok * 2 >= d->n ? "success" :
+			  "live";
+
+	buf_addf(b, "<rect class=\"bar %s many\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+		 "height=\"%d\"><title>%zu attempts, ", cls, 10 + (double)(d->start - t0) * k,
+		 d->lane * LANE_H + 3, fmax(1.0, (double)(d->end - d->start) * k),
+		 d->rows * LANE_H - 6, d->n);
+	report_esc(b, bars[d->i].run->r.tag);
+	buf_adds(b, " to ");
+	report_esc(b, bars[d->last].run->r.tag);
+	buf_addf(b, ": %zu succeeded, %zu failed, ", d->ok, d->failed);
+	report_add_duration(b, d->end - d->start);
+	buf_adds(b, "</title></rect>\n");
+}
+
+/*
+ * The bars, as few rects as show them: a job's GPUs on consecutive rows of
+ * a node are one rect over those rows (a job of 8 GPUs is one bar, not 8),
+ * and, past PACK_BARS bars, on a row, bars narrower than MIN_BAR_PX that
+ * lie within a pixel of each other are one rect of at most MANY_PX that
+ * says how many, in the colour of most of them; so the page grows with
+ * its width and rows, not with the attempts (a study of 50,000).
+ */
+static void draw_bars(struct page *pg, const struct bar *bars, size_t nb, long long t0,
+		      double k, int nrows)
+{
+	const struct bar **o = xcalloc(nb ? nb : 1, sizeof(*o));
+	struct drawn *d = xcalloc(nb ? nb : 1, sizeof(*d)), cur;
+	size_t i, nd = 0, have = 0;
+
+	for (i = 0; i < nb; i++)
+		o[i] = &bars[i];
+	qsort(o, nb, sizeof(*o), by_job);
+	for (i = 0; i < nb; i++) {
+		const struct bar *x = o[i];
+		struct drawn *p = nd ? &d[nd - 1] : NULL;
+
+		if (p && x->lane < nrows && p->lane + p->rows == x->lane &&
+		    bars[p->i].attempt_id == x->attempt_id && bars[p->i].seg == x->seg &&
+		    bars[p->i].step == x->step && bars[p->i].start == x->start &&
+		    bars[p->i].end == x->end && strcmp(bars[p->i].node, x->node) == 0 &&
+		    x->gpu >= 0 && p->last_gpu >= 0) {
+			p->rows++;
+			p->last_gpu = x->gpu;
+			continue;
+		}
+		memset(&d[nd], 0, sizeof(d[nd]));
+		d[nd].i = d[nd].last = (size_t)(x - bars);
+		d[nd].lane = x->lane;
+		d[nd].rows = 1;
+		d[nd].last_gpu = x->gpu;
+		d[nd].start = x->start;
+		d[nd].end = x->end;
+		d[nd].n = 1;
+		d[nd].ok = strcmp(x->cls, "success") == 0;
+		d[nd].failed = strcmp(x->cls, "failure") == 0;
+		nd++;
+	}
+	free(o);
+	qsort(d, nd, sizeof(*d), by_row_start);
+	for (i = 0; i <= nd; i++) {
+		const struct drawn *x = i < nd ? &d[i] : NULL;
+		int narrow = x && nb > PACK_BARS && (double)(x->end - x->start) * k < MIN_BAR_PX;
+
+		if (have && (!narrow || x->lane != cur.lane || x->rows != cur.rows ||
+			     (double)(x->start - cur.end) * k > 1.0 ||
+			     (double)(x->end - cur.start) * k > MANY_PX)) {
+			if (cur.n == 1)
+				draw_one(&pg->b, &bars[cur.i], &cur, t0, k);
+			else
+				draw_many(&pg->b, bars, &cur, t0, k);
+			have = 0;
+			report_flush(pg, 1 << 20);
+		}
+		if (!x)
+			break;
+		if (!narrow) {
+			draw_one(&pg->b, &bars[x->i], x, t0, k);
+			report_flush(pg, 1 << 20);
+		} else if (!have) {
+			cur = *x;
+			have = 1;
+		} else {
+			cur.n += x->n;
+			cur.ok += x->ok;
+			cur.failed += x->failed;
+			cur.last = x->i;
+			if (x->end > cur.end)
+				cur.end = x->end;
+		}
+	}
+	free(d);
+}
+
 /* The GPU timeline; returns the idle seconds, *span the study's seconds. */
 long long report_timeline(struct page *pg, struct bar *bars, size_t nb, long long *span_out,
 			  struct gpu_row *rows, size_t *nrows)
@@ -178,6 +415,7 @@ long long report_timeline(struct page *pg, struct bar *bars, size_t nb, long lon
 	long long t0 = 0, t1 = 0, idle = 0, cover_end;
 	size_t i, g, jobs = 0, name_w = 0;
 	int lanes = 0, named = 0, svg_w = 0;
+	struct gap gap = { 0, 0, 0, 0 };
 	double k;
 
 	if (nb)
@@ -227,59 +465,22 @@ long long report_timeline(struct page *pg, struct bar *bars, size_t nb, long lon
 			continue;
 		if (bars[i].start > cover_end) {
 			idle += bars[i].start - cover_end;
-			buf_addf(b, "<rect class=\"gap\" x=\"%.1f\" y=\"0\" width=\"%.1f\" "
-				 "height=\"%d\"><title>idle %lld s</title></rect>\n",
-				 10 + (double)(cover_end - t0) * k,
-				 fmax(1.0, (double)(bars[i].start - cover_end) * k),
-				 lanes * LANE_H + 6, bars[i].start - cover_end);
-			report_flush(pg, 1 << 20);
+			/* packed: gaps within a few pixels are one rect, as wide as their idle time */
+			if (gap.n && (nb <= PACK_BARS || (double)(cover_end - gap.to) * k >= 1.0 ||
+				      (double)(bars[i].start - gap.from) * k > MANY_PX))
+				draw_gap(pg, &gap, t0, k, lanes);
+			if (!gap.n)
+				gap.from = cover_end;
+			gap.to = bars[i].start;
+			gap.idle += bars[i].start - cover_end;
+			gap.n++;
 		}
 		if (bars[i].end > cover_end)
 			cover_end = bars[i].end;
 	}
-	for (i = 0; i < nb; i++) {
-		buf_addf(b, "<rect class=\"bar %s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
-			 "height=\"%d\"><title>", bars[i].cls, 10 + (double)(bars[i].start - t0) * k,
-			 bars[i].lane * LANE_H + 3,
-			 fmax(1.0, (double)(bars[i].end - bars[i].start) * k), LANE_H - 6);
-		report_esc(b, bars[i].run->r.tag);
-		buf_addf(b, " attempt %lld", bars[i].n);
-		if (bars[i].seg)
-			buf_addf(b, ", segment %lld", bars[i].seg);
-		if (bars[i].step) {
-			buf_addf(b, ", step %lld '", bars[i].step);
-			report_esc(b, bars[i].step_name);
-			buf_adds(b, "'");
-		}
-		buf_addf(b, ": %lld s, %s", bars[i].end - bars[i].start, bars[i].label);
-		if (bars[i].restarts)
-			buf_addf(b, ", restarted %lld time%s by Slurm", bars[i].restarts,
-				 bars[i].restarts == 1 ? "" : "s");
-		if (bars[i].gpus > 1)
-			buf_addf(b, ", GPU %lld of its %d", bars[i].gpu, bars[i].gpus);
-		if (*bars[i].node) {
-			buf_adds(b, ", on ");
-			report_esc(b, bars[i].node);
-			if (bars[i].nodes > 1)
-				buf_addf(b, " (one of %d nodes)", bars[i].nodes);
-		}
-		buf_adds(b, "</title></rect>\n");
-		/* a label only where it fits inside its bar */
-		if ((double)(bars[i].end - bars[i].start) * k >=
-		    (double)(nchars(bars[i].run->r.tag) + (bars[i].step ?
-		    1 + nchars(bars[i].step_name) : 0)) * CHAR_LABEL + 8) {
-			buf_addf(b, "<text class=\"blabel\" x=\"%.1f\" y=\"%d\">",
-				 14 + (double)(bars[i].start - t0) * k,
-				 bars[i].lane * LANE_H + 18);
-			report_esc(b, bars[i].run->r.tag);
-			if (bars[i].step) {
-				buf_adds(b, " ");
-				report_esc(b, bars[i].step_name);
-			}
-			buf_adds(b, "</text>\n");
-		}
-		report_flush(pg, 1 << 20);
-	}
+	if (gap.n)
+		draw_gap(pg, &gap, t0, k, lanes);
+	draw_bars(pg, bars, nb, t0, k, (int)*nrows);
 	for (g = 0; g < *nrows; g++) {
 		buf_addf(b, "<text class=\"gpu\" x=\"%d\" y=\"%d\">", TL_WIDTH + 12,
 			 (int)g * LANE_H + 18);
@@ -317,7 +518,8 @@ void report_score_chart(struct xl_ctx *ctx, struct page *pg, struct rrun *v, siz
 	struct bar *pts = NULL;
 	size_t np = 0, i;
 	long long t0, t1;
-	double lo = 0, hi = 0, best = 0, px, py = 0, kx, ky;
+	double lo = 0, hi = 0, best = 0, px, py = 0, kx, ky, last_py = 0;
+	int long_study = n > REPORT_FULL_RUNS;
 
 	for (i = 0; i < n; i++)
 		if (v[i].has_score) {
@@ -356,14 +558,20 @@ void report_score_chart(struct xl_ctx *ctx, struct page *pg, struct rrun *v, siz
 		if (!i || (ctx->cfg.goal_max ? s > best : s < best))
 			best = s;
 		py = 20 + (hi - best) * ky;
-		/* the best so far as steps: along at the old level, then up or down */
+		/* the best so far as steps: along at the old level, then up or down
+		 * (a long study's: only where it moves, and to its end) */
 		if (i == 0)
 			buf_addf(b, "M%.1f %.1f", px, py);
-		else
+		else if (!long_study || py != last_py || i + 1 == np)
 			buf_addf(b, " H%.1f V%.1f", px, py);
+		last_py = py;
+		report_flush(pg, 1 << 20);
 	}
 	buf_adds(b, "\"/>\n");
 	for (i = 0; i < np; i++) {
+		/* a long study's points: the leaderboard's runs and the best path */
+		if (long_study && !pts[i].run->shown && !pts[i].run->on_best)
+			continue;
 		px = 50 + (double)(pts[i].start - t0) * kx;
 		py = 20 + (hi - pts[i].run->score) * ky;
 		buf_addf(b, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\"><title>", px, py);

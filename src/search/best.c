@@ -45,6 +45,63 @@ static char *config_from_file(struct xl_ctx *ctx, const char *tag)
 	return config;
 }
 
+/*
+ * The last load, kept for the rest of the process: next and tick ask for
+ * the best five times (reconcile, feed, the briefing), each a pass over
+ * every run of the study. It stands while the connection has changed no
+ * row (sqlite3_total_changes64), no other connection has committed (PRAGMA
+ * data_version), no transaction is open (a rollback would not show) and
+ * the settings it chose with are the same.
+ */
+static struct {
+	int valid;
+	unsigned long serial;	/* the connection (db_open's count) */
+	long long changes, version;
+	char *study, *seed;
+	int goal_max;
+	double min_delta, alpha;
+	const void *space_v;
+	size_t space_n;
+	struct best_state bs;
+} kept;
+
+/* Forget the kept load (best_persist, best_forget, a new setting). */
+static void kept_drop(void)
+{
+	if (kept.valid)
+		best_release(&kept.bs);
+	free(kept.study);
+	free(kept.seed);
+	memset(&kept, 0, sizeof(kept));
+}
+
+/* The connection's change counters, or -1 inside a transaction or on error. */
+static int db_marks(struct db *db, long long *changes, long long *version)
+{
+	struct stmt q;
+	int rc;
+
+	if (!sqlite3_get_autocommit(db->h) || db_prepare_cached(db, &q, "PRAGMA data_version") < 0)
+		return -1;
+	rc = db_step(&q);
+	*version = rc == SQLITE_ROW ? db_col_int64(&q, 0) : -1;
+	db_finalize(&q);
+	*changes = sqlite3_total_changes64(db->h);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* Whether the kept load is the one ctx would make now. */
+static int kept_fits(const struct xl_ctx *ctx, long long changes, long long version)
+{
+	return kept.valid && kept.serial == ctx->db.serial && kept.changes == changes &&
+	       kept.version == version && strcmp(kept.study, ctx->cfg.study) == 0 &&
+	       strcmp(kept.seed, ctx->cfg.search.seed) == 0 &&
+	       kept.goal_max == ctx->cfg.goal_max && kept.min_delta == ctx->cfg.min_delta &&
+	       kept.alpha == ctx->cfg.search.alpha &&
+	       kept.space_v == (const void *)ctx->cfg.search.space.v &&
+	       kept.space_n == ctx->cfg.search.space.n;
+}
+
 /* Store old runs' configurations and keys that the seed changed. */
 int best_persist(struct xl_ctx *ctx)
 {
@@ -236,8 +293,89 @@ static void choose_into(struct best_state *bs, const struct space *space, const 
 	free(runs);
 }
 
-/* Group the runs and choose. */
+/* Duplicate a string that may be NULL. */
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* A deep copy of src into dst. */
+static void best_copy(struct best_state *dst, const struct best_state *src)
+{
+	size_t i;
+
+	*dst = *src;
+	dst->v = xcalloc(src->n + 1, sizeof(*dst->v));
+	for (i = 0; i < src->n; i++) {
+		dst->v[i] = src->v[i];
+		dst->v[i].key = dup_or_null(src->v[i].key);
+		dst->v[i].config = dup_or_null(src->v[i].config);
+		dst->v[i].rep_tag = dup_or_null(src->v[i].rep_tag);
+	}
+	dst->runs = xcalloc(src->nruns + 1, sizeof(*dst->runs));
+	for (i = 0; i < src->nruns; i++) {
+		dst->runs[i] = src->runs[i];
+		dst->runs[i].seed = dup_or_null(src->runs[i].seed);
+	}
+	dst->slots = src->slots ? xcalloc(src->nslots + 1, sizeof(*dst->slots)) : NULL;
+	if (src->slots)
+		memcpy(dst->slots, src->slots, src->nslots * sizeof(*dst->slots));
+	dst->obs = xcalloc(src->nruns + 1, sizeof(*dst->obs));
+	if (src->nobs)
+		memcpy(dst->obs, src->obs, src->nobs * sizeof(*dst->obs));
+	dst->rule.o = dst->obs;
+	dst->rule.head = dst->rule.next = NULL;
+	if (src->rule.head) {
+		dst->rule.head = xcalloc(src->rule.ncfg + 1, sizeof(*dst->rule.head));
+		memcpy(dst->rule.head, src->rule.head, (src->rule.ncfg + 1) * sizeof(long));
+	}
+	if (src->rule.next) {
+		dst->rule.next = xcalloc(src->rule.n + 1, sizeof(*dst->rule.next));
+		memcpy(dst->rule.next, src->rule.next, (src->rule.n + 1) * sizeof(long));
+	}
+	dst->why = dup_or_null(src->why);
+}
+
+static int best_load_db(struct xl_ctx *ctx, struct best_state *bs);
+
+/* Group the runs and choose (the last load again while nothing changed). */
 int best_load(struct xl_ctx *ctx, struct best_state *bs)
+{
+	long long changes, version;
+	int marked = db_marks(&ctx->db, &changes, &version) == 0;
+
+	if (marked && kept_fits(ctx, changes, version)) {
+		best_copy(bs, &kept.bs);
+		return 0;
+	}
+	if (best_load_db(ctx, bs) < 0)
+		return -1;
+	kept_drop();
+	if (marked) {
+		kept.serial = ctx->db.serial;
+		kept.changes = changes;
+		kept.version = version;
+		kept.study = xstrdup(ctx->cfg.study);
+		kept.seed = xstrdup(ctx->cfg.search.seed);
+		kept.goal_max = ctx->cfg.goal_max;
+		kept.min_delta = ctx->cfg.min_delta;
+		kept.alpha = ctx->cfg.search.alpha;
+		kept.space_v = ctx->cfg.search.space.v;
+		kept.space_n = ctx->cfg.search.space.n;
+		best_copy(&kept.bs, bs);
+		kept.valid = 1;
+	}
+	return 0;
+}
+
+/* Room for element n of an array that only grows: doubled at each power of two. */
+static void *grow(void *v, size_t n, size_t size)
+{
+	return n & (n - 1) ? v : xreallocarray(v, n ? 2 * n : 1, size);
+}
+
+/* Group the runs and choose, from the DB. */
+static int best_load_db(struct xl_ctx *ctx, struct best_state *bs)
 {
 	struct stmt q;
 	const char *seed = ctx->cfg.search.seed;
@@ -281,7 +419,7 @@ int best_load(struct xl_ctx *ctx, struct best_state *bs)
 			confkey_key(config, seed, key);
 		at = best_find_key(bs, key);
 		if (at < 0) {
-			bs->v = xreallocarray(bs->v, bs->n + 1, sizeof(*bs->v));
+			bs->v = grow(bs->v, bs->n, sizeof(*bs->v));
 			c = &bs->v[bs->n];
 			memset(c, 0, sizeof(*c));
 			c->key = xstrdup(key);
@@ -290,7 +428,7 @@ int best_load(struct xl_ctx *ctx, struct best_state *bs)
 			at = (long)bs->n++;
 			key_insert(bs, at);
 		}
-		bs->runs = xreallocarray(bs->runs, bs->nruns + 1, sizeof(*bs->runs));
+		bs->runs = grow(bs->runs, bs->nruns, sizeof(*bs->runs));
 		br = &bs->runs[bs->nruns++];
 		br->id = db_col_int64(&q, 0);
 		br->cfg = at;
@@ -860,6 +998,7 @@ int best_forget(struct xl_ctx *ctx)
 {
 	char kvkey[128];
 
+	kept_drop();
 	xsnprintf(kvkey, sizeof(kvkey), "best_run:%s", ctx->cfg.study);
 	return db_kv_set(&ctx->db, kvkey, 0);
 }

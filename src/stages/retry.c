@@ -134,17 +134,23 @@ static int candidates(struct xl_ctx *ctx, struct candidate **v, size_t *n)
 
 	*v = NULL;
 	*n = 0;
+	/*
+	 * from each run to its latest attempt (attempt_latest): a long study's
+	 * history holds many failed attempts that were retried since, and
+	 * reading each of them (the partial index attempt_retryable) cost a
+	 * 10,000-run study more than its runs do
+	 */
 	if (db_prepare(&ctx->db, &q, "SELECT r.id, r.tag, t.n, coalesce(t.failure_class, ''),"
 		       " coalesce(t.state, ''),"
 		       " (SELECT count(*) FROM attempt x WHERE x.run_id = r.id"
 		       "  AND x.auto_retry = 'infra'),"
 		       " (SELECT count(*) FROM attempt x WHERE x.run_id = r.id"
 		       "  AND x.auto_retry = 'resources')"
-		       " FROM run r JOIN attempt t ON t.run_id = r.id"
-		       " WHERE +r.study = :study AND t.verdict = 'failure'"
+		       " FROM run r CROSS JOIN attempt t ON t.run_id = r.id"
+		       " AND t.n = (SELECT max(n) FROM attempt WHERE run_id = r.id)"
+		       " WHERE r.study = :study AND t.verdict = 'failure'"
 		       " AND (t.failure_class = 'infra' OR t.state IN ('TIMEOUT', 'OUT_OF_MEMORY'))"
 		       " AND t.cancelled_by_user = 0"
-		       " AND t.n = (SELECT max(n) FROM attempt WHERE run_id = r.id)"
 		       " ORDER BY t.judged_at, t.id") < 0)
 		return -1;
 	db_bind_text(&q, ":study", ctx->cfg.study);

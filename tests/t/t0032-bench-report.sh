@@ -106,7 +106,7 @@ check "a second --steps gives the same file" cmp -s "$T_TMP/met.md" "$T_TMP/met2
 check "one steps part, one steps headline row" sh -c "
 	[ \$(grep -c '^\*\*Runs with steps\*\*' '$T_TMP/met2.md') = 1 ] &&
 	[ \$(grep -c '^| GPU idle gap between trainings' '$T_TMP/met2.md') = 1 ]"
-for s in '## 5. Search' '## 6. The Slurm driver' '## Chaos soak'; do
+for s in '## 5. Search' '## 6. The Slurm driver' '## 7. A long study' '## Chaos soak'; do
 	check "the whole file keeps '$s' as it was" test "$(part "$T_TMP/full.md" "$s")" = "$(part "$T_TMP/old.md" "$s")"
 done
 check "the soak's Other runs are kept" grep -q '^### Other runs' "$T_TMP/full.md"

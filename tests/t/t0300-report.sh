@@ -218,7 +218,13 @@ import json, sys
 m = json.load(open(sys.argv[1]))
 assert m['bestpath'] == 46 and float(m['bestStroke'].rstrip('px')) >= 3, m" "$T_TMP/m60-$w.json"
 done
-chrome --window-size=1280,5200 --screenshot="$T_TMP/r60.png" "file://$T_TMP/r60.html" >/dev/null 2>&1
-check "a screenshot of the 60-run page" test -s "$T_TMP/r60.png"
-[ -n "${XLOOP_SHOT_DIR:-}" ] && cp "$T_TMP/m60-800.json" "$T_TMP/r60.png" "$T_TMP/r60.html" "$T_TMP/m60-1280.json" "$XLOOP_SHOT_DIR/" 2>/dev/null
+# the 60-run page as a picture, for a person to look at (XLOOP_SHOT_DIR):
+# a fifth Chromium of a 1280x5200 page is not spent when nobody looks
+if [ -n "${XLOOP_SHOT_DIR:-}" ]; then
+	chrome --window-size=1280,5200 --screenshot="$T_TMP/r60.png" "file://$T_TMP/r60.html" >/dev/null 2>&1
+	check "a screenshot of the 60-run page" test -s "$T_TMP/r60.png"
+	cp "$T_TMP/m60-800.json" "$T_TMP/r60.png" "$T_TMP/r60.html" "$T_TMP/m60-1280.json" "$XLOOP_SHOT_DIR/" 2>/dev/null
+else
+	skip "a screenshot of the 60-run page" "XLOOP_SHOT_DIR is not set"
+fi
 finish

@@ -17,7 +17,8 @@ static void bar(struct bar **v, size_t *n, long long id, long long start, long l
 {
 	struct bar *b;
 
-	*v = xreallocarray(*v, *n + 1, sizeof(**v));
+	if ((*n & (*n - 1)) == 0)	/* as timeline.c grows it: doubled at powers of two */
+		*v = xreallocarray(*v, *n ? 2 * *n : 1, sizeof(**v));
 	b = &(*v)[(*n)++];
 	memset(b, 0, sizeof(*b));
 	b->attempt_id = id;

@@ -1,0 +1,140 @@
+/* Unit tests for best_load's kept load (best.c, issue 47): never stale. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "ctx.h"
+#include "runs.h"
+#include "search/best.h"
+
+#include "fixture-run.h"
+
+struct fx {
+	char dir[64];
+	char *path;
+	struct xl_ctx ctx;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = xcalloc(1, sizeof(*f));
+	char *cause = NULL;
+
+	xsnprintf(f->dir, sizeof(f->dir), "/tmp/xloop-test-best-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	f->path = xasprintf("%s/state.db", f->dir);
+	if (db_open(&f->ctx.db, f->path, &cause) < 0)
+		return -1;
+	f->ctx.root = f->dir;
+	f->ctx.cfg.study = "s";
+	f->ctx.cfg.search.seed = "";
+	f->ctx.cfg.goal_max = 1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char *cmd = xasprintf("rm -rf '%s'", f->dir);
+	int rc = system(cmd);
+
+	free(cmd);
+	db_close(&f->ctx.db);
+	free(f->path);
+	free(f);
+	return rc == 0 ? 0 : -1;
+}
+
+/* A run tag of configuration "X=value" whose attempt 1 succeeded with score. */
+static void scored(struct db *db, const char *tag, const char *value, double score)
+{
+	struct run r;
+	struct attempt a;
+	char *config = xasprintf("X=%s\n", value), *sql;
+
+	fixture_run(&r, "s", tag);
+	assert_int_equal(runs_insert(db, &r), 0);
+	assert_int_equal(runs_set_config(db, r.id, config, value), 0);
+	fixture_attempt(&a, r.id, tag, "gpu:1");
+	assert_int_equal(attempts_insert(db, &a), 0);
+	sql = xasprintf("UPDATE attempt SET verdict = 'success', score = %g WHERE id = %lld",
+			score, a.id);
+	assert_int_equal(db_exec(db, sql), 0);
+	free(sql);
+	free(config);
+}
+
+/* The runs and configurations best_load sees now. */
+static void sees(struct fx *f, size_t runs, size_t cfgs)
+{
+	struct best_state bs;
+
+	assert_int_equal(best_load(&f->ctx, &bs), 0);
+	assert_int_equal(bs.nruns, runs);
+	assert_int_equal(bs.n, cfgs);
+	best_release(&bs);
+}
+
+/* A row this connection writes, another connection's commit, a rollback: each seen. */
+static void test_kept_load_follows_the_db(void **state)
+{
+	struct fx *f = *state;
+	struct best_state bs;
+	struct db other;
+	char *cause = NULL;
+
+	scored(&f->ctx.db, "a", "1", 0.5);
+	sees(f, 1, 1);
+	sees(f, 1, 1);		/* kept: the same answer */
+	scored(&f->ctx.db, "b", "2", 0.6);
+	sees(f, 2, 2);
+	/* a score changed in place: the mean follows */
+	assert_int_equal(db_exec(&f->ctx.db, "UPDATE attempt SET score = 0.9 WHERE run_id = 2"), 0);
+	assert_int_equal(best_load(&f->ctx, &bs), 0);
+	assert_true(bs.v[1].st.mean > 0.89);
+	best_release(&bs);
+
+	/* another connection's commit */
+	assert_int_equal(db_open(&other, f->path, &cause), 0);
+	scored(&other, "c", "3", 0.7);
+	db_close(&other);
+	sees(f, 3, 3);
+
+	/* inside a transaction, and after its rollback */
+	assert_int_equal(db_exec(&f->ctx.db, "BEGIN"), 0);
+	scored(&f->ctx.db, "d", "4", 0.8);
+	sees(f, 4, 4);
+	assert_int_equal(db_exec(&f->ctx.db, "ROLLBACK"), 0);
+	sees(f, 3, 3);
+
+	/* another setting: the seed variable makes other keys */
+	f->ctx.cfg.search.seed = "SEED";
+	sees(f, 3, 3);
+	f->ctx.cfg.search.seed = "";
+
+	/* another DB opened in the same process (its handle may reuse the address) */
+	db_close(&f->ctx.db);
+	free(f->path);
+	f->path = xasprintf("%s/other.db", f->dir);
+	assert_int_equal(db_open(&f->ctx.db, f->path, &cause), 0);
+	sees(f, 0, 0);
+	scored(&f->ctx.db, "z", "9", 0.1);
+	sees(f, 1, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_kept_load_follows_the_db, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

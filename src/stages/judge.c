@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "stages/judge.h"
+#include "jobs/progress.h"
 #include "lib/util.h"
 
 /* Which side a final state blames. */
@@ -45,7 +46,15 @@ static const char *state_reason(enum slurm_state st)
 void judge_attempt(const struct judge_input *in, struct verdict *out)
 {
 	out->success = 0;
+	out->stopped = 0;
 	out->failure_class = "program";
+	if (in->stop_why) {
+		/* the watcher's record, written before it told the job, is the verdict */
+		out->stopped = 1;
+		out->failure_class = NULL;
+		out->reason = progress_stopped_reason(in->stop_epoch, in->stop_why);
+		return;
+	}
 	if (in->lost) {
 		out->failure_class = "infra";
 		out->reason = xstrdup("lost: Slurm no longer knows the job and never "

@@ -44,7 +44,11 @@ void watch_shell(const struct config *c, int rule_on, struct buf *b)
 	buf_adds(b,
 		 "# a new attempt starts afresh; a later segment or a requeue keeps the epochs\n"
 		 "if [ \"${XLOOP_SEGMENT:-1}\" = 1 ] && [ \"${SLURM_RESTART_COUNT:-0}\" = 0 ]; then\n"
-		 "\trm -f \"$xl_pf\" \"$xl_sf\"\nfi\n"
+		 "\trm -f \"$xl_pf\" \"$xl_sf\"\n"
+		 "elif [ -f \"$xl_sf\" ]; then\n"
+		 "\t# stopped already (a requeue, a segment that started anyway): not again\n"
+		 "\techo \"xloop: this attempt was stopped early ($(cat \"$xl_sf\")): not run again\" >&2\n"
+		 "\texit 0\nfi\n"
 		 "xl_asked() {\n"
 		 "\tlocal w a\n"
 		 "\t[ -f \"$xl_rq\" ] && read -r w a <\"$xl_rq\" && [ \"$a\" = \"$XLOOP_ATTEMPT\" ]\n"
@@ -95,7 +99,8 @@ void watch_shell(const struct config *c, int rule_on, struct buf *b)
 
 /* Write the batch script of a run that is not segmented. */
 int watch_write_wrapper(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
-			const char *jobtext, int rule_on, char **path, char **cause)
+			const char *jobtext, int rule_on, int later_steps, char **path,
+			char **cause)
 {
 	const struct config *c = &ctx->cfg;
 	struct buf b = BUF_INIT, header = BUF_INIT;
@@ -110,7 +115,12 @@ int watch_write_wrapper(struct xl_ctx *ctx, const char *tag, long long n, const 
 		 "\"$XLOOP_RUN_DIR/job.sh\" & child=$!\n"
 		 "xl_watch & xl_w=$!\n"
 		 "wait \"$child\"; rc=$?\n"
-		 "kill \"$xl_w\" 2>/dev/null\n"
+		 "kill \"$xl_w\" 2>/dev/null\n");
+	if (later_steps)
+		buf_addf(&b, "if [ \"$rc\" = 0 ] && [ -f \"$xl_sf\" ]; then\n"
+			 "\techo \"xloop: stopped early: the later steps do not run\" >&2\n"
+			 "\texit %d\nfi\n", WATCH_STOPPED_EXIT);
+	buf_adds(&b,
 		 "# killed by a signal: end the same way, so Slurm says so\n"
 		 "if [ \"$rc\" -gt 128 ] && [ \"$rc\" -lt 160 ]; then\n"
 		 "\ttrap - $((rc - 128)); kill -$((rc - 128)) $$\nfi\n"

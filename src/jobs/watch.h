@@ -15,6 +15,7 @@
 #include "lib/buf.h"
 
 #define WATCH_POLL 2	/* seconds between two looks at the files */
+#define WATCH_STOPPED_EXIT 86	/* a stopped job.sh of a run with later steps: none runs */
 
 /*
  * The watcher's shell, before job.sh starts: its settings (rule on or
@@ -27,10 +28,13 @@ void watch_shell(const struct config *c, int rule_on, struct buf *b);
 /*
  * Write the batch script of a run that is not segmented: job.sh's #SBATCH
  * header, the watcher, job.sh as its child, its exit status (or its
- * signal) passed on (.xloop/watch/<token>.sh; *path malloc'd). 0 or -1.
+ * signal) passed on (.xloop/watch/<token>.sh; *path malloc'd). With
+ * later_steps, a stopped job that exited 0 exits WATCH_STOPPED_EXIT, so
+ * no afterok step runs. 0 or -1.
  */
 int watch_write_wrapper(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
-			const char *jobtext, int rule_on, char **path, char **cause);
+			const char *jobtext, int rule_on, int later_steps, char **path,
+			char **cause);
 
 /*
  * The stop record of attempt n in run_dir, if there is one: 1 with *epoch

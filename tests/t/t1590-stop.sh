@@ -5,7 +5,10 @@
 # $XLOOP_RUN_DIR/stopped, writes cv.json and exits: COMPLETED), one a user
 # stops with `xloop stop` at epoch 1, and one that ignores the stop (ended
 # after stop.grace: not COMPLETED); each is judged "stopped early at epoch
-# K (why)" from the watcher's record, neither success nor failure. A
+# K (why)" from the watcher's record, neither success nor failure; a
+# stopped run's afterok step does not run; a run stopped in its second
+# segment is stopped at the job's own epoch, and its next segment never
+# runs. A
 # healthy run and the baseline are not stopped; the baseline's and a
 # retry's watcher have the rule off, and the retry of a stopped run runs
 # to its end. No sleep orders anything: the jobs wait at gates.
@@ -33,7 +36,8 @@ wrapper() { cat "$d/.xloop/watch/$(db "SELECT t.token FROM attempt t JOIN run r 
 new_study "$d" st 'c["resources"].update(gres="", cpus=1, mem="100M", time="00:05:00")
 c["queue"]["depth"] = 0
 c["breaker"] = {"program": 0, "no_gpu": False}
-c["stop"] = {"grace": 1}'
+c["stop"] = {"grace": 1}
+c["segments"] = {"max": 0, "signal": "USR2", "lead": 30, "checkpoint": "checkpoint"}'
 
 # three epochs of a value, at chance 0.1; after a NaN one (and each one
 # of "user") the job waits for the test's gate or for the stop; the
@@ -47,6 +51,20 @@ G=$T_GATES
 JOB
 cat >>"$T_TMP/train.sh" <<'JOB'
 p="$XLOOP_RUN_DIR/progress" last=0.1
+if [ "$MODE" = segnan ]; then
+	# segment 1: epoch 1, a checkpoint, "continue me"; segment 2: epoch 2 is NaN
+	if [ ! -e "$XLOOP_RUN_DIR/checkpoint" ]; then
+		echo "epoch 1 0.5" >>"$p"
+		echo 1 >"$XLOOP_RUN_DIR/checkpoint"
+		exit 85
+	fi
+	echo "epoch 2 nan" >>"$p"
+	while [ ! -e "$XLOOP_RUN_DIR/stopped" ] && [ ! -e "$G/$XLOOP_TAG.$XLOOP_ATTEMPT" ]; do
+		sleep 0.2
+	done
+	echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"
+	exit 0
+fi
 printf 'epochs 3\nchance 0.1\n' >>"$p"
 for e in 1 2 3; do
 	v=0.$((e + 4))
@@ -67,14 +85,24 @@ done
 echo "{\"score\": $last}" >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
-step "chmod 755 train.sh" chmod 755 "$T_TMP/train.sh"
+cat >"$T_TMP/eval.sh" <<'JOB'
+#!/bin/bash
+touch "$XLOOP_RUN_DIR/eval-ran"
+echo '{"score": 0.9}' >"$XLOOP_RUN_DIR/cv.json"
+JOB
+step "chmod 755 train.sh eval.sh" chmod 755 "$T_TMP/train.sh" "$T_TMP/eval.sh"
 step "adopt base" u adopt "$T_TMP/train.sh" --tag base
+step "adopt sbase, with an afterok eval step" u adopt "$T_TMP/train.sh" --tag sbase \
+	--step eval="$T_TMP/eval.sh"
 for m in healthy nan user stubborn; do
 	step "new $m" u new "$m" --from base --set MODE=$m --force
 done
-for m in base healthy nan user stubborn; do
+step "new snan" u new snan --from sbase --set MODE=nan --force
+step "new segnan" u new segnan --from base --set MODE=segnan --force
+for m in base healthy nan user stubborn snan; do
 	step "submit $m" u submit "$m" --no-chain
 done
+step "submit segnan in segments" u submit segnan --no-chain --segments 3
 
 # the user's stop, once its job reported epoch 1
 check "user's job reports epoch 1" wait_for 60 at_epoch user 1
@@ -83,7 +111,7 @@ check "xloop stop user exits 0" test -s "$T_TMP/stop.json"
 validates "stop --json validates" stop "$T_TMP/stop.json"
 expect_rc 66 "xloop stop of an unknown run is 66" u stop nosuch
 
-for m in base healthy nan user stubborn; do
+for m in base healthy nan user stubborn snan segnan; do
 	check "$m is judged" wait_for 90 judged "$m" 1
 done
 check "base succeeded" test "$(verdict base 1)" = "success|COMPLETED 0:0, score 0.7"
@@ -100,6 +128,12 @@ check "nan's job stopped at epoch 2: cv.json has its last value" \
 check "the record says attempt 1 epoch 2" grep -qx 'attempt 1 epoch 2 the value is NaN' "$d/runs/st/nan/stopped"
 check "the stubborn job was told, then ended" grep -q "did not exit within 1s of the stop" \
 	"$d/runs/st/stubborn/slurm/attempt1.out"
+check "snan (with a later step) stopped early at epoch 2" \
+	test "$(verdict snan 1)" = "stopped|stopped early at epoch 2 (the value is NaN)"
+check "a stopped run's afterok step does not run" test ! -e "$d/runs/st/snan/eval-ran"
+check "a run stopped in its second segment: the job's own epoch" \
+	test "$(verdict segnan 1)" = "stopped|stopped early at epoch 2 (the value is NaN)"
+check "its third segment never ran" eval '! grep -q "^3 start" "$d/runs/st/segnan/slurm/attempt1.seg"'
 check "the baseline's watcher has the rule off" eval 'wrapper base 1 | grep -q "^xl_rule=off "'
 check "a run's watcher has the rule on" eval 'wrapper nan 1 | grep -q "^xl_rule=on "'
 u status --json >"$T_TMP/status.json"

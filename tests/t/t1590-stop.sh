@@ -140,6 +140,9 @@ u status --json >"$T_TMP/status.json"
 validates "status --json validates with stopped verdicts" status "$T_TMP/status.json"
 check "status shows the stop" eval 'u status nan | grep -q "stopped early at epoch 2 (the value is NaN)"'
 
+expect_rc 65 "a stopped configuration is explored: plan add refuses it again" \
+	u plan add MODE=nan --from base
+
 # retry runs a stopped run to its end: its watcher's rule is off
 step "retry nan" u retry nan --no-chain
 check "the retry's watcher has the rule off" eval 'wrapper nan 2 | grep -q "^xl_rule=off "'

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A run going nowhere stops, on the node, within an epoch (issue 45): each
 # job reports its epochs in $XLOOP_RUN_DIR/progress; the stop watcher in
-# its batch script stops the run that reports NaN at epoch 2 (the job sees
+# its batch script stops the run that reports chance at epochs 1 and 2, and
+# the one that reports NaN at epoch 2 (the job sees
 # $XLOOP_RUN_DIR/stopped, writes cv.json and exits: COMPLETED), one a user
 # stops with `xloop stop` at epoch 1, and one that ignores the stop (ended
 # after stop.grace: not COMPLETED); each is judged "stopped early at epoch
@@ -70,11 +71,12 @@ for e in 1 2 3; do
 	v=0.$((e + 4))
 	[ "$MODE" = nan ] && [ "$e" -ge 2 ] && v=nan
 	[ "$MODE" = stubborn ] && v=nan
+	[ "$MODE" = chance ] && v=0.1
 	echo "epoch $e $v" >>"$p"
 	[ "$v" = nan ] || last=$v
 	if [ "$MODE" = stubborn ]; then
 		while [ ! -e "$G/$XLOOP_TAG.$XLOOP_ATTEMPT" ]; do sleep 0.2; done
-	elif [ "$MODE" = user ] || [ "$v" = nan ]; then
+	elif [ "$MODE" = user ] || [ "$v" = nan ] || { [ "$MODE" = chance ] && [ "$e" = 2 ]; }; then
 		while [ ! -e "$XLOOP_RUN_DIR/stopped" ] && [ ! -e "$G/$XLOOP_TAG.$XLOOP_ATTEMPT" ]; do
 			sleep 0.2
 		done
@@ -94,12 +96,12 @@ step "chmod 755 train.sh eval.sh" chmod 755 "$T_TMP/train.sh" "$T_TMP/eval.sh"
 step "adopt base" u adopt "$T_TMP/train.sh" --tag base
 step "adopt sbase, with an afterok eval step" u adopt "$T_TMP/train.sh" --tag sbase \
 	--step eval="$T_TMP/eval.sh"
-for m in healthy nan user stubborn; do
+for m in healthy nan user stubborn chance; do
 	step "new $m" u new "$m" --from base --set MODE=$m --force
 done
 step "new snan" u new snan --from sbase --set MODE=nan --force
 step "new segnan" u new segnan --from base --set MODE=segnan --force
-for m in base healthy nan user stubborn snan; do
+for m in base healthy nan user stubborn snan chance; do
 	step "submit $m" u submit "$m" --no-chain
 done
 step "submit segnan in segments" u submit segnan --no-chain --segments 3
@@ -111,13 +113,15 @@ check "xloop stop user exits 0" test -s "$T_TMP/stop.json"
 validates "stop --json validates" stop "$T_TMP/stop.json"
 expect_rc 66 "xloop stop of an unknown run is 66" u stop nosuch
 
-for m in base healthy nan user stubborn snan segnan; do
+for m in base healthy nan user stubborn snan segnan chance; do
 	check "$m is judged" wait_for 90 judged "$m" 1
 done
 check "base succeeded" test "$(verdict base 1)" = "success|COMPLETED 0:0, score 0.7"
 check "healthy succeeded (never stopped)" test "$(verdict healthy 1)" = "success|COMPLETED 0:0, score 0.7"
 check "nan stopped early at epoch 2 (NaN)" \
 	test "$(verdict nan 1)" = "stopped|stopped early at epoch 2 (the value is NaN)"
+check "chance stopped early at epoch 2 (two epochs at chance)" \
+	test "$(verdict chance 1)" = "stopped|stopped early at epoch 2 (the value is at chance)"
 check "user stopped early at epoch 1 (xloop stop)" \
 	test "$(verdict user 1)" = "stopped|stopped early at epoch 1 (you asked (xloop stop))"
 check "stubborn stopped early at epoch 1 though Slurm did not say COMPLETED" \

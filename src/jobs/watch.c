@@ -136,14 +136,17 @@ int watch_write_wrapper(struct xl_ctx *ctx, const char *tag, long long n, const 
 }
 
 /* The stop record of attempt n in run_dir, if there is one. */
-int watch_read_record(const char *run_dir, long long n, long long *epoch, char **why)
+int watch_read_record(const char *run_dir, long long n, long long *epoch, long long *planned,
+		      char **why)
 {
 	char *p = path_join(run_dir, "stopped"), *cause = NULL;
 	struct buf t = BUF_INIT;
+	struct progress pr;
 	long long a;
 	int err, found = 0;
 
 	*why = NULL;
+	*planned = 0;
 	if (read_file(p, 4096, &t, &err, &cause) == 0 && t.s &&
 	    progress_parse_record(t.s, &a, epoch, why) == 0) {
 		found = a == n;
@@ -151,8 +154,19 @@ int watch_read_record(const char *run_dir, long long n, long long *epoch, char *
 			FREE_AND_NULL(*why);
 	}
 	buf_release(&t);
-	free(cause);
+	FREE_AND_NULL(cause);
 	free(p);
+	if (found) {
+		/* the plan the job said: what the stop saved */
+		p = path_join(run_dir, "progress");
+		if (read_file(p, 1 << 20, &t, &err, &cause) == 0 && t.s) {
+			progress_parse(t.s, 1, 0, &pr);
+			*planned = pr.planned;
+		}
+		buf_release(&t);
+		free(cause);
+		free(p);
+	}
 	return found;
 }
 

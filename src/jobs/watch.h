@@ -37,10 +37,12 @@ int watch_write_wrapper(struct xl_ctx *ctx, const char *tag, long long n, const 
 			char **cause);
 
 /*
- * The stop record of attempt n in run_dir, if there is one: 1 with *epoch
- * and *why (malloc'd), 0 when none (or another attempt's).
+ * The stop record of attempt n in run_dir, if there is one: 1 with *epoch,
+ * *why (malloc'd) and *planned (the epochs the job said it planned in its
+ * progress, 0: not said), 0 when none (or another attempt's).
  */
-int watch_read_record(const char *run_dir, long long n, long long *epoch, char **why);
+int watch_read_record(const char *run_dir, long long n, long long *epoch, long long *planned,
+		      char **why);
 
 /* Ask attempt n's watcher to stop it: run_dir/stop-request. 0 or -1. */
 int watch_request(const char *run_dir, long long n, char **cause);

@@ -30,6 +30,8 @@ struct judge_input {
 	time_t started_at;	/* when the attempt started (0: unknown) */
 	const char *stop_why;	/* the attempt's stop record (watch.h), or NULL */
 	long long stop_epoch;	/* with stop_why */
+	long long stop_planned;	/* the epochs the job planned (0: not said) */
+	time_t ended_at;	/* when the attempt ended (0: unknown) */
 };
 
 struct verdict {

@@ -423,8 +423,9 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 	memset(&in, 0, sizeof(in));
 	in.lost = lost;
 	dir = run_dir(ctx->root, ctx->cfg.study, r.tag);
-	watch_read_record(dir, a->n, &in.stop_epoch, &why);	/* stopped early: issue 45 */
+	watch_read_record(dir, a->n, &in.stop_epoch, &in.stop_planned, &why);	/* issue 45 */
 	in.stop_why = why;
+	in.ended_at = lost ? 0 : f->end;
 	if (!lost) {
 		in.state = f->state;
 		in.exit_code = f->exit_code;

@@ -23,16 +23,20 @@ fi
 X=$XLOOP_BIN
 d=$(user_dir)
 u() { as_user "$X" -C "$d" "$@"; }
-verdict() { db "SELECT coalesce(t.verdict, '') || '|' || coalesce(t.verdict_reason, '') FROM attempt t
-	JOIN run r ON r.id = t.run_id WHERE r.tag = ? AND t.n = ?" "$1" "$2"; }
+verdict() {	# verdict TAG N: "VERDICT|REASON", the reason up to its first ';'
+	local v
+	v=$(db "SELECT coalesce(t.verdict, '') || '|' || coalesce(t.verdict_reason, '') FROM attempt t
+		JOIN run r ON r.id = t.run_id WHERE r.tag = ? AND t.n = ?" "$1" "$2")
+	echo "${v%%;*}"
+}
 judged() {	# judged TAG N: attempt N of TAG has its verdict (a tick judges it)
 	u tick >>"$T_TMP/ticks.txt" 2>&1
 	[ "$(db "SELECT count(*) FROM attempt t JOIN run r ON r.id = t.run_id
 		WHERE r.tag = ? AND t.n = ? AND t.verdict IS NOT NULL" "$1" "$2")" = 1 ]
 }
 at_epoch() { grep -q "^epoch $2 " "$d/runs/st/$1/progress" 2>/dev/null; }
-wrapper() { cat "$d/.xloop/watch/$(db "SELECT t.token FROM attempt t JOIN run r ON r.id = t.run_id
-	WHERE r.tag = ? AND t.n = ?" "$1" "$2").sh"; }
+token() { db "SELECT t.token FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = ? AND t.n = ?" "$1" "$2"; }
+wrapper() { cat "$d/.xloop/watch/$(token "$1" "$2").sh"; }
 
 new_study "$d" st 'c["resources"].update(gres="", cpus=1, mem="100M", time="00:05:00")
 c["queue"]["depth"] = 0
@@ -127,6 +131,9 @@ check "user stopped early at epoch 1 (xloop stop)" \
 check "stubborn stopped early at epoch 1 though Slurm did not say COMPLETED" \
 	test "$(verdict stubborn 1)|$(db "SELECT state != 'COMPLETED' FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = 'stubborn'")" = \
 	"stopped|stopped early at epoch 1 (the value is NaN)|1"
+check "nan's verdict says what the stop saved" \
+	eval '[[ "$(db "SELECT verdict_reason FROM attempt WHERE token = ?" "$(token nan 1)")" == \
+		*"; 1 of 3 planned epochs not run"* ]]'
 check "nan's job stopped at epoch 2: cv.json has its last value" \
 	test "$(db "SELECT t.score FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = 'nan'")" = 0.5
 check "the record says attempt 1 epoch 2" grep -qx 'attempt 1 epoch 2 the value is NaN' "$d/runs/st/nan/stopped"

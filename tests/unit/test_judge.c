@@ -155,6 +155,22 @@ static void test_stopped(void **state)
 		assert_string_equal(v.reason, "stopped early at epoch 2 (the value is NaN)");
 		verdict_release(&v);
 	}
+	/* what it saved: the epochs left of those planned, at the pace it ran */
+	in.stop_planned = 20;
+	in.ended_at = in.started_at + 600;
+	judge_attempt(&in, &v);
+	assert_string_equal(v.reason, "stopped early at epoch 2 (the value is NaN); 18 of 20 "
+			    "planned epochs not run, about 1.5 h of its run time saved");
+	verdict_release(&v);
+	in.ended_at = 0;
+	judge_attempt(&in, &v);
+	assert_string_equal(v.reason, "stopped early at epoch 2 (the value is NaN); 18 of 20 "
+			    "planned epochs not run");
+	verdict_release(&v);
+	in.stop_planned = 2;	/* at its last planned epoch: nothing saved */
+	judge_attempt(&in, &v);
+	assert_string_equal(v.reason, "stopped early at epoch 2 (the value is NaN)");
+	verdict_release(&v);
 	in.stop_why = NULL;
 	judge_attempt(&in, &v);
 	assert_int_equal(v.stopped, 0);

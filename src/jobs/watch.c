@@ -112,9 +112,13 @@ int watch_write_wrapper(struct xl_ctx *ctx, const char *tag, long long n, const 
 		 c->study, tag, n, header.s ? header.s : "");
 	watch_shell(c, rule_on, &b);
 	buf_adds(&b,
+		 "# a signal job.sh's own #SBATCH --signal=B:... sends the batch shell: to job.sh\n"
+		 "trap 'kill -USR1 \"$child\" 2>/dev/null' USR1\n"
+		 "trap 'kill -USR2 \"$child\" 2>/dev/null' USR2\n"
 		 "\"$XLOOP_RUN_DIR/job.sh\" & child=$!\n"
 		 "xl_watch & xl_w=$!\n"
 		 "wait \"$child\"; rc=$?\n"
+		 "while kill -0 \"$child\" 2>/dev/null; do wait \"$child\"; rc=$?; done\n"
 		 "kill \"$xl_w\" 2>/dev/null\n");
 	if (later_steps)
 		buf_addf(&b, "if [ \"$rc\" = 0 ] && [ -f \"$xl_sf\" ]; then\n"

@@ -177,6 +177,10 @@ static const char *const ignored[][4] = {
 	{ "/runs/*/*/slurm/", "runs/*/*/slurm/", "/runs/*/*/slurm", "runs/*/*/slurm" },
 	{ "/report.html", "report.html", NULL, NULL },
 	{ "/runs/*/*/checkpoint", "runs/*/*/checkpoint", NULL, NULL },	/* segments */
+	/* the progress a job reports and its stop watcher's files (issue 45) */
+	{ "/runs/*/*/progress", "runs/*/*/progress", NULL, NULL },
+	{ "/runs/*/*/stopped", "runs/*/*/stopped", NULL, NULL },
+	{ "/runs/*/*/stop-request", "runs/*/*/stop-request", NULL, NULL },
 };
 
 /* True when text has line (exactly, as its own line). */

@@ -147,6 +147,8 @@ check "a run stopped in its second segment: the job's own epoch" \
 check "its third segment never ran" eval '! grep -q "^3 start" "$d/runs/st/segnan/slurm/attempt1.seg"'
 check "the baseline's watcher has the rule off" eval 'wrapper base 1 | grep -q "^xl_rule=off "'
 check "a run's watcher has the rule on" eval 'wrapper nan 1 | grep -q "^xl_rule=on "'
+check "git status shows no progress or stop file (init's .gitignore)" \
+	eval '! as_user git -C "$d" status --porcelain --untracked-files=all | grep -E "/(progress|stopped|stop-request)$"'
 u status --json >"$T_TMP/status.json"
 validates "status --json validates with stopped verdicts" status "$T_TMP/status.json"
 check "status shows the stop" eval 'u status nan | grep -q "stopped early at epoch 2 (the value is NaN)"'

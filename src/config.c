@@ -156,6 +156,9 @@ void config_defaults(struct config *c, const char *study, const char *partition)
 	c->seg.signal = xstrdup("USR2");
 	c->seg.lead = 300;
 	c->seg.checkpoint = xstrdup("checkpoint");
+	c->stop.on = 1;
+	c->stop.grace = 120;
+	c->stop.chance_epochs = 2;
 	c->remote_host = xstrdup("");
 	c->remote_dir = xstrdup("");
 	c->min_delta = 0;
@@ -329,6 +332,11 @@ static const struct field fields[] = {
 	  "seconds from 1 to 65535" },
 	{ "segments", "checkpoint", F_STR, OFF(seg.checkpoint), 0, 0, config_valid_subpath,
 	  "a relative path below the run directory, like \"checkpoint\"" },
+	{ "stop", "on", F_BOOL, OFF(stop.on), 0, 0, NULL, "true or false" },
+	{ "stop", "grace", F_INT, OFF(stop.grace), 1, 86400, NULL,
+	  "seconds from 1 to 86400" },
+	{ "stop", "chance_epochs", F_INT, OFF(stop.chance_epochs), 0, 1000, NULL,
+	  "an integer from 0 (never) to 1000" },
 	{ "remote", "host", F_STR, OFF(remote_host), 0, 0, check_host, "an ssh host name or \"\"" },
 	{ "remote", "dir", F_STR, OFF(remote_dir), 0, 0, check_dir, "a directory on the host or \"\"" },
 	{ "search", "seed", F_STR, OFF(search.seed), 0, 0, check_seed,

@@ -43,6 +43,11 @@ struct config {
 		long long lead;	/* seconds before the limit */
 		char *checkpoint;	/* under the run directory: the job's state */
 	} seg;
+	struct {			/* a run going nowhere stops (help adopt: progress) */
+		int on;			/* each job gets the stop watcher */
+		long long grace;	/* seconds the job has to exit once told */
+		long long chance_epochs;	/* epochs running at chance that stop it; 0: never */
+	} stop;
 	char *remote_host;	/* "" when local */
 	char *remote_dir;
 	struct {			/* the search (help space, help best) */

@@ -293,6 +293,15 @@ static const char *const migrations[] = {
 	 * every attempt of a long study (issue 47) */
 	"CREATE INDEX attempt_node_fail ON attempt(ended_at)"
 	"  WHERE state IN ('NODE_FAIL', 'BOOT_FAIL');",
+	/* 16: a third verdict, stopped early (issue 45: neither success nor
+	 * failure). Every row satisfies the wider CHECK, so the table's text
+	 * is edited in place (SQLite's way for a constraint that does not
+	 * change what is stored; schema_edit() below), not rebuilt: the rows
+	 * that reference attempt stay as they are */
+	"UPDATE sqlite_master SET sql = replace(sql,"
+	"  'CHECK (verdict IN (''success'', ''failure''))',"
+	"  'CHECK (verdict IN (''success'', ''failure'', ''stopped''))')"
+	"  WHERE type = 'table' AND name = 'attempt';",
 };
 
 /* The schema version this binary migrates to. */
@@ -409,6 +418,29 @@ void db_close(struct db *db)
 	memset(db, 0, sizeof(*db));
 }
 
+/*
+ * Run a migration that edits sqlite_master: writable_schema on (the
+ * defensive flag off meanwhile), then schema_version + 1 so that every
+ * connection reads the new text. In the migration's transaction.
+ */
+static int schema_edit(struct db *db, const char *sql)
+{
+	long long v = 0;
+	char pragma[64];
+	int rc = -1;
+
+	sqlite3_db_config(db->h, SQLITE_DBCONFIG_DEFENSIVE, 0, NULL);
+	if (pragma_int(db, "PRAGMA schema_version", &v) == 0 &&
+	    db_exec(db, "PRAGMA writable_schema=ON") == 0) {
+		xsnprintf(pragma, sizeof(pragma), "PRAGMA schema_version=%lld", v + 1);
+		rc = db_exec(db, sql) == 0 && db_exec(db, pragma) == 0 ? 0 : -1;
+		if (db_exec(db, "PRAGMA writable_schema=OFF") < 0)
+			rc = -1;
+	}
+	sqlite3_db_config(db->h, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	return rc;
+}
+
 /* Apply the migrations the file does not have yet. */
 int db_migrate(struct db *db, char **cause)
 {
@@ -433,7 +465,8 @@ int db_migrate(struct db *db, char **cause)
 		return -1;
 	}
 	for (i = (int)v; i < n; i++) {
-		if (db_exec(db, migrations[i]) < 0)
+		if ((strstr(migrations[i], "sqlite_master") ? schema_edit(db, migrations[i]) :
+		     db_exec(db, migrations[i])) < 0)
 			goto fail;
 		xsnprintf(pragma, sizeof(pragma), "PRAGMA user_version=%d", i + 1);
 		if (db_exec(db, pragma) < 0)

@@ -29,7 +29,7 @@
 
 const char *const notify_kinds[] = {
 	"job_ended", "failure", "new_best", "queue_empty", "one_left", "stale",
-	"stuck", "breaker", "autopilot", "test", NULL,
+	"stuck", "breaker", "autopilot", "test", "stopped", NULL,
 };
 
 enum payload { P_JSON, P_DISCORD, P_SLACK, P_NTFY };

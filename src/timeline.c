@@ -85,7 +85,8 @@ void timeline_add(struct bar **bars, size_t *nb, const struct rrun *x, const str
 			r->n = a->n;
 			r->attempt_id = a->id;
 			r->cls = strcmp(a->verdict, "success") == 0 ? "success" :
-				 strcmp(a->verdict, "failure") == 0 ? "failure" : "live";
+				 strcmp(a->verdict, "failure") == 0 ? "failure" :
+				 strcmp(a->verdict, "stopped") == 0 ? "stopped" : "live";
 			xsnprintf(r->label, sizeof(r->label), "%s", *a->state ? a->state : a->phase);
 			r->gpu = ng > 0 ? idx[g] : -1;
 			r->gpus = (int)ng;

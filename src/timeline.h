@@ -18,7 +18,7 @@ struct bar {
 	long long start, end;
 	const struct rrun *run;
 	long long n;
-	const char *cls;	/* "success", "failure", "live" */
+	const char *cls;	/* "success", "failure", "stopped", "live" */
 	char label[24];		/* its state, or its phase ("continued": a segment that went on) */
 	int lane;		/* its row */
 	long long gpu;		/* the GPU index it is drawn for on its node, -1 unknown */

@@ -67,8 +67,9 @@ int briefing_next_action(struct xl_ctx *ctx, json_t *finished, json_t *live,
 		const char *tag, *state, *cls;
 
 		f = json_array_get(finished, i);
-		if (strcmp(json_string_value(json_object_get(f, "verdict")), "success") == 0)
-			continue;
+		if (strcmp(json_string_value(json_object_get(f, "verdict")), "success") == 0 ||
+		    strcmp(json_string_value(json_object_get(f, "verdict")), "stopped") == 0)
+			continue;	/* a stop needs no decision */
 		tag = json_string_value(json_object_get(f, "tag"));
 		state = json_string_value(json_object_get(f, "state"));
 		cls = json_string_value(json_object_get(f, "class"));

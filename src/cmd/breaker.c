@@ -62,6 +62,8 @@ const struct cmd_entry cmd_breaker_entry = {
 	"shows no GPU, next and tick stop submitting (plan, --set and automatic\n"
 	"retries), notify once and say why in the briefing. `xloop breaker reset`\n"
 	"(or `xloop resume --feed`) closes it; verdicts before the reset no longer\n"
-	"count.\n",
+	"count. A run stopped early (`xloop help adopt`: progress) is no failure\n"
+	"and is skipped, except that 3 in a row stopped by the rule at their first\n"
+	"epoch (0 or 1) open it too (the job may be broken; breaker.program 0: never).\n",
 	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .subs = breaker_subs, .dflt = &breaker_subs[0],
 };

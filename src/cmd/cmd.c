@@ -43,6 +43,7 @@ extern const struct cmd_entry cmd_replicate_entry;
 extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_resume_entry;
 extern const struct cmd_entry cmd_retry_entry;
+extern const struct cmd_entry cmd_stop_entry;
 extern const struct cmd_entry cmd_sample_entry;
 extern const struct cmd_entry cmd_show_entry;
 extern const struct cmd_entry cmd_space_entry;
@@ -97,6 +98,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_breaker_entry,
 	&cmd_retry_entry,
 	&cmd_cancel_entry,
+	&cmd_stop_entry,
 	&cmd_adjust_entry,
 	&cmd_prioritize_entry,
 	&cmd_mem_entry,

@@ -45,7 +45,12 @@ static const char agents_section[] =
 	"  change, `xloop submit TAG` submits it (logs in runs/<study>/<tag>/slurm/).\n"
 	"- A run succeeded only if Slurm says COMPLETED with ExitCode 0:0 and the job\n"
 	"  wrote \"$XLOOP_RUN_DIR/cv.json\" with a finite number under the key\n"
-	"  metric.name in xloop.json names (default \"score\").\n"
+	"  metric.name in xloop.json names (default \"score\"). A run its stop watcher\n"
+	"  stopped is \"stopped early at epoch K (why)\": neither success nor failure.\n"
+	"- Report each epoch: append \"epoch K VALUE\" (and once \"chance C\") to\n"
+	"  \"$XLOOP_RUN_DIR/progress\"; when \"$XLOOP_RUN_DIR/stopped\" appears, write\n"
+	"  cv.json with the last value and exit 0. NaN, or chance twice running, stops\n"
+	"  a run; so does `xloop stop TAG` (`xloop help adopt`).\n"
 	"- Record why you chose a change: `xloop decide \"TEXT\" --run TAG`.\n"
 	"- MCP clients: `xloop mcp` serves these commands as tools (`xloop agent-setup\n"
 	"  claude|codex` registers it); `xloop export` gives the runs as CSV or JSONL.\n"
@@ -172,6 +177,10 @@ static const char *const ignored[][4] = {
 	{ "/runs/*/*/slurm/", "runs/*/*/slurm/", "/runs/*/*/slurm", "runs/*/*/slurm" },
 	{ "/report.html", "report.html", NULL, NULL },
 	{ "/runs/*/*/checkpoint", "runs/*/*/checkpoint", NULL, NULL },	/* segments */
+	/* the progress a job reports and its stop watcher's files (issue 45) */
+	{ "/runs/*/*/progress", "runs/*/*/progress", NULL, NULL },
+	{ "/runs/*/*/stopped", "runs/*/*/stopped", NULL, NULL },
+	{ "/runs/*/*/stop-request", "runs/*/*/stop-request", NULL, NULL },
 };
 
 /* True when text has line (exactly, as its own line). */

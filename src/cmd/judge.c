@@ -49,6 +49,12 @@ const struct cmd_entry cmd_judge_entry = {
 	"{\"accuracy\": 0.91} needs metric.name \"accuracy\", no rename; metric.goal\n"
 	"(max or min) says which way is better. Each verdict is appended to\n"
 	"ops/decisions.md and committed together with the run's cv.json (the\n"
-	"score's evidence). `xloop status T` shows them.\n",
+	"score's evidence). `xloop status T` shows them.\n"
+	"\n"
+	"An attempt its stop watcher stopped (`xloop help adopt`: progress and early\n"
+	"stop) is neither: its verdict is \"stopped early at epoch K (WHY)\", from the\n"
+	"record the watcher wrote in the run's directory before it told the job,\n"
+	"whether Slurm then says COMPLETED or CANCELLED. Never retried on its own,\n"
+	"never a parent or the best; its configuration counts as explored.\n",
 	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_judge,
 };

@@ -23,7 +23,7 @@
 /*
  * A run's word: "best" when its configuration is the best (the model's
  * pick: `help best`), else what its latest attempt did: "succeeded",
- * "failed", "pending" (no verdict yet). Only the paired test confirms, and
+ * "failed", "stopped" (early, issue 45), "pending" (no verdict yet). Only the paired test confirms, and
  * status says it. *restarts: how often Slurm restarted that attempt's job.
  */
 static const char *run_status(struct xl_ctx *ctx, const struct best_state *bs,
@@ -39,7 +39,8 @@ static const char *run_status(struct xl_ctx *ctx, const struct best_state *bs,
 		return best ? "best" : "pending";
 	*restarts = a.restarts;
 	word = best ? "best" : !*a.verdict ? "pending" :
-	       strcmp(a.verdict, "success") == 0 ? "succeeded" : "failed";
+	       strcmp(a.verdict, "success") == 0 ? "succeeded" :
+	       strcmp(a.verdict, "stopped") == 0 ? "stopped" : "failed";
 	attempt_release(&a);
 	return word;
 }

@@ -57,7 +57,8 @@ static int is_best(struct xl_ctx *ctx, const char *tag, char *shown, size_t size
 /* Turn new events into news lines and queued notifications. */
 static void collect_news(struct xl_ctx *ctx, struct buf *news, int *changes)
 {
-	long long seen = db_kv_get(&ctx->db, "tick_seen"), max = seen;
+	long long seen = db_kv_get(&ctx->db, "tick_seen"), max = seen, nstopped = 0;
+	struct buf stopped = BUF_INIT;	/* runs stopped early: one notification for them all */
 	struct stmt q;
 
 	if (db_prepare(&ctx->db, &q, "SELECT e.id, e.kind, coalesce(r.tag, ''),"
@@ -83,7 +84,9 @@ static void collect_news(struct xl_ctx *ctx, struct buf *news, int *changes)
 			text = xasprintf("%s%s%s", tag, *tag ? ": " : "", db_col_text(&q, 3));
 		buf_addf(news, "%s\n", text);
 		(*changes)++;
-		if (verdict) {
+		if (verdict && strcmp(db_col_text(&q, 4), "stopped") == 0) {
+			buf_addf(&stopped, "%s%s", nstopped++ ? "; " : "", text);
+		} else if (verdict) {
 			int ok = strcmp(db_col_text(&q, 4), "success") == 0;
 			char shown[128];
 			char *full = NULL;
@@ -102,6 +105,20 @@ static void collect_news(struct xl_ctx *ctx, struct buf *news, int *changes)
 		free(text);
 	}
 	db_finalize(&q);
+	if (nstopped) {
+		struct notify_event ev;
+		char *text = xasprintf("%lld run%s stopped early: %s", nstopped,
+				       nstopped == 1 ? "" : "s", stopped.s);
+
+		memset(&ev, 0, sizeof(ev));
+		ev.kind = "stopped";
+		ev.study = ctx->cfg.study;
+		ev.tag = "";
+		ev.text = text;
+		notify_queue(&ctx->db, &ev);
+		free(text);
+	}
+	buf_release(&stopped);
 	if (max != seen)
 		db_kv_set(&ctx->db, "tick_seen", max);
 }

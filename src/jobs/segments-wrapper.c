@@ -11,6 +11,7 @@
 #include "jobsh/directives.h"
 #include "jobsh/jobsh.h"
 #include "jobs/segments-wrapper.h"
+#include "jobs/watch.h"
 
 /* Slurm sends the signal up to this many seconds before the lead. */
 #define SIGNAL_SLACK 60
@@ -62,7 +63,7 @@ void segments_req_release(struct segments_req *sr)
  * "K unneeded"), and what becomes of the held next segment (below).
  */
 static char *wrapper_text(struct xl_ctx *ctx, const char *tag, long long n,
-			  const char *sha, const char *header, long long max)
+			  const char *sha, const char *header, long long max, int rule_on)
 {
 	const struct config *c = &ctx->cfg;
 	struct buf b = BUF_INIT;
@@ -108,14 +109,20 @@ static char *wrapper_text(struct xl_ctx *ctx, const char *tag, long long n,
 		 "   ! echo \"%s  $XLOOP_RUN_DIR/job.sh\" | sha256sum -c --status; then\n"
 		 "\techo \"xloop: $XLOOP_RUN_DIR/job.sh changed after it was submitted; "
 		 "not running it\" >&2\n\texit 65\nfi\n", sha);
+	if (rule_on >= 0 && c->stop.on)
+		watch_shell(c, rule_on, &b);
 	buf_adds(&b,
 		 "echo \"$k start $now\" >>\"$st\"\n"
 		 "trap 'echo \"$k signal\" >>\"$st\"; got=1; kill -\"$sig\" \"$child\" 2>/dev/null' \"$sig\"\n"
 		 "[ \"$sig\" = TERM ] ||\n"
 		 "\ttrap 'echo \"$k term\" >>\"$st\"; termed=1; kill -TERM \"$child\" 2>/dev/null' TERM\n"
-		 "\"$XLOOP_RUN_DIR/job.sh\" & child=$!\n"
+		 "\"$XLOOP_RUN_DIR/job.sh\" & child=$!\n");
+	if (rule_on >= 0 && c->stop.on)
+		buf_adds(&b, "xl_watch & xl_w=$!\n");
+	buf_adds(&b,
 		 "wait \"$child\"; rc=$?\n"
 		 "if [ \"$rc\" -gt 128 ] && [ -n \"${got:-}\" ]; then wait \"$child\"; rc=$?; fi\n"
+		 "[ -z \"${xl_w:-}\" ] || kill \"$xl_w\" 2>/dev/null\n"
 		 "echo \"$k exit $rc\" >>\"$st\"\n");
 	/*
 	 * The next segment waits held. Released when this one asked to go on
@@ -127,7 +134,8 @@ static char *wrapper_text(struct xl_ctx *ctx, const char *tag, long long n,
 	 */
 	buf_addf(&b,
 		 "next=\"xloop:%s/%s#%lld.$((k + 1)):\" act=\n"
-		 "if [ \"$rc\" = 85 ] || [ -n \"${got:-}\" ]; then\n"
+		 "if [ -n \"${xl_sf:-}\" ] && [ -f \"$xl_sf\" ]; then act=cancelled	# stopped\n"
+		 "elif [ \"$rc\" = 85 ] || [ -n \"${got:-}\" ]; then\n"
 		 "\tif [ \"$(stamp)\" = \"$now\" ]; then\n"
 		 "\t\techo \"$((k + 1)) noprogress\" >>\"$st\"; act=cancelled\n"
 		 "\telse act=released; fi\n"
@@ -153,15 +161,15 @@ char *segments_wrapper_path(struct xl_ctx *ctx, const char *token)
 
 /* Write the wrapper of an attempt (its #SBATCH header from jobtext). */
 int segments_write_wrapper(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
-			   const char *sha, const char *jobtext, long long max, char **path,
-			   char **cause)
+			   const char *sha, const char *jobtext, long long max, int rule_on,
+			   char **path, char **cause)
 {
 	struct buf header = BUF_INIT;
 	char *dir = path_join(ctx->root, ".xloop/segments"), *text;
 	int rc;
 
 	sbatch_header_lines(jobtext, &header);
-	text = wrapper_text(ctx, tag, n, sha, header.s ? header.s : "", max);
+	text = wrapper_text(ctx, tag, n, sha, header.s ? header.s : "", max, rule_on);
 	*path = segments_wrapper_path(ctx, token);
 	rc = make_dir(dir, 0700, cause);
 	if (rc == 0)
@@ -180,13 +188,14 @@ char *segments_signal(const struct config *c)
 
 /* Write the wrapper and point req at it. */
 int segments_prepare(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
-		     const char *sha, const char *jobtext, long long max,
+		     const char *sha, const char *jobtext, long long max, int rule_on,
 		     struct slurm_submit *req, struct segments_req *sr, char **cause)
 {
 	int rc;
 
 	memset(sr, 0, sizeof(*sr));
-	rc = segments_write_wrapper(ctx, tag, n, token, sha, jobtext, max, &sr->script, cause);
+	rc = segments_write_wrapper(ctx, tag, n, token, sha, jobtext, max, rule_on, &sr->script,
+				    cause);
 	sr->signal = segments_signal(&ctx->cfg);
 	req->script = sr->script;
 	req->signal = sr->signal;

@@ -20,6 +20,7 @@
 #include "jobs/jobenv.h"
 #include "stages/nodes.h"
 #include "jobs/submit.h"
+#include "jobs/watch.h"
 
 /* Free a submission's result. */
 void submit_result_release(struct submit_result *res)
@@ -390,7 +391,29 @@ struct submission {
 	struct attempt a;		/* the intent's row */
 	size_t nsteps;			/* the run's steps after job.sh */
 	char code[41], changes[65];	/* the code it runs (gitops_code_state); "": unknown */
+	int rule_on;			/* the stop rule applies (stop_rule_on) */
 };
+
+/*
+ * Whether the stop rule applies to r's next attempt (issue 45): not to a
+ * root run (the baseline), nor to a run whose one change is the seed
+ * (replicates and confirming runs), nor to a retry of a stopped run (it
+ * runs to its end). `xloop stop` stops any of them.
+ */
+static int stop_rule_on(struct xl_ctx *ctx, const struct run *r)
+{
+	const char *seed = ctx->cfg.search.seed;
+	struct attempt a;
+	int stopped = 0;
+
+	if (!r->parent_id || (*seed && strcmp(r->var, seed) == 0))
+		return 0;
+	if (attempts_latest(&ctx->db, r->id, &a) == 0) {
+		stopped = strcmp(a.verdict, "stopped") == 0;
+		attempt_release(&a);
+	}
+	return !stopped;
+}
 
 /* The run's later steps: each script there, executable, `bash -n`. */
 static int check_steps(struct xl_ctx *ctx, struct submission *sub, char **cause)
@@ -458,6 +481,7 @@ static int submit_checks(struct xl_ctx *ctx, struct slurm *s, struct submission 
 	}
 	if (rc == 0)
 		rc = check_steps(ctx, sub, cause);
+	sub->rule_on = stop_rule_on(ctx, sub->r);
 	if (rc == 0)
 		rc = submit_preflight(ctx, s, sub->o, cause);
 	if (rc == 0)
@@ -574,7 +598,7 @@ static int run_sbatch(struct xl_ctx *ctx, struct slurm *s, const struct submissi
 	const struct config *c = &ctx->cfg;
 	const struct run *r = sub->r;
 	char *job = run_job_path(ctx->root, c->study, r->tag);
-	char *comment, *dep = NULL, *excl;
+	char *comment, *dep = NULL, *excl, *wrap = NULL;
 	struct segments_req sreq = { NULL, NULL };
 	struct slurm_submit req;
 	struct jobenv env;
@@ -600,11 +624,16 @@ static int run_sbatch(struct xl_ctx *ctx, struct slurm *s, const struct submissi
 	excl = runs_exclude_nodes(&ctx->db, c->study, sub->o->exclude, time(NULL),
 				  submit_partition_nodes(ctx));
 	req.exclude = excl;
-	if (sub->segs && segments_prepare(ctx, r->tag, res->n, sub->token, sub->sha,
-					  sub->text.s, sub->segs, &req, &sreq, cause) < 0) {
+	if (sub->segs ? segments_prepare(ctx, r->tag, res->n, sub->token, sub->sha,
+					 sub->text.s, sub->segs, sub->rule_on, &req, &sreq,
+					 cause) < 0 :
+	    c->stop.on && watch_write_wrapper(ctx, r->tag, res->n, sub->token, sub->text.s,
+					      sub->rule_on, sub->nsteps > 0, &wrap, cause) < 0) {
 		attempts_set_submit_failed(&ctx->db, sub->a.id, *cause);
 		rc = XL_ERR;
 	} else {
+		if (wrap)
+			req.script = wrap;	/* the stop watcher's, job.sh its child */
 		rc = slurm_sbatch(s, &req, &id, &res->ambiguous, cause);
 		crash_point("submit-after-sbatch");
 		rc = record_answer(ctx, s, sub, rc, id, res, cause);
@@ -622,6 +651,7 @@ static int run_sbatch(struct xl_ctx *ctx, struct slurm *s, const struct submissi
 	}
 	jobenv_release(&env);
 	segments_req_release(&sreq);
+	free(wrap);
 	free(excl);
 	free(comment);
 	free(dep);

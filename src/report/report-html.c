@@ -35,7 +35,7 @@ void report_esc(struct buf *b, const char *s)
 	}
 }
 
-/* "success", "failure", "live" or "new": the CSS class of a run. */
+/* "success", "failure", "stopped", "live" or "new": the CSS class of a run. */
 const char *report_run_class(const struct rrun *x)
 {
 	if (!x->last)
@@ -353,6 +353,7 @@ static const char css[] =
 	".node.live rect{fill:#cce0ff}.edge{fill:none;stroke:#888;stroke-width:1.5}"
 	".edge.failure{stroke:#c33}.edge.success{stroke:#393}"
 	".bar.success{fill:#4a4}.bar.failure{fill:#c44}.bar.live{fill:#48f}"
+	".bar.stopped{fill:#d9a520}.node.stopped rect{fill:#f3e2b3}.edge.stopped{stroke:#b80}"
 	".gap{fill:#f0a000;opacity:.35}.blabel{fill:#fff;font-size:11px}"
 	".step{fill:none;stroke:#393;stroke-width:2}"
 	".pt{fill:#36c}.idle{font-weight:bold}pre.tail{background:#f7f0f0;padding:6px;"

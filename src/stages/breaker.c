@@ -31,14 +31,25 @@ char *breaker_open_reason(struct xl_ctx *ctx)
 	return s ? s : xstrdup("(reason lost)");
 }
 
+/* Stops at the first reported epoch in a row that open the breaker. */
+#define BREAKER_FIRST_STOPS 3
+
+/* Whether a stopped verdict's reason is a rule's stop at epoch 0 or 1. */
+static int first_epoch_stop(const char *reason)
+{
+	return (strncmp(reason, "stopped early at epoch 0 (", 26) == 0 ||
+		strncmp(reason, "stopped early at epoch 1 (", 26) == 0) &&
+	       !strstr(reason, "(you asked");
+}
+
 /* Why the latest verdicts call for stopping, or NULL. */
 static char *trip_reason(struct xl_ctx *ctx)
 {
 	struct stmt q;
 	struct buf tags = BUF_INIT;
 	char *why = NULL, *cls = NULL, *tail = NULL;
-	long long count = 0;
-	int rc;
+	long long count = 0, first = 0;	/* first: stops at the first epoch, latest first */
+	int rc, firsts = 1;
 
 	if (db_prepare(&ctx->db, &q, "SELECT t.verdict, coalesce(t.failure_class, ''),"
 		       " coalesce(t.evidence, ''), coalesce(t.gres, ''), r.tag, t.n,"
@@ -63,6 +74,16 @@ static char *trip_reason(struct xl_ctx *ctx)
 					db_col_text(&q, 3));
 			break;
 		}
+		if (strcmp(verdict, "stopped") == 0) {
+			/* a stop is no failure; only stops at the first epoch again
+			 * and again say the job is broken (issue 45) */
+			if (firsts && first_epoch_stop(db_col_text(&q, 7)))
+				first++;
+			else
+				firsts = 0;
+			continue;
+		}
+		firsts = 0;
 		if (strcmp(verdict, "failure") != 0 || (cls && strcmp(cls, c) != 0))
 			break;
 		/* autopilot's proposals fail for their value: only the same
@@ -85,6 +106,9 @@ static char *trip_reason(struct xl_ctx *ctx)
 		count++;
 	}
 	db_finalize(&q);
+	if (!why && ctx->cfg.breaker_program > 0 && first >= BREAKER_FIRST_STOPS)
+		why = xasprintf("%lld runs in a row stopped early at their first epoch: the job "
+				"may be broken", first);
 	if (!why && cls) {
 		long long limit = strcmp(cls, "infra") == 0 ? ctx->cfg.breaker_infra :
 			ctx->cfg.breaker_program;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "stages/judge.h"
+#include "jobs/progress.h"
 #include "lib/util.h"
 
 /* Which side a final state blames. */
@@ -41,11 +42,51 @@ static const char *state_reason(enum slurm_state st)
 	}
 }
 
+/*
+ * After a stop's reason: the epochs it did not run of those the job
+ * planned, and about how much of its run time that saved (at the pace of
+ * the epochs it ran).
+ */
+static void stop_saved(const struct judge_input *in, char **reason)
+{
+	long long k = in->stop_epoch, left = in->stop_planned - k;
+	double secs;
+	char *t;
+
+	if (k <= 0 || left <= 0)
+		return;
+	if (in->started_at <= 0 || in->ended_at <= in->started_at) {
+		t = xasprintf("%s; %lld of %lld planned epochs not run", *reason, left,
+			      in->stop_planned);
+	} else {
+		secs = (double)(in->ended_at - in->started_at) * (double)left / (double)k;
+		t = secs < 60 ? xasprintf("%s; %lld of %lld planned epochs not run, about %.0f s "
+					  "of its run time saved", *reason, left,
+					  in->stop_planned, secs) :
+		    secs < 3600 ? xasprintf("%s; %lld of %lld planned epochs not run, about %.0f "
+					    "min of its run time saved", *reason, left,
+					    in->stop_planned, secs / 60) :
+		    xasprintf("%s; %lld of %lld planned epochs not run, about %.1f h of its "
+			      "run time saved", *reason, left, in->stop_planned, secs / 3600);
+	}
+	free(*reason);
+	*reason = t;
+}
+
 /* Judge a finished attempt. */
 void judge_attempt(const struct judge_input *in, struct verdict *out)
 {
 	out->success = 0;
+	out->stopped = 0;
 	out->failure_class = "program";
+	if (in->stop_why) {
+		/* the watcher's record, written before it told the job, is the verdict */
+		out->stopped = 1;
+		out->failure_class = NULL;
+		out->reason = progress_stopped_reason(in->stop_epoch, in->stop_why);
+		stop_saved(in, &out->reason);
+		return;
+	}
 	if (in->lost) {
 		out->failure_class = "infra";
 		out->reason = xstrdup("lost: Slurm no longer knows the job and never "

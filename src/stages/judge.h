@@ -3,6 +3,8 @@
  * COMPLETED + ExitCode 0:0 + a valid cv.json written after the attempt
  * started. Everything else is a failure with a reason, classed infra
  * (the machine's fault: retry) or program (the job's fault: surface it).
+ * An attempt with a stop record (issue 45) is neither: "stopped early at
+ * epoch K (WHY)", whatever Slurm's final state.
  */
 #ifndef XLOOP_JUDGE_H
 #define XLOOP_JUDGE_H
@@ -26,10 +28,15 @@ struct judge_input {
 	double score;		/* with CV_OK */
 	time_t cv_mtime;	/* with CV_OK */
 	time_t started_at;	/* when the attempt started (0: unknown) */
+	const char *stop_why;	/* the attempt's stop record (watch.h), or NULL */
+	long long stop_epoch;	/* with stop_why */
+	long long stop_planned;	/* the epochs the job planned (0: not said) */
+	time_t ended_at;	/* when the attempt ended (0: unknown) */
 };
 
 struct verdict {
 	int success;
+	int stopped;			/* stopped early: neither success nor failure */
 	const char *failure_class;	/* "infra", "program"; NULL on success */
 	char *reason;			/* one line; malloc'd */
 };

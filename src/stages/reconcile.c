@@ -22,6 +22,7 @@
 #include "jobs/sweep-then.h"
 #include "study.h"
 #include "jobs/submit.h"
+#include "jobs/watch.h"
 
 /* What Slurm finally said about one job, from sacct or scontrol. */
 struct final {
@@ -402,7 +403,7 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 	struct verdict v;
 	struct run r;
 	struct stmt q;
-	char *dir = NULL, *cvp = NULL, *cause = NULL, *evidence, best[160], *best_key = NULL;
+	char *dir, *cvp = NULL, *cause = NULL, *evidence, best[160], *best_key = NULL, *why;
 	char exitbuf[32] = "";
 	int err, rc = -1, found;
 	time_t now = time(NULL);
@@ -418,6 +419,10 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 		return -1;
 	memset(&in, 0, sizeof(in));
 	in.lost = lost;
+	dir = run_dir(ctx->root, ctx->cfg.study, r.tag);
+	watch_read_record(dir, a->n, &in.stop_epoch, &in.stop_planned, &why);	/* issue 45 */
+	in.stop_why = why;
+	in.ended_at = lost ? 0 : f->end;
 	if (!lost) {
 		in.state = f->state;
 		in.exit_code = f->exit_code;
@@ -427,7 +432,6 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 		in.step_note = f->step_note;
 		in.started_at = sv && sv->first_start ? sv->first_start :
 				f->start ? f->start : a->submitted_at;
-		dir = run_dir(ctx->root, ctx->cfg.study, r.tag);
 		cvp = path_join(dir, "cv.json");
 		if (study_load_cv(cvp, ctx->cfg.metric, &in.score, &in.cv_mtime, &err, &cause) == 0)
 			in.cv = CV_OK;
@@ -447,19 +451,19 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 		in.exit_signal = stv->exit_signal;
 	}
 	judge_attempt(&in, &v);
-	if (stv && stv->reason) {
+	if (stv && stv->reason && !v.stopped) {
 		free(v.reason);
 		v.reason = stv->note ? xasprintf("%s; %s", stv->reason, stv->note) :
 			   xstrdup(stv->reason);
 		v.success = 0;
 		v.failure_class = stv->failure_class ? stv->failure_class : "program";
-	} else if (stv && stv->note) {
+	} else if (stv && stv->note && !v.stopped) {
 		char *m = xasprintf("step 1 '%s': %s; %s", STEP_FIRST, v.reason, stv->note);
 
 		free(v.reason);
 		v.reason = m;
 	}
-	if (sv && sv->reason) {
+	if (sv && sv->reason && !v.stopped) {
 		free(v.reason);
 		v.reason = xstrdup(sv->reason);
 		if (v.success)
@@ -467,7 +471,8 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 		if (!v.failure_class)
 			v.failure_class = "program";
 	}
-	if (!lost && f->state == SLURM_STATE_CANCELLED && cancelled_by_user(ctx, a->id)) {
+	if (!lost && !v.stopped && f->state == SLURM_STATE_CANCELLED &&
+	    cancelled_by_user(ctx, a->id)) {
 		free(v.reason);
 		v.reason = xstrdup("CANCELLED by you (xloop cancel)");
 	}
@@ -517,10 +522,10 @@ static int store_verdict(struct xl_ctx *ctx, const struct attempt *a,
 		db_bind_null(&q, ":start");
 	db_bind_int64(&q, ":end", !lost && f->end ? f->end : now);
 	db_bind_text(&q, ":raw", lost ? NULL : f->raw);
-	db_bind_text(&q, ":verdict", v.success ? "success" : "failure");
+	db_bind_text(&q, ":verdict", v.stopped ? "stopped" : v.success ? "success" : "failure");
 	db_bind_text(&q, ":class", v.failure_class);
 	db_bind_text(&q, ":reason", v.reason);
-	if (v.success)
+	if (v.success || (v.stopped && !lost && in.cv == CV_OK))	/* its last value */
 		db_bind_double(&q, ":score", in.score);
 	else
 		db_bind_null(&q, ":score");
@@ -547,6 +552,7 @@ out:
 	run_release(&r);
 	free(evidence);
 	free(cause);
+	free((char *)in.stop_why);
 	free(cvp);
 	free(dir);
 	return rc;

@@ -14,6 +14,8 @@
 #include "db.h"
 #include "runs.h"
 
+#include "fixture-run.h"
+
 struct fx {
 	char dir[64];
 	char *path;
@@ -275,11 +277,80 @@ static void test_runs_tag(void **state)
 	db_close(&db);
 }
 
+/* SQL on db's raw handle: its sqlite3 result code. */
+static int raw(struct db *db, const char *sql)
+{
+	return sqlite3_exec(db->h, sql, NULL, NULL, NULL);
+}
+
+/*
+ * Migration 16 (issue 45) widens attempt.verdict's CHECK in place: a file
+ * of version 15, with its rows, takes 'stopped' once migrated, and stays
+ * whole.
+ */
+static void test_migration_16_stopped_verdict(void **state)
+{
+	struct fx *f = *state;
+	struct db db;
+	struct run r;
+	struct attempt a;
+	struct stmt q;
+	char *cause = NULL, sql[200];
+	long long v;
+
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	fixture_run(&r, "s", "t");
+	assert_int_equal(runs_insert(&db, &r), 0);
+	fixture_attempt(&a, r.id, "tok", "");
+	assert_int_equal(attempts_insert(&db, &a), 0);
+	/* back to version 15: the CHECK as it shipped */
+	sqlite3_db_config(db.h, SQLITE_DBCONFIG_DEFENSIVE, 0, NULL);
+	assert_int_equal(db_prepare(&db, &q, "PRAGMA schema_version"), 0);
+	assert_int_equal(db_step(&q), SQLITE_ROW);
+	v = db_col_int64(&q, 0);
+	db_finalize(&q);
+	assert_int_equal(raw(&db, "PRAGMA writable_schema=ON"), SQLITE_OK);
+	assert_int_equal(raw(&db, "UPDATE sqlite_master SET sql = replace(sql,"
+			     " '''success'', ''failure'', ''stopped''', '''success'', ''failure''')"
+			     " WHERE name = 'attempt'"), SQLITE_OK);
+	xsnprintf(sql, sizeof(sql), "PRAGMA schema_version=%lld", v + 1);
+	assert_int_equal(raw(&db, sql), SQLITE_OK);
+	assert_int_equal(raw(&db, "PRAGMA writable_schema=OFF"), SQLITE_OK);
+	assert_int_equal(raw(&db, "PRAGMA user_version=15"), SQLITE_OK);
+	assert_int_not_equal(raw(&db, "UPDATE attempt SET verdict = 'stopped'"), SQLITE_OK);
+	assert_int_equal(raw(&db, "UPDATE attempt SET verdict = 'failure'"), SQLITE_OK);
+	db_close(&db);
+
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	assert_int_equal(raw(&db, "UPDATE attempt SET verdict = 'stopped'"), SQLITE_OK);
+	assert_int_not_equal(raw(&db, "UPDATE attempt SET verdict = 'maybe'"), SQLITE_OK);
+	assert_int_equal(db_prepare(&db, &q, "SELECT (SELECT verdict FROM attempt),"
+				    " (SELECT count(*) FROM run)"), 0);
+	assert_int_equal(db_step(&q), SQLITE_ROW);
+	assert_string_equal(db_col_text(&q, 0), "stopped");
+	assert_int_equal(db_col_int64(&q, 1), 1);
+	db_finalize(&q);
+	assert_int_equal(db_prepare(&db, &q, "PRAGMA integrity_check"), 0);
+	assert_int_equal(db_step(&q), SQLITE_ROW);
+	assert_string_equal(db_col_text(&q, 0), "ok");
+	db_finalize(&q);
+	assert_int_equal(db_prepare(&db, &q, "PRAGMA user_version"), 0);
+	assert_int_equal(db_step(&q), SQLITE_ROW);
+	assert_int_equal(db_col_int64(&q, 0), db_schema_version());
+	db_finalize(&q);
+	/* defensive again: the schema cannot be written */
+	assert_int_equal(raw(&db, "PRAGMA writable_schema=ON"), SQLITE_OK);
+	assert_int_not_equal(raw(&db, "UPDATE sqlite_master SET sql = sql WHERE name = 'attempt'"),
+			     SQLITE_OK);
+	db_close(&db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_open_creates_0600_wal_schema, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_twice_is_no_change, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migration_16_stopped_verdict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_keys_enforced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bound_parameters_roundtrip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nested_transaction_and_rollback, setup, teardown),

@@ -135,10 +135,53 @@ static void test_cv_ok_does_not_rescue_a_failed_job(void **state)
 	expect(&in, 0, "program", "FAILED");
 }
 
+/* A stop record is the verdict whatever Slurm says: neither success nor failure. */
+static void test_stopped(void **state)
+{
+	struct judge_input in = ok_input();
+	struct verdict v;
+	int i;
+	const enum slurm_state st[] = { SLURM_STATE_COMPLETED, SLURM_STATE_CANCELLED };
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		in.state = st[i];
+		in.stop_why = "the value is NaN";
+		in.stop_epoch = 2;
+		judge_attempt(&in, &v);
+		assert_int_equal(v.success, 0);
+		assert_int_equal(v.stopped, 1);
+		assert_null(v.failure_class);
+		assert_string_equal(v.reason, "stopped early at epoch 2 (the value is NaN)");
+		verdict_release(&v);
+	}
+	/* what it saved: the epochs left of those planned, at the pace it ran */
+	in.stop_planned = 20;
+	in.ended_at = in.started_at + 600;
+	judge_attempt(&in, &v);
+	assert_string_equal(v.reason, "stopped early at epoch 2 (the value is NaN); 18 of 20 "
+			    "planned epochs not run, about 1.5 h of its run time saved");
+	verdict_release(&v);
+	in.ended_at = 0;
+	judge_attempt(&in, &v);
+	assert_string_equal(v.reason, "stopped early at epoch 2 (the value is NaN); 18 of 20 "
+			    "planned epochs not run");
+	verdict_release(&v);
+	in.stop_planned = 2;	/* at its last planned epoch: nothing saved */
+	judge_attempt(&in, &v);
+	assert_string_equal(v.reason, "stopped early at epoch 2 (the value is NaN)");
+	verdict_release(&v);
+	in.stop_why = NULL;
+	judge_attempt(&in, &v);
+	assert_int_equal(v.stopped, 0);
+	verdict_release(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_success),
+		cmocka_unit_test(test_stopped),
 		cmocka_unit_test(test_program_failures),
 		cmocka_unit_test(test_failed_srun_step),
 		cmocka_unit_test(test_infra_failures),

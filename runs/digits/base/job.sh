@@ -10,6 +10,10 @@
 # Slurm requeues): a tracker given it as its run id (wandb.init(id=...,
 # resume="allow"), or WANDB_RUN_ID named in xloop.json's tracker.run_id_vars)
 # sees one run where Slurm saw many jobs.
+# It reports each fold as an epoch in $XLOOP_RUN_DIR/progress ("epoch K
+# MEAN-SO-FAR", chance 0.1 for ten classes), and stops early, with the mean
+# so far in cv.json, once xloop's stop watcher writes $XLOOP_RUN_DIR/stopped
+# (xloop help adopt: progress and early stop).
 set -euo pipefail
 C=1.0
 MAX_ITER=200
@@ -34,6 +38,9 @@ try:
     folds = RepeatedStratifiedKFold(n_splits=5, n_repeats=int(repeats), random_state=int(seed))
     total = 5 * int(repeats)
     scores = []
+    run_dir = os.environ["XLOOP_RUN_DIR"]
+    with open(os.path.join(run_dir, "progress"), "a") as p:
+        p.write(f"epochs {total}\nchance 0.1\n")
     for k, (train, test) in enumerate(folds.split(X, y), 1):
         model = LogisticRegression(C=float(c), max_iter=int(max_iter), solver=solver)
         if scale == "yes":
@@ -43,6 +50,11 @@ try:
             model.fit(X[train], y[train])
         scores.append(float(model.score(X[test], y[test])))
         print(f"fold {k}/{total} n={len(train)} acc={scores[-1]:.4f}", flush=True)
+        with open(os.path.join(run_dir, "progress"), "a") as p:
+            p.write(f"epoch {k} {sum(scores) / len(scores):.6f}\n")
+        if os.path.exists(os.path.join(run_dir, "stopped")):
+            print(f"STOPPED by xloop after fold {k}", flush=True)
+            break
 except Exception as e:
     print(f"FAILED {type(e).__name__}: {e}", flush=True)
     sys.exit(1)

@@ -319,11 +319,9 @@ static void write_decision(struct xl_ctx *ctx, long long attempt_id, const char 
 	once = repair ? xasprintf(" · %s attempt %lld: ", db_col_text(&q, 0),
 				  db_col_int64(&q, 1)) : NULL;
 	db_finalize(&q);
-	/*
-	 * a promotion since the best was remembered: an entry of its own in the
+	/* a promotion since the best was remembered: an entry of its own in the
 	 * verdict's commit, and an event; then the new best is remembered (a
-	 * crash before that writes it at the next verdict, once: its mark)
-	 */
+	 * crash before that writes it at the next verdict, once: its mark) */
 	prc = best_promotion(ctx, &pentry, &ponce, &summary);
 	if (prc == 1) {
 		char *m = xasprintf("%s\n%s\n", msg, summary);

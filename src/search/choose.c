@@ -409,7 +409,7 @@ double choose_compare(const struct choice *c, const struct prop_input *in, long 
 		 * noise is known from the replicates alone
 		 */
 		df = c->apart ? (double)(in->noise.df > 0 ? in->noise.df : 1) : model_df(in, &pm->g);
-		if (c->apart && in->noise.df > 0) {
+		if (c->apart && in->noise.df > 0 && in->v[a].st.n > 0 && in->v[b].st.n > 0) {
 			/*
 			 * the lead's sd at least the moderated noise's: the
 			 * replicates' variance pooled with CHOOSE_PRIOR_DF degrees

@@ -12,6 +12,14 @@
  * of stdin, then prints {"best": {VAR: value, ...}, "runs": n, "p": P(it beats
  * the one before) or null, "n": its runs, "source": "model" or the fallback}.
  *
+ * --lanes L: L runs in flight (autopilot's queue.lanes). Runs finish in
+ * the order they were proposed; after each, the best is chosen again and
+ * runs are proposed until L are in flight, the pending ones passed to the
+ * proposer as open runs (fantasized at the model's mean, their keys taken).
+ * The baseline runs alone first, as autopilot proposes nothing before a
+ * run is proven. --external then asks ahead: each ask line goes out when
+ * the run is proposed, its score is read when it finishes.
+ *
  * The objective has four integer variables X1..X4 in 1..9 and a ridge:
  * X1 and X2 must move together (0.02 (X1-X2)^2 is lost off the ridge),
  * so one change at a time from the single best gets stuck. A run's score
@@ -710,6 +718,10 @@ const struct cmd_entry cmd_test_search_entry = {
 	"has); flat and lead take --vars D (X1..XD). With --external, the caller scores\n"
 	"each run: a line {\"ask\": {VAR: value, ...}} out, the score back on stdin,\n"
 	"then {\"best\": {...}, \"runs\": n} (the seed variable is SEED; --goal min: lower\n"
-	"scores are better).\n",
+	"scores are better). --lanes L: L runs in flight; when the oldest finishes, the best\n"
+	"is chosen again and one run is proposed while the others are pending (the baseline\n"
+	"runs alone first; --external asks ahead and reads each score when its run\n"
+	"finishes); L above 1 adds lanes and in_flight_repeats (proposals that repeated a\n"
+	"run in flight: 0) to the document.\n",
 	.flags = CMD_HIDDEN, .exec = cmd_test_search,
 };

@@ -266,9 +266,6 @@ static void sim_view(struct sim *s, struct prop_input *in, struct noise_rule *ru
 			memset(&s->v[j], 0, sizeof(s->v[j]));
 			s->v[j].key = s->runs[i].key;
 			s->v[j].config = s->runs[i].config;
-			/* in flight, nothing proven: a parent all the same (as autopilot's) */
-			xsnprintf(s->tags + 16 * j, 16, "r%ld", i);
-			s->v[j].open_tag = s->tags + 16 * j;
 			s->rep[j] = -1;
 			s->nc++;
 		}

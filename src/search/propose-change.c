@@ -362,17 +362,6 @@ static double upper_bound(double mu, double s)
 	return mu + PROP_UCB_BETA * s;
 }
 
-/*
- * The run a configuration's changes branch from: its representative when
- * proven, else its run in flight (open_tag), else NULL (not a parent).
- */
-static const char *parent_tag(const struct prop_cfg *c)
-{
-	if (c->st.n > 0 && c->rep_tag)
-		return c->rep_tag;
-	return c->open > 0 ? c->open_tag : NULL;
-}
-
 /* The parents scored: the best want by the model's mean, and in->best. */
 static size_t parents(const struct prop_input *in, const struct prop_model *m, long want, long *set)
 {
@@ -384,7 +373,7 @@ static size_t parents(const struct prop_input *in, const struct prop_model *m, l
 		for (i = 0; i < in->n; i++) {
 			int dup = 0;
 
-			if (!m->on[i] || !parent_tag(&in->v[i]))
+			if (!m->on[i] || in->v[i].st.n == 0 || in->v[i].rep_tag == NULL)
 				continue;
 			for (j = 0; j < k; j++)
 				dup |= set[j] == (long)i;
@@ -526,7 +515,7 @@ int prop_model_choice(const struct prop_input *in, struct prop_out *out)
 		out->config = confkey_with(c->config, sv->name, sv->values[top.t]);
 		out->reason = xasprintf("%s %s -> %s from %s: model %.4g ± %.2g (best %s %.4g), "
 					"UCB %+.2g; a Gaussian process over %zu runs%s%s", sv->name,
-					cur ? cur : "?", sv->values[top.t], parent_tag(c),
+					cur ? cur : "?", sv->values[top.t], c->rep_tag,
 					goal_units(in, top.mean), top.sd, in->v[m.top].rep_tag,
 					goal_units(in, m.mean[m.top]), top.acq, m.nobs,
 					m.g.w ? " (by configuration)" : "", pend);

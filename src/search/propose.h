@@ -50,9 +50,6 @@ struct prop_cfg {
 	const char *rep_tag;	/* its run to branch from; NULL: nothing proven */
 	struct noise_cfg st;	/* proven runs */
 	long open;		/* runs (and proposals) not judged yet */
-	const char *open_tag;	/* nothing proven: a run of it in flight to branch from
-				 * (the model's changes go on from what it expects
-				 * there, kriging believer), NULL: none */
 };
 
 struct prop_input {

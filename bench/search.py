@@ -24,6 +24,11 @@ configuration; then whether the goal of issue 26 is met, cell by cell.
 usage: bench/search.py [--streams N] [--flat-streams N] [--budget N]
        [--noise SD] [--xloop PATH] [--real-streams N] [--real-budget N]
        [--digits-budget N] [--jobs N] [--only LIST] [--no-slurm]
+       [--lanes-studies LIST] [--lanes-streams N] [--lanes-budget N]
+       [--lanes-real-streams N] [--lanes-real-budget N]
+
+--only lanes3 (in the default list): section (g), 3 lanes, on the studies of
+--lanes-studies (peak and the real ones: digits, gb, wine, diabetes).
 """
 import argparse
 import json
@@ -48,7 +53,8 @@ POINTS = (15, 30, 60)
 RIVALS = ("tpe-3.1", "tpe-mv-4.1", "gp-4.1", "random")   # the goal's rivals (issue 33: random too)
 METHODS = ("xloop",) + RIVALS
 SAMPLER = {"tpe-3.1": ("host", "tpe"), "tpe-mv-4.1": ("trixie", "tpe-mv"),
-           "gp-4.1": ("trixie", "gp")}
+           "gp-4.1": ("trixie", "gp"), "tpe-liar-3.1": ("host", "tpe-liar")}
+LANES = 1          # runs in flight (the lanes section: 3; set before forking)
 OUT = []
 GOAL = []          # (objective, budget, met, text)
 
@@ -240,16 +246,21 @@ def run_optuna(method, obj, stream, budget):
     enq = {v: (obj.baseline[v] if is_cat(vals) else vals.index(obj.baseline[v]))
            for v, vals in obj.grid.items()}
     p.stdin.write(json.dumps({"sampler": kind, "seed": stream, "trials": budget,
-                              "vars": vars_, "enqueue": enq,
+                              "vars": vars_, "enqueue": enq, "lanes": LANES,
                               "direction": "minimize" if obj.sign < 0 else "maximize"}) + "\n")
     p.stdin.flush()
-    trials = []
-    for k in range(1, budget + 1):
-        line = p.stdout.readline()
-        if not line:
-            raise RuntimeError(f"{method}: the Optuna server ended")
-        a = json.loads(line)["ask"]
-        cfg = {v: (a[v] if is_cat(vals) else vals[a[v]]) for v, vals in obj.grid.items()}
+    trials, pending, asked = [], [], 0
+    while len(trials) < budget:
+        # LANES trials in flight; the oldest finishes first (asynchronous, as xloop's lanes)
+        while asked < budget and len(pending) < LANES:
+            line = p.stdout.readline()
+            if not line:
+                raise RuntimeError(f"{method}: the Optuna server ended")
+            a = json.loads(line)["ask"]
+            asked += 1
+            pending.append(({v: (a[v] if is_cat(vals) else vals[a[v]])
+                             for v, vals in obj.grid.items()}, asked))
+        cfg, k = pending.pop(0)
         y = obj.score(cfg, stream, k)
         trials.append((cfg, y))
         p.stdin.write(json.dumps({"tell": y}) + "\n")
@@ -271,7 +282,7 @@ def run_xloop_synthetic(obj, stream, budget):
     """In process (the C side draws the same noise): best_true after each run."""
     out = subprocess.run([XLOOP, "test-search", "--objective", obj.name, "--stream",
                           str(stream), "--budget", str(budget), "--noise", str(obj.sd),
-                          "--seed-corr", str(SEED_CORR)],
+                          "--seed-corr", str(SEED_CORR), "--lanes", str(LANES)],
                          check=True, capture_output=True, text=True).stdout
     by_runs = {p["runs"]: (p["best_true"], p["promotions"], p["false_promotions"],
                            p.get("ever_proven", False))
@@ -288,7 +299,7 @@ def run_xloop_real(obj, stream, budget):
     base = "".join(f"{v}={search_real.canon(st.baseline[v])}\n" for v in st.grid)
     base += f"SEED={100 * stream + 1}\n"
     argv = [XLOOP, "test-search", "--external", "--baseline", base, "--budget", str(budget),
-            "--goal", "min" if obj.sign < 0 else "max"]
+            "--goal", "min" if obj.sign < 0 else "max", "--lanes", str(LANES)]
     for sp in st.spaces:
         argv += ["--space", sp]
     p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -348,7 +359,8 @@ def run_objective(obj, methods, streams, budget, jobs):
     global OBJ
     OBJ = obj
     work = [(m, s, budget) for m in methods for s in range(1, streams[m] + 1)]
-    cost = {"gp-4.1": 0, "xloop": 1, "tpe-mv-4.1": 2, "tpe-3.1": 3, "random": 4}
+    cost = {"gp-4.1": 0, "xloop": 1, "tpe-mv-4.1": 2, "tpe-3.1": 3, "tpe-liar-3.1": 3,
+            "random": 4}
     work.sort(key=lambda j: cost[j[0]])
     traces = {m: {} for m in methods}
     secs = {m: 0.0 for m in methods}
@@ -540,6 +552,51 @@ def early(a):
     w("")
 
 
+def lanes3(a, methods, studies):
+    """
+    (g) 3 lanes (issue 43): 3 runs in flight, asynchronous: when the oldest
+    finishes its score is told and one new run is asked while 2 still run;
+    xloop (`test-search --lanes 3`: pending runs fantasized at the model's
+    mean) against Optuna 3.1's TPE with constant_liar=True asked the same way.
+    Met: xloop's mean at least the rival's less one standard error of the
+    per-stream difference.
+    """
+    global LANES
+    LANES = 3
+    ms = [m for m in ("xloop", "tpe-liar-3.1") if m in methods or
+          (m == "tpe-liar-3.1" and "tpe-3.1" in methods)]
+    w("## (g) 3 lanes: 3 runs in flight, a freed lane gets one new run while 2 still run "
+      "(xloop against Optuna 3.1's TPE with constant liar)\n")
+    for name in a.lanes_studies.split(","):
+        if name == "peak":
+            obj, n, budget = Synthetic("peak", a.noise), a.lanes_streams, a.lanes_budget
+            label = f"(g) peak on 3 lanes, noise sd {a.noise}"
+        else:
+            obj, n, budget = Real(studies[name][0]()), a.lanes_real_streams, a.lanes_real_budget
+            label = f"(g) {name} on 3 lanes (true score: the mean of 10 fresh seeds)"
+        t1 = time.time()
+        res, secs = run_objective(obj, ms, {m: n for m in ms}, budget, a.jobs)
+        table(obj, f"(g) {name}, 3 lanes", label, res, budget, secs)
+        if obj.real:
+            w(f"({name} on 3 lanes: {time.time() - t1:.0f} s wall, {len(obj.study.cache)} "
+              "cached scores)\n")
+        if "xloop" not in res or "tpe-liar-3.1" not in res:
+            continue
+        xr = summarize(obj, "xloop", res["xloop"], budget)
+        rr = summarize(obj, "tpe-liar-3.1", res["tpe-liar-3.1"], budget)
+        k = min(len(xr), len(rr))
+        for i, p in enumerate(q for q in POINTS if q <= budget):
+            d = [obj.sign * (xr[j]["at"][i] - rr[j]["at"][i]) for j in range(k)]
+            mu = sum(d) / k
+            se = (sum((x - mu) ** 2 for x in d) / (k - 1) / k) ** 0.5 if k > 1 else 0
+            mx = sum(r["at"][i] for r in xr) / len(xr)
+            mr = sum(r["at"][i] for r in rr) / len(rr)
+            GOAL.append((f"(g) {name}, 3 lanes", f"{p} runs", mu >= -se - 1e-12,
+                         f"xloop {mx:.4f} vs tpe-liar-3.1 {mr:.4f}: lead {mu:+.4f} ± {se:.4f} "
+                         f"({k} streams)"))
+    LANES = 1
+
+
 def main():
     global XLOOP, TRIXIE
     t0 = time.time()
@@ -557,11 +614,18 @@ def main():
     ap.add_argument("--no-slurm", action="store_true")
     ap.add_argument("--methods", default=",".join(METHODS))
     ap.add_argument("--lead-streams", type=int, default=100)
-    ap.add_argument("--only", default="peak,flat,early,digits,gb,wine,diabetes")
+    ap.add_argument("--lanes-studies", default="peak,wine")
+    ap.add_argument("--lanes-streams", type=int, default=20)
+    ap.add_argument("--lanes-budget", type=int, default=60)
+    ap.add_argument("--lanes-real-streams", type=int, default=5)
+    ap.add_argument("--lanes-real-budget", type=int, default=30)
+    ap.add_argument("--only", default="peak,flat,early,digits,gb,wine,diabetes,lanes3")
     a = ap.parse_args()
     XLOOP = os.path.abspath(a.xloop)
     only = a.only.split(",")
     methods = [m for m in a.methods.split(",") if m in METHODS]
+    if only == ["lanes3"]:     # the lanes section runs xloop and Optuna 3.1 alone
+        methods = [m for m in methods if m in ("xloop", "tpe-3.1")]
     if any(SAMPLER.get(m, ("",))[0] == "trixie" for m in methods):
         TRIXIE = subprocess.run([os.path.join(HERE, "optuna-chroot.sh")], check=True,
                                 stdout=subprocess.PIPE, text=True).stdout.strip()
@@ -620,6 +684,8 @@ def main():
             by30 = means["xloop-by30"]
         if name == "digits" and not a.no_slurm:
             slurm_digits(obj.study)
+    if "lanes3" in only:
+        lanes3(a, methods, studies)
     if by30:
         GOAL.append(("(c) gb", "30 runs", by30[0] == by30[1],
                      f"xloop's best moved to a truly better configuration by run 30 in "

@@ -12,6 +12,14 @@
  * of stdin, then prints {"best": {VAR: value, ...}, "runs": n, "p": P(it beats
  * the one before) or null, "n": its runs, "source": "model" or the fallback}.
  *
+ * --lanes L: L runs in flight (autopilot's queue.lanes). Runs finish in
+ * the order they were proposed; after each, the best is chosen again and
+ * runs are proposed until L are in flight, the pending ones passed to the
+ * proposer as open runs (fantasized at the model's mean, their keys taken).
+ * The baseline runs alone first, as autopilot proposes nothing before a
+ * run is proven. --external then asks ahead: each ask line goes out when
+ * the run is proposed, its score is read when it finishes.
+ *
  * The objective has four integer variables X1..X4 in 1..9 and a ridge:
  * X1 and X2 must move together (0.02 (X1-X2)^2 is lost off the ridge),
  * so one change at a time from the single best gets stuck. A run's score
@@ -48,6 +56,8 @@ static const struct opt test_search_opts[] = {
 	{ "noise", OPT_STRING, "SD", "the noise's standard deviation (default 0.01)" },
 	{ "branch", OPT_STRING, "B", "search.branch (1 to 20, default 3)" },
 	{ "seed-corr", OPT_STRING, "RHO", "the correlation of same-seed runs (0 to 1, default 0.5)" },
+	{ "lanes", OPT_STRING, "L", "runs in flight at once (1 to 16, default 1): when the oldest "
+	  "finishes, one is proposed while the others are pending" },
 	{ "external", OPT_FLAG, NULL, "the caller scores each run (needs --space, --baseline)" },
 	{ "space", OPT_LIST, "VAR=SPEC", "one variable of the space (repeatable)" },
 	{ "baseline", OPT_STRING, "TEXT", "the baseline's job.sh assignments" },
@@ -196,13 +206,18 @@ static void emit_line(json_t *doc)
 	json_decref(doc);
 }
 
-/* Ask the caller for a configuration's score (one line of stdin). */
-static double ask(const char *config)
+/* Ask the caller for a configuration's score: the ask line now, the score when the run finishes. */
+static void ask(const char *config)
+{
+	emit_line(json_pack("{s:o}", "ask", config_json(config, 0)));
+}
+
+/* The score of the oldest run asked and not answered yet (one line of stdin). */
+static double answer(void)
 {
 	char line[256], *end;
 	double score;
 
-	emit_line(json_pack("{s:o}", "ask", config_json(config, 0)));
 	if (fgets(line, sizeof(line), stdin) == NULL)
 		die("test-search: no score on stdin");
 	score = strtod(line, &end);
@@ -211,23 +226,193 @@ static double ask(const char *config)
 	return score;
 }
 
-/* Run the search; prints one JSON document (external: a line per run). */
+/* The search's state: the runs made (runs[0, nd) finished, runs[nd, np) in flight). */
+struct sim {
+	struct sim_obj *o;
+	int ext;
+	long budget, stream, lanes;
+	double sd, rho;
+	struct sim_run *runs;
+	long np, nd;
+	/* the proposer's view, rebuilt before each choice */
+	struct prop_cfg *v;
+	long *rep;		/* each configuration's first finished run, -1: none */
+	struct prop_run *pr;
+	char (*seeds)[24];
+	struct noise_cfg *st;
+	struct noise_obs *obs;
+	char *tags;
+	const char **taken;	/* the keys in flight */
+	size_t nc;
+};
+
+/* Group runs[0, np) into configurations for the proposer (those in flight open) and set in. */
+static void sim_view(struct sim *s, struct prop_input *in, struct noise_rule *rule, int goal_max,
+		     const struct space *sp)
+{
+	const char **sv = xcalloc((size_t)s->np + 1, sizeof(*sv));
+	long *ids = xcalloc((size_t)s->np + 1, sizeof(*ids));
+	long i, j;
+	size_t nt = 0;
+
+	s->nc = 0;
+	for (i = 0; i < s->np; i++) {
+		int done = i < s->nd;
+
+		for (j = 0; j < (long)s->nc; j++)
+			if (strcmp(s->v[j].key, s->runs[i].key) == 0)
+				break;
+		if (j == (long)s->nc) {
+			memset(&s->v[j], 0, sizeof(s->v[j]));
+			s->v[j].key = s->runs[i].key;
+			s->v[j].config = s->runs[i].config;
+			s->rep[j] = -1;
+			s->nc++;
+		}
+		if (done) {
+			if (s->rep[j] < 0) {
+				xsnprintf(s->tags + 16 * j, 16, "r%ld", i);
+				s->v[j].rep_tag = s->tags + 16 * j;
+				s->rep[j] = i;
+			}
+			noise_add(&s->v[j].st, s->runs[i].score);
+		} else {
+			s->v[j].open++;
+			s->taken[nt++] = s->runs[i].key;
+		}
+		xsnprintf(s->seeds[i], sizeof(s->seeds[i]), "%ld", s->runs[i].seed);
+		s->pr[i].cfg = j;
+		s->pr[i].seed = s->seeds[i];
+		s->pr[i].proven = done;
+		s->pr[i].open = !done;
+		s->pr[i].score = done ? s->runs[i].score : 0;
+		sv[i] = s->seeds[i];
+	}
+	for (j = 0; j < (long)s->nc; j++)
+		s->st[j] = s->v[j].st;
+	/* the runs finished are the first nd (FIFO) */
+	noise_seed_ids(sv, (size_t)s->np, ids);
+	for (i = 0; i < s->nd; i++) {
+		s->obs[i].cfg = s->pr[i].cfg;
+		s->obs[i].seed = ids[i];
+		s->obs[i].score = s->runs[i].score;
+	}
+	free(sv);
+	free(ids);
+	memset(in, 0, sizeof(*in));
+	in->v = s->v;
+	in->n = s->nc;
+	in->runs = s->pr;
+	in->nruns = (size_t)s->np;
+	in->p.goal_max = goal_max;
+	in->p.alpha = 0.05;
+	noise_rule_init(rule, s->obs, (size_t)s->nd, s->st, s->nc, &in->p);
+	in->noise = rule->within;
+	in->baseline = 0;
+	in->space = sp;
+	in->seed = "SEED";
+	in->taken = s->taken;
+	in->ntaken = nt;
+}
+
+/* Make run np from its configuration text (owned): its key and values; external: ask for it. */
+static void sim_make(struct sim *s, char *config)
+{
+	struct sim_run *r = &s->runs[s->np];
+	long i;
+
+	r->config = config;
+	confkey_key(r->config, "SEED", r->key);
+	values_of(r->config, s->ext ? 0 : s->o->nvars, r->x, &r->seed);
+	if (!s->ext && s->o->kind == OBJ_LEAD && !s->o->lead_key[0] && s->np + 1 >= s->o->lead_at) {
+		/* the first new configuration from run lead_at on is the better one */
+		for (i = 0; i < s->np && strcmp(s->runs[i].key, r->key) != 0; i++)
+			;
+		if (i == s->np)
+			memcpy(s->o->lead_key, r->key, sizeof(s->o->lead_key));
+	}
+	if (s->ext)
+		ask(r->config);
+	s->np++;
+}
+
+/* The oldest run in flight finishes: its score becomes known. */
+static void sim_finish(struct sim *s)
+{
+	struct sim_run *r = &s->runs[s->nd];
+
+	if (s->ext)
+		r->score = answer();
+	else
+		r->score = true_score(s->o, r->x, r->key) +
+			   s->sd * sqrt(s->rho) * seed_offset(s->stream, r->seed) +
+			   s->sd * sqrt(1 - s->rho) * noise_of(s->stream, r->seed, r->x);
+	s->nd++;
+}
+
+/*
+ * The configuration of a proposal (malloc'd); *repeat 1 when it repeats a
+ * run in flight (a change to a configuration in flight, or a replicate on
+ * a seed its configuration has in flight: the proposer must never).
+ */
+static char *sim_config(const struct sim *s, const struct prop_out *out, int *repeat)
+{
+	char *config, key[65];
+	long i, top = 0, seed;
+
+	if (out->kind == PROP_REPLICATE) {
+		const char *key0 = s->v[out->cfg].key;
+		char sv[24];
+		int has = 0;
+
+		/* the seed chosen (one the best has), else a fresh one for the
+		 * configuration; one it has already (in flight): a fresh one, as autopilot.c */
+		for (i = 0; i < s->np; i++)
+			if (strcmp(s->runs[i].key, key0) == 0) {
+				if (s->runs[i].seed > top)
+					top = s->runs[i].seed;
+				if (out->value && i >= s->nd &&
+				    s->runs[i].seed == strtol(out->value, NULL, 10))
+					has = 1;
+			}
+		xsnprintf(sv, sizeof(sv), "%ld", top + 1);
+		config = confkey_with(s->v[out->cfg].config, "SEED",
+				      out->value && !has ? out->value : sv);
+	} else {
+		config = xstrdup(out->config);
+	}
+	confkey_key(config, "SEED", key);
+	{
+		char *sv = confkey_value(config, "SEED");
+
+		seed = sv ? strtol(sv, NULL, 10) : 0;
+		free(sv);
+	}
+	*repeat = 0;
+	for (i = s->nd; i < s->np; i++)
+		if (strcmp(s->runs[i].key, key) == 0 &&
+		    (out->kind != PROP_REPLICATE || s->runs[i].seed == seed))
+			*repeat = 1;
+	return config;
+}
+
+/*
+ * Run the search; prints one JSON document (external: a line per run).
+ * Lanes: that many runs in flight; when the oldest finishes (first in,
+ * first out), the best is chosen again and one run is proposed while the
+ * others are still pending (the proposer fantasizes them, as autopilot's).
+ * The baseline runs alone first: autopilot proposes nothing before a run is proven.
+ */
 static int simulate(struct sim_obj *o, long budget, long stream, double sd, double rho, long branch,
-		    const struct space *ext_space, const char *ext_base, double threshold,
-		    int goal_max)
+		    long lanes, const struct space *ext_space, const char *ext_base,
+		    double threshold, int goal_max)
 {
 	int ext = ext_space != NULL;
-	struct sim_run *runs = xcalloc((size_t)budget + 1, sizeof(*runs));
-	struct prop_cfg *v = xcalloc((size_t)budget + 1, sizeof(*v));
-	long *rep = xcalloc((size_t)budget + 1, sizeof(*rep));
-	struct prop_run *pr = xcalloc((size_t)budget + 1, sizeof(*pr));
-	char (*seeds)[24] = xcalloc((size_t)budget + 1, sizeof(*seeds));
-	struct noise_cfg *st = xcalloc((size_t)budget + 1, sizeof(*st));
-	struct noise_obs *obs = xcalloc((size_t)budget + 1, sizeof(*obs));
-	char *tags = xcalloc((size_t)budget + 1, 16);
+	struct sim s;
 	struct space sp = { NULL, 0 };
 	json_t *trace = json_array();
-	long n = 0, i, best_prev = -1, promotions = 0, false_promotions = 0, nproven = 0;
+	long i, best = 0, best_prev = -1, promotions = 0, false_promotions = 0, nproven = 0;
+	long repeats = 0;
 	int ever_proven = 0, ever_any = 0;
 	double pick_p = NAN;
 	const char *source = "none";
@@ -235,6 +420,23 @@ static int simulate(struct sim_obj *o, long budget, long stream, double sd, doub
 	unsigned long turn = 0;
 	char *cause = NULL;
 
+	memset(&s, 0, sizeof(s));
+	s.o = o;
+	s.ext = ext;
+	s.budget = budget;
+	s.stream = stream;
+	s.lanes = lanes;
+	s.sd = sd;
+	s.rho = rho;
+	s.runs = xcalloc((size_t)budget + 1, sizeof(*s.runs));
+	s.v = xcalloc((size_t)budget + 1, sizeof(*s.v));
+	s.rep = xcalloc((size_t)budget + 1, sizeof(*s.rep));
+	s.pr = xcalloc((size_t)budget + 1, sizeof(*s.pr));
+	s.seeds = xcalloc((size_t)budget + 1, sizeof(*s.seeds));
+	s.st = xcalloc((size_t)budget + 1, sizeof(*s.st));
+	s.obs = xcalloc((size_t)budget + 1, sizeof(*s.obs));
+	s.tags = xcalloc((size_t)budget + 1, 16);
+	s.taken = xcalloc((size_t)budget + 1, sizeof(*s.taken));
 	sp.v = xcalloc(MAXVARS, sizeof(*sp.v));
 	for (i = 0; i < o->nvars && !ext; i++) {
 		char arg[32];
@@ -244,78 +446,37 @@ static int simulate(struct sim_obj *o, long budget, long stream, double sd, doub
 			die("%s", cause);
 	}
 	if (ext) {
-		runs[0].config = xstrdup(ext_base);
+		sim_make(&s, xstrdup(ext_base));
 	} else if (o->nvars == NVARS) {
-		runs[0].config = xstrdup("SEED=1\nX1=3\nX2=3\nX3=7\nX4=2\n");
+		sim_make(&s, xstrdup("SEED=1\nX1=3\nX2=3\nX3=7\nX4=2\n"));
 	} else {
 		struct buf b = BUF_INIT;
 
 		buf_adds(&b, "SEED=1\n");
 		for (i = 0; i < o->nvars; i++)
 			buf_addf(&b, "X%ld=5\n", i + 1);
-		runs[0].config = buf_detach(&b, NULL);
+		sim_make(&s, buf_detach(&b, NULL));
 	}
-	for (;;) {
-		struct prop_input in;
-		struct noise_rule rule;
-		struct prop_out out;
-		size_t nc = 0;
-		long best, j;
+	while (s.nd < s.np) {
+		long k;
 
-		if (n > 0) {
-			/* group the runs into configurations */
-			for (i = 0; i < n; i++) {
-				for (j = 0; j < (long)nc; j++)
-					if (strcmp(v[j].key, runs[i].key) == 0)
-						break;
-				if (j == (long)nc) {
-					memset(&v[nc], 0, sizeof(v[nc]));
-					v[nc].key = runs[i].key;
-					v[nc].config = runs[i].config;
-					xsnprintf(tags + 16 * nc, 16, "r%ld", i);
-					v[nc].rep_tag = tags + 16 * nc;
-					rep[nc] = i;
-					nc++;
-				}
-				noise_add(&v[j].st, runs[i].score);
-				xsnprintf(seeds[i], sizeof(seeds[i]), "%ld", runs[i].seed);
-				pr[i].cfg = j;
-				pr[i].seed = seeds[i];
-				pr[i].proven = 1;
-				pr[i].score = runs[i].score;
-			}
-			for (j = 0; j < (long)nc; j++)
-				st[j] = v[j].st;
-			{
-				const char **sv = xcalloc((size_t)n + 1, sizeof(*sv));
-				long *ids = xcalloc((size_t)n + 1, sizeof(*ids));
+		sim_finish(&s);
+		/* the best after each run finished; then the lanes filled, one proposal at a time */
+		for (k = 0;; k++) {
+			struct prop_input in;
+			struct noise_rule rule;
+			struct prop_out out;
+			long j;
+			int repeat;
 
-				for (i = 0; i < n; i++)
-					sv[i] = seeds[i];
-				noise_seed_ids(sv, (size_t)n, ids);
-				for (i = 0; i < n; i++) {
-					obs[i].cfg = pr[i].cfg;
-					obs[i].seed = ids[i];
-					obs[i].score = runs[i].score;
-				}
-				free(sv);
-				free(ids);
+			sim_view(&s, &in, &rule, goal_max, ext ? ext_space : &sp);
+			if (k > 0) {
+				in.best = best;	/* the configurations keep their places */
+				goto propose;
 			}
-			memset(&in, 0, sizeof(in));
-			in.v = v;
-			in.n = nc;
-			in.runs = pr;
-			in.nruns = (size_t)n;
-			in.p.goal_max = goal_max;
-			in.p.alpha = 0.05;
-			noise_rule_init(&rule, obs, (size_t)n, st, nc, &in.p);
-			in.noise = rule.within;
-			in.baseline = 0;
-			in.space = ext ? ext_space : &sp;
-			in.seed = "SEED";
 			/* sticky, as best.c: start from the last best */
-			for (j = 0; j < (long)nc && best_prev >= 0; j++)
-				if (strcmp(v[j].key, runs[best_prev].key) == 0)
+			for (j = 0; j < (long)s.nc && best_prev >= 0; j++)
+				if (strcmp(s.v[j].key, s.runs[best_prev].key) == 0)
 					break;
 			{
 				struct choice ch;
@@ -330,9 +491,11 @@ static int simulate(struct sim_obj *o, long budget, long stream, double sd, doub
 			/* proven: the paired test's "confirmed" label of the best against the baseline
 			 * (what status shows); any_proven: configurations it would label */
 			nproven = 0;
-			for (j = 1; j < (long)nc; j++) {
+			for (j = 1; j < (long)s.nc; j++) {
 				struct noise_cmp pc;
 
+				if (s.v[j].st.n == 0)
+					continue;
 				noise_compare(&rule, j, 0, &pc);
 				nproven += pc.beats;
 				if (j == best)
@@ -341,51 +504,50 @@ static int simulate(struct sim_obj *o, long budget, long stream, double sd, doub
 			ever_any |= nproven > 0;
 			if (ext) {
 				emit_line(json_pack("{s:o, s:I, s:o, s:I, s:s}", "best",
-						    config_json(v[best].config, 1), "runs",
-						    (json_int_t)n, "p",
+						    config_json(s.v[best].config, 1), "runs",
+						    (json_int_t)s.nd, "p",
 						    isnan(pick_p) ? json_null() : json_real(pick_p),
-						    "n", (json_int_t)v[best].st.n, "source", source));
-				best_prev = rep[best];
+						    "n", (json_int_t)s.v[best].st.n, "source", source));
+				best_prev = s.rep[best];
 			} else {
-				double t = true_score(o, runs[rep[best]].x, v[best].key);
-				long lead_cfg = -1, lead_common = 0;
+				struct sim_run *runs = s.runs;
+				double t = true_score(o, runs[s.rep[best]].x, s.v[best].key);
+				long lead_cfg = -1, lead_common = 0, lead = 0;
 
-				if (best_prev >= 0 && strcmp(v[best].key, runs[best_prev].key) != 0) {
+				if (best_prev >= 0 && strcmp(s.v[best].key, runs[best_prev].key) != 0) {
 					promotions++;
 					false_promotions += t < best_true_prev;
 					if (search_debug())
 						fprintf(stderr, "run %ld: best %s (true %g, mean %g n %ld) "
 							"replaces true %g; sd %g df %ld, resid sd %g df %ld\n",
-							n, v[best].config, t, v[best].st.mean, v[best].st.n,
-							best_true_prev, in.noise.sd, in.noise.df,
-							rule.resid.sd, rule.resid.df);
+							s.nd, s.v[best].config, t, s.v[best].st.mean,
+							s.v[best].st.n, best_true_prev, in.noise.sd,
+							in.noise.df, rule.resid.sd, rule.resid.df);
 				}
-				best_prev = rep[best];
+				best_prev = s.rep[best];
 				best_true_prev = t;
-				long lead = 0;
-
 				/* the highest mean (what a method without the rule would pick) */
-				for (j = 1; j < (long)nc; j++)
-					if (v[j].st.mean > v[lead].st.mean)
+				for (j = 1; j < (long)s.nc; j++)
+					if (s.v[j].st.n > 0 && s.v[j].st.mean > s.v[lead].st.mean)
 						lead = j;
 				/* lead: the better configuration's runs on seeds the baseline has */
-				for (j = 0; j < (long)nc && o->lead_key[0]; j++)
-					if (strcmp(v[j].key, o->lead_key) == 0)
+				for (j = 0; j < (long)s.nc && o->lead_key[0]; j++)
+					if (strcmp(s.v[j].key, o->lead_key) == 0)
 						lead_cfg = j;
-				for (i = 0; i < n && lead_cfg > 0; i++) {
-					long k;
+				for (i = 0; i < s.nd && lead_cfg > 0; i++) {
+					long m;
 
-					if (pr[i].cfg != lead_cfg)
+					if (s.pr[i].cfg != lead_cfg)
 						continue;
-					for (k = 0; k < n; k++)
-						if (pr[k].cfg == 0 && runs[k].seed == runs[i].seed)
+					for (m = 0; m < s.nd; m++)
+						if (s.pr[m].cfg == 0 && runs[m].seed == runs[i].seed)
 							break;
-					lead_common += k < n;
+					lead_common += m < s.nd;
 				}
 				json_array_append_new(trace, json_pack("{s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:b, s:o, s:b, s:I}",
-					"runs", (json_int_t)n, "best_true", t,
-					"leader_true", true_score(o, runs[rep[lead]].x, v[lead].key),
-					"best_n", (json_int_t)v[best].st.n,
+					"runs", (json_int_t)s.nd, "best_true", t,
+					"leader_true", true_score(o, runs[s.rep[lead]].x, s.v[lead].key),
+					"best_n", (json_int_t)s.v[best].st.n,
 					"promotions", (json_int_t)promotions,
 					"false_promotions", (json_int_t)false_promotions,
 					"proven", (json_int_t)nproven, "ever_proven", ever_proven, "ever_any_proven", ever_any,
@@ -393,9 +555,11 @@ static int simulate(struct sim_obj *o, long budget, long stream, double sd, doub
 					"best_is_lead", lead_cfg >= 0 && best == lead_cfg,
 					"lead_common", (json_int_t)lead_common));
 			}
-			noise_rule_release(&rule);
-			if (n >= budget)
+propose:
+			if (s.nd >= budget || s.np >= budget || s.np - s.nd >= lanes) {
+				noise_rule_release(&rule);
 				break;
+			}
 			in.replicates = 3;
 			in.confirm_max = 6;
 			in.budget_runs = budget;
@@ -403,62 +567,50 @@ static int simulate(struct sim_obj *o, long budget, long stream, double sd, doub
 			in.turn = turn++;
 			propose_next(&in, &out);
 			if (search_debug())
-				fprintf(stderr, "run %ld: %s\n", n + 1, out.reason);
+				fprintf(stderr, "run %ld: %s\n", s.np + 1, out.reason);
+			noise_rule_release(&rule);
 			if (out.kind == PROP_NONE) {
+				/* converged, or waits for the runs in flight */
 				prop_out_release(&out);
 				break;
 			}
-			if (out.kind == PROP_REPLICATE) {
-				long top = 0;
-				char sv[24];
+			{
+				char *config = sim_config(&s, &out, &repeat);
 
-				/* the seed chosen (one the best has), else a fresh one
-				 * for the configuration, as autopilot.c */
-				for (i = 0; i < n; i++)
-					if (strcmp(runs[i].key, v[out.cfg].key) == 0 && runs[i].seed > top)
-						top = runs[i].seed;
-				xsnprintf(sv, sizeof(sv), "%ld", top + 1);
-				runs[n].config = confkey_with(v[out.cfg].config, "SEED",
-							      out.value ? out.value : sv);
-			} else {
-				runs[n].config = xstrdup(out.config);
+				repeats += repeat;
+				prop_out_release(&out);
+				sim_make(&s, config);
 			}
-			prop_out_release(&out);
 		}
-		confkey_key(runs[n].config, "SEED", runs[n].key);
-		values_of(runs[n].config, ext ? 0 : o->nvars, runs[n].x, &runs[n].seed);
-		if (!ext && o->kind == OBJ_LEAD && !o->lead_key[0] && n + 1 >= o->lead_at) {
-			/* the first new configuration from run lead_at on is the better one */
-			for (i = 0; i < n && strcmp(runs[i].key, runs[n].key) != 0; i++)
-				;
-			if (i == n)
-				memcpy(o->lead_key, runs[n].key, sizeof(o->lead_key));
-		}
-		if (ext)
-			runs[n].score = ask(runs[n].config);
-		else
-			runs[n].score = true_score(o, runs[n].x, runs[n].key) +
-					sd * sqrt(rho) * seed_offset(stream, runs[n].seed) +
-					sd * sqrt(1 - rho) * noise_of(stream, runs[n].seed, runs[n].x);
-		n++;
+		if (s.nd >= budget)
+			break;
 	}
 	if (ext)
 		json_decref(trace);
-	else
+	else if (lanes == 1)
 		cmd_emit_json(json_pack("{s:s, s:i, s:I, s:I, s:o}", "objective",
 					o->kind == OBJ_FLAT ? "flat" : o->kind == OBJ_LEAD ? "lead" :
 					"peak", "vars", o->nvars, "stream", (json_int_t)stream, "runs",
-					(json_int_t)n, "trace", trace));
-	for (i = 0; i < n; i++)
-		free(runs[i].config);
-	free(runs);
-	free(v);
-	free(rep);
-	free(pr);
-	free(seeds);
-	free(st);
-	free(obs);
-	free(tags);
+					(json_int_t)s.nd, "trace", trace));
+	else
+		cmd_emit_json(json_pack("{s:s, s:i, s:I, s:I, s:I, s:I, s:o}", "objective",
+					o->kind == OBJ_FLAT ? "flat" : o->kind == OBJ_LEAD ? "lead" :
+					"peak", "vars", o->nvars, "stream", (json_int_t)stream, "runs",
+					(json_int_t)s.nd, "lanes", (json_int_t)lanes,
+					"in_flight_repeats", (json_int_t)repeats, "trace", trace));
+	if (ext && repeats)
+		BUG("test-search: %ld proposals repeated a run in flight", repeats);
+	for (i = 0; i < s.np; i++)
+		free(s.runs[i].config);
+	free(s.runs);
+	free(s.v);
+	free(s.rep);
+	free(s.pr);
+	free(s.seeds);
+	free(s.st);
+	free(s.obs);
+	free(s.tags);
+	free(s.taken);
 	space_release(&sp);
 	return XL_OK;
 }
@@ -469,6 +621,8 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 {
 	const char *obj = "peak", *bud = "60", *str = "1", *noise = "0.01", *br = "3", *err;
 	const char *vars = args_get(args, "vars"), *lead_at = args_get(args, "lead-at");
+	const char *ln = args_get(args, "lanes") ? args_get(args, "lanes") : "1";
+	long long lanes;
 	long long nvars = NVARS, at = 4;
 	struct sim_obj o;
 	const char *base = args_get(args, "baseline");
@@ -492,6 +646,10 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 	str = args_get(args, "stream") ? args_get(args, "stream") : str;
 	noise = args_get(args, "noise") ? args_get(args, "noise") : noise;
 	br = args_get(args, "branch") ? args_get(args, "branch") : br;
+	if (parse_ll(ln, 1, 16, &lanes, &err) < 0) {
+		cmd_usage_error(self, "--lanes: 1 to 16");
+		return XL_USAGE;
+	}
 	if (external) {
 		struct space sp = { NULL, 0 };
 		char *config = NULL;
@@ -512,7 +670,8 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 		if (confkey_config(base, strlen(base), &config, &cause) < 0)
 			die("%s", cause);
 		memset(&o, 0, sizeof(o));
-		rc = simulate(&o, (long)budget, 0, 0, 0, (long)branch, &sp, config, threshold,
+		rc = simulate(&o, (long)budget, 0, 0, 0, (long)branch, (long)lanes, &sp, config,
+			      threshold,
 			      !args_get(args, "goal") || strcmp(args_get(args, "goal"), "min") != 0);
 		free(config);
 		space_release(&sp);
@@ -538,7 +697,7 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 	o.lead_at = (long)at;
 	o.lead = 3 * strtod(noise, NULL);
 	return simulate(&o, (long)budget, (long)stream,
-			strtod(noise, NULL), rho, (long)branch, NULL, NULL, threshold, 1);
+			strtod(noise, NULL), rho, (long)branch, (long)lanes, NULL, NULL, threshold, 1);
 }
 
 const struct cmd_entry cmd_test_search_entry = {
@@ -559,6 +718,10 @@ const struct cmd_entry cmd_test_search_entry = {
 	"has); flat and lead take --vars D (X1..XD). With --external, the caller scores\n"
 	"each run: a line {\"ask\": {VAR: value, ...}} out, the score back on stdin,\n"
 	"then {\"best\": {...}, \"runs\": n} (the seed variable is SEED; --goal min: lower\n"
-	"scores are better).\n",
+	"scores are better). --lanes L: L runs in flight; when the oldest finishes, the best\n"
+	"is chosen again and one run is proposed while the others are pending (the baseline\n"
+	"runs alone first; --external asks ahead and reads each score when its run\n"
+	"finishes); L above 1 adds lanes and in_flight_repeats (proposals that repeated a\n"
+	"run in flight: 0) to the document.\n",
 	.flags = CMD_HIDDEN, .exec = cmd_test_search,
 };

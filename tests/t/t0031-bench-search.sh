@@ -3,7 +3,10 @@
 # small: two streams of the synthetic objectives against xloop test-search
 # and random search (and Optuna 3.1's TPE when the host has python3-optuna),
 # a cache of its own, BENCHMARKS.md untouched by a partial run; and the
-# ask-and-tell protocol of bench/optuna_ask.py. Needs no Slurm.
+# ask-and-tell protocol of bench/optuna_ask.py (one at a time, and on 3
+# lanes with constant liar). test-search --lanes: 1 is the default's output,
+# byte for byte; on 3 lanes no proposal repeats a run in flight, and
+# --external asks 3 runs ahead once the baseline is scored. Needs no Slurm.
 . "$(dirname "$0")/lib.sh"
 
 R=${XLOOP_ROOT_DIR:?}
@@ -33,15 +36,37 @@ check "a partial run leaves BENCHMARKS.md alone" test "$(cksum <"$R/BENCHMARKS.m
 if [ -n "${have_optuna:-}" ]; then
 	printf '%s\n' '{"sampler": "tpe", "seed": 1, "trials": 2, "vars": [["A", "int", 0, 3], ["B", "cat", ["x", "y"]]], "enqueue": {"A": 2, "B": "y"}}' \
 		'{"tell": 0.5}' '{"tell": 0.7}' >"$T_TMP/in"
-	step "optuna_ask.py, one study of 2 trials" sh -c "$PY -I '$R/bench/optuna_ask.py' <'$T_TMP/in'" >"$T_TMP/ask"
-	check "it says its version, asks the enqueued baseline first, and ends the study" \
+	printf '%s\n' '{"sampler": "tpe-liar", "seed": 1, "trials": 4, "lanes": 3, "vars": [["A", "int", 0, 3]], "enqueue": {"A": 2}}' \
+		'{"tell": 0.5}' '{"tell": 0.7}' '{"tell": 0.1}' '{"tell": 0.2}' >>"$T_TMP/in"
+	step "optuna_ask.py, a study of 2 trials, then 4 on 3 lanes" sh -c "$PY -I '$R/bench/optuna_ask.py' <'$T_TMP/in'" >"$T_TMP/ask"
+	check "it says its version, asks the enqueued baseline first, and ends the study; on 3 lanes 3 asks go out before the first tell" \
 		$PY -c 'import json, sys
 ln = [json.loads(x) for x in open(sys.argv[1])]
 assert "optuna" in ln[0], ln
 assert ln[1] == {"ask": {"A": 2, "B": "y"}}, ln
-assert set(ln[2]["ask"]) == {"A", "B"} and ln[3] == {"done": True}, ln' "$T_TMP/ask"
+assert set(ln[2]["ask"]) == {"A", "B"} and ln[3] == {"done": True}, ln
+assert ln[4] == {"ask": {"A": 2}} and all("ask" in x for x in ln[5:8]), ln
+assert ln[8] == {"done": True} and len(ln) == 9, ln' "$T_TMP/ask"
 else
 	skip "optuna_ask.py's protocol" "no python3-optuna on the host"
 fi
+
+"$XLOOP_BIN" test-search --objective lead --vars 5 --budget 20 --stream 2 >"$T_TMP/l0.json"
+"$XLOOP_BIN" test-search --objective lead --vars 5 --budget 20 --stream 2 --lanes 1 >"$T_TMP/l1.json"
+check "test-search --lanes 1 prints the default's output, byte for byte" cmp "$T_TMP/l0.json" "$T_TMP/l1.json"
+for s in 1 2 3; do
+	"$XLOOP_BIN" test-search --objective peak --budget 30 --stream $s --lanes 3 >"$T_TMP/l3-$s.json"
+done
+check "--lanes 3: 30 runs, none proposed while the same run was in flight" $PY -c 'import json, sys
+for p in sys.argv[1:]:
+    d = json.load(open(p))
+    assert d["lanes"] == 3 and d["runs"] == 30 and d["in_flight_repeats"] == 0, (p, d["runs"])
+    assert [t["runs"] for t in d["trace"]] == list(range(1, 31)), p' "$T_TMP"/l3-*.json
+seq 6 | sed 's/^/0.5/' | "$XLOOP_BIN" test-search --external --space X=1..9:int --space Y=a,b,c \
+	--baseline "$(printf 'X=5\nY=a\nSEED=1\n')" --budget 6 --lanes 3 >"$T_TMP/ext3"
+check "--external --lanes 3: the baseline alone, then 3 asks ahead of each score read" $PY -c 'import json, sys
+k = ["ask" if "ask" in json.loads(x) else "best" for x in open(sys.argv[1])]
+assert k == ["ask", "best", "ask", "ask", "ask", "best", "ask", "best", "ask", "best",
+             "best", "best"], k' "$T_TMP/ext3"
 
 finish

@@ -13,6 +13,7 @@
 #include "stages/breaker.h"
 #include "runs.h"
 
+#include "fixture-db.h"
 #include "fixture-run.h"
 
 struct fx {
@@ -24,15 +25,9 @@ struct fx {
 static int setup(void **state)
 {
 	struct fx *f = xcalloc(1, sizeof(*f));
-	char *path, *cause = NULL;
 
-	xsnprintf(f->dir, sizeof(f->dir), "/tmp/xloop-test-breaker-XXXXXX");
-	if (!mkdtemp(f->dir))
+	if (fixture_db_open(f->dir, sizeof(f->dir), "breaker", &f->ctx.db) < 0)
 		return -1;
-	path = xasprintf("%s/state.db", f->dir);
-	if (db_open(&f->ctx.db, path, &cause) < 0)
-		return -1;
-	free(path);
 	config_defaults(&f->ctx.cfg, "s", "gpu");
 	f->ctx.cfg.breaker_program = 2;
 	f->at = 1000;
@@ -43,14 +38,12 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	char *cmd = xasprintf("rm -rf '%s'", f->dir);
-	int rc = system(cmd);
+	int rc = fixture_dir_remove(f->dir);
 
-	free(cmd);
 	config_release(&f->ctx.cfg);
 	db_close(&f->ctx.db);
 	free(f);
-	return rc == 0 ? 0 : -1;
+	return rc;
 }
 
 /* A run judged verdict (with class, or NULL) for reason, after the ones before. */

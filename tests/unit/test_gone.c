@@ -15,6 +15,7 @@
 #include "jobs/segments.h"
 #include "runs.h"
 
+#include "fixture-db.h"
 #include "fixture-run.h"
 
 struct fx {
@@ -40,15 +41,9 @@ static int fake_run(struct proc *p)
 static int setup(void **state)
 {
 	struct fx *f = xcalloc(1, sizeof(*f));
-	char *path, *cause = NULL;
 
-	xsnprintf(f->dir, sizeof(f->dir), "/tmp/xloop-test-gone-XXXXXX");
-	if (!mkdtemp(f->dir))
+	if (fixture_db_open(f->dir, sizeof(f->dir), "gone", &f->ctx.db) < 0)
 		return -1;
-	path = xasprintf("%s/state.db", f->dir);
-	if (db_open(&f->ctx.db, path, &cause) < 0)
-		return -1;
-	free(path);
 	config_defaults(&f->ctx.cfg, "s", "gpu");
 	cancelled[0] = '\0';
 	*state = f;
@@ -58,14 +53,12 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	char *cmd = xasprintf("rm -rf '%s'", f->dir);
-	int rc = system(cmd);
+	int rc = fixture_dir_remove(f->dir);
 
-	free(cmd);
 	config_release(&f->ctx.cfg);
 	db_close(&f->ctx.db);
 	free(f);
-	return rc == 0 ? 0 : -1;
+	return rc;
 }
 
 /* Run tag of study s with attempt 1 (token tok, verdict or NULL); its id. */

@@ -21,6 +21,7 @@
 #include "stages/reconcile.h"
 #include "runs.h"
 
+#include "fixture-db.h"
 #include "fixture-run.h"
 
 struct fx {
@@ -32,15 +33,9 @@ struct fx {
 static int setup(void **state)
 {
 	struct fx *f = xcalloc(1, sizeof(*f));
-	char *path, *cause = NULL;
 
-	xsnprintf(f->dir, sizeof(f->dir), "/tmp/xloop-test-lanes-XXXXXX");
-	if (!mkdtemp(f->dir))
+	if (fixture_db_open(f->dir, sizeof(f->dir), "lanes", &f->ctx.db) < 0)
 		return -1;
-	path = xasprintf("%s/state.db", f->dir);
-	if (db_open(&f->ctx.db, path, &cause) < 0)
-		return -1;
-	free(path);
 	config_defaults(&f->ctx.cfg, "s", "gpu");
 	f->ref.newest_live_job = xstrdup("");
 	*state = f;
@@ -50,15 +45,13 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	char *cmd = xasprintf("rm -rf '%s'", f->dir);
-	int rc = system(cmd);
+	int rc = fixture_dir_remove(f->dir);
 
-	free(cmd);
 	db_close(&f->ctx.db);
 	config_release(&f->ctx.cfg);
 	refresh_release(&f->ref);
 	free(f);
-	return rc == 0 ? 0 : -1;
+	return rc;
 }
 
 /* Pick a lane for the next job; returns its lane or -1 when all are full. */

@@ -14,6 +14,7 @@
 #include "stages/nodes.h"
 #include "runs.h"
 
+#include "fixture-db.h"
 #include "fixture-run.h"
 
 struct fx {
@@ -24,15 +25,9 @@ struct fx {
 static int setup(void **state)
 {
 	struct fx *f = xcalloc(1, sizeof(*f));
-	char *path, *cause = NULL;
 
-	xsnprintf(f->dir, sizeof(f->dir), "/tmp/xloop-test-nodes-XXXXXX");
-	if (!mkdtemp(f->dir))
+	if (fixture_db_open(f->dir, sizeof(f->dir), "nodes", &f->ctx.db) < 0)
 		return -1;
-	path = xasprintf("%s/state.db", f->dir);
-	if (db_open(&f->ctx.db, path, &cause) < 0)
-		return -1;
-	free(path);
 	*state = f;
 	return 0;
 }
@@ -40,13 +35,11 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	char *cmd = xasprintf("rm -rf '%s'", f->dir);
-	int rc = system(cmd);
+	int rc = fixture_dir_remove(f->dir);
 
-	free(cmd);
 	db_close(&f->ctx.db);
 	free(f);
-	return rc == 0 ? 0 : -1;
+	return rc;
 }
 
 /* A run of study with one attempt that ended state on node at end. */

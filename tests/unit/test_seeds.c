@@ -22,6 +22,7 @@
 #include "search/confkey.h"
 #include "search/space.h"
 
+#include "fixture-db.h"
 #include "fixture-run.h"
 
 struct fx {
@@ -33,15 +34,9 @@ struct fx {
 static int setup(void **state)
 {
 	struct fx *f = xcalloc(1, sizeof(*f));
-	char *path, *cause = NULL;
 
-	xsnprintf(f->dir, sizeof(f->dir), "/tmp/xloop-test-seeds-XXXXXX");
-	if (!mkdtemp(f->dir))
+	if (fixture_db_open(f->dir, sizeof(f->dir), "seeds", &f->ctx.db) < 0)
 		return -1;
-	path = xasprintf("%s/state.db", f->dir);
-	if (db_open(&f->ctx.db, path, &cause) < 0)
-		return -1;
-	free(path);
 	config_defaults(&f->ctx.cfg, "s", "gpu");
 	free(f->ctx.cfg.search.seed);
 	f->ctx.cfg.search.seed = xstrdup("SEED");
@@ -52,14 +47,12 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	char *cmd = xasprintf("rm -rf '%s'", f->dir);
-	int rc = system(cmd);
+	int rc = fixture_dir_remove(f->dir);
 
-	free(cmd);
 	config_release(&f->ctx.cfg);
 	db_close(&f->ctx.db);
 	free(f);
-	return rc == 0 ? 0 : -1;
+	return rc;
 }
 
 /* Run tag with X=x and SEED=seed (from the baseline unless it is the first), verdict or NULL. */

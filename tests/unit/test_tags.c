@@ -17,6 +17,8 @@
 #include "runs.h"
 #include "tags.h"
 
+#include "fixture-db.h"
+
 /* Compose candidate k and compare. */
 static void expect_tag(enum tag_kind kind, const char *base, const char *var,
 		       const char *value, int k, const char *want)
@@ -142,15 +144,9 @@ struct fx {
 static int setup(void **state)
 {
 	struct fx *f = xcalloc(1, sizeof(*f));
-	char *path, *cause = NULL;
 
-	xsnprintf(f->dir, sizeof(f->dir), "/tmp/xloop-test-tags-XXXXXX");
-	if (!mkdtemp(f->dir))
+	if (fixture_db_open(f->dir, sizeof(f->dir), "tags", &f->ctx.db) < 0)
 		return -1;
-	path = xasprintf("%s/state.db", f->dir);
-	if (db_open(&f->ctx.db, path, &cause) < 0)
-		return -1;
-	free(path);
 	f->ctx.root = f->dir;
 	f->ctx.cfg.study = xstrdup("s");
 	*state = f;
@@ -160,14 +156,12 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	char *cmd = xasprintf("rm -rf '%s'", f->dir);
-	int rc = system(cmd);
+	int rc = fixture_dir_remove(f->dir);
 
 	db_close(&f->ctx.db);
 	free(f->ctx.cfg.study);
-	free(cmd);
 	free(f);
-	return rc == 0 ? 0 : -1;
+	return rc;
 }
 
 /* Occupy a tag in the study. */

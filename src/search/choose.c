@@ -11,7 +11,7 @@
 struct choose_model {
 	struct prop_model pm;
 	int have_pm;
-	double lpd;		/* pm's held-out fit (gp_loo_lpd) */
+	double lpd;		/* pm's held-out fit (gp_loo) */
 	double *mean, *var;	/* per configuration, goal-signed (shrunken means) */
 	int *has;
 };
@@ -195,7 +195,7 @@ static double null_loo(const struct gp *g, double a, double b)
  *
  * The model with configurations apart (one hyperparameter beyond the null,
  * its signal): the two held-out fits, each run's log density predicted
- * from the others summed (lpd, gp_loo_lpd; null_loo), less
+ * from the others summed (lpd, gp_loo; null_loo), less
  * CHOOSE_LOOK_CHARGE nats per e-fold of runs beyond CHOOSE_LOOK_FROM: the
  * choice is asked again after every run, and more looks at noise find more
  * that looks like a lead. In-sample, its marginal likelihood hardly tells
@@ -239,22 +239,25 @@ static char *try_model(const struct prop_input *in, long prev, struct choice *c)
 {
 	struct choose_model *m = c->m;
 	struct prop_model apart;
+	double mse;
 
 	if (in->space == NULL || in->space->n == 0)
 		return xstrdup("no search space (`xloop space set`)");
 	if (prop_model_fit(in, 0, &m->pm) < 0)
 		return xstrdup("no model could be fitted");
 	m->have_pm = 1;
-	m->lpd = gp_loo_lpd(&m->pm.g);
+	gp_loo(&m->pm.g, &mse, &m->lpd);
 	/* the smooth model, or the one with configurations apart when it
 	 * predicts left-out runs plainly better */
 	if (prop_model_fit(in, PROP_FIT_APART, &apart) == 0) {
-		double lpd = gp_loo_lpd(&apart.g);
+		double amse, lpd;
 
+		gp_loo(&apart.g, &amse, &lpd);
 		if (lpd > m->lpd + CHOOSE_APART_MARGIN) {
 			prop_model_release(&m->pm);
 			m->pm = apart;
 			m->lpd = lpd;
+			mse = amse;
 			c->apart = 1;
 		} else {
 			prop_model_release(&apart);
@@ -266,7 +269,7 @@ static char *try_model(const struct prop_input *in, long prev, struct choice *c)
 	if (runs_on_grid(in, &m->pm) < CHOOSE_MIN_RUNS)
 		return xasprintf("fewer than %d runs on the grid", CHOOSE_MIN_RUNS);
 	if (m->pm.g.w == NULL) {
-		c->loo_model = gp_loo_mse(&m->pm.g);
+		c->loo_model = mse;
 		c->loo_means = loo_means(in, &m->pm);
 		if (c->loo_model > CHOOSE_LOO_WORSE * c->loo_means)
 			return xasprintf("the model predicts left-out runs worse than the raw "
@@ -370,17 +373,13 @@ static double model_df(const struct prop_input *in, const struct gp *g)
 /* The variance of every succeeded run's score about their mean (all configurations alike). */
 static double spread_var(const struct prop_input *in)
 {
-	double sum = 0, sq = 0;
-	long k = 0;
+	struct noise_cfg all = { 0 };
 	size_t i;
 
 	for (i = 0; i < in->nruns; i++)
-		if (in->runs[i].proven && isfinite(in->runs[i].score)) {
-			sum += in->runs[i].score;
-			sq += in->runs[i].score * in->runs[i].score;
-			k++;
-		}
-	return k > 1 ? (sq - sum * sum / (double)k) / (double)(k - 1) : 0;
+		if (in->runs[i].proven && isfinite(in->runs[i].score))
+			noise_add(&all, in->runs[i].score);
+	return all.n > 1 ? all.ss / (double)(all.n - 1) : 0;
 }
 
 /* P(a better than b). */

@@ -80,7 +80,7 @@
  * studies chose its prior) unless the one with configurations apart
  * (gp_opts.apart: each configuration its own, as early in a study of many
  * variables where one change moved the score far) predicts the left-out
- * runs better by more than this many nats (gp_loo_lpd).
+ * runs better by more than this many nats (gp_loo).
  */
 #define CHOOSE_APART_MARGIN 1.0
 /* Below this many runs on the grid the model is not used. */

@@ -797,35 +797,27 @@ static double *kinv_diag(const struct gp *g)
 	return diag;
 }
 
-double gp_loo_mse(const struct gp *g)
+/*
+ * Run i left out: its predictive mean is y_i - alpha_i / (K^-1)_ii and its
+ * variance 1 / (K^-1)_ii (standardised), so its error is
+ * alpha_i / (K^-1)_ii and its log density
+ * -(log(2 pi / (K^-1)_ii) + alpha_i^2 / (K^-1)_ii) / 2.
+ */
+void gp_loo(const struct gp *g, double *mse, double *lpd)
 {
 	double *diag = kinv_diag(g), ss = 0;
 	size_t i;
 
+	*lpd = 0;
 	for (i = 0; i < g->n; i++) {
 		double r = diag[i] > 0 ? g->alpha[i] / diag[i] * g->yscale : 0;
 
 		ss += r * r;
+		if (diag[i] > 0)
+			*lpd -= 0.5 * (log(2 * M_PI / diag[i]) + g->alpha[i] * g->alpha[i] / diag[i]);
 	}
 	free(diag);
-	return g->n ? ss / (double)g->n : 0;
-}
-
-/*
- * Run i left out: its predictive mean is y_i - alpha_i / (K^-1)_ii and its
- * variance 1 / (K^-1)_ii, so its log density is
- * -(log(2 pi / (K^-1)_ii) + alpha_i^2 / (K^-1)_ii) / 2.
- */
-double gp_loo_lpd(const struct gp *g)
-{
-	double *diag = kinv_diag(g), lpd = 0;
-	size_t i;
-
-	for (i = 0; i < g->n; i++)
-		if (diag[i] > 0)
-			lpd -= 0.5 * (log(2 * M_PI / diag[i]) + g->alpha[i] * g->alpha[i] / diag[i]);
-	free(diag);
-	return lpd;
+	*mse = g->n ? ss / (double)g->n : 0;
 }
 
 void gp_ref_release(struct gp_ref *r)

@@ -122,19 +122,13 @@ void gp_obs_cov(const struct gp *g, const double *a, long sa, const struct gp_re
 		size_t m, double *cov, double *var);
 
 /*
- * The mean squared leave-one-out error of the runs' scores (each predicted
- * from the others, seed offsets included; closed form), in the data's
- * units squared. Costs n^3 / 3.
+ * Each run's score predicted from the others (seed offsets and noise
+ * included; closed form, n^3 / 3): the mean squared error, in the data's
+ * units squared, into *mse, and the sum of the runs' log densities of the
+ * standardised scores (the model's held-out fit, comparable with another
+ * model's over the same scores) into *lpd.
  */
-double gp_loo_mse(const struct gp *g);
-
-/*
- * The sum over runs of the log density of each run's standardised score
- * when predicted from the others (seed offsets and noise included; closed
- * form, n^3 / 3): the model's held-out fit, comparable with another
- * model's over the same standardised scores.
- */
-double gp_loo_lpd(const struct gp *g);
+void gp_loo(const struct gp *g, double *mse, double *lpd);
 
 void gp_release(struct gp *g);
 

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "lib/fsutil.h"
 #include "jobsh/jobsh.h"
+#include "jobs/stop-rule.h"
 
 /* A study or tag name. */
 int valid_name(const char *s)
@@ -159,6 +160,9 @@ void config_defaults(struct config *c, const char *study, const char *partition)
 	c->stop.on = 1;
 	c->stop.grace = 120;
 	c->stop.chance_epochs = 2;
+	c->stop.warmup = STOP_WARMUP;
+	c->stop.behind = STOP_BEHIND;
+	c->stop.noise_z = STOP_NOISE_Z;
 	c->remote_host = xstrdup("");
 	c->remote_dir = xstrdup("");
 	c->min_delta = 0;
@@ -337,6 +341,12 @@ static const struct field fields[] = {
 	  "seconds from 1 to 86400" },
 	{ "stop", "chance_epochs", F_INT, OFF(stop.chance_epochs), 0, 1000, NULL,
 	  "an integer from 0 (never) to 1000" },
+	{ "stop", "warmup", F_INT, OFF(stop.warmup), 0, STOP_MAX_EPOCH, NULL,
+	  "epochs from 0 to 100000" },
+	{ "stop", "behind", F_INT, OFF(stop.behind), 0, 1000, NULL,
+	  "an integer from 0 (never) to 1000" },
+	{ "stop", "noise_z", F_NUM, OFF(stop.noise_z), 0, 0, NULL,
+	  "a number from 0 to 100", 0, 100 },
 	{ "remote", "host", F_STR, OFF(remote_host), 0, 0, check_host, "an ssh host name or \"\"" },
 	{ "remote", "dir", F_STR, OFF(remote_dir), 0, 0, check_dir, "a directory on the host or \"\"" },
 	{ "search", "seed", F_STR, OFF(search.seed), 0, 0, check_seed,

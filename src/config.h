@@ -47,6 +47,9 @@ struct config {
 		int on;			/* each job gets the stop watcher */
 		long long grace;	/* seconds the job has to exit once told */
 		long long chance_epochs;	/* epochs running at chance that stop it; 0: never */
+		long long warmup;	/* behind the best: no bar at epochs 0..warmup */
+		long long behind;	/* epochs running behind the bar that stop it; 0: never */
+		double noise_z;		/* the bar's margin in seed-noise sds */
 	} stop;
 	char *remote_host;	/* "" when local */
 	char *remote_dir;

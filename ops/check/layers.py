@@ -24,7 +24,8 @@ PURE = {"lib/util", "lib/buf", "lib/jsonw", "tags", "glossary", "stages/judge", 
         "slurm/parse-squeue", "slurm/parse-impl", "jobsh/jobsh", "jobsh/lex",
         "jobsh/jobsh-impl",
         "jobsh/parse", "jobsh/directives", "search/noise", "search/gp", "search/choose", "search/propose-value", "search/propose-change", "search/propose-impl",
-        "search/propose", "search/propose-confirm", "search/confkey", "search/space", "lib/banned", "jobs/progress"}
+        "search/propose", "search/propose-confirm", "search/confkey", "search/space", "lib/banned", "jobs/progress",
+        "jobs/stop-rule"}
 
 
 LONG = 900

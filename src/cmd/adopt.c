@@ -413,6 +413,16 @@ const struct cmd_entry cmd_adopt_entry = {
 	"whatever Slurm says: neither success nor failure. The rule is off for the\n"
 	"baseline (a root run), for runs whose one change is the seed (replicates,\n"
 	"confirming runs) and for `retry` of a stopped run (it runs to its end).\n"
-	"A job that reports nothing runs as before.\n",
+	"A job that reports nothing runs as before.\n"
+	"\n"
+	"Behind the best (issue 46). At submit xloop writes \"$XLOOP_RUN_DIR/stop-bar\"\n"
+	"(\"bar K V\": the value to beat at epoch K): the best configuration's mean\n"
+	"curve at K (and the run's parent's: the less demanding of the two), less\n"
+	"stop.noise_z (2) sds of the seed noise at K, measured from replicates\n"
+	"(configurations with two runs or more), times sqrt(1 + 1/n) for a mean of\n"
+	"n runs; only epochs both reached, at the same K, none up to stop.warmup\n"
+	"(5). A run behind the bar at stop.behind (3) reported epochs running stops\n"
+	"(\"behind the best by more than the noise\"). No replicates, no bar. The\n"
+	"same runs as above never stop by it.\n",
 	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_adopt,
 };

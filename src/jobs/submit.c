@@ -21,6 +21,7 @@
 #include "stages/nodes.h"
 #include "jobs/submit.h"
 #include "jobs/watch.h"
+#include "jobs/stop-bar.h"
 
 /* Free a submission's result. */
 void submit_result_release(struct submit_result *res)
@@ -624,7 +625,10 @@ static int run_sbatch(struct xl_ctx *ctx, struct slurm *s, const struct submissi
 	excl = runs_exclude_nodes(&ctx->db, c->study, sub->o->exclude, time(NULL),
 				  submit_partition_nodes(ctx));
 	req.exclude = excl;
-	if (sub->segs ? segments_prepare(ctx, r->tag, res->n, sub->token, sub->sha,
+	if (c->stop.on && stop_bar_write(ctx, r, sub->rule_on, cause) < 0) {
+		attempts_set_submit_failed(&ctx->db, sub->a.id, *cause);
+		rc = XL_ERR;
+	} else if (sub->segs ? segments_prepare(ctx, r->tag, res->n, sub->token, sub->sha,
 					 sub->text.s, sub->segs, sub->rule_on, &req, &sreq,
 					 cause) < 0 :
 	    c->stop.on && watch_write_wrapper(ctx, r->tag, res->n, sub->token, sub->text.s,

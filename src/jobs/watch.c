@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "jobs/progress.h"
+#include "jobs/stop-rule.h"
 #include "jobs/watch.h"
 #include "jobsh/directives.h"
 #include "lib/fsutil.h"
@@ -32,6 +33,30 @@ static const char rule_awk[] =
 	"}\n"
 	"END { printf \"%d\", last; if (why != \"\") printf \" %s\", why; print \"\" }\n";
 
+/*
+ * stop-rule.c's rule in awk, before rule_awk's (issue 46): the values to
+ * beat from $XLOOP_RUN_DIR/stop-bar (written at submit), and a run
+ * behind them at "behind" epochs running stops. Keep it the same as
+ * stop_first_behind (test_stop_rule and t1590 check each).
+ */
+static const char bar_awk[] =
+	"BEGIN {\n"
+	"\tbf = ENVIRON[\"XLOOP_RUN_DIR\"] \"/stop-bar\"\n"
+	"\twhile ((getline bl < bf) > 0) {\n"
+	"\t\tsplit(bl, bw, \" \")\n"
+	"\t\tif (bw[1] == \"behind\") bn = bw[2] + 0\n"
+	"\t\telse if (bw[1] == \"bar\") { bar[bw[2] + 0] = bw[3] + 0; nbar++ }\n"
+	"\t}\n"
+	"\tclose(bf)\n"
+	"}\n"
+	"rule == \"on\" && nbar && bn >= 1 && $1 == \"epoch\" && NF >= 3 && $2 ~ /^[0-9]+$/ &&\n"
+	"    tolower($3) ~ num {\n"
+	"\tk = $2 + 0\n"
+	"\tif (k in bar && (goal == \"max\" ? $3 + 0 < bar[k] : $3 + 0 > bar[k])) brun++\n"
+	"\telse brun = 0\n"
+	"\tif (brun >= bn) { last = k; why = \"" STOP_BEHIND_WHY " at \" bn \" epochs running\"; exit }\n"
+	"}\n";
+
 /* The watcher's shell, before job.sh starts. */
 void watch_shell(const struct config *c, int rule_on, struct buf *b)
 {
@@ -56,6 +81,7 @@ void watch_shell(const struct config *c, int rule_on, struct buf *b)
 		 "xl_check() {\n"
 		 "\tawk -v goal=\"$xl_goal\" -v runs=\"$xl_runs\" -v rule=\"$1\" \\\n"
 		 "\t    -v num='^[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)(e[-+]?[0-9]+)?$' '\n");
+	buf_adds(b, bar_awk);
 	buf_adds(b, rule_awk);
 	buf_adds(b,
 		 "' <<<\"$2\"\n"

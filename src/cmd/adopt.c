@@ -418,10 +418,12 @@ const struct cmd_entry cmd_adopt_entry = {
 	"Behind the best (issue 46). At submit xloop writes \"$XLOOP_RUN_DIR/stop-bar\"\n"
 	"(\"bar K V\": the value to beat at epoch K): the best configuration's mean\n"
 	"curve at K (and the run's parent's: the less demanding of the two), less\n"
-	"stop.noise_z (2) sds of the seed noise at K, measured from replicates\n"
-	"(configurations with two runs or more), times sqrt(1 + 1/n) for a mean of\n"
-	"n runs; only epochs both reached, at the same K, none up to stop.warmup\n"
-	"(5). A run behind the bar at stop.behind (3) reported epochs running stops\n"
+	"stop.noise_z (3) sds of the seed noise at K, measured from replicates\n"
+	"(configurations with two runs or more; epochs K-2..K+2, never less than\n"
+	"from K to the end; widened by Student's t for the replicates' df), times\n"
+	"sqrt(1 + 1/n) for a mean of n runs; only epochs both reached, at the same\n"
+	"K, none up to stop.warmup\n"
+	"(10). A run behind the bar at stop.behind (5) reported epochs running stops\n"
 	"(\"behind the best by more than the noise\"). No replicates, no bar. The\n"
 	"same runs as above never stop by it.\n",
 	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_adopt,

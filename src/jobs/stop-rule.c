@@ -5,6 +5,7 @@
 
 #include "jobs/stop-rule.h"
 #include "lib/util.h"
+#include "search/noise.h"
 
 /* Set c->v[k] = v, growing the curve with NANs. */
 static void curve_set(struct stop_curve *c, size_t k, double v)
@@ -66,14 +67,12 @@ void stop_curve_release(struct stop_curve *c)
 	c->len = 0;
 }
 
-/* The seed noise at epoch k, pooled over configurations with two values or more. */
-double stop_noise_at(const struct stop_curve *runs, size_t n, size_t k, long *df)
+/* The sum of squares within configurations at epoch k and its df (added to *ss, *df). */
+static void noise_ss(const struct stop_curve *runs, size_t n, size_t k, double *ss, long *df)
 {
-	double ss = 0;
 	size_t i, j;
 	char *done = xcalloc(n + 1, 1);
 
-	*df = 0;
 	for (i = 0; i < n; i++) {
 		double sum = 0, mean;
 		long m = 0;
@@ -93,10 +92,32 @@ double stop_noise_at(const struct stop_curve *runs, size_t n, size_t k, long *df
 		mean = sum / (double)m;
 		for (j = i; j < n; j++)
 			if (runs[j].cfg == runs[i].cfg && k < runs[j].len && isfinite(runs[j].v[k]))
-				ss += (runs[j].v[k] - mean) * (runs[j].v[k] - mean);
+				*ss += (runs[j].v[k] - mean) * (runs[j].v[k] - mean);
 		*df += m - 1;
 	}
 	free(done);
+}
+
+/* The seed noise near epoch k, pooled over configurations and epochs k - window .. k + window. */
+double stop_noise_at(const struct stop_curve *runs, size_t n, size_t k, size_t window, long *df)
+{
+	double ss = 0;
+	size_t e = k > window ? k - window : 0;
+
+	*df = 0;
+	for (; e <= k + window; e++)
+		noise_ss(runs, n, e, &ss, df);
+	return *df ? sqrt(ss / (double)*df) : NAN;
+}
+
+/* The seed noise pooled over epochs k .. max - 1. */
+static double tail_noise(const struct stop_curve *runs, size_t n, size_t k, size_t max, long *df)
+{
+	double ss = 0;
+
+	*df = 0;
+	for (; k < max; k++)
+		noise_ss(runs, n, k, &ss, df);
 	return *df ? sqrt(ss / (double)*df) : NAN;
 }
 
@@ -135,15 +156,21 @@ size_t stop_bar(const struct stop_curve *runs, size_t n, long best, long parent,
 	size_t k, last = 0;
 
 	for (k = 0; k < max; k++) {
-		long df;
-		double sd, b, q;
+		long df, tdf;
+		double sd, b, q, tail;
 
 		bar[k] = NAN;
 		if ((long long)k <= p->warmup || best < 0)
 			continue;
-		sd = stop_noise_at(runs, n, k, &df);
+		sd = stop_noise_at(runs, n, k, STOP_NOISE_WINDOW, &df);
 		if (!df)
 			continue;
+		/* a few replicates measure the noise loosely: Student's t widens the margin */
+		sd *= noise_t_quantile(0.975, (double)df) / STOP_Z975;
+		/* never narrower than the noise from k to the end, where the run is judged */
+		tail = tail_noise(runs, n, k, max, &tdf);
+		if (tdf)
+			sd = fmax(sd, tail * noise_t_quantile(0.975, (double)tdf) / STOP_Z975);
 		b = bar_of(runs, n, best, k, sd, p);
 		if (parent >= 0 && parent != best) {
 			/* the less demanding of the two, where both reached k */

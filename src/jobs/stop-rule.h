@@ -6,8 +6,10 @@
  * it is behind the bar at `behind` reported epochs running after the
  * warm-up. The bar at epoch K is the best configuration's mean curve at
  * K (and its parent's: the less demanding of the two), less z times the
- * seed noise at K (the pooled sd of replicates at K) times sqrt(1 + 1/n),
- * n the runs in that mean; only epochs both reached, at the same index.
+ * seed noise at K (the pooled sd of replicates at K and the epochs beside
+ * it, or from K to the end when that is larger) times sqrt(1 + 1/n), n the runs in that mean, times t(0.975, df) /
+ * 1.96 for the df the replicates give; only epochs both reached, at the
+ * same index.
  * No replicates reaching K, no bar at K: the rule needs the noise.
  */
 #ifndef XLOOP_STOP_RULE_H
@@ -22,9 +24,9 @@
  * `./build.sh bench stop` (BENCHMARKS.md, section 8): change them only with
  * that table.
  */
-#define STOP_WARMUP 5
-#define STOP_BEHIND 3
-#define STOP_NOISE_Z 2.0
+#define STOP_WARMUP 10
+#define STOP_BEHIND 5
+#define STOP_NOISE_Z 3.0
 
 /* The highest epoch index a curve keeps. */
 #define STOP_MAX_EPOCH 100000
@@ -53,11 +55,17 @@ void stop_curve_parse(const char *text, struct stop_curve *c);
 void stop_curve_release(struct stop_curve *c);
 
 /*
- * The seed noise at epoch k: the within-configuration sd pooled over the
- * configurations of runs[0, n) with at least two finite values at k; NAN
- * when none (*df 0).
+ * The seed noise near epoch k: the within-configuration sd pooled over the
+ * configurations of runs[0, n) with at least two finite values at an
+ * epoch, and over the epochs k - window .. k + window (accuracy moves in
+ * steps: two seeds often tie at one epoch); NAN when none (*df 0).
  */
-double stop_noise_at(const struct stop_curve *runs, size_t n, size_t k, long *df);
+double stop_noise_at(const struct stop_curve *runs, size_t n, size_t k, size_t window, long *df);
+
+/* The epochs either side of K whose replicates measure the noise at K. */
+#define STOP_NOISE_WINDOW 2
+/* The normal's 0.975 quantile: the margin is z sds times t(0.975, df) / this. */
+#define STOP_Z975 1.959963984540054
 
 /*
  * The bar: bar[k] for k < max (NAN: no bar at k) from the runs of

@@ -340,9 +340,15 @@ static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why,
 	for (i = 0; i < bs.nruns; i++) {
 		runs[i].cfg = bs.runs[i].cfg;
 		runs[i].seed = bs.runs[i].seed;
-		runs[i].proven = bs.runs[i].proven;
+		/*
+		 * a stopped run is a lower-fidelity observation for the proposer (its
+		 * value at the stop: BENCHMARKS.md 8), never for the choice of the best
+		 */
+		runs[i].proven = bs.runs[i].proven || bs.runs[i].stopped;
 		runs[i].open = bs.runs[i].open;
-		runs[i].score = bs.runs[i].score;
+		runs[i].score = bs.runs[i].proven ? bs.runs[i].score : bs.runs[i].last;
+		if (bs.runs[i].stopped)
+			noise_add(&v[bs.runs[i].cfg].st, bs.runs[i].last);
 	}
 	taken = proposed_keys(ctx, &ntaken);
 	{

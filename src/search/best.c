@@ -436,6 +436,8 @@ static int best_load_db(struct xl_ctx *ctx, struct best_state *bs)
 		br->proven = proven;
 		br->open = db_col_is_null(&q, 5);
 		br->score = proven ? sqlite3_column_double(q.st, 6) : 0;
+		br->stopped = strcmp(db_col_text(&q, 5), "stopped") == 0 && !db_col_is_null(&q, 6);
+		br->last = br->stopped ? sqlite3_column_double(q.st, 6) : 0;
 		free(config);
 		c = &bs->v[at];
 		c->runs++;

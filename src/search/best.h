@@ -87,6 +87,8 @@ struct best_run {
 	int proven;		/* its latest attempt succeeded with a score */
 	int open;		/* no verdict yet (queued, running) */
 	double score;		/* the score when proven */
+	int stopped;		/* stopped early with its last value (issue 46) */
+	double last;		/* that value: for autopilot's model only */
 };
 
 struct best_state {

@@ -130,10 +130,41 @@ static void test_kept_load_follows_the_db(void **state)
 	sees(f, 1, 1);
 }
 
+/*
+ * A stopped run (issue 46) is no proven run, but best_load keeps its last
+ * value for autopilot's model (a lower-fidelity observation); a stopped
+ * run without a value, and a failed one, have none.
+ */
+static void test_stopped_runs_last_value(void **state)
+{
+	struct fx *f = *state;
+	struct best_state bs;
+
+	scored(&f->ctx.db, "a", "1", 0.9);
+	scored(&f->ctx.db, "b", "2", 0.4);
+	scored(&f->ctx.db, "c", "3", 0.3);
+	scored(&f->ctx.db, "d", "4", 0.2);
+	assert_int_equal(db_exec(&f->ctx.db, "UPDATE attempt SET verdict = 'stopped' WHERE run_id = 2"), 0);
+	assert_int_equal(db_exec(&f->ctx.db, "UPDATE attempt SET verdict = 'stopped', score = NULL "
+				 "WHERE run_id = 3"), 0);
+	assert_int_equal(db_exec(&f->ctx.db, "UPDATE attempt SET verdict = 'failure' WHERE run_id = 4"), 0);
+	assert_int_equal(best_load(&f->ctx, &bs), 0);
+	assert_int_equal(bs.nruns, 4);
+	assert_true(bs.runs[0].proven && !bs.runs[0].stopped);
+	assert_true(!bs.runs[1].proven && bs.runs[1].stopped);
+	assert_true(bs.runs[1].last > 0.39 && bs.runs[1].last < 0.41);
+	assert_true(!bs.runs[2].proven && !bs.runs[2].stopped);
+	assert_true(!bs.runs[3].proven && !bs.runs[3].stopped);
+	assert_int_equal(bs.best, 0);	/* the choice sees no stopped run */
+	assert_int_equal(bs.v[1].st.n, 0);
+	best_release(&bs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_kept_load_follows_the_db, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stopped_runs_last_value, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,9 +6,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "config.h"
 #include "jobs/stop-rule.h"
+#include "jobs/watch.h"
+#include "lib/fsutil.h"
+#include "lib/proc.h"
 
 #define N NAN
 
@@ -51,45 +56,59 @@ static void test_noise(void **state)
 	(void)state;
 	fill(c);
 	/* epoch 2: 0.6 and 0.7, mean 0.65, ss 0.005, df 1 */
-	assert_float_equal(stop_noise_at(c, 3, 2, &df), sqrt(0.005), 1e-12);
+	assert_float_equal(stop_noise_at(c, 3, 2, 0, &df), sqrt(0.005), 1e-12);
 	assert_int_equal(df, 1);
 	/* epoch 0: nobody; the parent alone has no noise */
-	assert_true(isnan(stop_noise_at(c, 3, 0, &df)));
+	assert_true(isnan(stop_noise_at(c, 3, 0, 0, &df)));
 	assert_int_equal(df, 0);
-	assert_true(isnan(stop_noise_at(c + 2, 1, 2, &df)));
+	assert_true(isnan(stop_noise_at(c + 2, 1, 2, 2, &df)));
 	/* pooled with configuration 2 (0.5, 0.7: ss 0.02): sqrt(0.025 / 2) */
 	c[3] = (struct stop_curve){ x2, 3, 2 };
 	c[4] = (struct stop_curve){ y2, 3, 2 };
-	assert_float_equal(stop_noise_at(c, 5, 2, &df), sqrt(0.0125), 1e-12);
+	assert_float_equal(stop_noise_at(c, 5, 2, 0, &df), sqrt(0.0125), 1e-12);
 	assert_int_equal(df, 2);
+	/* epochs 1 to 3 of configuration 0: ss 0 + 0.005 + 0.005, df 3; 2 adds 0.02, df 4 */
+	assert_float_equal(stop_noise_at(c, 3, 2, 1, &df), sqrt(0.01 / 3), 1e-12);
+	assert_int_equal(df, 3);
+	assert_float_equal(stop_noise_at(c, 5, 2, 1, &df), sqrt(0.03 / 4), 1e-12);
 }
 
 static void test_bar(void **state)
 {
 	struct stop_curve c[3];
 	struct stop_params p = { 1, 2, 2.0, 1 };
-	double bar[6], sd = sqrt(0.005);
+	/*
+	 * the noise near 2 and 3 (epochs 0..4 and 1..5): ss 0.01, df 4, sd 0.05
+	 * (a margin of 2 sd t(0.975, 4) / 1.96, below the floors); near 4 (epochs
+	 * 2..6): ss 0.01, df 3; each margin widened by t(0.975, df) / 1.96
+	 */
+	double bar[6],
+	       m3 = 2 * sqrt(0.01 / 3) * 3.1824463 / 1.959964, m2 = 2 * 0.05 * 4.3026527 / 1.959964;
 	size_t n;
 
 	(void)state;
 	fill(c);
-	/* the best alone: mean - 2 sd sqrt(1 + 1/2); none in the warm-up (0, 1) */
+	/* the best alone: mean - margin sqrt(1 + 1/2); none in the warm-up (0, 1) */
 	n = stop_bar(c, 3, 0, -1, &p, bar, 6);
 	assert_int_equal(n, 5);
 	assert_true(isnan(bar[0]) && isnan(bar[1]) && isnan(bar[5]));
-	assert_float_equal(bar[2], 0.65 - 2 * sd * sqrt(1.5), 1e-12);
-	assert_float_equal(bar[3], 0.75 - 2 * sd * sqrt(1.5), 1e-12);
-	assert_float_equal(bar[4], 0.8, 1e-12);	/* 0.8 and 0.8: no noise at 4 */
-	/* with the parent: the less demanding, 0.5 - 2 sd sqrt(2) = 0.3; only where both reached */
+	/*
+	 * the noise from k to the end is the floor: at 2 epochs 2..5 (ss 0.01, df 3),
+	 * at 3 epochs 3..5 (ss 0.005, df 2), at 4 none (0.8 and 0.8)
+	 */
+	assert_float_equal(bar[2], 0.65 - m3 * sqrt(1.5), 1e-6);
+	assert_float_equal(bar[3], 0.75 - m2 * sqrt(1.5), 1e-6);
+	assert_float_equal(bar[4], 0.8 - m3 * sqrt(1.5), 1e-6);
+	/* with the parent: the less demanding, 0.5 - margin sqrt(2); only where both reached */
 	n = stop_bar(c, 3, 0, 1, &p, bar, 6);
 	assert_int_equal(n, 4);
-	assert_float_equal(bar[2], 0.3, 1e-12);
-	assert_float_equal(bar[3], 0.35, 1e-12);
+	assert_float_equal(bar[2], 0.5 - m3 * sqrt(2), 1e-6);
+	assert_float_equal(bar[3], 0.55 - m2 * sqrt(2), 1e-6);
 	assert_true(isnan(bar[4]));
 	/* goal min: mean + margin, the parent's the higher */
 	p.goal_max = 0;
 	n = stop_bar(c, 3, 0, 1, &p, bar, 6);
-	assert_float_equal(bar[2], 0.65 + 2 * sd * sqrt(1.5), 1e-12);
+	assert_float_equal(bar[2], 0.65 + m3 * sqrt(1.5), 1e-6);
 	/* no best, or a warm-up past every epoch: no bar */
 	assert_int_equal(stop_bar(c, 3, -1, -1, &p, bar, 6), 0);
 	p.warmup = 10;
@@ -150,6 +169,94 @@ static void test_text(void **state)
 	buf_release(&b);
 }
 
+/* The watcher's awk program and its num regex, cut from watch_shell's text (malloc'd). */
+static void watcher_awk(int goal_max, char **prog, char **num)
+{
+	struct config c;
+	struct buf b = BUF_INIT;
+	const char *p, *q, *e;
+
+	config_defaults(&c, "s", "p");
+	c.goal_max = goal_max;
+	watch_shell(&c, 1, &b);
+	p = strstr(b.s, "-v num='");
+	assert_non_null(p);
+	p += 8;
+	q = strstr(p, "' '\n");
+	assert_non_null(q);
+	e = strstr(q, "\n' <<<");
+	assert_non_null(e);
+	*num = xstrndup(p, (size_t)(q - p));
+	*prog = xstrndup(q + 4, (size_t)(e + 1 - (q + 4)));
+	buf_release(&b);
+	config_release(&c);
+}
+
+/*
+ * The watcher's awk on the node decides as stop_first_behind does: random
+ * curves against a bar file, goal max and min (awk must be installed, as
+ * on every node).
+ */
+static void test_awk_same_as_c(void **state)
+{
+	char dir[] = "/tmp/xloop-test-stoprule-XXXXXX", *prog, *num, *env[2], *bf, *cause = NULL;
+	unsigned long x = 12345;
+	int goal, t;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	env[0] = xasprintf("XLOOP_RUN_DIR=%s", dir);
+	env[1] = NULL;
+	bf = path_join(dir, "stop-bar");
+	for (goal = 0; goal <= 1; goal++) {
+		watcher_awk(goal, &prog, &num);
+		for (t = 0; t < 40; t++) {
+			struct stop_params p = { 3, 1 + t % 3, 2.0, goal };
+			double v[16], bar[16];
+			struct buf pt = BUF_INIT, bt = BUF_INIT;
+			char *want;
+			const char *argv[] = { "awk", "-v", goal ? "goal=max" : "goal=min", "-v",
+					       "runs=0", "-v", "rule=on", "-v", NULL, NULL, NULL };
+			struct proc pr = PROC_INIT;
+			long long k;
+			size_t i;
+
+			for (i = 0; i < 16; i++) {
+				x = x * 6364136223846793005UL + 1442695040888963407UL;
+				v[i] = (double)((x >> 33) % 1000) / 1000;
+				bar[i] = i > 3 && (x >> 20) % 5 ? 0.5 : NAN;
+			}
+			v[0] = NAN;
+			for (i = 1; i < 16; i++)
+				buf_addf(&pt, "epoch %zu %.3f\n", i, v[i]);
+			stop_bar_text(bar, 16, &p, &bt);
+			assert_int_equal(write_file_atomic(bf, bt.s, bt.len, 0644, &cause), 0);
+			argv[8] = xasprintf("num=%s", num);
+			argv[9] = prog;
+			pr.argv = argv;
+			pr.env = (const char *const *)env;
+			pr.in = pt.s;
+			assert_int_equal(proc_run(&pr), 0);
+			assert_int_equal(pr.status, 0);
+			k = stop_first_behind(v, 16, bar, 16, &p);
+			want = k >= 0 ? xasprintf("%lld " STOP_BEHIND_WHY " at %lld epochs running\n", k,
+						  p.behind) : xstrdup("15\n");
+			assert_string_equal(pr.out.s, want);
+			free(want);
+			free((char *)argv[8]);
+			proc_release(&pr);
+			buf_release(&pt);
+			buf_release(&bt);
+		}
+		free(prog);
+		free(num);
+	}
+	unlink(bf);
+	rmdir(dir);
+	free(bf);
+	free(env[0]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -158,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_bar),
 		cmocka_unit_test(test_first_behind),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_awk_same_as_c),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

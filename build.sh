@@ -14,6 +14,9 @@
 #                       rewrites only their part of BENCHMARKS.md
 #   ./build.sh bench search   autopilot vs Optuna 3.1/4.1 (TPE, GPSampler) and random
 #                       search (bench/search.py; builds build/dev/xloop and a trixie tree)
+#   ./build.sh bench stop     the stop rule and autopilot on real learning curves
+#                       (bench/curves/) vs Optuna 3.1's TPE with Median and Hyperband
+#                       pruners at equal GPU-hours (bench/stop.py; about 10 min)
 #   ./build.sh soak [--nodes [N]] [MINUTES]   the chaos soak (tests/soak, default 30 min):
 #                       faults on a schedule, checked against sacct and git; figures to
 #                       BENCHMARKS.md; --nodes: on N nodes (default 3; a node lost and
@@ -259,6 +262,16 @@ bench)
 		say "xloop in build/dev (for the search benchmark)"
 		make -s -j"$JOBS" BUILD=build/dev VERSION="$(version)" build/dev/xloop >&2
 		exec /usr/bin/python3 bench/search.py --xloop build/dev/xloop
+	fi
+	# ./build.sh bench stop: the stop rule and autopilot on the learning
+	# curves of bench/curves/ against Optuna 3.1's TPE with MedianPruner and
+	# HyperbandPruner at equal GPU-hours (bench/stop.py, issue 46)
+	if [ "${2:-}" = stop ]; then
+		need_pkgs $BUILD_PKGS $TEST_PKGS python3-optuna
+		say "xloop in build/dev (for the stop benchmark)"
+		make -s -j"$JOBS" BUILD=build/dev VERSION="$(version)" build/dev/xloop >&2
+		shift 2
+		exec nice -n 10 /usr/bin/python3 bench/stop.py --xloop build/dev/xloop "$@"
 	fi
 	need_pkgs $BUILD_PKGS $TEST_PKGS
 	build_static

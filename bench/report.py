@@ -541,6 +541,8 @@ out.extend(old_part("## 5. Search"))
 out.extend(old_part("## 6. The Slurm driver"))
 # a long study's cost, measured by hand (issue 47): kept as it is
 out.extend(old_part("## 7. A long study"))
+# stopping runs behind the best (./build.sh bench stop, bench/stop.py; issue 46): kept
+out.extend(old_part("## 8. Stopping runs"))
 
 w("## Method")
 w("")

@@ -1,4 +1,6 @@
 /*
+ * Over 900 lines: one loop for the benchmarks' three modes (synthetic, --external,
+ * --curves), kept in one file so the three meet the same proposer the same way.
  * xloop test-search --objective peak|flat [--budget N] [--stream S]
  * [--noise SD]: autopilot's real proposer (propose.c) and promotion rule
  * (noise.c) against a synthetic objective, in process, one run at a time,
@@ -45,6 +47,7 @@
 #include "search/noise.h"
 #include "search/propose.h"
 #include "search/space.h"
+#include "jobs/stop-replay.h"
 
 static const struct opt test_search_opts[] = {
 	{ "objective", OPT_STRING, "peak|flat|lead", "the synthetic objective (default peak)" },
@@ -64,6 +67,15 @@ static const struct opt test_search_opts[] = {
 	{ "goal", OPT_STRING, "max|min", "metric.goal of the external study (default max)" },
 	{ "threshold", OPT_STRING, "P", "the probability the best moves at (default: xloop's, "
 	  "calibrated; for the calibration)" },
+	{ "curves", OPT_STRING, "FILE", "replay the learning curves of FILE (bench/curves.py) with "
+	  "the stop rule (issue 46)" },
+	{ "hours", OPT_STRING, "H", "--curves: the budget in GPU-hours of the curves' seconds" },
+	{ "no-stop", OPT_FLAG, NULL, "--curves: every run to its end" },
+	{ "stopped", OPT_STRING, "censored|proposer|all", "--curves: a stopped run is no "
+	  "observation, one at its last value for the proposer (autopilot.c, the default), or for "
+	  "the choice of the best too" },
+	{ "stop", OPT_STRING, "W,R,Z", "--curves: stop.warmup, stop.behind, stop.noise_z "
+	  "(default xloop's)" },
 	OPT_END,
 };
 
@@ -150,6 +162,14 @@ struct sim_run {
 	char key[65];
 	long x[MAXVARS], seed;
 	double score;
+	/* --curves: its curve, the bar it had at submit, what became of it */
+	const struct replay_run *cv;
+	int rule_on, proven, model;	/* model: a stopped run the model sees */
+	const char *kind, *why;
+	double *bar, cost;	/* cost: the seconds it ran */
+	size_t nbar;
+	long long stop_at;	/* the epoch it stopped at, -1: ran to its end */
+	char *best_after;	/* the best's configuration once it finished */
 };
 
 /* X1..Xn and SEED of a configuration text (x: MAXVARS values, 0 past n). */
@@ -230,6 +250,13 @@ static double answer(void)
 struct sim {
 	struct sim_obj *o;
 	int ext;
+	/* --curves: the data, the rule, the budget in seconds */
+	const struct replay *rp;
+	int stop, stopped_value;
+	struct stop_params sp;
+	double budget_secs, spent;
+	long next_parent, cur_best;	/* the proposal's parent and the best, for its bar */
+	const char *next_kind;
 	long budget, stream, lanes;
 	double sd, rho;
 	struct sim_run *runs;
@@ -253,11 +280,11 @@ static void sim_view(struct sim *s, struct prop_input *in, struct noise_rule *ru
 	const char **sv = xcalloc((size_t)s->np + 1, sizeof(*sv));
 	long *ids = xcalloc((size_t)s->np + 1, sizeof(*ids));
 	long i, j;
-	size_t nt = 0;
+	size_t nt = 0, nobs;
 
 	s->nc = 0;
 	for (i = 0; i < s->np; i++) {
-		int done = i < s->nd;
+		int done = i < s->nd, proven = done && (!s->rp || s->runs[i].proven);
 
 		for (j = 0; j < (long)s->nc; j++)
 			if (strcmp(s->v[j].key, s->runs[i].key) == 0)
@@ -269,33 +296,38 @@ static void sim_view(struct sim *s, struct prop_input *in, struct noise_rule *ru
 			s->rep[j] = -1;
 			s->nc++;
 		}
-		if (done) {
+		if (proven) {
 			if (s->rep[j] < 0) {
 				xsnprintf(s->tags + 16 * j, 16, "r%ld", i);
 				s->v[j].rep_tag = s->tags + 16 * j;
 				s->rep[j] = i;
 			}
 			noise_add(&s->v[j].st, s->runs[i].score);
-		} else {
+		} else if (!done) {
 			s->v[j].open++;
 			s->taken[nt++] = s->runs[i].key;
 		}
 		xsnprintf(s->seeds[i], sizeof(s->seeds[i]), "%ld", s->runs[i].seed);
 		s->pr[i].cfg = j;
 		s->pr[i].seed = s->seeds[i];
-		s->pr[i].proven = done;
+		s->pr[i].proven = proven || (done && s->runs[i].model);
 		s->pr[i].open = !done;
-		s->pr[i].score = done ? s->runs[i].score : 0;
+		s->pr[i].score = s->pr[i].proven ? s->runs[i].score : 0;
 		sv[i] = s->seeds[i];
 	}
 	for (j = 0; j < (long)s->nc; j++)
 		s->st[j] = s->v[j].st;
-	/* the runs finished are the first nd (FIFO) */
+	for (i = 0; i < s->nd; i++)	/* the proposer sees stopped runs too (autopilot.c) */
+		if (s->runs[i].model)
+			noise_add(&s->v[s->pr[i].cfg].st, s->runs[i].score);
+	/* the runs finished are the first nd (FIFO); stopped and failed ones are no observation */
 	noise_seed_ids(sv, (size_t)s->np, ids);
-	for (i = 0; i < s->nd; i++) {
-		s->obs[i].cfg = s->pr[i].cfg;
-		s->obs[i].seed = ids[i];
-		s->obs[i].score = s->runs[i].score;
+	for (i = 0, nobs = 0; i < s->nd; i++) {
+		if (s->rp && !s->runs[i].proven)
+			continue;
+		s->obs[nobs].cfg = s->pr[i].cfg;
+		s->obs[nobs].seed = ids[i];
+		s->obs[nobs++].score = s->runs[i].score;
 	}
 	free(sv);
 	free(ids);
@@ -306,13 +338,56 @@ static void sim_view(struct sim *s, struct prop_input *in, struct noise_rule *ru
 	in->nruns = (size_t)s->np;
 	in->p.goal_max = goal_max;
 	in->p.alpha = 0.05;
-	noise_rule_init(rule, s->obs, (size_t)s->nd, s->st, s->nc, &in->p);
+	noise_rule_init(rule, s->obs, nobs, s->st, s->nc, &in->p);
 	in->noise = rule->within;
 	in->baseline = 0;
 	in->space = sp;
 	in->seed = "SEED";
 	in->taken = s->taken;
 	in->ntaken = nt;
+}
+
+/* --curves: run np's curve (seed S: the data's S - 1 + stream), its bar as stop_bar_write's. */
+static void curves_submit(struct sim *s, struct sim_run *r)
+{
+	const struct replay_run **done = xcalloc((size_t)s->nd + 1, sizeof(*done));
+	long i, *cfg = xcalloc((size_t)s->nd + 1, sizeof(*cfg));
+	size_t n = 0;
+
+	r->cv = replay_find(s->rp, r->key, r->seed - 1 + s->stream);
+	if (!r->cv)
+		die("test-search: '%s' is not in the curves", r->config);
+	r->kind = s->next_kind;
+	r->rule_on = s->stop && strcmp(r->kind, "change") == 0;
+	for (i = 0; i < s->nd && r->rule_on; i++)
+		if (s->runs[i].proven && s->runs[i].stop_at < 0) {
+			done[n] = s->runs[i].cv;
+			cfg[n++] = s->pr[i].cfg;
+		}
+	if (r->rule_on)
+		r->nbar = replay_bar(s->rp, done, cfg, n, s->cur_best, s->next_parent, &s->sp,
+				     &r->bar);
+	free(done);
+	free(cfg);
+}
+
+/* --curves: run r finishes: where the rules stop it, its cost, its score. */
+static void curves_finish(struct sim *s, struct sim_run *r)
+{
+	struct replay_end e;
+
+	replay_finish(s->rp, r->cv, r->rule_on, r->bar, r->nbar, &s->sp, &e);
+	r->stop_at = e.stop_at;
+	r->why = e.why;
+	s->spent += r->cost = e.cost;
+	r->score = r->cv->acc[s->rp->epochs - 1];
+	r->proven = r->stop_at < 0 && isfinite(r->score);
+	if (s->stopped_value && r->stop_at > 0 && isfinite(r->cv->acc[r->stop_at - 1])) {
+		/* a lower-fidelity observation: its value at the stop */
+		r->score = r->cv->acc[r->stop_at - 1];
+		r->model = s->stopped_value == 1;
+		r->proven = s->stopped_value == 2;
+	}
 }
 
 /* Make run np from its configuration text (owned): its key and values; external: ask for it. */
@@ -333,6 +408,8 @@ static void sim_make(struct sim *s, char *config)
 	}
 	if (s->ext)
 		ask(r->config);
+	if (s->rp)
+		curves_submit(s, r);
 	s->np++;
 }
 
@@ -341,7 +418,9 @@ static void sim_finish(struct sim *s)
 {
 	struct sim_run *r = &s->runs[s->nd];
 
-	if (s->ext)
+	if (s->rp)
+		curves_finish(s, r);
+	else if (s->ext)
 		r->score = answer();
 	else
 		r->score = true_score(s->o, r->x, r->key) +
@@ -396,6 +475,43 @@ static char *sim_config(const struct sim *s, const struct prop_out *out, int *re
 	return config;
 }
 
+/* Swap in (on) or out the choice's view: without the stopped runs the proposer sees. */
+static void choice_view(struct sim *s, int on)
+{
+	struct noise_cfg t;
+	long i;
+
+	for (i = 0; i < s->nd; i++)
+		s->pr[i].proven = on ? s->pr[i].proven && !s->runs[i].model :
+				  s->pr[i].proven || s->runs[i].model;
+	for (i = 0; i < (long)s->nc && s->stopped_value; i++) {
+		t = s->v[i].st;
+		s->v[i].st = s->st[i];
+		s->st[i] = t;
+	}
+}
+
+/* --curves: the document, a run a line of the trace (the bench computes the figures). */
+static void curves_emit(struct sim *s, json_t *trace)
+{
+	long i;
+
+	for (i = 0; i < s->nd; i++) {
+		struct sim_run *r = &s->runs[i];
+
+		json_array_append_new(trace, json_pack("{s:o, s:I, s:s, s:b, s:o, s:o, s:f, s:b, s:o}",
+			"config", config_json(r->config, 1), "seed", (json_int_t)r->cv->seed,
+			"kind", r->kind, "rule", r->rule_on,
+			"stopped", r->stop_at >= 0 ? json_integer(r->stop_at) : json_null(),
+			"why", r->stop_at >= 0 ? json_string(r->why) : json_null(),
+			"secs", r->cost, "proven", r->proven,
+			"best", r->best_after ? config_json(r->best_after, 1) : json_null()));
+	}
+	cmd_emit_json(json_pack("{s:b, s:I, s:I, s:f, s:o}", "stop", s->stop, "stream",
+				(json_int_t)s->stream, "lanes", (json_int_t)s->lanes, "spent", s->spent,
+				"trace", trace));
+}
+
 /*
  * Run the search; prints one JSON document (external: a line per run).
  * Lanes: that many runs in flight; when the oldest finishes (first in,
@@ -405,9 +521,9 @@ static char *sim_config(const struct sim *s, const struct prop_out *out, int *re
  */
 static int simulate(struct sim_obj *o, long budget, long stream, double sd, double rho, long branch,
 		    long lanes, const struct space *ext_space, const char *ext_base,
-		    double threshold, int goal_max)
+		    double threshold, int goal_max, const struct sim *cur)
 {
-	int ext = ext_space != NULL;
+	int ext = ext_space != NULL && cur == NULL;
 	struct sim s;
 	struct space sp = { NULL, 0 };
 	json_t *trace = json_array();
@@ -423,6 +539,15 @@ static int simulate(struct sim_obj *o, long budget, long stream, double sd, doub
 	memset(&s, 0, sizeof(s));
 	s.o = o;
 	s.ext = ext;
+	if (cur) {
+		s.rp = cur->rp;
+		s.stop = cur->stop;
+		s.stopped_value = cur->stopped_value;
+		s.sp = cur->sp;
+		s.budget_secs = cur->budget_secs;
+	}
+	s.next_kind = "baseline";
+	s.next_parent = s.cur_best = -1;
 	s.budget = budget;
 	s.stream = stream;
 	s.lanes = lanes;
@@ -445,7 +570,7 @@ static int simulate(struct sim_obj *o, long budget, long stream, double sd, doub
 		if (space_parse_arg(arg, &sp.v[sp.n++], &cause) < 0)
 			die("%s", cause);
 	}
-	if (ext) {
+	if (ext_space) {
 		sim_make(&s, xstrdup(ext_base));
 	} else if (o->nvars == NVARS) {
 		sim_make(&s, xstrdup("SEED=1\nX1=3\nX2=3\nX3=7\nX4=2\n"));
@@ -469,7 +594,7 @@ static int simulate(struct sim_obj *o, long budget, long stream, double sd, doub
 			long j;
 			int repeat;
 
-			sim_view(&s, &in, &rule, goal_max, ext ? ext_space : &sp);
+			sim_view(&s, &in, &rule, goal_max, ext_space ? ext_space : &sp);
 			if (k > 0) {
 				in.best = best;	/* the configurations keep their places */
 				goto propose;
@@ -481,7 +606,9 @@ static int simulate(struct sim_obj *o, long budget, long stream, double sd, doub
 			{
 				struct choice ch;
 
+				choice_view(&s, 1);	/* no stopped run (best.c) */
 				choose_best_at(&in, best_prev >= 0 ? j : 0, threshold, &ch);
+				choice_view(&s, 0);
 				best = ch.best;
 				pick_p = ch.p;
 				source = choose_source_name(ch.source);
@@ -502,7 +629,11 @@ static int simulate(struct sim_obj *o, long budget, long stream, double sd, doub
 					ever_proven |= pc.beats;
 			}
 			ever_any |= nproven > 0;
-			if (ext) {
+			if (s.rp) {
+				free(s.runs[s.nd - 1].best_after);
+				s.runs[s.nd - 1].best_after = xstrdup(s.v[best].config);
+				best_prev = s.rep[best];
+			} else if (ext) {
 				emit_line(json_pack("{s:o, s:I, s:o, s:I, s:s}", "best",
 						    config_json(s.v[best].config, 1), "runs",
 						    (json_int_t)s.nd, "p",
@@ -556,7 +687,8 @@ static int simulate(struct sim_obj *o, long budget, long stream, double sd, doub
 					"lead_common", (json_int_t)lead_common));
 			}
 propose:
-			if (s.nd >= budget || s.np >= budget || s.np - s.nd >= lanes) {
+			if (s.nd >= budget || s.np >= budget || s.np - s.nd >= lanes ||
+			    (s.budget_secs > 0 && s.spent >= s.budget_secs)) {
 				noise_rule_release(&rule);
 				break;
 			}
@@ -578,6 +710,9 @@ propose:
 				char *config = sim_config(&s, &out, &repeat);
 
 				repeats += repeat;
+				s.next_kind = out.kind == PROP_REPLICATE ? "replicate" : "change";
+				s.next_parent = out.cfg;
+				s.cur_best = best;
 				prop_out_release(&out);
 				sim_make(&s, config);
 			}
@@ -585,7 +720,9 @@ propose:
 		if (s.nd >= budget)
 			break;
 	}
-	if (ext)
+	if (s.rp)
+		curves_emit(&s, trace);
+	else if (ext)
 		json_decref(trace);
 	else if (lanes == 1)
 		cmd_emit_json(json_pack("{s:s, s:i, s:I, s:I, s:o}", "objective",
@@ -600,8 +737,11 @@ propose:
 					"in_flight_repeats", (json_int_t)repeats, "trace", trace));
 	if (ext && repeats)
 		BUG("test-search: %ld proposals repeated a run in flight", repeats);
-	for (i = 0; i < s.np; i++)
+	for (i = 0; i < s.np; i++) {
 		free(s.runs[i].config);
+		free(s.runs[i].bar);
+		free(s.runs[i].best_after);
+	}
 	free(s.runs);
 	free(s.v);
 	free(s.rep);
@@ -613,6 +753,56 @@ propose:
 	free(s.taken);
 	space_release(&sp);
 	return XL_OK;
+}
+
+/* --curves: autopilot and the stop rule on the learning curves of a file. */
+static int run_curves(const struct cmd_entry *self, struct cmd_args *args, long long lanes)
+{
+	const char *hours = args_get(args, "hours"), *stop = args_get(args, "stop"), *err, *mode;
+	const char *bud = args_get(args, "budget") ? args_get(args, "budget") : "2000";
+	const char *str = args_get(args, "stream") ? args_get(args, "stream") : "0";
+	struct replay rp;
+	struct space sp = { NULL, 0 };
+	struct sim cur;
+	struct sim_obj o;
+	long long budget, stream;
+	char *cause = NULL;
+	size_t i;
+	int rc;
+
+	memset(&cur, 0, sizeof(cur));
+	cur.stop = !args_flag(args, "no-stop");
+	mode = args_get(args, "stopped") ? args_get(args, "stopped") : "proposer";
+	cur.stopped_value = strcmp(mode, "all") == 0 ? 2 : strcmp(mode, "proposer") == 0;
+	if (!cur.stopped_value && strcmp(mode, "censored") != 0) {
+		cmd_usage_error(self, "--stopped: censored, proposer or all");
+		return XL_USAGE;
+	}
+	cur.sp = (struct stop_params){ STOP_WARMUP, STOP_BEHIND, STOP_NOISE_Z, 1 };
+	if (stop && sscanf(stop, "%lld,%lld,%lf", &cur.sp.warmup, &cur.sp.behind,
+			   &cur.sp.z) != 3) {
+		cmd_usage_error(self, "--stop: W,R,Z");
+		return XL_USAGE;
+	}
+	cur.budget_secs = hours ? strtod(hours, NULL) * 3600 : 0;
+	if (parse_ll(bud, 1, 10000, &budget, &err) < 0 ||
+	    parse_ll(str, 0, 1 << 20, &stream, &err) < 0 || (hours && !(cur.budget_secs > 0))) {
+		cmd_usage_error(self, "bad arguments");
+		return XL_USAGE;
+	}
+	if (replay_load(args_get(args, "curves"), &rp, &cause) < 0)
+		die("%s", cause);
+	cur.rp = &rp;
+	sp.v = xcalloc(rp.nspace + 1, sizeof(*sp.v));
+	for (i = 0; i < rp.nspace; i++)
+		if (space_parse_arg(rp.space[i], &sp.v[sp.n++], &cause) < 0)
+			die("%s", cause);
+	memset(&o, 0, sizeof(o));
+	rc = simulate(&o, (long)budget, (long)stream, 0, 0, 3, (long)lanes, &sp, rp.baseline,
+		      CHOOSE_P, 1, &cur);
+	space_release(&sp);
+	replay_release(&rp);
+	return rc;
 }
 
 /* The benchmark's in-process search. */
@@ -650,6 +840,8 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 		cmd_usage_error(self, "--lanes: 1 to 16");
 		return XL_USAGE;
 	}
+	if (args_get(args, "curves"))
+		return run_curves(self, args, lanes);
 	if (external) {
 		struct space sp = { NULL, 0 };
 		char *config = NULL;
@@ -672,7 +864,8 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 		memset(&o, 0, sizeof(o));
 		rc = simulate(&o, (long)budget, 0, 0, 0, (long)branch, (long)lanes, &sp, config,
 			      threshold,
-			      !args_get(args, "goal") || strcmp(args_get(args, "goal"), "min") != 0);
+			      !args_get(args, "goal") || strcmp(args_get(args, "goal"), "min") != 0,
+			      NULL);
 		free(config);
 		space_release(&sp);
 		return rc;
@@ -697,7 +890,8 @@ static int cmd_test_search(struct xl_ctx *ctx, const struct cmd_entry *self,
 	o.lead_at = (long)at;
 	o.lead = 3 * strtod(noise, NULL);
 	return simulate(&o, (long)budget, (long)stream,
-			strtod(noise, NULL), rho, (long)branch, (long)lanes, NULL, NULL, threshold, 1);
+			strtod(noise, NULL), rho, (long)branch, (long)lanes, NULL, NULL, threshold, 1,
+			NULL);
 }
 
 const struct cmd_entry cmd_test_search_entry = {
@@ -722,6 +916,7 @@ const struct cmd_entry cmd_test_search_entry = {
 	"is chosen again and one run is proposed while the others are pending (the baseline\n"
 	"runs alone first; --external asks ahead and reads each score when its run\n"
 	"finishes); L above 1 adds lanes and in_flight_repeats (proposals that repeated a\n"
-	"run in flight: 0) to the document.\n",
+	"run in flight: 0) to the document. --curves FILE (bench/stop.py): runs replayed from\n"
+	"learning curves with the stop rule; {stop, stream, lanes, spent, trace: [a run each]}.\n",
 	.flags = CMD_HIDDEN, .exec = cmd_test_search,
 };

@@ -42,7 +42,8 @@ new_study "$d" st 'c["resources"].update(gres="", cpus=1, mem="100M", time="00:0
 c["queue"]["depth"] = 0
 c["breaker"] = {"program": 0, "no_gpu": False}
 c["stop"] = {"grace": 1}
-c["segments"] = {"max": 0, "signal": "USR2", "lead": 30, "checkpoint": "checkpoint"}'
+c["segments"] = {"max": 0, "signal": "USR2", "lead": 30, "checkpoint": "checkpoint"}
+c["search"] = {"seed": "SEED"}'
 
 # three epochs of a value, at chance 0.1; after a NaN one (and each one
 # of "user") the job waits for the test's gate or for the stop; the
@@ -148,7 +149,7 @@ check "its third segment never ran" eval '! grep -q "^3 start" "$d/runs/st/segna
 check "the baseline's watcher has the rule off" eval 'wrapper base 1 | grep -q "^xl_rule=off "'
 check "a run's watcher has the rule on" eval 'wrapper nan 1 | grep -q "^xl_rule=on "'
 check "git status shows no progress or stop file (init's .gitignore)" \
-	eval '! as_user git -C "$d" status --porcelain --untracked-files=all | grep -E "/(progress|stopped|stop-request)$"'
+	eval '! as_user git -C "$d" status --porcelain --untracked-files=all | grep -E "/(progress|stopped|stop-request|stop-bar)$"'
 u status --json >"$T_TMP/status.json"
 validates "status --json validates with stopped verdicts" status "$T_TMP/status.json"
 check "status shows the stop" eval 'u status nan | grep -q "stopped early at epoch 2 (the value is NaN)"'
@@ -163,4 +164,56 @@ check "the retry reported its NaN epoch" wait_for 60 at_epoch nan 2
 open_gate nan.2
 check "the retry is judged" wait_for 90 judged nan 2
 check "the retry ran to its end" test "$(verdict nan 2)" = "success|COMPLETED 0:0, score 0.5"
+
+# issue 46: behind the best by more than the noise. A curve job (SEED,
+# LEVEL, KIND): cbase and its replicate measure the noise at each epoch; a
+# plainly worse run stops after the warm-up (stop.warmup 1, stop.behind
+# 2) at epoch 3, where its job waits; one within noise runs to its end
+# (its job waits at its last epoch until the worse one is judged)
+cat >"$T_TMP/curve.sh" <<JOB
+#!/bin/bash
+set -u
+SEED=1
+LEVEL=80
+KIND=a
+G=$T_GATES
+JOB
+cat >>"$T_TMP/curve.sh" <<'JOB'
+p="$XLOOP_RUN_DIR/progress" v=0
+echo "epochs 6" >>"$p"
+for e in 1 2 3 4 5 6; do
+	v=0.$((LEVEL + e + SEED % 2))
+	echo "epoch $e $v" >>"$p"
+	if { [ "$LEVEL" -lt 50 ] && [ "$e" = 3 ]; } || { [ "$KIND" = b ] && [ "$e" = 6 ]; }; then
+		while [ ! -e "$XLOOP_RUN_DIR/stopped" ] && [ ! -e "$G/$XLOOP_TAG.$XLOOP_ATTEMPT" ]; do
+			sleep 0.2
+		done
+	fi
+	[ -e "$XLOOP_RUN_DIR/stopped" ] && break
+done
+echo "{\"score\": $v}" >"$XLOOP_RUN_DIR/cv.json"
+JOB
+step "chmod 755 curve.sh" chmod 755 "$T_TMP/curve.sh"
+step "stop.warmup 1" u config set stop.warmup 1
+step "stop.behind 2" u config set stop.behind 2
+step "adopt cbase" u adopt "$T_TMP/curve.sh" --tag cbase
+step "new cbase-r2 (a replicate)" u new cbase-r2 --from cbase --set SEED=2 --force
+for m in cbase cbase-r2; do
+	step "submit $m" u submit "$m" --no-chain
+	check "$m is judged" wait_for 90 judged "$m" 1
+done
+check "the replicate's watcher has the rule off" eval 'wrapper cbase-r2 1 | grep -q "^xl_rule=off "'
+step "new worse" u new worse --from cbase --set LEVEL=30 --force
+step "new within" u new within --from cbase --set KIND=b --force
+for m in worse within; do
+	step "submit $m" u submit "$m" --no-chain
+done
+check "worse's bar was written at submit, none in the warm-up" \
+	eval 'grep -q "^bar 2 " "$d/runs/st/worse/stop-bar" && ! grep -q "^bar 1 " "$d/runs/st/worse/stop-bar"'
+check "worse is judged" wait_for 90 judged worse 1
+check "worse stopped early at epoch 3, behind the best by more than the noise" \
+	test "$(verdict worse 1)" = "stopped|stopped early at epoch 3 (behind the best by more than the noise at 2 epochs running)"
+open_gate within.1
+check "within is judged" wait_for 90 judged within 1
+check "within, inside the noise, ran to its end" test "$(verdict within 1)" = "success|COMPLETED 0:0, score 0.87"
 finish

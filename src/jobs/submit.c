@@ -625,8 +625,8 @@ static int run_sbatch(struct xl_ctx *ctx, struct slurm *s, const struct submissi
 				  submit_partition_nodes(ctx));
 	req.exclude = excl;
 	if (sub->segs ? segments_prepare(ctx, r->tag, res->n, sub->token, sub->sha,
-					 sub->text.s, sub->segs, sub->rule_on, &req, &sreq,
-					 cause) < 0 :
+					 sub->text.s, sub->segs, sub->rule_on, sub->nsteps > 0,
+					 &req, &sreq, cause) < 0 :
 	    c->stop.on && watch_write_wrapper(ctx, r->tag, res->n, sub->token, sub->text.s,
 					      sub->rule_on, sub->nsteps > 0, &wrap, cause) < 0) {
 		attempts_set_submit_failed(&ctx->db, sub->a.id, *cause);

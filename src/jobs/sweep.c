@@ -457,7 +457,7 @@ static int write_scripts(struct xl_ctx *ctx, const struct array_sub *as,
 
 		rc = segments_write_wrapper(ctx, as->sw->tasks[as->pick[i]].tag, res->attempt[i],
 					    tok, as->sha[i], as->header.s ? as->header.s : "",
-					    as->segs, -1, &w, cause);
+					    as->segs, -1, 0, &w, cause);
 		free(tok);
 		free(w);
 	}

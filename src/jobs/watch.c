@@ -48,7 +48,7 @@ void watch_shell(const struct config *c, int rule_on, struct buf *b)
 		 "elif [ -f \"$xl_sf\" ]; then\n"
 		 "\t# stopped already (a requeue, a segment that started anyway): not again\n"
 		 "\techo \"xloop: this attempt was stopped early ($(cat \"$xl_sf\")): not run again\" >&2\n"
-		 "\texit 0\nfi\n"
+		 "\texit \"${xl_stopped_exit:-0}\"\nfi\n"
 		 "xl_asked() {\n"
 		 "\tlocal w a\n"
 		 "\t[ -f \"$xl_rq\" ] && read -r w a <\"$xl_rq\" && [ \"$a\" = \"$XLOOP_ATTEMPT\" ]\n"
@@ -110,6 +110,8 @@ int watch_write_wrapper(struct xl_ctx *ctx, const char *tag, long long n, const 
 	sbatch_header_lines(jobtext, &header);
 	buf_addf(&b, "#!/bin/bash\n# written by xloop: %s/%s attempt %lld with its stop watcher\n%s",
 		 c->study, tag, n, header.s ? header.s : "");
+	if (later_steps)	/* a stopped attempt's job that runs again: no step after it */
+		buf_addf(&b, "xl_stopped_exit=%d\n", WATCH_STOPPED_EXIT);
 	watch_shell(c, rule_on, &b);
 	buf_adds(&b,
 		 "# a signal job.sh's own #SBATCH --signal=B:... sends the batch shell: to job.sh\n"

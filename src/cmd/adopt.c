@@ -413,6 +413,10 @@ const struct cmd_entry cmd_adopt_entry = {
 	"whatever Slurm says: neither success nor failure. The rule is off for the\n"
 	"baseline (a root run), for runs whose one change is the seed (replicates,\n"
 	"confirming runs) and for `retry` of a stopped run (it runs to its end).\n"
-	"A job that reports nothing runs as before.\n",
+	"Every job of a run is watched: a plain one, each segment (K goes on from\n"
+	"the checkpoint), a sweep's task (its stop is that task's verdict); the\n"
+	"later steps of a stopped run (afterok, a sweep's aftercorr) do not run.\n"
+	"A job that reports nothing runs as before. runs/digits-mlp/base/job.sh in\n"
+	"xloop's repository is a PyTorch job that does all of this.\n",
 	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_adopt,
 };

@@ -2,7 +2,8 @@
 # Every test, in lanes that run side by side from the start: the
 # integration tests in tests/t/ against the local test cluster without
 # accounting (in the foreground); beside them the slowest plain-only tests
-# (PLAIN_ASIDE, PLAIN_ASIDE2) on cluster slots of their own, the tests with
+# (PLAIN_ASIDE, PLAIN_ASIDE2, and PLAIN_ASIDE3 after the 4-GPU lane) on
+# cluster slots of their own, the tests with
 # accounting (MariaDB + slurmdbd) on another (tests/one.sh's next slot), the
 # tests marked "# nodes: 3" on a 3-node cluster, then those marked
 # "# gpus: 4" on a node with 4 fake GPUs, the short chaos
@@ -85,6 +86,10 @@ fi
 # 32: the host lane and the first aside lane set the time, 940 s each)
 PLAIN_ASIDE="t1430 t1520 t1540 t1550 t1600 t1961 t1962 t2010"
 PLAIN_ASIDE2="t1960 t1963 t2005 t1420 t1700 t1240"
+# and a third on the 4-GPU lane's slot once that lane is done (about 6
+# minutes in, with 5 minutes to the end of the others: the host lane's
+# longest tests that need no cgroups; XLOOP_PLAIN_ASIDE3="" keeps them there)
+PLAIN_ASIDE3="t1400 t1530 t1440 t1610"
 
 # the cmocka unit tests: "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s), listed below:"
 units_run() {
@@ -267,9 +272,12 @@ else
 	# the slowest tests that run in the plain profile only and check no
 	# out-of-memory kill (cgroups, slot 0 only): beside the host cluster's
 	# lane, plain, on a cluster slot of their own
-	aside=() aside2=()
+	aside=() aside2=() aside3=()
 	for t in ${XLOOP_PLAIN_ASIDE-$PLAIN_ASIDE}; do
 		aside+=(tests/t/"$t"-*.sh)
+	done
+	for t in ${XLOOP_PLAIN_ASIDE3-$PLAIN_ASIDE3}; do
+		aside3+=(tests/t/"$t"-*.sh)
 	done
 	for t in ${XLOOP_PLAIN_ASIDE2-$PLAIN_ASIDE2}; do
 		aside2+=(tests/t/"$t"-*.sh)
@@ -302,16 +310,21 @@ else
 	# the tests marked "# gpus: 4" (lanes) once more, on a node with 4 fake
 	# GPUs, plain: one.sh waits for a free slot (the nodes lane's, soon)
 	gpu4_tests=$(grep -l '^# gpus: 4' tests/t/t[1-9]*.sh)
-	if [ -n "$gpu4_tests" ]; then
+	# then the third plain lane on the slot it leaves (in the same background
+	# job: join_lane of gpu4 waits for both)
+	if [ -n "$gpu4_tests" ] || [ ${#aside3[@]} -gt 0 ]; then
 		# shellcheck disable=SC2086 # one test per word
-		XLOOP_SLOTS=$(slots "3 4") ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg gpu4 tests/one.sh --gpus 4 $gpu4_tests >build/t/gpu4.log 2>&1 7>&- &
+		{
+			[ -z "$gpu4_tests" ] || XLOOP_SLOTS=$(slots "3 4") ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg gpu4 tests/one.sh --gpus 4 $gpu4_tests >build/t/gpu4.log 2>&1
+			[ ${#aside3[@]} -eq 0 ] || XLOOP_SLOTS=$(slots "3 4") in_cpu_cg aside3 tests/one.sh "${aside3[@]}" >build/t/plain-aside3.log 2>&1
+		} 7>&- &
 		gpu4_pid=$!
 	fi
 	export XLOOP_PROFILE=plain
 	cpu_cg_enter host	# this shell, from here on (XLOOP_CPU_CGROUPS)
 	if cluster_up; then
 		for t in tests/t/t[1-9]*.sh; do
-			case " ${aside[*]} ${aside2[*]} " in *" $t "*) continue ;; esac
+			case " ${aside[*]} ${aside2[*]} ${aside3[*]} " in *" $t "*) continue ;; esac
 			run_t "$t"
 		done
 	fi
@@ -334,9 +347,16 @@ else
 		join_lane "$nodes_pid" build/t/nodes.log nodes "3 nodes, accounting"
 		slot_down build/t/nodes.log
 	fi
-	if [ -n "${gpu4_pid:-}" ]; then
+	if [ -n "${gpu4_pid:-}" ] && [ -n "$gpu4_tests" ]; then
 		join_lane "$gpu4_pid" build/t/gpu4.log "4 GPUs" "4 GPUs, plain"
 		slot_down build/t/gpu4.log
+	fi
+	if [ ${#aside3[@]} -gt 0 ]; then
+		[ -n "$gpu4_tests" ] || wait "$gpu4_pid"
+		joined+=(build/t/plain-aside3.log)
+		echo "# plain, beside the host cluster (3) (after the 4-GPU lane, log build/t/plain-aside3.log)"
+		lane_result build/t/plain-aside3.log "plain beside (3)"
+		slot_down build/t/plain-aside3.log
 	fi
 fi
 

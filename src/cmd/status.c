@@ -72,16 +72,47 @@ static const char *state_word(const struct attempt *a, const struct slurm_job *j
 	return "ended";		/* gone from squeue (or final there), not judged yet */
 }
 
-/* Seconds as Slurm prints them: "0:21", "1:02:03", "2-01:02:03". */
+/* ":" or sep, then v (0 to 99) as two digits at o; the end. */
+static char *two_digits(char *o, char sep, long long v)
+{
+	*o++ = sep;
+	*o++ = (char)('0' + v / 10);
+	*o++ = (char)('0' + v % 10);
+	return o;
+}
+
+/*
+ * Seconds as Slurm prints them: "0:21", "1:02:03", "2-01:02:03". By hand,
+ * not printf: status --json writes one for each of 50,000 attempts.
+ */
 static void fmt_elapsed(long long t, char *out, size_t size)
 {
+	char tmp[32], *e = tmp + 12, *p = e, *o;
+	long long lead = t >= 86400 ? t / 86400 : t >= 3600 ? t / 3600 : t / 60;
+	size_t n;
+
+	if (t < 0 || lead > 99999999) {	/* not a duration Slurm would print */
+		if (t >= 86400)
+			xsnprintf(out, size, "%lld-%02lld:%02lld:%02lld", t / 86400,
+				  t / 3600 % 24, t / 60 % 60, t % 60);
+		else
+			xsnprintf(out, size, "%lld:%02lld", t / 60, t % 60);
+		return;
+	}
+	do			/* the leading number, unpadded, ends at e */
+		*--p = (char)('0' + lead % 10);
+	while ((lead /= 10));
+	o = e;
 	if (t >= 86400)
-		xsnprintf(out, size, "%lld-%02lld:%02lld:%02lld", t / 86400, t / 3600 % 24,
-			  t / 60 % 60, t % 60);
-	else if (t >= 3600)
-		xsnprintf(out, size, "%lld:%02lld:%02lld", t / 3600, t / 60 % 60, t % 60);
-	else
-		xsnprintf(out, size, "%lld:%02lld", t / 60, t % 60);
+		o = two_digits(o, '-', t / 3600 % 24);
+	if (t >= 3600)
+		o = two_digits(o, ':', t / 60 % 60);
+	o = two_digits(o, ':', t % 60);
+	n = (size_t)(o - p);
+	if (n >= size)
+		n = size - 1;
+	memcpy(out, p, n);
+	out[n] = '\0';
 }
 
 /*
@@ -204,6 +235,17 @@ static void attempt_json(struct xl_ctx *ctx, struct jsonw *w, const struct attem
 	jsonw_close(w, '}');
 }
 
+/* s into out (size bytes), cut if it must be: a bounded copy without printf. */
+static void copy_word(char *out, size_t size, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(out, s, n);
+	out[n] = '\0';
+}
+
 /*
  * One run of status --json, written straight out (schemas/status.json).
  * Its attempts come from the walk one row at a time, uncopied, into side
@@ -216,6 +258,7 @@ static int run_json(struct xl_ctx *ctx, struct jsonw *w, struct buf *side, const
 {
 	struct jsonw aw;
 	struct attempt a;
+	const struct slurm_job *j;
 	char state[64] = "new";
 	size_t n = 0;
 	int rc;
@@ -224,8 +267,8 @@ static int run_json(struct xl_ctx *ctx, struct jsonw *w, struct buf *side, const
 	jsonw_init(&aw, side, w->depth + 2);	/* the items of the run's "attempts" */
 	while ((rc = attempt_walk_next(walk, r->id, &a)) == 1) {
 		attempt_json(ctx, &aw, &a, q, sq_ok, infra, ninfra);
-		xsnprintf(state, sizeof(state), "%s",
-			  state_word(&a, slurm_jobs_find(q, a.job_id), sq_ok));
+		j = slurm_jobs_find(q, a.job_id);
+		copy_word(state, sizeof(state), state_word(&a, j, sq_ok));
 		n++;
 	}
 	if (rc < 0)
@@ -479,8 +522,10 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 	if (ctx->json && segments_infra_attempts(ctx, &infra, &ninfra) < 0) {
 		rc = XL_ERR;
-	} else if (attempt_walk_open(&ctx->db, ctx->cfg.study, npos ? runs[0].id : 0,
-				     &walk) < 0) {
+	} else if ((ctx->json && npos == 0 ?
+		    attempt_walk_open_shown(&ctx->db, ctx->cfg.study, &walk) :
+		    attempt_walk_open(&ctx->db, ctx->cfg.study, npos ? runs[0].id : 0,
+				      &walk)) < 0) {
 		rc = XL_ERR;
 	} else if (ctx->json) {
 		/* streamed: a study of 10,000 runs is tens of MB of JSON */

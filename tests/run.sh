@@ -90,6 +90,9 @@ PLAIN_ASIDE2="t1960 t1963 t2005 t1420 t1700 t1240"
 # minutes in, with 5 minutes to the end of the others: the host lane's
 # longest tests that need no cgroups; XLOOP_PLAIN_ASIDE3="" keeps them there)
 PLAIN_ASIDE3="t1400 t1530 t1440 t1610"
+# and after them, on that slot, these tests' accounting profile (not the
+# accounting lane's, the longest then; XLOOP_ACCT_ASIDE="" keeps them there)
+ACCT_ASIDE="t2020"
 
 # the cmocka unit tests: "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s), listed below:"
 units_run() {
@@ -264,7 +267,15 @@ else
 	# the accounting profile runs beside the plain one, on slot 1 (its own
 	# ports; no cgroups there, so the out-of-memory checks run in the plain
 	# profile only)
-	XLOOP_SLOTS=$(slots 1) ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg accounting tests/one.sh --accounting tests/t/t[1-9]*.sh >build/t/accounting.log 2>&1 7>&- &
+	acct=() acct_aside=()
+	for t in tests/t/t[1-9]*.sh; do
+		n=${t##*/}
+		case " ${XLOOP_ACCT_ASIDE-$ACCT_ASIDE} " in
+		*" ${n%%-*} "*) acct_aside+=("$t") ;;
+		*) acct+=("$t") ;;
+		esac
+	done
+	XLOOP_SLOTS=$(slots 1) ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg accounting tests/one.sh --accounting "${acct[@]}" >build/t/accounting.log 2>&1 7>&- &
 	accounting_pid=$!
 	# the short chaos soak beside them, on a cluster slot of its own
 	XLOOP_SLOTS=$(slots 4) in_cpu_cg soak tests/soak/soak.sh "${XLOOP_SOAK_MINUTES:-3}" >build/t/soak.log 2>&1 7>&- &
@@ -310,13 +321,15 @@ else
 	# the tests marked "# gpus: 4" (lanes) once more, on a node with 4 fake
 	# GPUs, plain: one.sh waits for a free slot (the nodes lane's, soon)
 	gpu4_tests=$(grep -l '^# gpus: 4' tests/t/t[1-9]*.sh)
-	# then the third plain lane on the slot it leaves (in the same background
-	# job: join_lane of gpu4 waits for both)
-	if [ -n "$gpu4_tests" ] || [ ${#aside3[@]} -gt 0 ]; then
+	# then the third plain lane on the slot it leaves, then ACCT_ASIDE with
+	# accounting there (in the same background job: join_lane of gpu4 waits
+	# for all three)
+	if [ -n "$gpu4_tests" ] || [ ${#aside3[@]} -gt 0 ] || [ ${#acct_aside[@]} -gt 0 ]; then
 		# shellcheck disable=SC2086 # one test per word
 		{
 			[ -z "$gpu4_tests" ] || XLOOP_SLOTS=$(slots "3 4") ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg gpu4 tests/one.sh --gpus 4 $gpu4_tests >build/t/gpu4.log 2>&1
 			[ ${#aside3[@]} -eq 0 ] || XLOOP_SLOTS=$(slots "3 4") in_cpu_cg aside3 tests/one.sh "${aside3[@]}" >build/t/plain-aside3.log 2>&1
+			[ ${#acct_aside[@]} -eq 0 ] || XLOOP_SLOTS=$(slots "3 4") ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg acct-aside tests/one.sh --accounting "${acct_aside[@]}" >build/t/accounting-aside.log 2>&1
 		} 7>&- &
 		gpu4_pid=$!
 	fi
@@ -351,12 +364,18 @@ else
 		join_lane "$gpu4_pid" build/t/gpu4.log "4 GPUs" "4 GPUs, plain"
 		slot_down build/t/gpu4.log
 	fi
+	[ -n "$gpu4_tests" ] || [ -z "${gpu4_pid:-}" ] || wait "$gpu4_pid"
 	if [ ${#aside3[@]} -gt 0 ]; then
-		[ -n "$gpu4_tests" ] || wait "$gpu4_pid"
 		joined+=(build/t/plain-aside3.log)
 		echo "# plain, beside the host cluster (3) (after the 4-GPU lane, log build/t/plain-aside3.log)"
 		lane_result build/t/plain-aside3.log "plain beside (3)"
 		slot_down build/t/plain-aside3.log
+	fi
+	if [ ${#acct_aside[@]} -gt 0 ]; then
+		joined+=(build/t/accounting-aside.log)
+		echo "# accounting, after them (log build/t/accounting-aside.log)"
+		lane_result build/t/accounting-aside.log "accounting beside"
+		slot_down build/t/accounting-aside.log
 	fi
 fi
 

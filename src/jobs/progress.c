@@ -169,3 +169,11 @@ size_t progress_series(const char *text, size_t max, struct progress_point **out
 	}
 	return n;
 }
+
+/* The run time a stop at epoch K saved, at the pace of the epochs it ran. */
+double progress_saved_secs(long long epoch, long long planned, long long ran_secs)
+{
+	if (epoch <= 0 || planned <= epoch || ran_secs <= 0)
+		return 0;
+	return (double)ran_secs * (double)(planned - epoch) / (double)epoch;
+}

@@ -53,4 +53,10 @@ struct progress_point {
  */
 size_t progress_series(const char *text, size_t max, struct progress_point **out);
 
+/*
+ * The run time a stop at epoch K saved of `planned` epochs, at the pace of
+ * the K it ran in ran_secs: 0 when unknown (nothing planned after K).
+ */
+double progress_saved_secs(long long epoch, long long planned, long long ran_secs);
+
 #endif

@@ -132,6 +132,17 @@ static void test_series(void **state)
 	free(pt);
 }
 
+/* What a stop saved: the epochs not run at the pace of those run; 0 when unknown. */
+static void test_saved(void **state)
+{
+	(void)state;
+	assert_true(progress_saved_secs(2, 8, 100) == 300);
+	assert_true(progress_saved_secs(1, 1, 100) == 0);
+	assert_true(progress_saved_secs(3, 0, 100) == 0);
+	assert_true(progress_saved_secs(0, 8, 100) == 0);
+	assert_true(progress_saved_secs(2, 8, 0) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -141,6 +152,7 @@ int main(void)
 		cmocka_unit_test(test_chance),
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_series),
+		cmocka_unit_test(test_saved),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,6 +22,9 @@
 #include "lib/sha256.h"
 #include "jobs/steps.h"
 #include "jobs/steps-run.h"
+#include "jobs/progress.h"
+#include "jobs/watch.h"
+#include "search/autopilot.h"
 #include "study.h"
 
 #define CHANGE_WIDTH 80	/* a longer change is cut with "..." */
@@ -445,6 +448,40 @@ static json_t *feeder_json(struct xl_ctx *ctx)
 	return o;
 }
 
+/*
+ * The runs whose latest attempt was stopped early (issue 45), and about the
+ * GPU-hours their stops saved (each at the pace of the epochs it ran, read
+ * from its stop record and the epochs its job planned).
+ */
+static size_t stopped_early(struct xl_ctx *ctx, double *hours)
+{
+	struct stmt q;
+	size_t n = 0;
+
+	*hours = 0;
+	if (db_prepare(&ctx->db, &q, "SELECT r.tag, t.n, coalesce(t.started_at, 0),"
+		       " coalesce(t.ended_at, 0), coalesce(t.gres, ''), coalesce(t.node, '')"
+		       " FROM run r JOIN attempt t ON t.run_id = r.id WHERE +r.study = :study"
+		       " AND t.verdict = 'stopped'"
+		       " AND t.n = (SELECT max(n) FROM attempt WHERE run_id = r.id)") < 0)
+		return 0;
+	db_bind_text(&q, ":study", ctx->cfg.study);
+	while (db_step(&q) == SQLITE_ROW) {
+		char *dir = run_dir(ctx->root, ctx->cfg.study, db_col_text(&q, 0)), *why = NULL;
+		long long epoch, planned;
+
+		if (watch_read_record(dir, db_col_int64(&q, 1), &epoch, &planned, &why) == 1)
+			*hours += autopilot_gpu_hours((long long)progress_saved_secs(epoch, planned,
+				db_col_int64(&q, 3) - db_col_int64(&q, 2)), db_col_text(&q, 4),
+				db_col_text(&q, 5));
+		free(why);
+		free(dir);
+		n++;
+	}
+	db_finalize(&q);
+	return n;
+}
+
 /* Show the study, or one run. */
 static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 		      struct cmd_args *args)
@@ -466,6 +503,8 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	size_t ninfra = 0;
 	struct buf side = BUF_INIT;
 	json_t *outlook;
+	size_t nstopped;
+	double saved;
 
 	if (sort && strcmp(sort, "score") != 0 && strcmp(sort, "created") != 0)
 		return cmd_usage_error(self, "--sort takes \"score\" or \"created\", not '%s'",
@@ -539,11 +578,19 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 		json_object_set_new(head, "best_score", have_best ?
 				    best_json(best.tag, &bi) : json_null());
+		nstopped = stopped_early(ctx, &saved);
+		json_object_set_new(head, "stopped_early", json_pack("{s:I, s:f}", "runs",
+				    (json_int_t)nstopped, "gpu_hours_saved", saved));
 		json_object_set(head, "outlook", outlook);
 		cmd_json_begin(&js, head, "runs");
 	} else if (npos == 0) {
 		fit_columns(runs, nruns, &wd);
 		printf("study %s: %zu run%s", ctx->cfg.study, nruns, nruns == 1 ? "" : "s");
+		nstopped = stopped_early(ctx, &saved);
+		if (nstopped && saved > 0)
+			printf(", %zu stopped early (about %.2g GPU-hours saved)", nstopped, saved);
+		else if (nstopped)
+			printf(", %zu stopped early", nstopped);
 		if (have_best) {
 			best_format(&bi, shown, sizeof(shown));
 			printf(", best %s: %s %s", best.tag, ctx->cfg.metric, shown);
@@ -654,6 +701,10 @@ const struct cmd_entry cmd_status_entry = {
 	.help = "One row per run: tag, parent, change (VAR old->new), state, attempt, job\n"
 	"id, elapsed time (live from squeue, then from the recorded start and end),\n"
 	"score; '*' marks the run that stands for the best configuration (help best).\n"
+	"The first line counts the runs stopped early (state 'stopped': xloop help\n"
+	"adopt, progress) and about the GPU-hours their stops saved, the epochs\n"
+	"their jobs planned and did not run at the pace of those they ran\n"
+	"(--json: stopped_early).\n"
 	"Beside it, \"choice:\" the best (the model's pick, help best), confirmed or\n"
 	"not; the best's score is the estimate the choice uses, the raw mean and n\n"
 	"beside it, and a legend line says what ± is (one posterior sd; help\n"

@@ -10,6 +10,8 @@
 # that Slurm's signal (USR2, sent here with scancel) sends to its second
 # segment after epoch 2 goes on from its checkpoint, `xloop stop` stops it
 # at its own epoch 3 (not the segment's first), and its step never runs.
+# status counts the stops and the GPU-hours they saved; the report draws
+# the stopped runs' curves (nan's NaN epoch a mark).
 # Autopilot, given those values as its space, proposes none of them again.
 # Barriers: each job waits after each epoch for the test's gate or for the
 # stop record, never a sleep.
@@ -112,6 +114,23 @@ check "seg's third segment never ran" eval '! seg_started seg 3'
 check "seg's evaluation step did not run" test ! -e "$d/runs/st/seg/eval-ran"
 check "seg's cv.json has its last accuracy" \
 	test "$(db "SELECT t.score > 0.5 FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = 'seg'")" = 1
+
+# status counts the stops and what they saved
+u status >"$T_TMP/status.txt" 2>&1
+check "status: 2 stopped early, with the GPU-hours saved" \
+	grep -q "^study st: 4 runs, 2 stopped early (about [0-9.e-]* GPU-hours saved)" "$T_TMP/status.txt"
+u status --json >"$T_TMP/status.json"
+validates "status --json validates" status "$T_TMP/status.json"
+check "  status --json: stopped_early.runs is 2" \
+	test "$(jget .stopped_early.runs <"$T_TMP/status.json")" = 2
+
+# the report draws each stopped run's curve beside the best's
+step "report" u report --out "$d/report.html"
+check "the report's 'Stopped early' section draws both stopped runs" \
+	test "$(grep -c '<figure class="curve">' "$d/report.html")|$(grep -c 'id="stopped"' "$d/report.html")" = "2|1"
+check "  nan's NaN epoch as a mark, seg's curve as a line" \
+	eval 'grep -q "<title>epoch 1: NaN</title>" "$d/report.html" && grep -q "class=\"crun\" d=\"M" "$d/report.html"'
+check "  with the verdict's reason" grep -q "<b>seg</b>: stopped early at epoch 3 (you asked (xloop stop))" "$d/report.html"
 
 # autopilot: every value of the space was run; the stopped ones are explored
 step "space LR" u space set LR=0.2,0.1,0.5,1e10

@@ -63,10 +63,15 @@ TEST_PKGS="libcmocka-dev git python3 python3-jsonschema valgrind slurm-wlm slurm
 	mariadb-server util-linux passwd python3-sklearn openssh-server openssh-client sshfs
 	clang libclang-rt-14-dev mmdebstrap e2fsprogs python3-optuna sqlite3 strace
 	man-db groff-base zsh python3-pandas nodejs"
+# The tests' packages installed without their Recommends: python3-torch
+# (t1591's training loop on the CPU) recommends 43 more (Qt, OpenCV, GDAL).
+LEAN_PKGS="python3-torch"
 
-# Install the packages that are not installed yet (apt-get update once).
+# Install the packages that are not installed yet (apt-get update once);
+# --no-recommends first: without the packages they recommend.
 need_pkgs() {
-	local missing=() p
+	local missing=() p lean=
+	[ "${1:-}" = --no-recommends ] && { lean=--no-install-recommends; shift; }
 	for p in "$@"; do
 		dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' ||
 			missing+=("$p")
@@ -91,7 +96,7 @@ need_pkgs() {
 		chmod 755 "$policy"
 		created_policy=1
 	fi
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $lean \
 		"${missing[@]}" >&2
 	[ -n "$created_policy" ] && rm -f "$policy"
 	ccache_on
@@ -299,6 +304,7 @@ test)
 	prefetch_static_deps
 	prefetch_trees
 	need_pkgs $TEST_PKGS
+	need_pkgs --no-recommends $LEAN_PKGS
 	build_static
 	build_static_test
 	build_asan

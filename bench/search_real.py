@@ -239,3 +239,37 @@ def diabetes_study():
     spaces = ["LEARNING_RATE=0.01..1:log:steps=7", "MAX_ITER=25,50,100,200",
               "MAX_LEAF_NODES=3,7,15,31", "MIN_SAMPLES_LEAF=2,5,10,20,40"]
     return Study("diabetes", grid, base, spaces, diabetes_score, goal="min")
+
+
+def mlp_score(cfg, seed):
+    """A small network: one hidden layer, Adam, on the digits data scaled to [0, 1]."""
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.neural_network import MLPClassifier
+    global _MD
+    try:
+        X, y = _MD
+    except NameError:
+        X, y = load_digits(return_X_y=True)
+        X, y = _MD = X / 16.0, y
+    model = MLPClassifier(
+        hidden_layer_sizes=(int(cfg["HIDDEN"]),), learning_rate_init=float(cfg["LR"]),
+        alpha=float(cfg["ALPHA"]), batch_size=int(cfg["BATCH"]),
+        max_iter=int(cfg["EPOCHS"]), random_state=seed)
+    folds = StratifiedKFold(n_splits=3, shuffle=True, random_state=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # an epoch budget that stops short of convergence
+        return float(cross_val_score(model, X, y, cv=folds).mean())
+
+
+def mlp_study():
+    grid = {"LR": log_grid(0.0001, 0.1, 7),
+            "ALPHA": log_grid(0.00001, 0.1, 5),
+            "HIDDEN": [16, 32, 64, 128],
+            "BATCH": [32, 64, 128, 256],
+            "EPOCHS": [5, 10, 20, 40]}
+    base = {"LR": grid["LR"][2], "ALPHA": grid["ALPHA"][1], "HIDDEN": 32, "BATCH": 128,
+            "EPOCHS": 10}
+    spaces = ["LR=0.0001..0.1:log:steps=7", "ALPHA=0.00001..0.1:log:steps=5",
+              "HIDDEN=16,32,64,128", "BATCH=32,64,128,256", "EPOCHS=5,10,20,40"]
+    return Study("mlp", grid, base, spaces, mlp_score)

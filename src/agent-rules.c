@@ -23,6 +23,7 @@ const struct agent_rule agent_rules[] = {
 	{ AGENT_ASK, "xloop space set" }, { AGENT_ASK, "xloop space rm" },
 	{ AGENT_ASK, "xloop space seed" }, { AGENT_ASK, "xloop auto on" },
 	{ AGENT_ASK, "xloop auto off" }, { AGENT_ASK, "xloop replicate" },
+	{ AGENT_ASK, "xloop stop" },
 	{ AGENT_DENY, "scancel" }, { AGENT_DENY, "xloop cancel" },
 	{ AGENT_DENY, "scontrol update" }, { AGENT_DENY, "scontrol requeue" },
 	{ AGENT_DENY, "scontrol hold" }, { AGENT_DENY, "sbatch" },

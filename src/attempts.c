@@ -5,15 +5,28 @@
 #include "runs.h"
 #include "lib/util.h"
 
-#define ATTEMPT_COLS "id, run_id, n, token, phase, coalesce(job_id, ''), log_path," \
-	" coalesce(job_sha256, ''), coalesce(partition, ''), coalesce(gres, '')," \
-	" coalesce(mem, ''), coalesce(time_limit, ''), coalesce(overrides, '')," \
-	" coalesce(after_job, ''), coalesce(cpus, 0), coalesce(submit_error, '')," \
-	" intent_at, coalesce(submitted_at, 0), coalesce(started_at, 0)," \
-	" coalesce(ended_at, 0), coalesce(state, ''), coalesce(exit_code, '')," \
-	" coalesce(node, ''), coalesce(slurm_reason, ''), coalesce(verdict, '')," \
-	" coalesce(failure_class, ''), coalesce(verdict_reason, ''), score," \
-	" coalesce(auto_retry, ''), lane, coalesce(gpus, ''), restarts, coalesce(run_start, 0)"
+/*
+ * Every column as it is stored: a NULL reads as "" (db_col_text, db_col_dup)
+ * or 0 (db_col_int64), as a coalesce() would make it, without the two VDBE
+ * steps a coalesce costs per column (status walks 50,000 rows of these).
+ */
+#define ATTEMPT_COLS "id, run_id, n, token, phase, job_id, log_path, job_sha256," \
+	" partition, gres, mem, time_limit, overrides, after_job, cpus, submit_error," \
+	" intent_at, submitted_at, started_at, ended_at, state, exit_code, node," \
+	" slurm_reason, verdict, failure_class, verdict_reason, score, auto_retry, lane," \
+	" gpus, restarts, run_start"
+
+/*
+ * The columns status --json shows, in ATTEMPT_COLS' places; the others NULL
+ * ("" and 0: token, job_sha256, partition, gres, mem, time_limit, after_job,
+ * cpus, submit_error, intent_at, exit_code, gpus, run_start). Each column
+ * read costs a VDBE step and a copy: 13 fewer for each of 50,000 rows.
+ */
+#define ATTEMPT_COLS_SHOWN "id, run_id, n, NULL, phase, job_id, log_path, NULL," \
+	" NULL, NULL, NULL, NULL, overrides, NULL, NULL, NULL," \
+	" NULL, submitted_at, started_at, ended_at, state, NULL, node," \
+	" slurm_reason, verdict, failure_class, verdict_reason, score, auto_retry, lane," \
+	" NULL, restarts, NULL"
 
 static void attempt_from(struct stmt *q, struct attempt *a)
 {
@@ -155,6 +168,18 @@ int attempt_walk_open(struct db *db, const char *study, long long run_id,
 		db_bind_int64(&w->q, ":run", run_id);
 	else
 		db_bind_text(&w->q, ":study", study);
+	return 0;
+}
+
+/* Walk the attempts of a study with only the columns status --json shows. */
+int attempt_walk_open_shown(struct db *db, const char *study, struct attempt_walk *w)
+{
+	memset(w, 0, sizeof(*w));
+	if (db_prepare(db, &w->q, "SELECT " ATTEMPT_COLS_SHOWN " FROM attempt"
+		       " WHERE run_id IN (SELECT id FROM run WHERE study = :study)"
+		       " ORDER BY run_id, n") < 0)
+		return -1;
+	db_bind_text(&w->q, ":study", study);
 	return 0;
 }
 

@@ -56,12 +56,11 @@ int runs_ident(struct db *db, const char *study, const char *tag, char id[RUN_ID
 	return rc == SQLITE_ROW ? 0 : -1;
 }
 
-#define RUN_COLS "r.id, r.study, r.tag, coalesce(r.parent_id, 0)," \
-	" coalesce(p.tag, ''), coalesce(r.var, ''), coalesce(r.old_value, '')," \
-	" coalesce(r.new_value, ''), coalesce(r.note, ''), coalesce(r.commit_id, '')," \
-	" r.created_at"
+/* as stored: a NULL reads as "" or 0 (db_col_text, db_col_int64), no coalesce() */
+#define RUN_COLS "r.id, r.study, r.tag, r.parent_id, p.tag, r.var, r.old_value," \
+	" r.new_value, r.note, r.commit_id, r.created_at"
 /* with the configuration too (large: only where it is used) */
-#define RUN_COLS_CONFIG RUN_COLS ", coalesce(c.config, ''), coalesce(c.config_key, '')"
+#define RUN_COLS_CONFIG RUN_COLS ", c.config, c.config_key"
 #define RUN_FROM_CONFIG RUN_FROM " LEFT JOIN run_config c ON c.run_id = r.id"
 #define RUN_FROM " FROM run r LEFT JOIN run p ON p.id = r.parent_id"
 
@@ -135,17 +134,25 @@ int runs_get(struct db *db, const char *study, const char *tag, struct run *r)
 /* Step a prepared, bound query of RUN_COLS into *v, then finalize it. */
 static int collect_runs(struct stmt *q, struct run **v, size_t *n)
 {
+	size_t cap = 0;
 	int rc;
 
 	while ((rc = db_step(q)) == SQLITE_ROW) {
-		*v = xreallocarray(*v, *n + 1, sizeof(**v));
+		if (*n == cap) {	/* doubled: a study may have 100,000 runs */
+			cap = cap ? 2 * cap : 16;
+			*v = xreallocarray(*v, cap, sizeof(**v));
+		}
 		run_from(q, &(*v)[(*n)++]);
 	}
 	db_finalize(q);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* The runs of a study that sql (ending in the WHERE terms after the study's) selects. */
+/*
+ * The runs of a study that sql (ending in the WHERE terms after the study's)
+ * selects. Their queries say "+r.study": the run table is read in id order,
+ * where the (study, tag) index would need every row sorted again by id.
+ */
 static int runs_select(struct db *db, const char *study, const char *sql, struct run **v,
 		       size_t *n)
 {
@@ -162,7 +169,7 @@ static int runs_select(struct db *db, const char *study, const char *sql, struct
 /* Every run of a study. */
 int runs_list(struct db *db, const char *study, struct run **v, size_t *n)
 {
-	return runs_select(db, study, "SELECT " RUN_COLS RUN_FROM " WHERE r.study = :study"
+	return runs_select(db, study, "SELECT " RUN_COLS RUN_FROM " WHERE +r.study = :study"
 			   " ORDER BY r.id", v, n);
 }
 
@@ -272,7 +279,7 @@ int runs_first_root(struct db *db, const char *study, struct run *r)
 	struct stmt q;
 	int rc;
 
-	if (db_prepare(db, &q, "SELECT " RUN_COLS RUN_FROM " WHERE r.study = :study"
+	if (db_prepare(db, &q, "SELECT " RUN_COLS RUN_FROM " WHERE +r.study = :study"
 		       " AND r.parent_id IS NULL ORDER BY r.id LIMIT 1") < 0)
 		return -1;
 	db_bind_text(&q, ":study", study);
@@ -302,14 +309,14 @@ int runs_set_config(struct db *db, long long run_id, const char *config,
 int runs_without_config(struct db *db, const char *study, struct run **v, size_t *n)
 {
 	return runs_select(db, study, "SELECT " RUN_COLS_CONFIG RUN_FROM_CONFIG
-			   " WHERE r.study = :study AND c.run_id IS NULL ORDER BY r.id", v, n);
+			   " WHERE +r.study = :study AND c.run_id IS NULL ORDER BY r.id", v, n);
 }
 
 /* Every run of a study with its configuration. */
 int runs_list_configs(struct db *db, const char *study, struct run **v, size_t *n)
 {
 	return runs_select(db, study, "SELECT " RUN_COLS_CONFIG RUN_FROM_CONFIG
-			   " WHERE r.study = :study ORDER BY r.id", v, n);
+			   " WHERE +r.study = :study ORDER BY r.id", v, n);
 }
 
 /* Free a sweep. */

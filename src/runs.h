@@ -111,6 +111,13 @@ struct attempt_walk {
 };
 int attempt_walk_open(struct db *db, const char *study, long long run_id,
 		      struct attempt_walk *w);
+/*
+ * The same walk of a whole study with only the fields status --json shows
+ * (id, run_id, n, phase, job_id, log_path, overrides, submitted_at,
+ * started_at, ended_at, state, node, slurm_reason, verdict, failure_class,
+ * verdict_reason, score, auto_retry, lane, restarts); the others are "" or 0.
+ */
+int attempt_walk_open_shown(struct db *db, const char *study, struct attempt_walk *w);
 /* The attempts of run_id into *v (malloc'd, attempts_free); 0 or -1. */
 int attempt_walk_run(struct attempt_walk *w, long long run_id, struct attempt **v, size_t *n);
 /*

@@ -39,6 +39,9 @@ export XLOOP_TEST_USER=${XLOOP_TEST_USER:-xloopt}
 # and a lost segment's continuation kept off the node (t1875: scontrol
 # update ExcNodeList), the latter on bullseye's plain tree ("plain-nodes":
 # it has no accounting packages) and with accounting on trixie and sid.
+# The stop watcher (issue 45, t1590: the rule and `xloop stop` on the node,
+# Slurm's state after a stop, a step not run, a stopped segment) on every
+# version, in the whole plan only.
 CORE="t1000 t1100 t1200 t1300 t1400 t1412 t1500 t1700 t1960"
 plan() {
 	if [ "${XLOOP_MATRIX_PLAN:-full}" = ci ]; then
@@ -55,16 +58,16 @@ plan() {
 	fi
 	case $1 in
 	bullseye)
-		echo "plain $CORE t1560 t2005"
+		echo "plain $CORE t1560 t1590 t2005"
 		echo "plain-nodes t1875"
 		;;
 	trixie)
-		echo "plain $CORE t1560 t1975"
+		echo "plain $CORE t1560 t1590 t1975"
 		echo "accounting-nodes t1875"
 		;;
 	sid)
 		echo "accounting t1000 t1100 t1200 t1300 t1400 t1500"
-		echo "plain t1300 t1412 t1560 t1700 t1960 t1975 t2005"
+		echo "plain t1300 t1412 t1560 t1590 t1700 t1960 t1975 t2005"
 		echo "accounting-nodes t1870 t1871 t1872 t1873 t1875"
 		;;
 	*) return 1 ;;

@@ -2,7 +2,8 @@
 # Every test, in lanes that run side by side from the start: the
 # integration tests in tests/t/ against the local test cluster without
 # accounting (in the foreground); beside them the slowest plain-only tests
-# (PLAIN_ASIDE, PLAIN_ASIDE2) on cluster slots of their own, the tests with
+# (PLAIN_ASIDE, PLAIN_ASIDE2, and PLAIN_ASIDE3 after the 4-GPU lane) on
+# cluster slots of their own, the tests with
 # accounting (MariaDB + slurmdbd) on another (tests/one.sh's next slot), the
 # tests marked "# nodes: 3" on a 3-node cluster, then those marked
 # "# gpus: 4" on a node with 4 fake GPUs, the short chaos
@@ -84,7 +85,14 @@ fi
 # host cluster. Chosen so that the three plain lanes end together (issue
 # 32: the host lane and the first aside lane set the time, 940 s each)
 PLAIN_ASIDE="t1430 t1520 t1540 t1550 t1600 t1961 t1962 t2010"
-PLAIN_ASIDE2="t1960 t1963 t2005 t1420 t1700 t1240"
+PLAIN_ASIDE2="t1960 t1963 t2005 t1420 t1700 t1240 t1591"
+# and a third on the 4-GPU lane's slot once that lane is done (about 6
+# minutes in, with 5 minutes to the end of the others: the host lane's
+# longest tests that need no cgroups; XLOOP_PLAIN_ASIDE3="" keeps them there)
+PLAIN_ASIDE3="t1400 t1530 t1440 t1610"
+# and after them, on that slot, these tests' accounting profile (not the
+# accounting lane's, the longest then; XLOOP_ACCT_ASIDE="" keeps them there)
+ACCT_ASIDE="t2020"
 
 # the cmocka unit tests: "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s), listed below:"
 units_run() {
@@ -259,7 +267,15 @@ else
 	# the accounting profile runs beside the plain one, on slot 1 (its own
 	# ports; no cgroups there, so the out-of-memory checks run in the plain
 	# profile only)
-	XLOOP_SLOTS=$(slots 1) ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg accounting tests/one.sh --accounting tests/t/t[1-9]*.sh >build/t/accounting.log 2>&1 7>&- &
+	acct=() acct_aside=()
+	for t in tests/t/t[1-9]*.sh; do
+		n=${t##*/}
+		case " ${XLOOP_ACCT_ASIDE-$ACCT_ASIDE} " in
+		*" ${n%%-*} "*) acct_aside+=("$t") ;;
+		*) acct+=("$t") ;;
+		esac
+	done
+	XLOOP_SLOTS=$(slots 1) ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg accounting tests/one.sh --accounting "${acct[@]}" >build/t/accounting.log 2>&1 7>&- &
 	accounting_pid=$!
 	# the short chaos soak beside them, on a cluster slot of its own
 	XLOOP_SLOTS=$(slots 4) in_cpu_cg soak tests/soak/soak.sh "${XLOOP_SOAK_MINUTES:-3}" >build/t/soak.log 2>&1 7>&- &
@@ -267,9 +283,12 @@ else
 	# the slowest tests that run in the plain profile only and check no
 	# out-of-memory kill (cgroups, slot 0 only): beside the host cluster's
 	# lane, plain, on a cluster slot of their own
-	aside=() aside2=()
+	aside=() aside2=() aside3=()
 	for t in ${XLOOP_PLAIN_ASIDE-$PLAIN_ASIDE}; do
 		aside+=(tests/t/"$t"-*.sh)
+	done
+	for t in ${XLOOP_PLAIN_ASIDE3-$PLAIN_ASIDE3}; do
+		aside3+=(tests/t/"$t"-*.sh)
 	done
 	for t in ${XLOOP_PLAIN_ASIDE2-$PLAIN_ASIDE2}; do
 		aside2+=(tests/t/"$t"-*.sh)
@@ -302,16 +321,23 @@ else
 	# the tests marked "# gpus: 4" (lanes) once more, on a node with 4 fake
 	# GPUs, plain: one.sh waits for a free slot (the nodes lane's, soon)
 	gpu4_tests=$(grep -l '^# gpus: 4' tests/t/t[1-9]*.sh)
-	if [ -n "$gpu4_tests" ]; then
+	# then the third plain lane on the slot it leaves, then ACCT_ASIDE with
+	# accounting there (in the same background job: join_lane of gpu4 waits
+	# for all three)
+	if [ -n "$gpu4_tests" ] || [ ${#aside3[@]} -gt 0 ] || [ ${#acct_aside[@]} -gt 0 ]; then
 		# shellcheck disable=SC2086 # one test per word
-		XLOOP_SLOTS=$(slots "3 4") ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg gpu4 tests/one.sh --gpus 4 $gpu4_tests >build/t/gpu4.log 2>&1 7>&- &
+		{
+			[ -z "$gpu4_tests" ] || XLOOP_SLOTS=$(slots "3 4") ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg gpu4 tests/one.sh --gpus 4 $gpu4_tests >build/t/gpu4.log 2>&1
+			[ ${#aside3[@]} -eq 0 ] || XLOOP_SLOTS=$(slots "3 4") in_cpu_cg aside3 tests/one.sh "${aside3[@]}" >build/t/plain-aside3.log 2>&1
+			[ ${#acct_aside[@]} -eq 0 ] || XLOOP_SLOTS=$(slots "3 4") ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg acct-aside tests/one.sh --accounting "${acct_aside[@]}" >build/t/accounting-aside.log 2>&1
+		} 7>&- &
 		gpu4_pid=$!
 	fi
 	export XLOOP_PROFILE=plain
 	cpu_cg_enter host	# this shell, from here on (XLOOP_CPU_CGROUPS)
 	if cluster_up; then
 		for t in tests/t/t[1-9]*.sh; do
-			case " ${aside[*]} ${aside2[*]} " in *" $t "*) continue ;; esac
+			case " ${aside[*]} ${aside2[*]} ${aside3[*]} " in *" $t "*) continue ;; esac
 			run_t "$t"
 		done
 	fi
@@ -334,9 +360,22 @@ else
 		join_lane "$nodes_pid" build/t/nodes.log nodes "3 nodes, accounting"
 		slot_down build/t/nodes.log
 	fi
-	if [ -n "${gpu4_pid:-}" ]; then
+	if [ -n "${gpu4_pid:-}" ] && [ -n "$gpu4_tests" ]; then
 		join_lane "$gpu4_pid" build/t/gpu4.log "4 GPUs" "4 GPUs, plain"
 		slot_down build/t/gpu4.log
+	fi
+	[ -n "$gpu4_tests" ] || [ -z "${gpu4_pid:-}" ] || wait "$gpu4_pid"
+	if [ ${#aside3[@]} -gt 0 ]; then
+		joined+=(build/t/plain-aside3.log)
+		echo "# plain, beside the host cluster (3) (after the 4-GPU lane, log build/t/plain-aside3.log)"
+		lane_result build/t/plain-aside3.log "plain beside (3)"
+		slot_down build/t/plain-aside3.log
+	fi
+	if [ ${#acct_aside[@]} -gt 0 ]; then
+		joined+=(build/t/accounting-aside.log)
+		echo "# accounting, after them (log build/t/accounting-aside.log)"
+		lane_result build/t/accounting-aside.log "accounting beside"
+		slot_down build/t/accounting-aside.log
 	fi
 fi
 

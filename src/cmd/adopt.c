@@ -413,7 +413,11 @@ const struct cmd_entry cmd_adopt_entry = {
 	"whatever Slurm says: neither success nor failure. The rule is off for the\n"
 	"baseline (a root run), for runs whose one change is the seed (replicates,\n"
 	"confirming runs) and for `retry` of a stopped run (it runs to its end).\n"
-	"A job that reports nothing runs as before.\n"
+	"Every job of a run is watched: a plain one, each segment (K goes on from\n"
+	"the checkpoint), a sweep's task (its stop is that task's verdict); the\n"
+	"later steps of a stopped run (afterok, a sweep's aftercorr) do not run.\n"
+	"A job that reports nothing runs as before. runs/digits-mlp/base/job.sh in\n"
+	"xloop's repository is a PyTorch job that does all of this.\n"
 	"\n"
 	"Behind the best (issue 46). At submit xloop writes \"$XLOOP_RUN_DIR/stop-bar\"\n"
 	"(\"bar K V\": the value to beat at epoch K): the best configuration's mean\n"
@@ -422,8 +426,8 @@ const struct cmd_entry cmd_adopt_entry = {
 	"(configurations with two runs or more; epochs K-2..K+2, never less than\n"
 	"from K to the end; widened by Student's t for the replicates' df), times\n"
 	"sqrt(1 + 1/n) for a mean of n runs; only epochs both reached, at the same\n"
-	"K, none up to stop.warmup\n"
-	"(10). A run behind the bar at stop.behind (5) reported epochs running stops\n"
+	"K, none up to stop.warmup (10). A run behind the bar at stop.behind (5)\n"
+	"reported epochs running stops\n"
 	"(\"behind the best by more than the noise\"). No replicates, no bar. The\n"
 	"same runs as above never stop by it.\n",
 	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_adopt,

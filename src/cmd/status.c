@@ -22,6 +22,9 @@
 #include "lib/sha256.h"
 #include "jobs/steps.h"
 #include "jobs/steps-run.h"
+#include "jobs/progress.h"
+#include "jobs/watch.h"
+#include "search/autopilot.h"
 #include "study.h"
 
 #define CHANGE_WIDTH 80	/* a longer change is cut with "..." */
@@ -72,16 +75,47 @@ static const char *state_word(const struct attempt *a, const struct slurm_job *j
 	return "ended";		/* gone from squeue (or final there), not judged yet */
 }
 
-/* Seconds as Slurm prints them: "0:21", "1:02:03", "2-01:02:03". */
+/* ":" or sep, then v (0 to 99) as two digits at o; the end. */
+static char *two_digits(char *o, char sep, long long v)
+{
+	*o++ = sep;
+	*o++ = (char)('0' + v / 10);
+	*o++ = (char)('0' + v % 10);
+	return o;
+}
+
+/*
+ * Seconds as Slurm prints them: "0:21", "1:02:03", "2-01:02:03". By hand,
+ * not printf: status --json writes one for each of 50,000 attempts.
+ */
 static void fmt_elapsed(long long t, char *out, size_t size)
 {
+	char tmp[32], *e = tmp + 12, *p = e, *o;
+	long long lead = t >= 86400 ? t / 86400 : t >= 3600 ? t / 3600 : t / 60;
+	size_t n;
+
+	if (t < 0 || lead > 99999999) {	/* not a duration Slurm would print */
+		if (t >= 86400)
+			xsnprintf(out, size, "%lld-%02lld:%02lld:%02lld", t / 86400,
+				  t / 3600 % 24, t / 60 % 60, t % 60);
+		else
+			xsnprintf(out, size, "%lld:%02lld", t / 60, t % 60);
+		return;
+	}
+	do			/* the leading number, unpadded, ends at e */
+		*--p = (char)('0' + lead % 10);
+	while ((lead /= 10));
+	o = e;
 	if (t >= 86400)
-		xsnprintf(out, size, "%lld-%02lld:%02lld:%02lld", t / 86400, t / 3600 % 24,
-			  t / 60 % 60, t % 60);
-	else if (t >= 3600)
-		xsnprintf(out, size, "%lld:%02lld:%02lld", t / 3600, t / 60 % 60, t % 60);
-	else
-		xsnprintf(out, size, "%lld:%02lld", t / 60, t % 60);
+		o = two_digits(o, '-', t / 3600 % 24);
+	if (t >= 3600)
+		o = two_digits(o, ':', t / 60 % 60);
+	o = two_digits(o, ':', t % 60);
+	n = (size_t)(o - p);
+	if (n >= size)
+		n = size - 1;
+	memcpy(out, p, n);
+	out[n] = '\0';
 }
 
 /*
@@ -204,6 +238,17 @@ static void attempt_json(struct xl_ctx *ctx, struct jsonw *w, const struct attem
 	jsonw_close(w, '}');
 }
 
+/* s into out (size bytes), cut if it must be: a bounded copy without printf. */
+static void copy_word(char *out, size_t size, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(out, s, n);
+	out[n] = '\0';
+}
+
 /*
  * One run of status --json, written straight out (schemas/status.json).
  * Its attempts come from the walk one row at a time, uncopied, into side
@@ -216,6 +261,7 @@ static int run_json(struct xl_ctx *ctx, struct jsonw *w, struct buf *side, const
 {
 	struct jsonw aw;
 	struct attempt a;
+	const struct slurm_job *j;
 	char state[64] = "new";
 	size_t n = 0;
 	int rc;
@@ -224,8 +270,8 @@ static int run_json(struct xl_ctx *ctx, struct jsonw *w, struct buf *side, const
 	jsonw_init(&aw, side, w->depth + 2);	/* the items of the run's "attempts" */
 	while ((rc = attempt_walk_next(walk, r->id, &a)) == 1) {
 		attempt_json(ctx, &aw, &a, q, sq_ok, infra, ninfra);
-		xsnprintf(state, sizeof(state), "%s",
-			  state_word(&a, slurm_jobs_find(q, a.job_id), sq_ok));
+		j = slurm_jobs_find(q, a.job_id);
+		copy_word(state, sizeof(state), state_word(&a, j, sq_ok));
 		n++;
 	}
 	if (rc < 0)
@@ -402,6 +448,40 @@ static json_t *feeder_json(struct xl_ctx *ctx)
 	return o;
 }
 
+/*
+ * The runs whose latest attempt was stopped early (issue 45), and about the
+ * GPU-hours their stops saved (each at the pace of the epochs it ran, read
+ * from its stop record and the epochs its job planned).
+ */
+static size_t stopped_early(struct xl_ctx *ctx, double *hours)
+{
+	struct stmt q;
+	size_t n = 0;
+
+	*hours = 0;
+	if (db_prepare(&ctx->db, &q, "SELECT r.tag, t.n, coalesce(t.started_at, 0),"
+		       " coalesce(t.ended_at, 0), coalesce(t.gres, ''), coalesce(t.node, '')"
+		       " FROM run r JOIN attempt t ON t.run_id = r.id WHERE +r.study = :study"
+		       " AND t.verdict = 'stopped'"
+		       " AND t.n = (SELECT max(n) FROM attempt WHERE run_id = r.id)") < 0)
+		return 0;
+	db_bind_text(&q, ":study", ctx->cfg.study);
+	while (db_step(&q) == SQLITE_ROW) {
+		char *dir = run_dir(ctx->root, ctx->cfg.study, db_col_text(&q, 0)), *why = NULL;
+		long long epoch, planned;
+
+		if (watch_read_record(dir, db_col_int64(&q, 1), &epoch, &planned, &why) == 1)
+			*hours += autopilot_gpu_hours((long long)progress_saved_secs(epoch, planned,
+				db_col_int64(&q, 3) - db_col_int64(&q, 2)), db_col_text(&q, 4),
+				db_col_text(&q, 5));
+		free(why);
+		free(dir);
+		n++;
+	}
+	db_finalize(&q);
+	return n;
+}
+
 /* Show the study, or one run. */
 static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 		      struct cmd_args *args)
@@ -423,6 +503,8 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 	size_t ninfra = 0;
 	struct buf side = BUF_INIT;
 	json_t *outlook;
+	size_t nstopped;
+	double saved;
 
 	if (sort && strcmp(sort, "score") != 0 && strcmp(sort, "created") != 0)
 		return cmd_usage_error(self, "--sort takes \"score\" or \"created\", not '%s'",
@@ -479,8 +561,10 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 	if (ctx->json && segments_infra_attempts(ctx, &infra, &ninfra) < 0) {
 		rc = XL_ERR;
-	} else if (attempt_walk_open(&ctx->db, ctx->cfg.study, npos ? runs[0].id : 0,
-				     &walk) < 0) {
+	} else if ((ctx->json && npos == 0 ?
+		    attempt_walk_open_shown(&ctx->db, ctx->cfg.study, &walk) :
+		    attempt_walk_open(&ctx->db, ctx->cfg.study, npos ? runs[0].id : 0,
+				      &walk)) < 0) {
 		rc = XL_ERR;
 	} else if (ctx->json) {
 		/* streamed: a study of 10,000 runs is tens of MB of JSON */
@@ -494,11 +578,19 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 
 		json_object_set_new(head, "best_score", have_best ?
 				    best_json(best.tag, &bi) : json_null());
+		nstopped = stopped_early(ctx, &saved);
+		json_object_set_new(head, "stopped_early", json_pack("{s:I, s:f}", "runs",
+				    (json_int_t)nstopped, "gpu_hours_saved", saved));
 		json_object_set(head, "outlook", outlook);
 		cmd_json_begin(&js, head, "runs");
 	} else if (npos == 0) {
 		fit_columns(runs, nruns, &wd);
 		printf("study %s: %zu run%s", ctx->cfg.study, nruns, nruns == 1 ? "" : "s");
+		nstopped = stopped_early(ctx, &saved);
+		if (nstopped && saved > 0)
+			printf(", %zu stopped early (about %.2g GPU-hours saved)", nstopped, saved);
+		else if (nstopped)
+			printf(", %zu stopped early", nstopped);
 		if (have_best) {
 			best_format(&bi, shown, sizeof(shown));
 			printf(", best %s: %s %s", best.tag, ctx->cfg.metric, shown);
@@ -609,6 +701,10 @@ const struct cmd_entry cmd_status_entry = {
 	.help = "One row per run: tag, parent, change (VAR old->new), state, attempt, job\n"
 	"id, elapsed time (live from squeue, then from the recorded start and end),\n"
 	"score; '*' marks the run that stands for the best configuration (help best).\n"
+	"The first line counts the runs stopped early (state 'stopped': xloop help\n"
+	"adopt, progress) and about the GPU-hours their stops saved, the epochs\n"
+	"their jobs planned and did not run at the pace of those they ran\n"
+	"(--json: stopped_early).\n"
 	"Beside it, \"choice:\" the best (the model's pick, help best), confirmed or\n"
 	"not; the best's score is the estimate the choice uses, the raw mean and n\n"
 	"beside it, and a legend line says what ± is (one posterior sd; help\n"

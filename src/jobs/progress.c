@@ -140,3 +140,40 @@ char *progress_stopped_reason(long long epoch, const char *why)
 {
 	return xasprintf("stopped early at epoch %lld (%s)", epoch, why);
 }
+
+/* The "epoch K VALUE" lines of a progress file's text, in order. */
+size_t progress_series(const char *text, size_t max, struct progress_point **out)
+{
+	const char *s = text, *rest, *e;
+	size_t n = 0;
+
+	*out = NULL;
+	while (s && *s && n < max) {
+		const char *nl = strchr(s, '\n');
+		size_t len = nl ? (size_t)(nl - s) : strlen(s);
+		char buf[256], *w[MAX_WORDS];
+		int nw = words(s, len, buf, sizeof(buf), w, &rest);
+		long long k;
+		double v;
+
+		if (!nl)
+			break;	/* a line still being written */
+		s = nl + 1;
+		if (nw >= 3 && strcmp(w[0], "epoch") == 0 &&
+		    parse_ll(w[1], 0, 1000000000, &k, &e) == 0 && number(w[2], &v) == 0) {
+			*out = xreallocarray(*out, n + 1, sizeof(**out));
+			(*out)[n].epoch = k;
+			(*out)[n].value = v;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* The run time a stop at epoch K saved, at the pace of the epochs it ran. */
+double progress_saved_secs(long long epoch, long long planned, long long ran_secs)
+{
+	if (epoch <= 0 || planned <= epoch || ran_secs <= 0)
+		return 0;
+	return (double)ran_secs * (double)(planned - epoch) / (double)epoch;
+}

@@ -40,4 +40,23 @@ int progress_parse_record(const char *text, long long *attempt, long long *epoch
 /* The verdict's reason for a stop record: "stopped early at epoch K (WHY)" (malloc'd). */
 char *progress_stopped_reason(long long epoch, const char *why);
 
+/* One "epoch K VALUE" line of a progress file. */
+struct progress_point {
+	long long epoch;
+	double value;		/* may be NaN or infinite */
+};
+
+/*
+ * The complete "epoch K VALUE" lines of a progress file's text, in the
+ * file's order (the curve the report draws): the count, *out malloc'd
+ * (NULL when none). At most max points are kept.
+ */
+size_t progress_series(const char *text, size_t max, struct progress_point **out);
+
+/*
+ * The run time a stop at epoch K saved of `planned` epochs, at the pace of
+ * the K it ran in ran_secs: 0 when unknown (nothing planned after K).
+ */
+double progress_saved_secs(long long epoch, long long planned, long long ran_secs);
+
 #endif

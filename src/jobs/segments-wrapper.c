@@ -63,7 +63,8 @@ void segments_req_release(struct segments_req *sr)
  * "K unneeded"), and what becomes of the held next segment (below).
  */
 static char *wrapper_text(struct xl_ctx *ctx, const char *tag, long long n,
-			  const char *sha, const char *header, long long max, int rule_on)
+			  const char *sha, const char *header, long long max, int rule_on,
+			  int later_steps)
 {
 	const struct config *c = &ctx->cfg;
 	struct buf b = BUF_INIT;
@@ -109,8 +110,11 @@ static char *wrapper_text(struct xl_ctx *ctx, const char *tag, long long n,
 		 "   ! echo \"%s  $XLOOP_RUN_DIR/job.sh\" | sha256sum -c --status; then\n"
 		 "\techo \"xloop: $XLOOP_RUN_DIR/job.sh changed after it was submitted; "
 		 "not running it\" >&2\n\texit 65\nfi\n", sha);
-	if (rule_on >= 0 && c->stop.on)
+	if (rule_on >= 0 && c->stop.on) {
+		if (later_steps)	/* a stopped attempt's segment that starts: no step after it */
+			buf_addf(&b, "xl_stopped_exit=%d\n", WATCH_STOPPED_EXIT);
 		watch_shell(c, rule_on, &b);
+	}
 	buf_adds(&b,
 		 "echo \"$k start $now\" >>\"$st\"\n"
 		 "trap 'echo \"$k signal\" >>\"$st\"; got=1; kill -\"$sig\" \"$child\" 2>/dev/null' \"$sig\"\n"
@@ -148,8 +152,12 @@ static char *wrapper_text(struct xl_ctx *ctx, const char *tag, long long n,
 		 "\t\telse scancel \"$id\"; fi >/dev/null 2>&1 &&\n"
 		 "\t\t\techo \"$((k + 1)) $act $id\" >>\"$st\"\n"
 		 "\tfi\n"
-		 "fi\n"
-		 "exit \"$rc\"\n", c->study, tag, n);
+		 "fi\n", c->study, tag, n);
+	if (later_steps && rule_on >= 0 && c->stop.on)
+		buf_addf(&b, "if [ \"$rc\" = 0 ] && [ -f \"$xl_sf\" ]; then\n"
+			 "\techo \"xloop: stopped early: the later steps do not run\" >&2\n"
+			 "\texit %d\nfi\n", WATCH_STOPPED_EXIT);
+	buf_adds(&b, "exit \"$rc\"\n");
 	return buf_detach(&b, NULL);
 }
 
@@ -162,14 +170,15 @@ char *segments_wrapper_path(struct xl_ctx *ctx, const char *token)
 /* Write the wrapper of an attempt (its #SBATCH header from jobtext). */
 int segments_write_wrapper(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
 			   const char *sha, const char *jobtext, long long max, int rule_on,
-			   char **path, char **cause)
+			   int later_steps, char **path, char **cause)
 {
 	struct buf header = BUF_INIT;
 	char *dir = path_join(ctx->root, ".xloop/segments"), *text;
 	int rc;
 
 	sbatch_header_lines(jobtext, &header);
-	text = wrapper_text(ctx, tag, n, sha, header.s ? header.s : "", max, rule_on);
+	text = wrapper_text(ctx, tag, n, sha, header.s ? header.s : "", max, rule_on,
+			    later_steps);
 	*path = segments_wrapper_path(ctx, token);
 	rc = make_dir(dir, 0700, cause);
 	if (rc == 0)
@@ -189,13 +198,14 @@ char *segments_signal(const struct config *c)
 /* Write the wrapper and point req at it. */
 int segments_prepare(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
 		     const char *sha, const char *jobtext, long long max, int rule_on,
-		     struct slurm_submit *req, struct segments_req *sr, char **cause)
+		     int later_steps, struct slurm_submit *req, struct segments_req *sr,
+		     char **cause)
 {
 	int rc;
 
 	memset(sr, 0, sizeof(*sr));
-	rc = segments_write_wrapper(ctx, tag, n, token, sha, jobtext, max, rule_on, &sr->script,
-				    cause);
+	rc = segments_write_wrapper(ctx, tag, n, token, sha, jobtext, max, rule_on, later_steps,
+				    &sr->script, cause);
 	sr->signal = segments_signal(&ctx->cfg);
 	req->script = sr->script;
 	req->signal = sr->signal;

@@ -36,19 +36,21 @@ void segments_req_release(struct segments_req *sr);
  */
 int segments_prepare(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
 		     const char *sha, const char *jobtext, long long max, int rule_on,
-		     struct slurm_submit *req, struct segments_req *sr, char **cause);
+		     int later_steps, struct slurm_submit *req, struct segments_req *sr,
+		     char **cause);
 
 /*
  * Write the wrapper of attempt n of run tag (.xloop/segments/<token>.sh,
  * job.sh's #SBATCH header kept); *path malloc'd. 0 or -1 with *cause.
  * With stop.on it carries the stop watcher (watch.h), its rule on when
- * rule_on is 1, off when 0; -1: no watcher.
+ * rule_on is 1, off when 0; -1: no watcher. With later_steps, a stopped
+ * segment that exited 0 exits WATCH_STOPPED_EXIT, so no afterok step runs.
  * A sweep writes one per task: segment 1 is the array task exec'ing it,
  * each continuation a plain job running it.
  */
 int segments_write_wrapper(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
 			   const char *sha, const char *jobtext, long long max, int rule_on,
-			   char **path, char **cause);
+			   int later_steps, char **path, char **cause);
 
 /* The wrapper's path for the attempt with token (.xloop/segments/<token>.sh, malloc'd). */
 char *segments_wrapper_path(struct xl_ctx *ctx, const char *token);

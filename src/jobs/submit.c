@@ -392,7 +392,7 @@ struct submission {
 	struct attempt a;		/* the intent's row */
 	size_t nsteps;			/* the run's steps after job.sh */
 	char code[41], changes[65];	/* the code it runs (gitops_code_state); "": unknown */
-	int rule_on;			/* the stop rule applies (stop_rule_on) */
+	int rule_on;			/* the stop rule applies (submit_stop_rule_on) */
 };
 
 /*
@@ -401,7 +401,7 @@ struct submission {
  * (replicates and confirming runs), nor to a retry of a stopped run (it
  * runs to its end). `xloop stop` stops any of them.
  */
-static int stop_rule_on(struct xl_ctx *ctx, const struct run *r)
+int submit_stop_rule_on(struct xl_ctx *ctx, const struct run *r)
 {
 	const char *seed = ctx->cfg.search.seed;
 	struct attempt a;
@@ -482,7 +482,7 @@ static int submit_checks(struct xl_ctx *ctx, struct slurm *s, struct submission 
 	}
 	if (rc == 0)
 		rc = check_steps(ctx, sub, cause);
-	sub->rule_on = stop_rule_on(ctx, sub->r);
+	sub->rule_on = submit_stop_rule_on(ctx, sub->r);
 	if (rc == 0)
 		rc = submit_preflight(ctx, s, sub->o, cause);
 	if (rc == 0)
@@ -629,8 +629,8 @@ static int run_sbatch(struct xl_ctx *ctx, struct slurm *s, const struct submissi
 		attempts_set_submit_failed(&ctx->db, sub->a.id, *cause);
 		rc = XL_ERR;
 	} else if (sub->segs ? segments_prepare(ctx, r->tag, res->n, sub->token, sub->sha,
-					 sub->text.s, sub->segs, sub->rule_on, &req, &sreq,
-					 cause) < 0 :
+					 sub->text.s, sub->segs, sub->rule_on, sub->nsteps > 0,
+					 &req, &sreq, cause) < 0 :
 	    c->stop.on && watch_write_wrapper(ctx, r->tag, res->n, sub->token, sub->text.s,
 					      sub->rule_on, sub->nsteps > 0, &wrap, cause) < 0) {
 		attempts_set_submit_failed(&ctx->db, sub->a.id, *cause);

@@ -43,6 +43,12 @@ void submit_result_release(struct submit_result *res);
 int submit_attempt(struct xl_ctx *ctx, struct slurm *s, const struct run *r,
 		   const struct submit_opts *o, struct submit_result *res, char **cause);
 
+/*
+ * Whether the stop rule applies to r's next attempt (issue 45): 0 for a
+ * root run, a run whose one change is the seed, a retry of a stopped run.
+ */
+int submit_stop_rule_on(struct xl_ctx *ctx, const struct run *r);
+
 /* The partition's limits; -1 when unknown. */
 struct part_limits {
 	long long max_secs;	/* MaxTime */

@@ -18,6 +18,7 @@
 #include "jobs/submit.h"
 #include "jobs/sweep.h"
 #include "jobs/sweep-then.h"
+#include "jobs/watch.h"
 #include "tags.h"
 
 /* Split a comma-separated list of values. */
@@ -212,11 +213,14 @@ static char *array_spec(const struct sweep *sw, const size_t *pick, size_t n,
 /*
  * The array's batch script: the index picks the run, its attempt number,
  * its log; the run's own job.sh is checked against the hash recorded at
- * submission and exec'd, so each task behaves as a single run would.
+ * submission and run, so each task behaves as a single run would: with
+ * stop.on under its stop watcher (its rule as rule[i] says; with
+ * later_steps a stopped task exits WATCH_STOPPED_EXIT), else exec'd.
  */
 static char *wrapper_script(struct xl_ctx *ctx, const struct sweep *sw,
 			    const size_t *pick, size_t n, const long long *attempt,
-			    char (*sha)[65], const char *header, const char *token, long long segs)
+			    char (*sha)[65], const char *header, const char *token, long long segs,
+			    const int *rule, int later_steps)
 {
 	struct buf b = BUF_INIT;
 	char *q;
@@ -230,8 +234,9 @@ static char *wrapper_script(struct xl_ctx *ctx, const struct sweep *sw,
 
 		if (runs_ident(&ctx->db, ctx->cfg.study, sw->tasks[pick[i]].tag, rid) < 0)
 			BUG("run '%s' is not in the DB", sw->tasks[pick[i]].tag);
-		buf_addf(&b, "%lld) tag=%s n=%lld sha=%s rid=%s ;;\n", sw->tasks[pick[i]].idx,
-			 sw->tasks[pick[i]].tag, attempt[i], sha[i], rid);
+		buf_addf(&b, "%lld) tag=%s n=%lld sha=%s rid=%s rule=%s ;;\n",
+			 sw->tasks[pick[i]].idx, sw->tasks[pick[i]].tag, attempt[i], sha[i], rid,
+			 rule[i] ? "on" : "off");
 	}
 	buf_adds(&b, "*) echo \"xloop: array index '${SLURM_ARRAY_TASK_ID:-}' is not "
 		 "part of this submission\" >&2; exit 64 ;;\nesac\n");
@@ -258,8 +263,16 @@ static char *wrapper_script(struct xl_ctx *ctx, const struct sweep *sw,
 		 "if command -v sha256sum >/dev/null &&\n"
 		 "   ! echo \"$sha  $XLOOP_RUN_DIR/job.sh\" | sha256sum -c --status; then\n"
 		 "\techo \"xloop: $XLOOP_RUN_DIR/job.sh changed after it was submitted; "
-		 "not running it\" >&2\n\texit 65\nfi\n"
-		 "exec \"$XLOOP_RUN_DIR/job.sh\"\n");
+		 "not running it\" >&2\n\texit 65\nfi\n");
+	if (!ctx->cfg.stop.on) {
+		buf_adds(&b, "exec \"$XLOOP_RUN_DIR/job.sh\"\n");
+		return buf_detach(&b, NULL);
+	}
+	if (later_steps)	/* a stopped task that runs again: no step after it */
+		buf_addf(&b, "xl_stopped_exit=%d\n", WATCH_STOPPED_EXIT);
+	watch_shell(&ctx->cfg, 1, &b);
+	buf_adds(&b, "xl_rule=$rule\t# the task's own\n");
+	watch_run_child(&b, later_steps);
 	return buf_detach(&b, NULL);
 }
 
@@ -444,10 +457,21 @@ fail_nocommit:
 static int write_scripts(struct xl_ctx *ctx, const struct array_sub *as,
 			 const struct sweep_submitted *res, char **path, char **cause)
 {
-	char *script = wrapper_script(ctx, as->sw, as->pick, as->n, res->attempt, as->sha,
-				      as->header.s, as->token, as->segs);
+	int *rule = xcalloc(as->n ? as->n : 1, sizeof(*rule)), rc = 0;
+	char *script;
 	size_t i;
-	int rc = 0;
+
+	for (i = 0; i < as->n; i++) {
+		/* each task's stop rule, as a single run's (issue 45) */
+		struct run r;
+
+		if (runs_get(&ctx->db, ctx->cfg.study, as->sw->tasks[as->pick[i]].tag, &r) != 0)
+			BUG("run '%s' is not in the DB", as->sw->tasks[as->pick[i]].tag);
+		rule[i] = submit_stop_rule_on(ctx, &r);
+		run_release(&r);
+	}
+	script = wrapper_script(ctx, as->sw, as->pick, as->n, res->attempt, as->sha,
+				as->header.s, as->token, as->segs, rule, as->nsteps > 0);
 
 	*path = xasprintf("%s/submit-%s.sh", as->dir, as->token);
 	for (i = 0; as->segs && rc == 0 && i < as->n; i++) {
@@ -457,7 +481,7 @@ static int write_scripts(struct xl_ctx *ctx, const struct array_sub *as,
 
 		rc = segments_write_wrapper(ctx, as->sw->tasks[as->pick[i]].tag, res->attempt[i],
 					    tok, as->sha[i], as->header.s ? as->header.s : "",
-					    as->segs, -1, &w, cause);
+					    as->segs, rule[i], as->nsteps > 0, &w, cause);
 		free(tok);
 		free(w);
 	}
@@ -467,6 +491,7 @@ static int write_scripts(struct xl_ctx *ctx, const struct array_sub *as,
 			attempts_set_submit_failed(&ctx->db, as->ids[i], *cause);
 	}
 	free(script);
+	free(rule);
 	return rc;
 }
 

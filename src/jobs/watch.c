@@ -73,7 +73,7 @@ void watch_shell(const struct config *c, int rule_on, struct buf *b)
 		 "elif [ -f \"$xl_sf\" ]; then\n"
 		 "\t# stopped already (a requeue, a segment that started anyway): not again\n"
 		 "\techo \"xloop: this attempt was stopped early ($(cat \"$xl_sf\")): not run again\" >&2\n"
-		 "\texit 0\nfi\n"
+		 "\texit \"${xl_stopped_exit:-0}\"\nfi\n"
 		 "xl_asked() {\n"
 		 "\tlocal w a\n"
 		 "\t[ -f \"$xl_rq\" ] && read -r w a <\"$xl_rq\" && [ \"$a\" = \"$XLOOP_ATTEMPT\" ]\n"
@@ -123,6 +123,29 @@ void watch_shell(const struct config *c, int rule_on, struct buf *b)
 		 "}\n");
 }
 
+/* After watch_shell: job.sh as the child, watched, its status passed on. */
+void watch_run_child(struct buf *b, int later_steps)
+{
+	buf_adds(b,
+		 "# a signal job.sh's own #SBATCH --signal=B:... sends the batch shell: to job.sh\n"
+		 "trap 'kill -USR1 \"$child\" 2>/dev/null' USR1\n"
+		 "trap 'kill -USR2 \"$child\" 2>/dev/null' USR2\n"
+		 "\"$XLOOP_RUN_DIR/job.sh\" & child=$!\n"
+		 "xl_watch & xl_w=$!\n"
+		 "wait \"$child\"; rc=$?\n"
+		 "while kill -0 \"$child\" 2>/dev/null; do wait \"$child\"; rc=$?; done\n"
+		 "kill \"$xl_w\" 2>/dev/null\n");
+	if (later_steps)
+		buf_addf(b, "if [ \"$rc\" = 0 ] && [ -f \"$xl_sf\" ]; then\n"
+			 "\techo \"xloop: stopped early: the later steps do not run\" >&2\n"
+			 "\texit %d\nfi\n", WATCH_STOPPED_EXIT);
+	buf_adds(b,
+		 "# killed by a signal: end the same way, so Slurm says so\n"
+		 "if [ \"$rc\" -gt 128 ] && [ \"$rc\" -lt 160 ]; then\n"
+		 "\ttrap - $((rc - 128)); kill -$((rc - 128)) $$\nfi\n"
+		 "exit \"$rc\"\n");
+}
+
 /* Write the batch script of a run that is not segmented. */
 int watch_write_wrapper(struct xl_ctx *ctx, const char *tag, long long n, const char *token,
 			const char *jobtext, int rule_on, int later_steps, char **path,
@@ -136,25 +159,10 @@ int watch_write_wrapper(struct xl_ctx *ctx, const char *tag, long long n, const 
 	sbatch_header_lines(jobtext, &header);
 	buf_addf(&b, "#!/bin/bash\n# written by xloop: %s/%s attempt %lld with its stop watcher\n%s",
 		 c->study, tag, n, header.s ? header.s : "");
+	if (later_steps)	/* a stopped attempt's job that runs again: no step after it */
+		buf_addf(&b, "xl_stopped_exit=%d\n", WATCH_STOPPED_EXIT);
 	watch_shell(c, rule_on, &b);
-	buf_adds(&b,
-		 "# a signal job.sh's own #SBATCH --signal=B:... sends the batch shell: to job.sh\n"
-		 "trap 'kill -USR1 \"$child\" 2>/dev/null' USR1\n"
-		 "trap 'kill -USR2 \"$child\" 2>/dev/null' USR2\n"
-		 "\"$XLOOP_RUN_DIR/job.sh\" & child=$!\n"
-		 "xl_watch & xl_w=$!\n"
-		 "wait \"$child\"; rc=$?\n"
-		 "while kill -0 \"$child\" 2>/dev/null; do wait \"$child\"; rc=$?; done\n"
-		 "kill \"$xl_w\" 2>/dev/null\n");
-	if (later_steps)
-		buf_addf(&b, "if [ \"$rc\" = 0 ] && [ -f \"$xl_sf\" ]; then\n"
-			 "\techo \"xloop: stopped early: the later steps do not run\" >&2\n"
-			 "\texit %d\nfi\n", WATCH_STOPPED_EXIT);
-	buf_adds(&b,
-		 "# killed by a signal: end the same way, so Slurm says so\n"
-		 "if [ \"$rc\" -gt 128 ] && [ \"$rc\" -lt 160 ]; then\n"
-		 "\ttrap - $((rc - 128)); kill -$((rc - 128)) $$\nfi\n"
-		 "exit \"$rc\"\n");
+	watch_run_child(&b, later_steps);
 	*path = xasprintf("%s/%s.sh", dir, token);
 	rc = make_dir(dir, 0700, cause);
 	if (rc == 0)

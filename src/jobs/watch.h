@@ -26,6 +26,14 @@
 void watch_shell(const struct config *c, int rule_on, struct buf *b);
 
 /*
+ * After watch_shell: job.sh ($XLOOP_RUN_DIR/job.sh) as the batch shell's
+ * child with USR1 and USR2 forwarded, the watcher beside it, and its exit
+ * status (or the signal that killed it) passed on; with later_steps, a
+ * stopped job that exited 0 exits WATCH_STOPPED_EXIT.
+ */
+void watch_run_child(struct buf *b, int later_steps);
+
+/*
  * Write the batch script of a run that is not segmented: job.sh's #SBATCH
  * header, the watcher, job.sh as its child, its exit status (or its
  * signal) passed on (.xloop/watch/<token>.sh; *path malloc'd). With

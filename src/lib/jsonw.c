@@ -15,33 +15,58 @@ void jsonw_init(struct jsonw *w, struct buf *out, int depth)
 	w->depth = depth;
 }
 
+/* Room for n more bytes and the NUL: buf_grow only when the buffer is full. */
+static inline void room(struct buf *out, size_t n)
+{
+	if (out->len + n + 1 > out->cap)
+		buf_grow(out, n);
+}
+
+/* n bytes appended (buf_add without its call when they fit). */
+static inline void add(struct buf *out, const char *p, size_t n)
+{
+	room(out, n);
+	memcpy(out->s + out->len, p, n);
+	out->len += n;
+	out->s[out->len] = '\0';
+}
+
+/* ",\n" and the deepest indent; the separator before a value at depth d is
+ * its first (comma) or second character and the 2 * d spaces after them */
+static const char indent[] = ",\n                                ";
+
+/* Bytes copied as they are: printable ASCII but '"' and '\\' (not NUL). */
+static const unsigned char plain[256] = {
+	[0x20 ... 0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7f] = 1,	/* '"' 0x22, '\\' 0x5c */
+};
+
 /* s as a string literal: escapes as jansson writes them, non-ASCII as \uXXXX. */
 void jsonw_quote(struct buf *out, const char *s)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s), i = 0, run;
+	size_t n, i = 0, run = 0;
 
-	/* the usual case: printable ASCII with nothing to escape, in one copy */
-	for (run = 0; run < n && p[run] >= 0x20 && p[run] < 0x80 && p[run] != '"' &&
-		      p[run] != '\\'; run++)
-		;
-	buf_grow(out, n + 2);
-	out->s[out->len++] = '"';
-	if (run == n) {
-		memcpy(out->s + out->len, s, n);
-		out->len += n;
+	/* the usual case: printable ASCII with nothing to escape, in one pass */
+	while (plain[p[run]])
+		run++;
+	if (!p[run]) {
+		room(out, run + 2);
+		out->s[out->len++] = '"';
+		memcpy(out->s + out->len, s, run);
+		out->len += run;
 		out->s[out->len++] = '"';
 		out->s[out->len] = '\0';
 		return;
 	}
+	n = run + strlen(s + run);
+	buf_addc(out, '"');
 	while (i < n) {
 		unsigned c = p[i], cp, units[2];
 		size_t k, u, nu;
 
 		/* copy plain ASCII in one go */
-		for (run = i; run < n && p[run] >= 0x20 && p[run] < 0x80 &&
-			      p[run] != '"' && p[run] != '\\'; run++)
+		for (run = i; plain[p[run]]; run++)
 			;
 		if (run > i) {
 			buf_add(out, p + i, run - i);
@@ -94,36 +119,42 @@ void jsonw_quote(struct buf *out, const char *s)
 /* ",\n" and the indent of depth d (d < JSONW_MAX_DEPTH). */
 static void newline(struct buf *out, int comma, int d)
 {
-	static const char s[] = ",\n                                ";
-
-	_Static_assert(sizeof(s) - 3 >= 2 * (JSONW_MAX_DEPTH - 1), "indent too short");
-	buf_add(out, s + !comma, (size_t)(1 + comma + 2 * d));
+	_Static_assert(sizeof(indent) - 3 >= 2 * (JSONW_MAX_DEPTH - 1), "indent too short");
+	add(out, indent + !comma, (size_t)(1 + comma + 2 * d));
 }
 
-/* The separator, the indent and the key before a value. */
+/* The separator, the indent and the key before a value, in one copy each. */
 static void member(struct jsonw *w, const char *key)
 {
 	int d = w->depth < JSONW_MAX_DEPTH ? w->depth : JSONW_MAX_DEPTH - 1;
+	int comma;
+	size_t k, sep;
+	char *o;
 
 	if (d == 0)		/* the document itself */
 		return;
-	newline(w->out, w->count[d]++ > 0, d);
-	if (key) {		/* our own plain words: nothing to escape */
-		size_t k = strlen(key);
-
-		buf_grow(w->out, k + 4);
-		w->out->s[w->out->len++] = '"';
-		memcpy(w->out->s + w->out->len, key, k);
-		memcpy(w->out->s + w->out->len + k, "\": ", 4);	/* with the NUL */
-		w->out->len += k + 3;
+	comma = w->count[d]++ > 0;
+	sep = (size_t)(1 + comma + 2 * d);
+	k = key ? strlen(key) : 0;	/* our own plain words: nothing to escape */
+	room(w->out, sep + k + 4);
+	o = w->out->s + w->out->len;
+	memcpy(o, indent + !comma, sep);
+	o += sep;
+	if (key) {
+		*o++ = '"';
+		memcpy(o, key, k);
+		memcpy(o + k, "\": ", 3);
+		o += k + 3;
 	}
+	*o = '\0';
+	w->out->len = (size_t)(o - w->out->s);
 }
 
 /* "{" or "[" as the next value. */
 void jsonw_open(struct jsonw *w, const char *key, char bracket)
 {
 	member(w, key);
-	buf_addc(w->out, bracket);
+	add(w->out, &bracket, 1);
 	if (++w->depth < JSONW_MAX_DEPTH)
 		w->count[w->depth] = 0;
 }
@@ -145,7 +176,7 @@ void jsonw_close(struct jsonw *w, char bracket)
 	w->depth--;
 	if (w->count[d])
 		newline(w->out, 0, d - 1);
-	buf_addc(w->out, bracket);
+	add(w->out, &bracket, 1);
 }
 
 /* A string value. */
@@ -176,7 +207,7 @@ void jsonw_int(struct jsonw *w, const char *key, long long v)
 	while ((u /= 10));
 	if (v < 0)
 		*--p = '-';
-	buf_add(w->out, p, (size_t)(e - p));
+	add(w->out, p, (size_t)(e - p));
 }
 
 /* A real, in jansson's own digits. */
@@ -199,14 +230,17 @@ void jsonw_real(struct jsonw *w, const char *key, double v)
 void jsonw_bool(struct jsonw *w, const char *key, int v)
 {
 	member(w, key);
-	buf_adds(w->out, v ? "true" : "false");
+	if (v)
+		add(w->out, "true", 4);
+	else
+		add(w->out, "false", 5);
 }
 
 /* null. */
 void jsonw_null(struct jsonw *w, const char *key)
 {
 	member(w, key);
-	buf_adds(w->out, "null");
+	add(w->out, "null", 4);
 }
 
 /* head's members and key: [ (see jsonw.h). */

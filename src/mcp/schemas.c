@@ -28,6 +28,7 @@ EMBED(xl_schema_auto, "auto.schema.json");
 EMBED(xl_schema_replicate, "replicate.schema.json");
 EMBED(xl_schema_cancel, "cancel.schema.json");
 EMBED(xl_schema_retry, "retry.schema.json");
+EMBED(xl_schema_stop, "stop.schema.json");
 EMBED(xl_schema_mcp_log, "mcp-log.schema.json");
 
 static const struct {
@@ -37,7 +38,7 @@ static const struct {
 	{ "next", xl_schema_next }, { "status", xl_schema_status }, { "show", xl_schema_show },
 	{ "why", xl_schema_why }, { "plan", xl_schema_plan }, { "space", xl_schema_space },
 	{ "auto", xl_schema_auto }, { "replicate", xl_schema_replicate },
-	{ "cancel", xl_schema_cancel }, { "retry", xl_schema_retry },
+	{ "cancel", xl_schema_cancel }, { "retry", xl_schema_retry }, { "stop", xl_schema_stop },
 	{ "mcp-log", xl_schema_mcp_log },
 };
 

@@ -122,6 +122,12 @@ static const struct tool tools[] = {
 	{ "cancel", "Cancel a run's job", "cancel", "cancel",
 	  "scancel the run's queued or running job and record it. Destructive: the job's "
 	  "work is lost.", 0, { TAG("the run") } },
+	{ "stop", "Stop a run early", "stop", "stop",
+	  "Ask the stop watcher of the run's queued or running job to stop it: the job "
+	  "writes cv.json with its last value and exits, and the verdict is \"stopped early "
+	  "at epoch K (you asked (xloop stop))\", neither success nor failure. The run "
+	  "counts against autopilot's budget; retry runs it again to its end.", 0,
+	  { TAG("the run") } },
 	{ "log", "The end of a run's log", "status", "mcp-log",
 	  "The last lines of an attempt's log (the latest attempt unless asked). Reads only.",
 	  1,

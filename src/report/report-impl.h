@@ -1,8 +1,9 @@
 /*
  * Inside the report (the report*.c files only): the runs as the page
  * shows them, which report-data.c reads from the DB, and the page that
- * report-html.c (tables, details, the head) and report-svg.c (lineage,
- * GPU timeline, score chart) write to; report.c puts it together.
+ * report-html.c (tables, details, the head), report-svg.c (lineage,
+ * GPU timeline, score chart) and report-curves.c (runs stopped early)
+ * write to; report.c puts it together.
  */
 #ifndef XLOOP_REPORT_IMPL_H
 #define XLOOP_REPORT_IMPL_H
@@ -81,6 +82,8 @@ void report_lineage(struct page *pg, struct rrun *v, size_t n, long long best_id
 long long report_timeline(struct page *pg, struct bar *bars, size_t nb, long long *span_out,
 			  struct gpu_row *rows, size_t *nrows);
 void report_score_chart(struct xl_ctx *ctx, struct page *pg, struct rrun *v, size_t n);
+void report_stopped(struct xl_ctx *ctx, struct page *pg, struct rrun *v, size_t n,
+		    long long best_id);
 int report_details(struct xl_ctx *ctx, struct page *pg, struct rrun *v, size_t n);
 
 #endif

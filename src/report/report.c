@@ -35,6 +35,7 @@ int report_write(struct xl_ctx *ctx, const char *out, struct report_sum *sum,
 	report_lineage(&pg, v, n, best_id);
 	sum->idle = report_timeline(&pg, bars, nb, &sum->span, sum->gpus, &sum->ngpus);
 	report_score_chart(ctx, &pg, v, n);
+	report_stopped(ctx, &pg, v, n, best_id);
 	if (report_details(ctx, &pg, v, n) < 0) {
 		*cause = xstrdup("unable to read the state DB");
 		goto out;

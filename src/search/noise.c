@@ -109,12 +109,16 @@ double noise_t_quantile(double p, double df)
 	int i;
 
 	for (i = 0; i < 200; i++) {
-		double mid = (lo + hi) / 2;
+		double mid = (lo + hi) / 2, lo0 = lo, hi0 = hi;
 
 		if (noise_t_cdf(mid, df) < p)
 			lo = mid;
 		else
 			hi = mid;
+		/* a step that moved neither end repeats itself to the end: the
+		 * same answer, after about 80 steps instead of 200 */
+		if (lo == lo0 && hi == hi0)
+			break;
 	}
 	return (lo + hi) / 2;
 }

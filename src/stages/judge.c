@@ -59,7 +59,7 @@ static void stop_saved(const struct judge_input *in, char **reason)
 		t = xasprintf("%s; %lld of %lld planned epochs not run", *reason, left,
 			      in->stop_planned);
 	} else {
-		secs = (double)(in->ended_at - in->started_at) * (double)left / (double)k;
+		secs = progress_saved_secs(k, in->stop_planned, in->ended_at - in->started_at);
 		t = secs < 60 ? xasprintf("%s; %lld of %lld planned epochs not run, about %.0f s "
 					  "of its run time saved", *reason, left,
 					  in->stop_planned, secs) :

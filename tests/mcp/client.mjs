@@ -44,7 +44,8 @@ const outputOf = {
 	next: "next", resume: "next", status: "status", show: "show", why: "why",
 	plan_ls: "plan", plan_add: "plan", plan_rm: "plan", space_ls: "space", space_set: "space",
 	space_rm: "space", space_seed: "space", auto_status: "auto", auto_on: "auto",
-	auto_off: "auto", replicate: "replicate", retry: "retry", cancel: "cancel", log: "mcp-log",
+	auto_off: "auto", replicate: "replicate", retry: "retry", cancel: "cancel", stop: "stop",
+	log: "mcp-log",
 };
 
 async function connect(args, env) {
@@ -136,7 +137,7 @@ async function main() {
 	});
 	check("annotations: readOnlyHint exactly for agent-setup's allowed tools, destructiveHint for its denied",
 	      bad.length === 0, bad.map((t) => `${t.name}: ${cls(t.name)} ${JSON.stringify(t.annotations)}`).join("\n"));
-	const submitting = ["next", "plan_add", "plan_rm", "retry", "replicate", "auto_on", "space_set", "cancel"];
+	const submitting = ["next", "plan_add", "plan_rm", "retry", "replicate", "auto_on", "space_set", "cancel", "stop"];
 	check("  no tool that submits or changes the study is in the allowed (read-only) class",
 	      submitting.every((n) => cls(n) !== "allow"), submitting.map((n) => `${n}: ${cls(n)}`).join(" "));
 
@@ -174,6 +175,7 @@ async function main() {
 	// no Slurm here: what needs it fails with xloop's message
 	await run("retry", { tag: "base", no_chain: true }, /Slurm|scontrol|squeue|sbatch/, "retry without Slurm");
 	await run("cancel", { tag: "base" }, /no queued or running job/, "cancel of a run with no job");
+	await run("stop", { tag: "base" }, /no queued or running job/, "stop of a run with no job");
 	{
 		called.add("next");
 		const res = await call(client, "next", {});
@@ -270,6 +272,8 @@ async function slurm() {
 	else
 		toolError(why, "why of a run that already runs", /running|started|not pending|RUNNING/);
 	await one("status", { tag: "k" }, "status of the submitted run");
+	const stop = await one("stop", { tag: "k" }, "stop its job (a request its watcher sees)");
+	check("  stop names attempt 1 of k", stop?.tag === "k" && stop?.attempt === 1, JSON.stringify(stop));
 	await one("cancel", { tag: "k" }, "cancel its job");
 	// the cancelled job leaves Slurm's queue a moment later (later still on a
 	// busy machine): until then retry refuses; wait for it, with a deadline

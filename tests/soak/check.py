@@ -296,30 +296,44 @@ def main():
                                                           (a_["tag"], a_["n"], c))
     report("verdicts not committed once", bad, bad == 0)
 
-    # 5. every event's notification answered 2xx exactly once
-    got = collections.Counter()
+    # 5. every event's notification answered 2xx exactly once. Delivery is
+    # at least once (src/notify.h: the payload's id lets a receiver drop a
+    # repeat): an event answered twice is allowed only when a SIGKILL of an
+    # xloop process fell between the two answers (after the POST, before
+    # the row said sent)
+    got = collections.defaultdict(list)
     codes = collections.Counter()
     try:
         for line in open(os.path.join(a.dir, "hook.jsonl")):
             r = json.loads(line)
             codes[r["code"]] += 1
             if 200 <= r["code"] < 300:
-                got[r["id"]] += 1
+                got[r["id"]].append(r["t"])
     except FileNotFoundError:
         pass
-    bad = 0
+    kills = [f["start"] for f in soak["faults"] if f["fault"] == "sigkill"]
+    bad = repeats = 0
     for oid, kind, tag, status, tries in outbox:
-        c = got.pop(oid, 0)
+        ts_ = sorted(got.pop(oid, []))
+        c = len(ts_)
+        explained = all(any(t0 - 1 <= k <= t1 for k in kills) for t0, t1 in zip(ts_, ts_[1:]))
+        if c >= 2 and explained and status == "sent":
+            details["notifications not answered 2xx once"].append(
+                "event %d (%s %s): answered 2xx %d times, each repeat after a SIGKILL (allowed)"
+                % (oid, kind, tag, c))
+            repeats += c - 1
+            continue
         if c != 1 or status != "sent":
             bad += 1
             details["notifications not answered 2xx once"].append(
                 "event %d (%s %s): %s, %d answered 2xx, %d tries" % (oid, kind, tag, status, c, tries))
-    for oid, c in got.items():
+    for oid, ts_ in got.items():
+        c = len(ts_)
         bad += 1
         details["notifications not answered 2xx once"].append("id %s: 2xx %d times, not in the outbox" % (oid, c))
     report("notifications not answered 2xx once", bad, bad == 0,
-           " (%d events; requests answered: %s)" %
-           (len(outbox), ", ".join("%s %d" % kv for kv in sorted(codes.items()))))
+           " (%d events; requests answered: %s; repeats after a kill: %d)" %
+           (len(outbox), ", ".join("%s %d" % kv for kv in sorted(codes.items())), repeats))
 
     # 6. the DB
     ok = integrity == [("ok",)]

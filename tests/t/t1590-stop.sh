@@ -9,7 +9,8 @@
 # K (why)" from the watcher's record, neither success nor failure; a
 # stopped run's afterok step does not run; a run stopped in its second
 # segment is stopped at the job's own epoch, and its next segment never
-# runs. A
+# runs; a sweep's task is stopped the same way (its own verdict; its
+# aftercorr step does not run) and the other task runs to its end. A
 # healthy run and the baseline are not stopped; the baseline's and a
 # retry's watcher have the rule off, and the retry of a stopped run runs
 # to its end. No sleep orders anything: the jobs wait at gates.
@@ -110,6 +111,10 @@ for m in base healthy nan user stubborn snan chance; do
 	step "submit $m" u submit "$m" --no-chain
 done
 step "submit segnan in segments" u submit segnan --no-chain --segments 3
+# a sweep's tasks have their watchers too: from sbase (an eval step after
+# each task, an array aftercorr), one at chance, one healthy
+step "sweep sw: MODE=chance,healthy from sbase" u sweep --set MODE=chance,healthy --from sbase --force --no-chain \
+	--name sw
 
 # the user's stop, once its job reported epoch 1
 check "user's job reports epoch 1" wait_for 60 at_epoch user 1
@@ -118,7 +123,7 @@ check "xloop stop user exits 0" test -s "$T_TMP/stop.json"
 validates "stop --json validates" stop "$T_TMP/stop.json"
 expect_rc 66 "xloop stop of an unknown run is 66" u stop nosuch
 
-for m in base healthy nan user stubborn snan segnan chance; do
+for m in base healthy nan user stubborn snan segnan chance sw--MODE-chance sw--MODE-healthy; do
 	check "$m is judged" wait_for 90 judged "$m" 1
 done
 check "base succeeded" test "$(verdict base 1)" = "success|COMPLETED 0:0, score 0.7"
@@ -143,6 +148,12 @@ check "the stubborn job was told, then ended" grep -q "did not exit within 1s of
 check "snan (with a later step) stopped early at epoch 2" \
 	test "$(verdict snan 1)" = "stopped|stopped early at epoch 2 (the value is NaN)"
 check "a stopped run's afterok step does not run" test ! -e "$d/runs/st/snan/eval-ran"
+check "a sweep's task at chance stopped early at epoch 2 (its own verdict)" \
+	test "$(verdict sw--MODE-chance 1)" = "stopped|stopped early at epoch 2 (the value is at chance)"
+check "  its aftercorr step does not run" test ! -e "$d/runs/st/sw--MODE-chance/eval-ran"
+check "the sweep's healthy task succeeded, its step ran" \
+	test "$(verdict sw--MODE-healthy 1)|$(test -e "$d/runs/st/sw--MODE-healthy/eval-ran" && echo ran)" = \
+	"success|COMPLETED 0:0, score 0.9|ran"
 check "a run stopped in its second segment: the job's own epoch" \
 	test "$(verdict segnan 1)" = "stopped|stopped early at epoch 2 (the value is NaN)"
 check "its third segment never ran" eval '! grep -q "^3 start" "$d/runs/st/segnan/slurm/attempt1.seg"'

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # xloop mcp on the real cluster (issue 36), with the official TypeScript
-# SDK's client (tests/mcp/client.mjs slurm): the tools that submit and
-# cancel (next, why, status, cancel, retry, log) succeed and each result
+# SDK's client (tests/mcp/client.mjs slurm): the tools that submit, stop
+# and cancel (next, why, status, stop, cancel, retry, log) succeed and each result
 # validates against its output schema (the SDK's check and schemas/'s).
 # The protocol, every other tool and the errors: t0380.
 . "$(dirname "$0")/lib.sh"

@@ -109,6 +109,40 @@ static void test_record(void **state)
 	assert_int_equal(progress_parse_record("", &a, &k, &why), -1);
 }
 
+/* The curve: every complete epoch line in order, NaN kept, the rest skipped. */
+static void test_series(void **state)
+{
+	struct progress_point *pt;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(progress_series("", 10, &pt), 0);
+	assert_null(pt);
+	n = progress_series("epochs 4\nchance 0.1\nepoch 1 0.5\nnoise\nepoch 2 nan\n"
+			    "epoch x 3\nepoch 3 0.75 extra\nepoch 4 0.8", 10, &pt);
+	assert_int_equal(n, 3);
+	assert_int_equal(pt[0].epoch, 1);
+	assert_true(pt[0].value == 0.5);
+	assert_int_equal(pt[1].epoch, 2);
+	assert_true(isnan(pt[1].value));
+	assert_int_equal(pt[2].epoch, 3);
+	assert_true(pt[2].value == 0.75);
+	free(pt);
+	assert_int_equal(progress_series("epoch 1 1\nepoch 2 2\nepoch 3 3\n", 2, &pt), 2);
+	free(pt);
+}
+
+/* What a stop saved: the epochs not run at the pace of those run; 0 when unknown. */
+static void test_saved(void **state)
+{
+	(void)state;
+	assert_true(progress_saved_secs(2, 8, 100) == 300);
+	assert_true(progress_saved_secs(1, 1, 100) == 0);
+	assert_true(progress_saved_secs(3, 0, 100) == 0);
+	assert_true(progress_saved_secs(0, 8, 100) == 0);
+	assert_true(progress_saved_secs(2, 8, 0) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -117,6 +151,8 @@ int main(void)
 		cmocka_unit_test(test_nan_inf),
 		cmocka_unit_test(test_chance),
 		cmocka_unit_test(test_record),
+		cmocka_unit_test(test_series),
+		cmocka_unit_test(test_saved),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,7 @@
 #include "jobs/steps-array.h"
 #include "study.h"
 #include "jobs/submit.h"
+#include "jobs/stop-bar.h"
 #include "jobs/sweep.h"
 #include "jobs/sweep-then.h"
 #include "jobs/watch.h"
@@ -468,6 +469,9 @@ static int write_scripts(struct xl_ctx *ctx, const struct array_sub *as,
 		if (runs_get(&ctx->db, ctx->cfg.study, as->sw->tasks[as->pick[i]].tag, &r) != 0)
 			BUG("run '%s' is not in the DB", as->sw->tasks[as->pick[i]].tag);
 		rule[i] = submit_stop_rule_on(ctx, &r);
+		/* and its values to beat, as a single run's (issue 46) */
+		if (rc == 0 && ctx->cfg.stop.on && stop_bar_write(ctx, &r, rule[i], cause) < 0)
+			rc = -1;
 		run_release(&r);
 	}
 	script = wrapper_script(ctx, as->sw, as->pick, as->n, res->attempt, as->sha,

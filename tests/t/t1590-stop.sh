@@ -227,4 +227,12 @@ check "worse stopped early at epoch 3, behind the best by more than the noise" \
 open_gate within.1
 check "within is judged" wait_for 90 judged within 1
 check "within, inside the noise, ran to its end" test "$(verdict within 1)" = "success|COMPLETED 0:0, score 0.87"
+# a sweep's task gets its bar at submit too
+step "sweep sw2: LEVEL=32,33 from cbase" u sweep --set LEVEL=32,33 --from cbase --force --no-chain \
+	--name sw2
+t32=$(db "SELECT tag FROM run WHERE var = 'LEVEL' AND new_value = '32'")
+check "the sweep's task has its bar" grep -q "^bar 2 " "$d/runs/st/$t32/stop-bar"
+check "$t32 is judged" wait_for 90 judged "$t32" 1
+check "the sweep's task stopped early at epoch 3, behind the best" \
+	test "$(verdict "$t32" 1)" = "stopped|stopped early at epoch 3 (behind the best by more than the noise at 2 epochs running)"
 finish

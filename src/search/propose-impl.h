@@ -31,6 +31,8 @@ struct prop_model {
  */
 int prop_model_fit(const struct prop_input *in, int flags, struct prop_model *m);
 void prop_model_release(struct prop_model *m);
+/* The seed-adjusted noise of in's proven runs (noise_resid over every run). */
+void prop_seed_adjusted(const struct prop_input *in, struct noise_est *out);
 /* A seed value's index in m (GP_SEED_FRESH: no run has it; -1: no seed). */
 long prop_model_seed(const struct prop_model *m, const char *seed);
 
@@ -52,6 +54,8 @@ double prop_value_move(const struct prop_input *in, const struct prop_model *m, 
 		       const char *seed);
 /* A replicate of the model's pick while it is short of PROP_PICK_RUNS runs: 1 with *out. */
 int prop_value_pick(const struct prop_input *in, const struct prop_model *m, struct prop_out *out);
+/* The next pair of a configuration the paired evidence may move the best to: 1 with *out. */
+int prop_value_paired(const struct prop_input *in, struct prop_out *out);
 /*
  * The replicate of one of the best few worth most to the choice of the
  * best, when it is worth more than explore: 1 with *out.

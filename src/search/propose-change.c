@@ -163,7 +163,7 @@ void prop_model_release(struct prop_model *m)
 }
 
 /* The seed-adjusted noise of in's proven runs (noise_resid). */
-void prop_seed_adjusted(const struct prop_input *in, struct noise_est *out)
+static void seed_adjusted(const struct prop_input *in, struct noise_est *out)
 {
 	struct noise_obs *o = xcalloc(in->nruns + 1, sizeof(*o));
 	const char **sv = xcalloc(in->nruns + 1, sizeof(*sv));
@@ -278,7 +278,7 @@ int prop_model_fit(const struct prop_input *in, int flags, struct prop_model *m)
 		 * term for that): the seed-adjusted estimate when seeds are shared */
 		struct noise_est resid;
 
-		prop_seed_adjusted(in, &resid);
+		seed_adjusted(in, &resid);
 		if (resid.df > 0) {
 			o.noise_sd = resid.sd;
 			o.noise_df = resid.df;

@@ -31,8 +31,6 @@ struct prop_model {
  */
 int prop_model_fit(const struct prop_input *in, int flags, struct prop_model *m);
 void prop_model_release(struct prop_model *m);
-/* The seed-adjusted noise of in's proven runs (noise_resid over every run). */
-void prop_seed_adjusted(const struct prop_input *in, struct noise_est *out);
 /* A seed value's index in m (GP_SEED_FRESH: no run has it; -1: no seed). */
 long prop_model_seed(const struct prop_model *m, const char *seed);
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/choose.h"
+#include "search/paired.h"
 #include "search/propose-impl.h"
 #include "lib/util.h"
 
@@ -266,7 +266,7 @@ static const char *best_seed(const struct prop_input *in, long c)
 
 /*
  * The next pair of a configuration whose paired evidence against the best
- * could move it (choose_paired_next): it runs on a seed the best has and it
+ * could move it (paired_next): it runs on a seed the best has and it
  * lacks, else the best on a fresh seed. 1 with *out.
  */
 int prop_value_paired(const struct prop_input *in, struct prop_out *out)
@@ -277,7 +277,7 @@ int prop_value_paired(const struct prop_input *in, struct prop_out *out)
 
 	if (in->best < 0 || !prop_seed_varies(in))
 		return 0;
-	c = choose_paired_next(in, &pairs);
+	c = paired_next(in, &pairs);
 	if (c < 0 || in->v[c].open > 0 || in->v[in->best].open > 0)
 		return 0;
 	seed = best_seed(in, c);

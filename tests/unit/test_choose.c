@@ -636,7 +636,7 @@ static void test_paired_evidence_moves(void **state)
 	assert_false(c.paired);
 	choice_release(&c);
 	in.best = 0;
-	assert_int_equal(choose_paired_next(&in, &pairs), 2);
+	assert_int_equal(paired_next(&in, &pairs), 2);
 	assert_int_equal(pairs, 2);
 	assert_int_equal(prop_value_paired(&in, &out), 1);
 	/* WD=7 has every seed the baseline has: the baseline gets a fresh one */

@@ -161,90 +161,118 @@ static int paired_noise(const struct prop_input *in, const struct paired_obs *po
 	return 0;
 }
 
-/*
- * Configuration a against b on their common seeds, as of the run that
- * completed the last pair; 0 with *out when a has 2 or more.
- */
-static int paired_eval(const struct prop_input *in, const struct paired_obs *po, long a, long b,
-		       const struct seed_mean *bv, size_t nb, struct seed_mean *av,
-		       struct paired *out)
-{
-	double md = in->p.min_delta > 0 ? in->p.min_delta : 0, d[64], dbar = 0, ss = 0, s0, dfn;
-	double sd2;
-	size_t na, k = 0, j = 0, upto = 0, i;
+/* A configuration's differences from the best on their common seeds. */
+struct diffs {
+	long cfg;
+	size_t k, upto;		/* common seeds; the runs up to the one that completed the last */
+	double dbar, ss;	/* their mean and sum of squared deviations */
+};
 
+/* Configuration a's differences from b (bv: b's seeds) into *out; av: scratch. */
+static void paired_diffs(const struct prop_input *in, long a, const struct seed_mean *bv,
+			 size_t nb, struct seed_mean *av, struct diffs *out)
+{
+	double d[64];
+	size_t na, j = 0, i;
+
+	memset(out, 0, sizeof(*out));
+	out->cfg = a;
 	na = seed_means(in, a, av);
-	for (i = 0; i < na && k < 64; i++) {
+	for (i = 0; i < na && out->k < 64; i++) {
 		while (j < nb && strcmp(bv[j].seed, av[i].seed) < 0)
 			j++;
 		if (j < nb && strcmp(bv[j].seed, av[i].seed) == 0) {
-			d[k++] = (in->p.goal_max ? 1 : -1) *
-				 (av[i].sum / (double)av[i].n - bv[j].sum / (double)bv[j].n);
-			if (av[i].last + 1 > upto)
-				upto = av[i].last + 1;
-			if (bv[j].last + 1 > upto)
-				upto = bv[j].last + 1;
+			d[out->k++] = (in->p.goal_max ? 1 : -1) *
+				      (av[i].sum / (double)av[i].n - bv[j].sum / (double)bv[j].n);
+			if (av[i].last + 1 > out->upto)
+				out->upto = av[i].last + 1;
+			if (bv[j].last + 1 > out->upto)
+				out->upto = bv[j].last + 1;
 		}
 	}
+	for (i = 0; i < out->k; i++)
+		out->dbar += d[i] / (double)out->k;
+	for (i = 0; i < out->k; i++)
+		out->ss += (d[i] - out->dbar) * (d[i] - out->dbar);
+}
+
+/* Most promising first: the larger lead times the square root of the pairs. */
+static int diffs_cmp(const void *a, const void *b)
+{
+	const struct diffs *x = a, *y = b;
+	double zx = x->dbar * sqrt((double)x->k), zy = y->dbar * sqrt((double)y->k);
+
+	return zx > zy ? -1 : zx < zy ? 1 : (x->cfg > y->cfg) - (x->cfg < y->cfg);
+}
+
+/* The test of e against b, as of the run that completed its last pair; 0 with *out. */
+static int paired_eval(const struct prop_input *in, const struct paired_obs *po,
+		       const struct diffs *e, long b, struct paired *out)
+{
+	double md = in->p.min_delta > 0 ? in->p.min_delta : 0, s0, dfn, sd2;
+
 	memset(out, 0, sizeof(*out));
 	out->cfg = -1;
-	out->k = k;
-	if (k < 2)
+	out->k = e->k;
+	if (paired_noise(in, po, e->upto, e->cfg, b, &s0, &dfn, &out->m) < 0)
 		return -1;
-	for (i = 0; i < k; i++)
-		dbar += d[i] / (double)k;
-	/* only a lead can move the best or ask for a pair: the rest costs no fit */
-	if (dbar <= md || paired_noise(in, po, upto, a, b, &s0, &dfn, &out->m) < 0)
-		return -1;
-	for (i = 0; i < k; i++)
-		ss += (d[i] - dbar) * (d[i] - dbar);
-	sd2 = (ss + dfn * s0) / ((double)k - 1 + dfn);
-	out->cfg = a;
-	out->df = (double)k - 1 + dfn;
-	out->lead = dbar;
-	out->se = sqrt(sd2 / (double)k);
-	out->p = out->se > 0 ? noise_t_cdf((dbar - md) / out->se, out->df) : dbar > md;
+	sd2 = (e->ss + dfn * s0) / ((double)e->k - 1 + dfn);
+	out->cfg = e->cfg;
+	out->df = (double)e->k - 1 + dfn;
+	out->lead = e->dbar;
+	out->se = sqrt(sd2 / (double)e->k);
+	out->p = out->se > 0 ? noise_t_cdf((e->dbar - md) / out->se, out->df) : e->dbar > md;
 	if (out->m < 1)
 		out->m = 1;
 	out->padj = 1 - (double)out->m * (1 - out->p);
 	return 0;
 }
 
-/*
- * The configuration (not b, with PROP_PICK_RUNS runs) whose paired evidence
- * against b is strongest; when pairs_below > 0, only those with fewer
- * common seeds. -1 when none has 2 common seeds.
- */
-long paired_best(const struct prop_input *in, long b, size_t pairs_below,
-			struct paired *best)
+/* The strongest paired evidence against b (paired.h). */
+long paired_best(const struct prop_input *in, long b, size_t pairs_below, struct paired *best)
 {
+	double md = in->p.min_delta > 0 ? in->p.min_delta : 0;
 	struct seed_mean *bv, *av;
+	struct diffs *dv;
 	struct paired_obs po;
-	size_t nb, a;
+	size_t nb, a, nd = 0, i;
 
 	memset(best, 0, sizeof(*best));
 	best->cfg = -1;
 	if (in->noise.df <= 0 || !seed_varies(in) || b < 0)
 		return -1;
-	paired_obs_init(in, &po);
 	bv = xcalloc(in->nruns + 1, sizeof(*bv));
 	av = xcalloc(in->nruns + 1, sizeof(*av));
+	dv = xcalloc(in->n + 1, sizeof(*dv));
 	nb = seed_means(in, b, bv);
+	/* only a lead on 2 common seeds or more can move the best or ask for a pair */
 	for (a = 0; a < in->n && nb > 0; a++) {
-		struct paired e;
-
 		if ((long)a == b || in->v[a].rep_tag == NULL || in->v[a].st.n < PROP_PICK_RUNS)
 			continue;
-		if (paired_eval(in, &po, (long)a, b, bv, nb, av, &e) < 0)
+		paired_diffs(in, (long)a, bv, nb, av, &dv[nd]);
+		if (dv[nd].k >= 2 && dv[nd].dbar > md && (pairs_below == 0 || dv[nd].k < pairs_below))
+			nd++;
+	}
+	/* the noise is fitted for the few most promising only (a study of 10,000 runs) */
+	qsort(dv, nd, sizeof(*dv), diffs_cmp);
+	if (nd > PAIRED_EVAL_MAX)
+		nd = PAIRED_EVAL_MAX;
+	if (nd > 0)
+		paired_obs_init(in, &po);
+	for (i = 0; i < nd; i++) {
+		struct paired e;
+
+		if (paired_eval(in, &po, &dv[i], b, &e) < 0)
 			continue;
-		if (pairs_below > 0 && e.k >= pairs_below)
-			continue;
-		if (best->cfg < 0 || e.padj > best->padj)
+		if (best->cfg < 0 || e.padj > best->padj ||
+		    (e.padj == best->padj && e.cfg < best->cfg))
 			*best = e;
 	}
+	if (nd > 0)
+		paired_obs_release(&po);
 	free(bv);
 	free(av);
-	paired_obs_release(&po);
+	free(dv);
 	return best->cfg;
 }
 

@@ -37,6 +37,12 @@
 #define CHOOSE_SEED_CORR_DF 2.0
 /* The paired evidence needs this many degrees of freedom of replicates and spread together. */
 #define CHOOSE_PAIRED_MIN_DF 4.0
+/*
+ * The noise is fitted for at most this many configurations a choice, the
+ * largest leads (times the square root of their pairs) first: a study of
+ * 10,000 runs has many configurations with pairs.
+ */
+#define PAIRED_EVAL_MAX 8
 /* Degrees of freedom the spread of the other configurations' runs lends one run's noise. */
 #define CHOOSE_PAIRED_SPREAD_DF 2.0
 

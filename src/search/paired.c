@@ -107,6 +107,7 @@ static void paired_obs_init(const struct prop_input *in, struct paired_obs *po)
 	free(ids);
 }
 
+/* Free what paired_obs_init made. */
 static void paired_obs_release(struct paired_obs *po)
 {
 	free(po->o);

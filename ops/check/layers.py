@@ -23,7 +23,7 @@ PURE = {"lib/util", "lib/buf", "lib/jsonw", "tags", "glossary", "stages/judge", 
         "slurm/parse-hostlist", "slurm/parse-gres", "slurm/parse-sbatch", "slurm/parse-scontrol", "slurm/parse-sinfo",
         "slurm/parse-squeue", "slurm/parse-impl", "jobsh/jobsh", "jobsh/lex",
         "jobsh/jobsh-impl",
-        "jobsh/parse", "jobsh/directives", "search/noise", "search/gp", "search/choose", "search/propose-value", "search/propose-change", "search/propose-impl",
+        "jobsh/parse", "jobsh/directives", "search/noise", "search/gp", "search/choose", "search/paired", "search/propose-value", "search/propose-change", "search/propose-impl",
         "search/propose", "search/propose-confirm", "search/confkey", "search/space", "lib/banned", "jobs/progress",
         "jobs/stop-rule"}
 

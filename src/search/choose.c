@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "search/choose.h"
+#include "search/paired.h"
 #include "search/propose-impl.h"
 #include "lib/util.h"
 
@@ -279,6 +280,21 @@ static char *try_model(const struct prop_input *in, long prev, struct choice *c)
 	return NULL;
 }
 
+/* Paired evidence beside the model: the best moves when it is plain. */
+static void paired_move(const struct prop_input *in, long prev, struct choice *c)
+{
+	struct paired e;
+
+	if (paired_best(in, prev, 0, &e) < 0 || e.padj < 1 - CHOOSE_PAIRED_ALPHA)
+		return;
+	c->best = c->pick = e.cfg;
+	c->p = e.padj;
+	c->lead = e.lead;
+	c->sd = e.se;
+	c->paired = 1;
+	c->pairs = (long)e.k;
+}
+
 /* Choose at CHOOSE_P. */
 int choose_best(const struct prop_input *in, long prev, struct choice *c)
 {
@@ -337,8 +353,10 @@ int choose_best_at(const struct prop_input *in, long prev, double threshold, str
 				c->pick = (long)i;
 	}
 	c->best = prev;
-	if (c->pick < 0 || c->pick == prev)
+	if (c->pick < 0 || c->pick == prev) {
+		paired_move(in, prev, c);
 		return 0;
+	}
 	c->p = choose_compare(c, in, c->pick, prev, &c->lead, &c->sd);
 	if (isnan(c->p)) {
 		/* plain means: a lead beyond a tie */
@@ -351,6 +369,8 @@ int choose_best_at(const struct prop_input *in, long prev, double threshold, str
 		if (!c->short_runs)
 			c->best = c->pick;
 	}
+	if (c->best == prev)
+		paired_move(in, prev, c);
 	return 0;
 }
 

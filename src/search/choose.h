@@ -28,6 +28,7 @@
 #ifndef XLOOP_CHOOSE_H
 #define XLOOP_CHOOSE_H
 
+#include "search/paired.h"
 #include "search/propose.h"
 
 /*
@@ -107,6 +108,8 @@ struct choice {
 	double weight;		/* the model's posterior weight against no signal (1: not weighed) */
 	int apart;		/* the model has configurations apart (gp_opts), not smooth */
 	int short_runs;		/* P above the threshold, but the pick has < PROP_PICK_RUNS runs */
+	int paired;		/* the best moved on paired evidence (pick, p, lead, sd: that comparison's) */
+	long pairs;		/* paired: the common seeds compared */
 	struct choose_model *m;
 };
 

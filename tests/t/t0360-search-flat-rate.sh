@@ -6,8 +6,9 @@
 # the pick is better reaches CHOOSE_P (src/search/choose.h) and the pick
 # has 2 runs. At most 10 of streams 1..100 of 60 runs may ever change their
 # best (issue 43's goal; measured 2026-12-06: 7, streams 27 37 46 65 75 85
-# 90; weighing every model by its held-out fit with no charge for the
-# looks moved 20 of 100 at 2 variables: choose.h), and at most 5
+# 90; with paired evidence beside the model (choose.h) 6, streams 27 33 46
+# 65 75 91, 2 labelled (65, 91); weighing every model by its held-out fit
+# with no charge for the looks moved 20 of 100 at 2 variables), and at most 5
 # may label their best confirmed (the paired test on common seeds).
 # On the peak objective the best's true score must still rise from 15 to 60 runs.
 . "$(dirname "$0")/lib.sh"

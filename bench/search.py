@@ -31,6 +31,7 @@ usage: bench/search.py [--streams N] [--flat-streams N] [--budget N]
 --lanes-studies (peak and the real ones: digits, gb, wine, diabetes).
 """
 import argparse
+import hashlib
 import json
 import math
 import multiprocessing
@@ -354,20 +355,60 @@ def truth_pair(job):
     return OBJ.study.key(cfg, seed), OBJ.study.score(cfg, seed)
 
 
+# Each unit's trace, kept by (objective, lanes, method, stream, budget; for xloop
+# the binary's hash): a later run (another method set, the tables of several
+# runs together) takes it from here instead of running the unit again.
+TRACES_PATH = os.path.join(HERE, "..", "build", "bench-search-traces.json")
+XLOOP_SUM = ""
+
+
+def trace_key(obj, method, stream, budget):
+    tag = XLOOP_SUM if method == "xloop" else ""
+    return f"{obj.name}|{LANES}|{method}|{stream}|{budget}|{tag}"
+
+
+def traces_load():
+    try:
+        with open(TRACES_PATH) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def traces_save(new):
+    """Merge new traces into the file (atomically; other runs' entries kept)."""
+    allt = traces_load()
+    allt.update(new)
+    os.makedirs(os.path.dirname(TRACES_PATH), exist_ok=True)
+    tmp = f"{TRACES_PATH}.tmp.{os.getpid()}"
+    with open(tmp, "w") as f:
+        json.dump(allt, f)
+    os.replace(tmp, TRACES_PATH)
+
+
 def run_objective(obj, methods, streams, budget, jobs):
     """{method: [trace per stream]} and seconds per method (CPU in the units)."""
     global OBJ
     OBJ = obj
-    work = [(m, s, budget) for m in methods for s in range(1, streams[m] + 1)]
+    stored = traces_load()
+    traces = {m: {} for m in methods}
+    work = []
+    for m in methods:
+        for s in range(1, streams[m] + 1):
+            k = trace_key(obj, m, s, budget)
+            if k in stored:
+                traces[m][s] = stored[k]
+            else:
+                work.append((m, s, budget))
     cost = {"gp-4.1": 0, "xloop": 1, "tpe-mv-4.1": 2, "tpe-3.1": 3, "tpe-liar-3.1": 3,
             "random": 4}
     work.sort(key=lambda j: cost[j[0]])
-    traces = {m: {} for m in methods}
     secs = {m: 0.0 for m in methods}
     with multiprocessing.get_context("fork").Pool(jobs, initializer=worker_init) as pool:
         for m, s, tr, new, dt in pool.imap_unordered(unit, work):
             traces[m][s] = tr
             secs[m] += dt
+            traces_save({trace_key(obj, m, s, budget): tr})
             if new:        # saved as each unit ends: a killed run keeps its scores
                 obj.study.merge(new)
                 obj.study.save()
@@ -594,7 +635,7 @@ def lanes3(a, methods, studies):
 
 
 def main():
-    global XLOOP, TRIXIE
+    global XLOOP, TRIXIE, XLOOP_SUM
     t0 = time.time()
     ap = argparse.ArgumentParser()
     ap.add_argument("--streams", type=int, default=20)
@@ -619,6 +660,8 @@ def main():
     ap.add_argument("--only", default="peak,flat,early,digits,gb,wine,diabetes,mlp,lanes3")
     a = ap.parse_args()
     XLOOP = os.path.abspath(a.xloop)
+    with open(XLOOP, "rb") as f:
+        XLOOP_SUM = hashlib.sha256(f.read()).hexdigest()[:12]
     only = a.only.split(",")
     methods = [m for m in a.methods.split(",") if m in METHODS]
     if only == ["lanes3"]:     # the lanes section: xloop, TPE with constant liar, GPSampler

@@ -28,7 +28,10 @@ usage: bench/search.py [--streams N] [--flat-streams N] [--budget N]
        [--lanes-real-streams N] [--lanes-real-budget N]
 
 --only lanes3 (in the default list): section (g), 3 lanes, on the studies of
---lanes-studies (peak and the real ones: digits, gb, wine, diabetes).
+--lanes-studies (peak and the real ones: digits, gb, wine, diabetes, mlp),
+against TPE with constant liar (with tpe-3.1 among --methods) and GPSampler
+(gp-4.1), each asked asynchronously as xloop is. --only mlp: (h), a small
+network on the digits data, 5 variables with epochs among them.
 """
 import argparse
 import hashlib
@@ -358,13 +361,15 @@ def truth_pair(job):
 # Each unit's trace, kept by (objective, lanes, method, stream, budget; for xloop
 # the binary's hash): a later run (another method set, the tables of several
 # runs together) takes it from here instead of running the unit again.
-TRACES_PATH = os.path.join(HERE, "..", "build", "bench-search-traces.json")
+TRACES_PATH = os.environ.get("XLOOP_BENCH_TRACES") or os.path.join(
+    HERE, "..", "build", "bench-search-traces.json")
 XLOOP_SUM = ""
 
 
 def trace_key(obj, method, stream, budget):
     tag = XLOOP_SUM if method == "xloop" else ""
-    return f"{obj.name}|{LANES}|{method}|{stream}|{budget}|{tag}"
+    name = obj.name if obj.real else f"{obj.name}@{obj.sd:g}"    # the noise makes its scores
+    return f"{name}|{LANES}|{method}|{stream}|{budget}|{tag}"
 
 
 def traces_load():

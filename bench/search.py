@@ -672,8 +672,11 @@ def main():
     if only == ["lanes3"]:     # the lanes section: xloop, TPE with constant liar, GPSampler
         methods = [m for m in methods if m in ("xloop", "tpe-3.1", "gp-4.1")]
     if any(SAMPLER.get(m, ("",))[0] == "trixie" for m in methods):
-        TRIXIE = subprocess.run([os.path.join(HERE, "optuna-chroot.sh")], check=True,
-                                stdout=subprocess.PIPE, text=True).stdout.strip()
+        # XLOOP_BENCH_TRIXIE: a tree to use as it is (one whose build is still
+        # byte-compiling, say); otherwise bench/optuna-chroot.sh's, built when missing
+        TRIXIE = os.environ.get("XLOOP_BENCH_TRIXIE") or subprocess.run(
+            [os.path.join(HERE, "optuna-chroot.sh")], check=True, stdout=subprocess.PIPE,
+            text=True).stdout.strip()
         os.makedirs(f"{TRIXIE}/opt/xloop-bench", exist_ok=True)
         shutil.copy(os.path.join(HERE, "optuna_ask.py"), f"{TRIXIE}/opt/xloop-bench/")
     vers = {}      # only the Optunas a chosen method runs on are asked

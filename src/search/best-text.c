@@ -192,11 +192,17 @@ int best_promotion(struct xl_ctx *ctx, char **entry, char **once, char **summary
 	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
 	buf_addf(&e, "## %s · best now %s (was %s), after %zu proven runs\n", when,
 		 bs.v[bs.best].rep_tag, bs.v[last].rep_tag, bs.nobs);
-	buf_addf(&e, "- promotion by the %s: %s's configuration (mean %g, n=%ld) replaces %s's "
-		 "(mean %g, n=%ld) as the best\n", choose_source_name(bs.source),
+	buf_addf(&e, "- promotion by %s%s: %s's configuration (mean %g, n=%ld) replaces %s's "
+		 "(mean %g, n=%ld) as the best\n", bs.paired ? "" : "the ",
+		 bs.paired ? "paired evidence" : choose_source_name(bs.source),
 		 bs.v[bs.best].rep_tag, bs.v[bs.best].st.mean, bs.v[bs.best].st.n,
 		 bs.v[last].rep_tag, bs.v[last].st.mean, bs.v[last].st.n);
-	if (!isnan(bs.p_pick))
+	if (bs.paired)
+		buf_addf(&e, "- paired evidence: better by %.3g ± %.2g than %s on %ld common seeds, "
+			 "P %.4f (charged for every configuration with 2 runs) >= %.4f (help best)\n",
+			 bs.lead, bs.lead_sd, bs.v[last].rep_tag, bs.pairs, bs.p_pick,
+			 1 - CHOOSE_PAIRED_ALPHA);
+	else if (!isnan(bs.p_pick))
 		buf_addf(&e, "- the %s: better by %.3g ± %.2g than %s, P %.2f >= %.2f (help best)\n",
 			 choose_source_name(bs.source), bs.lead, bs.lead_sd, bs.v[last].rep_tag,
 			 bs.p_pick, CHOOSE_P);
@@ -208,8 +214,9 @@ int best_promotion(struct xl_ctx *ctx, char **entry, char **once, char **summary
 	*entry = xstrdup(e.s);
 	*once = xasprintf(" · best now %s (was %s), after %zu proven runs\n",
 			  bs.v[bs.best].rep_tag, bs.v[last].rep_tag, bs.nobs);
-	*summary = xasprintf("best now %s (was %s) by the %s%s; %s", bs.v[bs.best].rep_tag,
-			     bs.v[last].rep_tag, choose_source_name(bs.source),
+	*summary = xasprintf("best now %s (was %s) by %s%s%s; %s", bs.v[bs.best].rep_tag,
+			     bs.v[last].rep_tag, bs.paired ? "" : "the ",
+			     bs.paired ? "paired evidence" : choose_source_name(bs.source),
 			     isnan(bs.p_pick) ? "" : " (P above the threshold)", t.s);
 	buf_release(&e);
 	buf_release(&t);
@@ -287,6 +294,12 @@ json_t *best_outlook(const struct best_state *bs, const struct space *space, con
 	}
 	buf_adds(&t, "; ");
 	state = confirm_text(bs, b, &t);
+	if (bs->paired && b != bs->prev && bs->prev >= 0) {
+		buf_addf(&t, "; moved on paired evidence: ");
+		better_by(&t, bs->lead, bs->lead_sd);
+		buf_addf(&t, " than %s on %ld common seeds (P %.4f, charged for every "
+			 "configuration with 2 runs)", bs->v[bs->prev].rep_tag, bs->pairs, bs->p_pick);
+	}
 	if (pick != b) {
 		buf_addf(&t, "; the %s's pick %s is ", source, bs->v[pick].rep_tag);
 		better_by(&t, bs->lead, bs->lead_sd);

@@ -274,6 +274,8 @@ static void choose_into(struct best_state *bs, const struct space *space, const 
 		bs->prev = ch.prev;
 		bs->p_pick = ch.p;
 		bs->pick_short = ch.short_runs;
+		bs->paired = ch.paired;
+		bs->pairs = ch.pairs;
 		bs->lead = ch.lead;
 		bs->lead_sd = ch.sd;
 		bs->source = ch.source;

@@ -36,6 +36,13 @@
 	"configuration equal): 2 of 100 60-run streams ever change their best.\n" \
 	"With a seed variable the pick also needs 2 runs (one may be a lucky\n" \
 	"seed): autopilot replicates the model's pick until it has them.\n" \
+	"Beside the model, paired evidence moves the best too: a configuration\n" \
+	"with 2 runs or more on seeds the best has, its differences seed by seed\n" \
+	"against the noise of such a difference (the replicates' noise moderated by\n" \
+	"the spread of the other runs, the seed correlation from the runs that\n" \
+	"share seeds), when P is at least 0.995 once charged for every\n" \
+	"configuration with 2 runs (\"promotion by paired evidence\"); autopilot\n" \
+	"gives one that is ahead on its pairs (P 0.9 on one look) its next pair.\n" \
 	"Each move is an ops/decisions.md entry (\"best now X (was Y)\", which\n" \
 	"kind, P) and a \"promotion\" event. \"Better\" follows metric.goal:\n" \
 	"for goal min, better by 0.5 means 0.5 lower.\n" \
@@ -111,6 +118,8 @@ struct best_state {
 	char *why;		/* why not the model, NULL when it is */
 	double p_pick;		/* P(pick better than prev), NAN when unknown */
 	int pick_short;		/* P above CHOOSE_P, the pick short of PROP_PICK_RUNS runs */
+	int paired;		/* the best moved in this load on paired evidence (choose.h) */
+	long pairs;		/* paired: its common seeds with prev */
 	double lead, lead_sd;	/* the pick's lead over prev and its sd (goal-signed) */
 	double est, est_sd;	/* the best's estimated true score and its sd */
 	double p_base;		/* P(best better than the baseline), NAN: unknown or it is the baseline */

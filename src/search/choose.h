@@ -83,6 +83,33 @@
  * runs better by more than this many nats (gp_loo).
  */
 #define CHOOSE_APART_MARGIN 1.0
+/*
+ * Paired evidence beside the model (choose.c's paired_move): a configuration
+ * with PROP_PICK_RUNS runs or more and at least 2 runs on seeds the best
+ * has is compared with the best seed by seed. The noise of one difference:
+ * the replicates' variance moderated with CHOOSE_PRIOR_DF degrees of
+ * freedom of the spread of every other configuration's runs, times 2 (1 -
+ * the seed correlation), that correlation from the two-way fit's residual
+ * (noise_resid) pulled towards none with CHOOSE_SEED_CORR_DF degrees of
+ * freedom; each configuration looked at as of the run that completed its
+ * last pair (a new run elsewhere does not look at it again). The best
+ * moves when the one-sided P of the lead, charged for the m configurations
+ * with 2 runs or more (1 - m (1 - P), Bonferroni), is at least 1 -
+ * CHOOSE_PAIRED_ALPHA. Autopilot gives a configuration whose P (one look)
+ * is at least CHOOSE_PAIRED_NEXT its next pair (on a seed the best has,
+ * else the best a fresh seed) up to CHOOSE_PAIRED_PAIRS common seeds.
+ * Calibrated on `xloop test-search --objective flat|lead --vars 2|5|8`
+ * (2026-12-06; docs/search.md): alpha 0.01 with next-pair 0.8 moved 11% of
+ * flat streams of 5 variables (100), 0.003 with 0.9 4%; 0.005 with 0.9 the
+ * plain lead the best at run 15 in 96-98% (50 streams), the peak objective
+ * as before.
+ */
+#define CHOOSE_PAIRED_ALPHA 0.005
+#define CHOOSE_PAIRED_NEXT 0.9
+#define CHOOSE_PAIRED_PAIRS 4
+#define CHOOSE_SEED_CORR_DF 2.0
+/* The paired evidence needs this many degrees of freedom of replicates and spread together. */
+#define CHOOSE_PAIRED_MIN_DF 4.0
 /* Below this many runs on the grid the model is not used. */
 #define CHOOSE_MIN_RUNS 4
 
@@ -107,6 +134,8 @@ struct choice {
 	double weight;		/* the model's posterior weight against no signal (1: not weighed) */
 	int apart;		/* the model has configurations apart (gp_opts), not smooth */
 	int short_runs;		/* P above the threshold, but the pick has < PROP_PICK_RUNS runs */
+	int paired;		/* the best moved on paired evidence (pick, p, lead, sd: that comparison's) */
+	long pairs;		/* paired: the common seeds compared */
 	struct choose_model *m;
 };
 
@@ -131,6 +160,9 @@ double choose_compare(const struct choice *c, const struct prop_input *in, long 
 /* The estimate of configuration i's true score (the metric's units) and its sd; -1: none. */
 int choose_estimate(const struct choice *c, const struct prop_input *in, long i, double *mean,
 		    double *sd);
+
+/* A configuration whose paired evidence against in->best could move it with more pairs (-1), its common seeds. */
+long choose_paired_next(const struct prop_input *in, size_t *pairs);
 
 /* "model", "shrunken means", "plain means" or "none". */
 const char *choose_source_name(enum choose_source s);

@@ -466,7 +466,7 @@ int prop_model_choice(const struct prop_input *in, struct prop_out *out)
 		free(set);
 		return 0;
 	}
-	if (prop_value_pick(in, &m, out)) {
+	if (prop_value_pick(in, &m, out) || prop_value_paired(in, out)) {
 		prop_model_release(&m);
 		free(set);
 		return 1;

@@ -52,6 +52,8 @@ double prop_value_move(const struct prop_input *in, const struct prop_model *m, 
 		       const char *seed);
 /* A replicate of the model's pick while it is short of PROP_PICK_RUNS runs: 1 with *out. */
 int prop_value_pick(const struct prop_input *in, const struct prop_model *m, struct prop_out *out);
+/* The next pair of a configuration the paired evidence may move the best to: 1 with *out. */
+int prop_value_paired(const struct prop_input *in, struct prop_out *out);
 /*
  * The replicate of one of the best few worth most to the choice of the
  * best, when it is worth more than explore: 1 with *out.

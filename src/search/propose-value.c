@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "search/choose.h"
 #include "search/propose-impl.h"
 #include "lib/util.h"
 
@@ -245,6 +246,55 @@ int prop_value_pick(const struct prop_input *in, const struct prop_model *m, str
 				"best moves only to a configuration with %d runs (one may be a "
 				"lucky seed)", c->rep_tag, c->st.mean, c->st.n,
 				seed ? "a seed the baseline has" : "a fresh seed", PROP_PICK_RUNS);
+	return 1;
+}
+
+/* The first of the best's seeds (its run order) c lacks; NULL: none. */
+static const char *best_seed(const struct prop_input *in, long c)
+{
+	size_t i;
+
+	for (i = 0; i < in->nruns; i++) {
+		const struct prop_run *r = &in->runs[i];
+
+		if (r->cfg == in->best && r->seed && (r->proven || r->open) &&
+		    !has_seed(in, c, r->seed))
+			return r->seed;
+	}
+	return NULL;
+}
+
+/*
+ * The next pair of a configuration whose paired evidence against the best
+ * could move it (choose_paired_next): it runs on a seed the best has and it
+ * lacks, else the best on a fresh seed. 1 with *out.
+ */
+int prop_value_paired(const struct prop_input *in, struct prop_out *out)
+{
+	size_t pairs;
+	long c;
+	const char *seed;
+
+	if (in->best < 0 || !prop_seed_varies(in))
+		return 0;
+	c = choose_paired_next(in, &pairs);
+	if (c < 0 || in->v[c].open > 0 || in->v[in->best].open > 0)
+		return 0;
+	seed = best_seed(in, c);
+	memset(out, 0, sizeof(*out));
+	out->kind = PROP_REPLICATE;
+	out->cfg = seed ? c : in->best;
+	out->var = in->seed;
+	out->value = seed ? xstrdup(seed) : NULL;
+	out->reason = seed ?
+		xasprintf("replicate of %s (%g, n=%ld) on a seed the best has: ahead of the best "
+			  "%s on %zu common seeds, not plainly yet (its next pair)",
+			  in->v[c].rep_tag, in->v[c].st.mean, in->v[c].st.n,
+			  in->v[in->best].rep_tag, pairs) :
+		xasprintf("replicate of the best %s (%g, n=%ld) on a fresh seed: %s is ahead of it "
+			  "on %zu common seeds, not plainly yet, and has every seed it has",
+			  in->v[in->best].rep_tag, in->v[in->best].st.mean, in->v[in->best].st.n,
+			  in->v[c].rep_tag, pairs);
 	return 1;
 }
 

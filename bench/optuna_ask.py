@@ -12,7 +12,9 @@ study (or EOF to end). The first line out is {"optuna": VERSION}. With
 lanes L, asynchronous: L asks out first, then each tell (the oldest trial
 asked, first in first out) is followed by one more ask while trials remain
 (tpe-liar: TPESampler with constant_liar=True, so the trials still running
-count as the worst seen).
+count as the worst seen; gp: Optuna 4.1's GPSampler fits only the COMPLETE
+trials, so the trials still running are ignored: no fantasy, no liar, and
+nothing keeps it from asking again for a configuration in flight).
 """
 import json
 import os

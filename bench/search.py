@@ -28,9 +28,13 @@ usage: bench/search.py [--streams N] [--flat-streams N] [--budget N]
        [--lanes-real-streams N] [--lanes-real-budget N]
 
 --only lanes3 (in the default list): section (g), 3 lanes, on the studies of
---lanes-studies (peak and the real ones: digits, gb, wine, diabetes).
+--lanes-studies (peak and the real ones: digits, gb, wine, diabetes, mlp),
+against TPE with constant liar (with tpe-3.1 among --methods) and GPSampler
+(gp-4.1), each asked asynchronously as xloop is. --only mlp: (h), a small
+network on the digits data, 5 variables with epochs among them.
 """
 import argparse
+import hashlib
 import json
 import math
 import multiprocessing
@@ -354,20 +358,62 @@ def truth_pair(job):
     return OBJ.study.key(cfg, seed), OBJ.study.score(cfg, seed)
 
 
+# Each unit's trace, kept by (objective, lanes, method, stream, budget; for xloop
+# the binary's hash): a later run (another method set, the tables of several
+# runs together) takes it from here instead of running the unit again.
+TRACES_PATH = os.environ.get("XLOOP_BENCH_TRACES") or os.path.join(
+    HERE, "..", "build", "bench-search-traces.json")
+XLOOP_SUM = ""
+
+
+def trace_key(obj, method, stream, budget):
+    tag = XLOOP_SUM if method == "xloop" else ""
+    name = obj.name if obj.real else f"{obj.name}@{obj.sd:g}"    # the noise makes its scores
+    return f"{name}|{LANES}|{method}|{stream}|{budget}|{tag}"
+
+
+def traces_load():
+    try:
+        with open(TRACES_PATH) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def traces_save(new):
+    """Merge new traces into the file (atomically; other runs' entries kept)."""
+    allt = traces_load()
+    allt.update(new)
+    os.makedirs(os.path.dirname(TRACES_PATH), exist_ok=True)
+    tmp = f"{TRACES_PATH}.tmp.{os.getpid()}"
+    with open(tmp, "w") as f:
+        json.dump(allt, f)
+    os.replace(tmp, TRACES_PATH)
+
+
 def run_objective(obj, methods, streams, budget, jobs):
     """{method: [trace per stream]} and seconds per method (CPU in the units)."""
     global OBJ
     OBJ = obj
-    work = [(m, s, budget) for m in methods for s in range(1, streams[m] + 1)]
+    stored = traces_load()
+    traces = {m: {} for m in methods}
+    work = []
+    for m in methods:
+        for s in range(1, streams[m] + 1):
+            k = trace_key(obj, m, s, budget)
+            if k in stored:
+                traces[m][s] = stored[k]
+            else:
+                work.append((m, s, budget))
     cost = {"gp-4.1": 0, "xloop": 1, "tpe-mv-4.1": 2, "tpe-3.1": 3, "tpe-liar-3.1": 3,
             "random": 4}
     work.sort(key=lambda j: cost[j[0]])
-    traces = {m: {} for m in methods}
     secs = {m: 0.0 for m in methods}
     with multiprocessing.get_context("fork").Pool(jobs, initializer=worker_init) as pool:
         for m, s, tr, new, dt in pool.imap_unordered(unit, work):
             traces[m][s] = tr
             secs[m] += dt
+            traces_save({trace_key(obj, m, s, budget): tr})
             if new:        # saved as each unit ends: a killed run keeps its scores
                 obj.study.merge(new)
                 obj.study.save()
@@ -594,7 +640,7 @@ def lanes3(a, methods, studies):
 
 
 def main():
-    global XLOOP, TRIXIE
+    global XLOOP, TRIXIE, XLOOP_SUM
     t0 = time.time()
     ap = argparse.ArgumentParser()
     ap.add_argument("--streams", type=int, default=20)
@@ -619,13 +665,18 @@ def main():
     ap.add_argument("--only", default="peak,flat,early,digits,gb,wine,diabetes,mlp,lanes3")
     a = ap.parse_args()
     XLOOP = os.path.abspath(a.xloop)
+    with open(XLOOP, "rb") as f:
+        XLOOP_SUM = hashlib.sha256(f.read()).hexdigest()[:12]
     only = a.only.split(",")
     methods = [m for m in a.methods.split(",") if m in METHODS]
     if only == ["lanes3"]:     # the lanes section: xloop, TPE with constant liar, GPSampler
         methods = [m for m in methods if m in ("xloop", "tpe-3.1", "gp-4.1")]
     if any(SAMPLER.get(m, ("",))[0] == "trixie" for m in methods):
-        TRIXIE = subprocess.run([os.path.join(HERE, "optuna-chroot.sh")], check=True,
-                                stdout=subprocess.PIPE, text=True).stdout.strip()
+        # XLOOP_BENCH_TRIXIE: a tree to use as it is (one whose build is still
+        # byte-compiling, say); otherwise bench/optuna-chroot.sh's, built when missing
+        TRIXIE = os.environ.get("XLOOP_BENCH_TRIXIE") or subprocess.run(
+            [os.path.join(HERE, "optuna-chroot.sh")], check=True, stdout=subprocess.PIPE,
+            text=True).stdout.strip()
         os.makedirs(f"{TRIXIE}/opt/xloop-bench", exist_ok=True)
         shutil.copy(os.path.join(HERE, "optuna_ask.py"), f"{TRIXIE}/opt/xloop-bench/")
     vers = {}      # only the Optunas a chosen method runs on are asked

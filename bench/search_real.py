@@ -93,7 +93,9 @@ class Study:
                 allc = json.load(f)
         except (OSError, ValueError):
             allc = {}
-        allc[self.name] = self.cache
+        # merged: another run on the same study may have saved scores since
+        allc.setdefault(self.name, {}).update(self.cache)
+        self.cache = allc[self.name]
         os.makedirs(os.path.dirname(CACHE_PATH), exist_ok=True)
         tmp = f"{CACHE_PATH}.tmp.{os.getpid()}"
         with open(tmp, "w") as f:

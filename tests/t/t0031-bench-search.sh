@@ -2,7 +2,7 @@
 # The search benchmark's plumbing (bench/search.py, ./build.sh bench search),
 # small: two streams of the synthetic objectives against xloop test-search
 # and random search (and Optuna 3.1's TPE when the host has python3-optuna),
-# a cache of its own, BENCHMARKS.md untouched by a partial run; and the
+# a cache and a trace store of its own, BENCHMARKS.md untouched by a partial run; and the
 # ask-and-tell protocol of bench/optuna_ask.py (one at a time, and on 3
 # lanes with constant liar). test-search --lanes: 1 is the default's output,
 # byte for byte; on 3 lanes no proposal repeats a run in flight, and
@@ -18,6 +18,7 @@ if $PY -c 'import optuna' 2>/dev/null; then
 fi
 sum=$(cksum <"$R/BENCHMARKS.md")
 step "bench/search.py, peak and flat, 2 streams" env XLOOP_BENCH_CACHE="$T_TMP/cache.json" \
+	XLOOP_BENCH_TRACES="$T_TMP/traces.json" \
 	$PY "$R/bench/search.py" --xloop "$XLOOP_BIN" --only peak,flat --streams 2 \
 	--flat-streams 3 --rival-flat-streams 1 --methods "$methods" --no-slurm >"$T_TMP/out"
 out=$T_TMP/out
@@ -32,6 +33,8 @@ check "the flat cells count xloop's streams that move their best, and that label
 check "xloop's lead over each rival per stream (mean, min, standard error)" \
 	grep -qE '^\| random \| [-+][0-9.]+, [-+][0-9.]+, [0-9.]+ \|' "$out"
 check "a partial run leaves BENCHMARKS.md alone" test "$(cksum <"$R/BENCHMARKS.md")" = "$sum"
+check "each unit's trace is kept by objective and noise, lanes, method, stream, budget (xloop's by its binary)" \
+	grep -qE '"peak@0.01\|1\|xloop\|2\|60\|[0-9a-f]{12}": \[\[0\.[0-9]+, [0-9]+, [0-9]+, (true|false)\]' "$T_TMP/traces.json"
 
 if [ -n "${have_optuna:-}" ]; then
 	printf '%s\n' '{"sampler": "tpe", "seed": 1, "trials": 2, "vars": [["A", "int", 0, 3], ["B", "cat", ["x", "y"]]], "enqueue": {"A": 2, "B": "y"}}' \

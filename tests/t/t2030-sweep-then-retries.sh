@@ -26,7 +26,10 @@ trap 'scontrol update nodename="$node" state=resume >/dev/null 2>&1
 F=$T_TMP/flags
 step "mkdir flags" mkdir -m 755 "$F"
 
-conf='c["resources"].update(cpus=1, mem="100M", time="00:02:00")
+# a job's time limit is not a barrier: a held evaluation must outlast the
+# test's waits on a busy machine (at 2 minutes it timed out under load, and
+# its summary ran without it)
+conf='c["resources"].update(cpus=1, mem="100M", time="00:15:00")
 c["queue"]["depth"] = 0
 c["retry"].update(infra_max=1)
 c["breaker"] = {"program": 0, "no_gpu": False}'

@@ -42,33 +42,6 @@ static void rule_of(const struct prop_input *in, struct noise_rule *r, struct no
 	free(ids);
 }
 
-/* Whether configuration c has a run (proven or open) with seed s. */
-static int has_seed(const struct prop_input *in, long c, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < in->nruns; i++)
-		if (in->runs[i].cfg == c && in->runs[i].seed &&
-		    (in->runs[i].proven || in->runs[i].open) && strcmp(in->runs[i].seed, s) == 0)
-			return 1;
-	return 0;
-}
-
-/* The first seed of the best (in its run order) that c lacks, or NULL. */
-static const char *next_common_seed(const struct prop_input *in, long c)
-{
-	size_t i;
-
-	for (i = 0; i < in->nruns; i++) {
-		const struct prop_run *r = &in->runs[i];
-
-		if (r->cfg == in->best && r->seed && (r->proven || r->open) &&
-		    !has_seed(in, c, r->seed))
-			return r->seed;
-	}
-	return NULL;
-}
-
 /* A replicate of c on seed (NULL: a fresh one). */
 static int pick(const struct prop_input *in, long c, const char *seed, char *why,
 		struct prop_out *out)
@@ -173,7 +146,7 @@ int propose_confirm(const struct prop_input *in, struct prop_out *out)
 				       cmp.pairs == 1 ? "" : "s") :
 			     xasprintf("%+g on its first run", cmp.diff);
 
-		seed = next_common_seed(in, c);
+		seed = prop_seed_lacking(in, in->best, c);
 		if (seed)
 			rc = pick(in, c, seed, xasprintf(
 				"confirming: ahead of the best %s by %s, not confirmed (the test "

@@ -54,6 +54,8 @@ double prop_value_move(const struct prop_input *in, const struct prop_model *m, 
 int prop_value_pick(const struct prop_input *in, const struct prop_model *m, struct prop_out *out);
 /* The next pair of a configuration the paired evidence may move the best to: 1 with *out. */
 int prop_value_paired(const struct prop_input *in, struct prop_out *out);
+/* The first of configuration of's seeds (run order) that c lacks; NULL: none. */
+const char *prop_seed_lacking(const struct prop_input *in, long of, long c);
 /*
  * The replicate of one of the best few worth most to the choice of the
  * best, when it is worth more than explore: 1 with *out.

@@ -200,15 +200,18 @@ static int has_seed(const struct prop_input *in, long c, const char *value)
 	return 0;
 }
 
-/* The first of the baseline's seeds (its run order) c lacks: the paired test's pairs; NULL: a fresh one. */
-static const char *base_seed(const struct prop_input *in, long c)
+/*
+ * The first of configuration of's seeds (its run order, proven or open runs)
+ * that c lacks; NULL: none (propose-impl.h).
+ */
+const char *prop_seed_lacking(const struct prop_input *in, long of, long c)
 {
 	size_t i;
 
 	for (i = 0; i < in->nruns; i++) {
 		const struct prop_run *r = &in->runs[i];
 
-		if (r->cfg == in->baseline && r->seed && (r->proven || r->open) &&
+		if (r->cfg == of && r->seed && (r->proven || r->open) &&
 		    !has_seed(in, c, r->seed))
 			return r->seed;
 	}
@@ -236,7 +239,7 @@ int prop_value_pick(const struct prop_input *in, const struct prop_model *m, str
 	for (i = 0; i < in->nruns; i++)
 		if (in->runs[i].cfg == m->top && !in->runs[i].proven && !in->runs[i].open)
 			return 0;	/* a run of it failed: not asked again and again */
-	seed = base_seed(in, m->top);
+	seed = prop_seed_lacking(in, in->baseline, m->top);
 	memset(out, 0, sizeof(*out));
 	out->kind = PROP_REPLICATE;
 	out->cfg = m->top;
@@ -247,21 +250,6 @@ int prop_value_pick(const struct prop_input *in, const struct prop_model *m, str
 				"lucky seed)", c->rep_tag, c->st.mean, c->st.n,
 				seed ? "a seed the baseline has" : "a fresh seed", PROP_PICK_RUNS);
 	return 1;
-}
-
-/* The first of the best's seeds (its run order) c lacks; NULL: none. */
-static const char *best_seed(const struct prop_input *in, long c)
-{
-	size_t i;
-
-	for (i = 0; i < in->nruns; i++) {
-		const struct prop_run *r = &in->runs[i];
-
-		if (r->cfg == in->best && r->seed && (r->proven || r->open) &&
-		    !has_seed(in, c, r->seed))
-			return r->seed;
-	}
-	return NULL;
 }
 
 /*
@@ -280,7 +268,7 @@ int prop_value_paired(const struct prop_input *in, struct prop_out *out)
 	c = paired_next(in, &pairs);
 	if (c < 0 || in->v[c].open > 0 || in->v[in->best].open > 0)
 		return 0;
-	seed = best_seed(in, c);
+	seed = prop_seed_lacking(in, in->best, c);
 	memset(out, 0, sizeof(*out));
 	out->kind = PROP_REPLICATE;
 	out->cfg = seed ? c : in->best;
@@ -318,7 +306,7 @@ int prop_value_replicate(const struct prop_input *in, const struct prop_model *m
 
 		if (i >= KG_REPLICATES && c != in->best)
 			continue;
-		seed = base_seed(in, c);
+		seed = prop_seed_lacking(in, in->baseline, c);
 		kg = value_at(m, &s, m->u + (size_t)c * m->d, seed ? prop_model_seed(m, seed) :
 			      GP_SEED_FRESH, (long)i);
 		if (kg > best_kg) {

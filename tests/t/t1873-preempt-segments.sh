@@ -59,6 +59,19 @@ preempted() {
 	[ "$(attempt_of "$cn" 1 segments_redone)" != None ] && scontrol show job -o "$jr" | grep -q 'Restarts=1'
 }
 check "both preempted: the REQUEUE job requeued, the CANCEL segment ended" wait_for 120 preempted
+# what the CANCEL run's jobs and xloop saw, when that did not happen (a CI
+# run once waited here in vain, not seen since: this is its evidence)
+if [ "$(attempt_of "$cn" 1 segments_redone)" = None ]; then
+	{
+		squeue -h -u "$XLOOP_TEST_USER" -o '%i %j %T %r %E %N %Z'
+		for j in $(sql "$cn/.xloop/state.db" "SELECT job_id FROM segment ORDER BY id"); do
+			scontrol show job -o "$j" 2>&1 | tr ' ' '\n' | grep -E '^(JobId|JobState|Reason|Dependency|Restarts|NodeList|ExitCode|Priority)='
+		done
+		sql "$cn/.xloop/state.db" "SELECT attempt_id, k, try, state, job_id, outcome FROM segment"
+		cat "$cn/runs/scn/r1/slurm/attempt1.seg" 2>&1
+		tail -n 15 "$T_TMP/brief-cn.txt"
+	} 2>&1 | sed 's/^/# cn: /'
+fi
 check "the CANCEL run: status says the preempted segment is done again" \
 	test "$(attempt_of "$cn" 1 segments_redone)" = "segment 1 ended PREEMPTED: segment 2 did its work again from the checkpoint"
 check "both are one attempt, not judged" test "$(attempt_of "$rq" 2 n)/$(attempt_of "$rq" 1 verdict)/$(attempt_of "$cn" 2 n)/$(attempt_of "$cn" 1 verdict)" = none//none/

@@ -224,15 +224,22 @@ static int auto_status(struct xl_ctx *ctx)
 	if (has_best)
 		best_format(&bi, shown, sizeof(shown));
 	if (ctx->json) {
-		cmd_emit_json(json_pack("{s:s, s:b, s:s, s:I, s:f, s:o, s:I, s:o}",
+		cmd_emit_json(json_pack("{s:s, s:b, s:s, s:I, s:f, s:I, s:f, s:o, s:I, s:o}",
 			"schema", "xloop.auto/1", "on", st.on, "budget", budget,
 			"spent_runs", (json_int_t)st.runs, "spent_gpu_hours", st.hours,
+			"in_flight", (json_int_t)st.live, "in_flight_gpu_hours", st.live_hours,
 			"stopped", st.stopped ? json_string(st.stopped) : json_null(),
 			"space_vars", (json_int_t)ctx->cfg.search.space.n,
 			"best", has_best ? best_json(best.tag, &bi) : json_null()));
 	} else {
 		printf("autopilot %s; budget: %s; spent: %lld run%s, %.2f GPU-hours\n",
 		       st.on ? "on" : "off", budget, st.runs, st.runs == 1 ? "" : "s", st.hours);
+		/* xloop knows a job ended only once reconcile saw it: till then its
+		 * hours grow with the clock, and the next tick or next settles them */
+		if (st.live)
+			printf("in flight: %lld job%s, %.2f of those GPU-hours, counted up to now "
+			       "(one that ended since the last tick or next counts until it runs)\n",
+			       st.live, st.live == 1 ? "" : "s", st.live_hours);
 		if (st.stopped)
 			printf("stopped: %s\n", st.stopped);
 		printf("space: %zu variable%s; seed: %s\n", ctx->cfg.search.space.n,
@@ -306,7 +313,9 @@ const struct cmd_entry cmd_auto_entry = {
 	"        (to raise the budget) keeps what was spent; after auto off it\n"
 	"        counts from zero.\n"
 	"off     only the plan feeds the queue\n"
-	"status  the switch, the budget, what is spent, why it stopped\n"
+	"status  the switch, the budget, what is spent, why it stopped; a job not\n"
+	"        yet seen to end counts up to now (in flight: one that ended since\n"
+	"        the last tick or next grows until one runs and settles it)\n"
 	"When on and the plan is empty, next and tick propose one run at a time:\n"
 	"while no run is proven, the baseline itself when it never ran\n"
 	"(adopt without --cv; it counts in the budget; if it fails, autopilot\n"

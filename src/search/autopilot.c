@@ -72,8 +72,14 @@ int autopilot_status(struct xl_ctx *ctx, struct auto_status *st)
 	db_bind_int64(&q, ":since", c->autopilot.since);
 	while (db_step(&q) == SQLITE_ROW) {
 		long long end = db_col_int64(&q, 1) ? db_col_int64(&q, 1) : now;
-		st->hours += autopilot_gpu_hours(end - db_col_int64(&q, 0), db_col_text(&q, 2),
-						 db_col_text(&q, 3));
+		double h = autopilot_gpu_hours(end - db_col_int64(&q, 0), db_col_text(&q, 2),
+					       db_col_text(&q, 3));
+
+		st->hours += h;
+		if (!db_col_int64(&q, 1)) {
+			st->live++;
+			st->live_hours += h;
+		}
 	}
 	db_finalize(&q);
 	if (!st->on)
@@ -82,8 +88,9 @@ int autopilot_status(struct xl_ctx *ctx, struct auto_status *st)
 		st->stopped = xasprintf("budget spent: %lld of %lld runs", st->runs,
 					c->autopilot.budget_runs);
 	else if (c->autopilot.budget_hours > 0 && st->hours >= c->autopilot.budget_hours)
-		st->stopped = xasprintf("budget spent: %.2f of %g GPU-hours", st->hours,
-					c->autopilot.budget_hours);
+		st->stopped = xasprintf("budget spent: %.2f of %g GPU-hours%s", st->hours,
+					c->autopilot.budget_hours, st->live ?
+					" (runs in flight counted up to now)" : "");
 	else if (*c->autopilot.until && now >= config_parse_iso(c->autopilot.until))
 		st->stopped = xasprintf("the time is up (--until %s)", c->autopilot.until);
 	return 0;

@@ -15,6 +15,9 @@ struct auto_status {
 	int on;
 	long long runs;		/* runs autopilot created (proposals) */
 	double hours;		/* their GPU-hours (elapsed x GPUs; CPU jobs count 1) */
+	long long live;		/* of those runs, attempts not known to have ended */
+	double live_hours;	/* their share of hours: counted up to now (a job that
+				 * ended since the last reconcile counts until it runs) */
 	char *stopped;		/* why it stops (budget, until, converged), or NULL */
 };
 

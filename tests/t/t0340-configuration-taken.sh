@@ -104,6 +104,23 @@ check "runs: proposals that became runs, failures included (2)" test "$(jget .sp
 check "hours: elapsed x GPUs of their attempts, the infra retry's too (1.5)" $PY -c "
 import json; h = json.load(open('$T_TMP/auto.json'))['spent_gpu_hours']; assert abs(h - 1.5) < 1e-9, h"
 check "1.5 of 1 GPU-hours stops it" grep -q 'budget spent: 1.50 of 1 GPU-hours' "$T_TMP/auto.json"
+check "  in flight: none" test "$(jget .in_flight <"$T_TMP/auto.json")" = 0
+# a job xloop has not seen end: its hours are counted up to now, and said so
+# (one that ended since the last tick or next grows until one runs)
+step "a second attempt of x2, started 30 min ago, not seen to end" $PY -c "
+import sqlite3, time; c = sqlite3.connect('$f/.xloop/state.db')
+c.execute(\"INSERT INTO attempt (run_id, n, token, phase, job_id, log_path, intent_at, started_at, gres)\"
+          \" SELECT id, 2, 't-x2-2', 'submitted', '999', 'l', 1, ?, 'gpu:2' FROM run WHERE tag = 'x2'\",
+          (int(time.time()) - 1800,)); c.commit()"
+v auto status --json >"$T_TMP/auto2.json"
+check "  in flight: 1 attempt, about 1 of 2.5 GPU-hours" $PY -c "
+import json; d = json.load(open('$T_TMP/auto2.json'))
+assert d['in_flight'] == 1 and abs(d['in_flight_gpu_hours'] - 1.0) < 0.01 and abs(d['spent_gpu_hours'] - 2.5) < 0.01, d"
+check "  the budget's stop says they are counted up to now" grep -q 'GPU-hours (runs in flight counted up to now)' "$T_TMP/auto2.json"
+v auto status >"$T_TMP/auto2.txt"
+check "  auto status says it" grep -q '^in flight: 1 job, 1.00 of those GPU-hours, counted up to now' "$T_TMP/auto2.txt"
+validates "auto status --json validates" auto "$T_TMP/auto2.json"
+step "x2's second attempt ends" $PY -c "import sqlite3; c = sqlite3.connect('$f/.xloop/state.db'); c.execute(\"DELETE FROM attempt WHERE token = 't-x2-2'\"); c.commit()"
 step "auto on --budget-runs 2" v auto on --budget-runs 2 >/dev/null
 since=$($PY -c "import json; print(json.load(open('$f/xloop.json'))['autopilot']['since'])")
 step "proposals at since" $PY -c "import sqlite3; c = sqlite3.connect('$f/.xloop/state.db'); c.execute('UPDATE proposal SET at = $since'); c.commit()"

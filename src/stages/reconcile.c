@@ -511,6 +511,47 @@ static void see_live(struct xl_ctx *ctx, struct reading *r, struct refresh *out)
 }
 
 /*
+ * A job whose watcher stopped it that Slurm requeued (a node lost, or a
+ * preemption, after the stop record): pending again, it would start only
+ * to end at once (its watcher finds the record), and a run chained behind
+ * it waits for that start. Cancelled now (issue 45); its verdict is the
+ * stop, from the record, when reconcile sees it end.
+ */
+static void cancel_stopped_requeued(struct xl_ctx *ctx, struct slurm *s, struct reading *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct attempt *a = &r->v[i];
+		const struct slurm_job *j;
+		char *tag, *dir, *why = NULL, *cause = NULL;
+		long long epoch = 0, planned = 0;
+
+		/* ran once (run_start), pending now: requeued */
+		if (!*a->job_id || a->run_start <= 0 || a->verdict[0])
+			continue;
+		j = find_attempts_job(ctx, &r->q, a);
+		if (!j || j->state != SLURM_STATE_PENDING)
+			continue;
+		tag = runs_tag(&ctx->db, a->run_id);
+		dir = tag ? run_dir(ctx->root, ctx->cfg.study, tag) : NULL;
+		if (dir && watch_read_record(dir, a->n, &epoch, &planned, &why) == 1) {
+			if (slurm_scancel(s, a->job_id, &cause) < 0)
+				warning("job %s was stopped early and Slurm requeued it: "
+					"unable to cancel it (%s); it ends when it starts",
+					a->job_id, cause);
+			else
+				loop_event(ctx, "restarted", a->run_id, a->id, "requeued after it "
+					   "was stopped early: cancelled (it would end at its start)");
+		}
+		free(why);
+		free(cause);
+		free(dir);
+		free(tag);
+	}
+}
+
+/*
  * The live attempts' next segments, the GPUs of new starts, and the end
  * of the line a new submission chains onto (an array task's chain waits
  * for its whole array; with slurm.chain any-user, any project's newest).
@@ -748,6 +789,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	out->user_live = lanes_user_live(&r.q);
 	r.ids = xcalloc(r.n, sizeof(*r.ids));
 	see_live(ctx, &r, out);
+	cancel_stopped_requeued(ctx, s, &r);
 	keep_line(ctx, s, &r, out);
 	rc = read_finals(ctx, s, &r, cause);
 	if (rc)

@@ -176,6 +176,27 @@ open_gate nan.2
 check "the retry is judged" wait_for 90 judged nan 2
 check "the retry ran to its end" test "$(verdict nan 2)" = "success|COMPLETED 0:0, score 0.5"
 
+# a stopped job Slurm puts back in the queue (a node lost or a preemption
+# after the stop record; here `scontrol requeuehold` once it ended, before
+# a tick saw it end) is cancelled by the next tick, not left to start again
+# only to end (a run chained behind it waited for that start); its verdict
+# is the stop
+step "new rq (MODE=user)" u new rq --from base --set MODE=user --force
+step "submit rq" u submit rq --no-chain
+check "rq reports epoch 1" wait_for 60 at_epoch rq 1
+rqjob=$(db "SELECT t.job_id FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = 'rq'")
+rq_state() { scontrol show job -o "$rqjob" | grep -o 'JobState=[A-Z]*'; }
+check "a tick sees rq running" eval 'u tick >>"$T_TMP/ticks.txt" 2>&1; test "$(db "SELECT run_start > 0 FROM attempt WHERE job_id = ?" "$rqjob")" = 1'
+step "xloop stop rq" u stop rq
+check "rq's job ended on the stop" wait_for 60 eval 'test "$(rq_state)" = JobState=COMPLETED'
+step "Slurm requeues it, held" scontrol requeuehold "$rqjob"
+check "  pending again, held" wait_for 30 eval 'test "$(rq_state)" = JobState=PENDING'
+check "the next tick cancels it and rq is judged: stopped" wait_for 60 judged rq 1
+check "  its verdict is the stop" test "$(verdict rq 1)" = "stopped|stopped early at epoch 1 (you asked (xloop stop))"
+check "  its job ended cancelled, never started again (one epoch 1 in its progress)" \
+	test "$(rq_state)/$(grep -c '^epoch 1 ' "$d/runs/st/rq/progress")" = "JobState=CANCELLED/1"
+check "  an event says why" test "$(db "SELECT count(*) FROM event WHERE detail LIKE ?" "%stopped early: cancelled%")" = 1
+
 # issue 46: behind the best by more than the noise. A curve job (SEED,
 # LEVEL, KIND): cbase and its replicate measure the noise at each epoch; a
 # plainly worse run stops after the warm-up (stop.warmup 1, stop.behind

@@ -36,10 +36,12 @@ while [ -e "@H@/hold-$XLOOP_TAG" ]; do sleep 0.1; done
 echo "$LR" >"$XLOOP_RUN_DIR/model.txt"
 echo FINISHED
 JOB
-# the evaluation: its own resources, no GPU; EVAL fail fails, slow sleeps
+# the evaluation: its own resources, no GPU; EVAL fail fails, slow waits
+# until the test lets it end (go-TAG: a barrier, not a sleep)
 cat >"$T_TMP/eval.sh" <<'JOB'
 #!/bin/bash
 #SBATCH --mem=50M
+#SBATCH --time=00:15:00
 #SBATCH --no-requeue
 set -u
 EVAL=ok
@@ -47,7 +49,7 @@ echo "START eval step=$XLOOP_STEP gpu=${CUDA_VISIBLE_DEVICES:-none} restarts=${S
 [ -f "$XLOOP_RUN_DIR/model.txt" ] || { echo "no model.txt"; exit 3; }
 case $EVAL in
 fail) echo "Traceback: eval boom"; exit 1 ;;
-slow) sleep 20 ;;
+slow) while [ ! -e "@H@/go-$XLOOP_TAG" ]; do sleep 0.1; done ;;
 esac
 python3 -c "import json; json.dump({'score': 1/(1+$(cat "$XLOOP_RUN_DIR/model.txt"))}, open('$XLOOP_RUN_DIR/cv.json', 'w'))"
 echo FINISHED
@@ -58,7 +60,7 @@ LR=2
 echo "$LR"
 JOB
 # a training waits while the test holds it (hold-TAG): a barrier, not a sleep
-step "the holds' directory in train.sh" sed -i "s|@H@|$T_TMP|" "$T_TMP/train.sh"
+step "the holds' directory in train.sh and eval.sh" sed -i "s|@H@|$T_TMP|" "$T_TMP/train.sh" "$T_TMP/eval.sh"
 step "chmod 644 scripts" chmod 644 "$T_TMP/train.sh" "$T_TMP/eval.sh" "$T_TMP/eval-lr.sh"
 
 # adopt: bad input is refused, nothing recorded
@@ -173,6 +175,7 @@ check "next --json validates with a step" sh -c "$V '$S/next.schema.json' <'$T_T
 expect_rc 0 "plan a run while watch's evaluation runs" u plan add LR=7 --from base
 u next --json >"$T_TMP/next-fed.json" 2>&1
 check "next submits it while the evaluation still runs" sh -c "/usr/bin/python3 -c 'import json,sys; assert len(json.load(sys.stdin)[\"submitted\"]) == 1' <'$T_TMP/next-fed.json' && grep -q 'START eval' '$d/runs/st/watch/slurm/attempt1.eval.out' && ! grep -q FINISHED '$d/runs/st/watch/slurm/attempt1.eval.out'"
+touch "$T_TMP/go-watch"
 drive
 check "watch succeeded" test "$(att watch verdict)" = success
 
@@ -220,6 +223,7 @@ if [ "$XLOOP_PROFILE" = accounting ]; then
 	# killed right after the retry's intents are recorded, before its sbatch
 	expect_rc 137 "killed at steps-retry-after-db" crash steps-retry-after-db next
 	scontrol update nodename="$node" state=resume >/dev/null 2>&1
+	touch "$T_TMP/go-evslow"	# the evaluation's retry may end
 	drive 150
 	check "the run is still attempt 1 and succeeded" test "$(att evslow n) $(att evslow verdict)" = "1 success"
 	check "the training ran once" test "$(grep -c 'START train' "$d/runs/st/evslow/slurm/attempt1.out")" = 1

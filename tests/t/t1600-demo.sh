@@ -38,8 +38,11 @@ print(busy)
 PY
 )
 echo "# the demo took $took s, its jobs ${busy:-?} s of it"
-check "it took under two minutes here, or the loop added under 30 s to its jobs ($took s, jobs ${busy:-?} s)" \
-	sh -c "[ '$took' -lt 120 ] || { [ -n '$busy' ] && [ \$(($took - ${busy:-0})) -lt 30 ]; }"
+# (or, on a machine so loaded that the jobs took over 3 times their idle
+# 85 s, at most 35 % of their time: the loop's idle share, 12 %, as slowed)
+check "it took under two minutes here, or the loop added under 30 s to its jobs, or under 35 % of them once they ran 3 times slower ($took s, jobs ${busy:-?} s)" \
+	sh -c "[ '$took' -lt 120 ] || { [ -n '$busy' ] && { [ \$(($took - ${busy:-0})) -lt 30 ] ||
+		{ [ '${busy:-0}' -gt 255 ] && [ \$((100 * ($took - ${busy:-0}))) -lt \$((35 * ${busy:-0})) ]; }; }; }"
 check "the baseline was proven" grep -q '^base attempt 1: success' "$T_TMP/demo.txt"
 # (on failure it shows the demo's verdicts)
 check "four changes succeeded" sh -c "[ \"\$(grep -Ec '^(C-0\.1|C-10|SCALE-no|MAX_ITER-20) attempt 1: success' '$T_TMP/demo.txt')\" = 4 ] ||

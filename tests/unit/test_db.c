@@ -317,6 +317,7 @@ static void test_migration_16_stopped_verdict(void **state)
 	assert_int_equal(raw(&db, sql), SQLITE_OK);
 	assert_int_equal(raw(&db, "PRAGMA writable_schema=OFF"), SQLITE_OK);
 	assert_int_equal(raw(&db, "DROP INDEX attempt_stopped"), SQLITE_OK);	/* 17's */
+	assert_int_equal(raw(&db, "DROP INDEX attempt_auto_retry"), SQLITE_OK);
 	assert_int_equal(raw(&db, "PRAGMA user_version=15"), SQLITE_OK);
 	assert_int_not_equal(raw(&db, "UPDATE attempt SET verdict = 'stopped'"), SQLITE_OK);
 	assert_int_equal(raw(&db, "UPDATE attempt SET verdict = 'failure'"), SQLITE_OK);
@@ -348,7 +349,8 @@ static void test_migration_16_stopped_verdict(void **state)
 
 /*
  * Migration 17 (issue 47): the stopped attempts status counts are read
- * from an index of their own, not by a scan of every attempt.
+ * from an index of their own, not by a scan of every attempt; a retry
+ * candidate's automatic retries are counted from an index.
  */
 static void test_migration_17_stopped_index(void **state)
 {
@@ -366,6 +368,14 @@ static void test_migration_17_stopped_index(void **state)
 				    " AND t.n = (SELECT max(n) FROM attempt WHERE run_id = t.run_id)"), 0);
 	while (db_step(&q) == SQLITE_ROW)
 		used |= strstr(db_col_text(&q, 3), "USING INDEX attempt_stopped") != NULL;
+	db_finalize(&q);
+	assert_true(used);
+	/* retry.c's count of a candidate's automatic retries: the index alone */
+	used = 0;
+	assert_int_equal(db_prepare(&db, &q, "EXPLAIN QUERY PLAN SELECT count(*) FROM attempt x"
+				    " WHERE x.run_id = 1 AND x.auto_retry = 'infra'"), 0);
+	while (db_step(&q) == SQLITE_ROW)
+		used |= strstr(db_col_text(&q, 3), "COVERING INDEX attempt_auto_retry") != NULL;
 	db_finalize(&q);
 	assert_true(used);
 	db_close(&db);

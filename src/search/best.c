@@ -169,11 +169,22 @@ void best_release(struct best_state *bs)
 	bs->best = bs->baseline = bs->pick = bs->prev = -1;
 }
 
-/* A hash of a key (FNV-1a). */
+/*
+ * A hash of a key. A key is 64 hex digits of SHA-256 (confkey_key): its
+ * first 16 are random enough, mixed in two multiplications (FNV-1a over
+ * all 64, a byte at a time, was 3 % of status --json on 10,000 runs);
+ * FNV-1a over a shorter one.
+ */
 static size_t key_hash(const char *key)
 {
-	unsigned long long h = 1469598103934665603ULL;
+	unsigned long long h = 1469598103934665603ULL, a, b;
 
+	if (strnlen(key, 16) == 16) {
+		memcpy(&a, key, sizeof(a));
+		memcpy(&b, key + 8, sizeof(b));
+		h = (a ^ b * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL;
+		return (size_t)(h ^ h >> 32);
+	}
 	for (; *key; key++)
 		h = (h ^ (unsigned char)*key) * 1099511628211ULL;
 	return (size_t)h;

@@ -15,10 +15,10 @@
 /*
  * A long study's status --json or next writes 10 to 20 MB of heap, a page
  * fault for each 4 kB page first touched; on a VM a fault costs several
- * microseconds (issue 47: 3,600 faults, about 50 of status --json's 230 ms
- * of CPU on 10,000 runs). So the heap's first 64 MB are taken at once
- * (address space: pages come when touched) and asked for in 2 MB pages
- * (978 faults); the heap is not trimmed until 128 MB are free, and blocks
+ * microseconds (issue 47: status --json on 10,000 runs, 4,673 faults).
+ * So the heap's first 64 MB are taken at once (address space: pages come
+ * when touched) and asked for in 2 MB pages (852 faults, a third less
+ * CPU); the heap is not trimmed until 128 MB are free, and blocks
  * up to 32 MB stay in it rather than in mmaps of their own. Where malloc
  * is not glibc's own (the sanitizers') mallopt fails and nothing changes.
  */

@@ -302,6 +302,14 @@ static const char *const migrations[] = {
 	"  'CHECK (verdict IN (''success'', ''failure''))',"
 	"  'CHECK (verdict IN (''success'', ''failure'', ''stopped''))')"
 	"  WHERE type = 'table' AND name = 'attempt';",
+	/* 17: the runs stopped early that status counts (stopped_early) read
+	 * from their own few rows, not by a scan of every attempt of a long
+	 * study (issue 47: 4,558 of status --json's 10,644 page reads); the
+	 * automatic retries a retry candidate counts (retry.c: candidates)
+	 * from the index alone, not from each of its attempts' rows */
+	"CREATE INDEX attempt_stopped ON attempt(run_id, n) WHERE verdict = 'stopped';"
+	"CREATE INDEX attempt_auto_retry ON attempt(run_id, auto_retry)"
+	"  WHERE auto_retry IS NOT NULL;",
 };
 
 /* The schema version this binary migrates to. */

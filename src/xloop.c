@@ -283,6 +283,7 @@ int main(int argc, char **argv)
 	const char *host = NULL;
 	int i, rc, dir_given = 0, here = 0, feeder;
 
+	heap_huge_pages();
 	crash_init();
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.dir = ".";

@@ -459,11 +459,11 @@ static size_t stopped_early(struct xl_ctx *ctx, double *hours)
 	size_t n = 0;
 
 	*hours = 0;
-	if (db_prepare(&ctx->db, &q, "SELECT r.tag, t.n, coalesce(t.started_at, 0),"
-		       " coalesce(t.ended_at, 0), coalesce(t.gres, ''), coalesce(t.node, '')"
-		       " FROM run r JOIN attempt t ON t.run_id = r.id WHERE +r.study = :study"
-		       " AND t.verdict = 'stopped'"
-		       " AND t.n = (SELECT max(n) FROM attempt WHERE run_id = r.id)") < 0)
+	/* from the few stopped attempts (index attempt_stopped), not every run's */
+	if (db_prepare(&ctx->db, &q, "SELECT r.tag, t.n, t.started_at, t.ended_at, t.gres,"
+		       " t.node FROM attempt t CROSS JOIN run r ON r.id = t.run_id"
+		       " WHERE t.verdict = 'stopped' AND r.study = :study"
+		       " AND t.n = (SELECT max(n) FROM attempt WHERE run_id = t.run_id)") < 0)
 		return 0;
 	db_bind_text(&q, ":study", ctx->cfg.study);
 	while (db_step(&q) == SQLITE_ROW) {

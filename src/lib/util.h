@@ -74,6 +74,12 @@ int utf8_valid(const char *s, size_t len);
 char *utf8_clean(const char *s, size_t len);
 
 /*
+ * The heap in 2 MB pages where the kernel gives them on request
+ * (transparent_hugepage "madvise"), first thing in main: see util.c.
+ */
+void heap_huge_pages(void);
+
+/*
  * Crash-safety tests: in the test build, die by SIGKILL at the named point
  * when XLOOP_CRASH_AT names it. Compiled out of the shipped binary.
  * Jobs xloop submits inherit it (a feeder, through --export=ALL: t1960

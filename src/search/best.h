@@ -126,6 +126,8 @@ struct best_state {
 	double est, est_sd;	/* the best's estimated true score and its sd */
 	double p_base;		/* P(best better than the baseline), NAN: unknown or it is the baseline */
 	double base_lead, base_sd;	/* the best's lead over the baseline and its sd */
+	long *refs;		/* the loads that share these arrays (best.c's kept one and
+				 * those handed out from it), NULL when owned alone: read only */
 };
 
 /* What callers show about the best. */

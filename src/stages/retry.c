@@ -138,7 +138,8 @@ static int candidates(struct xl_ctx *ctx, struct candidate **v, size_t *n)
 	 * from each run to its latest attempt (attempt_latest): a long study's
 	 * history holds many failed attempts that were retried since, and
 	 * reading each of them (the partial index attempt_retryable) cost a
-	 * 10,000-run study more than its runs do
+	 * 10,000-run study more than its runs do; a candidate's automatic
+	 * retries are counted from the index attempt_auto_retry (migration 17)
 	 */
 	if (db_prepare(&ctx->db, &q, "SELECT r.id, r.tag, t.n, coalesce(t.failure_class, ''),"
 		       " coalesce(t.state, ''),"

@@ -131,6 +131,38 @@ static void test_kept_load_follows_the_db(void **state)
 }
 
 /*
+ * A load while nothing changed shares the kept one's arrays (no copy of
+ * every run: issue 47); a holder's load stays whole after the DB changed,
+ * a new load was made and the kept one dropped, until its own release.
+ */
+static void test_kept_load_shared(void **state)
+{
+	struct fx *f = *state;
+	struct best_state a, b, c;
+
+	scored(&f->ctx.db, "a", "1", 0.5);
+	scored(&f->ctx.db, "b", "2", 0.6);
+	assert_int_equal(best_load(&f->ctx, &a), 0);
+	assert_int_equal(best_load(&f->ctx, &b), 0);
+	assert_ptr_equal(a.v, b.v);
+	assert_ptr_equal(a.runs, b.runs);
+	scored(&f->ctx.db, "c", "3", 0.7);
+	assert_int_equal(best_load(&f->ctx, &c), 0);
+	assert_ptr_not_equal(c.v, a.v);
+	assert_int_equal(c.n, 3);
+	best_release(&a);
+	/* b still reads what both were given */
+	assert_int_equal(b.n, 2);
+	assert_int_equal(strlen(b.v[1].key), 64);
+	assert_string_equal(b.v[1].config, "X=2\n");
+	assert_true(b.v[1].st.mean > 0.59 && b.v[1].st.mean < 0.61);
+	best_release(&b);
+	best_release(&b);	/* released twice: nothing more to free */
+	assert_int_equal(c.n, 3);
+	best_release(&c);
+}
+
+/*
  * A stopped run (issue 46) is no proven run, but best_load keeps its last
  * value for autopilot's model (a lower-fidelity observation); a stopped
  * run without a value, and a failed one, have none.
@@ -164,6 +196,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_kept_load_follows_the_db, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kept_load_shared, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stopped_runs_last_value, setup, teardown),
 	};
 

@@ -316,6 +316,8 @@ static void test_migration_16_stopped_verdict(void **state)
 	xsnprintf(sql, sizeof(sql), "PRAGMA schema_version=%lld", v + 1);
 	assert_int_equal(raw(&db, sql), SQLITE_OK);
 	assert_int_equal(raw(&db, "PRAGMA writable_schema=OFF"), SQLITE_OK);
+	assert_int_equal(raw(&db, "DROP INDEX attempt_stopped"), SQLITE_OK);	/* 17's */
+	assert_int_equal(raw(&db, "DROP INDEX attempt_auto_retry"), SQLITE_OK);
 	assert_int_equal(raw(&db, "PRAGMA user_version=15"), SQLITE_OK);
 	assert_int_not_equal(raw(&db, "UPDATE attempt SET verdict = 'stopped'"), SQLITE_OK);
 	assert_int_equal(raw(&db, "UPDATE attempt SET verdict = 'failure'"), SQLITE_OK);
@@ -345,12 +347,47 @@ static void test_migration_16_stopped_verdict(void **state)
 	db_close(&db);
 }
 
+/*
+ * Migration 17 (issue 47): the stopped attempts status counts are read
+ * from an index of their own, not by a scan of every attempt; a retry
+ * candidate's automatic retries are counted from an index.
+ */
+static void test_migration_17_stopped_index(void **state)
+{
+	struct fx *f = *state;
+	struct db db;
+	struct stmt q;
+	char *cause = NULL;
+	int used = 0;
+
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	/* status's query (stopped_early) */
+	assert_int_equal(db_prepare(&db, &q, "EXPLAIN QUERY PLAN SELECT r.tag, t.n, t.started_at,"
+				    " t.ended_at, t.gres, t.node FROM attempt t CROSS JOIN run r"
+				    " ON r.id = t.run_id WHERE t.verdict = 'stopped' AND r.study = 's'"
+				    " AND t.n = (SELECT max(n) FROM attempt WHERE run_id = t.run_id)"), 0);
+	while (db_step(&q) == SQLITE_ROW)
+		used |= strstr(db_col_text(&q, 3), "USING INDEX attempt_stopped") != NULL;
+	db_finalize(&q);
+	assert_true(used);
+	/* retry.c's count of a candidate's automatic retries: the index alone */
+	used = 0;
+	assert_int_equal(db_prepare(&db, &q, "EXPLAIN QUERY PLAN SELECT count(*) FROM attempt x"
+				    " WHERE x.run_id = 1 AND x.auto_retry = 'infra'"), 0);
+	while (db_step(&q) == SQLITE_ROW)
+		used |= strstr(db_col_text(&q, 3), "COVERING INDEX attempt_auto_retry") != NULL;
+	db_finalize(&q);
+	assert_true(used);
+	db_close(&db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_open_creates_0600_wal_schema, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_twice_is_no_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migration_16_stopped_verdict, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migration_17_stopped_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_keys_enforced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bound_parameters_roundtrip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nested_transaction_and_rollback, setup, teardown),

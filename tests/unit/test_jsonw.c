@@ -23,6 +23,13 @@ static const char *const strings[] = {
 	"\b\f\n\r\t", "\x01\x02\x1f", "del \x7f", "caf\xc3\xa9", "\xe6\x97\xa5\xe6\x9c\xac",
 	"emoji \xf0\x9f\x98\x80 and \xf4\x8f\xbf\xbf", "\xef\xbf\xbf\xee\x80\x80",
 	"<script>alert(1)</script>", "a\\u0041",
+	/* past eight bytes (jsonw.c reads words): each kind in a later word, at its edges */
+	"/home/user/study/.xloop/runs/r00042/logs/attempt-3.log",
+	"seven b\"quote in the first word", "eight by\"quote first in the second",
+	"fifteen bytes .\\ backslash last of the second word", "sixteen bytes ..\x1f",
+	"a tab after nine\t", "del\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f stays plain",
+	"after eight bytes caf\xc3\xa9 and \xe6\x97\xa5 then plain again for a while",
+	" !#$%&'()*+,-./0123456789:;<=>?@[]^_`{|}~ every plain kind",
 };
 
 /* Every string literal: the same as jansson's. */
@@ -42,6 +49,35 @@ static void test_quote(void **state)
 		free(want);
 		json_decref(j);
 		buf_release(&b);
+	}
+}
+
+/* Every ASCII byte at every place of a string of three words: as jansson. */
+static void test_quote_every_ascii_byte(void **state)
+{
+	char s[25];
+	int c;
+	size_t at;
+
+	(void)state;
+	for (c = 1; c < 0x80; c++) {
+		for (at = 0; at < sizeof(s) - 1; at++) {
+			json_t *j;
+			char *want;
+			struct buf b = BUF_INIT;
+
+			memset(s, 'a', sizeof(s) - 1);
+			s[sizeof(s) - 1] = '\0';
+			s[at] = (char)c;
+			j = json_string(s);
+			want = json_dumps(j, JSON_ENCODE_ANY | JSON_ENSURE_ASCII);
+			assert_non_null(want);
+			jsonw_quote(&b, s);
+			assert_string_equal(b.s, want);
+			free(want);
+			json_decref(j);
+			buf_release(&b);
+		}
 	}
 }
 
@@ -191,6 +227,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quote),
+		cmocka_unit_test(test_quote_every_ascii_byte),
 		cmocka_unit_test(test_not_utf8),
 		cmocka_unit_test(test_documents),
 		cmocka_unit_test(test_stream),

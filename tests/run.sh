@@ -8,8 +8,9 @@
 # tests marked "# nodes: 3" on a 3-node cluster, then those marked
 # "# gpus: 4" on a node with 4 fake GPUs, the short chaos
 # soak (tests/soak/soak.sh 3, its own slot), the lane that needs no cluster
-# (the cmocka unit tests of the ASan+UBSan build, the fuzz targets briefly,
-# the t0* tests; build/t/local.log), and the version matrix (tests/matrix.sh:
+# (the cmocka unit tests of the ASan+UBSan build, the t0* tests;
+# build/t/local.log), the fuzz targets briefly beside it (build/t/fuzz.log),
+# and the version matrix (tests/matrix.sh:
 # the Slurm versions in chroots, each its own cluster on its own ports;
 # XLOOP_MATRIX=0 skips it; its lanes below). A background lane's lines are
 # printed when it ends; the longest lane sets the time (each prints its
@@ -79,11 +80,11 @@ if [ -n "${XLOOP_LEAKS_EVERYWHERE:-}" ]; then
 else
 	AGAIN_ASAN=${ASAN_OPTIONS//detect_leaks=1/detect_leaks=0}
 fi
-# tests run beside the host cluster's lane (see below), in two lanes: the
-# second waits for a free cluster slot (the nodes lane's, after about 3
-# minutes); XLOOP_PLAIN_ASIDE="" and XLOOP_PLAIN_ASIDE2="" run them on the
-# host cluster. Chosen so that the three plain lanes end together (issue
-# 32: the host lane and the first aside lane set the time, 940 s each)
+# tests run beside the host cluster's lane (see below), in two lanes, each
+# on a cluster slot of its own from the start (the second waited for the
+# nodes lane's slot once, and ran alone at the end for 2 minutes);
+# XLOOP_PLAIN_ASIDE="" and XLOOP_PLAIN_ASIDE2="" run them on the host
+# cluster. Chosen so that the plain lanes end together (issue 32)
 PLAIN_ASIDE="t1430 t1520 t1540 t1550 t1600 t1961 t1962 t2010"
 PLAIN_ASIDE2="t1960 t1963 t2005 t1420 t1700 t1240 t1591"
 # and a third on the 4-GPU lane's slot once that lane is done (about 6
@@ -149,18 +150,25 @@ fuzz_run() {
 	fi
 }
 
-# The lane that needs no cluster: the unit tests, the fuzz targets, the t0*
-# tests (started before any cluster's SLURM_CONF is set: they need no Slurm);
-# its own counts on its last line.
+# The lane that needs no cluster: the unit tests, the t0* tests (started
+# before any cluster's SLURM_CONF is set: they need no Slurm); its own
+# counts on its last line.
 local_lane() {
 	local t
 	passed=0 failed=0 skipped=0
 	units_run
-	fuzz_run
 	export XLOOP_PROFILE=none
 	for t in tests/t/t0*.sh; do
 		run_t "$t"
 	done
+	echo "$passed passed, $failed failed, $skipped skipped"
+}
+
+# The fuzz targets beside it, niced (fuzz/run.sh), in a lane of their own:
+# in the local lane they held the t0* tests back (379 s under load).
+fuzz_lane() {
+	passed=0 failed=0 skipped=0
+	fuzz_run
 	echo "$passed passed, $failed failed, $skipped skipped"
 }
 
@@ -250,6 +258,8 @@ mkdir -p build/t
 # before any of them sets SLURM_CONF)
 in_cpu_cg local local_lane >build/t/local.log 2>&1 &
 local_pid=$!
+in_cpu_cg fuzz fuzz_lane >build/t/fuzz.log 2>&1 &
+fuzz_pid=$!
 if [ "$(id -u)" -ne 0 ]; then
 	echo "# integration tests against Slurm need root (they start the test cluster): skipped"
 	skipped=$((skipped + 1))
@@ -259,10 +269,11 @@ else
 	exec 7>>/tmp/xloop-cluster.lock
 	flock 7
 	# Each lane its cluster slot (tests/runlib.sh's take_slot) unless
-	# XLOOP_SLOTS says otherwise: six lanes share slots 1-4, and the
+	# XLOOP_SLOTS says otherwise: seven lanes share slots 1-5, and the
 	# accounting lane, the longest, must not wait for one (it did, 330 s, when
-	# they raced for them); the second plain lane and the 4-GPU lane take the
-	# nodes lane's slot or the soak's as they end (after about 2 and 4 minutes)
+	# they raced for them); the second plain lane has slot 5; the 4-GPU lane
+	# and the lanes after it take the nodes lane's slot or the soak's as they
+	# end
 	slots() { printf '%s' "${XLOOP_SLOTS:-$1}"; }
 	# the accounting profile runs beside the plain one, on slot 1 (its own
 	# ports; no cgroups there, so the out-of-memory checks run in the plain
@@ -297,6 +308,10 @@ else
 		XLOOP_SLOTS=$(slots 2) in_cpu_cg aside tests/one.sh "${aside[@]}" >build/t/plain-aside.log 2>&1 7>&- &
 		aside_pid=$!
 	fi
+	if [ ${#aside2[@]} -gt 0 ]; then
+		XLOOP_SLOTS=$(slots 5) in_cpu_cg aside2 tests/one.sh "${aside2[@]}" >build/t/plain-aside2.log 2>&1 7>&- &
+		aside2_pid=$!
+	fi
 	# the tests marked "# nodes: 3" (node loss, preemption: issue 34) on a
 	# multi-node cluster of their own slot, accounting on (they skip
 	# themselves on the one-node clusters of the other lanes)
@@ -306,18 +321,13 @@ else
 		XLOOP_SLOTS=$(slots 3) ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg nodes tests/one.sh --accounting --nodes 3 --gpus 2 $nodes_tests >build/t/nodes.log 2>&1 7>&- &
 		nodes_pid=$!
 	fi
-	# the second plain lane, once the nodes lane's slot or the soak's is
-	# free: started once those two lanes hold their slots (else it could
-	# take one first)
+	# the lanes after them take the nodes lane's slot or the soak's: started
+	# once those two lanes hold their slots (else one could take it first)
 	for _ in $(seq 1 600); do
 		grep -q '^# cluster slot' build/t/soak.log 2>/dev/null &&
 			{ [ -z "${nodes_pid:-}" ] || grep -q '^# cluster slot' build/t/nodes.log; } && break
 		sleep 0.1
 	done
-	if [ ${#aside2[@]} -gt 0 ]; then
-		XLOOP_SLOTS=$(slots "3 4") in_cpu_cg aside2 tests/one.sh "${aside2[@]}" >build/t/plain-aside2.log 2>&1 7>&- &
-		aside2_pid=$!
-	fi
 	# the tests marked "# gpus: 4" (lanes) once more, on a node with 4 fake
 	# GPUs, plain: one.sh waits for a free slot (the nodes lane's, soon)
 	gpu4_tests=$(grep -l '^# gpus: 4' tests/t/t[1-9]*.sh)
@@ -379,7 +389,8 @@ else
 	fi
 fi
 
-join_lane "$local_pid" build/t/local.log "units, fuzz, t0*" "units, fuzz, t0*"
+join_lane "$local_pid" build/t/local.log "units, t0*" "units, t0*"
+join_lane "$fuzz_pid" build/t/fuzz.log fuzz "the fuzz targets"
 
 # the matrix lanes: their lines, then their counts
 for lane in ${matrix_suites[@]+"${matrix_suites[@]}"}; do

@@ -36,8 +36,9 @@ count_result() {
 	fi
 }
 
-# Five cluster slots, each its own directory, ports and lock: slot 0 is the
-# one tests/run.sh and bench use; slots 1 to 4 run without cgroups beside it.
+# Six cluster slots, each its own directory, ports and lock: slot 0 is the
+# one tests/run.sh and bench use; slots 1 to 5 run without cgroups beside it
+# (slot 5 only when named: tests/run.sh's second plain lane has it).
 # take_slot [N...]: the first free one (of N... in that order, default
 # $XLOOP_SLOTS or 0 to 4; waiting for any), its lock held on fd 8
 # (close it for daemons: 8>&-); sets slot, exports its XLOOP_TESTCLUSTER_*

@@ -51,24 +51,41 @@ static int at_chance(double v, double c, int goal_max)
 	return goal_max ? v <= c + tol : v >= c - tol;
 }
 
+/*
+ * The next whole line of *s as words (*n of them), *s moved past it; 0 at
+ * the end (a last line without its newline is still being written).
+ */
+static int next_line(const char **s, char *buf, size_t bufsz, char *w[MAX_WORDS], int *n)
+{
+	const char *nl, *rest;
+
+	if (!*s || !(nl = strchr(*s, '\n')))
+		return 0;
+	*n = words(*s, (size_t)(nl - *s), buf, bufsz, w, &rest);
+	*s = nl + 1;
+	return 1;
+}
+
+/* Whether the words are an "epoch K VALUE" line: its K and VALUE. */
+static int epoch_line(char *w[MAX_WORDS], int n, long long *k, double *v)
+{
+	const char *e;
+
+	return n >= 3 && strcmp(w[0], "epoch") == 0 &&
+	       parse_ll(w[1], 0, 1000000000, k, &e) == 0 && number(w[2], v) == 0;
+}
+
 /* Read a progress file's text and apply the plainest rule. */
 void progress_parse(const char *text, int goal_max, long long runs, struct progress *p)
 {
-	const char *s = text, *rest, *e;
-	long long running = 0;
+	const char *s = text, *e;
+	long long running = 0, k;
+	char buf[256], *w[MAX_WORDS];
+	double v;
+	int n;
 
 	memset(p, 0, sizeof(*p));
-	while (s && *s) {
-		const char *nl = strchr(s, '\n');
-		size_t len = nl ? (size_t)(nl - s) : strlen(s);
-		char buf[256], *w[MAX_WORDS];
-		int n = words(s, len, buf, sizeof(buf), w, &rest);
-		long long k;
-		double v;
-
-		s = nl ? nl + 1 : NULL;
-		if (!nl)
-			break;	/* a line still being written */
+	while (next_line(&s, buf, sizeof(buf), w, &n)) {
 		if (n == 2 && strcmp(w[0], "epochs") == 0 &&
 		    parse_ll(w[1], 1, 1000000000, &k, &e) == 0)
 			p->planned = k;
@@ -76,9 +93,7 @@ void progress_parse(const char *text, int goal_max, long long runs, struct progr
 			 isfinite(v)) {
 			p->has_chance = 1;
 			p->chance = v;
-		} else if (n >= 3 && strcmp(w[0], "epoch") == 0 &&
-			   parse_ll(w[1], 0, 1000000000, &k, &e) == 0 &&
-			   number(w[2], &v) == 0 && !p->stop) {
+		} else if (!p->stop && epoch_line(w, n, &k, &v)) {
 			p->epochs++;
 			p->last_epoch = k;
 			p->last_value = v;
@@ -144,28 +159,21 @@ char *progress_stopped_reason(long long epoch, const char *why)
 /* The "epoch K VALUE" lines of a progress file's text, in order. */
 size_t progress_series(const char *text, size_t max, struct progress_point **out)
 {
-	const char *s = text, *rest, *e;
+	const char *s = text;
+	char buf[256], *w[MAX_WORDS];
 	size_t n = 0;
+	long long k;
+	double v;
+	int nw;
 
 	*out = NULL;
-	while (s && *s && n < max) {
-		const char *nl = strchr(s, '\n');
-		size_t len = nl ? (size_t)(nl - s) : strlen(s);
-		char buf[256], *w[MAX_WORDS];
-		int nw = words(s, len, buf, sizeof(buf), w, &rest);
-		long long k;
-		double v;
-
-		if (!nl)
-			break;	/* a line still being written */
-		s = nl + 1;
-		if (nw >= 3 && strcmp(w[0], "epoch") == 0 &&
-		    parse_ll(w[1], 0, 1000000000, &k, &e) == 0 && number(w[2], &v) == 0) {
-			*out = xreallocarray(*out, n + 1, sizeof(**out));
-			(*out)[n].epoch = k;
-			(*out)[n].value = v;
-			n++;
-		}
+	while (n < max && next_line(&s, buf, sizeof(buf), w, &nw)) {
+		if (!epoch_line(w, nw, &k, &v))
+			continue;
+		*out = xreallocarray(*out, n + 1, sizeof(**out));
+		(*out)[n].epoch = k;
+		(*out)[n].value = v;
+		n++;
 	}
 	return n;
 }

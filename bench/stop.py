@@ -25,7 +25,7 @@ data's seeds a run's seed 1, 2, ... gets; Optuna's sampler seed):
       pooled over the 10 best configurations); the goal: at most 5%.
 
 usage: bench/stop.py [--xloop PATH] [--streams N] [--runs N] [--jobs N]
-       [--only STUDIES] [--stop W,R,Z] [--no-write]
+       [--only STUDIES] [--stop W,R,Z] [--no-write] | --fixture
 """
 import argparse
 import gzip
@@ -101,6 +101,61 @@ class Data:
         json.dump(self.doc, f)
         f.close()
         return f.name
+
+
+# Late bloomers (issue 46): a configuration that ends at the top though it
+# starts slow. Ends at the top: its true score within one seed sd at the end
+# (Data.sd) of the grid's best. Starts slow: its mean curve over the seeds is
+# behind the best configuration's by more than LATE_GAP of those sds at the
+# first epoch the rule judges with the default warm-up (WARMUP + 1). The rule
+# must not stop them against the best's curves; bench/stop.py --fixture
+# writes them and the best's runs to tests/fixtures/stop/late-bloomers.txt
+# (test_stop_rule applies the rule to them).
+LATE_GAP = 2
+WARMUP = 10     # STOP_WARMUP in src/jobs/stop-rule.h
+FIXTURE = os.path.join(HERE, "..", "tests", "fixtures", "stop", "late-bloomers.txt")
+
+
+def mean_curve(data, key):
+    """The mean over the data's seeds of configuration key's curve (diverged: chance)."""
+    accs = [data.runs[(key, s)][0] for s in range(data.seeds)]
+    return [sum(a[e] for a in accs) / len(accs) for e in range(data.epochs)]
+
+
+def late_bloomers(data):
+    """(the best configuration's key, the late bloomers' keys, slowest first)."""
+    best = max(data.truth, key=data.truth.get)
+    bc = mean_curve(data, best)
+    gap = {}
+    for k, t in data.truth.items():
+        if k != best and t >= data.top - data.sd:
+            g = bc[WARMUP] - mean_curve(data, k)[WARMUP]
+            if g > LATE_GAP * data.sd:
+                gap[k] = g
+    return best, sorted(gap, key=lambda k: -gap[k])
+
+
+def write_fixture():
+    """The late bloomers and their study's best configuration, each seed's curve, one a line."""
+    lines = ["# The late bloomers of bench/curves/ and the best configuration of their study",
+             "# (bench/stop.py --fixture: the criterion is late_bloomers' there), for",
+             "# test_stop_rule. A line a run: STUDY best|late CONFIG SEED, then the",
+             "# validation accuracy of epochs 1, 2, ... (nan: diverged)."]
+    for name in STUDIES:
+        data = Data(name)
+        best, late = late_bloomers(data)
+        if not late:
+            continue
+        for role, keys in (("best", [best]), ("late", late)):
+            for k in keys:
+                for s in range(data.seeds):
+                    acc, _, nan = data.runs[(k, s)]
+                    vals = ["nan" if d else f"{v:g}" for v, d in zip(acc, nan)]
+                    lines.append(f"{name} {role} {k} {s} " + " ".join(vals))
+    os.makedirs(os.path.dirname(FIXTURE), exist_ok=True)
+    with open(FIXTURE, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"wrote {FIXTURE} ({len(lines) - 4} runs)")
 
 
 def xloop_run(args):
@@ -269,6 +324,21 @@ def study(a, name, pool):
                           "xq": [mean(fr[("x", q)]) for q in (0.25, 0.5)],
                           "mq": [mean(fr[("median", q)]) for q in (0.25, 0.5)],
                           "hq": [mean(fr[("hyperband", q)]) for q in (0.25, 0.5)]}
+    # the late bloomers: in every replay with the rule, their runs and the rule's stops
+    best, late = late_bloomers(data)
+    nl = ns = 0
+    for job, doc in zip(jobs, res):
+        for r in doc["trace"] if job[5] else ():
+            if data.key({k: float(v) for k, v in r["config"].items()}) in late:
+                nl += 1
+                ns += r["stopped"] is not None and r["why"].startswith("behind")
+    w("")
+    w(f"{name}, late bloomers (within one sd of the grid's best at the end, behind the best's "
+      f"mean curve by more than {LATE_GAP} sd at epoch {WARMUP + 1}): "
+      + (", ".join(late) if late else "none")
+      + (f"; in the replays with the rule above {nl} of their runs, {ns} stopped by the rule "
+         "(test_stop_rule: none of their seeds is stopped against their study's best 5 seeds "
+         "with the default knobs)" if late else ""))
     w("")
     w(f"{name}, a stopped run for the model: no observation (censored), its last value for "
       "the proposer (autopilot.c, above), or for the choice of the best too:")
@@ -309,7 +379,12 @@ def main():
     ap.add_argument("--only", default=",".join(STUDIES))
     ap.add_argument("--stop", default="", help="W,R,Z: stop.warmup, behind, noise_z")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--fixture", action="store_true",
+                    help="write tests/fixtures/stop/late-bloomers.txt and exit")
     a = ap.parse_args()
+    if a.fixture:
+        write_fixture()
+        return
     os.makedirs(os.path.join(HERE, "..", "build"), exist_ok=True)
     t0 = time.time()
     allsum = {}

@@ -156,7 +156,7 @@ check "  no epoch of its curve is behind its bar" test "$(awk '
 
 # status counts the stops and what they saved
 u status >"$T_TMP/status.txt" 2>&1
-check "status: 2 stopped early, with the GPU-hours saved" \
+check "status: 3 stopped early, with the GPU-hours saved" \
 	grep -q "^study st: 7 runs, 3 stopped early (about [0-9.e-]* GPU-hours saved)" "$T_TMP/status.txt"
 u status --json >"$T_TMP/status.json"
 validates "status --json validates" status "$T_TMP/status.json"

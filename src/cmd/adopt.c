@@ -426,8 +426,10 @@ const struct cmd_entry cmd_adopt_entry = {
 	"(configurations with two runs or more; epochs K-2..K+2, never less than\n"
 	"from K to the end; widened by Student's t for the replicates' df), times\n"
 	"sqrt(1 + 1/n) for a mean of n runs; only epochs both reached, at the same\n"
-	"K, none up to stop.warmup (10). A run behind the bar at stop.behind (5)\n"
-	"reported epochs running stops\n"
+	"K, none up to stop.warmup (10); and never above the last epoch's bar less\n"
+	"the largest rise any proven run's curve made from K to its end (a slow\n"
+	"starter that could still reach it is not stopped). A run behind the bar\n"
+	"at stop.behind (5) reported epochs running stops\n"
 	"(\"behind the best by more than the noise\"). No replicates, no bar. The\n"
 	"same runs as above never stop by it.\n",
 	.flags = CMD_DB | CMD_NOROOT | CMD_LOCK, .exec = cmd_adopt,

@@ -37,7 +37,7 @@ static void read_curve(struct xl_ctx *ctx, long long id, long cfg, struct stop_c
 	free(tag);
 }
 
-/* Whether configuration k's proven runs are read: the best's, the parent's, replicated ones. */
+/* Whether configuration k's proven runs are read first: the best's, the parent's, replicated ones. */
 static int wanted(const struct best_state *bs, long k, long parent)
 {
 	return k == bs->best || k == parent || bs->v[k].st.n >= 2;
@@ -54,7 +54,7 @@ int stop_bar_write(struct xl_ctx *ctx, const struct run *r, int rule_on, char **
 	size_t i, n = 0, len = 0, nbar = 0;
 	long parent = -1;
 	double *bar = NULL;
-	int rc = 0, loaded = 0;
+	int rc = 0, loaded = 0, pass;
 
 	memset(&bs, 0, sizeof(bs));
 	if (rule_on && c->stop.behind > 0)
@@ -64,16 +64,20 @@ int stop_bar_write(struct xl_ctx *ctx, const struct run *r, int rule_on, char **
 		for (i = 0; i < bs.nruns; i++)
 			if (bs.runs[i].id == r->parent_id)
 				parent = bs.runs[i].cfg;
-		/* the newest first: the study's latest replicates when there are many */
-		for (i = bs.nruns; i-- > 0 && n < STOP_BAR_RUNS;) {
-			if (!bs.runs[i].proven || bs.runs[i].id == r->id ||
-			    !wanted(&bs, bs.runs[i].cfg, parent))
-				continue;
-			read_curve(ctx, bs.runs[i].id, bs.runs[i].cfg, &cv[n]);
-			if (cv[n].len > len)
-				len = cv[n].len;
-			n++;
-		}
+		/*
+		 * the newest first: the study's latest replicates when there are
+		 * many; then the other proven runs, whose rises the bar allows for
+		 */
+		for (pass = 0; pass < 2; pass++)
+			for (i = bs.nruns; i-- > 0 && n < STOP_BAR_RUNS;) {
+				if (!bs.runs[i].proven || bs.runs[i].id == r->id ||
+				    wanted(&bs, bs.runs[i].cfg, parent) != !pass)
+					continue;
+				read_curve(ctx, bs.runs[i].id, bs.runs[i].cfg, &cv[n]);
+				if (cv[n].len > len)
+					len = cv[n].len;
+				n++;
+			}
 		bar = xcalloc(len + 1, sizeof(*bar));
 		nbar = stop_bar(cv, n, bs.best, parent, &p, bar, len);
 	}

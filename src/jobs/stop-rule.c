@@ -149,6 +149,22 @@ static double bar_of(const struct stop_curve *runs, size_t n, long cfg, size_t k
 	return p->goal_max ? mean - sd : mean + sd;
 }
 
+/* The largest rise (goal min: fall) from epoch k to its last value among the curves that reached k. */
+static double largest_rise(const struct stop_curve *runs, size_t n, size_t k, int goal_max)
+{
+	double r = 0;
+	size_t i, e;
+
+	for (i = 0; i < n; i++) {
+		if (k >= runs[i].len || !isfinite(runs[i].v[k]))
+			continue;
+		for (e = runs[i].len - 1; e > k && !isfinite(runs[i].v[e]); e--)
+			;
+		r = fmax(r, goal_max ? runs[i].v[e] - runs[i].v[k] : runs[i].v[k] - runs[i].v[e]);
+	}
+	return r;
+}
+
 /* The bar at each epoch below max. */
 size_t stop_bar(const struct stop_curve *runs, size_t n, long best, long parent,
 		const struct stop_params *p, double *bar, size_t max)
@@ -183,6 +199,15 @@ size_t stop_bar(const struct stop_curve *runs, size_t n, long best, long parent,
 			continue;
 		bar[k] = b;
 		last = k + 1;
+	}
+	/* behind at k, and not to reach the last bar even rising as much as any curve did from k */
+	for (k = 0; last && k + 1 < last; k++) {
+		double rise = largest_rise(runs, n, k, p->goal_max), cap;
+
+		if (isnan(bar[k]))
+			continue;
+		cap = p->goal_max ? bar[last - 1] - rise : bar[last - 1] + rise;
+		bar[k] = p->goal_max ? fmin(bar[k], cap) : fmax(bar[k], cap);
 	}
 	return last;
 }

@@ -9,7 +9,10 @@
  * seed noise at K (the pooled sd of replicates at K and the epochs beside
  * it, or from K to the end when that is larger) times sqrt(1 + 1/n), n the runs in that mean, times t(0.975, df) /
  * 1.96 for the df the replicates give; only epochs both reached, at the
- * same index.
+ * same index. And never above the last epoch's bar less the largest rise
+ * (goal min: fall) any curve read made from K to its end: a run stops
+ * only when, even rising as much as any run did, it would not reach the
+ * bar at the end (a late bloomer behind at K is not stopped).
  * No replicates reaching K, no bar at K: the rule needs the noise.
  */
 #ifndef XLOOP_STOP_RULE_H
@@ -70,8 +73,9 @@ double stop_noise_at(const struct stop_curve *runs, size_t n, size_t k, size_t w
 /*
  * The bar: bar[k] for k < max (NAN: no bar at k) from the runs of
  * configuration best and of parent (-1: none; the same as best: best
- * alone) and the noise of every configuration of runs. Returns the
- * number of epochs up to the last bar (0: no bar at all).
+ * alone), the noise of every configuration of runs and the rises of
+ * every curve of runs. Returns the number of epochs up to the last bar
+ * (0: no bar at all).
  */
 size_t stop_bar(const struct stop_curve *runs, size_t n, long best, long parent,
 		const struct stop_params *p, double *bar, size_t max);

@@ -441,6 +441,7 @@ static void lines_init(const struct prop_input *in, const struct prop_model *m, 
 	}
 }
 
+/* Free the lines. */
 static void lines_release(struct lines *l)
 {
 	free(l->cfg);

@@ -399,9 +399,71 @@ struct move {
 	double acq, mean, sd;	/* the acquisition, f's mean and sd there */
 };
 
-/* Score every one-variable move of the parents set[0, k) into *top. */
+/*
+ * The changes in flight, as lines: (parent, variable) for each pending
+ * configuration with no proven run and a proven one that differs from it
+ * in that one variable. The proposals in flight are a batch chosen
+ * together: a line in flight gets no second change (another value of the
+ * same variable from the same parent) while the others have a move left,
+ * so the lanes measure different directions (issue 43 item 2).
+ */
+struct lines {
+	long *cfg, *var;
+	size_t n;
+};
+
+/* The lines of the changes in flight (struct lines). */
+static void lines_init(const struct prop_input *in, const struct prop_model *m, struct lines *l)
+{
+	size_t c, p, j, d = m->d;
+
+	l->cfg = xcalloc(in->n * d + 1, sizeof(*l->cfg));
+	l->var = xcalloc(in->n * d + 1, sizeof(*l->var));
+	l->n = 0;
+	for (c = 0; c < in->n; c++) {
+		if (!m->on[c] || in->v[c].open == 0 || in->v[c].st.n > 0)
+			continue;
+		for (p = 0; p < in->n; p++) {
+			size_t diff = 0, at = 0;
+
+			if (!m->on[p] || in->v[p].st.n == 0 || in->v[p].rep_tag == NULL)
+				continue;
+			for (j = 0; j < d && diff < 2; j++)
+				if (m->u[c * d + j] != m->u[p * d + j]) {
+					diff++;
+					at = j;
+				}
+			if (diff == 1 && l->n < in->n * d) {
+				l->cfg[l->n] = (long)p;
+				l->var[l->n++] = (long)at;
+			}
+		}
+	}
+}
+
+/* Free the lines. */
+static void lines_release(struct lines *l)
+{
+	free(l->cfg);
+	free(l->var);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Whether variable j of parent b is a line in flight (l NULL: none is). */
+static int line_in_flight(const struct lines *l, long b, long j)
+{
+	size_t i;
+
+	for (i = 0; l && i < l->n; i++)
+		if (l->cfg[i] == b && l->var[i] == j)
+			return 1;
+	return 0;
+}
+
+/* Score every one-variable move of the parents set[0, k) off the lines l into *top. */
 static void score_moves(const struct prop_input *in, const struct prop_model *m,
-			const struct gp_ref *ref, const long *set, size_t k, struct move *top)
+			const struct gp_ref *ref, const long *set, size_t k, const struct lines *l,
+			struct move *top)
 {
 	size_t nv = in->space->n, b, j, t;
 	double *u = xcalloc(nv + 1, sizeof(*u));
@@ -414,6 +476,8 @@ static void score_moves(const struct prop_input *in, const struct prop_model *m,
 			const struct space_var *sv = &in->space->v[j];
 			double keep = u[j];
 
+			if (line_in_flight(l, set[b], (long)j))
+				continue;
 			for (t = 0; t < sv->n; t++) {
 				double mu, var, acq, fm, fv;
 				char *cfg, key[65];
@@ -449,7 +513,8 @@ static void score_moves(const struct prop_input *in, const struct prop_model *m,
  * one with the highest upper confidence bound of its lead in f over the
  * model's best among the configurations run (the difference's posterior,
  * so what they share does not count twice); never a configuration run, queued or
- * proposed. The parents: the best few by the model's mean and the best;
+ * proposed, and first off the lines of the changes in flight (struct
+ * lines). The parents: the best few by the model's mean and the best;
  * when none of their moves is left, the best PROP_PARENTS_ALL. 1 with
  * *out, 0 when the model cannot be fitted or no move is left.
  */
@@ -460,6 +525,8 @@ int prop_model_choice(const struct prop_input *in, struct prop_out *out)
 	struct move top = { -1, -1, -1, 0, 0, 0 };
 	struct gp_ref ref;
 	struct prop_model m;
+	struct lines lines;
+	int pass, kept_apart = 0;
 	size_t k;
 
 	if (prop_model_fit(in, PROP_FIT_FANTASIZE, &m) < 0) {
@@ -472,12 +539,20 @@ int prop_model_choice(const struct prop_input *in, struct prop_out *out)
 		return 1;
 	}
 	gp_ref_init(&m.g, m.u + (size_t)m.top * m.d, &ref);
-	k = parents(in, &m, few, set);
-	score_moves(in, &m, &ref, set, k, &top);
-	if (top.b < 0 && (long)k >= few) {
-		k = parents(in, &m, PROP_PARENTS_ALL, set);
-		score_moves(in, &m, &ref, set, k, &top);
+	lines_init(in, &m, &lines);
+	/* off the lines in flight first; on them only when nothing else is left */
+	for (pass = 0; pass < 2 && top.b < 0; pass++) {
+		const struct lines *l = pass == 0 ? &lines : NULL;
+
+		k = parents(in, &m, few, set);
+		score_moves(in, &m, &ref, set, k, l, &top);
+		if (top.b < 0 && (long)k >= few) {
+			k = parents(in, &m, PROP_PARENTS_ALL, set);
+			score_moves(in, &m, &ref, set, k, l, &top);
+		}
+		kept_apart = pass == 0 && lines.n > 0;
 	}
+	lines_release(&lines);
 	{
 		/* a confirming run only when it is worth more than the exploring one */
 		double explore = 0;
@@ -506,8 +581,10 @@ int prop_model_choice(const struct prop_input *in, struct prop_out *out)
 		const struct space_var *sv = &in->space->v[top.j];
 		char *cur = confkey_value(c->config, sv->name), *pend;
 
-		pend = m.nopen ? xasprintf(", %zu pending as the model expects", m.nopen) :
-		       xstrdup("");
+		pend = !m.nopen ? xstrdup("") :
+		       xasprintf(", %zu pending as the model expects%s", m.nopen, kept_apart ?
+				 " (no second change of a variable from a parent while one "
+				 "is in flight)" : "");
 		out->kind = PROP_CHANGE;
 		out->cfg = top.b;
 		out->var = sv->name;

@@ -8,7 +8,10 @@
  *    a one-variable change (propose-change.c): a Gaussian process (gp.h)
  *    over every proven run (each run's seed shares an offset with the other
  *    runs of that seed; runs still pending count as the model expects them
- *    to score, so proposals made while they run spread out) rates every
+ *    to score, so proposals made while they run spread out, and a variable
+ *    a run in flight changes from a parent is not changed again from that
+ *    parent while another move is left: the batch in flight is chosen
+ *    together, each lane a different line) rates every
  *    move of the best few configurations by the model (search.branch of
  *    them or 10, whichever is more, and the best; the best 64 when none of
  *    their moves is left; beyond 300 proven runs the model sees each

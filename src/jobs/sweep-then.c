@@ -317,6 +317,47 @@ static int live_in(const struct slurm_jobs *q, const char *id)
 }
 
 /*
+ * The jobs of sweep_id to wait for beyond have ("A:B"): those unfinished()
+ * lists that have lacks and a fresh squeue still shows (a step retried
+ * alone), "A:B" appended to *live (have's own first when with_have). 1
+ * when there is one, 0 when none, an exit code with *cause; *want
+ * (malloc'd): every job unfinished() listed, for after_job, or NULL when
+ * have has them all (no squeue asked).
+ */
+static int live_beyond(struct xl_ctx *ctx, struct slurm *s, long long sweep_id, const char *have,
+		       int with_have, struct buf *live, char **want, char **cause)
+{
+	struct slurm_jobs now = SLURM_JOBS_INIT;
+	char *copy, *p, *save = NULL;
+	int rc, more = 0;
+
+	*want = unfinished(&ctx->db, sweep_id);
+	copy = xstrdup(*want);
+	for (p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save))
+		more |= !in_list(have, p);
+	free(copy);
+	if (with_have && *have)
+		buf_addf(live, "%s", have);
+	if (!more) {
+		FREE_AND_NULL(*want);
+		return 0;
+	}
+	/* the squeue of this reconcile predates the jobs it submitted */
+	rc = slurm_squeue_mine(s, &now, cause);
+	more = 0;
+	copy = xstrdup(*want);
+	for (p = strtok_r(copy, ":", &save); rc == 0 && p; p = strtok_r(NULL, ":", &save)) {
+		if (!live_in(&now, p) || (with_have && in_list(have, p)))
+			continue;	/* ended: nothing to wait for (and Slurm may forget it) */
+		buf_addf(live, "%s%s", live->len ? ":" : "", p);
+		more |= !in_list(have, p);
+	}
+	free(copy);
+	slurm_jobs_release(&now);
+	return rc ? rc : more;
+}
+
+/*
  * Keep the pending --then job t waiting for every job of its sweep that has
  * not ended: when the DB knows one after_job lacks (a step retried alone),
  * afterany on each that a fresh squeue still shows; after_job then records
@@ -326,30 +367,11 @@ static int live_in(const struct slurm_jobs *q, const char *id)
 static int follow(struct xl_ctx *ctx, struct slurm *s, const struct then_row *t,
 		  char **cause)
 {
-	struct slurm_jobs now = SLURM_JOBS_INIT;
 	struct buf live = BUF_INIT;
-	char *want = unfinished(&ctx->db, t->sweep_id), *copy = xstrdup(want), *p, *save = NULL;
-	int rc, more = 0;
+	char *want = NULL;
+	int rc = live_beyond(ctx, s, t->sweep_id, t->after_job, 0, &live, &want, cause);
 
-	for (p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save))
-		more |= !in_list(t->after_job, p);
-	free(copy);
-	if (!more) {
-		free(want);
-		return 0;
-	}
-	/* the squeue of this reconcile predates the jobs it submitted */
-	rc = slurm_squeue_mine(s, &now, cause);
-	more = 0;
-	copy = xstrdup(want);
-	for (p = strtok_r(copy, ":", &save); rc == 0 && p; p = strtok_r(NULL, ":", &save)) {
-		if (!live_in(&now, p))
-			continue;	/* ended: nothing to wait for (and Slurm may forget it) */
-		buf_addf(&live, "%s%s", live.len ? ":" : "", p);
-		more |= !in_list(t->after_job, p);
-	}
-	free(copy);
-	if (rc == 0 && more) {
+	if (rc == 1) {
 		char *dep = xasprintf("afterany:%s", live.s);
 
 		rc = slurm_scontrol_update(s, t->job_id, "Dependency", dep, cause);
@@ -357,12 +379,11 @@ static int follow(struct xl_ctx *ctx, struct slurm *s, const struct then_row *t,
 		free(dep);
 	}
 	/* every job looked at, so the next tick asks squeue only for a new one */
-	if (rc == 0)
+	if (rc == 0 && want)
 		db_exec_row(&ctx->db, "UPDATE sweep_then SET after_job = :text WHERE id = :id",
 			    t->id, want, 0);
 	buf_release(&live);
 	free(want);
-	slurm_jobs_release(&now);
 	return rc;
 }
 
@@ -465,8 +486,19 @@ int sweep_then_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct 
 				if (q)	/* it never reached Slurm */
 					supersede(ctx, s, &v[i]);
 			} else if ((arr = resolve_after(&ctx->db, v[i].after)) != NULL) {
+				struct buf dep = BUF_INIT;
+				char *want = NULL;
+
+				/* and the sweep's jobs beyond them still live (a step
+				 * retried alone): in its first dependency, for it may
+				 * start before a later tick could add them */
 				if (rc == 0)
-					rc = submit_then(ctx, s, &v[i], arr, cause);
+					rc = live_beyond(ctx, s, v[i].sweep_id, arr, 1, &dep, &want,
+							 cause);
+				if (rc == 0 || rc == 1)
+					rc = submit_then(ctx, s, &v[i], dep.len ? dep.s : arr, cause);
+				buf_release(&dep);
+				free(want);
 				free(arr);
 			}
 			continue;

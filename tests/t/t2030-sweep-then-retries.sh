@@ -127,10 +127,20 @@ expect_rc 0 "a sweep with a slow task, a failing one and a summary" u sweep --se
 lr5_failed() { u next >/dev/null 2>&1; [ "$(att sp--LR-5 verdict)" = failure ]; }
 step "sp--LR-5 judged a failure" wait_for 240 lr5_failed
 step "the training is fixed" rm "$F/fail-sp--LR-5"
-expect_rc 0 "sweep retry while the slow task evaluates" u sweep retry sp
+# killed before the new summary's sbatch; the retried task's jobs end before
+# a next submits it (under load that happened, and a summary waiting only
+# for them started at once while the slow evaluation ran: every job of the
+# sweep still live belongs in its first dependency)
+expect_rc 137 "sweep retry while the slow task evaluates, killed before the summary's sbatch" \
+	crash sweep-then-before-sbatch sweep retry sp
+lr5_retried() {
+	grep -q FINISHED "$d/runs/st/sp--LR-5/slurm/attempt2.eval.out" 2>/dev/null &&
+		[ "$(jobs_in "$d" sp.eval | grep -c 'JobState=RUNNING')" = 1 ]
+}
+step "the retried task's jobs end (no tick)" wait_for 240 lr5_retried
+expect_rc 0 "next" u next
 first=$(jobs_in "$d" sp.then | sort -t= -k2 -n | head -n1)
 check "the first summary was cancelled before it ran" test "$(printf '%s' "$first" | field JobState)" = CANCELLED
-expect_rc 0 "next" u next
 # the new summary, once submitted (on a busy machine a later next submits
 # it; the cancelled first one's Dependency reads "(null)")
 new_then() { jobs_in "$d" sp.then | grep -q 'JobState=PENDING' || { u next >/dev/null 2>&1; false; }; }

@@ -79,7 +79,22 @@ check "node $n1 is back" wait_for 60 resume
 lost=
 
 u next >>"$T_TMP/brief.txt" 2>&1
-check "xloop released segment 2" wait_for 30 sh -c "! scontrol show job -o '$j2' | grep -q 'Reason=JobHeldUser'"
+released() { u next >>"$T_TMP/brief.txt" 2>&1; ! scontrol show job -o "$j2" | grep -q 'Reason=JobHeldUser'; }
+check "xloop released segment 2" wait_for 60 released
+# what Slurm and xloop saw, when it was not (a CI run under load once
+# waited here in vain, and for the run's end after it)
+if scontrol show job -o "$j2" | grep -q 'Reason=JobHeldUser'; then
+	{
+		for j in "$j1" "$j2"; do
+			scontrol show job -o "$j" 2>&1 | tr ' ' '\n' | grep -E '^(JobId|JobState|Reason|Dependency|Restarts|NodeList|ExitCode)='
+		done
+		sacct -n -P -X -j "$j1" -o JobID,State,ExitCode,NodeList,End 2>&1
+		sql "$d/.xloop/state.db" "SELECT k, try, state, job_id, outcome FROM segment"
+		sql "$d/.xloop/state.db" "SELECT n, state, missing_since, verdict FROM attempt"
+		cat "$d/runs/sl/r1/slurm/attempt1.seg" 2>&1
+		tail -n 20 "$T_TMP/brief.txt"
+	} 2>&1 | sed 's/^/# /'
+fi
 check "  excluding the lost node" grep -q "ExcNodeList=$n1 " <<<"$(scontrol show job -o "$j2")"
 # the scheduler looked at it: it runs, or it waits for a GPU (not on n1)
 looked() {

@@ -237,9 +237,10 @@ static int auto_status(struct xl_ctx *ctx)
 		/* xloop knows a job ended only once reconcile saw it: till then its
 		 * hours grow with the clock, and the next tick or next settles them */
 		if (st.live)
-			printf("in flight: %lld job%s, %.2f of those GPU-hours, counted up to now "
-			       "(one that ended since the last tick or next counts until it runs)\n",
-			       st.live, st.live == 1 ? "" : "s", st.live_hours);
+			printf("in flight: %lld job%s, %.2f of those GPU-hours, counted up to "
+			       "now (one that ended since the last tick or next counts on "
+			       "until the next one)\n", st.live, st.live == 1 ? "" : "s",
+			       st.live_hours);
 		if (st.stopped)
 			printf("stopped: %s\n", st.stopped);
 		printf("space: %zu variable%s; seed: %s\n", ctx->cfg.search.space.n,

@@ -319,17 +319,19 @@ static int live_in(const struct slurm_jobs *q, const char *id)
 /*
  * The jobs of sweep_id to wait for beyond have ("A:B"): those unfinished()
  * lists that have lacks and a fresh squeue still shows (a step retried
- * alone), "A:B" appended to *live (have's own first when with_have). 1
- * when there is one, 0 when none, an exit code with *cause; *want
+ * alone), "A:B" appended to *live (have's own first when with_have);
+ * *beyond: whether there is one. 0, or an exit code with *cause; *want
  * (malloc'd): every job unfinished() listed, for after_job, or NULL when
  * have has them all (no squeue asked).
  */
 static int live_beyond(struct xl_ctx *ctx, struct slurm *s, long long sweep_id, const char *have,
-		       int with_have, struct buf *live, char **want, char **cause)
+		       int with_have, struct buf *live, int *beyond, char **want, char **cause)
 {
 	struct slurm_jobs now = SLURM_JOBS_INIT;
 	char *copy, *p, *save = NULL;
 	int rc, more = 0;
+
+	*beyond = 0;
 
 	*want = unfinished(&ctx->db, sweep_id);
 	copy = xstrdup(*want);
@@ -354,7 +356,8 @@ static int live_beyond(struct xl_ctx *ctx, struct slurm *s, long long sweep_id, 
 	}
 	free(copy);
 	slurm_jobs_release(&now);
-	return rc ? rc : more;
+	*beyond = rc == 0 && more;
+	return rc;
 }
 
 /*
@@ -369,9 +372,10 @@ static int follow(struct xl_ctx *ctx, struct slurm *s, const struct then_row *t,
 {
 	struct buf live = BUF_INIT;
 	char *want = NULL;
-	int rc = live_beyond(ctx, s, t->sweep_id, t->after_job, 0, &live, &want, cause);
+	int beyond, rc = live_beyond(ctx, s, t->sweep_id, t->after_job, 0, &live, &beyond,
+				     &want, cause);
 
-	if (rc == 1) {
+	if (rc == 0 && beyond) {
 		char *dep = xasprintf("afterany:%s", live.s);
 
 		rc = slurm_scontrol_update(s, t->job_id, "Dependency", dep, cause);
@@ -488,15 +492,16 @@ int sweep_then_submit_pending(struct xl_ctx *ctx, struct slurm *s, const struct 
 			} else if ((arr = resolve_after(&ctx->db, v[i].after)) != NULL) {
 				struct buf dep = BUF_INIT;
 				char *want = NULL;
+				int beyond;
 
 				/* and the sweep's jobs beyond them still live (a step
 				 * retried alone): in its first dependency, for it may
 				 * start before a later tick could add them */
 				if (rc == 0)
-					rc = live_beyond(ctx, s, v[i].sweep_id, arr, 1, &dep, &want,
-							 cause);
-				if (rc == 0 || rc == 1)
-					rc = submit_then(ctx, s, &v[i], dep.len ? dep.s : arr, cause);
+					rc = live_beyond(ctx, s, v[i].sweep_id, arr, 1, &dep, &beyond,
+							 &want, cause);
+				if (rc == 0)
+					rc = submit_then(ctx, s, &v[i], dep.s, cause);
 				buf_release(&dep);
 				free(want);
 				free(arr);

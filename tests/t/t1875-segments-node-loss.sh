@@ -63,7 +63,7 @@ for n in $(sinfo -h -N -p "$part" -o %N | sort -u); do
 done
 touch "$T_TMP/fill"
 filled() { for f in $fillers; do scontrol show job -o "$f" | grep -q 'JobState=RUNNING' || return 1; done; }
-check "the other nodes' GPUs are taken" wait_for 60 filled
+check "the other nodes' GPUs are taken" wait_for 180 filled
 
 # the node is lost under segment 1, and back before xloop looks
 lost=$n1
@@ -102,7 +102,7 @@ looked() {
 	l=$(scontrol show job -o "$j2")
 	grep -q 'JobState=RUNNING' <<<"$l" || ! grep -qE 'Reason=(None|JobHeldUser) ' <<<"$l"
 }
-check "  the scheduler looked at it" wait_for 60 looked
+check "  the scheduler looked at it" wait_for 180 looked
 check "  it does not run on the lost node, though that is back and the only free one" \
 	sh -c "! scontrol show job -o '$j2' | grep -q 'JobState=RUNNING'"
 check "  the event says so" test "$(db "SELECT count(*) FROM event WHERE kind = 'segment' AND detail LIKE '%job $j2, released, excluding $n1%'")" = 1

@@ -447,6 +447,8 @@ struct reading {
 	const char **ids;		/* the jobs that left the queue, for sacct */
 	size_t nids;
 	int need_scontrol;		/* one to look up by token, or sacct did not know */
+	size_t *again;			/* attempts pending again after a run (requeued) */
+	size_t nagain;
 	time_t now;
 };
 
@@ -489,6 +491,9 @@ static void see_live(struct xl_ctx *ctx, struct reading *r, struct refresh *out)
 				out->pending++;
 			else
 				out->running++;
+			/* ran once (run_start), pending now: requeued */
+			if (j->state == SLURM_STATE_PENDING && a->run_start > 0)
+				r->again[r->nagain++] = i;
 			slurm_parse_time(j->start_time, &st, NULL);
 			/* running since another start than the one seen: requeued */
 			again = running && st > 0 && a->run_start > 0 && st != a->run_start;
@@ -521,18 +526,11 @@ static void cancel_stopped_requeued(struct xl_ctx *ctx, struct slurm *s, struct 
 {
 	size_t i;
 
-	for (i = 0; i < r->n; i++) {
-		const struct attempt *a = &r->v[i];
-		const struct slurm_job *j;
+	for (i = 0; i < r->nagain; i++) {
+		const struct attempt *a = &r->v[r->again[i]];
 		char *tag, *dir, *why = NULL, *cause = NULL;
 		long long epoch = 0, planned = 0;
 
-		/* ran once (run_start), pending now: requeued */
-		if (!*a->job_id || a->run_start <= 0 || a->verdict[0])
-			continue;
-		j = find_attempts_job(ctx, &r->q, a);
-		if (!j || j->state != SLURM_STATE_PENDING)
-			continue;
 		tag = runs_tag(&ctx->db, a->run_id);
 		dir = tag ? run_dir(ctx->root, ctx->cfg.study, tag) : NULL;
 		if (dir && watch_read_record(dir, a->n, &epoch, &planned, &why) == 1) {
@@ -788,6 +786,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 	gone_cancel(ctx, s, &r.q);	/* first: no line, lane or count sees them */
 	out->user_live = lanes_user_live(&r.q);
 	r.ids = xcalloc(r.n, sizeof(*r.ids));
+	r.again = xcalloc(r.n, sizeof(*r.again));
 	see_live(ctx, &r, out);
 	cancel_stopped_requeued(ctx, s, &r);
 	keep_line(ctx, s, &r, out);
@@ -799,6 +798,7 @@ int reconcile(struct xl_ctx *ctx, struct slurm *s, struct refresh *out,
 out:
 	out->calls = s->calls - calls0;
 	free(r.ids);
+	free(r.again);
 	attempts_free(r.v, r.n);
 	slurm_jobs_release(&r.q);
 	slurm_jobs_release(&r.sc);

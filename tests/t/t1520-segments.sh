@@ -209,7 +209,7 @@ check "  the signal reached the program" grep -q 'saved [0-9]* at the signal' "$
 check "  no restart counted for its segments" sh -c '! grep -q "^xloop: job .* started again" "$1"' _ "$d2/runs/sig/keep/slurm/attempt1.out"
 # (segment 2 or a later one: the first study's part may outlast segment 2)
 check "status shows the segment and the time so far" grep -Eq '^    segment [2-4] \(at most 4\), [0-9]+ min so far$' "$T_TMP/status2.txt"
-check "the briefing too" grep -Eq '^  keep attempt 1: job [0-9]+ [A-Z]+, segment 2 \(at most 4\), [0-9]+ min so far' "$T_TMP/next2.txt"
+check "the briefing too" grep -Eq '^  keep attempt 1: job [0-9]+ [A-Z]+, segment [2-4] \(at most 4\), [0-9]+ min so far' "$T_TMP/next2.txt"
 check "the attempt spans its segments (one bar in the report)" test "$(d_save=$d; d=$d2; db "SELECT t.started_at = (SELECT min(started_at) FROM segment WHERE attempt_id = t.id) FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = 'keep' AND t.n = 1"; d=$d_save)" = 1
 check "the job that ignores the signal is one TIMEOUT failure" grep -q '^failure:.*TIMEOUT' <<<"$(v2 deaf)"
 check "  after one segment" test "$(s2 deaf)" = "1:last 2:unneeded"

@@ -119,15 +119,10 @@ int propose_confirm(const struct prop_input *in, struct prop_out *out)
 	struct noise_obs *obs = NULL;
 	struct noise_cmp cmp;
 	const char *seed;
-	int rc = 0;
+	int rc = propose_upfront(in, out);
 
-	memset(out, 0, sizeof(*out));
-	out->cfg = -1;
-	if (!*in->seed || in->baseline < 0)
-		return 0;
-	if (in->v[in->baseline].st.n + in->v[in->baseline].open < up_front)
-		return pick(in, in->baseline, NULL,
-			    xstrdup("the noise is measured on the baseline first"), out);
+	if (rc != 0 || !*in->seed || in->baseline < 0)
+		return rc;
 	if (in->noise.df > 0 && in->noise.sd == 0)
 		return 0;	/* deterministic: comparisons are exact */
 	if (in->best < 0)

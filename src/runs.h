@@ -108,6 +108,7 @@ struct attempt_walk {
 	struct attempt next;	/* read ahead: the first row of a later run */
 	int have, done;
 	int row;		/* attempt_walk_next: the statement is on a row not handed out */
+	int shown;		/* attempt_walk_open_shown's columns (attempt_walk_next only) */
 };
 int attempt_walk_open(struct db *db, const char *study, long long run_id,
 		      struct attempt_walk *w);
@@ -116,6 +117,7 @@ int attempt_walk_open(struct db *db, const char *study, long long run_id,
  * (id, run_id, n, phase, job_id, log_path, overrides, submitted_at,
  * started_at, ended_at, state, node, slurm_reason, verdict, failure_class,
  * verdict_reason, score, auto_retry, lane, restarts); the others are "" or 0.
+ * Read it with attempt_walk_next only.
  */
 int attempt_walk_open_shown(struct db *db, const char *study, struct attempt_walk *w);
 /* The attempts of run_id into *v (malloc'd, attempts_free); 0 or -1. */

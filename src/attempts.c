@@ -199,15 +199,42 @@ int attempt_walk_open(struct db *db, const char *study, long long run_id,
 	return 0;
 }
 
-/* Walk the attempts of a study with only the columns status --json shows. */
+/* Whether every run in the DB is of study (a DB of one study: the usual case). */
+static int only_study(struct db *db, const char *study)
+{
+	struct stmt q;
+	int one = 0;
+
+	/* the first and the last study of index (study, tag): two descents */
+	if (db_prepare(db, &q, "SELECT coalesce((SELECT min(study) FROM run), :study),"
+		       " coalesce((SELECT max(study) FROM run), :study)") < 0)
+		return 0;
+	db_bind_text(&q, ":study", study);
+	if (db_step(&q) == SQLITE_ROW)
+		one = strcmp(db_col_text(&q, 0), study) == 0 &&
+		      strcmp(db_col_text(&q, 1), study) == 0;
+	db_finalize(&q);
+	return one;
+}
+
+/*
+ * Walk the attempts of a study with only the columns status --json shows.
+ * In a DB of one study, one scan of index (run_id, n) in order, each row
+ * then read from the table; otherwise a descent of the index per run.
+ */
 int attempt_walk_open_shown(struct db *db, const char *study, struct attempt_walk *w)
 {
+	int one = only_study(db, study);
+
 	memset(w, 0, sizeof(*w));
-	if (db_prepare(db, &w->q, "SELECT " ATTEMPT_COLS_SHOWN " FROM attempt"
+	if (db_prepare(db, &w->q, one ?
+		       "SELECT " ATTEMPT_COLS_SHOWN " FROM attempt ORDER BY run_id, n" :
+		       "SELECT " ATTEMPT_COLS_SHOWN " FROM attempt"
 		       " WHERE run_id IN (SELECT id FROM run WHERE study = :study)"
 		       " ORDER BY run_id, n") < 0)
 		return -1;
-	db_bind_text(&w->q, ":study", study);
+	if (!one)
+		db_bind_text(&w->q, ":study", study);
 	w->shown = 1;
 	return 0;
 }

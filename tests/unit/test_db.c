@@ -284,6 +284,63 @@ static int raw(struct db *db, const char *sql)
 }
 
 /*
+ * The walk of the shown attempts: each run's attempts in order, in a DB of
+ * one study (one scan of the index) and of two (a descent per run), with
+ * another study's runs and attempts between them.
+ */
+static void test_walk_shown(void **state)
+{
+	struct fx *f = *state;
+	struct attempt_walk w;
+	struct attempt a;
+	struct db db;
+	char *cause = NULL;
+	int pass;
+
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	assert_int_equal(raw(&db, "INSERT INTO run (id, study, tag, created_at) VALUES"
+			     " (2, 's', 'a', 1), (4, 's', 'b', 1)"), SQLITE_OK);
+	assert_int_equal(raw(&db, "INSERT INTO attempt (run_id, n, token, phase, log_path,"
+			     " intent_at, verdict, score) VALUES"
+			     " (4, 1, 't1', 'submitted', 'l', 1, 'failure', NULL),"
+			     " (2, 1, 't2', 'submitted', 'l', 1, 'failure', NULL),"
+			     " (2, 2, 't3', 'adopted', 'l', 1, 'success', 0.5),"
+			     " (4, 2, 't4', 'submitted', 'l', 1, NULL, NULL)"), SQLITE_OK);
+	for (pass = 0; pass < 2; pass++) {
+		/* pass 1: runs 1, 3 and 5 of two other studies, with attempts */
+		if (pass == 1)
+			assert_int_equal(raw(&db, "INSERT INTO run (id, study, tag, created_at)"
+					     " VALUES (1, 'r', 'a', 1), (3, 't', 'c', 1),"
+					     " (5, 't', 'd', 1);"
+					     "INSERT INTO attempt (run_id, n, token, phase, log_path,"
+					     " intent_at) VALUES (3, 1, 't5', 'submitted', 'l', 1),"
+					     " (1, 1, 't6', 'submitted', 'l', 1),"
+					     " (5, 1, 't7', 'submitted', 'l', 1)"), SQLITE_OK);
+		assert_int_equal(attempt_walk_open_shown(&db, "s", &w), 0);
+		assert_int_equal(attempt_walk_next(&w, 2, &a), 1);
+		assert_int_equal(a.n, 1);
+		assert_string_equal(a.verdict, "failure");
+		assert_false(a.has_score);
+		assert_string_equal(a.token, "");	/* not shown */
+		assert_int_equal(attempt_walk_next(&w, 2, &a), 1);
+		assert_int_equal(a.n, 2);
+		assert_string_equal(a.phase, "adopted");
+		assert_true(a.has_score);
+		assert_int_equal(attempt_walk_next(&w, 2, &a), 0);
+		assert_int_equal(attempt_walk_next(&w, 4, &a), 1);
+		assert_int_equal(a.n, 1);
+		assert_int_equal(a.run_id, 4);
+		assert_int_equal(attempt_walk_next(&w, 4, &a), 1);
+		assert_int_equal(a.n, 2);
+		assert_string_equal(a.verdict, "");
+		assert_int_equal(attempt_walk_next(&w, 4, &a), 0);
+		assert_int_equal(attempt_walk_next(&w, 6, &a), 0);	/* none of 't' */
+		attempt_walk_close(&w);
+	}
+	db_close(&db);
+}
+
+/*
  * Migration 16 (issue 45) widens attempt.verdict's CHECK in place: a file
  * of version 15, with its rows, takes 'stopped' once migrated, and stays
  * whole.
@@ -395,6 +452,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_second_writer_waits_not_corrupts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prepare_cached, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs_tag, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_walk_shown, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("db", tests, NULL, NULL);

@@ -92,6 +92,44 @@ static void test_open_creates_0600_wal_schema(void **state)
 	db_close(&db);
 }
 
+/* PRAGMA page_size of an open db. */
+static long long page_size(struct db *db)
+{
+	struct stmt q;
+	long long v;
+
+	assert_int_equal(db_prepare(db, &q, "PRAGMA page_size"), 0);
+	assert_int_equal(db_step(&q), SQLITE_ROW);
+	v = db_col_int64(&q, 0);
+	db_finalize(&q);
+	return v;
+}
+
+/* A new file gets 16 kB pages; a file made with 4 kB pages keeps them. */
+static void test_page_size(void **state)
+{
+	struct fx *f = *state;
+	char *cause = NULL, *old = xasprintf("%s/old.db", f->dir);
+	sqlite3 *h;
+	struct db db;
+
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	assert_int_equal(page_size(&db), 16384);
+	db_close(&db);
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	assert_int_equal(page_size(&db), 16384);
+	db_close(&db);
+	/* an older xloop's file: SQLite's default pages, one table in it */
+	assert_int_equal(sqlite3_open(old, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "PRAGMA page_size=4096; CREATE TABLE x (y)",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(db_open(&db, old, &cause), 0);
+	assert_int_equal(page_size(&db), 4096);
+	db_close(&db);
+	free(old);
+}
+
 static void test_migrate_twice_is_no_change(void **state)
 {
 	struct fx *f = *state;
@@ -442,6 +480,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_open_creates_0600_wal_schema, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_page_size, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_twice_is_no_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migration_16_stopped_verdict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migration_17_stopped_index, setup, teardown),

@@ -33,7 +33,8 @@ void jsonw_init(struct jsonw *w, struct buf *out, int depth);
 
 /*
  * Each value is a member named key inside an object, or an item (key NULL).
- * Keys are written as they are: plain words of ours, never user data.
+ * Keys are written as they are: plain words of ours, never user data. The
+ * *_k forms take the key's length k; the inline forms below pass it.
  */
 void jsonw_open_k(struct jsonw *w, const char *key, size_t k, char bracket);
 void jsonw_close(struct jsonw *w, char bracket);			/* '}' ']' */
@@ -47,11 +48,13 @@ void jsonw_null_k(struct jsonw *w, const char *key, size_t k);
 /* The key's length: a constant for a literal (status writes 1.1 million keys). */
 #define JSONW_KLEN(key) ((key) ? strlen(key) : 0)
 
-static inline void jsonw_open(struct jsonw *w, const char *key, char bracket)	/* '{' '[' */
+/* '{' or '[' as the next value. */
+static inline void jsonw_open(struct jsonw *w, const char *key, char bracket)
 {
 	jsonw_open_k(w, key, JSONW_KLEN(key), bracket);
 }
 
+/* A string value. */
 static inline void jsonw_str(struct jsonw *w, const char *key, const char *s)
 {
 	jsonw_str_k(w, key, JSONW_KLEN(key), s);
@@ -63,22 +66,25 @@ static inline void jsonw_str_or_null(struct jsonw *w, const char *key, const cha
 	jsonw_str_or_null_k(w, key, JSONW_KLEN(key), s);
 }
 
+/* An integer value. */
 static inline void jsonw_int(struct jsonw *w, const char *key, long long v)
 {
 	jsonw_int_k(w, key, JSONW_KLEN(key), v);
 }
 
-/* null if not finite */
+/* A real value (jansson's digits), null if not finite. */
 static inline void jsonw_real(struct jsonw *w, const char *key, double v)
 {
 	jsonw_real_k(w, key, JSONW_KLEN(key), v);
 }
 
+/* true or false. */
 static inline void jsonw_bool(struct jsonw *w, const char *key, int v)
 {
 	jsonw_bool_k(w, key, JSONW_KLEN(key), v);
 }
 
+/* null. */
 static inline void jsonw_null(struct jsonw *w, const char *key)
 {
 	jsonw_null_k(w, key, JSONW_KLEN(key));

@@ -166,6 +166,36 @@ static int runs_select(struct db *db, const char *study, const char *sql, struct
 	return collect_runs(&q, v, n);
 }
 
+/* Every run of a study, one row at a time (runs.h). */
+int runs_walk_open(struct db *db, const char *study, struct stmt *q)
+{
+	if (db_prepare(db, q, "SELECT r.id, r.tag, r.parent_id, p.tag, r.var, r.old_value,"
+		       " r.new_value" RUN_FROM " WHERE +r.study = :study ORDER BY r.id") < 0)
+		return -1;
+	db_bind_text(q, ":study", study);
+	return 0;
+}
+
+/* The next run of the walk, its strings borrowed from the row. */
+int runs_walk_next(struct stmt *q, struct run *r)
+{
+	static char none[] = "";	/* read only, as the DB's own strings */
+	int rc = db_step(q);
+
+	memset(r, 0, sizeof(*r));
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 0 : -1;
+	r->id = db_col_int64(q, 0);
+	r->tag = (char *)db_col_text(q, 1);
+	r->parent_id = db_col_int64(q, 2);
+	r->parent_tag = (char *)db_col_text(q, 3);
+	r->var = (char *)db_col_text(q, 4);
+	r->old_value = (char *)db_col_text(q, 5);
+	r->new_value = (char *)db_col_text(q, 6);
+	r->study = r->note = r->commit_id = r->config = r->config_key = none;
+	return 1;
+}
+
 /* Every run of a study. */
 int runs_list(struct db *db, const char *study, struct run **v, size_t *n)
 {

@@ -83,6 +83,15 @@ int runs_get(struct db *db, const char *study, const char *tag, struct run *r);
 int runs_insert(struct db *db, struct run *r);
 /* All runs of a study in creation order; *v malloc'd. */
 int runs_list(struct db *db, const char *study, struct run **v, size_t *n);
+/*
+ * Or one run at a time in the same order, uncopied (status --json of a long
+ * study): open q, then runs_walk_next() fills *r with the row's id, tag,
+ * parent_id, parent_tag, var, old_value and new_value, its strings the DB's
+ * own until the next call (read only; the others "" or 0): 1, 0 at the
+ * end, -1. db_finalize(q) ends it.
+ */
+int runs_walk_open(struct db *db, const char *study, struct stmt *q);
+int runs_walk_next(struct stmt *q, struct run *r);
 /* The run's own segment count (`new --segments N`, malloc'd), or NULL. */
 char *runs_segments(struct db *db, long long run_id);
 /* The tag of run id (malloc'd), or NULL when there is no such run. */
@@ -108,6 +117,7 @@ struct attempt_walk {
 	struct attempt next;	/* read ahead: the first row of a later run */
 	int have, done;
 	int row;		/* attempt_walk_next: the statement is on a row not handed out */
+	int shown;		/* attempt_walk_open_shown's columns (attempt_walk_next only) */
 };
 int attempt_walk_open(struct db *db, const char *study, long long run_id,
 		      struct attempt_walk *w);
@@ -116,6 +126,7 @@ int attempt_walk_open(struct db *db, const char *study, long long run_id,
  * (id, run_id, n, phase, job_id, log_path, overrides, submitted_at,
  * started_at, ended_at, state, node, slurm_reason, verdict, failure_class,
  * verdict_reason, score, auto_retry, lane, restarts); the others are "" or 0.
+ * Read it with attempt_walk_next only.
  */
 int attempt_walk_open_shown(struct db *db, const char *study, struct attempt_walk *w);
 /* The attempts of run_id into *v (malloc'd, attempts_free); 0 or -1. */

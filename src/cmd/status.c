@@ -298,6 +298,30 @@ static int run_json(struct xl_ctx *ctx, struct jsonw *w, struct buf *side, const
 	return 0;
 }
 
+/* Every run of the study into status --json, from one walk of the runs. 0 or -1. */
+static int stream_runs(struct xl_ctx *ctx, struct json_stream *js, struct buf *side,
+		       struct attempt_walk *walk, const struct slurm_jobs *q, int sq_ok,
+		       long long best_id, const long long *infra, size_t ninfra)
+{
+	struct stmt rq;
+	struct run r;
+	int rc;
+
+	if (runs_walk_open(&ctx->db, ctx->cfg.study, &rq) < 0)
+		return -1;
+	while ((rc = runs_walk_next(&rq, &r)) == 1) {
+		if (run_json(ctx, &js->w, side, &r, walk, q, sq_ok, best_id == r.id, infra,
+			     ninfra) < 0) {
+			rc = -1;
+			break;
+		}
+		if (js->out.len >= 1 << 16)
+			cmd_json_flush(js);
+	}
+	db_finalize(&rq);
+	return rc;
+}
+
 /* One run and all its attempts. */
 static void print_detail(struct xl_ctx *ctx, const struct run *r, const struct attempt *v,
 			 size_t n, const struct slurm_jobs *q, int sq_ok)
@@ -522,9 +546,9 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 			return rc;
 		}
 		nruns = 1;
-	} else if (runs_list(&ctx->db, ctx->cfg.study, &runs, &nruns) < 0) {
+	} else if (!ctx->json && runs_list(&ctx->db, ctx->cfg.study, &runs, &nruns) < 0) {
 		return XL_ERR;
-	}
+	}	/* --json of the study: the runs are walked below, uncopied */
 
 	/* one squeue call for every live job; without Slurm, say so and go on */
 	slurm_init(&s);
@@ -604,6 +628,10 @@ static int cmd_status(struct xl_ctx *ctx, const struct cmd_entry *self,
 		       wd.parent, "PARENT", wd.change, "CHANGE", "STATE", "ATT", "JOB",
 		       "ELAPSED", "SCORE");
 	}
+	if (ctx->json && npos == 0 && rc == XL_OK && stream_runs(ctx, &js, &side, &walk, &q,
+								 sq == 0, have_best ? best.id : 0,
+								 infra, ninfra) < 0)
+		rc = XL_ERR;	/* a broken document and exit 70 */
 	for (i = 0; rc == XL_OK && i < nruns; i++) {
 		struct run *r = &runs[i];
 		struct attempt *v = NULL, *a;

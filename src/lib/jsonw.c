@@ -34,6 +34,8 @@ static inline void add(struct buf *out, const char *p, size_t n)
 /* ",\n" and the deepest indent; the separator before a value at depth d is
  * its first (comma) or second character and the 2 * d spaces after them */
 static const char indent[] = ",\n                                ";
+/* bytes member_room copies from indent: the longest separator */
+#define SEP_MAX (sizeof(indent) - 2)
 
 /* Bytes copied as they are: printable ASCII but '"' and '\\' (not NUL). */
 static const unsigned char plain[256] = {
@@ -119,42 +121,58 @@ void jsonw_quote(struct buf *out, const char *s)
 /* ",\n" and the indent of depth d (d < JSONW_MAX_DEPTH). */
 static void newline(struct buf *out, int comma, int d)
 {
-	_Static_assert(sizeof(indent) - 3 >= 2 * (JSONW_MAX_DEPTH - 1), "indent too short");
+	_Static_assert(SEP_MAX - 2 >= 2 * (JSONW_MAX_DEPTH - 1), "indent too short");
 	add(out, indent + !comma, (size_t)(1 + comma + 2 * d));
 }
 
-/* The separator, the indent and the key before a value, in one copy each. */
-static void member(struct jsonw *w, const char *key)
+/*
+ * The separator, the indent and the key (k bytes; none when NULL) before a
+ * value, with room for extra more bytes after them: where the value goes.
+ * The separator is copied whole from indent (a fixed size: no call), then
+ * cut to its length.
+ */
+static char *member_room(struct jsonw *w, const char *key, size_t k, size_t extra)
 {
 	int d = w->depth < JSONW_MAX_DEPTH ? w->depth : JSONW_MAX_DEPTH - 1;
 	int comma;
-	size_t k, sep;
 	char *o;
 
-	if (d == 0)		/* the document itself */
-		return;
-	comma = w->count[d]++ > 0;
-	sep = (size_t)(1 + comma + 2 * d);
-	k = key ? strlen(key) : 0;	/* our own plain words: nothing to escape */
-	room(w->out, sep + k + 4);
+	room(w->out, SEP_MAX + k + 3 + extra);
 	o = w->out->s + w->out->len;
-	memcpy(o, indent + !comma, sep);
-	o += sep;
+	if (d == 0)		/* the document itself */
+		return o;
+	comma = w->count[d]++ > 0;
+	memcpy(o, indent + !comma, SEP_MAX);
+	o += 1 + comma + 2 * d;
 	if (key) {
 		*o++ = '"';
 		memcpy(o, key, k);
 		memcpy(o + k, "\": ", 3);
 		o += k + 3;
 	}
+	return o;
+}
+
+/* The value's end at o: the buffer's length and its NUL. */
+static inline void member_end(struct jsonw *w, char *o)
+{
 	*o = '\0';
 	w->out->len = (size_t)(o - w->out->s);
 }
 
-/* "{" or "[" as the next value. */
-void jsonw_open(struct jsonw *w, const char *key, char bracket)
+/* The separator, the indent and the key before a value. */
+static void member(struct jsonw *w, const char *key, size_t k)
 {
-	member(w, key);
-	add(w->out, &bracket, 1);
+	member_end(w, member_room(w, key, k, 0));
+}
+
+/* "{" or "[" as the next value. */
+void jsonw_open_k(struct jsonw *w, const char *key, size_t k, char bracket)
+{
+	char *o = member_room(w, key, k, 1);
+
+	*o++ = bracket;
+	member_end(w, o);
 	if (++w->depth < JSONW_MAX_DEPTH)
 		w->count[w->depth] = 0;
 }
@@ -179,45 +197,75 @@ void jsonw_close(struct jsonw *w, char bracket)
 	add(w->out, &bracket, 1);
 }
 
-/* A string value. */
-void jsonw_str(struct jsonw *w, const char *key, const char *s)
+/* A string value: a plain one copied in one go after its key. */
+void jsonw_str_k(struct jsonw *w, const char *key, size_t k, const char *s)
 {
-	member(w, key);
-	jsonw_quote(w->out, s);
+	const unsigned char *p = (const unsigned char *)s;
+	size_t run = 0;
+	char *o;
+
+	while (plain[p[run]])
+		run++;
+	if (p[run]) {		/* something to escape */
+		member(w, key, k);
+		jsonw_quote(w->out, s);
+		return;
+	}
+	o = member_room(w, key, k, run + 2);
+	*o++ = '"';
+	memcpy(o, s, run);
+	o += run;
+	*o++ = '"';
+	member_end(w, o);
 }
 
 /* A string, or null for "" or NULL. */
-void jsonw_str_or_null(struct jsonw *w, const char *key, const char *s)
+void jsonw_str_or_null_k(struct jsonw *w, const char *key, size_t k, const char *s)
 {
 	if (s && *s)
-		jsonw_str(w, key, s);
+		jsonw_str_k(w, key, k, s);
 	else
-		jsonw_null(w, key);
+		jsonw_null_k(w, key, k);
 }
 
-/* An integer value. */
-void jsonw_int(struct jsonw *w, const char *key, long long v)
+/* "00" to "99" */
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* An integer value: its digits two at a time, without printf. */
+void jsonw_int_k(struct jsonw *w, const char *key, size_t k, long long v)
 {
-	char tmp[24], *e = tmp + sizeof(tmp), *p = e;
+	char tmp[24], *e = tmp + sizeof(tmp), *p = e, *o;
 	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
 
-	member(w, key);
-	do			/* digits without printf: status writes 100,000 of them */
-		*--p = (char)('0' + u % 10);
-	while ((u /= 10));
+	while (u >= 100) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * (u % 100), 2);
+		u /= 100;
+	}
+	if (u >= 10) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * u, 2);
+	} else {
+		*--p = (char)('0' + u);
+	}
 	if (v < 0)
 		*--p = '-';
-	add(w->out, p, (size_t)(e - p));
+	o = member_room(w, key, k, sizeof(tmp));
+	memcpy(o, p, (size_t)(e - p));
+	member_end(w, o + (e - p));
 }
 
 /* A real, in jansson's own digits. */
-void jsonw_real(struct jsonw *w, const char *key, double v)
+void jsonw_real_k(struct jsonw *w, const char *key, size_t k, double v)
 {
 	json_t *j = isfinite(v) ? json_real(v) : NULL;
 	char tmp[64];
 	size_t n = j ? json_dumpb(j, tmp, sizeof(tmp), JSON_ENCODE_ANY) : 0;
 
-	member(w, key);
+	member(w, key, k);
 	/* jansson's own digits, so that a score reads the same as elsewhere */
 	if (n > 0 && n < sizeof(tmp))
 		buf_add(w->out, tmp, n);
@@ -227,20 +275,21 @@ void jsonw_real(struct jsonw *w, const char *key, double v)
 }
 
 /* true or false. */
-void jsonw_bool(struct jsonw *w, const char *key, int v)
+void jsonw_bool_k(struct jsonw *w, const char *key, size_t k, int v)
 {
-	member(w, key);
-	if (v)
-		add(w->out, "true", 4);
-	else
-		add(w->out, "false", 5);
+	char *o = member_room(w, key, k, 5);
+
+	memcpy(o, v ? "true" : "false", v ? 4 : 5);
+	member_end(w, o + (v ? 4 : 5));
 }
 
 /* null. */
-void jsonw_null(struct jsonw *w, const char *key)
+void jsonw_null_k(struct jsonw *w, const char *key, size_t k)
 {
-	member(w, key);
-	add(w->out, "null", 4);
+	char *o = member_room(w, key, k, 4);
+
+	memcpy(o, "null", 4);
+	member_end(w, o + 4);
 }
 
 /* head's members and key: [ (see jsonw.h). */

@@ -284,7 +284,7 @@ fi
 M=$T_TMP/full
 HOLD=$(user_dir)
 step "mount point" mkdir "$M"
-if ! mount -t tmpfs -o size=1M,mode=0755 tmpfs "$M" || ! mountpoint -q "$M"; then
+if ! mount -t tmpfs -o size=4M,mode=0755 tmpfs "$M" || ! mountpoint -q "$M"; then
 	skip "a full disk" "cannot mount a tmpfs"
 	finish
 	exit

@@ -92,6 +92,44 @@ static void test_open_creates_0600_wal_schema(void **state)
 	db_close(&db);
 }
 
+/* PRAGMA page_size of an open db. */
+static long long page_size(struct db *db)
+{
+	struct stmt q;
+	long long v;
+
+	assert_int_equal(db_prepare(db, &q, "PRAGMA page_size"), 0);
+	assert_int_equal(db_step(&q), SQLITE_ROW);
+	v = db_col_int64(&q, 0);
+	db_finalize(&q);
+	return v;
+}
+
+/* A new file gets 16 kB pages; a file made with 4 kB pages keeps them. */
+static void test_page_size(void **state)
+{
+	struct fx *f = *state;
+	char *cause = NULL, *old = xasprintf("%s/old.db", f->dir);
+	sqlite3 *h;
+	struct db db;
+
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	assert_int_equal(page_size(&db), 16384);
+	db_close(&db);
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	assert_int_equal(page_size(&db), 16384);
+	db_close(&db);
+	/* an older xloop's file: SQLite's default pages, one table in it */
+	assert_int_equal(sqlite3_open(old, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "PRAGMA page_size=4096; CREATE TABLE x (y)",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(db_open(&db, old, &cause), 0);
+	assert_int_equal(page_size(&db), 4096);
+	db_close(&db);
+	free(old);
+}
+
 static void test_migrate_twice_is_no_change(void **state)
 {
 	struct fx *f = *state;
@@ -284,6 +322,63 @@ static int raw(struct db *db, const char *sql)
 }
 
 /*
+ * The walk of the shown attempts: each run's attempts in order, in a DB of
+ * one study (one scan of the index) and of two (a descent per run), with
+ * another study's runs and attempts between them.
+ */
+static void test_walk_shown(void **state)
+{
+	struct fx *f = *state;
+	struct attempt_walk w;
+	struct attempt a;
+	struct db db;
+	char *cause = NULL;
+	int pass;
+
+	assert_int_equal(db_open(&db, f->path, &cause), 0);
+	assert_int_equal(raw(&db, "INSERT INTO run (id, study, tag, created_at) VALUES"
+			     " (2, 's', 'a', 1), (4, 's', 'b', 1)"), SQLITE_OK);
+	assert_int_equal(raw(&db, "INSERT INTO attempt (run_id, n, token, phase, log_path,"
+			     " intent_at, verdict, score) VALUES"
+			     " (4, 1, 't1', 'submitted', 'l', 1, 'failure', NULL),"
+			     " (2, 1, 't2', 'submitted', 'l', 1, 'failure', NULL),"
+			     " (2, 2, 't3', 'adopted', 'l', 1, 'success', 0.5),"
+			     " (4, 2, 't4', 'submitted', 'l', 1, NULL, NULL)"), SQLITE_OK);
+	for (pass = 0; pass < 2; pass++) {
+		/* pass 1: runs 1, 3 and 5 of two other studies, with attempts */
+		if (pass == 1)
+			assert_int_equal(raw(&db, "INSERT INTO run (id, study, tag, created_at)"
+					     " VALUES (1, 'r', 'a', 1), (3, 't', 'c', 1),"
+					     " (5, 't', 'd', 1);"
+					     "INSERT INTO attempt (run_id, n, token, phase, log_path,"
+					     " intent_at) VALUES (3, 1, 't5', 'submitted', 'l', 1),"
+					     " (1, 1, 't6', 'submitted', 'l', 1),"
+					     " (5, 1, 't7', 'submitted', 'l', 1)"), SQLITE_OK);
+		assert_int_equal(attempt_walk_open_shown(&db, "s", &w), 0);
+		assert_int_equal(attempt_walk_next(&w, 2, &a), 1);
+		assert_int_equal(a.n, 1);
+		assert_string_equal(a.verdict, "failure");
+		assert_false(a.has_score);
+		assert_string_equal(a.token, "");	/* not shown */
+		assert_int_equal(attempt_walk_next(&w, 2, &a), 1);
+		assert_int_equal(a.n, 2);
+		assert_string_equal(a.phase, "adopted");
+		assert_true(a.has_score);
+		assert_int_equal(attempt_walk_next(&w, 2, &a), 0);
+		assert_int_equal(attempt_walk_next(&w, 4, &a), 1);
+		assert_int_equal(a.n, 1);
+		assert_int_equal(a.run_id, 4);
+		assert_int_equal(attempt_walk_next(&w, 4, &a), 1);
+		assert_int_equal(a.n, 2);
+		assert_string_equal(a.verdict, "");
+		assert_int_equal(attempt_walk_next(&w, 4, &a), 0);
+		assert_int_equal(attempt_walk_next(&w, 6, &a), 0);	/* none of 't' */
+		attempt_walk_close(&w);
+	}
+	db_close(&db);
+}
+
+/*
  * Migration 16 (issue 45) widens attempt.verdict's CHECK in place: a file
  * of version 15, with its rows, takes 'stopped' once migrated, and stays
  * whole.
@@ -385,6 +480,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_open_creates_0600_wal_schema, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_page_size, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_twice_is_no_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migration_16_stopped_verdict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migration_17_stopped_index, setup, teardown),
@@ -395,6 +491,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_second_writer_waits_not_corrupts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prepare_cached, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs_tag, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_walk_shown, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("db", tests, NULL, NULL);

@@ -130,8 +130,9 @@ static json_t *random_value(struct jsonw *w, const char *key, int depth)
 		return json_real(v);
 	}
 	case 3:
-		jsonw_bool(w, key, 1);
-		return json_true();
+		n = next_rand(2);
+		jsonw_bool(w, key, (int)n);
+		return n ? json_true() : json_false();
 	case 4:
 		jsonw_null(w, key);
 		return json_null();
@@ -184,6 +185,40 @@ static void test_documents(void **state)
 	}
 }
 
+/* Objects nested as deep as the writer indents (its separators at every depth). */
+static void test_deep(void **state)
+{
+	struct buf b = BUF_INIT;
+	struct jsonw w;
+	json_t *doc = json_object(), *o = doc;
+	char *want;
+	int d;
+
+	(void)state;
+	jsonw_init(&w, &b, 0);
+	jsonw_open(&w, NULL, '{');
+	for (d = 1; d < JSONW_MAX_DEPTH - 1; d++) {
+		json_t *in = json_object();
+
+		jsonw_int(&w, "a_rather_long_key_name", -d);
+		json_object_set_new(o, "a_rather_long_key_name", json_integer(-d));
+		jsonw_open(&w, "k", '{');
+		json_object_set_new(o, "k", in);
+		o = in;
+	}
+	jsonw_bool(&w, "last", 0);
+	json_object_set_new(o, "last", json_false());
+	jsonw_null(&w, "z");
+	json_object_set_new(o, "z", json_null());
+	for (d = 1; d < JSONW_MAX_DEPTH; d++)
+		jsonw_close(&w, '}');
+	want = json_dumps(doc, FLAGS);
+	assert_string_equal(b.s, want);
+	free(want);
+	json_decref(doc);
+	buf_release(&b);
+}
+
 /* The streamed form: head's members, then the list, as one document. */
 static void test_stream(void **state)
 {
@@ -230,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_quote_every_ascii_byte),
 		cmocka_unit_test(test_not_utf8),
 		cmocka_unit_test(test_documents),
+		cmocka_unit_test(test_deep),
 		cmocka_unit_test(test_stream),
 	};
 

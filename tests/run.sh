@@ -80,6 +80,14 @@ if [ -n "${XLOOP_LEAKS_EVERYWHERE:-}" ]; then
 else
 	AGAIN_ASAN=${ASAN_OPTIONS//detect_leaks=1/detect_leaks=0}
 fi
+# The tests that take their xloop from XLOOP_ASAN_BIN (the crash tests, the
+# steps and sweeps: the suite's most xloop starts, 50-110 ms of CPU each in
+# the ASan build) run it under ASan in the plain lanes; the lanes that run
+# them again (accounting, 3 nodes, 4 GPUs) give them the static build with
+# the same crash points, as the version matrix does (a start there costs
+# about a tenth; XLOOP_AGAIN_ASAN_BIN=$XLOOP_ASAN_BIN keeps ASan there too)
+AGAIN_BIN=${XLOOP_AGAIN_ASAN_BIN:-$ROOT/build/static-test/xloop}
+[ -x "$AGAIN_BIN" ] || AGAIN_BIN=$XLOOP_ASAN_BIN
 # tests run beside the host cluster's lane (see below), in two lanes, each
 # on a cluster slot of its own from the start (the second waited for the
 # nodes lane's slot once, and ran alone at the end for 2 minutes);
@@ -286,7 +294,7 @@ else
 		*) acct+=("$t") ;;
 		esac
 	done
-	XLOOP_SLOTS=$(slots 1) ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg accounting tests/one.sh --accounting "${acct[@]}" >build/t/accounting.log 2>&1 7>&- &
+	XLOOP_SLOTS=$(slots 1) ASAN_OPTIONS=$AGAIN_ASAN XLOOP_ASAN_BIN=$AGAIN_BIN in_cpu_cg accounting tests/one.sh --accounting "${acct[@]}" >build/t/accounting.log 2>&1 7>&- &
 	accounting_pid=$!
 	# the short chaos soak beside them, on a cluster slot of its own
 	XLOOP_SLOTS=$(slots 4) in_cpu_cg soak tests/soak/soak.sh "${XLOOP_SOAK_MINUTES:-3}" >build/t/soak.log 2>&1 7>&- &
@@ -318,7 +326,7 @@ else
 	nodes_tests=$(grep -l '^# nodes: 3' tests/t/t[1-9]*.sh)
 	if [ -n "$nodes_tests" ]; then
 		# shellcheck disable=SC2086 # one test per word
-		XLOOP_SLOTS=$(slots 3) ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg nodes tests/one.sh --accounting --nodes 3 --gpus 2 $nodes_tests >build/t/nodes.log 2>&1 7>&- &
+		XLOOP_SLOTS=$(slots 3) ASAN_OPTIONS=$AGAIN_ASAN XLOOP_ASAN_BIN=$AGAIN_BIN in_cpu_cg nodes tests/one.sh --accounting --nodes 3 --gpus 2 $nodes_tests >build/t/nodes.log 2>&1 7>&- &
 		nodes_pid=$!
 	fi
 	# the lanes after them take the nodes lane's slot or the soak's: started
@@ -337,9 +345,9 @@ else
 	if [ -n "$gpu4_tests" ] || [ ${#aside3[@]} -gt 0 ] || [ ${#acct_aside[@]} -gt 0 ]; then
 		# shellcheck disable=SC2086 # one test per word
 		{
-			[ -z "$gpu4_tests" ] || XLOOP_SLOTS=$(slots "3 4") ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg gpu4 tests/one.sh --gpus 4 $gpu4_tests >build/t/gpu4.log 2>&1
+			[ -z "$gpu4_tests" ] || XLOOP_SLOTS=$(slots "3 4") ASAN_OPTIONS=$AGAIN_ASAN XLOOP_ASAN_BIN=$AGAIN_BIN in_cpu_cg gpu4 tests/one.sh --gpus 4 $gpu4_tests >build/t/gpu4.log 2>&1
 			[ ${#aside3[@]} -eq 0 ] || XLOOP_SLOTS=$(slots "3 4") in_cpu_cg aside3 tests/one.sh "${aside3[@]}" >build/t/plain-aside3.log 2>&1
-			[ ${#acct_aside[@]} -eq 0 ] || XLOOP_SLOTS=$(slots "3 4") ASAN_OPTIONS=$AGAIN_ASAN in_cpu_cg acct-aside tests/one.sh --accounting "${acct_aside[@]}" >build/t/accounting-aside.log 2>&1
+			[ ${#acct_aside[@]} -eq 0 ] || XLOOP_SLOTS=$(slots "3 4") ASAN_OPTIONS=$AGAIN_ASAN XLOOP_ASAN_BIN=$AGAIN_BIN in_cpu_cg acct-aside tests/one.sh --accounting "${acct_aside[@]}" >build/t/accounting-aside.log 2>&1
 		} 7>&- &
 		gpu4_pid=$!
 	fi

@@ -20,10 +20,11 @@ rc=$?
 took=$(($(date +%s) - start))
 check "the demo ends well" sh -c "[ $rc -eq 0 ] || { tail -n 30 '$T_TMP/demo.txt'; exit 1; }"
 d=$(sed -n 's/^study:  \([^ ]*\) .*/\1/p' "$T_TMP/demo.txt")
-# README's "under two minutes" holds on an idle machine (about 95 s, 85 of
-# them the jobs); a loaded one runs the jobs themselves slower, which is not
-# the loop's doing: then what the loop adds (the demo's time outside its
-# jobs, from Slurm's start and end times; about 10 s) must stay under 30 s
+# The demo takes under two minutes on an idle machine (about 50 s at load
+# 3, 40 of them the jobs: 3 shuffles of 5 folds a run); a loaded one runs
+# the jobs themselves slower, which is not the loop's doing: then what the
+# loop adds (the demo's time outside its jobs, from Slurm's start and end
+# times; about 10 s) must stay under 30 s
 busy=$(/usr/bin/python3 - "$d/.xloop/state.db" <<'PY' 2>/dev/null
 import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
@@ -39,10 +40,10 @@ PY
 )
 echo "# the demo took $took s, its jobs ${busy:-?} s of it"
 # (or, on a machine so loaded that the jobs took over 3 times their idle
-# 85 s, at most 35 % of their time: the loop's idle share, 12 %, as slowed)
-check "it took under two minutes here, or the loop added under 30 s to its jobs, or under 35 % of them once they ran 3 times slower ($took s, jobs ${busy:-?} s)" \
+# 40 s, at most half their time: the loop's share, a quarter, as slowed)
+check "it took under two minutes here, or the loop added under 30 s to its jobs, or under 50 % of them once they ran 3 times slower ($took s, jobs ${busy:-?} s)" \
 	sh -c "[ '$took' -lt 120 ] || { [ -n '$busy' ] && { [ \$(($took - ${busy:-0})) -lt 30 ] ||
-		{ [ '${busy:-0}' -gt 255 ] && [ \$((100 * ($took - ${busy:-0}))) -lt \$((35 * ${busy:-0})) ]; }; }; }"
+		{ [ '${busy:-0}' -gt 120 ] && [ \$((100 * ($took - ${busy:-0}))) -lt \$((50 * ${busy:-0})) ]; }; }; }"
 check "the baseline was proven" grep -q '^base attempt 1: success' "$T_TMP/demo.txt"
 # (on failure it shows the demo's verdicts)
 check "four changes succeeded" sh -c "[ \"\$(grep -Ec '^(C-0\.1|C-10|SCALE-no|MAX_ITER-20) attempt 1: success' '$T_TMP/demo.txt')\" = 4 ] ||

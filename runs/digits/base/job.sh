@@ -3,9 +3,10 @@
 # scikit-learn's bundled digits dataset (1797 8x8 images), repeated with
 # REPEATS shuffles (3: 15 fits, a few seconds per run on a CPU). It follows
 # xloop's log contract: a START line with the configuration and device, one
-# line per fold, FINISHED or FAILED; the score goes to $XLOOP_RUN_DIR/cv.json. xloop changes exactly one of the
-# assignments below per run; SEED only changes the folds' shuffling
-# (xloop space seed SEED: runs that differ in SEED measure the noise).
+# line per fold, FINISHED or FAILED; the score goes to
+# $XLOOP_RUN_DIR/cv.json. xloop changes exactly one of the assignments
+# below per run; SEED only changes the folds' shuffling (xloop space seed
+# SEED: runs that differ in SEED measure the noise).
 # XLOOP_RUN_ID is the same in every job of a run (attempts, segments, steps,
 # Slurm requeues): a tracker given it as its run id (wandb.init(id=...,
 # resume="allow"), or WANDB_RUN_ID named in xloop.json's tracker.run_id_vars)

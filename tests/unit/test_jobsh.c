@@ -305,9 +305,14 @@ static void assert_one_line_changed(const char *in, size_t inlen,
 	assert_memory_not_equal(out, in, outlen < inlen ? outlen : inlen);
 }
 
-/* Rewrite shape sh to value and check the result with bash. */
+/*
+ * Rewrite shape sh to value and check the result with bash: a run that
+ * reads the value back; with syntax, `bash -n` on the rewrite alone first
+ * (a run fails on a syntax error too: each shape's first value is enough,
+ * and a bash start is 10-15 ms of the suite's CPU).
+ */
 static void check_shape(const struct fixture *fx, const struct shape *sh,
-			const char *value, const char *old)
+			const char *value, const char *old, int syntax)
 {
 	size_t len = strlen(sh->text);
 	struct buf out = BUF_INIT, script = BUF_INIT, got = BUF_INIT;
@@ -329,7 +334,7 @@ static void check_shape(const struct fixture *fx, const struct shape *sh,
 	assert_string_equal(ch.new_value, value);
 	assert_int_equal(jobsh_lines_differ(sh->text, len, out.s, out.len, NULL), 1);
 	assert_one_line_changed(sh->text, len, out.s, out.len, ch.line);
-	if (bash_syntax(fx, out.s, out.len) != 0)
+	if (syntax && bash_syntax(fx, out.s, out.len) != 0)
 		fail_msg("shape '%s': bash -n fails on:\n%s", sh->what, out.s);
 
 	buf_add(&script, out.s, out.len);
@@ -366,7 +371,7 @@ static void test_rewrite_shapes_with_bash(void **state)
 		    jobsh_find(&vars, sh->var, &v, &cause) < 0)
 			fail_msg("shape '%s': %s", sh->what, cause);
 		for (j = 0; j < ARRAY_SIZE(values); j++)
-			check_shape(fx, sh, values[j] ? values[j] : big, v->value);
+			check_shape(fx, sh, values[j] ? values[j] : big, v->value, j == 0);
 		jobsh_vars_release(&vars);
 	}
 	free(big);

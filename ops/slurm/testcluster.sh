@@ -157,7 +157,7 @@ pid_alive() {
     # True if $1 is a live (non-zombie) process.
     local pid=$1 stat
     [[ $pid =~ ^[0-9]+$ ]] || return 1
-    stat=$(cat "/proc/$pid/stat" 2>/dev/null) || return 1
+    { read -r stat <"/proc/$pid/stat"; } 2>/dev/null || return 1
     stat=${stat##*) }
     [[ ${stat:0:1} != Z && ${stat:0:1} != X ]]
 }
@@ -165,7 +165,7 @@ pid_alive() {
 comm_matches() {
     # True if process $1 runs the program expected for daemon $2.
     local comm
-    comm=$(cat "/proc/$1/comm" 2>/dev/null) || return 1
+    { read -r comm <"/proc/$1/comm"; } 2>/dev/null || return 1
     case $2 in
         mariadbd) [[ $comm == mariadbd || $comm == mysqld ]] ;;
         slurmd-*) [[ $comm == slurmd ]] ;;
@@ -228,11 +228,13 @@ stop_daemon() {
 leftover_pids() {
     # Processes of this cluster that are not (or no longer) tracked by pid
     # files: recognised by program name plus the marker in their environment.
+    # (read, not cat: a process for each of the machine's processes, at
+    # every up and down, was the suite's most started program)
     local d pid comm
     for d in /proc/[0-9]*; do
         pid=${d#/proc/}
         [[ $pid == "$$" ]] && continue
-        comm=$(cat "$d/comm" 2>/dev/null) || continue
+        { read -r comm <"$d/comm"; } 2>/dev/null || continue
         case $comm in
             munged | mariadbd | mysqld | slurmdbd | slurmctld | slurmd | slurmstepd) ;;
             *) continue ;;
@@ -903,10 +905,10 @@ stop_all() {
 }
 
 any_slurmd_running() {
-    local d
+    local d comm
     for d in /proc/[0-9]*; do
-        [[ $(cat "$d/comm" 2>/dev/null) == slurmd || $(cat "$d/comm" 2>/dev/null) == slurmstepd ]] &&
-            pid_alive "${d#/proc/}" && return 0
+        { read -r comm <"$d/comm"; } 2>/dev/null || continue
+        [[ $comm == slurmd || $comm == slurmstepd ]] && pid_alive "${d#/proc/}" && return 0
     done
     return 1
 }

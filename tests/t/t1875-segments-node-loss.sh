@@ -63,7 +63,15 @@ for n in $(sinfo -h -N -p "$part" -o %N | sort -u); do
 done
 touch "$T_TMP/fill"
 filled() { for f in $fillers; do scontrol show job -o "$f" | grep -q 'JobState=RUNNING' || return 1; done; }
+# (what the controller saw, when a wait fails: its queue and its nodes)
+say_cluster() {
+	{
+		squeue -a -o '%i %T %R %N %b'
+		sinfo -N -o '%N %T %G %E'
+	} 2>&1 | sed 's/^/# /'
+}
 check "the other nodes' GPUs are taken" wait_for 180 filled
+filled || say_cluster
 
 # the node is lost under segment 1, and back before xloop looks
 lost=$n1
@@ -103,6 +111,7 @@ looked() {
 	grep -q 'JobState=RUNNING' <<<"$l" || ! grep -qE 'Reason=(None|JobHeldUser) ' <<<"$l"
 }
 check "  the scheduler looked at it" wait_for 180 looked
+looked || { scontrol show job -o "$j2" | sed 's/^/# /'; say_cluster; }
 check "  it does not run on the lost node, though that is back and the only free one" \
 	sh -c "! scontrol show job -o '$j2' | grep -q 'JobState=RUNNING'"
 check "  the event says so" test "$(db "SELECT count(*) FROM event WHERE kind = 'segment' AND detail LIKE '%job $j2, released, excluding $n1%'")" = 1

@@ -9,6 +9,8 @@
 # comment) so that b runs. The rollback is real: the state directory is
 # copied after a clean stop, and put back after a SIGKILL. Order comes from
 # barriers: the jobs wait at gates, b is held while the state is taken.
+# Then run c's continuation leaves Slurm before it starts (cancelled from
+# outside): when c's segment 1 asks to continue, xloop queues it again.
 . "$(dirname "$0")/lib.sh"
 if [ "$XLOOP_PROFILE" != plain ]; then
 	skip "a controller back from an older state" "run once, without accounting"
@@ -46,6 +48,8 @@ cat >"$T_TMP/job.sh" <<'JOB'
 X=0
 echo "START x=$X device=cpu"
 #GATE
+# c (X=3) asks once to continue
+if [ "$X" = 3 ] && [ ! -e "$XLOOP_RUN_DIR/checkpoint" ]; then echo 1 >"$XLOOP_RUN_DIR/checkpoint"; exit 85; fi
 echo "{\"score\": $X}" >"$XLOOP_RUN_DIR/cv.json"
 echo FINISHED
 JOB
@@ -96,4 +100,18 @@ ok "b runs"
 open_gate b
 check "b is judged" wait_for 60 judged b
 check "b succeeded, a is still one success" test "$(db "SELECT group_concat(r.tag || t.n || ':' || t.verdict, ' ') FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag IN ('a', 'b') ORDER BY r.tag")" = "a1:success b1:success"
+
+# c's continuation leaves Slurm before it starts (cancelled from outside
+# here; the chaos soak lost one to a controller back from older state):
+# once c's segment 1 asks to continue, xloop queues segment 2 again
+step "new c" u new c --from base --set X=3 >/dev/null
+expect_rc 0 "submit c (segment 2 queued, held)" u submit c --no-chain
+jc2=$(db "SELECT s.job_id FROM segment s JOIN attempt t ON t.id = s.attempt_id JOIN run r ON r.id = t.run_id WHERE r.tag = 'c' AND s.k = 2")
+check "c's segment 1 runs, at its gate" wait_for 60 at_gate c
+step "cancel its queued continuation (job $jc2)" scancel "$jc2"
+check "  it left the queue" wait_for 30 sh -c "! squeue -h -o %i | grep -qx '$jc2'"
+open_gate c
+check "c is judged" wait_for 90 judged c
+check "  a success: segment 2 queued again, it ran" test "$(db "SELECT t.verdict || ' ' || (SELECT group_concat(s.k || '.' || s.try || ':' || s.state, ' ') FROM (SELECT * FROM segment ORDER BY k, try) s WHERE s.attempt_id = t.id) FROM attempt t JOIN run r ON r.id = t.run_id WHERE r.tag = 'c'")" = "success 1.1:continued 2.1:submit_failed 2.2:last"
+check "  and said so" test "$(db "SELECT count(*) FROM event WHERE kind = 'repaired' AND detail LIKE '%its continuation, job $jc2, left Slurm without starting: queued again'")" = 1
 finish

@@ -23,7 +23,7 @@ cat >"$T_TMP/job.sh" <<'JOB'
 MODE=ok
 SLEEP=1
 echo "START mode=$MODE device=cpu"
-while [ -e @T@/hold ]; do sleep 0.1; done
+while [ -e @T@/hold ]; do sleep 0.5; done
 sleep "$SLEEP"
 case $MODE in fail*) echo "Traceback: $MODE"; echo FAILED; exit 1 ;; esac
 echo '{"score": 0.5}' >"$XLOOP_RUN_DIR/cv.json"; echo FINISHED

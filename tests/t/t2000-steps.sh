@@ -31,7 +31,7 @@ set -u
 MODE=ok
 LR=1
 echo "START train step=$XLOOP_STEP lr=$LR gpu=${CUDA_VISIBLE_DEVICES:-none}"
-while [ -e "@H@/hold-$XLOOP_TAG" ]; do sleep 0.1; done
+while [ -e "@H@/hold-$XLOOP_TAG" ]; do sleep 0.5; done
 [ "$MODE" = fail ] && { echo "Traceback: train boom"; exit 1; }
 echo "$LR" >"$XLOOP_RUN_DIR/model.txt"
 echo FINISHED
@@ -49,7 +49,7 @@ echo "START eval step=$XLOOP_STEP gpu=${CUDA_VISIBLE_DEVICES:-none} restarts=${S
 [ -f "$XLOOP_RUN_DIR/model.txt" ] || { echo "no model.txt"; exit 3; }
 case $EVAL in
 fail) echo "Traceback: eval boom"; exit 1 ;;
-slow) while [ ! -e "@H@/go-$XLOOP_TAG" ]; do sleep 0.1; done ;;
+slow) while [ ! -e "@H@/go-$XLOOP_TAG" ]; do sleep 0.5; done ;;
 esac
 python3 -c "import json; json.dump({'score': 1/(1+$(cat "$XLOOP_RUN_DIR/model.txt"))}, open('$XLOOP_RUN_DIR/cv.json', 'w'))"
 echo FINISHED

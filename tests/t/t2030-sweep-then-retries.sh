@@ -41,7 +41,7 @@ cat >"$T_TMP/train.sh" <<JOB
 set -u
 LR=1
 echo "START train step=\$XLOOP_STEP lr=\$LR"
-while [ -e "$F/hold-\$XLOOP_TAG" ]; do sleep 0.1; done
+while [ -e "$F/hold-\$XLOOP_TAG" ]; do sleep 0.5; done
 [ -e "$F/fail-\$XLOOP_TAG" ] && { echo "Traceback: train boom"; exit 1; }
 echo "\$LR" >"\$XLOOP_RUN_DIR/model.txt"
 echo FINISHED
@@ -55,13 +55,13 @@ set -u
 EVAL=ok
 echo "START eval step=$XLOOP_STEP tag=$XLOOP_TAG"
 [ -f "$XLOOP_RUN_DIR/model.txt" ] || { echo "no model.txt"; exit 3; }
-while [ -e "@F@/hold-eval-$XLOOP_TAG" ]; do sleep 0.1; done
+while [ -e "@F@/hold-eval-$XLOOP_TAG" ]; do sleep 0.5; done
 if [ "$EVAL" = slow ] && [ ! -e "$XLOOP_RUN_DIR/slow-done" ]; then
 	touch "$XLOOP_RUN_DIR/slow-done"
 	sleep 90
 fi
 # a retry waits while the test holds it (hold-retry-TAG)
-while [ -e "$XLOOP_RUN_DIR/slow-done" ] && [ -e "@F@/hold-retry-$XLOOP_TAG" ]; do sleep 0.1; done
+while [ -e "$XLOOP_RUN_DIR/slow-done" ] && [ -e "@F@/hold-retry-$XLOOP_TAG" ]; do sleep 0.5; done
 python3 -c "import json; json.dump({'score': 1/(1+$(cat "$XLOOP_RUN_DIR/model.txt"))}, open('$XLOOP_RUN_DIR/cv.json', 'w'))"
 echo FINISHED
 JOB

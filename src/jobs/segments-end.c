@@ -194,13 +194,13 @@ enum segment_next segments_on_end(struct xl_ctx *ctx, struct slurm *s,
 		 * queued now, afternotok:k is met and it starts at once */
 		next = SEGMENT_PENDING;
 		seg_keep_next(ctx, s, q, a->id, &cur, a->job_id, lost);
-	} else if (has_next && nx.try_ < 3 && !seg_line(st.s, nx.k, "start", NULL)) {
+	} else if (has_next && nx.try_ < SEG_TRIES_MAX && !seg_line(st.s, nx.k, "start", NULL)) {
 		/*
 		 * Its continuation left Slurm without starting: a controller back
 		 * from a state saved before its sbatch, or a cancel from outside
 		 * (the chaos soak: a FAILED 85 judged a failure). That try is
 		 * over; the next is queued now (afternotok:k is met, it starts at
-		 * once), three tries at most, as for an sbatch that failed.
+		 * once), SEG_TRIES_MAX tries at most, as for an sbatch that failed.
 		 */
 		char *d = xasprintf("segment %lld ended (%s); its continuation, job %s, left "
 				    "Slurm without starting: queued again", cur.k, how, nx.job_id);

@@ -27,6 +27,8 @@ void seg_att_release(struct seg_att *t);
 int seg_att_get(struct xl_ctx *ctx, long long attempt_id, struct seg_att *t);
 /* The nodes a next segment of attempt t must not run on (malloc'd, or NULL); lost first. */
 char *seg_exclude(struct xl_ctx *ctx, const struct seg_att *t, const char *lost);
+/* Tries of one segment's job: an sbatch that failed, a job that left Slurm unstarted. */
+#define SEG_TRIES_MAX 3
 /* Queue segment cur->k + 1 (or adopt it after a crash), away from lost (NULL: none). */
 void seg_keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs *q,
 		   long long attempt_id, const struct seg *cur, const char *cur_job,

@@ -475,7 +475,7 @@ void seg_keep_next(struct xl_ctx *ctx, struct slurm *s, const struct slurm_jobs 
 				      cur_job, lost);
 		}
 		slurm_jobs_release(&sc);
-	} else if (strcmp(nx.state, "submit_failed") == 0 && nx.try_ < 3) {
+	} else if (strcmp(nx.state, "submit_failed") == 0 && nx.try_ < SEG_TRIES_MAX) {
 		queue_segment(ctx, s, q, attempt_id, nx.k, nx.try_ + 1, cur->max, cur_job, lost);
 	}
 	seg_release(&nx);

@@ -3,9 +3,11 @@
 # Lanes (issue 18): on 4 GPUs with queue.lanes 4, 16 planned runs of 10 s
 # driven by `tick` alone (a tick every second) keep every GPU busy: never
 # more than 4 running, the wall time within 1.15 x the ideal (4 rounds of
-# a run plus its start cost, measured on one lane), a median per-GPU idle
-# gap of at most 2 s, Slurm's granularity (or 1.25 x one lane's, measured
-# beside it); the throughput against one lane is printed (the benchmark's).
+# a run plus its start cost, measured on one lane), and every job that
+# followed another on a GPU already queued in Slurm when that one ended
+# (the GPU never waits for xloop; the gap left is Slurm's own start, its
+# median printed and bounded loosely); the throughput against one lane is
+# printed (the benchmark's).
 # Needs 4 GPUs: tests/one.sh --gpus 4 (one node) or --nodes 4 --gpus 1.
 . "$(dirname "$0")/lib.sh"
 
@@ -21,9 +23,10 @@ X=0
 SLEEP=10
 s=$(date +%s.%N)
 echo "START x=$X device=gpu:${SLURM_JOB_GPUS:-none}"
+sub=$(scontrol show job -o "$SLURM_JOB_ID" | sed -n 's/.* SubmitTime=\([^ ]*\).*/\1/p')
 sleep "$SLEEP"
 printf '{"score": %s}\n' "$X" >"$XLOOP_RUN_DIR/cv.json"
-printf '%s %s %s %s\n' "${SLURMD_NODENAME:-?}:${SLURM_JOB_GPUS:-none}" "$s" "$(date +%s.%N)" "$XLOOP_TAG" >>"$XLOOP_ROOT/times"
+printf '%s %s %s %s %s\n' "${SLURMD_NODENAME:-?}:${SLURM_JOB_GPUS:-none}" "$s" "$(date +%s.%N)" "$XLOOP_TAG" "$( [ -n "$sub" ] && date -d "$sub" +%s || echo unknown)" >>"$XLOOP_ROOT/times"
 echo FINISHED
 JOB
 echo '{"score": 0}' >"$T_TMP/cv.json"
@@ -82,28 +85,36 @@ check "4 lanes: wall ${wall4} s within 1.15 x 4 rounds of ${wall1}/4 s" \
 # README): said here, not checked (under a loaded CI it read 3.55 x); the
 # wall check above is the suite's bound (1.15 x the ideal: 3.48 x)
 echo "# 4 lanes: $(python3 -c 'import sys; w4, w1 = float(sys.argv[1]), float(sys.argv[2]); print("%.2f" % ((16 / w4) / (4 / w1)))' "$wall4" "$wall1") x the per-run throughput of one (the benchmark's goal: 3.6 x)"
-# the gap is a duration: on a busy machine both drives slow down, so the
-# bound is Slurm's granularity, 2 s, or 1.25 x the one lane's own median
-# gap, measured beside it (1.65 s at 4 lanes once under a loaded CI)
-check "4 lanes: median idle gap per GPU at most 2 s (or 1.25 x one lane's)" python3 -c 'import sys, statistics
-def gaps_of(path):
-    by = {}
-    for l in open(path):
-        g, s, e, _ = l.split()
-        by.setdefault(g, []).append((float(s), float(e)))
-    gaps = []
-    for g, v in by.items():
-        v.sort()
-        gaps += [b[0] - a[1] for a, b in zip(v, v[1:])]
-    return by, gaps
-_, g1 = gaps_of(sys.argv[2])
-bound = max(2.0, 1.25 * statistics.median(g1)) if g1 else 2.0
-by, gaps = gaps_of(sys.argv[1])
-if len(by) != 4 or not gaps:
-    sys.exit("GPUs %s" % sorted(by))
-m = statistics.median(gaps)
-print("median gap %.2f s over %d GPUs (bound %.2f s)" % (m, len(by), bound))
-sys.exit(0 if m <= bound else "median gap %.2f s, bound %.2f s" % (m, bound))' "$d4/times" "$d1/times"
+# chaining, told by Slurm's own SubmitTime (1 s resolution, rounded down):
+# each job that followed another on a GPU was submitted before that one
+# ended, so the GPU never waited for a tick. This holds on a loaded machine
+# too: a tick comes every second or so, a run takes 10 s.
+check "4 lanes: each GPU's next job was queued before the one before it ended" python3 -c 'import sys
+by = {}
+for l in open(sys.argv[1]):
+    g, s, e, tag, sub = l.split()
+    by.setdefault(g, []).append((float(s), float(e), tag, int(sub)))
+late = []
+for g, v in by.items():
+    v.sort()
+    late += ["%s on %s submitted %.1f s after %s ended" % (b[2], g, b[3] - a[1], a[2])
+             for a, b in zip(v, v[1:]) if b[3] > a[1]]
+print("\n".join(late))
+sys.exit(1 if late or len(by) != 4 else 0)' "$d4/times"
+# the gap left is Slurm's start of a queued job (its scheduler runs at each
+# job end): about a second idle, 2 s once under a loaded CI; bounded at 5 s
+check "4 lanes: median idle gap per GPU at most 5 s (Slurm's start of a queued job)" python3 -c 'import sys, statistics
+by = {}
+for l in open(sys.argv[1]):
+    g, s, e = l.split()[:3]
+    by.setdefault(g, []).append((float(s), float(e)))
+gaps = []
+for v in by.values():
+    v.sort()
+    gaps += [b[0] - a[1] for a, b in zip(v, v[1:])]
+m = statistics.median(gaps) if gaps else 1e9
+print("median gap %.2f s, max %.2f s over %d GPUs" % (m, max(gaps or [0]), len(by)))
+sys.exit(0 if m <= 5 else 1)' "$d4/times"
 # the report: one timeline row per (node, GPU), from what each job saw
 # (4 GPUs of one node, or one GPU of each of 4 nodes: --nodes 4)
 rep=$(as_user "$X" -C "$d4" report --out "$d4/report.html" --json)

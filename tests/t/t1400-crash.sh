@@ -152,10 +152,12 @@ out=$(u tick 2>&1)
 check "the next tick catches up (judges and feeds)" sh -c "printf '%s' '$out' | grep -q 'V-'"
 
 # 8. a RUNNING job whose log went silent is flagged stale, notified once
-step "new quiet --from base --set" u new quiet --from base --set SLEEP=30 >/dev/null
+# (it runs until the scancel after section 9: "held" waits behind it there;
+# a 30 s one once ended first on a loaded machine, and "held" started)
+step "new quiet --from base --set" u new quiet --from base --set SLEEP=110 >/dev/null
 wait_idle
 step "submit quiet --no-chain" u submit quiet --no-chain >/dev/null
-for i in $(seq 1 20); do
+for i in $(seq 1 120); do
 	[ "$(as_user squeue -h -n quiet -u "$XLOOP_TEST_USER" -o %T)" = RUNNING ] && break
 	sleep 0.5
 done

@@ -30,7 +30,7 @@ JOB
 echo '{"score": 0.4}' >"$T_TMP/cv.json"
 step "chmod 644 job.sh cv.json" chmod 644 "$T_TMP/job.sh" "$T_TMP/cv.json"
 step "adopt a proven baseline" u adopt "$T_TMP/job.sh" --tag base --cv "$T_TMP/cv.json"
-step "q1 (long)" u new q1 --from base --set SLEEP=60
+step "q1 (long)" u new q1 --from base --set SLEEP=300
 for q in q2 q3 q4; do step "$q" u new "$q" --from base --set SLEEP=${q#q}; done
 for q in q1 q2 q3 q4; do step "submit $q" u submit "$q"; done
 job() { db "SELECT a.job_id FROM attempt a JOIN run r ON r.id = a.run_id WHERE r.tag = '$1' ORDER BY a.id DESC LIMIT 1"; }

@@ -62,7 +62,7 @@ u next >/dev/null 2>&1
 check "one failure after a reset does not trip it again" sh -c "u() { runuser -u '$XLOOP_TEST_USER' -- env SLURM_CONF='${SLURM_CONF:-}' '$X' -C '$d' \"\$@\"; }; u breaker | grep -q 'is closed'"
 
 # --- adjust and why: one job holds the GPU, one waits behind it
-expect_rc 0 "a long run" u new long --from base --set SLEEP=40
+expect_rc 0 "a long run" u new long --from base --set SLEEP=110
 expect_rc 0 "a run to wait" u new waiting --from base --set SLEEP=2
 expect_rc 0 "a run to wait on the GPU" u new gpuwait --from base --set SLEEP=3
 expect_rc 0 "submit the long one" u submit long --no-chain

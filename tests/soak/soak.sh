@@ -16,7 +16,8 @@
 # --bench then writes BENCHMARKS.md's "On many nodes" subsection. Only one
 # multi-node cluster may run on a machine (kill-node finds nodes by name).
 # XLOOP_SOAK_RUN_SECS sets the runs' length (default 15), XLOOP_SOAK_SEED
-# the schedule's seed (default 21), XLOOP_KEEP_TMP=1 keeps the files.
+# the schedule's seed (default 21), XLOOP_KEEP_TMP=1 keeps the files (a failed soak keeps them, with
+# the study's .xloop and the cluster's logs).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
@@ -55,10 +56,21 @@ W=$(mktemp -d /tmp/xloop-soak-XXXXXX)
 chmod 755 "$W"
 D=$W/study
 mnt=
+rc=1
 cleanup() {
+	# a failed soak keeps its evidence: the study's .xloop (out of the loop
+	# mount), the cluster's logs, the harness's files
+	if [ "$rc" -ne 0 ] && [ -d "$W" ]; then
+		cp -a "$D/.xloop" "$W/xloop-state" 2>/dev/null
+		cp -a "${XLOOP_TESTCLUSTER_DIR:-/nonexistent}/log" "$W/cluster-log" 2>/dev/null
+	fi
 	[ -n "$mnt" ] && { umount "$D/.xloop" 2>/dev/null || umount -l "$D/.xloop" 2>/dev/null; }
 	$TC down >/dev/null 2>&1 8>&- || true
-	[ -n "${XLOOP_KEEP_TMP:-}" ] || rm -rf "$W"
+	if [ -n "${XLOOP_KEEP_TMP:-}" ] || [ "$rc" -ne 0 ]; then
+		echo "# files kept in $W"
+	else
+		rm -rf "$W"
+	fi
 }
 trap cleanup EXIT
 
@@ -96,5 +108,4 @@ if [ -n "$bench" ] && [ -s "$W/out/checks.json" ]; then
 	/usr/bin/python3 tests/soak/bench.py "$W/out/checks.json" "$W/soak.json" BENCHMARKS.md &&
 		echo "# figures written to BENCHMARKS.md (## Chaos soak$([ "$NODES" -gt 0 ] && echo ", ### On many nodes"))"
 fi
-[ -n "${XLOOP_KEEP_TMP:-}" ] && echo "# files kept in $W"
 exit "$rc"

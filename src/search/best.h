@@ -120,6 +120,7 @@ struct best_state {
 	char *why;		/* why not the model, NULL when it is */
 	double p_pick;		/* P(pick better than prev), NAN when unknown */
 	int pick_short;		/* P above CHOOSE_P, the pick short of PROP_PICK_RUNS runs */
+	int pick_new;		/* P above CHOOSE_P, the pick new at this verdict (choose.h) */
 	int paired;		/* the best moved in this load on paired evidence (choose.h) */
 	long pairs;		/* paired: its common seeds with prev */
 	double lead, lead_sd;	/* the pick's lead over prev and its sd (goal-signed) */

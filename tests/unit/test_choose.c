@@ -28,6 +28,21 @@ struct fixture {
 	struct prop_input in;
 };
 
+/*
+ * Choose as at two verdicts in a row with the same runs: the first's pick
+ * is the pick remembered at the second (choose.h's last_pick).
+ */
+static int choose_twice(const struct prop_input *in, long prev, double threshold,
+			struct choice *c)
+{
+	long pick;
+
+	choose_best_at(in, prev, -1, threshold, c);
+	pick = c->pick;
+	choice_release(c);
+	return choose_best_at(in, prev, pick, threshold, c);
+}
+
 /* A configuration X=x (seed s) with one run scoring score; returns its index. */
 static long add_run(struct fixture *f, int x, const char *seed, double score)
 {
@@ -149,7 +164,7 @@ static void test_pick_is_model_not_raw(void **state)
 			if (goal ? f.v[i].st.mean > f.v[raw].st.mean : f.v[i].st.mean < f.v[raw].st.mean)
 				raw = (long)i;
 		assert_int_equal(raw, lucky);	/* the luckiest single score is X=2's */
-		assert_int_equal(choose_best(&f.in, 0, &c), 0);
+		assert_int_equal(choose_twice(&f.in, 0, CHOOSE_P, &c), 0);
 		assert_int_equal(c.source, CHOOSE_MODEL);
 		assert_null(c.why);
 		assert_int_not_equal(c.pick, lucky);
@@ -179,7 +194,7 @@ static void test_p_on_the_models_df(void **state)
 	lucky_study(&f, 1, &lucky, &top);
 	fill(&f, 1);
 	assert_int_equal(f.in.noise.df, 1);
-	assert_int_equal(choose_best_at(&f.in, 0, 1.0, &c), 0);
+	assert_int_equal(choose_twice(&f.in, 0, 1.0, &c), 0);
 	assert_int_equal(c.source, CHOOSE_MODEL);
 	assert_true(c.sd > 0);
 	assert_float_equal(c.p, c.weight * noise_t_cdf(c.lead / c.sd, 6), 1e-12);
@@ -200,31 +215,31 @@ static void test_sticky_at_threshold(void **state)
 	setup_fx(&f);
 	lucky_study(&f, 1, &lucky, &top);
 	fill(&f, 1);
-	assert_int_equal(choose_best_at(&f.in, 0, 1.0, &c), 0);
+	assert_int_equal(choose_twice(&f.in, 0, 1.0, &c), 0);
 	/* the pick's second run (PROP_PICK_RUNS), on its curve */
 	add_run(&f, (int)strtol(f.v[c.pick].rep_tag + 1, NULL, 10), "2", f.v[c.pick].st.mean);
 	choice_release(&c);
 	fill(&f, 1);
-	assert_int_equal(choose_best_at(&f.in, 0, 1.0, &c), 0);
+	assert_int_equal(choose_twice(&f.in, 0, 1.0, &c), 0);
 	assert_int_equal(f.v[c.pick].st.n, 2);
 	p = c.p;
 	assert_true(p > 0 && p < 1);
 	assert_int_equal(c.best, 0);	/* the baseline stays */
 	choice_release(&c);
-	assert_int_equal(choose_best_at(&f.in, 0, p, &c), 0);
+	assert_int_equal(choose_twice(&f.in, 0, p, &c), 0);
 	assert_int_equal(c.best, c.pick);
 	choice_release(&c);
-	assert_int_equal(choose_best_at(&f.in, 0, p + 1e-9, &c), 0);
+	assert_int_equal(choose_twice(&f.in, 0, p + 1e-9, &c), 0);
 	assert_int_equal(c.best, 0);
 	choice_release(&c);
 	/* sticky: from the pick, the pick stays, whatever the threshold */
 	{
 		long pick;
 
-		assert_int_equal(choose_best_at(&f.in, 0, 1.0, &c), 0);
+		assert_int_equal(choose_twice(&f.in, 0, 1.0, &c), 0);
 		pick = c.pick;
 		choice_release(&c);
-		assert_int_equal(choose_best_at(&f.in, pick, 1.0, &c), 0);
+		assert_int_equal(choose_twice(&f.in, pick, 1.0, &c), 0);
 		assert_int_equal(c.best, pick);
 		choice_release(&c);
 	}
@@ -248,7 +263,7 @@ static void test_pick_needs_two_runs(void **state)
 	setup_fx(&f);
 	lucky_study(&f, 1, &lucky, &top);
 	fill(&f, 1);
-	assert_int_equal(choose_best_at(&f.in, 0, 1e-9, &c), 0);
+	assert_int_equal(choose_twice(&f.in, 0, 1e-9, &c), 0);
 	pick = c.pick;
 	assert_int_not_equal(pick, 0);
 	assert_int_equal(f.v[pick].st.n, 1);
@@ -271,20 +286,20 @@ static void test_pick_needs_two_runs(void **state)
 	/* one pair of replicates that tied does not make the seed irrelevant ... */
 	f.in.noise.sd = 0;
 	f.in.noise.df = 1;
-	assert_int_equal(choose_best_at(&f.in, 0, 1e-9, &c), 0);
+	assert_int_equal(choose_twice(&f.in, 0, 1e-9, &c), 0);
 	assert_int_equal(c.best, 0);
 	assert_true(c.short_runs);
 	choice_release(&c);
 	/* ... PROP_SAME_DF of them do: one run is all there is */
 	f.in.noise.df = PROP_SAME_DF;
-	assert_int_equal(choose_best_at(&f.in, 0, 1e-9, &c), 0);
+	assert_int_equal(choose_twice(&f.in, 0, 1e-9, &c), 0);
 	assert_int_equal(c.best, c.pick);
 	assert_false(c.short_runs);
 	choice_release(&c);
 	/* with no seed to vary, the same */
 	fill(&f, 1);
 	f.in.seed = "";
-	assert_int_equal(choose_best_at(&f.in, 0, 1e-9, &c), 0);
+	assert_int_equal(choose_twice(&f.in, 0, 1e-9, &c), 0);
 	assert_int_equal(c.best, c.pick);
 	assert_false(c.short_runs);
 	choice_release(&c);
@@ -292,7 +307,7 @@ static void test_pick_needs_two_runs(void **state)
 	x = (int)strtol(f.v[pick].rep_tag + 1, NULL, 10);
 	add_run(&f, x, "2", f.v[pick].st.mean);
 	fill(&f, 1);
-	assert_int_equal(choose_best_at(&f.in, 0, 1e-9, &c), 0);
+	assert_int_equal(choose_twice(&f.in, 0, 1e-9, &c), 0);
 	assert_int_equal(c.pick, pick);
 	assert_int_equal(c.best, pick);
 	choice_release(&c);
@@ -312,7 +327,7 @@ static void test_fallback_says_why(void **state)
 	lucky_study(&f, 1, &lucky, &top);
 	fill(&f, 1);
 	f.in.space = NULL;
-	assert_int_equal(choose_best(&f.in, 0, &c), 0);
+	assert_int_equal(choose_twice(&f.in, 0, CHOOSE_P, &c), 0);
 	assert_int_equal(c.source, CHOOSE_MEANS);
 	assert_non_null(c.why);
 	assert_non_null(strstr(c.why, "search space"));
@@ -517,7 +532,7 @@ static void test_plain_lead_moves_in_5_vars(void **state)
 	in.p.alpha = 0.05;
 	in.space = &sp;
 	in.seed = "SEED";
-	assert_int_equal(choose_best(&in, 0, &c), 0);
+	assert_int_equal(choose_twice(&in, 0, CHOOSE_P, &c), 0);
 	assert_int_equal(c.source, CHOOSE_MODEL);
 	assert_int_equal(c.pick, 1);
 	assert_true(c.p >= CHOOSE_P);
@@ -618,7 +633,7 @@ static void test_paired_evidence_moves(void **state)
 
 	(void)state;
 	paired_study(v, r, key, config, tag, &sp, &in, 0.922);
-	assert_int_equal(choose_best(&in, 0, &c), 0);
+	assert_int_equal(choose_twice(&in, 0, CHOOSE_P, &c), 0);
 	assert_int_equal(c.best, 2);
 	assert_true(c.paired);
 	assert_int_equal(c.pairs, 2);
@@ -631,7 +646,7 @@ static void test_paired_evidence_moves(void **state)
 
 	/* 0.035 ahead on seed 1, 0.026 on seed 2: not plain yet (P 0.994 < 0.995); its next pair */
 	paired_study(v, r, key, config, tag, &sp, &in, 0.915);
-	assert_int_equal(choose_best(&in, 0, &c), 0);
+	assert_int_equal(choose_twice(&in, 0, CHOOSE_P, &c), 0);
 	assert_int_equal(c.best, 0);
 	assert_false(c.paired);
 	choice_release(&c);

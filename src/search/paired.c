@@ -277,36 +277,6 @@ long paired_best(const struct prop_input *in, long b, size_t pairs_below, struct
 	return best->cfg;
 }
 
-/* Configuration a's paired evidence against b (paired.h). */
-long paired_of(const struct prop_input *in, long a, long b, struct paired *out)
-{
-	struct seed_mean *bv, *av;
-	struct paired_obs po;
-	struct diffs d;
-	size_t nb;
-
-	memset(out, 0, sizeof(*out));
-	out->cfg = -1;
-	if (in->noise.df <= 0 || !seed_varies(in) || a < 0 || b < 0 || a == b ||
-	    in->v[a].rep_tag == NULL || in->v[a].st.n < PROP_PICK_RUNS)
-		return -1;
-	bv = xcalloc(in->nruns + 1, sizeof(*bv));
-	av = xcalloc(in->nruns + 1, sizeof(*av));
-	nb = seed_means(in, b, bv);
-	memset(&d, 0, sizeof(d));
-	if (nb > 0)
-		paired_diffs(in, a, bv, nb, av, &d);
-	if (d.k >= 2) {
-		paired_obs_init(in, &po);
-		if (paired_eval(in, &po, &d, b, out) < 0)
-			out->cfg = -1;
-		paired_obs_release(&po);
-	}
-	free(bv);
-	free(av);
-	return out->cfg;
-}
-
 /* A configuration whose paired evidence against the best could move it with more pairs. */
 long paired_next(const struct prop_input *in, size_t *pairs)
 {

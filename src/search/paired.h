@@ -70,12 +70,4 @@ long paired_best(const struct prop_input *in, long b, size_t pairs_below, struct
  */
 long paired_next(const struct prop_input *in, size_t *pairs);
 
-/*
- * Configuration a's paired evidence against b into *out (its lead on their
- * common seeds, one look and charged); a, or -1 when a has fewer than
- * PROP_PICK_RUNS runs or 2 common seeds with b, or the noise is not
- * measured.
- */
-long paired_of(const struct prop_input *in, long a, long b, struct paired *out);
-
 #endif

@@ -619,6 +619,10 @@ static int simulate(struct sim_obj *o, long budget, long stream, double sd, doub
 				choice_view(&s, 1);	/* no stopped run (best.c) */
 				choose_best_at(&in, best_prev >= 0 ? j : 0, lp, threshold, &ch);
 				choice_view(&s, 0);
+				if (search_debug() && ch.pick >= 0 && ch.pick != ch.best)
+					fprintf(stderr, "run %ld: pick r%ld (n %ld) P %.4f over r%ld%s%s\n", s.nd,
+						s.rep[ch.pick], in.v[ch.pick].st.n, ch.p, s.rep[ch.prev],
+						ch.short_runs ? ", short" : "", ch.new_pick ? ", new" : "");
 				if (search_debug() && ch.best != ch.prev)
 					fprintf(stderr, "run %ld: the best moves r%ld -> r%ld (n %ld -> %ld): "
 						"%s%s, P %.4f, lead %.4g ± %.4g, weight %.3g\n", s.nd,

@@ -258,7 +258,7 @@ struct sim {
 	long next_parent, cur_best;	/* the proposal's parent and the best, for its bar */
 	const char *next_kind;
 	long budget, stream, lanes;
-	/* the pick remembered (best.c's best_pick): its key, and the runs done when it became the pick */
+	/* the pick remembered (best.c's best_pick): its key, the runs done when it became it */
 	char pick_key[72];
 	long pick_since;
 	double sd, rho;

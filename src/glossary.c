@@ -71,11 +71,12 @@ const struct glossary_term glossary[] = {
 	{ "best",
 	  "The configuration xloop stands by, and the run that stands for it\n"
 	  "(--from best, replicate best). It starts as the baseline and moves to\n"
-	  "the model's pick when P is at least 0.9 (help best); a move is a\n"
-	  "promotion.\n" },
+	  "the model's pick when P is at least 0.9 and it was the pick at an\n"
+	  "earlier verdict too (help best); a move is a promotion.\n" },
 	{ "pick",
 	  "The configuration with the highest estimate. When it is not the best,\n"
-	  "status says why the best stays (P under 0.9, or fewer than 2 runs).\n" },
+	  "status says why the best stays (P under 0.9, fewer than 2 runs, or\n"
+	  "the pick only since the last verdict).\n" },
 	{ "P",
 	  "The posterior probability that one configuration is better than\n"
 	  "another (by more than metric.min_delta).\n" },

@@ -258,6 +258,9 @@ struct sim {
 	long next_parent, cur_best;	/* the proposal's parent and the best, for its bar */
 	const char *next_kind;
 	long budget, stream, lanes;
+	/* the pick remembered (best.c's best_pick): its key, the runs done when it became it */
+	char pick_key[72];
+	long pick_since;
 	double sd, rho;
 	struct sim_run *runs;
 	long np, nd;
@@ -605,10 +608,31 @@ static int simulate(struct sim_obj *o, long budget, long stream, double sd, doub
 					break;
 			{
 				struct choice ch;
+				long lp;
 
+				/* the pick remembered at an earlier verdict, as best.c's */
+				for (lp = 0; lp < (long)s.nc && s.pick_key[0]; lp++)
+					if (strcmp(s.v[lp].key, s.pick_key) == 0)
+						break;
+				if (!s.pick_key[0] || lp == (long)s.nc || s.pick_since >= s.nd)
+					lp = -1;
 				choice_view(&s, 1);	/* no stopped run (best.c) */
-				choose_best_at(&in, best_prev >= 0 ? j : 0, threshold, &ch);
+				choose_best_at(&in, best_prev >= 0 ? j : 0, lp, threshold, &ch);
 				choice_view(&s, 0);
+				if (search_debug() && ch.pick >= 0 && ch.pick != ch.best)
+					fprintf(stderr, "run %ld: pick r%ld (n %ld) P %.4f over r%ld%s%s\n", s.nd,
+						s.rep[ch.pick], in.v[ch.pick].st.n, ch.p, s.rep[ch.prev],
+						ch.short_runs ? ", short" : "", ch.new_pick ? ", new" : "");
+				if (search_debug() && ch.best != ch.prev)
+					fprintf(stderr, "run %ld: the best moves r%ld -> r%ld (n %ld -> %ld): "
+						"%s%s, P %.4f, lead %.4g ± %.4g, weight %.3g\n", s.nd,
+						s.rep[ch.prev], s.rep[ch.best], in.v[ch.prev].st.n,
+						in.v[ch.best].st.n, choose_source_name(ch.source),
+						ch.paired ? " (paired)" : "", ch.p, ch.lead, ch.sd, ch.weight);
+				if (ch.pick >= 0 && strcmp(s.v[ch.pick].key, s.pick_key) != 0) {
+					xsnprintf(s.pick_key, sizeof(s.pick_key), "%s", s.v[ch.pick].key);
+					s.pick_since = s.nd;
+				}
 				best = ch.best;
 				pick_p = ch.p;
 				source = choose_source_name(ch.source);

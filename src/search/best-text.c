@@ -306,6 +306,9 @@ json_t *best_outlook(const struct best_state *bs, const struct space *space, con
 		if (bs->pick_short)
 			buf_addf(&t, " (P %.2f, but on %ld run: the best moves once it has %d)",
 				 bs->p_pick, bs->v[pick].st.n, PROP_PICK_RUNS);
+		else if (bs->pick_new)
+			buf_addf(&t, " (P %.2f, but the pick only since the last verdict: the best "
+				 "moves to a pick that is still the pick at the next)", bs->p_pick);
 		else if (!isnan(bs->p_pick))
 			buf_addf(&t, " (P %.2f, under %.2f: the best stays)", bs->p_pick, CHOOSE_P);
 		state = "pick not sure";

@@ -269,9 +269,12 @@ static void input_of(const struct best_state *bs, const struct space *space, con
 	*pr = runs;
 }
 
-/* The best by the choice (choose.h), starting from start; the label beside it. */
+/*
+ * The best by the choice (choose.h), starting from start, moving by the
+ * model only to last_pick (-1: none); the label beside it.
+ */
 static void choose_into(struct best_state *bs, const struct space *space, const char *seed,
-			long start)
+			long start, long last_pick)
 {
 	struct prop_input in;
 	struct prop_cfg *v;
@@ -279,7 +282,7 @@ static void choose_into(struct best_state *bs, const struct space *space, const 
 	struct choice ch;
 
 	input_of(bs, space, seed, &in, &v, &runs);
-	if (choose_best(&in, start, &ch) == 0) {
+	if (choose_best(&in, start, last_pick, &ch) == 0) {
 		size_t i;
 
 		/* every configuration's estimate, as the outlook shows the best's */
@@ -291,6 +294,7 @@ static void choose_into(struct best_state *bs, const struct space *space, const 
 		bs->prev = ch.prev;
 		bs->p_pick = ch.p;
 		bs->pick_short = ch.short_runs;
+		bs->pick_new = ch.new_pick;
 		bs->paired = ch.paired;
 		bs->pairs = ch.pairs;
 		bs->lead = ch.lead;
@@ -483,13 +487,19 @@ static int best_load_db(struct xl_ctx *ctx, struct best_state *bs)
 				bs->baseline = (long)i;
 	if (bs->baseline >= 0) {
 		/* sticky: start from the best remembered at the last verdict */
-		long start = bs->baseline, last;
+		long start = bs->baseline, last, pick;
 
 		xsnprintf(kvkey, sizeof(kvkey), "best_run:%s", ctx->cfg.study);
 		last = best_find_run(bs, db_kv_get(&ctx->db, kvkey));
 		if (last >= 0 && bs->v[last].st.n > 0)
 			start = last;
-		choose_into(bs, &ctx->cfg.search.space, seed, start);
+		/* the pick remembered at a verdict with fewer proven runs (choose.h) */
+		xsnprintf(kvkey, sizeof(kvkey), "best_pick:%s", ctx->cfg.study);
+		pick = best_find_run(bs, db_kv_get(&ctx->db, kvkey));
+		xsnprintf(kvkey, sizeof(kvkey), "best_pick_at:%s", ctx->cfg.study);
+		if (pick >= 0 && db_kv_get(&ctx->db, kvkey) >= (long long)bs->nobs)
+			pick = -1;
+		choose_into(bs, &ctx->cfg.search.space, seed, start, pick);
 	}
 	free(st);
 	return 0;
@@ -556,11 +566,14 @@ int best_get(struct xl_ctx *ctx, struct run *r, struct best_info *info)
 	return rc;
 }
 
-/* Store the best's first run. */
+/*
+ * Store the best's first run, and the pick's with the proven runs there
+ * were when it became the pick (a pick that stays keeps its first count).
+ */
 int best_remember(struct xl_ctx *ctx)
 {
 	struct best_state bs;
-	char kvkey[128];
+	char kvkey[128], atkey[128];
 	int rc = 0;
 
 	if (best_load(ctx, &bs) < 0)
@@ -568,6 +581,12 @@ int best_remember(struct xl_ctx *ctx)
 	xsnprintf(kvkey, sizeof(kvkey), "best_run:%s", ctx->cfg.study);
 	if (bs.best >= 0 && db_kv_get(&ctx->db, kvkey) != bs.v[bs.best].first_id)
 		rc = db_kv_set(&ctx->db, kvkey, bs.v[bs.best].first_id);
+	xsnprintf(kvkey, sizeof(kvkey), "best_pick:%s", ctx->cfg.study);
+	xsnprintf(atkey, sizeof(atkey), "best_pick_at:%s", ctx->cfg.study);
+	if (rc == 0 && bs.pick >= 0 && db_kv_get(&ctx->db, kvkey) != bs.v[bs.pick].first_id &&
+	    (db_kv_set(&ctx->db, atkey, (long long)bs.nobs) < 0 ||
+	     db_kv_set(&ctx->db, kvkey, bs.v[bs.pick].first_id) < 0))
+		rc = -1;
 	best_release(&bs);
 	return rc;
 }
@@ -578,6 +597,9 @@ int best_forget(struct xl_ctx *ctx)
 	char kvkey[128];
 
 	kept_drop();
+	xsnprintf(kvkey, sizeof(kvkey), "best_pick:%s", ctx->cfg.study);
+	if (db_kv_set(&ctx->db, kvkey, 0) < 0)
+		return -1;
 	xsnprintf(kvkey, sizeof(kvkey), "best_run:%s", ctx->cfg.study);
 	return db_kv_set(&ctx->db, kvkey, 0);
 }

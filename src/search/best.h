@@ -35,7 +35,10 @@
 	"the flat harness (`xloop test-search --objective flat`: every\n" \
 	"configuration equal): 2 of 100 60-run streams ever change their best.\n" \
 	"With a seed variable the pick also needs 2 runs (one may be a lucky\n" \
-	"seed): autopilot replicates the model's pick until it has them.\n" \
+	"seed): autopilot replicates the model's pick until it has them. And it\n" \
+	"must have been the pick already at an earlier verdict (one run does not\n" \
+	"move the best to a configuration that only just took the lead: among\n" \
+	"near-ties the best went back and forth).\n" \
 	"Beside the model, paired evidence moves the best too: a configuration\n" \
 	"with 2 runs or more on seeds the best has, its differences seed by seed\n" \
 	"against the noise of such a difference (the replicates' noise moderated by\n" \
@@ -120,6 +123,7 @@ struct best_state {
 	char *why;		/* why not the model, NULL when it is */
 	double p_pick;		/* P(pick better than prev), NAN when unknown */
 	int pick_short;		/* P above CHOOSE_P, the pick short of PROP_PICK_RUNS runs */
+	int pick_new;		/* P above CHOOSE_P, the pick new at this verdict (choose.h) */
 	int paired;		/* the best moved in this load on paired evidence (choose.h) */
 	long pairs;		/* paired: its common seeds with prev */
 	double lead, lead_sd;	/* the pick's lead over prev and its sd (goal-signed) */

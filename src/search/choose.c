@@ -296,13 +296,14 @@ static void paired_move(const struct prop_input *in, long prev, struct choice *c
 }
 
 /* Choose at CHOOSE_P. */
-int choose_best(const struct prop_input *in, long prev, struct choice *c)
+int choose_best(const struct prop_input *in, long prev, long last_pick, struct choice *c)
 {
-	return choose_best_at(in, prev, CHOOSE_P, c);
+	return choose_best_at(in, prev, last_pick, CHOOSE_P, c);
 }
 
-/* Choose, moving at threshold. */
-int choose_best_at(const struct prop_input *in, long prev, double threshold, struct choice *c)
+/* Choose, moving at threshold to a pick that is not new. */
+int choose_best_at(const struct prop_input *in, long prev, long last_pick, double threshold,
+		   struct choice *c)
 {
 	double floor_sd = 0;
 	size_t i;
@@ -366,7 +367,8 @@ int choose_best_at(const struct prop_input *in, long prev, double threshold, str
 			c->best = c->pick;
 	} else if (c->p >= threshold) {
 		c->short_runs = prop_seed_varies(in) && in->v[c->pick].st.n < PROP_PICK_RUNS;
-		if (!c->short_runs)
+		c->new_pick = !c->short_runs && c->pick != last_pick;
+		if (!c->short_runs && !c->new_pick)
 			c->best = c->pick;
 	}
 	if (c->best == prev)

@@ -22,6 +22,16 @@
  * With a seed that varies, the pick must also have PROP_PICK_RUNS runs
  * (propose.h): the proposer replicates it until it has.
  *
+ * And the pick must not be new: the model's (or the shrunken means') move
+ * goes only to the configuration that was already the pick at an earlier
+ * verdict, with fewer proven runs (last_pick: best.c remembers it). Each
+ * move is a test at CHOOSE_P, asked again after every run: among
+ * near-ties late in a study one run would otherwise move the best to the
+ * next configuration and back (gradient boosting on 3 lanes, BENCHMARKS.md
+ * 5 (k)). A plain
+ * lead is the pick from its first run on, so it moves as soon as before;
+ * paired evidence (paired.h) moves the best without it.
+ *
  * "Confirmed" is a label beside it (noise.h's paired test on common seeds of
  * a configuration against the baseline): it never moves the best.
  */
@@ -108,6 +118,7 @@ struct choice {
 	double weight;		/* the model's posterior weight against no signal (1: not weighed) */
 	int apart;		/* the model has configurations apart (gp_opts), not smooth */
 	int short_runs;		/* P above the threshold, but the pick has < PROP_PICK_RUNS runs */
+	int new_pick;		/* P above the threshold, but the pick is not last_pick */
 	int paired;		/* the best moved on paired evidence (pick, p, lead, sd: that comparison's) */
 	long pairs;		/* paired: the common seeds compared */
 	struct choose_model *m;
@@ -115,12 +126,14 @@ struct choice {
 
 /*
  * Choose the best of in's configurations; prev: the best remembered (-1:
- * the baseline). in->best is not read. 0, or -1 when nothing succeeded
- * (c->best -1).
+ * the baseline); last_pick: the pick remembered at an earlier verdict with
+ * fewer proven runs (-1: none), the only pick the model may move the best
+ * to. in->best is not read. 0, or -1 when nothing succeeded (c->best -1).
  */
-int choose_best(const struct prop_input *in, long prev, struct choice *c);
+int choose_best(const struct prop_input *in, long prev, long last_pick, struct choice *c);
 /* The same with another threshold (the calibration: `xloop test-search --threshold`). */
-int choose_best_at(const struct prop_input *in, long prev, double threshold, struct choice *c);
+int choose_best_at(const struct prop_input *in, long prev, long last_pick, double threshold,
+		   struct choice *c);
 
 /*
  * The posterior probability that configuration a is better than b by more

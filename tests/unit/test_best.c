@@ -1,4 +1,4 @@
-/* Unit tests for best_load's kept load (best.c, issue 47): never stale. */
+/* Unit tests for best_load (best.c): its kept load never stale (issue 47), the pick remembered. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+
+#include <jansson.h>
 
 #include "ctx.h"
 #include "runs.h"
@@ -192,12 +194,75 @@ static void test_stopped_runs_last_value(void **state)
 	best_release(&bs);
 }
 
+/* A run tag of configuration "SEED=seed X=value" whose attempt 1 succeeded with score. */
+static void seeded(struct db *db, const char *tag, const char *value, const char *seed,
+		   double score)
+{
+	char *config = xasprintf("SEED=%s\nX=%s\n", seed, value), *sql;
+	struct run r;
+	struct attempt a;
+
+	fixture_run(&r, "s", tag);
+	assert_int_equal(runs_insert(db, &r), 0);
+	assert_int_equal(runs_set_config(db, r.id, config, value), 0);
+	fixture_attempt(&a, r.id, tag, "gpu:1");
+	assert_int_equal(attempts_insert(db, &a), 0);
+	sql = xasprintf("UPDATE attempt SET verdict = 'success', score = %g WHERE id = %lld",
+			score, a.id);
+	assert_int_equal(db_exec(db, sql), 0);
+	free(sql);
+	free(config);
+}
+
+/*
+ * The pick remembered (choose.h: the model's or the shrunken means' move
+ * goes only to the pick of an earlier verdict): X=2, plainly ahead of the
+ * baseline on its two runs, is not the best until a verdict has remembered
+ * it as the pick and a later one, with more proven runs, finds it the pick
+ * still; status says why it waits.
+ */
+static void test_pick_remembered(void **state)
+{
+	struct fx *f = *state;
+	struct best_state bs;
+	json_t *o;
+
+	f->ctx.cfg.search.seed = "SEED";
+	seeded(&f->ctx.db, "base", "1", "1", 0.500);
+	seeded(&f->ctx.db, "base--r2", "1", "2", 0.510);
+	seeded(&f->ctx.db, "X-2", "2", "1", 0.700);
+	seeded(&f->ctx.db, "X-2--r2", "2", "2", 0.712);
+	assert_int_equal(best_load(&f->ctx, &bs), 0);
+	assert_int_equal(bs.pick, 1);
+	assert_true(bs.p_pick >= 0.9);
+	assert_int_equal(bs.best, 0);
+	assert_true(bs.pick_new);
+	o = best_outlook(&bs, NULL, "SEED");
+	assert_non_null(strstr(json_string_value(json_object_get(o, "text")),
+			       "but the pick only since the last verdict"));
+	json_decref(o);
+	best_release(&bs);
+	/* a verdict remembers it; the same runs again: still new */
+	assert_int_equal(best_remember(&f->ctx), 0);
+	assert_int_equal(best_load(&f->ctx, &bs), 0);
+	assert_int_equal(bs.best, 0);
+	best_release(&bs);
+	/* one more proven run (elsewhere): the pick of the verdict before moves the best */
+	seeded(&f->ctx.db, "X-3", "3", "1", 0.300);
+	assert_int_equal(best_load(&f->ctx, &bs), 0);
+	assert_int_equal(bs.pick, 1);
+	assert_int_equal(bs.best, 1);
+	assert_false(bs.pick_new);
+	best_release(&bs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_kept_load_follows_the_db, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kept_load_shared, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stopped_runs_last_value, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pick_remembered, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -73,9 +73,10 @@ static const struct opt test_search_opts[] = {
 	{ "no-stop", OPT_FLAG, NULL, "--curves: every run to its end" },
 	{ "placebo", OPT_FLAG, NULL, "--curves: a stopped run costs its whole curve (the path "
 	  "changes as with the rule, no hours are saved)" },
-	{ "stopped", OPT_STRING, "censored|proposer|all", "--curves: a stopped run is no "
-	  "observation, one at its last value for the proposer (autopilot.c, the default), or for "
-	  "the choice of the best too" },
+	{ "stopped", OPT_STRING, "censored|proposer|model|all", "--curves: a stopped run is no "
+	  "observation, one at its last value for the proposer alone, for the proposer and the "
+	  "choice's model (autopilot.c and best.c: never the best; the default), or for the "
+	  "choice's means too (a partial run may be the best)" },
 	{ "stop", OPT_STRING, "W,R,Z", "--curves: stop.warmup, stop.behind, stop.noise_z "
 	  "(default xloop's)" },
 	OPT_END,
@@ -421,7 +422,7 @@ static void curves_finish(struct sim *s, struct sim_run *r)
 	if (s->stopped_value && r->stop_at > 0 && isfinite(r->cv->acc[r->stop_at - 1])) {
 		/* a lower-fidelity observation: its value at the stop */
 		r->score = r->cv->acc[r->stop_at - 1];
-		r->model = s->stopped_value == 1;
+		r->model = s->stopped_value == 1 || s->stopped_value == 3;	/* the proposer's */
 		r->proven = s->stopped_value == 2;
 	}
 }
@@ -517,9 +518,12 @@ static void choice_view(struct sim *s, int on)
 	struct noise_cfg t;
 	long i;
 
-	for (i = 0; i < s->nd; i++)
+	for (i = 0; i < s->nd; i++) {
+		/* the choice's model fits a stopped run (best.c), unless --stopped proposer */
+		s->pr[i].partial = on && s->runs[i].model && s->stopped_value == 1;
 		s->pr[i].proven = on ? s->pr[i].proven && !s->runs[i].model :
 				  s->pr[i].proven || s->runs[i].model;
+	}
 	for (i = 0; i < (long)s->nc && s->stopped_value; i++) {
 		t = s->v[i].st;
 		s->v[i].st = s->st[i];
@@ -812,10 +816,11 @@ static int run_curves(const struct cmd_entry *self, struct cmd_args *args, long 
 	memset(&cur, 0, sizeof(cur));
 	cur.stop = !args_flag(args, "no-stop");
 	cur.placebo = args_flag(args, "placebo");
-	mode = args_get(args, "stopped") ? args_get(args, "stopped") : "proposer";
-	cur.stopped_value = strcmp(mode, "all") == 0 ? 2 : strcmp(mode, "proposer") == 0;
+	mode = args_get(args, "stopped") ? args_get(args, "stopped") : "model";
+	cur.stopped_value = strcmp(mode, "all") == 0 ? 2 : strcmp(mode, "model") == 0 ? 1 :
+			    strcmp(mode, "proposer") == 0 ? 3 : 0;
 	if (!cur.stopped_value && strcmp(mode, "censored") != 0) {
-		cmd_usage_error(self, "--stopped: censored, proposer or all");
+		cmd_usage_error(self, "--stopped: censored, proposer, model or all");
 		return XL_USAGE;
 	}
 	cur.sp = (struct stop_params){ STOP_WARMUP, STOP_BEHIND, STOP_NOISE_Z, 1 };

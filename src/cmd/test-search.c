@@ -257,7 +257,13 @@ struct sim {
 	int ext;
 	/* --curves: the data, the rule, the budget in seconds */
 	const struct replay *rp;
-	int stop, stopped_value, placebo;	/* placebo: a stopped run costs its whole curve */
+	/*
+	 * stopped_value: what a stopped run is to the model: 0 nothing (censored), 1 its
+	 * value at the stop for the proposer and the choice's model (model, xloop's), 2 for
+	 * the choice's means too (all), 3 for the proposer alone (proposer); placebo: a
+	 * stopped run costs its whole curve
+	 */
+	int stop, stopped_value, placebo;
 	struct stop_params sp;
 	double budget_secs, spent;
 	long next_parent, cur_best;	/* the proposal's parent and the best, for its bar */

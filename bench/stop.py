@@ -42,6 +42,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path = [p for p in sys.path if os.path.abspath(p or ".") != HERE]
 STUDIES = ("digits", "wine", "cancer")
 OUT = []
+LOAD = []     # the load average when the run started
 
 
 def w(text=""):
@@ -468,6 +469,7 @@ def main():
         write_fixture()
         return
     os.makedirs(os.path.join(HERE, "..", "build"), exist_ok=True)
+    LOAD.append(os.getloadavg()[0])
     t0 = time.time()
     allsum = {}
     with multiprocessing.Pool(a.jobs) as pool:
@@ -500,8 +502,10 @@ def write_benchmarks(elapsed, a):
     head = "## 8. Stopping runs behind the best: the saved GPU-hours (issue 46)"
     body = [head, "",
             f"Written by `./build.sh bench stop` (bench/stop.py, {elapsed / 60:.1f} min this run, "
-            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {a.streams} streams, a "
-            f"budget of {a.runs} full runs' seconds). " + INTRO, ""] + OUT + ["", READING]
+            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "
+            f"{LOAD[0]:.1f} at the start and {os.getloadavg()[0]:.1f} at the end on "
+            f"{os.cpu_count()} CPUs; {a.streams} streams, a budget of {a.runs} full runs' "
+            "seconds). " + INTRO, ""] + OUT + ["", READING]
     text = open(path).read()
     start = text.find(head)
     if start >= 0:

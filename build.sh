@@ -16,7 +16,7 @@
 #                       search (bench/search.py; builds build/dev/xloop and a trixie tree)
 #   ./build.sh bench stop     the stop rule and autopilot on real learning curves
 #                       (bench/curves/) vs Optuna 3.1's TPE with Median and Hyperband
-#                       pruners at equal GPU-hours (bench/stop.py; about 4 min)
+#                       pruners at equal GPU-hours (bench/stop.py; 5 to 16 min)
 #   ./build.sh soak [--nodes [N]] [MINUTES]   the chaos soak (tests/soak, default 30 min):
 #                       faults on a schedule, checked against sacct and git; figures to
 #                       BENCHMARKS.md; --nodes: on N nodes (default 3; a node lost and

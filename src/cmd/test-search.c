@@ -71,9 +71,12 @@ static const struct opt test_search_opts[] = {
 	  "the stop rule (issue 46)" },
 	{ "hours", OPT_STRING, "H", "--curves: the budget in GPU-hours of the curves' seconds" },
 	{ "no-stop", OPT_FLAG, NULL, "--curves: every run to its end" },
-	{ "stopped", OPT_STRING, "censored|proposer|all", "--curves: a stopped run is no "
-	  "observation, one at its last value for the proposer (autopilot.c, the default), or for "
-	  "the choice of the best too" },
+	{ "placebo", OPT_FLAG, NULL, "--curves: a stopped run costs its whole curve (the path "
+	  "changes as with the rule, no hours are saved)" },
+	{ "stopped", OPT_STRING, "censored|proposer|model|all", "--curves: a stopped run is no "
+	  "observation, one at its last value for the proposer alone, for the proposer and the "
+	  "choice's model (autopilot.c and best.c: never the best; the default), or for the "
+	  "choice's means too (a partial run may be the best)" },
 	{ "stop", OPT_STRING, "W,R,Z", "--curves: stop.warmup, stop.behind, stop.noise_z "
 	  "(default xloop's)" },
 	OPT_END,
@@ -169,6 +172,8 @@ struct sim_run {
 	double *bar, cost;	/* cost: the seconds it ran */
 	size_t nbar;
 	long long stop_at;	/* the epoch it stopped at, -1: ran to its end */
+	long long would_at;	/* --no-stop: where the rule would have stopped it (-1: nowhere) */
+	double would_cost;	/* --no-stop: the seconds it would have cost */
 	char *best_after;	/* the best's configuration once it finished */
 };
 
@@ -252,7 +257,13 @@ struct sim {
 	int ext;
 	/* --curves: the data, the rule, the budget in seconds */
 	const struct replay *rp;
-	int stop, stopped_value;
+	/*
+	 * stopped_value: what a stopped run is to the model: 0 nothing (censored), 1 its
+	 * value at the stop for the proposer and the choice's model (model, xloop's), 2 for
+	 * the choice's means too (all), 3 for the proposer alone (proposer); placebo: a
+	 * stopped run costs its whole curve
+	 */
+	int stop, stopped_value, placebo;
 	struct stop_params sp;
 	double budget_secs, spent;
 	long next_parent, cur_best;	/* the proposal's parent and the best, for its bar */
@@ -350,24 +361,50 @@ static void sim_view(struct sim *s, struct prop_input *in, struct noise_rule *ru
 	in->ntaken = nt;
 }
 
-/* --curves: run np's curve (seed S: the data's S - 1 + stream), its bar as stop_bar_write's. */
+/*
+ * --curves: the data's seed of a run's seed (1, 2, ...): the stream picks one of
+ * the data's seeds! orders of its seeds (its digits in the factorial base; 0:
+ * in order), so that each stream up to seeds! sees another order (bench/stop.py's
+ * seed_order, the same for Optuna's trials).
+ */
+static long curves_seed(const struct replay *rp, long stream, long seed)
+{
+	long n = rp->seeds, left[64], k = stream, i, pick, slot;
+
+	if (n > 64)
+		return seed - 1 + stream;	/* replay_find wraps it */
+	for (i = 0; i < n; i++)
+		left[i] = i;
+	slot = ((seed - 1) % n + n) % n;
+	for (i = 0; i < n; i++) {
+		pick = k % (n - i);
+		k /= n - i;
+		if (i == slot)
+			return left[pick];
+		memmove(&left[pick], &left[pick + 1], (size_t)(n - i - pick - 1) * sizeof(*left));
+	}
+	return slot;
+}
+
+/* --curves: run np's curve (its seed through curves_seed), its bar as stop_bar_write's. */
 static void curves_submit(struct sim *s, struct sim_run *r)
 {
 	const struct replay_run **done = xcalloc((size_t)s->nd + 1, sizeof(*done));
 	long i, *cfg = xcalloc((size_t)s->nd + 1, sizeof(*cfg));
 	size_t n = 0;
 
-	r->cv = replay_find(s->rp, r->key, r->seed - 1 + s->stream);
+	r->cv = replay_find(s->rp, r->key, curves_seed(s->rp, s->stream, r->seed));
 	if (!r->cv)
 		die("test-search: '%s' is not in the curves", r->config);
 	r->kind = s->next_kind;
 	r->rule_on = s->stop && strcmp(r->kind, "change") == 0;
-	for (i = 0; i < s->nd && r->rule_on; i++)
+	/* --no-stop computes the bar too: where the rule would stop it on this path */
+	for (i = 0; i < s->nd && strcmp(r->kind, "change") == 0; i++)
 		if (s->runs[i].proven && s->runs[i].stop_at < 0) {
 			done[n] = s->runs[i].cv;
 			cfg[n++] = s->pr[i].cfg;
 		}
-	if (r->rule_on)
+	if (strcmp(r->kind, "change") == 0)
 		r->nbar = replay_bar(s->rp, done, cfg, n, s->cur_best, s->next_parent, &s->sp,
 				     &r->bar);
 	free(done);
@@ -379,16 +416,22 @@ static void curves_finish(struct sim *s, struct sim_run *r)
 {
 	struct replay_end e;
 
-	replay_finish(s->rp, r->cv, r->rule_on, r->bar, r->nbar, &s->sp, &e);
+	replay_finish(s->rp, r->cv, strcmp(r->kind, "change") == 0, r->bar, r->nbar, &s->sp, &e);
+	r->would_at = e.stop_at;
+	r->would_cost = e.cost;
+	if (!r->rule_on)
+		replay_finish(s->rp, r->cv, 0, r->bar, r->nbar, &s->sp, &e);
 	r->stop_at = e.stop_at;
 	r->why = e.why;
+	if (s->placebo)
+		replay_finish(s->rp, r->cv, 0, r->bar, r->nbar, &s->sp, &e);
 	s->spent += r->cost = e.cost;
 	r->score = r->cv->acc[s->rp->epochs - 1];
 	r->proven = r->stop_at < 0 && isfinite(r->score);
 	if (s->stopped_value && r->stop_at > 0 && isfinite(r->cv->acc[r->stop_at - 1])) {
 		/* a lower-fidelity observation: its value at the stop */
 		r->score = r->cv->acc[r->stop_at - 1];
-		r->model = s->stopped_value == 1;
+		r->model = s->stopped_value == 1 || s->stopped_value == 3;	/* the proposer's */
 		r->proven = s->stopped_value == 2;
 	}
 }
@@ -484,9 +527,12 @@ static void choice_view(struct sim *s, int on)
 	struct noise_cfg t;
 	long i;
 
-	for (i = 0; i < s->nd; i++)
+	for (i = 0; i < s->nd; i++) {
+		/* the choice's model fits a stopped run (best.c), unless --stopped proposer */
+		s->pr[i].partial = on && s->runs[i].model && s->stopped_value == 1;
 		s->pr[i].proven = on ? s->pr[i].proven && !s->runs[i].model :
 				  s->pr[i].proven || s->runs[i].model;
+	}
 	for (i = 0; i < (long)s->nc && s->stopped_value; i++) {
 		t = s->v[i].st;
 		s->v[i].st = s->st[i];
@@ -502,13 +548,15 @@ static void curves_emit(struct sim *s, json_t *trace)
 	for (i = 0; i < s->nd; i++) {
 		struct sim_run *r = &s->runs[i];
 
-		json_array_append_new(trace, json_pack("{s:o, s:I, s:s, s:b, s:o, s:o, s:f, s:b, s:o}",
+		json_array_append_new(trace, json_pack("{s:o, s:I, s:s, s:b, s:o, s:o, s:f, s:b, s:o, s:o, s:f}",
 			"config", config_json(r->config, 1), "seed", (json_int_t)r->cv->seed,
 			"kind", r->kind, "rule", r->rule_on,
 			"stopped", r->stop_at >= 0 ? json_integer(r->stop_at) : json_null(),
 			"why", r->stop_at >= 0 ? json_string(r->why) : json_null(),
 			"secs", r->cost, "proven", r->proven,
-			"best", r->best_after ? config_json(r->best_after, 1) : json_null()));
+			"best", r->best_after ? config_json(r->best_after, 1) : json_null(),
+			"would_stop", r->would_at >= 0 ? json_integer(r->would_at) : json_null(),
+			"would_secs", r->would_cost));
 	}
 	cmd_emit_json(json_pack("{s:b, s:I, s:I, s:f, s:o}", "stop", s->stop, "stream",
 				(json_int_t)s->stream, "lanes", (json_int_t)s->lanes, "spent", s->spent,
@@ -546,6 +594,7 @@ static int simulate(struct sim_obj *o, long budget, long stream, double sd, doub
 		s.rp = cur->rp;
 		s.stop = cur->stop;
 		s.stopped_value = cur->stopped_value;
+		s.placebo = cur->placebo;
 		s.sp = cur->sp;
 		s.budget_secs = cur->budget_secs;
 	}
@@ -796,10 +845,12 @@ static int run_curves(const struct cmd_entry *self, struct cmd_args *args, long 
 
 	memset(&cur, 0, sizeof(cur));
 	cur.stop = !args_flag(args, "no-stop");
-	mode = args_get(args, "stopped") ? args_get(args, "stopped") : "proposer";
-	cur.stopped_value = strcmp(mode, "all") == 0 ? 2 : strcmp(mode, "proposer") == 0;
+	cur.placebo = args_flag(args, "placebo");
+	mode = args_get(args, "stopped") ? args_get(args, "stopped") : "model";
+	cur.stopped_value = strcmp(mode, "all") == 0 ? 2 : strcmp(mode, "model") == 0 ? 1 :
+			    strcmp(mode, "proposer") == 0 ? 3 : 0;
 	if (!cur.stopped_value && strcmp(mode, "censored") != 0) {
-		cmd_usage_error(self, "--stopped: censored, proposer or all");
+		cmd_usage_error(self, "--stopped: censored, proposer, model or all");
 		return XL_USAGE;
 	}
 	cur.sp = (struct stop_params){ STOP_WARMUP, STOP_BEHIND, STOP_NOISE_Z, 1 };
@@ -941,6 +992,7 @@ const struct cmd_entry cmd_test_search_entry = {
 	"runs alone first; --external asks ahead and reads each score when its run\n"
 	"finishes); L above 1 adds lanes and in_flight_repeats (proposals that repeated a\n"
 	"run in flight: 0) to the document. --curves FILE (bench/stop.py): runs replayed from\n"
-	"learning curves with the stop rule; {stop, stream, lanes, spent, trace: [a run each]}.\n",
+	"learning curves with the stop rule; {stop, stream, lanes, spent, trace: [a run each]};\n"
+	"--placebo: stopped runs cost their whole curve (the path changes, no hours saved).\n",
 	.flags = CMD_HIDDEN, .exec = cmd_test_search,
 };

@@ -349,7 +349,8 @@ static int make_proposal(struct xl_ctx *ctx, struct auto_pick *pick, char **why,
 		runs[i].seed = bs.runs[i].seed;
 		/*
 		 * a stopped run is a lower-fidelity observation for the proposer (its
-		 * value at the stop: BENCHMARKS.md 8), never for the choice of the best
+		 * value at the stop: BENCHMARKS.md 8); the choice's model sees it as
+		 * partial (best.c), never as the best
 		 */
 		runs[i].proven = bs.runs[i].proven || bs.runs[i].stopped;
 		runs[i].open = bs.runs[i].open;

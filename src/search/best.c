@@ -252,7 +252,9 @@ static void input_of(const struct best_state *bs, const struct space *space, con
 		runs[i].seed = bs->runs[i].seed;
 		runs[i].proven = bs->runs[i].proven;
 		runs[i].open = bs->runs[i].open;
-		runs[i].score = bs->runs[i].score;
+		runs[i].score = bs->runs[i].stopped ? bs->runs[i].last : bs->runs[i].score;
+		/* a stopped run informs the choice's model, never the best (BENCHMARKS.md 8) */
+		runs[i].partial = bs->runs[i].stopped;
 	}
 	memset(in, 0, sizeof(*in));
 	in->v = v;

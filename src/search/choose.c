@@ -78,9 +78,9 @@ static void shrink(const struct prop_input *in, double floor_sd, struct choose_m
 }
 
 /*
- * The leave-one-out error of the raw means over the runs the model saw:
- * each run predicted by its configuration's other runs, else by every
- * other run's mean.
+ * The leave-one-out error of the raw means over the runs the model saw
+ * (a stopped run's value at the stop too: prop_run.partial): each run
+ * predicted by its configuration's other runs, else by every other run's mean.
  */
 static double loo_means(const struct prop_input *in, const struct prop_model *pm)
 {
@@ -91,7 +91,8 @@ static double loo_means(const struct prop_input *in, const struct prop_model *pm
 	for (i = 0; i < in->nruns; i++) {
 		const struct prop_run *r = &in->runs[i];
 
-		if (!r->proven || r->cfg < 0 || !pm->on[r->cfg] || !isfinite(r->score))
+		if (!(r->proven || r->partial) || r->cfg < 0 || !pm->on[r->cfg] ||
+		    !isfinite(r->score))
 			continue;
 		sum[r->cfg] += r->score;
 		cnt[r->cfg]++;
@@ -102,7 +103,8 @@ static double loo_means(const struct prop_input *in, const struct prop_model *pm
 		const struct prop_run *r = &in->runs[i];
 		double pred;
 
-		if (!r->proven || r->cfg < 0 || !pm->on[r->cfg] || !isfinite(r->score))
+		if (!(r->proven || r->partial) || r->cfg < 0 || !pm->on[r->cfg] ||
+		    !isfinite(r->score))
 			continue;
 		pred = cnt[r->cfg] > 1 ? (sum[r->cfg] - r->score) / (double)(cnt[r->cfg] - 1) :
 		       (all - r->score) / (double)(total - 1);

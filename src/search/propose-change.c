@@ -224,7 +224,8 @@ int prop_model_fit(const struct prop_input *in, int flags, struct prop_model *m)
 		/* without runs (an old caller): each configuration's mean, no seed */
 		long c = in->nruns ? in->runs[i].cfg : (long)i;
 		double score = in->nruns ? in->runs[i].score : in->v[i].st.mean;
-		int proven = in->nruns ? in->runs[i].proven : in->v[i].st.n > 0;
+		int proven = in->nruns ? in->runs[i].proven || in->runs[i].partial :
+			     in->v[i].st.n > 0;
 
 		long sid, j = (long)k;
 

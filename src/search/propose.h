@@ -43,7 +43,13 @@ struct prop_run {
 	const char *seed;	/* its seed value, NULL: none */
 	int proven;		/* succeeded with a score */
 	int open;		/* no verdict yet (queued, running) */
-	double score;		/* when proven */
+	double score;		/* when proven (partial: its value at the stop) */
+	/*
+	 * stopped early (issue 46), not proven: the model is fitted to its value
+	 * at the stop (a lower-fidelity observation); the means, the pairs and
+	 * the configuration's representative are not, so it is never the best
+	 */
+	int partial;
 };
 
 /* A configuration as the proposer sees it. */

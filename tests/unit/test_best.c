@@ -55,12 +55,13 @@ static int teardown(void **state)
 	return rc == 0 ? 0 : -1;
 }
 
-/* A run tag of configuration "X=value" whose attempt 1 succeeded with score. */
-static void scored(struct db *db, const char *tag, const char *value, double score)
+/* A run tag of configuration text config (value: its label) whose attempt 1 succeeded with score. */
+static void scored_as(struct db *db, const char *tag, const char *config, const char *value,
+		      double score)
 {
 	struct run r;
 	struct attempt a;
-	char *config = xasprintf("X=%s\n", value), *sql;
+	char *sql;
 
 	fixture_run(&r, "s", tag);
 	assert_int_equal(runs_insert(db, &r), 0);
@@ -71,6 +72,14 @@ static void scored(struct db *db, const char *tag, const char *value, double sco
 			score, a.id);
 	assert_int_equal(db_exec(db, sql), 0);
 	free(sql);
+}
+
+/* A run tag of configuration "X=value" whose attempt 1 succeeded with score. */
+static void scored(struct db *db, const char *tag, const char *value, double score)
+{
+	char *config = xasprintf("X=%s\n", value);
+
+	scored_as(db, tag, config, value, score);
 	free(config);
 }
 
@@ -198,19 +207,9 @@ static void test_stopped_runs_last_value(void **state)
 static void seeded(struct db *db, const char *tag, const char *value, const char *seed,
 		   double score)
 {
-	char *config = xasprintf("SEED=%s\nX=%s\n", seed, value), *sql;
-	struct run r;
-	struct attempt a;
+	char *config = xasprintf("SEED=%s\nX=%s\n", seed, value);
 
-	fixture_run(&r, "s", tag);
-	assert_int_equal(runs_insert(db, &r), 0);
-	assert_int_equal(runs_set_config(db, r.id, config, value), 0);
-	fixture_attempt(&a, r.id, tag, "gpu:1");
-	assert_int_equal(attempts_insert(db, &a), 0);
-	sql = xasprintf("UPDATE attempt SET verdict = 'success', score = %g WHERE id = %lld",
-			score, a.id);
-	assert_int_equal(db_exec(db, sql), 0);
-	free(sql);
+	scored_as(db, tag, config, value, score);
 	free(config);
 }
 

@@ -665,7 +665,7 @@ static int simulate(struct sim_obj *o, long budget, long stream, double sd, doub
 						break;
 				if (!s.pick_key[0] || lp == (long)s.nc || s.pick_since >= s.nd)
 					lp = -1;
-				choice_view(&s, 1);	/* no stopped run (best.c) */
+				choice_view(&s, 1);	/* stopped runs partial (best.c) */
 				choose_best_at(&in, best_prev >= 0 ? j : 0, lp, threshold, &ch);
 				choice_view(&s, 0);
 				if (search_debug() && ch.pick >= 0 && ch.pick != ch.best)

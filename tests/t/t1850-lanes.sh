@@ -91,37 +91,37 @@ check "4 lanes: at least 3 x the per-run throughput of one ($x4 x: walls $wall4 
 while read -r _ _ _ _ id; do
 	printf '%s %s\n' "$id" "$(scontrol show job -o "$id" | sed -n 's/.* SubmitTime=\([^ ]*\).*/\1/p')"
 done <"$d4/times" >"$d4/submitted"
+# the times file grouped by GPU, each GPU's jobs in start order: the
+# checks below read it so
+BY_GPU='import sys
+def by_gpu(path):
+    by = {}
+    for l in open(path):
+        g, s, e, tag, i = l.split()
+        by.setdefault(g, []).append((float(s), float(e), tag, i))
+    for v in by.values():
+        v.sort()
+    return by
+'
 # chaining, told by Slurm's own SubmitTime (1 s resolution, rounded down):
 # each job that followed another on a GPU was submitted before that one
 # ended, so the GPU never waited for a tick. This holds on a loaded machine
 # too: a tick comes every second or so, a run takes 10 s.
-check "4 lanes: each GPU's next job was queued before the one before it ended" python3 -c 'import sys, datetime
+check "4 lanes: each GPU's next job was queued before the one before it ended" python3 -c "$BY_GPU"'import datetime
 sub = {}
 for l in open(sys.argv[2]):
     i, t = l.split()
     sub[i] = datetime.datetime.strptime(t, "%Y-%m-%dT%H:%M:%S").timestamp()
-by = {}
-for l in open(sys.argv[1]):
-    g, s, e, tag, i = l.split()
-    by.setdefault(g, []).append((float(s), float(e), tag, sub[i]))
-late = []
-for g, v in by.items():
-    v.sort()
-    late += ["%s on %s submitted %.1f s after %s ended" % (b[2], g, b[3] - a[1], a[2])
-             for a, b in zip(v, v[1:]) if b[3] > a[1]]
+by = by_gpu(sys.argv[1])
+late = ["%s on %s submitted %.1f s after %s ended" % (b[2], g, sub[b[3]] - a[1], a[2])
+        for g, v in by.items() for a, b in zip(v, v[1:]) if sub[b[3]] > a[1]]
 print("\n".join(late))
 sys.exit(1 if late or len(by) != 4 else 0)' "$d4/times" "$d4/submitted"
 # the gap left is Slurm's start of a queued job (its scheduler runs at each
 # job end): about a second idle, 2 s once under a loaded CI; bounded at 5 s
-check "4 lanes: median idle gap per GPU at most 5 s (Slurm's start of a queued job)" python3 -c 'import sys, statistics
-by = {}
-for l in open(sys.argv[1]):
-    g, s, e = l.split()[:3]
-    by.setdefault(g, []).append((float(s), float(e)))
-gaps = []
-for v in by.values():
-    v.sort()
-    gaps += [b[0] - a[1] for a, b in zip(v, v[1:])]
+check "4 lanes: median idle gap per GPU at most 5 s (Slurm's start of a queued job)" python3 -c "$BY_GPU"'import statistics
+by = by_gpu(sys.argv[1])
+gaps = [b[0] - a[1] for v in by.values() for a, b in zip(v, v[1:])]
 m = statistics.median(gaps) if gaps else 1e9
 print("median gap %.2f s, max %.2f s over %d GPUs" % (m, max(gaps or [0]), len(by)))
 sys.exit(0 if m <= 5 else 1)' "$d4/times"
@@ -129,16 +129,13 @@ sys.exit(0 if m <= 5 else 1)' "$d4/times"
 # (4 GPUs of one node, or one GPU of each of 4 nodes: --nodes 4)
 rep=$(as_user "$X" -C "$d4" report --out "$d4/report.html" --json)
 # its busy time per GPU is what the jobs saw (Slurm's whole seconds and the
-# job's own start: 3 s a job), its idle time the rest of the span; how the runs spread over the
-# GPUs is the scheduler's (above)
-check "report: one row per GPU, the 4 the jobs saw, busy and idle summed per GPU" python3 -c 'import json, sys
+# job's own start: 3 s a job), its idle time the rest of the span; how the
+# runs spread over the GPUs is the scheduler's (above)
+check "report: one row per GPU, the 4 the jobs saw, busy and idle summed per GPU" python3 -c "$BY_GPU"'import json
 r = json.loads(sys.argv[1])
 g = r["gpus"]
 print(g, "span", r["span_s"])
-busy = {}
-for l in open(sys.argv[2]):
-    n, s, e = l.split()[:3]
-    busy[tuple(n.split(":"))] = busy.get(tuple(n.split(":")), []) + [float(e) - float(s)]
+busy = {tuple(n.split(":")): [e - s for s, e, _, _ in v] for n, v in by_gpu(sys.argv[2]).items()}
 rows = sorted((x["node"], str(x["gpu"])) for x in g)
 if len(rows) != 4 or rows != sorted(busy):
     sys.exit("rows %s, the jobs saw %s" % (rows, sorted(busy)))
